@@ -1,0 +1,1 @@
+//! emulator (to be written)

@@ -1,0 +1,1 @@
+//! fluidnet (to be written)

@@ -1,0 +1,1 @@
+//! platforms (to be written)

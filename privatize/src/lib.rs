@@ -1,0 +1,1 @@
+//! privatize (to be written)
