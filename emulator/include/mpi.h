@@ -1,0 +1,378 @@
+/* mpi.h of the smpi-rs MPI emulator.
+ *
+ * Handles are integers (MPICH-style ABI), so every predefined handle is a
+ * compile-time constant. Only functions the emulator implements are
+ * declared; calling anything else fails at link time (smpicc links with
+ * undefined symbols rejected). */
+#ifndef SMPI_MPI_H
+#define SMPI_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPI_VERSION 3
+#define MPI_SUBVERSION 1
+#define SMPI_RS 1
+
+typedef int MPI_Comm;
+typedef int MPI_Datatype;
+typedef int MPI_Op;
+typedef int MPI_Request;
+typedef int MPI_Group;
+typedef int MPI_Errhandler;
+typedef int MPI_Info;
+typedef int MPI_Win;
+typedef int MPI_Message;
+typedef int MPI_File;
+typedef intptr_t MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+typedef int MPI_Fint;
+
+typedef struct MPI_Status {
+    int count_lo;
+    int count_hi_and_cancelled;
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+} MPI_Status;
+
+/* Null and predefined handles. */
+#define MPI_COMM_NULL ((MPI_Comm)0)
+#define MPI_COMM_WORLD ((MPI_Comm)1)
+#define MPI_COMM_SELF ((MPI_Comm)2)
+#define MPI_GROUP_NULL ((MPI_Group)0)
+#define MPI_GROUP_EMPTY ((MPI_Group)1)
+#define MPI_REQUEST_NULL ((MPI_Request)0)
+#define MPI_MESSAGE_NULL ((MPI_Message)0)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)1)
+#define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)1)
+#define MPI_ERRORS_RETURN ((MPI_Errhandler)2)
+#define MPI_INFO_NULL ((MPI_Info)0)
+#define MPI_INFO_ENV ((MPI_Info)1)
+#define MPI_WIN_NULL ((MPI_Win)0)
+#define MPI_FILE_NULL ((MPI_File)0)
+
+#define MPI_DATATYPE_NULL ((MPI_Datatype)0)
+#define MPI_CHAR ((MPI_Datatype)1)
+#define MPI_SIGNED_CHAR ((MPI_Datatype)2)
+#define MPI_UNSIGNED_CHAR ((MPI_Datatype)3)
+#define MPI_BYTE ((MPI_Datatype)4)
+#define MPI_WCHAR ((MPI_Datatype)5)
+#define MPI_SHORT ((MPI_Datatype)6)
+#define MPI_UNSIGNED_SHORT ((MPI_Datatype)7)
+#define MPI_INT ((MPI_Datatype)8)
+#define MPI_UNSIGNED ((MPI_Datatype)9)
+#define MPI_LONG ((MPI_Datatype)10)
+#define MPI_UNSIGNED_LONG ((MPI_Datatype)11)
+#define MPI_LONG_LONG_INT ((MPI_Datatype)12)
+#define MPI_LONG_LONG MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)13)
+#define MPI_FLOAT ((MPI_Datatype)14)
+#define MPI_DOUBLE ((MPI_Datatype)15)
+#define MPI_LONG_DOUBLE ((MPI_Datatype)16)
+#define MPI_INT8_T ((MPI_Datatype)17)
+#define MPI_INT16_T ((MPI_Datatype)18)
+#define MPI_INT32_T ((MPI_Datatype)19)
+#define MPI_INT64_T ((MPI_Datatype)20)
+#define MPI_UINT8_T ((MPI_Datatype)21)
+#define MPI_UINT16_T ((MPI_Datatype)22)
+#define MPI_UINT32_T ((MPI_Datatype)23)
+#define MPI_UINT64_T ((MPI_Datatype)24)
+#define MPI_C_BOOL ((MPI_Datatype)25)
+#define MPI_C_FLOAT_COMPLEX ((MPI_Datatype)26)
+#define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX ((MPI_Datatype)27)
+#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)28)
+#define MPI_AINT ((MPI_Datatype)29)
+#define MPI_OFFSET ((MPI_Datatype)30)
+#define MPI_COUNT ((MPI_Datatype)31)
+#define MPI_PACKED ((MPI_Datatype)32)
+#define MPI_LB ((MPI_Datatype)33)
+#define MPI_UB ((MPI_Datatype)34)
+#define MPI_FLOAT_INT ((MPI_Datatype)35)
+#define MPI_DOUBLE_INT ((MPI_Datatype)36)
+#define MPI_LONG_INT ((MPI_Datatype)37)
+#define MPI_2INT ((MPI_Datatype)38)
+#define MPI_SHORT_INT ((MPI_Datatype)39)
+#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)40)
+#define MPI_CXX_BOOL ((MPI_Datatype)41)
+#define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)42)
+#define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)43)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)44)
+#define MPI_INTEGER ((MPI_Datatype)45)
+#define MPI_REAL ((MPI_Datatype)46)
+#define MPI_DOUBLE_PRECISION ((MPI_Datatype)47)
+#define MPI_LOGICAL ((MPI_Datatype)48)
+#define MPI_CHARACTER ((MPI_Datatype)49)
+#define MPI_COMPLEX ((MPI_Datatype)50)
+#define MPI_DOUBLE_COMPLEX ((MPI_Datatype)51)
+#define MPI_2INTEGER ((MPI_Datatype)52)
+#define MPI_2REAL ((MPI_Datatype)53)
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)54)
+#define MPI_INTEGER1 ((MPI_Datatype)55)
+#define MPI_INTEGER2 ((MPI_Datatype)56)
+#define MPI_INTEGER4 ((MPI_Datatype)57)
+#define MPI_INTEGER8 ((MPI_Datatype)58)
+#define MPI_REAL4 ((MPI_Datatype)59)
+#define MPI_REAL8 ((MPI_Datatype)60)
+
+#define MPI_OP_NULL ((MPI_Op)0)
+#define MPI_MAX ((MPI_Op)1)
+#define MPI_MIN ((MPI_Op)2)
+#define MPI_SUM ((MPI_Op)3)
+#define MPI_PROD ((MPI_Op)4)
+#define MPI_LAND ((MPI_Op)5)
+#define MPI_BAND ((MPI_Op)6)
+#define MPI_LOR ((MPI_Op)7)
+#define MPI_BOR ((MPI_Op)8)
+#define MPI_LXOR ((MPI_Op)9)
+#define MPI_BXOR ((MPI_Op)10)
+#define MPI_MINLOC ((MPI_Op)11)
+#define MPI_MAXLOC ((MPI_Op)12)
+#define MPI_REPLACE ((MPI_Op)13)
+#define MPI_NO_OP ((MPI_Op)14)
+
+/* Special values. */
+#define MPI_ANY_SOURCE (-2)
+#define MPI_PROC_NULL (-1)
+#define MPI_ROOT (-3)
+#define MPI_ANY_TAG (-1)
+#define MPI_UNDEFINED (-32766)
+#define MPI_KEYVAL_INVALID 0
+#define MPI_BSEND_OVERHEAD 96
+#define MPI_BOTTOM ((void *)0)
+#define MPI_IN_PLACE ((void *)-1)
+#define MPI_STATUS_IGNORE ((MPI_Status *)1)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)1)
+#define MPI_ERRCODES_IGNORE ((int *)0)
+#define MPI_ARGV_NULL ((char **)0)
+#define MPI_ARGVS_NULL ((char ***)0)
+
+#define MPI_MAX_PROCESSOR_NAME 256
+#define MPI_MAX_ERROR_STRING 512
+#define MPI_MAX_OBJECT_NAME 128
+#define MPI_MAX_LIBRARY_VERSION_STRING 8192
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
+#define MPI_MAX_PORT_NAME 256
+
+#define MPI_THREAD_SINGLE 0
+#define MPI_THREAD_FUNNELED 1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE 3
+
+#define MPI_IDENT 0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR 2
+#define MPI_UNEQUAL 3
+
+/* Predefined attribute keys. */
+#define MPI_TAG_UB 1
+#define MPI_HOST 2
+#define MPI_IO 3
+#define MPI_WTIME_IS_GLOBAL 4
+#define MPI_UNIVERSE_SIZE 5
+#define MPI_APPNUM 6
+#define MPI_LASTUSEDCODE 7
+
+/* Error classes. */
+#define MPI_SUCCESS 0
+#define MPI_ERR_BUFFER 1
+#define MPI_ERR_COUNT 2
+#define MPI_ERR_TYPE 3
+#define MPI_ERR_TAG 4
+#define MPI_ERR_COMM 5
+#define MPI_ERR_RANK 6
+#define MPI_ERR_ROOT 7
+#define MPI_ERR_GROUP 8
+#define MPI_ERR_OP 9
+#define MPI_ERR_TOPOLOGY 10
+#define MPI_ERR_DIMS 11
+#define MPI_ERR_ARG 12
+#define MPI_ERR_UNKNOWN 13
+#define MPI_ERR_TRUNCATE 14
+#define MPI_ERR_OTHER 15
+#define MPI_ERR_INTERN 16
+#define MPI_ERR_IN_STATUS 17
+#define MPI_ERR_PENDING 18
+#define MPI_ERR_REQUEST 19
+#define MPI_ERR_ACCESS 20
+#define MPI_ERR_AMODE 21
+#define MPI_ERR_BAD_FILE 22
+#define MPI_ERR_CONVERSION 23
+#define MPI_ERR_DUP_DATAREP 24
+#define MPI_ERR_FILE_EXISTS 25
+#define MPI_ERR_FILE_IN_USE 26
+#define MPI_ERR_FILE 27
+#define MPI_ERR_INFO 28
+#define MPI_ERR_INFO_KEY 29
+#define MPI_ERR_INFO_VALUE 30
+#define MPI_ERR_INFO_NOKEY 31
+#define MPI_ERR_IO 32
+#define MPI_ERR_KEYVAL 33
+#define MPI_ERR_LOCKTYPE 34
+#define MPI_ERR_NAME 35
+#define MPI_ERR_NO_MEM 36
+#define MPI_ERR_NOT_SAME 37
+#define MPI_ERR_NO_SPACE 38
+#define MPI_ERR_NO_SUCH_FILE 39
+#define MPI_ERR_PORT 40
+#define MPI_ERR_QUOTA 41
+#define MPI_ERR_READ_ONLY 42
+#define MPI_ERR_RMA_CONFLICT 43
+#define MPI_ERR_RMA_SYNC 44
+#define MPI_ERR_SERVICE 45
+#define MPI_ERR_SIZE 46
+#define MPI_ERR_SPAWN 47
+#define MPI_ERR_UNSUPPORTED_DATAREP 48
+#define MPI_ERR_UNSUPPORTED_OPERATION 49
+#define MPI_ERR_WIN 50
+#define MPI_ERR_BASE 51
+#define MPI_ERR_RMA_RANGE 52
+#define MPI_ERR_RMA_ATTACH 53
+#define MPI_ERR_RMA_SHARED 54
+#define MPI_ERR_RMA_FLAVOR 55
+#define MPI_ERR_LASTCODE 0x3fffffff
+
+/* Datatype combiners. */
+#define MPI_COMBINER_NAMED 1
+#define MPI_COMBINER_DUP 2
+#define MPI_COMBINER_CONTIGUOUS 3
+#define MPI_COMBINER_VECTOR 4
+#define MPI_COMBINER_HVECTOR 5
+#define MPI_COMBINER_INDEXED 6
+#define MPI_COMBINER_HINDEXED 7
+#define MPI_COMBINER_INDEXED_BLOCK 8
+#define MPI_COMBINER_HINDEXED_BLOCK 9
+#define MPI_COMBINER_STRUCT 10
+#define MPI_COMBINER_SUBARRAY 11
+#define MPI_COMBINER_DARRAY 12
+#define MPI_COMBINER_RESIZED 13
+
+typedef void(MPI_User_function)(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *error_code, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef int(MPI_Comm_copy_attr_function)(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
+                                         void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int(MPI_Comm_delete_attr_function)(MPI_Comm comm, int comm_keyval, void *attribute_val,
+                                           void *extra_state);
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+
+#define MPI_COMM_NULL_COPY_FN ((MPI_Comm_copy_attr_function *)0)
+#define MPI_COMM_NULL_DELETE_FN ((MPI_Comm_delete_attr_function *)0)
+#define MPI_NULL_COPY_FN ((MPI_Copy_function *)0)
+#define MPI_NULL_DELETE_FN ((MPI_Delete_function *)0)
+#define MPI_COMM_DUP_FN ((MPI_Comm_copy_attr_function *)1)
+#define MPI_DUP_FN ((MPI_Copy_function *)1)
+
+/* Every function is declared twice: MPI_x and its profiling name PMPI_x. */
+#define SMPI_CALL(ret, name, args) ret MPI_##name args; ret PMPI_##name args;
+
+/* Environment. */
+SMPI_CALL(int, Init, (int *argc, char ***argv))
+SMPI_CALL(int, Init_thread, (int *argc, char ***argv, int required, int *provided))
+SMPI_CALL(int, Finalize, (void))
+SMPI_CALL(int, Initialized, (int *flag))
+SMPI_CALL(int, Finalized, (int *flag))
+SMPI_CALL(int, Query_thread, (int *provided))
+SMPI_CALL(int, Is_thread_main, (int *flag))
+SMPI_CALL(int, Abort, (MPI_Comm comm, int errorcode))
+SMPI_CALL(double, Wtime, (void))
+SMPI_CALL(double, Wtick, (void))
+SMPI_CALL(int, Get_processor_name, (char *name, int *resultlen))
+SMPI_CALL(int, Get_version, (int *version, int *subversion))
+SMPI_CALL(int, Get_library_version, (char *version, int *resultlen))
+SMPI_CALL(int, Pcontrol, (const int level, ...))
+
+/* Communicators (basic). */
+SMPI_CALL(int, Comm_rank, (MPI_Comm comm, int *rank))
+SMPI_CALL(int, Comm_size, (MPI_Comm comm, int *size))
+
+/* Point-to-point. */
+SMPI_CALL(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+SMPI_CALL(int, Ssend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+SMPI_CALL(int, Bsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+SMPI_CALL(int, Rsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+SMPI_CALL(int, Isend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+SMPI_CALL(int, Issend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+SMPI_CALL(int, Ibsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+SMPI_CALL(int, Irsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+SMPI_CALL(int, Recv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status))
+SMPI_CALL(int, Irecv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request))
+SMPI_CALL(int, Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status))
+SMPI_CALL(int, Sendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status))
+SMPI_CALL(int, Buffer_attach, (void *buffer, int size))
+SMPI_CALL(int, Buffer_detach, (void *buffer_addr, int *size))
+SMPI_CALL(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status))
+SMPI_CALL(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status))
+SMPI_CALL(int, Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status))
+SMPI_CALL(int, Improbe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status))
+SMPI_CALL(int, Mrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status))
+SMPI_CALL(int, Imrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request))
+SMPI_CALL(int, Wait, (MPI_Request *request, MPI_Status *status))
+SMPI_CALL(int, Waitall, (int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]))
+SMPI_CALL(int, Waitany, (int count, MPI_Request array_of_requests[], int *indx, MPI_Status *status))
+SMPI_CALL(int, Waitsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]))
+SMPI_CALL(int, Test, (MPI_Request *request, int *flag, MPI_Status *status))
+SMPI_CALL(int, Testall, (int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]))
+SMPI_CALL(int, Testany, (int count, MPI_Request array_of_requests[], int *indx, int *flag, MPI_Status *status))
+SMPI_CALL(int, Testsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]))
+SMPI_CALL(int, Request_free, (MPI_Request *request))
+SMPI_CALL(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status))
+SMPI_CALL(int, Cancel, (MPI_Request *request))
+SMPI_CALL(int, Test_cancelled, (const MPI_Status *status, int *flag))
+SMPI_CALL(int, Send_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+SMPI_CALL(int, Ssend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+SMPI_CALL(int, Bsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+SMPI_CALL(int, Rsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+SMPI_CALL(int, Recv_init, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request))
+SMPI_CALL(int, Start, (MPI_Request *request))
+SMPI_CALL(int, Startall, (int count, MPI_Request array_of_requests[]))
+SMPI_CALL(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count))
+SMPI_CALL(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count))
+SMPI_CALL(int, Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count))
+SMPI_CALL(int, Status_set_elements, (MPI_Status *status, MPI_Datatype datatype, int count))
+SMPI_CALL(int, Status_set_elements_x, (MPI_Status *status, MPI_Datatype datatype, MPI_Count count))
+SMPI_CALL(int, Status_set_cancelled, (MPI_Status *status, int flag))
+
+/* Datatypes (basic queries). */
+SMPI_CALL(int, Type_size, (MPI_Datatype datatype, int *size))
+SMPI_CALL(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent))
+
+/* Collectives. */
+SMPI_CALL(int, Barrier, (MPI_Comm comm))
+SMPI_CALL(int, Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm))
+SMPI_CALL(int, Gather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+SMPI_CALL(int, Gatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm))
+SMPI_CALL(int, Scatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+SMPI_CALL(int, Scatterv, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+SMPI_CALL(int, Allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+SMPI_CALL(int, Allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm))
+SMPI_CALL(int, Alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+SMPI_CALL(int, Alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm))
+SMPI_CALL(int, Reduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm))
+SMPI_CALL(int, Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+SMPI_CALL(int, Reduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+SMPI_CALL(int, Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+SMPI_CALL(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+SMPI_CALL(int, Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+
+/* Errors. */
+SMPI_CALL(int, Error_string, (int errorcode, char *string, int *resultlen))
+SMPI_CALL(int, Error_class, (int errorcode, int *errorclass))
+SMPI_CALL(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
+SMPI_CALL(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
+SMPI_CALL(int, Errhandler_free, (MPI_Errhandler *errhandler))
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SMPI_MPI_H */

@@ -1,0 +1,46 @@
+/* Force-included by smpicc into every translation unit: redirects the
+ * functions that read or spend time to the simulator's clock, and exit() to
+ * the end of the calling rank (not of the whole simulation).
+ *
+ * In C this header includes no system header, so that a program's own
+ * feature macros (_GNU_SOURCE, ...) still take effect; the redirected names
+ * are declared with exactly the types glibc gives the originals, so glibc's
+ * own declarations, once macro-expanded, redeclare ours compatibly. */
+#ifndef SMPI_HELPERS_H
+#define SMPI_HELPERS_H
+
+#ifdef __cplusplus
+/* g++ always defines _GNU_SOURCE, so including these first changes nothing;
+ * <cstdlib> must see the real exit() for its `using ::exit`. */
+#include <cstdlib>
+#include <unistd.h>
+#include <time.h>
+#include <sys/time.h>
+#define SMPI_HELPER_NOTHROW noexcept(true)
+extern "C" {
+#else
+#define SMPI_HELPER_NOTHROW __attribute__((__nothrow__))
+#endif
+
+struct timeval;
+struct timespec;
+
+unsigned int smpi_sleep(unsigned int seconds);
+int smpi_usleep(unsigned int useconds);
+int smpi_nanosleep(const struct timespec *req, struct timespec *rem);
+int smpi_gettimeofday(struct timeval *tv, void *tz) SMPI_HELPER_NOTHROW;
+int smpi_clock_gettime(int clock_id, struct timespec *tp) SMPI_HELPER_NOTHROW;
+void smpi_exit(int status) SMPI_HELPER_NOTHROW __attribute__((__noreturn__));
+
+#ifdef __cplusplus
+}
+#endif
+
+#define sleep(s) smpi_sleep(s)
+#define usleep(u) smpi_usleep(u)
+#define nanosleep(req, rem) smpi_nanosleep(req, rem)
+#define gettimeofday(tv, tz) smpi_gettimeofday(tv, tz)
+#define clock_gettime(id, tp) smpi_clock_gettime(id, tp)
+#define exit(status) smpi_exit(status)
+
+#endif /* SMPI_HELPERS_H */

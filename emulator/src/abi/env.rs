@@ -1,0 +1,232 @@
+//! Environment calls: init, finalize, abort, rank and size, versions,
+//! error strings, datatype queries, error handlers.
+
+use std::ffi::{c_char, c_int};
+
+use super::{call, out};
+use crate::engine;
+use crate::mpi::{self, class, MpiError};
+
+const THREAD_FUNNELED: c_int = 1;
+
+/// Copies `s` into a C buffer of `cap` bytes (NUL-terminated), returning
+/// the length written without the NUL.
+///
+/// # Safety
+/// `dst` points to at least `cap` writable bytes.
+pub(crate) unsafe fn copy_c_string(dst: *mut c_char, cap: usize, s: &str) -> usize {
+    if dst.is_null() || cap == 0 {
+        return 0;
+    }
+    let n = s.len().min(cap - 1);
+    // SAFETY: n + 1 <= cap bytes are writable at dst.
+    unsafe {
+        std::ptr::copy_nonoverlapping(s.as_ptr(), dst.cast::<u8>(), n);
+        *dst.add(n) = 0;
+    }
+    n
+}
+
+fn init_common(name: &'static str) -> Result<(), MpiError> {
+    engine::with(|w| {
+        let me = w.current;
+        let st = &mut w.mpi.ranks[me];
+        if st.initialized {
+            return Err(MpiError::new(class::OTHER, format!("{name} called twice")));
+        }
+        st.initialized = true;
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c_int {
+    call("MPI_Init", mpi::COMM_WORLD, || init_common("MPI_Init"))
+}
+
+pub unsafe extern "C" fn MPI_Init_thread(
+    _argc: *mut c_int,
+    _argv: *mut *mut *mut c_char,
+    required: c_int,
+    provided: *mut c_int,
+) -> c_int {
+    call("MPI_Init_thread", mpi::COMM_WORLD, || {
+        init_common("MPI_Init_thread")?;
+        // Ranks are coroutines on one OS thread: a rank's own threads
+        // must not call MPI, so FUNNELED is the most we offer.
+        // SAFETY: `provided` is the caller's output argument.
+        unsafe { out(provided, required.clamp(0, THREAD_FUNNELED), "provided") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Finalize() -> c_int {
+    call("MPI_Finalize", mpi::COMM_WORLD, || {
+        engine::with(|w| {
+            let me = w.current;
+            w.mpi.ranks[me].finalized = true;
+        });
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn MPI_Initialized(flag: *mut c_int) -> c_int {
+    let v = engine::with(|w| w.mpi.ranks[w.current].initialized);
+    // SAFETY: `flag` is the caller's output argument.
+    match unsafe { out(flag, c_int::from(v), "flag") } {
+        Ok(()) => 0,
+        Err(e) => e.class,
+    }
+}
+
+pub unsafe extern "C" fn MPI_Finalized(flag: *mut c_int) -> c_int {
+    let v = engine::with(|w| w.mpi.ranks[w.current].finalized);
+    // SAFETY: `flag` is the caller's output argument.
+    match unsafe { out(flag, c_int::from(v), "flag") } {
+        Ok(()) => 0,
+        Err(e) => e.class,
+    }
+}
+
+pub unsafe extern "C" fn MPI_Query_thread(provided: *mut c_int) -> c_int {
+    // SAFETY: `provided` is the caller's output argument.
+    call("MPI_Query_thread", mpi::COMM_WORLD, || unsafe { out(provided, THREAD_FUNNELED, "provided") })
+}
+
+pub unsafe extern "C" fn MPI_Is_thread_main(flag: *mut c_int) -> c_int {
+    // SAFETY: `flag` is the caller's output argument.
+    call("MPI_Is_thread_main", mpi::COMM_WORLD, || unsafe { out(flag, 1, "flag") })
+}
+
+pub unsafe extern "C" fn MPI_Abort(_comm: c_int, errorcode: c_int) -> c_int {
+    super::bench_end();
+    let rank = engine::with(|w| w.current);
+    crate::flush_c_stdio();
+    eprintln!("smpirun: rank {rank} called MPI_Abort with error code {errorcode}");
+    super::abort_simulation(errorcode)
+}
+
+pub unsafe extern "C" fn MPI_Comm_rank(comm: c_int, rank: *mut c_int) -> c_int {
+    call("MPI_Comm_rank", comm, || {
+        let r = engine::with(|w| w.comm(comm))?.my_rank;
+        // SAFETY: `rank` is the caller's output argument.
+        unsafe { out(rank, r as c_int, "rank") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Comm_size(comm: c_int, size: *mut c_int) -> c_int {
+    call("MPI_Comm_size", comm, || {
+        let n = engine::with(|w| w.comm(comm))?.size();
+        // SAFETY: `size` is the caller's output argument.
+        unsafe { out(size, n as c_int, "size") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Get_processor_name(name: *mut c_char, resultlen: *mut c_int) -> c_int {
+    call("MPI_Get_processor_name", mpi::COMM_WORLD, || {
+        let host = engine::with(|w| w.platform.host(w.ranks[w.current].host).name.clone());
+        if name.is_null() {
+            return Err(MpiError::new(class::ARG, "name is a null pointer"));
+        }
+        // SAFETY: MPI requires `name` to hold MPI_MAX_PROCESSOR_NAME (256) bytes.
+        let n = unsafe { copy_c_string(name, 256, &host) };
+        // SAFETY: `resultlen` is the caller's output argument.
+        unsafe { out(resultlen, n as c_int, "resultlen") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Get_version(version: *mut c_int, subversion: *mut c_int) -> c_int {
+    // SAFETY: the caller's output arguments.
+    unsafe {
+        if version.is_null() || subversion.is_null() {
+            return class::ARG;
+        }
+        *version = 3;
+        *subversion = 1;
+    }
+    0
+}
+
+pub unsafe extern "C" fn MPI_Get_library_version(version: *mut c_char, resultlen: *mut c_int) -> c_int {
+    let text = format!(
+        "smpi-rs {} (MPI emulator; simulated MPI 3.1)",
+        env!("CARGO_PKG_VERSION")
+    );
+    if version.is_null() || resultlen.is_null() {
+        return class::ARG;
+    }
+    // SAFETY: MPI requires MPI_MAX_LIBRARY_VERSION_STRING (8192) bytes.
+    let n = unsafe { copy_c_string(version, 8192, &text) };
+    // SAFETY: non-null output argument.
+    unsafe { *resultlen = n as c_int };
+    0
+}
+
+/// MPI_Pcontrol: the standard leaves its effect to the implementation
+/// (MPICH ignores it too); the emulator has no profiling levels to switch.
+pub unsafe extern "C" fn MPI_Pcontrol(_level: c_int) -> c_int {
+    0
+}
+
+pub unsafe extern "C" fn MPI_Error_string(code: c_int, string: *mut c_char, resultlen: *mut c_int) -> c_int {
+    if string.is_null() || resultlen.is_null() {
+        return class::ARG;
+    }
+    let text = mpi::error_string(code);
+    // SAFETY: MPI requires MPI_MAX_ERROR_STRING (512) bytes.
+    let n = unsafe { copy_c_string(string, 512, text) };
+    // SAFETY: non-null output argument.
+    unsafe { *resultlen = n as c_int };
+    0
+}
+
+pub unsafe extern "C" fn MPI_Error_class(code: c_int, errorclass: *mut c_int) -> c_int {
+    if errorclass.is_null() {
+        return class::ARG;
+    }
+    // SAFETY: non-null output argument.
+    unsafe { *errorclass = if (0..=55).contains(&code) { code } else { class::UNKNOWN } };
+    0
+}
+
+pub unsafe extern "C" fn MPI_Type_size(datatype: c_int, size: *mut c_int) -> c_int {
+    call("MPI_Type_size", mpi::COMM_WORLD, || {
+        let s = engine::with(|w| w.mpi.datatype(datatype).map(|t| t.size))?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(size, c_int::try_from(s).unwrap_or(mpi::UNDEFINED), "size") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Type_get_extent(datatype: c_int, lb: *mut isize, extent: *mut isize) -> c_int {
+    call("MPI_Type_get_extent", mpi::COMM_WORLD, || {
+        let (l, e) = engine::with(|w| w.mpi.datatype(datatype).map(|t| (t.lb, t.extent)))?;
+        // SAFETY: the caller's output arguments.
+        unsafe {
+            out(lb, l, "lb")?;
+            out(extent, e, "extent")
+        }
+    })
+}
+
+
+pub unsafe extern "C" fn MPI_Comm_set_errhandler(comm: c_int, errhandler: c_int) -> c_int {
+    call("MPI_Comm_set_errhandler", comm, || engine::with(|w| w.set_errhandler(comm, errhandler)))
+}
+
+pub unsafe extern "C" fn MPI_Comm_get_errhandler(comm: c_int, errhandler: *mut c_int) -> c_int {
+    call("MPI_Comm_get_errhandler", comm, || {
+        let eh = engine::with(|w| w.comm(comm).map(|_| w.errhandler(comm)))?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(errhandler, eh, "errhandler") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Errhandler_free(errhandler: *mut c_int) -> c_int {
+    call("MPI_Errhandler_free", mpi::COMM_WORLD, || {
+        if errhandler.is_null() {
+            return Err(MpiError::new(class::ARG, "errhandler is a null pointer"));
+        }
+        // Predefined handlers are never destroyed; the handle becomes null.
+        // SAFETY: non-null, the caller's in/out argument.
+        unsafe { *errhandler = 0 };
+        Ok(())
+    })
+}

@@ -1,0 +1,171 @@
+//! The C ABI: every `extern "C"` MPI function, and the table of their
+//! addresses that each loaded copy of the application jumps through.
+//!
+//! Each function checks its pointers, converts handles, and runs its body
+//! inside [`call`], which accounts the CPU time the application spent since
+//! its previous MPI call (DESIGN.md section 3) and applies the error
+//! handler to failures. Pointer dereferences are the FFI boundary: each
+//! function trusts the pointers the MPI standard says the caller provides.
+
+#![allow(non_snake_case)]
+
+mod coll;
+mod env;
+mod p2p;
+mod time;
+
+use std::ffi::{c_int, c_void};
+
+use crate::abi_symbols::with_abi_symbols;
+use crate::context::{self, Suspend};
+use crate::engine;
+use crate::mpi::{self, MpiError, MpiResult, Status};
+
+pub use coll::*;
+pub use env::*;
+pub use p2p::*;
+pub use time::*;
+
+/// `MPI_Status` as laid out in mpi.h.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CStatus {
+    pub count_lo: c_int,
+    pub count_hi_and_cancelled: c_int,
+    pub source: c_int,
+    pub tag: c_int,
+    pub error: c_int,
+}
+
+/// MPI_STATUS_IGNORE / MPI_STATUSES_IGNORE.
+const STATUS_IGNORE: usize = 1;
+
+/// Writes `st` into a user status unless it is ignored.
+///
+/// # Safety
+/// `p` is null, MPI_STATUS_IGNORE, or points to a writable MPI_Status.
+pub(crate) unsafe fn write_status(p: *mut CStatus, st: &Status, set_error: bool) {
+    if p.is_null() || p as usize == STATUS_IGNORE {
+        return;
+    }
+    let bytes = st.bytes as u64;
+    // SAFETY: per the contract above.
+    let out = unsafe { &mut *p };
+    out.count_lo = (bytes & 0xffff_ffff) as u32 as c_int;
+    out.count_hi_and_cancelled = (((bytes >> 32) << 1) as c_int) | c_int::from(st.cancelled);
+    out.source = st.source;
+    out.tag = st.tag;
+    if set_error {
+        out.error = st.error;
+    }
+}
+
+/// Reads a status back (for MPI_Get_count and friends).
+pub(crate) fn status_bytes(s: &CStatus) -> u64 {
+    (u64::from(s.count_lo as u32)) | ((u64::from((s.count_hi_and_cancelled as u32) >> 1)) << 32)
+}
+
+/// Thread CPU time in seconds.
+fn thread_cpu_time() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes the timespec we pass.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// The application stops computing: simulate the burst since its last
+/// MPI call on its host.
+pub(crate) fn bench_end() {
+    let now_cpu = thread_cpu_time();
+    let flops = engine::with(|w| {
+        let c = &w.compute;
+        let rank = &w.ranks[w.current];
+        let burst = now_cpu - rank.cpu_mark;
+        if c.simulate && burst >= c.threshold {
+            burst * c.host_speed
+        } else {
+            0.0
+        }
+    });
+    if flops > 0.0 {
+        engine::execute(flops, "computation");
+    }
+}
+
+/// The application resumes computing.
+pub(crate) fn bench_begin() {
+    let now_cpu = thread_cpu_time();
+    engine::with(|w| {
+        let cur = w.current;
+        w.ranks[cur].cpu_mark = now_cpu;
+    });
+}
+
+/// Ends the whole simulation from inside a rank (MPI_Abort or a fatal error).
+pub(crate) fn abort_simulation(code: i32) -> ! {
+    engine::with(|w| {
+        if w.aborted.is_none() {
+            w.aborted = Some((w.current, code));
+        }
+    });
+    loop {
+        context::suspend(Suspend::Exit(code));
+    }
+}
+
+/// Runs the body of MPI call `name`: accounts computation, then applies
+/// the error handler of `comm` to a failure.
+pub(crate) fn call(name: &'static str, comm: c_int, body: impl FnOnce() -> MpiResult<()>) -> c_int {
+    bench_end();
+    let result = body();
+    let code = match result {
+        Ok(()) => mpi::class::SUCCESS,
+        Err(e) => handle_error(name, comm, e),
+    };
+    bench_begin();
+    code
+}
+
+/// Applies the error handler: fatal (the default) prints and aborts.
+fn handle_error(name: &'static str, comm: c_int, e: MpiError) -> c_int {
+    let (rank, fatal) = engine::with(|w| (w.current, w.errhandler_is_fatal(comm)));
+    if !fatal {
+        return e.class;
+    }
+    crate::flush_c_stdio();
+    eprintln!(
+        "smpirun: rank {rank}: {name}: {} [{}]; the error handler of {} is MPI_ERRORS_ARE_FATAL, so \
+         the simulation stops (set MPI_ERRORS_RETURN to handle errors in the program)",
+        e.message,
+        mpi::error_string(e.class).split(':').next().unwrap_or("MPI_ERR_UNKNOWN"),
+        mpi::comm_name(comm),
+    );
+    abort_simulation(e.class.max(1))
+}
+
+/// Writes `v` through an output pointer, failing with MPI_ERR_ARG on null.
+///
+/// # Safety
+/// `p` is null or points to writable memory for a `T`.
+pub(crate) unsafe fn out<T>(p: *mut T, v: T, what: &str) -> MpiResult<()> {
+    if p.is_null() {
+        return Err(MpiError::new(mpi::class::ARG, format!("{what} is a null pointer")));
+    }
+    // SAFETY: non-null, writable per the contract.
+    unsafe { p.write(v) };
+    Ok(())
+}
+
+/// The entry points, in the order of `abi_symbols`.
+pub struct AbiTable(pub [*const c_void; crate::abi_symbols::ABI_NAMES.len()]);
+
+// SAFETY: the table holds function addresses only; it is never mutated.
+unsafe impl Sync for AbiTable {}
+
+macro_rules! table_array {
+    ($($name:ident),* $(,)?) => {
+        /// The runtime's entry-point table, stored into every loaded copy.
+        pub static ABI_TABLE: AbiTable = AbiTable([$($name as *const c_void),*]);
+    };
+}
+with_abi_symbols!(table_array);

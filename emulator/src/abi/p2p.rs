@@ -1,0 +1,926 @@
+//! Point-to-point calls: sends, receives, probes, requests, completion.
+
+use std::ffi::{c_int, c_void};
+
+use super::{call, out, status_bytes, write_status, CStatus};
+use crate::engine;
+use crate::mpi::{self, class, is_complete, wait_for, MpiError, MpiResult, ReqId, ReqKind, SendMode, Status};
+
+const REQUEST_NULL: c_int = 0;
+
+fn send_kind(mode: SendMode) -> ReqKind {
+    ReqKind::Send(mode)
+}
+
+/// Creates and starts a request; returns its handle.
+#[allow(clippy::too_many_arguments)]
+fn post(
+    kind: ReqKind,
+    buf: *const c_void,
+    count: c_int,
+    datatype: c_int,
+    peer: c_int,
+    tag: c_int,
+    comm: c_int,
+    persistent: bool,
+) -> MpiResult<ReqId> {
+    engine::with(|w| {
+        let id = w.new_request(kind, buf, count, datatype, peer, tag, comm, persistent)?;
+        if !persistent {
+            if let Err(e) = w.start(id) {
+                w.mpi.remove_request(id);
+                return Err(e);
+            }
+        }
+        Ok(id)
+    })
+}
+
+/// Waits for `id`, frees it (unless persistent), returns its status.
+fn finish_one(id: ReqId, call_name: &'static str) -> Status {
+    wait_for(&[id], call_name, |w| is_complete(w, id));
+    engine::with(|w| {
+        let r = w.mpi.request(id);
+        let st = r.status;
+        if r.persistent {
+            w.mpi.request_mut(id).active = false;
+        } else {
+            w.mpi.remove_request(id);
+        }
+        st
+    })
+}
+
+fn status_error(st: &Status) -> MpiResult<()> {
+    if st.error != 0 {
+        Err(MpiError::new(
+            st.error,
+            format!("message of more bytes than the receive buffer holds ({} bytes kept)", st.bytes),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// Simulated cost of a send call (smpi/os, or smpi/ois for non-blocking).
+fn send_overhead(count: c_int, datatype: c_int, blocking: bool) {
+    let cost = engine::with(|w| {
+        let bytes = w.mpi.datatype(datatype).map(|t| t.size).unwrap_or(0) * count.max(0) as usize;
+        if blocking {
+            w.model.send_overhead.cost(bytes as f64)
+        } else {
+            w.model.isend_overhead.cost(bytes as f64)
+        }
+    });
+    engine::sleep(cost, "send overhead");
+}
+
+fn recv_overhead(bytes: usize) {
+    let cost = engine::with(|w| w.model.recv_overhead.cost(bytes as f64));
+    engine::sleep(cost, "receive overhead");
+}
+
+fn blocking_send(name: &'static str, mode: SendMode, buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int) -> c_int {
+    call(name, comm, || {
+        send_overhead(count, datatype, true);
+        let id = post(send_kind(mode), buf, count, datatype, dest, tag, comm, false)?;
+        finish_one(id, name);
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn MPI_Send(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int) -> c_int {
+    blocking_send("MPI_Send", SendMode::Standard, buf, count, datatype, dest, tag, comm)
+}
+
+pub unsafe extern "C" fn MPI_Ssend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int) -> c_int {
+    blocking_send("MPI_Ssend", SendMode::Synchronous, buf, count, datatype, dest, tag, comm)
+}
+
+pub unsafe extern "C" fn MPI_Bsend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int) -> c_int {
+    blocking_send("MPI_Bsend", SendMode::Buffered, buf, count, datatype, dest, tag, comm)
+}
+
+pub unsafe extern "C" fn MPI_Rsend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int) -> c_int {
+    blocking_send("MPI_Rsend", SendMode::Ready, buf, count, datatype, dest, tag, comm)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn nonblocking(name: &'static str, kind: ReqKind, buf: *const c_void, count: c_int, datatype: c_int, peer: c_int, tag: c_int, comm: c_int, request: *mut c_int, persistent: bool) -> c_int {
+    call(name, comm, || {
+        if request.is_null() {
+            return Err(MpiError::new(class::ARG, "request is a null pointer"));
+        }
+        if matches!(kind, ReqKind::Send(_)) && !persistent {
+            send_overhead(count, datatype, false);
+        }
+        let id = post(kind, buf, count, datatype, peer, tag, comm, persistent)?;
+        // SAFETY: non-null output argument.
+        unsafe { *request = id as c_int + 1 };
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn MPI_Isend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) -> c_int {
+    nonblocking("MPI_Isend", send_kind(SendMode::Standard), buf, count, datatype, dest, tag, comm, request, false)
+}
+
+pub unsafe extern "C" fn MPI_Issend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) -> c_int {
+    nonblocking("MPI_Issend", send_kind(SendMode::Synchronous), buf, count, datatype, dest, tag, comm, request, false)
+}
+
+pub unsafe extern "C" fn MPI_Ibsend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) -> c_int {
+    nonblocking("MPI_Ibsend", send_kind(SendMode::Buffered), buf, count, datatype, dest, tag, comm, request, false)
+}
+
+pub unsafe extern "C" fn MPI_Irsend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) -> c_int {
+    nonblocking("MPI_Irsend", send_kind(SendMode::Ready), buf, count, datatype, dest, tag, comm, request, false)
+}
+
+pub unsafe extern "C" fn MPI_Irecv(buf: *mut c_void, count: c_int, datatype: c_int, source: c_int, tag: c_int, comm: c_int, request: *mut c_int) -> c_int {
+    nonblocking("MPI_Irecv", ReqKind::Recv, buf, count, datatype, source, tag, comm, request, false)
+}
+
+pub unsafe extern "C" fn MPI_Send_init(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) -> c_int {
+    nonblocking("MPI_Send_init", send_kind(SendMode::Standard), buf, count, datatype, dest, tag, comm, request, true)
+}
+
+pub unsafe extern "C" fn MPI_Ssend_init(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) -> c_int {
+    nonblocking("MPI_Ssend_init", send_kind(SendMode::Synchronous), buf, count, datatype, dest, tag, comm, request, true)
+}
+
+pub unsafe extern "C" fn MPI_Bsend_init(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) -> c_int {
+    nonblocking("MPI_Bsend_init", send_kind(SendMode::Buffered), buf, count, datatype, dest, tag, comm, request, true)
+}
+
+pub unsafe extern "C" fn MPI_Rsend_init(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) -> c_int {
+    nonblocking("MPI_Rsend_init", send_kind(SendMode::Ready), buf, count, datatype, dest, tag, comm, request, true)
+}
+
+pub unsafe extern "C" fn MPI_Recv_init(buf: *mut c_void, count: c_int, datatype: c_int, source: c_int, tag: c_int, comm: c_int, request: *mut c_int) -> c_int {
+    nonblocking("MPI_Recv_init", ReqKind::Recv, buf, count, datatype, source, tag, comm, request, true)
+}
+
+pub unsafe extern "C" fn MPI_Recv(buf: *mut c_void, count: c_int, datatype: c_int, source: c_int, tag: c_int, comm: c_int, status: *mut CStatus) -> c_int {
+    call("MPI_Recv", comm, || {
+        let id = post(ReqKind::Recv, buf, count, datatype, source, tag, comm, false)?;
+        let st = finish_one(id, "MPI_Recv");
+        recv_overhead(st.bytes);
+        // SAFETY: the caller's status argument.
+        unsafe { write_status(status, &st, false) };
+        status_error(&st)
+    })
+}
+
+pub unsafe extern "C" fn MPI_Sendrecv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    dest: c_int,
+    sendtag: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: c_int,
+    source: c_int,
+    recvtag: c_int,
+    comm: c_int,
+    status: *mut CStatus,
+) -> c_int {
+    call("MPI_Sendrecv", comm, || {
+        let rid = post(ReqKind::Recv, recvbuf, recvcount, recvtype, source, recvtag, comm, false)?;
+        let sid = match post(send_kind(SendMode::Standard), sendbuf, sendcount, sendtype, dest, sendtag, comm, false) {
+            Ok(s) => s,
+            Err(e) => {
+                engine::with(|w| {
+                    w.cancel(rid);
+                    w.mpi.remove_request(rid);
+                });
+                return Err(e);
+            }
+        };
+        wait_for(&[sid, rid], "MPI_Sendrecv", |w| is_complete(w, sid) && is_complete(w, rid));
+        let st = engine::with(|w| {
+            let st = w.mpi.request(rid).status;
+            w.mpi.remove_request(rid);
+            w.mpi.remove_request(sid);
+            st
+        });
+        // SAFETY: the caller's status argument.
+        unsafe { write_status(status, &st, false) };
+        status_error(&st)
+    })
+}
+
+pub unsafe extern "C" fn MPI_Sendrecv_replace(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: c_int,
+    dest: c_int,
+    sendtag: c_int,
+    source: c_int,
+    recvtag: c_int,
+    comm: c_int,
+    status: *mut CStatus,
+) -> c_int {
+    call("MPI_Sendrecv_replace", comm, || {
+        // Send from a packed copy so the receive can land in `buf`.
+        let (packed, bytes) = engine::with(|w| -> MpiResult<(Vec<u8>, usize)> {
+            let ty = w.mpi.datatype(datatype)?.clone();
+            let n = usize::try_from(count).map_err(|_| MpiError::new(class::COUNT, format!("invalid count {count}")))?;
+            let mut data = Vec::new();
+            // SAFETY: `buf` holds `count` elements of `datatype` (MPI contract).
+            unsafe { mpi::datatype::pack(&ty, buf, n, &mut data) };
+            let len = data.len();
+            Ok((data, len))
+        })?;
+        let sid = post(send_kind(SendMode::Standard), packed.as_ptr().cast(), bytes as c_int, 4 /* MPI_BYTE */, dest, sendtag, comm, false)?;
+        let rid = post(ReqKind::Recv, buf, count, datatype, source, recvtag, comm, false)?;
+        wait_for(&[sid, rid], "MPI_Sendrecv_replace", |w| is_complete(w, sid) && is_complete(w, rid));
+        let st = engine::with(|w| {
+            let st = w.mpi.request(rid).status;
+            w.mpi.remove_request(rid);
+            w.mpi.remove_request(sid);
+            st
+        });
+        drop(packed);
+        // SAFETY: the caller's status argument.
+        unsafe { write_status(status, &st, false) };
+        status_error(&st)
+    })
+}
+
+pub unsafe extern "C" fn MPI_Buffer_attach(buffer: *mut c_void, size: c_int) -> c_int {
+    call("MPI_Buffer_attach", mpi::COMM_WORLD, || {
+        let size = usize::try_from(size).map_err(|_| MpiError::new(class::ARG, format!("invalid buffer size {size}")))?;
+        engine::with(|w| {
+            let me = w.current;
+            let st = &mut w.mpi.ranks[me];
+            if st.bsend.is_some() {
+                return Err(MpiError::new(class::BUFFER, "a buffer is already attached (detach it first)"));
+            }
+            st.bsend = Some((buffer as usize, size, 0));
+            Ok(())
+        })
+    })
+}
+
+pub unsafe extern "C" fn MPI_Buffer_detach(buffer_addr: *mut c_void, size: *mut c_int) -> c_int {
+    call("MPI_Buffer_detach", mpi::COMM_WORLD, || {
+        // Detaching waits until every buffered message has been delivered.
+        loop {
+            let busy = engine::with(|w| {
+                let me = w.current;
+                let busy = w.mpi.ranks[me].bsend.is_some_and(|(_, _, used)| used > 0);
+                if busy {
+                    w.block_current("MPI_Buffer_detach", "buffered messages not delivered yet".into());
+                }
+                busy
+            });
+            if !busy {
+                break;
+            }
+            engine::park();
+        }
+        let (addr, len) = engine::with(|w| {
+            let me = w.current;
+            w.mpi.ranks[me].bsend.take().map(|(a, s, _)| (a, s)).unwrap_or((0, 0))
+        });
+        if !buffer_addr.is_null() {
+            // SAFETY: MPI passes the address of a pointer variable.
+            unsafe { *(buffer_addr as *mut usize) = addr };
+        }
+        // SAFETY: the caller's output argument.
+        unsafe { out(size, len as c_int, "size") }
+    })
+}
+
+/// Cost of a failed MPI_Test-like call: the n-th failure in a row costs n
+/// times smpi/test, as in SimGrid, so busy-wait loops advance time fast.
+fn test_cost(succeeded: bool) {
+    let cost = engine::with(|w| {
+        let me = w.current;
+        let per = w.model.test_cost;
+        let streak = &mut w.mpi.ranks[me].test_streak;
+        if succeeded {
+            *streak = 0;
+            0.0
+        } else {
+            *streak += 1;
+            per * f64::from(*streak)
+        }
+    });
+    engine::sleep(cost, "MPI_Test");
+}
+
+/// Cost of an MPI_Iprobe-like call, charged before looking (as SimGrid
+/// does): smpi/iprobe times one more than the failed probes in a row.
+fn iprobe_cost() {
+    let cost = engine::with(|w| {
+        let me = w.current;
+        w.model.iprobe_cost * f64::from(w.mpi.ranks[me].iprobe_streak + 1)
+    });
+    engine::sleep(cost, "MPI_Iprobe");
+}
+
+fn iprobe_result(found: bool) {
+    engine::with(|w| {
+        let me = w.current;
+        let streak = &mut w.mpi.ranks[me].iprobe_streak;
+        *streak = if found { 0 } else { *streak + 1 };
+    });
+}
+
+pub unsafe extern "C" fn MPI_Probe(source: c_int, tag: c_int, comm: c_int, status: *mut CStatus) -> c_int {
+    call("MPI_Probe", comm, || {
+        loop {
+            let found = engine::with(|w| w.iprobe(source, tag, comm))?;
+            if let Some(st) = found {
+                // SAFETY: the caller's status argument.
+                unsafe { write_status(status, &st, false) };
+                return Ok(());
+            }
+            engine::with(|w| {
+                w.set_probing();
+                let tag_s = if tag == mpi::ANY_TAG { "MPI_ANY_TAG".to_string() } else { tag.to_string() };
+                let src_s = if source == mpi::ANY_SOURCE { "MPI_ANY_SOURCE".to_string() } else { source.to_string() };
+                w.block_current("MPI_Probe", format!("source {src_s}, tag {tag_s}, {}", mpi::comm_name(comm)));
+            });
+            engine::park();
+        }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Iprobe(source: c_int, tag: c_int, comm: c_int, flag: *mut c_int, status: *mut CStatus) -> c_int {
+    call("MPI_Iprobe", comm, || {
+        engine::with(|w| w.comm(comm))?;
+        iprobe_cost();
+        let found = engine::with(|w| w.iprobe(source, tag, comm))?;
+        iprobe_result(found.is_some());
+        if let Some(st) = &found {
+            // SAFETY: the caller's status argument.
+            unsafe { write_status(status, st, false) };
+        }
+        // SAFETY: the caller's output argument.
+        unsafe { out(flag, c_int::from(found.is_some()), "flag") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Improbe(source: c_int, tag: c_int, comm: c_int, flag: *mut c_int, message: *mut c_int, status: *mut CStatus) -> c_int {
+    call("MPI_Improbe", comm, || {
+        engine::with(|w| w.comm(comm))?;
+        iprobe_cost();
+        let found = engine::with(|w| w.improbe(source, tag, comm))?;
+        iprobe_result(found.is_some());
+        if let Some((msg, st)) = found {
+            // SAFETY: the caller's arguments.
+            unsafe {
+                out(message, msg, "message")?;
+                write_status(status, &st, false);
+            }
+        }
+        // SAFETY: the caller's output argument.
+        unsafe { out(flag, c_int::from(found.is_some()), "flag") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Mprobe(source: c_int, tag: c_int, comm: c_int, message: *mut c_int, status: *mut CStatus) -> c_int {
+    call("MPI_Mprobe", comm, || loop {
+        let found = engine::with(|w| w.improbe(source, tag, comm))?;
+        if let Some((msg, st)) = found {
+            // SAFETY: the caller's arguments.
+            unsafe {
+                out(message, msg, "message")?;
+                write_status(status, &st, false);
+            }
+            return Ok(());
+        }
+        engine::with(|w| {
+            w.set_probing();
+            w.block_current("MPI_Mprobe", format!("source {source}, tag {tag}, {}", mpi::comm_name(comm)));
+        });
+        engine::park();
+    })
+}
+
+pub unsafe extern "C" fn MPI_Mrecv(buf: *mut c_void, count: c_int, datatype: c_int, message: *mut c_int, status: *mut CStatus) -> c_int {
+    call("MPI_Mrecv", mpi::COMM_WORLD, || {
+        if message.is_null() {
+            return Err(MpiError::new(class::ARG, "message is a null pointer"));
+        }
+        // SAFETY: non-null in/out argument.
+        let msg = unsafe { *message };
+        let id = engine::with(|w| w.mrecv(buf, count, datatype, msg))?;
+        // SAFETY: as above.
+        unsafe { *message = 0 };
+        let st = finish_one(id, "MPI_Mrecv");
+        // SAFETY: the caller's status argument.
+        unsafe { write_status(status, &st, false) };
+        status_error(&st)
+    })
+}
+
+pub unsafe extern "C" fn MPI_Imrecv(buf: *mut c_void, count: c_int, datatype: c_int, message: *mut c_int, request: *mut c_int) -> c_int {
+    call("MPI_Imrecv", mpi::COMM_WORLD, || {
+        if message.is_null() || request.is_null() {
+            return Err(MpiError::new(class::ARG, "message or request is a null pointer"));
+        }
+        // SAFETY: non-null in/out arguments.
+        let msg = unsafe { *message };
+        let id = engine::with(|w| w.mrecv(buf, count, datatype, msg))?;
+        // SAFETY: as above.
+        unsafe {
+            *message = 0;
+            *request = id as c_int + 1;
+        }
+        Ok(())
+    })
+}
+
+/// The request behind `*request`, or None for MPI_REQUEST_NULL and
+/// inactive persistent requests.
+///
+/// # Safety
+/// `request` points to a readable MPI_Request.
+unsafe fn active_request(request: *const c_int) -> MpiResult<Option<ReqId>> {
+    if request.is_null() {
+        return Err(MpiError::new(class::ARG, "request is a null pointer"));
+    }
+    // SAFETY: per the contract.
+    let h = unsafe { *request };
+    if h == REQUEST_NULL {
+        return Ok(None);
+    }
+    engine::with(|w| {
+        let id = w.mpi.request_id(h)?;
+        Ok(w.mpi.request(id).active.then_some(id))
+    })
+}
+
+/// Takes the result of a completed request: frees it or, if persistent,
+/// makes it inactive; updates the user's handle.
+///
+/// # Safety
+/// `request` points to the user's writable MPI_Request.
+unsafe fn take_completed(id: ReqId, request: *mut c_int) -> Status {
+    engine::with(|w| {
+        let r = w.mpi.request(id);
+        let st = r.status;
+        if r.persistent {
+            w.mpi.request_mut(id).active = false;
+        } else {
+            w.mpi.remove_request(id);
+            // SAFETY: per the contract.
+            unsafe { *request = REQUEST_NULL };
+        }
+        st
+    })
+}
+
+pub unsafe extern "C" fn MPI_Wait(request: *mut c_int, status: *mut CStatus) -> c_int {
+    call("MPI_Wait", mpi::COMM_WORLD, || {
+        // SAFETY: the caller's request argument.
+        let Some(id) = (unsafe { active_request(request) })? else {
+            // SAFETY: the caller's status argument.
+            unsafe { write_status(status, &Status::empty(), false) };
+            return Ok(());
+        };
+        wait_for(&[id], "MPI_Wait", |w| is_complete(w, id));
+        // SAFETY: the caller's request argument.
+        let st = unsafe { take_completed(id, request) };
+        // SAFETY: the caller's status argument.
+        unsafe { write_status(status, &st, false) };
+        status_error(&st)
+    })
+}
+
+pub unsafe extern "C" fn MPI_Test(request: *mut c_int, flag: *mut c_int, status: *mut CStatus) -> c_int {
+    call("MPI_Test", mpi::COMM_WORLD, || {
+        // SAFETY: the caller's request argument.
+        let Some(id) = (unsafe { active_request(request) })? else {
+            // SAFETY: the caller's arguments.
+            unsafe { write_status(status, &Status::empty(), false) };
+            return unsafe { out(flag, 1, "flag") };
+        };
+        // As SimGrid: look, and only a failed look costs time.
+        let done = engine::with(|w| is_complete(w, id));
+        test_cost(done);
+        if done {
+            // SAFETY: the caller's arguments.
+            let st = unsafe { take_completed(id, request) };
+            unsafe { write_status(status, &st, false) };
+            unsafe { out(flag, 1, "flag")? };
+            status_error(&st)
+        } else {
+            // SAFETY: the caller's output argument.
+            unsafe { out(flag, 0, "flag") }
+        }
+    })
+}
+
+/// Collects the active requests of an array: (index, id).
+///
+/// # Safety
+/// `requests` points to `count` readable MPI_Requests.
+unsafe fn active_requests(count: c_int, requests: *const c_int) -> MpiResult<Vec<(usize, ReqId)>> {
+    let n = usize::try_from(count).map_err(|_| MpiError::new(class::COUNT, format!("invalid count {count}")))?;
+    if n > 0 && requests.is_null() {
+        return Err(MpiError::new(class::ARG, "array_of_requests is a null pointer"));
+    }
+    let mut v = Vec::with_capacity(n);
+    for i in 0..n {
+        // SAFETY: i < count elements are readable per the contract.
+        if let Some(id) = unsafe { active_request(requests.add(i)) }? {
+            v.push((i, id));
+        }
+    }
+    Ok(v)
+}
+
+/// Writes statuses[i] for an array call.
+///
+/// # Safety
+/// `statuses` is MPI_STATUSES_IGNORE or has room for index i.
+unsafe fn write_status_at(statuses: *mut CStatus, i: usize, st: &Status) {
+    if statuses.is_null() || statuses as usize == 1 {
+        return;
+    }
+    // SAFETY: per the contract.
+    unsafe { write_status(statuses.add(i), st, true) };
+}
+
+/// Completes every request of `active` (which are complete) and writes
+/// their statuses; returns whether any had an error.
+///
+/// # Safety
+/// `requests`/`statuses` as for the array calls.
+unsafe fn finish_all(active: &[(usize, ReqId)], requests: *mut c_int, statuses: *mut CStatus) -> bool {
+    let mut any_error = false;
+    for &(i, id) in active {
+        // SAFETY: index i is within the user's arrays.
+        let st = unsafe { take_completed(id, requests.add(i)) };
+        any_error |= st.error != 0;
+        // SAFETY: as above.
+        unsafe { write_status_at(statuses, i, &st) };
+    }
+    any_error
+}
+
+pub unsafe extern "C" fn MPI_Waitall(count: c_int, requests: *mut c_int, statuses: *mut CStatus) -> c_int {
+    call("MPI_Waitall", mpi::COMM_WORLD, || {
+        // SAFETY: the caller's array arguments.
+        let active = unsafe { active_requests(count, requests) }?;
+        // Inactive entries get an empty status.
+        let n = count.max(0) as usize;
+        for i in 0..n {
+            if !active.iter().any(|&(j, _)| j == i) {
+                // SAFETY: i < count.
+                unsafe { write_status_at(statuses, i, &Status::empty()) };
+            }
+        }
+        let ids: Vec<ReqId> = active.iter().map(|&(_, id)| id).collect();
+        wait_for(&ids, "MPI_Waitall", |w| ids.iter().all(|&id| is_complete(w, id)));
+        // SAFETY: the caller's arrays.
+        if unsafe { finish_all(&active, requests, statuses) } {
+            return Err(MpiError::new(class::IN_STATUS, "a request failed; see the statuses"));
+        }
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn MPI_Testall(count: c_int, requests: *mut c_int, flag: *mut c_int, statuses: *mut CStatus) -> c_int {
+    call("MPI_Testall", mpi::COMM_WORLD, || {
+        // SAFETY: the caller's array arguments.
+        let active = unsafe { active_requests(count, requests) }?;
+        let all = engine::with(|w| active.iter().all(|&(_, id)| is_complete(w, id)));
+        test_cost(all);
+        if !all {
+            // SAFETY: the caller's output argument.
+            return unsafe { out(flag, 0, "flag") };
+        }
+        let n = count.max(0) as usize;
+        for i in 0..n {
+            if !active.iter().any(|&(j, _)| j == i) {
+                // SAFETY: i < count.
+                unsafe { write_status_at(statuses, i, &Status::empty()) };
+            }
+        }
+        // SAFETY: the caller's arrays.
+        let err = unsafe { finish_all(&active, requests, statuses) };
+        // SAFETY: the caller's output argument.
+        unsafe { out(flag, 1, "flag")? };
+        if err {
+            return Err(MpiError::new(class::IN_STATUS, "a request failed; see the statuses"));
+        }
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn MPI_Waitany(count: c_int, requests: *mut c_int, index: *mut c_int, status: *mut CStatus) -> c_int {
+    call("MPI_Waitany", mpi::COMM_WORLD, || {
+        // SAFETY: the caller's array arguments.
+        let active = unsafe { active_requests(count, requests) }?;
+        if active.is_empty() {
+            // SAFETY: the caller's arguments.
+            unsafe { write_status(status, &Status::empty(), false) };
+            return unsafe { out(index, mpi::UNDEFINED, "index") };
+        }
+        let ids: Vec<ReqId> = active.iter().map(|&(_, id)| id).collect();
+        wait_for(&ids, "MPI_Waitany", |w| ids.iter().any(|&id| is_complete(w, id)));
+        let (i, id) = engine::with(|w| *active.iter().find(|&&(_, id)| is_complete(w, id)).expect("a completed request"));
+        // SAFETY: index i within the user's array.
+        let st = unsafe { take_completed(id, requests.add(i)) };
+        // SAFETY: the caller's arguments.
+        unsafe {
+            write_status(status, &st, false);
+            out(index, i as c_int, "index")?;
+        }
+        status_error(&st)
+    })
+}
+
+pub unsafe extern "C" fn MPI_Testany(count: c_int, requests: *mut c_int, index: *mut c_int, flag: *mut c_int, status: *mut CStatus) -> c_int {
+    call("MPI_Testany", mpi::COMM_WORLD, || {
+        // SAFETY: the caller's array arguments.
+        let active = unsafe { active_requests(count, requests) }?;
+        if active.is_empty() {
+            // SAFETY: the caller's arguments.
+            unsafe {
+                write_status(status, &Status::empty(), false);
+                out(index, mpi::UNDEFINED, "index")?;
+                return out(flag, 1, "flag");
+            }
+        }
+        let found = engine::with(|w| active.iter().find(|&&(_, id)| is_complete(w, id)).copied());
+        test_cost(found.is_some());
+        match found {
+            Some((i, id)) => {
+                // SAFETY: index i within the user's array; the caller's outputs.
+                let st = unsafe { take_completed(id, requests.add(i)) };
+                unsafe {
+                    write_status(status, &st, false);
+                    out(index, i as c_int, "index")?;
+                    out(flag, 1, "flag")?;
+                }
+                status_error(&st)
+            }
+            None => {
+                // SAFETY: the caller's outputs.
+                unsafe {
+                    out(index, mpi::UNDEFINED, "index")?;
+                    out(flag, 0, "flag")
+                }
+            }
+        }
+    })
+}
+
+/// Shared by Waitsome and Testsome: completes the finished requests.
+///
+/// # Safety
+/// The caller's array arguments.
+unsafe fn some_done(active: &[(usize, ReqId)], requests: *mut c_int, outcount: *mut c_int, indices: *mut c_int, statuses: *mut CStatus) -> MpiResult<()> {
+    let done: Vec<(usize, ReqId)> = engine::with(|w| active.iter().filter(|&&(_, id)| is_complete(w, id)).copied().collect());
+    let mut err = false;
+    for (k, &(i, id)) in done.iter().enumerate() {
+        // SAFETY: index i within the user's array.
+        let st = unsafe { take_completed(id, requests.add(i)) };
+        err |= st.error != 0;
+        if !indices.is_null() {
+            // SAFETY: MPI gives room for incount indices.
+            unsafe { *indices.add(k) = i as c_int };
+        }
+        // SAFETY: statuses has room for incount entries.
+        unsafe { write_status_at(statuses, k, &st) };
+    }
+    // SAFETY: the caller's output argument.
+    unsafe { out(outcount, done.len() as c_int, "outcount")? };
+    if err {
+        return Err(MpiError::new(class::IN_STATUS, "a request failed; see the statuses"));
+    }
+    Ok(())
+}
+
+pub unsafe extern "C" fn MPI_Waitsome(incount: c_int, requests: *mut c_int, outcount: *mut c_int, indices: *mut c_int, statuses: *mut CStatus) -> c_int {
+    call("MPI_Waitsome", mpi::COMM_WORLD, || {
+        // SAFETY: the caller's array arguments.
+        let active = unsafe { active_requests(incount, requests) }?;
+        if active.is_empty() {
+            // SAFETY: the caller's output argument.
+            return unsafe { out(outcount, mpi::UNDEFINED, "outcount") };
+        }
+        let ids: Vec<ReqId> = active.iter().map(|&(_, id)| id).collect();
+        wait_for(&ids, "MPI_Waitsome", |w| ids.iter().any(|&id| is_complete(w, id)));
+        // SAFETY: the caller's arrays.
+        unsafe { some_done(&active, requests, outcount, indices, statuses) }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Testsome(incount: c_int, requests: *mut c_int, outcount: *mut c_int, indices: *mut c_int, statuses: *mut CStatus) -> c_int {
+    call("MPI_Testsome", mpi::COMM_WORLD, || {
+        // SAFETY: the caller's array arguments.
+        let active = unsafe { active_requests(incount, requests) }?;
+        if active.is_empty() {
+            // SAFETY: the caller's output argument.
+            return unsafe { out(outcount, mpi::UNDEFINED, "outcount") };
+        }
+        let any = engine::with(|w| active.iter().any(|&(_, id)| is_complete(w, id)));
+        test_cost(any);
+        if !any {
+            // SAFETY: the caller's output argument.
+            return unsafe { out(outcount, 0, "outcount") };
+        }
+        // SAFETY: the caller's arrays.
+        unsafe { some_done(&active, requests, outcount, indices, statuses) }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Request_free(request: *mut c_int) -> c_int {
+    call("MPI_Request_free", mpi::COMM_WORLD, || {
+        if request.is_null() {
+            return Err(MpiError::new(class::ARG, "request is a null pointer"));
+        }
+        // SAFETY: non-null in/out argument.
+        let h = unsafe { *request };
+        let id = engine::with(|w| w.mpi.request_id(h))?;
+        engine::with(|w| w.free_request(id));
+        // SAFETY: as above.
+        unsafe { *request = REQUEST_NULL };
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn MPI_Request_get_status(request: c_int, flag: *mut c_int, status: *mut CStatus) -> c_int {
+    call("MPI_Request_get_status", mpi::COMM_WORLD, || {
+        let state = if request == REQUEST_NULL {
+            None
+        } else {
+            engine::with(|w| -> MpiResult<Option<(bool, Status)>> {
+                let id = w.mpi.request_id(request)?;
+                let r = w.mpi.request(id);
+                Ok(r.active.then_some((r.complete, r.status)))
+            })?
+        };
+        let (done, st) = state.unwrap_or((true, Status::empty()));
+        if !done {
+            test_cost(false);
+        }
+        if done {
+            // SAFETY: the caller's status argument.
+            unsafe { write_status(status, &st, false) };
+        }
+        // SAFETY: the caller's output argument.
+        unsafe { out(flag, c_int::from(done), "flag") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Cancel(request: *mut c_int) -> c_int {
+    call("MPI_Cancel", mpi::COMM_WORLD, || {
+        if request.is_null() {
+            return Err(MpiError::new(class::ARG, "request is a null pointer"));
+        }
+        // SAFETY: non-null argument.
+        let h = unsafe { *request };
+        engine::with(|w| {
+            let id = w.mpi.request_id(h)?;
+            w.cancel(id);
+            Ok(())
+        })
+    })
+}
+
+pub unsafe extern "C" fn MPI_Test_cancelled(status: *const CStatus, flag: *mut c_int) -> c_int {
+    if status.is_null() || flag.is_null() {
+        return class::ARG;
+    }
+    // SAFETY: non-null arguments per the MPI contract.
+    unsafe { *flag = (*status).count_hi_and_cancelled & 1 };
+    0
+}
+
+pub unsafe extern "C" fn MPI_Start(request: *mut c_int) -> c_int {
+    call("MPI_Start", mpi::COMM_WORLD, || {
+        if request.is_null() {
+            return Err(MpiError::new(class::ARG, "request is a null pointer"));
+        }
+        // SAFETY: non-null argument.
+        let h = unsafe { *request };
+        engine::with(|w| {
+            let id = w.mpi.request_id(h)?;
+            if !w.mpi.request(id).persistent {
+                return Err(MpiError::new(class::REQUEST, "MPI_Start on a request that is not persistent"));
+            }
+            w.start(id)
+        })
+    })
+}
+
+pub unsafe extern "C" fn MPI_Startall(count: c_int, requests: *mut c_int) -> c_int {
+    call("MPI_Startall", mpi::COMM_WORLD, || {
+        let n = usize::try_from(count).map_err(|_| MpiError::new(class::COUNT, format!("invalid count {count}")))?;
+        for i in 0..n {
+            // SAFETY: i < count entries of the caller's array.
+            let h = unsafe { *requests.add(i) };
+            engine::with(|w| {
+                let id = w.mpi.request_id(h)?;
+                if !w.mpi.request(id).persistent {
+                    return Err(MpiError::new(class::REQUEST, "MPI_Startall on a request that is not persistent"));
+                }
+                w.start(id)
+            })?;
+        }
+        Ok(())
+    })
+}
+
+/// Elements of `datatype` in `bytes`, or MPI_UNDEFINED if not whole.
+fn elements(w: &engine::World, datatype: c_int, bytes: u64, basic: bool) -> MpiResult<i64> {
+    let ty = w.mpi.datatype(datatype)?;
+    if ty.size == 0 {
+        return Ok(0);
+    }
+    if basic {
+        // Basic elements: whole elements of the type's basic kind.
+        if let Some((_, n)) = ty.basic {
+            let unit = (ty.size / n.max(1)) as u64;
+            return Ok(if unit > 0 && bytes % unit == 0 { (bytes / unit) as i64 } else { i64::from(mpi::UNDEFINED) });
+        }
+    }
+    let size = ty.size as u64;
+    Ok(if bytes % size == 0 { (bytes / size) as i64 } else { i64::from(mpi::UNDEFINED) })
+}
+
+pub unsafe extern "C" fn MPI_Get_count(status: *const CStatus, datatype: c_int, count: *mut c_int) -> c_int {
+    call("MPI_Get_count", mpi::COMM_WORLD, || {
+        if status.is_null() {
+            return Err(MpiError::new(class::ARG, "status is a null pointer"));
+        }
+        // SAFETY: non-null status from the caller.
+        let bytes = status_bytes(unsafe { &*status });
+        let n = engine::with(|w| elements(w, datatype, bytes, false))?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(count, i32::try_from(n).unwrap_or(mpi::UNDEFINED), "count") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Get_elements(status: *const CStatus, datatype: c_int, count: *mut c_int) -> c_int {
+    call("MPI_Get_elements", mpi::COMM_WORLD, || {
+        if status.is_null() {
+            return Err(MpiError::new(class::ARG, "status is a null pointer"));
+        }
+        // SAFETY: non-null status from the caller.
+        let bytes = status_bytes(unsafe { &*status });
+        let n = engine::with(|w| elements(w, datatype, bytes, true))?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(count, i32::try_from(n).unwrap_or(mpi::UNDEFINED), "count") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Get_elements_x(status: *const CStatus, datatype: c_int, count: *mut i64) -> c_int {
+    call("MPI_Get_elements_x", mpi::COMM_WORLD, || {
+        if status.is_null() {
+            return Err(MpiError::new(class::ARG, "status is a null pointer"));
+        }
+        // SAFETY: non-null status from the caller.
+        let bytes = status_bytes(unsafe { &*status });
+        let n = engine::with(|w| elements(w, datatype, bytes, true))?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(count, n, "count") }
+    })
+}
+
+fn set_elements(status: *mut CStatus, datatype: c_int, count: i64) -> MpiResult<()> {
+    if status.is_null() {
+        return Err(MpiError::new(class::ARG, "status is a null pointer"));
+    }
+    let unit = engine::with(|w| {
+        w.mpi.datatype(datatype).map(|t| match t.basic {
+            Some((_, n)) if n > 0 => t.size / n,
+            _ => t.size,
+        })
+    })?;
+    let bytes = u64::try_from(count).map_err(|_| MpiError::new(class::COUNT, format!("invalid count {count}")))? * unit as u64;
+    // SAFETY: non-null status from the caller.
+    let s = unsafe { &mut *status };
+    let cancelled = s.count_hi_and_cancelled & 1;
+    s.count_lo = (bytes & 0xffff_ffff) as u32 as c_int;
+    s.count_hi_and_cancelled = (((bytes >> 32) << 1) as c_int) | cancelled;
+    Ok(())
+}
+
+pub unsafe extern "C" fn MPI_Status_set_elements(status: *mut CStatus, datatype: c_int, count: c_int) -> c_int {
+    call("MPI_Status_set_elements", mpi::COMM_WORLD, || set_elements(status, datatype, i64::from(count)))
+}
+
+pub unsafe extern "C" fn MPI_Status_set_elements_x(status: *mut CStatus, datatype: c_int, count: i64) -> c_int {
+    call("MPI_Status_set_elements_x", mpi::COMM_WORLD, || set_elements(status, datatype, count))
+}
+
+pub unsafe extern "C" fn MPI_Status_set_cancelled(status: *mut CStatus, flag: c_int) -> c_int {
+    if status.is_null() {
+        return class::ARG;
+    }
+    // SAFETY: non-null status from the caller.
+    let s = unsafe { &mut *status };
+    s.count_hi_and_cancelled = (s.count_hi_and_cancelled & !1) | c_int::from(flag != 0);
+    0
+}

@@ -1,0 +1,123 @@
+//! Simulated time: MPI_Wtime, and the libc time functions that smpicc's
+//! helper header redirects here; explicit computation (smpi_execute*).
+
+use std::ffi::{c_int, c_uint};
+
+use super::{bench_begin, bench_end};
+use crate::context::{self, Suspend};
+use crate::engine;
+
+/// Reads the clock, then charges smpi/wtime, as SimGrid does: a loop
+/// `while (MPI_Wtime() < t)` must let simulated time advance.
+fn read_clock_and_charge() -> f64 {
+    bench_end();
+    let (now, cost) = engine::with(|w| (w.now, w.model.wtime_cost));
+    engine::sleep(cost, "MPI_Wtime");
+    bench_begin();
+    now
+}
+
+pub unsafe extern "C" fn MPI_Wtime() -> f64 {
+    read_clock_and_charge()
+}
+
+pub unsafe extern "C" fn MPI_Wtick() -> f64 {
+    engine::with(|w| w.model.precision.timing)
+}
+
+fn sleep_seconds(seconds: f64, call: &'static str) {
+    bench_end();
+    engine::sleep(seconds, call);
+    bench_begin();
+}
+
+pub unsafe extern "C" fn smpi_sleep(seconds: c_uint) -> c_uint {
+    sleep_seconds(f64::from(seconds), "sleep");
+    0
+}
+
+pub unsafe extern "C" fn smpi_usleep(useconds: c_uint) -> c_int {
+    sleep_seconds(f64::from(useconds) * 1e-6, "usleep");
+    0
+}
+
+pub unsafe extern "C" fn smpi_nanosleep(req: *const libc::timespec, rem: *mut libc::timespec) -> c_int {
+    if req.is_null() {
+        // SAFETY: errno is thread-local and always writable.
+        unsafe { *libc::__errno_location() = libc::EFAULT };
+        return -1;
+    }
+    // SAFETY: non-null request from the caller.
+    let r = unsafe { *req };
+    if r.tv_nsec < 0 || r.tv_nsec >= 1_000_000_000 || r.tv_sec < 0 {
+        // SAFETY: as above.
+        unsafe { *libc::__errno_location() = libc::EINVAL };
+        return -1;
+    }
+    sleep_seconds(r.tv_sec as f64 + r.tv_nsec as f64 * 1e-9, "nanosleep");
+    if !rem.is_null() {
+        // SAFETY: non-null output from the caller.
+        unsafe { *rem = libc::timespec { tv_sec: 0, tv_nsec: 0 } };
+    }
+    0
+}
+
+pub unsafe extern "C" fn smpi_gettimeofday(tv: *mut libc::timeval, _tz: *mut libc::c_void) -> c_int {
+    let now = read_clock_and_charge();
+    if !tv.is_null() {
+        let secs = now.floor();
+        // SAFETY: non-null output from the caller.
+        unsafe {
+            *tv = libc::timeval {
+                tv_sec: secs as libc::time_t,
+                tv_usec: ((now - secs) * 1e6) as libc::suseconds_t,
+            }
+        };
+    }
+    0
+}
+
+pub unsafe extern "C" fn smpi_clock_gettime(_clock: c_int, tp: *mut libc::timespec) -> c_int {
+    let now = read_clock_and_charge();
+    if tp.is_null() {
+        // SAFETY: errno is thread-local and always writable.
+        unsafe { *libc::__errno_location() = libc::EFAULT };
+        return -1;
+    }
+    let secs = now.floor();
+    // SAFETY: non-null output from the caller.
+    unsafe {
+        *tp = libc::timespec {
+            tv_sec: secs as libc::time_t,
+            tv_nsec: ((now - secs) * 1e9) as libc::c_long,
+        }
+    };
+    0
+}
+
+/// `exit` in a rank ends that rank (its main never returns), not the
+/// simulation.
+pub unsafe extern "C" fn smpi_exit(status: c_int) -> ! {
+    bench_end();
+    loop {
+        context::suspend(Suspend::Exit(status));
+    }
+}
+
+pub unsafe extern "C" fn smpi_execute_flops(flops: f64) {
+    bench_end();
+    engine::execute(flops, "smpi_execute_flops");
+    bench_begin();
+}
+
+pub unsafe extern "C" fn smpi_execute(seconds: f64) {
+    bench_end();
+    let flops = seconds * engine::with(|w| w.compute.host_speed);
+    engine::execute(flops, "smpi_execute");
+    bench_begin();
+}
+
+pub unsafe extern "C" fn smpi_execute_benched(seconds: f64) {
+    // SAFETY: same contract as smpi_execute.
+    unsafe { smpi_execute(seconds) }
+}

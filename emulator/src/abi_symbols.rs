@@ -1,0 +1,55 @@
+//! The list of C entry points, in table order: the single source of truth
+//! shared by the runtime's entry-point table (`abi`) and the shim that
+//! `smpicc` links into every program (`cc`). Adding a function here and in
+//! `abi` is all it takes to export it.
+
+/// Calls `$m! { name, name, ... }` with every entry point.
+macro_rules! with_abi_symbols {
+    ($m:ident) => {
+        $m! {
+            MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Initialized, MPI_Finalized,
+            MPI_Query_thread, MPI_Is_thread_main, MPI_Abort, MPI_Wtime, MPI_Wtick,
+            MPI_Get_processor_name, MPI_Get_version, MPI_Get_library_version, MPI_Pcontrol,
+            MPI_Comm_rank, MPI_Comm_size,
+            MPI_Send, MPI_Ssend, MPI_Bsend, MPI_Rsend, MPI_Isend, MPI_Issend, MPI_Ibsend,
+            MPI_Irsend, MPI_Recv, MPI_Irecv, MPI_Sendrecv, MPI_Sendrecv_replace,
+            MPI_Buffer_attach, MPI_Buffer_detach, MPI_Probe, MPI_Iprobe, MPI_Mprobe,
+            MPI_Improbe, MPI_Mrecv, MPI_Imrecv, MPI_Wait, MPI_Waitall, MPI_Waitany,
+            MPI_Waitsome, MPI_Test, MPI_Testall, MPI_Testany, MPI_Testsome,
+            MPI_Request_free, MPI_Request_get_status, MPI_Cancel, MPI_Test_cancelled,
+            MPI_Send_init, MPI_Ssend_init, MPI_Bsend_init, MPI_Rsend_init, MPI_Recv_init,
+            MPI_Start, MPI_Startall, MPI_Get_count, MPI_Get_elements, MPI_Get_elements_x,
+            MPI_Status_set_elements, MPI_Status_set_elements_x, MPI_Status_set_cancelled,
+            MPI_Type_size, MPI_Type_get_extent,
+            MPI_Barrier, MPI_Bcast, MPI_Gather, MPI_Gatherv, MPI_Scatter, MPI_Scatterv,
+            MPI_Allgather, MPI_Allgatherv, MPI_Alltoall, MPI_Alltoallv, MPI_Reduce,
+            MPI_Allreduce, MPI_Reduce_scatter, MPI_Reduce_scatter_block, MPI_Scan,
+            MPI_Exscan,
+            MPI_Error_string, MPI_Error_class, MPI_Comm_set_errhandler, MPI_Comm_get_errhandler,
+            MPI_Errhandler_free,
+            smpi_sleep, smpi_usleep, smpi_nanosleep, smpi_gettimeofday, smpi_clock_gettime,
+            smpi_exit, smpi_execute_flops, smpi_execute, smpi_execute_benched
+        }
+    };
+}
+pub(crate) use with_abi_symbols;
+
+macro_rules! names_array {
+    ($($name:ident),* $(,)?) => {
+        /// Entry-point names, in table order.
+        pub const ABI_NAMES: &[&str] = &[$(stringify!($name)),*];
+    };
+}
+with_abi_symbols!(names_array);
+
+/// Hash of the entry-point list: an application built against another list
+/// must be rebuilt (its shim would jump to the wrong slots).
+pub fn abi_hash() -> u64 {
+    // FNV-1a, stable across Rust versions (unlike DefaultHasher).
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in ABI_NAMES.join("\n").bytes().chain(*b"\nsmpi-rs abi 1") {
+        h ^= u64::from(byte);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}

@@ -1,0 +1,11 @@
+//! `smpicc`: builds a C MPI program for smpirun.
+
+fn main() {
+    match emulator::cc::run(emulator::cc::Lang::C) {
+        Ok(code) => std::process::exit(code),
+        Err(e) => {
+            eprintln!("smpicc: {e:#}");
+            std::process::exit(1);
+        }
+    }
+}

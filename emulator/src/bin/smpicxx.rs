@@ -1,0 +1,11 @@
+//! `smpicxx`: builds a C++ MPI program for smpirun.
+
+fn main() {
+    match emulator::cc::run(emulator::cc::Lang::Cxx) {
+        Ok(code) => std::process::exit(code),
+        Err(e) => {
+            eprintln!("smpicxx: {e:#}");
+            std::process::exit(1);
+        }
+    }
+}

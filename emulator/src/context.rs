@@ -1,0 +1,371 @@
+//! Ranks as coroutines: stacks with guard zones, switching, and the
+//! SIGSEGV handler that turns a crash into a message naming the rank.
+//!
+//! This is one of the few places with `unsafe`: a coroutine switch moves the
+//! CPU to another stack, and a signal handler runs on its own stack.
+
+use std::cell::Cell;
+use std::ptr;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+use corosensei::stack::{Stack, StackPointer};
+use corosensei::{Coroutine, CoroutineResult, Yielder};
+
+/// What a rank's coroutine hands back to the maestro when it stops running.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Suspend {
+    /// The rank waits for something (it recorded what before yielding).
+    Park,
+    /// The rank called `exit` (or `MPI_Abort`): it never runs again.
+    Exit(i32),
+}
+
+pub type RankCoroutine = Coroutine<(), Suspend, i32, RankStack>;
+
+/// Size of the inaccessible zone below each stack: large enough that a big
+/// stack frame cannot jump over it into another mapping.
+const GUARD_BYTES: usize = 256 * 1024;
+
+/// A rank's stack: `size` bytes committed lazily by the kernel, above an
+/// inaccessible guard zone that catches overflows.
+pub struct RankStack {
+    mapping: *mut libc::c_void,
+    mapping_len: usize,
+    top: usize,
+    limit: usize,
+}
+
+impl RankStack {
+    pub fn new(size: usize) -> std::io::Result<Self> {
+        let page = page_size();
+        let size = size.max(64 * 1024).next_multiple_of(page);
+        let mapping_len = size + GUARD_BYTES;
+        // SAFETY: an anonymous private mapping with no address hint; the
+        // result is checked. MAP_NORESERVE: stacks are mostly untouched
+        // address space and must not count against overcommit.
+        let mapping = unsafe {
+            libc::mmap(
+                ptr::null_mut(),
+                mapping_len,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if mapping == libc::MAP_FAILED {
+            return Err(std::io::Error::last_os_error());
+        }
+        let limit = mapping as usize + GUARD_BYTES;
+        // SAFETY: [limit, limit + size) lies inside the mapping just made.
+        let rc = unsafe {
+            libc::mprotect(
+                limit as *mut libc::c_void,
+                size,
+                libc::PROT_READ | libc::PROT_WRITE,
+            )
+        };
+        if rc != 0 {
+            let err = std::io::Error::last_os_error();
+            // SAFETY: unmapping the mapping we own.
+            unsafe { libc::munmap(mapping, mapping_len) };
+            return Err(err);
+        }
+        Ok(Self {
+            mapping,
+            mapping_len,
+            top: limit + size,
+            limit,
+        })
+    }
+
+    /// The guard zone: faults there are stack overflows.
+    pub fn guard(&self) -> (usize, usize) {
+        (self.mapping as usize, self.limit)
+    }
+}
+
+impl Drop for RankStack {
+    fn drop(&mut self) {
+        // SAFETY: the mapping is ours and no coroutine runs on it any more
+        // (the coroutine owning this stack is finished or was reset).
+        unsafe { libc::munmap(self.mapping, self.mapping_len) };
+    }
+}
+
+// SAFETY: base() and limit() describe a valid, writable, exclusively owned
+// stack region that lives as long as the RankStack.
+unsafe impl Stack for RankStack {
+    fn base(&self) -> StackPointer {
+        StackPointer::new(self.top).expect("stack top is not null")
+    }
+    fn limit(&self) -> StackPointer {
+        StackPointer::new(self.limit).expect("stack limit is not null")
+    }
+}
+
+fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    usize::try_from(p).unwrap_or(4096)
+}
+
+thread_local! {
+    /// The yielder of the coroutine now running (null on the maestro).
+    static YIELDER: Cell<*const Yielder<(), Suspend>> = const { Cell::new(ptr::null()) };
+}
+
+/// Creates the coroutine of a rank. `body` runs on the rank's stack.
+pub fn spawn(stack: RankStack, body: impl FnOnce() -> i32 + 'static) -> RankCoroutine {
+    Coroutine::with_stack(stack, move |yielder: &Yielder<(), Suspend>, ()| {
+        YIELDER.with(|y| y.set(yielder));
+        body()
+    })
+}
+
+/// Runs `co` until it yields or returns. `rank` and `guard` are published
+/// for the crash handler.
+pub fn resume(co: &mut RankCoroutine, rank: usize, guard: (usize, usize)) -> Suspend {
+    CRASH_RANK.store(rank, Ordering::Relaxed);
+    GUARD_LO.store(guard.0, Ordering::Relaxed);
+    GUARD_HI.store(guard.1, Ordering::Relaxed);
+    let saved = YIELDER.with(|y| y.get());
+    let result = co.resume(());
+    // The rank's yielder pointer is only valid while it runs.
+    YIELDER.with(|y| y.set(saved));
+    CRASH_RANK.store(NO_RANK, Ordering::Relaxed);
+    match result {
+        CoroutineResult::Yield(s) => s,
+        CoroutineResult::Return(code) => Suspend::Exit(code),
+    }
+}
+
+/// Suspends the running rank, returning to the maestro.
+pub fn suspend(why: Suspend) {
+    let y = YIELDER.with(|y| y.get());
+    assert!(!y.is_null(), "suspend() called outside a rank");
+    // SAFETY: YIELDER is set by `spawn`'s closure for the coroutine now
+    // running on this thread; the yielder lives on that coroutine's stack
+    // for as long as the coroutine runs.
+    let yielder = unsafe { &*y };
+    yielder.suspend(why);
+    // Resumed: `resume` restored nothing for us, so set our yielder again.
+    YIELDER.with(|c| c.set(y));
+}
+
+/// Ends a rank that will never be resumed, freeing its stack without
+/// unwinding (its frames include C code that cannot be unwound).
+pub fn discard(mut co: RankCoroutine) {
+    if co.started() && !co.done() {
+        // SAFETY: the rank yielded Exit and is never resumed; the frames on
+        // its stack are abandoned without running destructors, which is
+        // what `exit` means for the C code on them. Rust frames of the
+        // runtime on that stack hold no resources by design (every borrow
+        // of the world is released before suspending).
+        unsafe { co.force_reset() };
+    }
+    drop(co);
+}
+
+const NO_RANK: usize = usize::MAX;
+static CRASH_RANK: AtomicUsize = AtomicUsize::new(NO_RANK);
+static GUARD_LO: AtomicUsize = AtomicUsize::new(0);
+static GUARD_HI: AtomicUsize = AtomicUsize::new(0);
+static CRASH_TIME_BITS: AtomicU64 = AtomicU64::new(0);
+static STACK_KIB: AtomicU64 = AtomicU64::new(0);
+
+/// Publishes the simulated time for the crash handler.
+pub fn publish_time(now: f64) {
+    CRASH_TIME_BITS.store(now.to_bits(), Ordering::Relaxed);
+}
+
+/// Installs the SIGSEGV/SIGBUS handler (on an alternate stack) that names
+/// the crashing rank. `stack_kib` is the configured stack size, for the
+/// overflow message.
+pub fn install_crash_handler(stack_kib: u64) {
+    STACK_KIB.store(stack_kib, Ordering::Relaxed);
+    const ALT_SIZE: usize = 256 * 1024;
+    // SAFETY: we allocate a dedicated alternate signal stack (leaked on
+    // purpose: it must outlive every signal) and register a handler whose
+    // signature matches SA_SIGINFO.
+    unsafe {
+        let alt = libc::mmap(
+            ptr::null_mut(),
+            ALT_SIZE,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        if alt == libc::MAP_FAILED {
+            return;
+        }
+        let ss = libc::stack_t {
+            ss_sp: alt,
+            ss_flags: 0,
+            ss_size: ALT_SIZE,
+        };
+        libc::sigaltstack(&ss, ptr::null_mut());
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = crash_handler as usize;
+        sa.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK | libc::SA_RESETHAND;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(libc::SIGSEGV, &sa, ptr::null_mut());
+        libc::sigaction(libc::SIGBUS, &sa, ptr::null_mut());
+    }
+}
+
+/// Writes the crash message with only async-signal-safe calls.
+extern "C" fn crash_handler(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
+    let rank = CRASH_RANK.load(Ordering::Relaxed);
+    // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
+    let addr = unsafe { (*info).si_addr() } as usize;
+    let lo = GUARD_LO.load(Ordering::Relaxed);
+    let hi = GUARD_HI.load(Ordering::Relaxed);
+    let now = f64::from_bits(CRASH_TIME_BITS.load(Ordering::Relaxed));
+    let mut buf = MsgBuf::default();
+    if rank == NO_RANK {
+        buf.push("smpirun: internal error: ");
+        buf.push(if sig == libc::SIGBUS { "bus error" } else { "segmentation fault" });
+        buf.push(" in the simulator itself (not in a rank); please report it\n");
+    } else if addr >= lo && addr < hi {
+        buf.push("smpirun: rank ");
+        buf.push_u64(rank as u64);
+        buf.push(" overflowed its stack of ");
+        buf.push_u64(STACK_KIB.load(Ordering::Relaxed));
+        buf.push(" KiB at simulated time ");
+        buf.push_time(now);
+        buf.push(" s; raise it with --cfg=contexts/stack-size:KiB (for example --cfg=contexts/stack-size:");
+        buf.push_u64(STACK_KIB.load(Ordering::Relaxed).saturating_mul(4));
+        buf.push(")\n");
+    } else {
+        buf.push("smpirun: rank ");
+        buf.push_u64(rank as u64);
+        buf.push(if sig == libc::SIGBUS { " crashed (bus error" } else { " crashed (segmentation fault" });
+        buf.push(", address 0x");
+        buf.push_hex(addr as u64);
+        buf.push(") at simulated time ");
+        buf.push_time(now);
+        buf.push(" s\n");
+    }
+    // SAFETY: fflush and write on a dying process; fflush(NULL) is not
+    // async-signal-safe, but stdio locks are recursive on this single
+    // thread, so it cannot deadlock, and losing the program's buffered
+    // output would hide what led to the crash.
+    unsafe {
+        libc::fflush(ptr::null_mut());
+        libc::write(2, buf.bytes.as_ptr().cast(), buf.len);
+        libc::_exit(128 + sig);
+    }
+}
+
+/// A fixed buffer for formatting inside the signal handler (no allocation).
+struct MsgBuf {
+    bytes: [u8; 512],
+    len: usize,
+}
+
+impl Default for MsgBuf {
+    fn default() -> Self {
+        Self {
+            bytes: [0; 512],
+            len: 0,
+        }
+    }
+}
+
+impl MsgBuf {
+    fn push(&mut self, s: &str) {
+        for &b in s.as_bytes() {
+            if self.len < self.bytes.len() {
+                self.bytes[self.len] = b;
+                self.len += 1;
+            }
+        }
+    }
+    fn push_u64(&mut self, mut v: u64) {
+        let mut digits = [0u8; 20];
+        let mut n = 0;
+        loop {
+            digits[n] = b'0' + (v % 10) as u8;
+            n += 1;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        for i in (0..n).rev() {
+            let d = [digits[i]];
+            self.push(std::str::from_utf8(&d).unwrap_or("?"));
+        }
+    }
+    fn push_hex(&mut self, v: u64) {
+        let hex = b"0123456789abcdef";
+        let mut started = false;
+        for shift in (0..16).rev() {
+            let d = ((v >> (shift * 4)) & 0xf) as usize;
+            if d != 0 || started || shift == 0 {
+                started = true;
+                let c = [hex[d]];
+                self.push(std::str::from_utf8(&c).unwrap_or("?"));
+            }
+        }
+    }
+    /// Seconds with 6 decimals.
+    fn push_time(&mut self, t: f64) {
+        let t = if t.is_finite() && t >= 0.0 { t } else { 0.0 };
+        let micros = (t * 1e6).round() as u64;
+        self.push_u64(micros / 1_000_000);
+        self.push(".");
+        let frac = micros % 1_000_000;
+        let mut div = 100_000;
+        while div > 0 {
+            self.push_u64((frac / div) % 10);
+            div /= 10;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coroutine_switches_and_returns() {
+        let stack = RankStack::new(256 * 1024).unwrap();
+        let guard = stack.guard();
+        let mut co = spawn(stack, || {
+            suspend(Suspend::Park);
+            suspend(Suspend::Park);
+            7
+        });
+        assert_eq!(resume(&mut co, 0, guard), Suspend::Park);
+        assert_eq!(resume(&mut co, 0, guard), Suspend::Park);
+        assert_eq!(resume(&mut co, 0, guard), Suspend::Exit(7));
+    }
+
+    #[test]
+    fn exited_coroutine_is_discarded_without_unwinding() {
+        let stack = RankStack::new(256 * 1024).unwrap();
+        let guard = stack.guard();
+        let mut co = spawn(stack, || {
+            suspend(Suspend::Exit(3));
+            unreachable!("an exited rank is never resumed")
+        });
+        assert_eq!(resume(&mut co, 1, guard), Suspend::Exit(3));
+        discard(co);
+    }
+
+    #[test]
+    fn message_formatting() {
+        let mut b = MsgBuf::default();
+        b.push_u64(0);
+        b.push(" ");
+        b.push_u64(4096);
+        b.push(" ");
+        b.push_hex(0xdead);
+        b.push(" ");
+        b.push_time(1.5);
+        assert_eq!(std::str::from_utf8(&b.bytes[..b.len]).unwrap(), "0 4096 dead 1.500000");
+    }
+}

@@ -1,0 +1,648 @@
+//! The discrete-event engine: the simulated clock, the timer queue, the
+//! fluid model of hosts and links, the ranks' run states, and the maestro
+//! loop that resumes ranks in a deterministic order.
+//!
+//! All simulation state lives in one [`World`] owned by a thread-local. Rank
+//! code (inside an MPI call) and the maestro both reach it through [`with`],
+//! and nobody holds it across a coroutine switch or a call into C code, so
+//! the `RefCell` never sees overlapping borrows.
+
+use std::cell::RefCell;
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::fmt;
+
+use fluidnet::{ActionId, ActionSpec, ResourceId};
+use platforms::{Direction, HostId, LinkUse, Platform};
+
+use crate::context::{self, Suspend};
+use crate::mpi::Mpi;
+use crate::netmodel::NetModel;
+
+thread_local! {
+    static WORLD: RefCell<Option<World>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` on the world. Panics if called outside a simulation or from
+/// inside another `with` (which would be a bug in the runtime).
+pub fn with<R>(f: impl FnOnce(&mut World) -> R) -> R {
+    WORLD.with(|cell| {
+        let mut guard = cell
+            .try_borrow_mut()
+            .expect("internal error: re-entrant access to the simulation state");
+        let world = guard
+            .as_mut()
+            .expect("MPI was called outside smpirun (no simulation is running)");
+        f(world)
+    })
+}
+
+/// Installs `world` as this thread's simulation.
+pub fn install(world: World) {
+    WORLD.with(|cell| *cell.borrow_mut() = Some(world));
+}
+
+/// Removes and returns this thread's simulation.
+pub fn uninstall() -> Option<World> {
+    WORLD.with(|cell| cell.borrow_mut().take())
+}
+
+/// A rank's run state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunState {
+    /// In the ready queue (or running now).
+    Ready,
+    /// Waiting for a request, a timer or a computation.
+    Blocked,
+    /// Returned from main, called exit, or aborted.
+    Done,
+}
+
+/// What a blocked rank waits in, for the deadlock report.
+#[derive(Debug, Clone, Default)]
+pub struct BlockedIn {
+    pub call: &'static str,
+    pub detail: String,
+}
+
+/// A simulated process.
+pub struct Rank {
+    pub host: HostId,
+    pub state: RunState,
+    pub blocked_in: BlockedIn,
+    pub exit_code: Option<i32>,
+    /// Thread CPU time when this rank last returned from an MPI call.
+    pub cpu_mark: f64,
+    /// A computation in progress on the rank's host.
+    pub exec: Option<ActionId>,
+    /// Set while the rank sleeps until a timer.
+    pub sleeping: bool,
+}
+
+/// Something that happens at a date.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimerEvent {
+    /// Ends a sleep of the rank.
+    Wake(usize),
+    /// Ends the latency phase of a transfer: its flow starts.
+    LatencyDone(TransferId),
+}
+
+struct Timer {
+    at: f64,
+    seq: u64,
+    event: TimerEvent,
+}
+
+impl PartialEq for Timer {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Timer {}
+impl PartialOrd for Timer {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Timer {
+    /// Reversed, so that the max-heap pops the earliest (then oldest) timer.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .at
+            .total_cmp(&self.at)
+            .then_with(|| other.seq.cmp(&self.seq))
+    }
+}
+
+/// Index of a transfer in the world's transfer table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TransferId(pub u32);
+
+/// A message moving through the network: latency phase, then a flow.
+pub struct Transfer {
+    pub src_host: HostId,
+    pub dst_host: HostId,
+    pub bytes: usize,
+    pub action: Option<ActionId>,
+    pub done: bool,
+    /// What to complete when the transfer ends (set by the MPI layer).
+    pub on_done: crate::mpi::TransferHooks,
+}
+
+/// Who owns a fluid action.
+#[derive(Debug, Clone, Copy)]
+enum ActionOwner {
+    Exec(usize),
+    Transfer(TransferId),
+}
+
+/// How computation between MPI calls is simulated.
+#[derive(Debug, Clone, Copy)]
+pub struct Compute {
+    /// smpi/simulate-computation
+    pub simulate: bool,
+    /// smpi/cpu-threshold: shorter bursts are ignored (s).
+    pub threshold: f64,
+    /// smpi/host-speed: flop/s of the machine running the simulation.
+    pub host_speed: f64,
+}
+
+/// The whole simulation state.
+pub struct World {
+    pub now: f64,
+    pub platform: Platform,
+    pub model: NetModel,
+    pub ranks: Vec<Rank>,
+    /// The rank now running (meaningful inside MPI calls).
+    pub current: usize,
+    ready: VecDeque<usize>,
+    timers: BinaryHeap<Timer>,
+    timer_seq: u64,
+    pub fluid: fluidnet::System,
+    /// Fluid resources of each platform link: [shared or up half, down half].
+    link_resources: Vec<[ResourceId; 2]>,
+    host_cpus: Vec<ResourceId>,
+    owners: HashMap<ActionId, ActionOwner>,
+    transfers: Vec<Option<Transfer>>,
+    free_transfers: Vec<u32>,
+    route: Vec<LinkUse>,
+    pub mpi: Mpi,
+    pub compute: Compute,
+    /// Set by MPI_Abort: (rank, error code).
+    pub aborted: Option<(usize, i32)>,
+    /// Set when the simulation cannot go on (for example a missing route).
+    pub failure: Option<String>,
+    /// Number of ranks not yet done.
+    live: usize,
+}
+
+impl World {
+    /// Builds the world for `hosts.len()` ranks, rank i on `hosts[i]`.
+    pub fn new(platform: Platform, model: NetModel, hosts: Vec<HostId>, mpi: Mpi, compute: Compute) -> Self {
+        let mut fluid = fluidnet::System::new(model.precision);
+        let link_resources = platform
+            .links()
+            .iter()
+            .map(|l| match l.sharing {
+                platforms::Sharing::Shared => {
+                    let r = fluid.add_resource(l.bandwidth, fluidnet::Sharing::Shared);
+                    [r, r]
+                }
+                platforms::Sharing::FatPipe => {
+                    let r = fluid.add_resource(l.bandwidth, fluidnet::Sharing::FatPipe);
+                    [r, r]
+                }
+                platforms::Sharing::SplitDuplex => [
+                    fluid.add_resource(l.bandwidth, fluidnet::Sharing::Shared),
+                    fluid.add_resource(l.bandwidth, fluidnet::Sharing::Shared),
+                ],
+            })
+            .collect();
+        let host_cpus = platform
+            .hosts()
+            .iter()
+            .map(|h| fluid.add_resource(h.speed * f64::from(h.cores.max(1)), fluidnet::Sharing::Shared))
+            .collect();
+        let n = hosts.len();
+        let ranks = hosts
+            .into_iter()
+            .map(|host| Rank {
+                host,
+                state: RunState::Ready,
+                blocked_in: BlockedIn::default(),
+                exit_code: None,
+                cpu_mark: 0.0,
+                exec: None,
+                sleeping: false,
+            })
+            .collect();
+        Self {
+            now: 0.0,
+            platform,
+            model,
+            ranks,
+            current: 0,
+            ready: (0..n).collect(),
+            timers: BinaryHeap::new(),
+            timer_seq: 0,
+            fluid,
+            link_resources,
+            host_cpus,
+            owners: HashMap::new(),
+            transfers: Vec::new(),
+            free_transfers: Vec::new(),
+            route: Vec::new(),
+            mpi,
+            compute,
+            aborted: None,
+            failure: None,
+            live: n,
+        }
+    }
+
+    pub fn size(&self) -> usize {
+        self.ranks.len()
+    }
+
+    /// Makes a blocked rank ready again.
+    pub fn wake(&mut self, rank: usize) {
+        let r = &mut self.ranks[rank];
+        if r.state == RunState::Blocked {
+            r.state = RunState::Ready;
+            r.blocked_in = BlockedIn::default();
+            self.ready.push_back(rank);
+        }
+    }
+
+    /// Marks the current rank blocked in `call` (the caller then parks).
+    pub fn block_current(&mut self, call: &'static str, detail: String) {
+        let r = &mut self.ranks[self.current];
+        r.state = RunState::Blocked;
+        r.blocked_in = BlockedIn { call, detail };
+    }
+
+    pub fn add_timer(&mut self, at: f64, event: TimerEvent) {
+        self.timer_seq += 1;
+        self.timers.push(Timer {
+            at,
+            seq: self.timer_seq,
+            event,
+        });
+    }
+
+    /// Starts a computation of `flops` for the current rank on its host.
+    pub fn start_exec(&mut self, flops: f64) {
+        let rank = self.current;
+        let host = self.ranks[rank].host;
+        let speed = self.platform.host(host).speed;
+        let cpu = self.host_cpus[host.0 as usize];
+        let id = self.fluid.start(&ActionSpec {
+            amount: flops,
+            penalty: 1.0,
+            bound: Some(speed),
+            uses: &[(cpu, 1.0)],
+        });
+        self.owners.insert(id, ActionOwner::Exec(rank));
+        self.ranks[rank].exec = Some(id);
+    }
+
+    /// Starts moving `bytes` from `src` to `dst`; `on_done` says what the
+    /// MPI layer completes when it arrives.
+    pub fn start_transfer(
+        &mut self,
+        src: HostId,
+        dst: HostId,
+        bytes: usize,
+        on_done: crate::mpi::TransferHooks,
+    ) -> TransferId {
+        let transfer = Transfer {
+            src_host: src,
+            dst_host: dst,
+            bytes,
+            action: None,
+            done: false,
+            on_done,
+        };
+        let id = match self.free_transfers.pop() {
+            Some(i) => {
+                self.transfers[i as usize] = Some(transfer);
+                TransferId(i)
+            }
+            None => {
+                self.transfers.push(Some(transfer));
+                TransferId((self.transfers.len() - 1) as u32)
+            }
+        };
+        self.route.clear();
+        let mut route = std::mem::take(&mut self.route);
+        self.platform_route(src, dst, &mut route);
+        let latency: f64 = route
+            .iter()
+            .map(|u| self.platform.link(u.link).latency)
+            .sum();
+        let delay = latency * self.model.latency_factor(bytes);
+        self.route = route;
+        if delay > 0.0 {
+            self.add_timer(self.now + delay, TimerEvent::LatencyDone(id));
+        } else {
+            self.start_flow(id);
+        }
+        id
+    }
+
+    /// The route from `src` to `dst`; a missing route stops the simulation
+    /// with the platform's explanation.
+    fn platform_route(&mut self, src: HostId, dst: HostId, out: &mut Vec<LinkUse>) {
+        if let Err(e) = self.platform.route(src, dst, out) {
+            if self.failure.is_none() {
+                self.failure = Some(format!(
+                    "smpirun: rank {} sends a message from host '{}' to host '{}', but {e}",
+                    self.current, self.platform.host(src).name, self.platform.host(dst).name
+                ));
+            }
+            out.clear();
+        }
+    }
+
+    fn resource_of(&self, u: &LinkUse) -> ResourceId {
+        let pair = self.link_resources[u.link.0 as usize];
+        match u.direction {
+            Direction::Down => pair[1],
+            _ => pair[0],
+        }
+    }
+
+    /// The flow phase of a transfer: enters the max-min system.
+    fn start_flow(&mut self, id: TransferId) {
+        let (src, dst, bytes) = {
+            let t = self.transfers[id.0 as usize]
+                .as_ref()
+                .expect("flow of a live transfer");
+            (t.src_host, t.dst_host, t.bytes)
+        };
+        let mut route = std::mem::take(&mut self.route);
+        self.platform_route(src, dst, &mut route);
+        let links: Vec<(f64, f64)> = route
+            .iter()
+            .map(|u| {
+                let l = self.platform.link(u.link);
+                (l.bandwidth, l.latency)
+            })
+            .collect();
+        let mut uses: Vec<(ResourceId, f64)> = route.iter().map(|u| (self.resource_of(u), 1.0)).collect();
+        if self.model.crosstraffic {
+            let mut back = Vec::new();
+            self.platform_route(dst, src, &mut back);
+            uses.extend(back.iter().map(|u| (self.resource_of(u), 0.05)));
+        }
+        self.route = route;
+        let flow = self.model.flow(bytes, &links);
+        let action = self.fluid.start(&ActionSpec {
+            amount: flow.amount,
+            penalty: flow.penalty,
+            bound: flow.bound,
+            uses: &uses,
+        });
+        self.owners.insert(action, ActionOwner::Transfer(id));
+        if let Some(t) = self.transfers[id.0 as usize].as_mut() {
+            t.action = Some(action);
+        }
+    }
+
+    pub fn transfer(&self, id: TransferId) -> Option<&Transfer> {
+        self.transfers.get(id.0 as usize).and_then(Option::as_ref)
+    }
+
+    pub fn transfer_mut(&mut self, id: TransferId) -> Option<&mut Transfer> {
+        self.transfers.get_mut(id.0 as usize).and_then(Option::as_mut)
+    }
+
+    /// Forgets a finished transfer.
+    pub fn release_transfer(&mut self, id: TransferId) {
+        if let Some(slot) = self.transfers.get_mut(id.0 as usize) {
+            if slot.take().is_some() {
+                self.free_transfers.push(id.0);
+            }
+        }
+    }
+
+    /// The date of the next event, if any.
+    fn next_event(&mut self) -> Option<f64> {
+        let timer = self.timers.peek().map(|t| t.at);
+        let flow = self.fluid.next_completion();
+        match (timer, flow) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Moves the clock to `t` and handles everything that happens then.
+    fn advance(&mut self, t: f64) {
+        let t = t.max(self.now);
+        let mut done = Vec::new();
+        self.fluid.advance(t, &mut done);
+        self.now = t;
+        context::publish_time(t);
+        for action in done {
+            match self.owners.remove(&action) {
+                Some(ActionOwner::Exec(rank)) => {
+                    self.ranks[rank].exec = None;
+                    self.wake(rank);
+                }
+                Some(ActionOwner::Transfer(id)) => self.finish_transfer(id),
+                None => {}
+            }
+        }
+        while self.timers.peek().is_some_and(|top| top.at <= t) {
+            let Some(timer) = self.timers.pop() else { break };
+            match timer.event {
+                TimerEvent::Wake(rank) => {
+                    self.ranks[rank].sleeping = false;
+                    self.wake(rank);
+                }
+                TimerEvent::LatencyDone(id) => self.start_flow(id),
+            }
+        }
+    }
+
+    fn finish_transfer(&mut self, id: TransferId) {
+        let hooks = match self.transfer_mut(id) {
+            Some(t) => {
+                t.done = true;
+                t.action = None;
+                t.on_done.clone()
+            }
+            None => return,
+        };
+        crate::mpi::transfer_done(self, id, hooks);
+    }
+
+    fn pop_ready(&mut self) -> Option<usize> {
+        self.ready.pop_front()
+    }
+
+    /// Records that `rank` is finished with `code`.
+    pub fn finish_rank(&mut self, rank: usize, code: i32) {
+        let r = &mut self.ranks[rank];
+        if r.state != RunState::Done {
+            r.state = RunState::Done;
+            r.exit_code = Some(code);
+            self.live -= 1;
+        }
+    }
+
+    /// The deadlock report: every blocked rank with its call.
+    fn deadlock_report(&self) -> String {
+        let mut s = format!(
+            "smpirun: deadlock at simulated time {:.6} s: no rank can progress and no \
+             event is pending.\n",
+            self.now
+        );
+        let blocked: Vec<usize> = (0..self.ranks.len())
+            .filter(|&r| self.ranks[r].state == RunState::Blocked)
+            .collect();
+        const SHOWN: usize = 64;
+        for &r in blocked.iter().take(SHOWN) {
+            let b = &self.ranks[r].blocked_in;
+            s.push_str(&format!("  rank {r} is blocked in {}({})\n", b.call, b.detail));
+        }
+        if blocked.len() > SHOWN {
+            s.push_str(&format!("  ... and {} more blocked ranks\n", blocked.len() - SHOWN));
+        }
+        let done = self.ranks.iter().filter(|r| r.state == RunState::Done).count();
+        if done > 0 {
+            s.push_str(&format!("  ({done} ranks already finished)\n"));
+        }
+        s
+    }
+}
+
+/// How a simulation ended.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Every rank finished; the first non-zero exit code, or 0.
+    Finished { code: i32, simulated: f64 },
+    /// MPI_Abort was called.
+    Aborted { rank: usize, code: i32, simulated: f64 },
+    /// No rank can progress.
+    Deadlock { report: String, simulated: f64 },
+    /// A rank could not be started (for example its copy failed to load).
+    Failed { message: String, simulated: f64 },
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Finished { code, .. } => write!(f, "finished with exit code {code}"),
+            Outcome::Aborted { rank, code, .. } => {
+                write!(f, "rank {rank} called MPI_Abort with error code {code}")
+            }
+            Outcome::Deadlock { report, .. } => f.write_str(report),
+            Outcome::Failed { message, .. } => f.write_str(message),
+        }
+    }
+}
+
+/// Creates a rank's coroutine on demand.
+pub trait RankFactory {
+    /// The coroutine and guard zone for `rank`, or a message saying why not.
+    fn create(&mut self, rank: usize) -> Result<(context::RankCoroutine, (usize, usize)), String>;
+}
+
+/// The maestro: runs ranks and events until every rank is done.
+pub fn run(factory: &mut dyn RankFactory) -> Outcome {
+    let n = with(|w| w.size());
+    let mut coroutines: Vec<Option<(context::RankCoroutine, (usize, usize))>> =
+        (0..n).map(|_| None).collect();
+    loop {
+        while let Some(rank) = with(|w| w.pop_ready()) {
+            if coroutines[rank].is_none() {
+                match factory.create(rank) {
+                    Ok(c) => coroutines[rank] = Some(c),
+                    Err(message) => {
+                        let simulated = with(|w| w.now);
+                        return Outcome::Failed { message, simulated };
+                    }
+                }
+            }
+            with(|w| w.current = rank);
+            let Some((co, guard)) = coroutines[rank].as_mut() else {
+                continue;
+            };
+            let why = context::resume(co, rank, *guard);
+            if let Suspend::Exit(code) = why {
+                with(|w| w.finish_rank(rank, code));
+                if let Some((co, _)) = coroutines[rank].take() {
+                    context::discard(co);
+                }
+            }
+            if let Some(message) = with(|w| w.failure.take()) {
+                let simulated = with(|w| w.now);
+                for (co, _) in coroutines.iter_mut().filter_map(Option::take) {
+                    context::discard(co);
+                }
+                return Outcome::Failed { message, simulated };
+            }
+            if let Some((rank, code)) = with(|w| w.aborted) {
+                let simulated = with(|w| w.now);
+                // Ranks still suspended hold C frames: drop them unresumed.
+                for (co, _) in coroutines.iter_mut().filter_map(Option::take) {
+                    context::discard(co);
+                }
+                return Outcome::Aborted {
+                    rank,
+                    code,
+                    simulated,
+                };
+            }
+        }
+        if with(|w| w.live) == 0 {
+            let (code, simulated) = with(|w| {
+                let code = w
+                    .ranks
+                    .iter()
+                    .filter_map(|r| r.exit_code)
+                    .find(|&c| c != 0)
+                    .unwrap_or(0);
+                (code, w.now)
+            });
+            return Outcome::Finished { code, simulated };
+        }
+        let next = with(|w| w.next_event());
+        match next {
+            Some(t) => with(|w| w.advance(t)),
+            None => {
+                let (report, simulated) = with(|w| (w.deadlock_report(), w.now));
+                for (co, _) in coroutines.iter_mut().filter_map(Option::take) {
+                    context::discard(co);
+                }
+                return Outcome::Deadlock { report, simulated };
+            }
+        }
+    }
+}
+
+/// Parks the current rank until something wakes it.
+pub fn park() {
+    context::suspend(Suspend::Park);
+}
+
+/// Sleeps the current rank for `seconds` of simulated time.
+pub fn sleep(seconds: f64, call: &'static str) {
+    if seconds.is_nan() || seconds <= 0.0 {
+        return;
+    }
+    with(|w| {
+        let at = w.now + seconds;
+        let rank = w.current;
+        w.ranks[rank].sleeping = true;
+        w.add_timer(at, TimerEvent::Wake(rank));
+        w.block_current(call, format!("for {seconds:e} s"));
+    });
+    loop {
+        park();
+        if !with(|w| w.ranks[w.current].sleeping) {
+            break;
+        }
+        with(|w| w.block_current(call, String::new()));
+    }
+}
+
+/// Runs `flops` of computation on the current rank's host.
+pub fn execute(flops: f64, call: &'static str) {
+    if flops.is_nan() || flops <= 0.0 {
+        return;
+    }
+    with(|w| {
+        w.start_exec(flops);
+        w.block_current(call, format!("computing {flops:e} flops"));
+    });
+    loop {
+        park();
+        if with(|w| w.ranks[w.current].exec.is_none()) {
+            break;
+        }
+        with(|w| w.block_current(call, String::new()));
+    }
+}

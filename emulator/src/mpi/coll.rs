@@ -1,0 +1,183 @@
+//! Runs collective schedules (from the `collectives` crate) over the
+//! point-to-point layer, on the communicator's collective context.
+
+use std::ffi::c_void;
+
+use collectives::{Block, Buf, CollError, Comm, Local, Schedule};
+
+use super::datatype::{self, Datatype};
+use super::op::{self, Builtin};
+use super::{class, wait_for, is_complete, CommView, MpiError, MpiResult, ReqId, ReqKind, SendMode};
+use crate::engine;
+
+/// The user buffers of one collective call.
+#[derive(Debug, Clone, Copy)]
+pub struct Buffers {
+    pub send: usize,
+    pub send_type: i32,
+    pub recv: usize,
+    pub recv_type: i32,
+}
+
+impl Buffers {
+    /// A collective without data (barrier).
+    pub fn none() -> Self {
+        Self {
+            send: 0,
+            send_type: 4, // MPI_BYTE
+            recv: 0,
+            recv_type: 4,
+        }
+    }
+}
+
+/// The reduction a schedule's `Local::Reduce` steps apply.
+#[derive(Debug, Clone, Copy)]
+pub enum Reduction {
+    None,
+    Builtin(Builtin),
+}
+
+/// Turns a schedule-building error into the MPI error class it means.
+pub fn coll_error(e: CollError) -> MpiError {
+    let class = match e {
+        CollError::RootOutOfRange { .. } => class::ROOT,
+        CollError::Overflow { .. } => class::COUNT,
+        _ => class::ARG,
+    };
+    MpiError::new(class, e.to_string())
+}
+
+/// A scratch buffer laid out like `count` elements of a datatype.
+struct Scratch {
+    bytes: Vec<u8>,
+    /// Address of element 0 (the allocation starts at its true lower bound).
+    base: usize,
+}
+
+impl Scratch {
+    fn new(ty: &Datatype, count: usize) -> Self {
+        let len = if count == 0 {
+            0
+        } else {
+            (count as isize - 1) * ty.extent + ty.true_extent
+        };
+        let bytes = vec![0u8; len.max(0) as usize];
+        let base = (bytes.as_ptr() as usize).wrapping_sub(ty.true_lb as usize);
+        Self { bytes, base }
+    }
+}
+
+struct Ctx<'a> {
+    bufs: Buffers,
+    send_ty: Datatype,
+    recv_ty: Datatype,
+    scratch: &'a [Scratch],
+}
+
+impl Ctx<'_> {
+    /// Address and datatype of a block.
+    fn locate(&self, b: &Block) -> (usize, i32, &Datatype) {
+        let (base, handle, ty) = match b.buf {
+            Buf::Send => (self.bufs.send, self.bufs.send_type, &self.send_ty),
+            Buf::Recv => (self.bufs.recv, self.bufs.recv_type, &self.recv_ty),
+            Buf::Tmp(i) => (self.scratch[i as usize].base, self.bufs.recv_type, &self.recv_ty),
+        };
+        let addr = base.wrapping_add((b.offset as isize * ty.extent) as usize);
+        (addr, handle, ty)
+    }
+}
+
+/// Executes `sched` for the current rank on `comm`. `call` names the MPI
+/// call for deadlock reports.
+pub fn execute(comm: &CommView, sched: &Schedule, bufs: Buffers, reduction: Reduction, call: &'static str) -> MpiResult<()> {
+    let (send_ty, recv_ty, tag) = engine::with(|w| -> MpiResult<_> {
+        let s = w.mpi.datatype(bufs.send_type)?.clone();
+        let r = w.mpi.datatype(bufs.recv_type)?.clone();
+        Ok((s, r, w.next_coll_tag(comm.handle)))
+    })?;
+    let scratch: Vec<Scratch> = sched.tmp.iter().map(|&n| Scratch::new(&recv_ty, n)).collect();
+    let ctx = Ctx {
+        bufs,
+        send_ty,
+        recv_ty,
+        scratch: &scratch,
+    };
+    for round in &sched.rounds {
+        if !round.comm.is_empty() {
+            let ids = engine::with(|w| -> MpiResult<Vec<ReqId>> {
+                let mut ids = Vec::with_capacity(round.comm.len());
+                for c in &round.comm {
+                    let (kind, peer, block) = match c {
+                        Comm::Send { to, data } => (ReqKind::Send(SendMode::Standard), *to, data),
+                        Comm::Recv { from, data } => (ReqKind::Recv, *from, data),
+                    };
+                    let (addr, handle, _) = ctx.locate(block);
+                    let id = w.new_internal_request(kind, comm.ctx + 1, comm.handle, addr, block.count, handle, peer as i32, tag);
+                    w.start(id)?;
+                    ids.push(id);
+                }
+                Ok(ids)
+            })?;
+            wait_for(&ids, call, |w| ids.iter().all(|&id| is_complete(w, id)));
+            let err = engine::with(|w| {
+                let mut err = None;
+                for &id in &ids {
+                    let st = w.mpi.request(id).status;
+                    if st.error != 0 && err.is_none() {
+                        err = Some(MpiError::new(st.error, format!("{call}: a message was truncated (counts differ between ranks?)")));
+                    }
+                    w.mpi.remove_request(id);
+                }
+                err
+            });
+            if let Some(e) = err {
+                return Err(e);
+            }
+        }
+        for local in &round.local {
+            match local {
+                Local::Copy { from, to } => copy_block(&ctx, from, to),
+                Local::Reduce { input, inout } => reduce_block(&ctx, reduction, input, inout)?,
+            }
+        }
+    }
+    drop(scratch);
+    Ok(())
+}
+
+fn copy_block(ctx: &Ctx, from: &Block, to: &Block) {
+    let (src, _, sty) = ctx.locate(from);
+    let (dst, _, dty) = ctx.locate(to);
+    let mut data = Vec::new();
+    // SAFETY: schedule blocks lie within the caller's buffers (MPI's
+    // contract on counts) or our scratch buffers.
+    unsafe {
+        datatype::pack(sty, src as *const c_void, from.count, &mut data);
+        datatype::unpack(dty, dst as *mut c_void, &data);
+    }
+}
+
+fn reduce_block(ctx: &Ctx, reduction: Reduction, input: &Block, inout: &Block) -> MpiResult<()> {
+    let Reduction::Builtin(op) = reduction else {
+        return Err(MpiError::new(class::INTERN, "reduction step without an operation"));
+    };
+    let (src, _, sty) = ctx.locate(input);
+    let (dst, _, dty) = ctx.locate(inout);
+    let Some((basic, _)) = dty.basic else {
+        return Err(MpiError::new(class::OP, format!("{} is not defined for datatype {}", op.name(), dty.name)));
+    };
+    let mut a = Vec::new();
+    let mut b = Vec::new();
+    // SAFETY: as in copy_block.
+    unsafe {
+        datatype::pack(sty, src as *const c_void, input.count, &mut a);
+        datatype::pack(dty, dst as *const c_void, inout.count, &mut b);
+    }
+    if !op::apply(op, basic, &a, &mut b) {
+        return Err(MpiError::new(class::OP, format!("{} is not defined for datatype {}", op.name(), dty.name)));
+    }
+    // SAFETY: as in copy_block.
+    unsafe { datatype::unpack(dty, dst as *mut c_void, &b) };
+    Ok(())
+}

@@ -1,0 +1,268 @@
+//! MPI datatypes: the predefined ones and their layout; packing and
+//! unpacking of (buffer, count, datatype) triples.
+//!
+//! A datatype is described by the byte blocks of one element (offset from
+//! the element's base, length), merged where adjacent, plus its lower bound
+//! and extent; element i of a buffer starts at `buf + i * extent`.
+
+use std::ffi::c_void;
+
+/// The element kinds that reductions know how to combine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Basic {
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    F32,
+    F64,
+    /// C `long double` (x87 extended on x86-64): not reducible here.
+    LongDouble,
+    Bool,
+    ComplexF32,
+    ComplexF64,
+    ComplexLongDouble,
+    /// MPI_BYTE and MPI_PACKED: raw bytes, bitwise ops only.
+    Byte,
+    /// MPI_CHAR / MPI_CHARACTER / MPI_WCHAR: characters, no arithmetic.
+    Char,
+    /// MINLOC/MAXLOC pair types: (value, int index).
+    PairF32I32,
+    PairF64I32,
+    PairI64I32,
+    PairI32I32,
+    PairI16I32,
+    PairLongDoubleI32,
+    PairF64F64,
+    PairF32F32,
+}
+
+/// A committed or uncommitted datatype.
+#[derive(Debug, Clone)]
+pub struct Datatype {
+    pub name: String,
+    /// Bytes of data in one element.
+    pub size: usize,
+    pub lb: isize,
+    pub extent: isize,
+    pub true_lb: isize,
+    pub true_extent: isize,
+    /// Byte blocks of one element relative to its base, in type-map order.
+    pub blocks: Vec<(isize, usize)>,
+    /// The homogeneous element kind and how many of them one element holds.
+    pub basic: Option<(Basic, usize)>,
+    pub predefined: bool,
+    pub committed: bool,
+}
+
+impl Datatype {
+    /// One element is a single run of bytes starting at the base and the
+    /// elements tile the buffer: (un)packing is a plain copy.
+    pub fn is_contiguous(&self) -> bool {
+        self.size as isize == self.extent
+            && (self.size == 0 || (self.blocks.len() == 1 && self.blocks[0] == (0, self.size)))
+    }
+
+    fn predefined(name: &str, size: usize, basic: Option<Basic>) -> Self {
+        Self::predefined_layout(name, &[(0, size)], size as isize, basic)
+    }
+
+    fn predefined_layout(name: &str, parts: &[(isize, usize)], extent: isize, basic: Option<Basic>) -> Self {
+        let mut blocks: Vec<(isize, usize)> = Vec::new();
+        for &(off, len) in parts {
+            match blocks.last_mut() {
+                Some(last) if last.0 + last.1 as isize == off => last.1 += len,
+                _ => blocks.push((off, len)),
+            }
+        }
+        let size = parts.iter().map(|p| p.1).sum();
+        let true_ub = parts.iter().map(|p| p.0 + p.1 as isize).max().unwrap_or(0);
+        Self {
+            name: name.to_string(),
+            size,
+            lb: 0,
+            extent,
+            true_lb: 0,
+            true_extent: true_ub,
+            blocks: if size == 0 { Vec::new() } else { blocks },
+            basic: basic.map(|b| (b, 1)),
+            predefined: true,
+            committed: true,
+        }
+    }
+}
+
+/// The predefined datatypes, indexed by handle (0 is MPI_DATATYPE_NULL).
+pub fn predefined_types() -> Vec<Option<Datatype>> {
+    use Basic::*;
+    let d = Datatype::predefined;
+    let p = Datatype::predefined_layout;
+    let long_double = std::mem::size_of::<f64>() * 2; // 16 on x86-64 and aarch64
+    vec![
+        None,
+        Some(d("MPI_CHAR", 1, Some(Char))),
+        Some(d("MPI_SIGNED_CHAR", 1, Some(I8))),
+        Some(d("MPI_UNSIGNED_CHAR", 1, Some(U8))),
+        Some(d("MPI_BYTE", 1, Some(Byte))),
+        Some(d("MPI_WCHAR", 4, Some(Char))),
+        Some(d("MPI_SHORT", 2, Some(I16))),
+        Some(d("MPI_UNSIGNED_SHORT", 2, Some(U16))),
+        Some(d("MPI_INT", 4, Some(I32))),
+        Some(d("MPI_UNSIGNED", 4, Some(U32))),
+        Some(d("MPI_LONG", 8, Some(I64))),
+        Some(d("MPI_UNSIGNED_LONG", 8, Some(U64))),
+        Some(d("MPI_LONG_LONG_INT", 8, Some(I64))),
+        Some(d("MPI_UNSIGNED_LONG_LONG", 8, Some(U64))),
+        Some(d("MPI_FLOAT", 4, Some(F32))),
+        Some(d("MPI_DOUBLE", 8, Some(F64))),
+        Some(d("MPI_LONG_DOUBLE", long_double, Some(LongDouble))),
+        Some(d("MPI_INT8_T", 1, Some(I8))),
+        Some(d("MPI_INT16_T", 2, Some(I16))),
+        Some(d("MPI_INT32_T", 4, Some(I32))),
+        Some(d("MPI_INT64_T", 8, Some(I64))),
+        Some(d("MPI_UINT8_T", 1, Some(U8))),
+        Some(d("MPI_UINT16_T", 2, Some(U16))),
+        Some(d("MPI_UINT32_T", 4, Some(U32))),
+        Some(d("MPI_UINT64_T", 8, Some(U64))),
+        Some(d("MPI_C_BOOL", 1, Some(Bool))),
+        Some(d("MPI_C_FLOAT_COMPLEX", 8, Some(ComplexF32))),
+        Some(d("MPI_C_DOUBLE_COMPLEX", 16, Some(ComplexF64))),
+        Some(d("MPI_C_LONG_DOUBLE_COMPLEX", 2 * long_double, Some(ComplexLongDouble))),
+        Some(d("MPI_AINT", 8, Some(I64))),
+        Some(d("MPI_OFFSET", 8, Some(I64))),
+        Some(d("MPI_COUNT", 8, Some(I64))),
+        Some(d("MPI_PACKED", 1, Some(Byte))),
+        Some(p("MPI_LB", &[], 0, None)),
+        Some(p("MPI_UB", &[], 0, None)),
+        Some(p("MPI_FLOAT_INT", &[(0, 4), (4, 4)], 8, Some(PairF32I32))),
+        Some(p("MPI_DOUBLE_INT", &[(0, 8), (8, 4)], 16, Some(PairF64I32))),
+        Some(p("MPI_LONG_INT", &[(0, 8), (8, 4)], 16, Some(PairI64I32))),
+        Some(p("MPI_2INT", &[(0, 4), (4, 4)], 8, Some(PairI32I32))),
+        Some(p("MPI_SHORT_INT", &[(0, 2), (4, 4)], 8, Some(PairI16I32))),
+        Some(p(
+            "MPI_LONG_DOUBLE_INT",
+            &[(0, long_double), (long_double as isize, 4)],
+            2 * long_double as isize,
+            Some(PairLongDoubleI32),
+        )),
+        Some(d("MPI_CXX_BOOL", 1, Some(Bool))),
+        Some(d("MPI_CXX_FLOAT_COMPLEX", 8, Some(ComplexF32))),
+        Some(d("MPI_CXX_DOUBLE_COMPLEX", 16, Some(ComplexF64))),
+        Some(d("MPI_CXX_LONG_DOUBLE_COMPLEX", 2 * long_double, Some(ComplexLongDouble))),
+        Some(d("MPI_INTEGER", 4, Some(I32))),
+        Some(d("MPI_REAL", 4, Some(F32))),
+        Some(d("MPI_DOUBLE_PRECISION", 8, Some(F64))),
+        Some(d("MPI_LOGICAL", 4, Some(I32))),
+        Some(d("MPI_CHARACTER", 1, Some(Char))),
+        Some(d("MPI_COMPLEX", 8, Some(ComplexF32))),
+        Some(d("MPI_DOUBLE_COMPLEX", 16, Some(ComplexF64))),
+        Some(p("MPI_2INTEGER", &[(0, 4), (4, 4)], 8, Some(PairI32I32))),
+        Some(p("MPI_2REAL", &[(0, 4), (4, 4)], 8, Some(PairF32F32))),
+        Some(p("MPI_2DOUBLE_PRECISION", &[(0, 8), (8, 8)], 16, Some(PairF64F64))),
+        Some(d("MPI_INTEGER1", 1, Some(I8))),
+        Some(d("MPI_INTEGER2", 2, Some(I16))),
+        Some(d("MPI_INTEGER4", 4, Some(I32))),
+        Some(d("MPI_INTEGER8", 8, Some(I64))),
+        Some(d("MPI_REAL4", 4, Some(F32))),
+        Some(d("MPI_REAL8", 8, Some(F64))),
+    ]
+}
+
+/// Number of predefined handles (handles below this are predefined).
+pub fn predefined_count() -> usize {
+    predefined_types().len()
+}
+
+/// Copies `count` elements of `ty` at `buf` into `out` (appending).
+///
+/// # Safety
+/// `buf` must point to `count` valid elements of `ty` (the caller's MPI
+/// contract).
+pub unsafe fn pack(ty: &Datatype, buf: *const c_void, count: usize, out: &mut Vec<u8>) {
+    if ty.size == 0 || count == 0 {
+        return;
+    }
+    let base = buf as *const u8;
+    if ty.is_contiguous() {
+        // SAFETY: per the contract, count*size bytes are readable at buf.
+        out.extend_from_slice(unsafe { std::slice::from_raw_parts(base, count * ty.size) });
+        return;
+    }
+    out.reserve(count * ty.size);
+    for i in 0..count {
+        let elem = base.wrapping_offset(i as isize * ty.extent);
+        for &(off, len) in &ty.blocks {
+            // SAFETY: each block of each element lies in the caller's buffer.
+            out.extend_from_slice(unsafe { std::slice::from_raw_parts(elem.wrapping_offset(off), len) });
+        }
+    }
+}
+
+/// Copies packed bytes `data` into elements of `ty` at `buf`; stops when
+/// `data` runs out (a short message fills a prefix). Returns bytes written.
+///
+/// # Safety
+/// `buf` must have room for the elements that `data` fills.
+pub unsafe fn unpack(ty: &Datatype, buf: *mut c_void, data: &[u8]) -> usize {
+    if ty.size == 0 || data.is_empty() {
+        return 0;
+    }
+    let base = buf as *mut u8;
+    if ty.is_contiguous() {
+        // SAFETY: per the contract, the buffer holds data.len() bytes.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), base, data.len()) };
+        return data.len();
+    }
+    let mut pos = 0;
+    let mut i: isize = 0;
+    while pos < data.len() {
+        let elem = base.wrapping_offset(i * ty.extent);
+        for &(off, len) in &ty.blocks {
+            if pos >= data.len() {
+                break;
+            }
+            let n = len.min(data.len() - pos);
+            // SAFETY: the block lies in the caller's buffer.
+            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr().add(pos), elem.wrapping_offset(off), n) };
+            pos += n;
+        }
+        i += 1;
+    }
+    pos
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn predefined_layouts() {
+        let t = predefined_types();
+        let double_int = t[36].as_ref().unwrap();
+        assert_eq!(double_int.name, "MPI_DOUBLE_INT");
+        assert_eq!((double_int.size, double_int.extent), (12, 16));
+        assert!(!double_int.is_contiguous());
+        let int = t[8].as_ref().unwrap();
+        assert!(int.is_contiguous());
+        let short_int = t[39].as_ref().unwrap();
+        assert_eq!(short_int.blocks, vec![(0, 2), (4, 4)]);
+    }
+
+    #[test]
+    fn pack_unpack_round_trip_with_holes() {
+        let t = predefined_types();
+        let ty = t[39].as_ref().unwrap(); // MPI_SHORT_INT: 2 bytes, hole, 4 bytes
+        let src: [u8; 16] = [1, 2, 0xff, 0xff, 3, 4, 5, 6, 7, 8, 0xff, 0xff, 9, 10, 11, 12];
+        let mut packed = Vec::new();
+        unsafe { pack(ty, src.as_ptr().cast(), 2, &mut packed) };
+        assert_eq!(packed, vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+        let mut dst = [0u8; 16];
+        let n = unsafe { unpack(ty, dst.as_mut_ptr().cast(), &packed) };
+        assert_eq!(n, 12);
+        assert_eq!(dst, [1, 2, 0, 0, 3, 4, 5, 6, 7, 8, 0, 0, 9, 10, 11, 12]);
+    }
+}

@@ -1,0 +1,1049 @@
+//! MPI semantics over the engine: communicators, requests, matching,
+//! the eager/rendezvous protocols, and collectives run from schedules.
+//!
+//! Handles are small integers (see mpi.h). Objects shared by the ranks of a
+//! communicator (its group and context id) are stored once, never per rank.
+
+pub mod coll;
+pub mod datatype;
+pub mod op;
+
+use std::collections::VecDeque;
+use std::ffi::c_void;
+use std::rc::Rc;
+
+use crate::engine::{self, TransferId, World};
+use datatype::Datatype;
+
+pub const ANY_SOURCE: i32 = -2;
+pub const PROC_NULL: i32 = -1;
+pub const ANY_TAG: i32 = -1;
+pub const UNDEFINED: i32 = -32766;
+pub const COMM_NULL: i32 = 0;
+pub const COMM_WORLD: i32 = 1;
+pub const COMM_SELF: i32 = 2;
+pub const TAG_UB: i32 = i32::MAX;
+pub const BSEND_OVERHEAD: usize = 96;
+pub const ERRORS_ARE_FATAL: i32 = 1;
+pub const ERRORS_RETURN: i32 = 2;
+
+/// MPI error classes (values as in mpi.h).
+pub mod class {
+    pub const SUCCESS: i32 = 0;
+    pub const BUFFER: i32 = 1;
+    pub const COUNT: i32 = 2;
+    pub const TYPE: i32 = 3;
+    pub const TAG: i32 = 4;
+    pub const COMM: i32 = 5;
+    pub const RANK: i32 = 6;
+    pub const ROOT: i32 = 7;
+    pub const OP: i32 = 9;
+    pub const ARG: i32 = 12;
+    pub const UNKNOWN: i32 = 13;
+    pub const TRUNCATE: i32 = 14;
+    pub const OTHER: i32 = 15;
+    pub const INTERN: i32 = 16;
+    pub const IN_STATUS: i32 = 17;
+    pub const REQUEST: i32 = 19;
+    pub const UNSUPPORTED_OPERATION: i32 = 49;
+}
+
+/// The text of each error class, as MPI_Error_string prints it.
+pub fn error_string(code: i32) -> &'static str {
+    match code {
+        0 => "MPI_SUCCESS: no error",
+        1 => "MPI_ERR_BUFFER: invalid buffer pointer",
+        2 => "MPI_ERR_COUNT: invalid count argument",
+        3 => "MPI_ERR_TYPE: invalid datatype",
+        4 => "MPI_ERR_TAG: invalid tag",
+        5 => "MPI_ERR_COMM: invalid communicator",
+        6 => "MPI_ERR_RANK: invalid rank",
+        7 => "MPI_ERR_ROOT: invalid root",
+        8 => "MPI_ERR_GROUP: invalid group",
+        9 => "MPI_ERR_OP: invalid reduce operation",
+        10 => "MPI_ERR_TOPOLOGY: invalid topology",
+        11 => "MPI_ERR_DIMS: invalid dimension argument",
+        12 => "MPI_ERR_ARG: invalid argument of some other kind",
+        13 => "MPI_ERR_UNKNOWN: unknown error",
+        14 => "MPI_ERR_TRUNCATE: message truncated",
+        15 => "MPI_ERR_OTHER: known error not in this list",
+        16 => "MPI_ERR_INTERN: internal error",
+        17 => "MPI_ERR_IN_STATUS: error code is in status",
+        18 => "MPI_ERR_PENDING: pending request",
+        19 => "MPI_ERR_REQUEST: invalid request (handle)",
+        49 => "MPI_ERR_UNSUPPORTED_OPERATION: unsupported operation",
+        _ => "unknown error code",
+    }
+}
+
+/// An MPI error: its class and a message for the person reading it.
+#[derive(Debug, Clone)]
+pub struct MpiError {
+    pub class: i32,
+    pub message: String,
+}
+
+impl MpiError {
+    pub fn new(class: i32, message: impl Into<String>) -> Self {
+        Self {
+            class,
+            message: message.into(),
+        }
+    }
+}
+
+pub type MpiResult<T> = Result<T, MpiError>;
+
+/// The ranks of a communicator.
+#[derive(Debug, Clone)]
+pub enum Group {
+    /// World ranks 0..n (MPI_COMM_WORLD): no per-rank table.
+    World(usize),
+    /// One world rank (MPI_COMM_SELF of that rank).
+    Single(usize),
+    /// An explicit list of world ranks, shared by all members.
+    List(Rc<[u32]>),
+}
+
+impl Group {
+    pub fn size(&self) -> usize {
+        match self {
+            Group::World(n) => *n,
+            Group::Single(_) => 1,
+            Group::List(l) => l.len(),
+        }
+    }
+
+    /// World rank of communicator rank `r` (r < size).
+    pub fn world(&self, r: usize) -> usize {
+        match self {
+            Group::World(_) => r,
+            Group::Single(w) => *w,
+            Group::List(l) => l[r] as usize,
+        }
+    }
+
+    /// Communicator rank of world rank `w`, if a member.
+    pub fn rank_of(&self, w: usize) -> Option<usize> {
+        match self {
+            Group::World(n) => (w < *n).then_some(w),
+            Group::Single(s) => (w == *s).then_some(0),
+            Group::List(l) => l.iter().position(|&x| x as usize == w),
+        }
+    }
+}
+
+/// A communicator as seen by one calling rank.
+#[derive(Debug, Clone)]
+pub struct CommView {
+    pub handle: i32,
+    /// Context of point-to-point traffic; collectives use `ctx + 1`.
+    pub ctx: u32,
+    pub group: Group,
+    pub my_rank: usize,
+}
+
+impl CommView {
+    pub fn size(&self) -> usize {
+        self.group.size()
+    }
+}
+
+/// Send modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SendMode {
+    Standard,
+    Synchronous,
+    Buffered,
+    Ready,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReqKind {
+    Send(SendMode),
+    Recv,
+}
+
+/// What a completed operation reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Status {
+    pub source: i32,
+    pub tag: i32,
+    pub error: i32,
+    pub bytes: usize,
+    pub cancelled: bool,
+}
+
+impl Status {
+    /// The status of an operation with MPI_PROC_NULL or an inactive request.
+    pub fn empty() -> Self {
+        Self {
+            source: ANY_SOURCE,
+            tag: ANY_TAG,
+            error: 0,
+            bytes: 0,
+            cancelled: false,
+        }
+    }
+}
+
+/// A point-to-point operation.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub owner: usize,
+    pub kind: ReqKind,
+    pub comm: i32,
+    pub ctx: u32,
+    /// Peer as a communicator rank (may be ANY_SOURCE or PROC_NULL).
+    pub peer: i32,
+    pub tag: i32,
+    pub buf: usize,
+    pub count: usize,
+    pub datatype: i32,
+    pub persistent: bool,
+    pub active: bool,
+    pub complete: bool,
+    pub status: Status,
+    /// The owner is blocked waiting on this request.
+    pub waiting: bool,
+    /// MPI_Request_free was called: drop on completion.
+    pub freed: bool,
+    /// Bytes held in the attached buffer by a buffered send.
+    pub bsend_bytes: usize,
+}
+
+/// Where a message's bytes are until a receive takes them.
+#[derive(Debug)]
+enum Payload {
+    /// Copied at send time (detached and buffered sends).
+    Buffered(Vec<u8>),
+    /// Still in the sender's buffer (rendezvous): the send request.
+    InSendBuffer(ReqId),
+}
+
+/// A message that arrived (logically) before its receive was posted.
+#[derive(Debug)]
+struct Envelope {
+    ctx: u32,
+    source: i32,
+    source_world: usize,
+    tag: i32,
+    bytes: usize,
+    payload: Payload,
+    /// The send request, while it is not complete (rendezvous, or a
+    /// buffered send waiting for delivery).
+    send: Option<ReqId>,
+    /// Set when the transfer started before the receive (async-small-thresh).
+    transfer: Option<TransferId>,
+}
+
+/// Index of a request in the request table (the handle minus one).
+pub type ReqId = usize;
+
+/// What a transfer completes when it ends.
+#[derive(Debug, Clone, Default)]
+pub struct TransferHooks {
+    pub recv: Option<ReqId>,
+    pub send: Option<ReqId>,
+    /// The receiving rank, for eager transfers not matched yet.
+    pub dst_rank: usize,
+}
+
+/// Per-rank MPI state.
+#[derive(Debug, Default)]
+pub struct RankMpi {
+    pub initialized: bool,
+    pub finalized: bool,
+    posted: VecDeque<ReqId>,
+    unexpected: VecDeque<Envelope>,
+    /// Blocked in MPI_Probe: wake on any new envelope.
+    probing: bool,
+    /// Attached buffer for buffered sends: (address, size, bytes in use).
+    pub bsend: Option<(usize, usize, usize)>,
+    /// Failed MPI_Test/MPI_Iprobe calls in a row (their cost grows).
+    pub test_streak: u32,
+    pub iprobe_streak: u32,
+    /// Collective sequence number per communicator handle.
+    coll_seq: Vec<(i32, u32)>,
+    /// Error handlers set on communicators (absent: MPI_ERRORS_ARE_FATAL).
+    pub errhandlers: Vec<(i32, i32)>,
+}
+
+/// All MPI state of the simulation.
+pub struct Mpi {
+    pub ranks: Vec<RankMpi>,
+    requests: Vec<Option<Request>>,
+    free_requests: Vec<ReqId>,
+    pub datatypes: Vec<Option<Datatype>>,
+    messages: Vec<Option<Envelope>>,
+    free_messages: Vec<usize>,
+    pub processor_names: Vec<String>,
+}
+
+impl Mpi {
+    pub fn new(nranks: usize) -> Self {
+        Self {
+            ranks: (0..nranks).map(|_| RankMpi::default()).collect(),
+            requests: Vec::new(),
+            free_requests: Vec::new(),
+            datatypes: datatype::predefined_types(),
+            messages: vec![None, None], // 0 = MPI_MESSAGE_NULL, 1 = MPI_MESSAGE_NO_PROC
+            free_messages: Vec::new(),
+            processor_names: Vec::new(),
+        }
+    }
+
+    pub fn datatype(&self, handle: i32) -> MpiResult<&Datatype> {
+        usize::try_from(handle)
+            .ok()
+            .and_then(|h| self.datatypes.get(h))
+            .and_then(Option::as_ref)
+            .ok_or_else(|| MpiError::new(class::TYPE, format!("invalid datatype handle {handle}")))
+    }
+
+    pub fn request(&self, id: ReqId) -> &Request {
+        self.requests[id].as_ref().expect("live request")
+    }
+
+    pub fn request_mut(&mut self, id: ReqId) -> &mut Request {
+        self.requests[id].as_mut().expect("live request")
+    }
+
+    /// The request behind a user handle.
+    pub fn request_id(&self, handle: i32) -> MpiResult<ReqId> {
+        let id = usize::try_from(handle - 1)
+            .map_err(|_| MpiError::new(class::REQUEST, format!("invalid request handle {handle}")))?;
+        match self.requests.get(id) {
+            Some(Some(_)) => Ok(id),
+            _ => Err(MpiError::new(class::REQUEST, format!("invalid request handle {handle}"))),
+        }
+    }
+
+    fn add_request(&mut self, r: Request) -> ReqId {
+        match self.free_requests.pop() {
+            Some(id) => {
+                self.requests[id] = Some(r);
+                id
+            }
+            None => {
+                self.requests.push(Some(r));
+                self.requests.len() - 1
+            }
+        }
+    }
+
+    pub fn remove_request(&mut self, id: ReqId) {
+        if self.requests[id].take().is_some() {
+            self.free_requests.push(id);
+        }
+    }
+
+    fn add_message(&mut self, e: Envelope) -> i32 {
+        let idx = match self.free_messages.pop() {
+            Some(i) => {
+                self.messages[i] = Some(e);
+                i
+            }
+            None => {
+                self.messages.push(Some(e));
+                self.messages.len() - 1
+            }
+        };
+        idx as i32
+    }
+}
+
+/// Handle name for messages.
+pub fn comm_name(handle: i32) -> String {
+    match handle {
+        COMM_WORLD => "MPI_COMM_WORLD".into(),
+        COMM_SELF => "MPI_COMM_SELF".into(),
+        h => format!("communicator {h}"),
+    }
+}
+
+impl World {
+    /// The communicator `handle` as seen by the current rank.
+    pub fn comm(&self, handle: i32) -> MpiResult<CommView> {
+        let me = self.current;
+        match handle {
+            COMM_WORLD => Ok(CommView {
+                handle,
+                ctx: 0,
+                group: Group::World(self.size()),
+                my_rank: me,
+            }),
+            COMM_SELF => Ok(CommView {
+                handle,
+                ctx: 2,
+                group: Group::Single(me),
+                my_rank: 0,
+            }),
+            COMM_NULL => Err(MpiError::new(class::COMM, "the communicator is MPI_COMM_NULL")),
+            h => Err(MpiError::new(class::COMM, format!("invalid communicator handle {h}"))),
+        }
+    }
+
+    /// Checks a peer rank for a send (`allow_any` false) or receive.
+    fn check_peer(&self, comm: &CommView, peer: i32, allow_any: bool) -> MpiResult<()> {
+        if peer == PROC_NULL || (allow_any && peer == ANY_SOURCE) {
+            return Ok(());
+        }
+        if peer < 0 || peer as usize >= comm.size() {
+            return Err(MpiError::new(
+                class::RANK,
+                format!(
+                    "invalid rank {peer}: {} has {} ranks",
+                    comm_name(comm.handle),
+                    comm.size()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_tag(tag: i32, allow_any: bool) -> MpiResult<()> {
+        if (allow_any && tag == ANY_TAG) || (0..=TAG_UB).contains(&tag) {
+            Ok(())
+        } else {
+            Err(MpiError::new(class::TAG, format!("invalid tag {tag}")))
+        }
+    }
+
+    fn check_count(count: i32) -> MpiResult<usize> {
+        usize::try_from(count).map_err(|_| MpiError::new(class::COUNT, format!("invalid count {count}")))
+    }
+
+    fn check_type(&self, datatype: i32) -> MpiResult<()> {
+        let ty = self.mpi.datatype(datatype)?;
+        if !ty.committed {
+            return Err(MpiError::new(class::TYPE, format!("datatype {} is not committed", ty.name)));
+        }
+        Ok(())
+    }
+
+    /// Creates an inactive point-to-point request after checking arguments.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new_request(
+        &mut self,
+        kind: ReqKind,
+        buf: *const c_void,
+        count: i32,
+        datatype: i32,
+        peer: i32,
+        tag: i32,
+        comm: i32,
+        persistent: bool,
+    ) -> MpiResult<ReqId> {
+        let view = self.comm(comm)?;
+        let count = Self::check_count(count)?;
+        self.check_type(datatype)?;
+        let is_recv = kind == ReqKind::Recv;
+        self.check_peer(&view, peer, is_recv)?;
+        Self::check_tag(tag, is_recv)?;
+        Ok(self.mpi.add_request(Request {
+            owner: self.current,
+            kind,
+            comm,
+            ctx: view.ctx,
+            peer,
+            tag,
+            buf: buf as usize,
+            count,
+            datatype,
+            persistent,
+            active: false,
+            complete: false,
+            status: Status::empty(),
+            waiting: false,
+            freed: false,
+            bsend_bytes: 0,
+        }))
+    }
+
+    /// Creates a request on a collective context (no argument checks: the
+    /// collective layer built it).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new_internal_request(
+        &mut self,
+        kind: ReqKind,
+        ctx: u32,
+        comm: i32,
+        buf: usize,
+        count: usize,
+        datatype: i32,
+        peer: i32,
+        tag: i32,
+    ) -> ReqId {
+        self.mpi.add_request(Request {
+            owner: self.current,
+            kind,
+            comm,
+            ctx,
+            peer,
+            tag,
+            buf,
+            count,
+            datatype,
+            persistent: false,
+            active: false,
+            complete: false,
+            status: Status::empty(),
+            waiting: false,
+            freed: false,
+            bsend_bytes: 0,
+        })
+    }
+
+    /// Starts (activates) a request.
+    pub fn start(&mut self, id: ReqId) -> MpiResult<()> {
+        {
+            let r = self.mpi.request_mut(id);
+            if r.active && !r.complete {
+                return Err(MpiError::new(class::REQUEST, "MPI_Start on a request that is still active"));
+            }
+            r.active = true;
+            r.complete = false;
+            r.status = Status::empty();
+        }
+        match self.mpi.request(id).kind {
+            ReqKind::Send(mode) => self.start_send(id, mode),
+            ReqKind::Recv => {
+                self.start_recv(id);
+                Ok(())
+            }
+        }
+    }
+
+    fn comm_view_of(&self, r: &Request) -> CommView {
+        // Requests hold a handle that was valid when made; collectives use
+        // their communicator's view too.
+        match self.comm(r.comm) {
+            Ok(mut v) => {
+                v.ctx = r.ctx;
+                v
+            }
+            Err(_) => CommView {
+                handle: r.comm,
+                ctx: r.ctx,
+                group: Group::Single(r.owner),
+                my_rank: 0,
+            },
+        }
+    }
+
+    fn start_send(&mut self, id: ReqId, mode: SendMode) -> MpiResult<()> {
+        let r = self.mpi.request(id).clone();
+        if r.peer == PROC_NULL {
+            self.complete(id, Status::empty());
+            return Ok(());
+        }
+        let ty = self.mpi.datatype(r.datatype)?.clone();
+        let bytes = r.count * ty.size;
+        let view = self.comm_view_of(&r);
+        let dest_world = view.group.world(r.peer as usize);
+        let detached = match mode {
+            SendMode::Buffered => true,
+            SendMode::Standard | SendMode::Ready => bytes < self.model.detached_thresh,
+            SendMode::Synchronous => false,
+        };
+        if mode == SendMode::Buffered {
+            let me = self.current;
+            let need = bytes + BSEND_OVERHEAD;
+            match self.mpi.ranks[me].bsend.as_mut() {
+                Some((_, size, used)) if *used + need <= *size => *used += need,
+                Some((_, size, used)) => {
+                    let (size, used) = (*size, *used);
+                    self.mpi.request_mut(id).active = false;
+                    return Err(MpiError::new(
+                        class::BUFFER,
+                        format!(
+                            "buffered send of {bytes} bytes needs {need} bytes of the attached buffer, \
+                             but only {} of {size} are free",
+                            size - used
+                        ),
+                    ));
+                }
+                None => {
+                    self.mpi.request_mut(id).active = false;
+                    return Err(MpiError::new(
+                        class::BUFFER,
+                        "buffered send without an attached buffer (call MPI_Buffer_attach first)",
+                    ));
+                }
+            }
+            self.mpi.request_mut(id).bsend_bytes = need;
+        }
+        let payload = if detached {
+            let mut data = Vec::with_capacity(bytes);
+            // SAFETY: the application passed a buffer of `count` elements of
+            // `ty` (MPI's contract for send buffers).
+            unsafe { datatype::pack(&ty, r.buf as *const c_void, r.count, &mut data) };
+            Payload::Buffered(data)
+        } else {
+            Payload::InSendBuffer(id)
+        };
+        let mut env = Envelope {
+            ctx: r.ctx,
+            source: view.my_rank as i32,
+            source_world: self.current,
+            tag: r.tag,
+            bytes,
+            payload,
+            send: None,
+            transfer: None,
+        };
+        // A detached standard send completes at once; a buffered send
+        // completes locally too but holds its buffer space until delivery.
+        let completes_now = detached;
+        if completes_now {
+            let st = Status { source: PROC_NULL, ..Status::empty() };
+            self.complete(id, st);
+            if mode == SendMode::Buffered {
+                // Keep the request record until delivery releases the space
+                // (a detached copy of its bookkeeping).
+                let rec = self.mpi.request(id).clone();
+                let shadow = self.mpi.add_request(Request {
+                    persistent: false,
+                    freed: true,
+                    complete: false,
+                    ..rec
+                });
+                env.send = Some(shadow);
+            }
+        } else {
+            env.send = Some(id);
+        }
+        // Find a posted receive.
+        let posted = &self.mpi.ranks[dest_world].posted;
+        let found = posted.iter().position(|&rid| {
+            let rr = self.mpi.request(rid);
+            rr.ctx == env.ctx
+                && (rr.peer == ANY_SOURCE || rr.peer == env.source)
+                && (rr.tag == ANY_TAG || rr.tag == env.tag)
+        });
+        if let Some(pos) = found {
+            let rid = self.mpi.ranks[dest_world].posted.remove(pos).expect("posted receive");
+            self.deliver(env, rid);
+        } else {
+            if bytes < self.model.async_small_thresh {
+                let hooks = TransferHooks {
+                    recv: None,
+                    send: env.send,
+                    dst_rank: dest_world,
+                };
+                let src_host = self.ranks[self.current].host;
+                let dst_host = self.ranks[dest_world].host;
+                env.transfer = Some(self.start_transfer(src_host, dst_host, bytes, hooks));
+            }
+            let rm = &mut self.mpi.ranks[dest_world];
+            rm.unexpected.push_back(env);
+            if rm.probing {
+                rm.probing = false;
+                self.wake(dest_world);
+            }
+        }
+        Ok(())
+    }
+
+    fn start_recv(&mut self, id: ReqId) {
+        let r = self.mpi.request(id).clone();
+        if r.peer == PROC_NULL {
+            self.complete(id, Status { source: PROC_NULL, tag: ANY_TAG, ..Status::empty() });
+            return;
+        }
+        let me = r.owner;
+        let found = self.mpi.ranks[me].unexpected.iter().position(|e| {
+            e.ctx == r.ctx && (r.peer == ANY_SOURCE || r.peer == e.source) && (r.tag == ANY_TAG || r.tag == e.tag)
+        });
+        match found {
+            Some(pos) => {
+                let env = self.mpi.ranks[me].unexpected.remove(pos).expect("envelope");
+                self.deliver(env, id);
+            }
+            None => self.mpi.ranks[me].posted.push_back(id),
+        }
+    }
+
+    /// Matches envelope `env` with receive `rid`: copies the data and
+    /// starts (or joins) the transfer that completes them.
+    fn deliver(&mut self, env: Envelope, rid: ReqId) {
+        let r = self.mpi.request(rid).clone();
+        let rty = match self.mpi.datatype(r.datatype) {
+            Ok(t) => t.clone(),
+            Err(_) => return,
+        };
+        let capacity = r.count * rty.size;
+        let mut status = Status {
+            source: env.source,
+            tag: env.tag,
+            error: 0,
+            bytes: env.bytes.min(capacity),
+            cancelled: false,
+        };
+        if env.bytes > capacity {
+            status.error = class::TRUNCATE;
+        }
+        match &env.payload {
+            Payload::Buffered(data) => {
+                let n = data.len().min(capacity);
+                // SAFETY: the receive buffer holds `count` elements of `rty`
+                // (MPI's contract); we write at most `capacity` bytes.
+                unsafe { datatype::unpack(&rty, r.buf as *mut c_void, &data[..n]) };
+            }
+            Payload::InSendBuffer(sid) => {
+                let s = self.mpi.request(*sid).clone();
+                if let Ok(sty) = self.mpi.datatype(s.datatype) {
+                    let sty = sty.clone();
+                    let mut data = Vec::with_capacity(env.bytes);
+                    // SAFETY: the sender is blocked in (or has not completed)
+                    // its send, so its buffer is valid and unchanged.
+                    unsafe { datatype::pack(&sty, s.buf as *const c_void, s.count, &mut data) };
+                    let n = data.len().min(capacity);
+                    // SAFETY: as above for the receive buffer.
+                    unsafe { datatype::unpack(&rty, r.buf as *mut c_void, &data[..n]) };
+                }
+            }
+        }
+        self.mpi.request_mut(rid).status = status;
+        match env.transfer {
+            Some(t) => {
+                let done = self.transfer(t).is_some_and(|tr| tr.done);
+                if done {
+                    self.release_transfer(t);
+                    self.complete(rid, status);
+                } else if let Some(tr) = self.transfer_mut(t) {
+                    tr.on_done.recv = Some(rid);
+                }
+            }
+            None => {
+                let hooks = TransferHooks {
+                    recv: Some(rid),
+                    send: env.send,
+                    dst_rank: r.owner,
+                };
+                let src_host = self.ranks[env.source_world].host;
+                let dst_host = self.ranks[r.owner].host;
+                self.start_transfer(src_host, dst_host, env.bytes, hooks);
+            }
+        }
+    }
+
+    /// Marks request `id` complete with `status` and wakes its owner if it
+    /// waits on it.
+    pub fn complete(&mut self, id: ReqId, status: Status) {
+        let (owner, waiting, freed, persistent) = {
+            let r = self.mpi.request_mut(id);
+            r.complete = true;
+            r.status = Status {
+                bytes: status.bytes,
+                ..status
+            };
+            (r.owner, r.waiting, r.freed, r.persistent)
+        };
+        if freed && !persistent {
+            self.mpi.remove_request(id);
+        }
+        if waiting {
+            self.wake(owner);
+        }
+    }
+
+    /// Frees a completed request or marks an active one for freeing.
+    pub fn free_request(&mut self, id: ReqId) {
+        let r = self.mpi.request_mut(id);
+        if r.active && !r.complete {
+            r.freed = true;
+            r.persistent = false;
+        } else {
+            self.mpi.remove_request(id);
+        }
+    }
+
+    /// Tries to cancel a pending operation. Receives not yet matched and
+    /// sends whose message nobody has received yet are cancelled.
+    pub fn cancel(&mut self, id: ReqId) {
+        let r = self.mpi.request(id).clone();
+        if r.complete && !matches!(r.kind, ReqKind::Send(_)) {
+            return;
+        }
+        match r.kind {
+            ReqKind::Recv => {
+                let q = &mut self.mpi.ranks[r.owner].posted;
+                if let Some(pos) = q.iter().position(|&x| x == id) {
+                    q.remove(pos);
+                    self.complete(id, Status { cancelled: true, ..Status::empty() });
+                }
+            }
+            ReqKind::Send(_) => {
+                if r.peer == PROC_NULL {
+                    return;
+                }
+                let view = self.comm_view_of(&r);
+                let dest = view.group.world(r.peer as usize);
+                let me = self.current;
+                let q = &self.mpi.ranks[dest].unexpected;
+                // The newest unmatched, unstarted message of this send.
+                let pos = q.iter().rposition(|e| {
+                    e.transfer.is_none()
+                        && e.source_world == me
+                        && e.ctx == r.ctx
+                        && e.tag == r.tag
+                        && (e.send == Some(id) || (r.complete && matches!(e.payload, Payload::Buffered(_))))
+                });
+                if let Some(pos) = pos {
+                    let env = self.mpi.ranks[dest].unexpected.remove(pos).expect("envelope");
+                    if let Some(shadow) = env.send.filter(|&s| s != id) {
+                        self.release_bsend(shadow);
+                        self.mpi.remove_request(shadow);
+                    }
+                    let st = Status { cancelled: true, ..Status::empty() };
+                    if r.complete {
+                        self.mpi.request_mut(id).status.cancelled = true;
+                    } else {
+                        self.complete(id, st);
+                    }
+                }
+            }
+        }
+    }
+
+    fn release_bsend(&mut self, id: ReqId) {
+        let (owner, bytes) = {
+            let r = self.mpi.request(id);
+            (r.owner, r.bsend_bytes)
+        };
+        if bytes > 0 {
+            if let Some((_, _, used)) = self.mpi.ranks[owner].bsend.as_mut() {
+                *used = used.saturating_sub(bytes);
+            }
+            self.mpi.request_mut(id).bsend_bytes = 0;
+            // Wake a rank blocked in MPI_Buffer_detach.
+            self.wake(owner);
+        }
+    }
+
+    /// Looks for a matching message without receiving it.
+    fn probe_match(&self, source: i32, tag: i32, ctx: u32) -> Option<usize> {
+        let me = self.current;
+        self.mpi.ranks[me]
+            .unexpected
+            .iter()
+            .position(|e| e.ctx == ctx && (source == ANY_SOURCE || source == e.source) && (tag == ANY_TAG || tag == e.tag))
+    }
+
+    /// MPI_Iprobe (without its cost): the status of a matching message.
+    pub fn iprobe(&mut self, source: i32, tag: i32, comm: i32) -> MpiResult<Option<Status>> {
+        let view = self.comm(comm)?;
+        self.check_peer(&view, source, true)?;
+        Self::check_tag(tag, true)?;
+        if source == PROC_NULL {
+            return Ok(Some(Status { source: PROC_NULL, tag: ANY_TAG, ..Status::empty() }));
+        }
+        Ok(self.probe_match(source, tag, view.ctx).map(|pos| {
+            let e = &self.mpi.ranks[self.current].unexpected[pos];
+            Status {
+                source: e.source,
+                tag: e.tag,
+                error: 0,
+                bytes: e.bytes,
+                cancelled: false,
+            }
+        }))
+    }
+
+    /// MPI_Improbe: removes the matching message into a message handle.
+    pub fn improbe(&mut self, source: i32, tag: i32, comm: i32) -> MpiResult<Option<(i32, Status)>> {
+        let view = self.comm(comm)?;
+        self.check_peer(&view, source, true)?;
+        Self::check_tag(tag, true)?;
+        if source == PROC_NULL {
+            return Ok(Some((1, Status { source: PROC_NULL, tag: ANY_TAG, ..Status::empty() })));
+        }
+        let Some(pos) = self.probe_match(source, tag, view.ctx) else {
+            return Ok(None);
+        };
+        let me = self.current;
+        let env = self.mpi.ranks[me].unexpected.remove(pos).expect("envelope");
+        let st = Status {
+            source: env.source,
+            tag: env.tag,
+            error: 0,
+            bytes: env.bytes,
+            cancelled: false,
+        };
+        Ok(Some((self.mpi.add_message(env), st)))
+    }
+
+    /// Starts a receive of message handle `msg` (from MPI_Mprobe).
+    pub fn mrecv(&mut self, buf: *mut c_void, count: i32, datatype: i32, msg: i32) -> MpiResult<ReqId> {
+        if msg == 1 {
+            let id = self.new_request(ReqKind::Recv, buf, count, datatype, PROC_NULL, ANY_TAG, COMM_SELF, false)?;
+            self.start(id)?;
+            return Ok(id);
+        }
+        let idx = usize::try_from(msg)
+            .ok()
+            .filter(|&i| i >= 2 && self.mpi.messages.get(i).is_some_and(Option::is_some))
+            .ok_or_else(|| MpiError::new(class::REQUEST, format!("invalid message handle {msg}")))?;
+        let env = self.mpi.messages[idx].take().expect("message");
+        self.mpi.free_messages.push(idx);
+        let count = Self::check_count(count)?;
+        self.check_type(datatype)?;
+        let id = self.new_internal_request(ReqKind::Recv, env.ctx, COMM_WORLD, buf as usize, count, datatype, env.source, env.tag);
+        {
+            let r = self.mpi.request_mut(id);
+            r.active = true;
+        }
+        self.deliver(env, id);
+        Ok(id)
+    }
+
+    /// Blocks the current rank until a message matching (source, tag)
+    /// arrives on `comm`; returns its status.
+    pub fn set_probing(&mut self) {
+        let me = self.current;
+        self.mpi.ranks[me].probing = true;
+    }
+
+    /// Whether errors on `comm` abort (MPI_ERRORS_ARE_FATAL) for the
+    /// current rank. Errors on an invalid communicator use the handler of
+    /// MPI_COMM_WORLD, as MPI says.
+    pub fn errhandler_is_fatal(&self, comm: i32) -> bool {
+        self.errhandler(comm) == ERRORS_ARE_FATAL
+    }
+
+    /// The error handler of `comm` for the current rank.
+    pub fn errhandler(&self, comm: i32) -> i32 {
+        let hs = &self.mpi.ranks[self.current].errhandlers;
+        let find = |c: i32| hs.iter().find(|(h, _)| *h == c).map(|(_, e)| *e);
+        let comm = if self.comm(comm).is_ok() { comm } else { COMM_WORLD };
+        find(comm).unwrap_or(ERRORS_ARE_FATAL)
+    }
+
+    /// Sets the error handler of `comm` for the current rank.
+    pub fn set_errhandler(&mut self, comm: i32, eh: i32) -> MpiResult<()> {
+        self.comm(comm)?;
+        if eh != ERRORS_ARE_FATAL && eh != ERRORS_RETURN {
+            return Err(MpiError::new(class::ARG, format!("invalid error handler {eh}")));
+        }
+        let me = self.current;
+        let hs = &mut self.mpi.ranks[me].errhandlers;
+        match hs.iter_mut().find(|(h, _)| *h == comm) {
+            Some(e) => e.1 = eh,
+            None => hs.push((comm, eh)),
+        }
+        Ok(())
+    }
+
+    /// Next collective tag on communicator `comm` for the current rank.
+    pub fn next_coll_tag(&mut self, comm: i32) -> i32 {
+        let me = self.current;
+        let seqs = &mut self.mpi.ranks[me].coll_seq;
+        match seqs.iter_mut().find(|(c, _)| *c == comm) {
+            Some((_, s)) => {
+                *s = s.wrapping_add(1);
+                (*s & 0x3fff_ffff) as i32
+            }
+            None => {
+                seqs.push((comm, 0));
+                0
+            }
+        }
+    }
+
+    /// One-line description of a pending request, for deadlock reports.
+    pub fn describe_request(&self, id: ReqId) -> String {
+        let r = self.mpi.request(id);
+        let peer = match r.peer {
+            ANY_SOURCE => "MPI_ANY_SOURCE".to_string(),
+            PROC_NULL => "MPI_PROC_NULL".to_string(),
+            p => p.to_string(),
+        };
+        let tag = if r.tag == ANY_TAG { "MPI_ANY_TAG".to_string() } else { r.tag.to_string() };
+        let what = match r.kind {
+            ReqKind::Recv => format!("receive from {peer}"),
+            ReqKind::Send(_) => format!("send to {peer}"),
+        };
+        let comm = if r.ctx % 2 == 1 {
+            format!("{} (collective)", comm_name(r.comm))
+        } else {
+            comm_name(r.comm)
+        };
+        format!("{what}, tag {tag}, {comm}")
+    }
+}
+
+/// Called by the engine when a transfer's flow ends.
+pub fn transfer_done(w: &mut World, id: TransferId, hooks: TransferHooks) {
+    if let Some(send) = hooks.send {
+        if w.mpi.requests.get(send).is_some_and(Option::is_some) {
+            w.release_bsend(send);
+            let st = Status { source: PROC_NULL, ..Status::empty() };
+            let already = w.mpi.request(send).complete;
+            if !already {
+                w.complete(send, st);
+            } else if w.mpi.request(send).freed {
+                w.mpi.remove_request(send);
+            }
+        }
+    }
+    match hooks.recv {
+        Some(recv) => {
+            let st = w.mpi.request(recv).status;
+            w.complete(recv, st);
+            w.release_transfer(id);
+        }
+        None => {
+            // Eager message not received yet: the transfer record stays
+            // (marked done) until a receive matches it.
+            let _ = hooks.dst_rank;
+        }
+    }
+}
+
+/// Waits (blocking the current rank) until `done` holds; `ids` are the
+/// requests to be woken by. `call` names the MPI call for reports.
+pub fn wait_for(ids: &[ReqId], call: &'static str, done: impl Fn(&World) -> bool) {
+    loop {
+        let finished = engine::with(|w| {
+            if done(w) {
+                for &id in ids {
+                    if let Some(Some(r)) = w.mpi.requests.get_mut(id) {
+                        r.waiting = false;
+                    }
+                }
+                return true;
+            }
+            let mut detail = String::new();
+            for &id in ids {
+                if let Some(Some(r)) = w.mpi.requests.get_mut(id) {
+                    if !r.complete {
+                        r.waiting = true;
+                        if detail.is_empty() {
+                            detail = w.describe_request(id);
+                        }
+                    }
+                }
+            }
+            let pending = ids
+                .iter()
+                .filter(|&&id| w.mpi.requests.get(id).is_some_and(|r| r.as_ref().is_some_and(|r| !r.complete)))
+                .count();
+            if pending > 1 {
+                detail.push_str(&format!(", and {} more pending requests", pending - 1));
+            }
+            w.block_current(call, detail);
+            false
+        });
+        if finished {
+            return;
+        }
+        engine::park();
+    }
+}
+
+/// True if request `id` no longer exists or is complete.
+pub fn is_complete(w: &World, id: ReqId) -> bool {
+    w.mpi.requests.get(id).is_none_or(|r| r.as_ref().is_none_or(|r| r.complete))
+}

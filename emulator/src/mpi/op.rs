@@ -1,0 +1,294 @@
+//! Reduction operators: the predefined ones on every type MPI defines them
+//! for, applied to contiguous runs of basic elements.
+
+use super::datatype::Basic;
+
+/// The predefined operators, numbered as in mpi.h.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Builtin {
+    Max = 1,
+    Min,
+    Sum,
+    Prod,
+    Land,
+    Band,
+    Lor,
+    Bor,
+    Lxor,
+    Bxor,
+    Minloc,
+    Maxloc,
+    Replace,
+    NoOp,
+}
+
+impl Builtin {
+    pub fn from_handle(h: i32) -> Option<Self> {
+        use Builtin::*;
+        Some(match h {
+            1 => Max,
+            2 => Min,
+            3 => Sum,
+            4 => Prod,
+            5 => Land,
+            6 => Band,
+            7 => Lor,
+            8 => Bor,
+            9 => Lxor,
+            10 => Bxor,
+            11 => Minloc,
+            12 => Maxloc,
+            13 => Replace,
+            14 => NoOp,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        use Builtin::*;
+        match self {
+            Max => "MPI_MAX",
+            Min => "MPI_MIN",
+            Sum => "MPI_SUM",
+            Prod => "MPI_PROD",
+            Land => "MPI_LAND",
+            Band => "MPI_BAND",
+            Lor => "MPI_LOR",
+            Bor => "MPI_BOR",
+            Lxor => "MPI_LXOR",
+            Bxor => "MPI_BXOR",
+            Minloc => "MPI_MINLOC",
+            Maxloc => "MPI_MAXLOC",
+            Replace => "MPI_REPLACE",
+            NoOp => "MPI_NO_OP",
+        }
+    }
+}
+
+/// Reads and writes unaligned values at byte offsets.
+trait Elem: Copy {
+    const SIZE: usize;
+    fn get(b: &[u8], i: usize) -> Self;
+    fn put(b: &mut [u8], i: usize, v: Self);
+}
+
+macro_rules! elem {
+    ($($t:ty),*) => {$(
+        impl Elem for $t {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            fn get(b: &[u8], i: usize) -> Self {
+                let mut raw = [0u8; std::mem::size_of::<$t>()];
+                raw.copy_from_slice(&b[i * Self::SIZE..(i + 1) * Self::SIZE]);
+                <$t>::from_ne_bytes(raw)
+            }
+            fn put(b: &mut [u8], i: usize, v: Self) {
+                b[i * Self::SIZE..(i + 1) * Self::SIZE].copy_from_slice(&v.to_ne_bytes());
+            }
+        }
+    )*};
+}
+elem!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
+
+fn zip<T: Elem>(input: &[u8], inout: &mut [u8], f: impl Fn(T, T) -> T) {
+    let n = inout.len() / T::SIZE;
+    for i in 0..n {
+        let v = f(T::get(input, i), T::get(inout, i));
+        T::put(inout, i, v);
+    }
+}
+
+macro_rules! int_op {
+    ($t:ty, $op:expr, $input:expr, $inout:expr) => {{
+        use Builtin::*;
+        let ok = match $op {
+            Max => { zip::<$t>($input, $inout, |a, b| a.max(b)); true }
+            Min => { zip::<$t>($input, $inout, |a, b| a.min(b)); true }
+            Sum => { zip::<$t>($input, $inout, |a, b| a.wrapping_add(b)); true }
+            Prod => { zip::<$t>($input, $inout, |a, b| a.wrapping_mul(b)); true }
+            Land => { zip::<$t>($input, $inout, |a, b| ((a != 0) && (b != 0)) as $t); true }
+            Lor => { zip::<$t>($input, $inout, |a, b| ((a != 0) || (b != 0)) as $t); true }
+            Lxor => { zip::<$t>($input, $inout, |a, b| ((a != 0) != (b != 0)) as $t); true }
+            Band => { zip::<$t>($input, $inout, |a, b| a & b); true }
+            Bor => { zip::<$t>($input, $inout, |a, b| a | b); true }
+            Bxor => { zip::<$t>($input, $inout, |a, b| a ^ b); true }
+            _ => false,
+        };
+        ok
+    }};
+}
+
+macro_rules! float_op {
+    ($t:ty, $op:expr, $input:expr, $inout:expr) => {{
+        use Builtin::*;
+        match $op {
+            Max => { zip::<$t>($input, $inout, |a, b| if a > b { a } else { b }); true }
+            Min => { zip::<$t>($input, $inout, |a, b| if a < b { a } else { b }); true }
+            Sum => { zip::<$t>($input, $inout, |a, b| a + b); true }
+            Prod => { zip::<$t>($input, $inout, |a, b| a * b); true }
+            _ => false,
+        }
+    }};
+}
+
+fn complex_op<T: Elem + std::ops::Add<Output = T> + std::ops::Mul<Output = T> + std::ops::Sub<Output = T>>(
+    op: Builtin,
+    input: &[u8],
+    inout: &mut [u8],
+) -> bool {
+    let n = inout.len() / (2 * T::SIZE);
+    match op {
+        Builtin::Sum => {
+            zip::<T>(input, inout, |a, b| a + b);
+            true
+        }
+        Builtin::Prod => {
+            for i in 0..n {
+                let (ar, ai) = (T::get(input, 2 * i), T::get(input, 2 * i + 1));
+                let (br, bi) = (T::get(inout, 2 * i), T::get(inout, 2 * i + 1));
+                T::put(inout, 2 * i, ar * br - ai * bi);
+                T::put(inout, 2 * i + 1, ar * bi + ai * br);
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
+/// MINLOC/MAXLOC on (value, index) pairs laid out in `stride` bytes with
+/// the index at `idx_off`: ties keep the smaller index.
+fn loc_op<V: Elem + PartialOrd>(op: Builtin, input: &[u8], inout: &mut [u8], stride: usize, idx_off: usize) -> bool {
+    let better = |a: V, b: V| match op {
+        Builtin::Minloc => a < b,
+        Builtin::Maxloc => a > b,
+        _ => false,
+    };
+    if !matches!(op, Builtin::Minloc | Builtin::Maxloc) {
+        return false;
+    }
+    let n = inout.len() / stride;
+    for i in 0..n {
+        let e_in = &input[i * stride..(i + 1) * stride];
+        let (va, ia) = (V::get(e_in, 0), i32::get(&e_in[idx_off..], 0));
+        let e_io = &mut inout[i * stride..(i + 1) * stride];
+        let (vb, ib) = (V::get(e_io, 0), i32::get(&e_io[idx_off..], 0));
+        if better(va, vb) || (va == vb && ia < ib) {
+            V::put(e_io, 0, va);
+            i32::put(&mut e_io[idx_off..], 0, ia);
+        }
+    }
+    true
+}
+
+fn loc_pair<V: Elem + PartialOrd, I: Elem + PartialOrd>(op: Builtin, input: &[u8], inout: &mut [u8]) -> bool {
+    if !matches!(op, Builtin::Minloc | Builtin::Maxloc) {
+        return false;
+    }
+    let stride = V::SIZE + I::SIZE;
+    let n = inout.len() / stride;
+    for i in 0..n {
+        let e_in = &input[i * stride..(i + 1) * stride];
+        let (va, ia) = (V::get(e_in, 0), I::get(&e_in[V::SIZE..], 0));
+        let e_io = &mut inout[i * stride..(i + 1) * stride];
+        let (vb, ib) = (V::get(e_io, 0), I::get(&e_io[V::SIZE..], 0));
+        let better = if op == Builtin::Minloc { va < vb } else { va > vb };
+        if better || (va == vb && ia < ib) {
+            V::put(e_io, 0, va);
+            I::put(&mut e_io[V::SIZE..], 0, ia);
+        }
+    }
+    true
+}
+
+/// inout = input (op) inout, element-wise, on packed basic elements.
+/// Returns false if `op` is not defined on `basic`.
+pub fn apply(op: Builtin, basic: Basic, input: &[u8], inout: &mut [u8]) -> bool {
+    use Basic::*;
+    if op == Builtin::NoOp {
+        return true;
+    }
+    if op == Builtin::Replace {
+        inout.copy_from_slice(&input[..inout.len()]);
+        return true;
+    }
+    match basic {
+        I8 => int_op!(i8, op, input, inout),
+        I16 => int_op!(i16, op, input, inout),
+        I32 => int_op!(i32, op, input, inout),
+        I64 => int_op!(i64, op, input, inout),
+        U8 => int_op!(u8, op, input, inout),
+        U16 => int_op!(u16, op, input, inout),
+        U32 => int_op!(u32, op, input, inout),
+        U64 => int_op!(u64, op, input, inout),
+        Bool => match op {
+            Builtin::Land | Builtin::Lor | Builtin::Lxor => int_op!(u8, op, input, inout),
+            _ => false,
+        },
+        Byte => match op {
+            Builtin::Band | Builtin::Bor | Builtin::Bxor => int_op!(u8, op, input, inout),
+            _ => false,
+        },
+        F32 => float_op!(f32, op, input, inout),
+        F64 => float_op!(f64, op, input, inout),
+        ComplexF32 => complex_op::<f32>(op, input, inout),
+        ComplexF64 => complex_op::<f64>(op, input, inout),
+        PairF32I32 => loc_op::<f32>(op, input, inout, 8, 4),
+        PairF64I32 => loc_op::<f64>(op, input, inout, 12, 8),
+        PairI64I32 => loc_op::<i64>(op, input, inout, 12, 8),
+        PairI32I32 => loc_op::<i32>(op, input, inout, 8, 4),
+        PairI16I32 => loc_op::<i16>(op, input, inout, 6, 2),
+        PairF64F64 => loc_pair::<f64, f64>(op, input, inout),
+        PairF32F32 => loc_pair::<f32, f32>(op, input, inout),
+        Char | LongDouble | ComplexLongDouble | PairLongDoubleI32 => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ints(v: &[i32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+    }
+
+    #[test]
+    fn integer_ops() {
+        let a = ints(&[1, 5, -3]);
+        let mut b = ints(&[2, 4, 7]);
+        assert!(apply(Builtin::Sum, Basic::I32, &a, &mut b));
+        assert_eq!(b, ints(&[3, 9, 4]));
+        let mut b = ints(&[2, 4, 7]);
+        assert!(apply(Builtin::Max, Basic::I32, &a, &mut b));
+        assert_eq!(b, ints(&[2, 5, 7]));
+        let mut b = ints(&[0, 4, 0]);
+        assert!(apply(Builtin::Land, Basic::I32, &a, &mut b));
+        assert_eq!(b, ints(&[0, 1, 0]));
+    }
+
+    #[test]
+    fn undefined_combinations_are_refused() {
+        let mut b = vec![0u8; 8];
+        assert!(!apply(Builtin::Band, Basic::F64, &[0u8; 8], &mut b));
+        assert!(!apply(Builtin::Sum, Basic::Char, &[0u8; 1], &mut b[..1]));
+    }
+
+    #[test]
+    fn minloc_keeps_lowest_index_on_ties() {
+        // MPI_2INT pairs: (value, index)
+        let a = ints(&[5, 0, 3, 7]);
+        let mut b = ints(&[5, 1, 3, 2]);
+        assert!(apply(Builtin::Minloc, Basic::PairI32I32, &a, &mut b));
+        assert_eq!(b, ints(&[5, 0, 3, 2]));
+        let mut b = ints(&[9, 1, 1, 2]);
+        assert!(apply(Builtin::Maxloc, Basic::PairI32I32, &a, &mut b));
+        assert_eq!(b, ints(&[9, 1, 3, 7]));
+    }
+
+    #[test]
+    fn complex_product() {
+        let a: Vec<u8> = [1.0f64, 2.0].iter().flat_map(|x| x.to_ne_bytes()).collect();
+        let mut b: Vec<u8> = [3.0f64, 4.0].iter().flat_map(|x| x.to_ne_bytes()).collect();
+        assert!(apply(Builtin::Prod, Basic::ComplexF64, &a, &mut b));
+        let r: Vec<f64> = b.chunks(8).map(|c| f64::from_ne_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(r, vec![-5.0, 10.0]);
+    }
+}

@@ -1,0 +1,120 @@
+//! SMPI's network model (SimGrid 3.32's defaults): how a message of S bytes
+//! becomes a latency phase and a max-min flow. See DESIGN.md section 5.
+
+use crate::config::{Config, ConfigError, FactorTable, OverheadTable};
+
+/// The flow parameters of one message.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Flow {
+    /// Work the fluid solver must do: bytes scaled by 1/bandwidth-factor,
+    /// so that the flow progresses at its max-min share times the factor.
+    pub amount: f64,
+    /// Sharing penalty: route latency + sum of weight-S / link bandwidth.
+    pub penalty: f64,
+    /// Rate bound: min link bandwidth and the TCP window bound.
+    pub bound: Option<f64>,
+}
+
+/// The network and protocol parameters in force.
+#[derive(Debug, Clone)]
+pub struct NetModel {
+    pub precision: fluidnet::Precision,
+    bandwidth_factor: FactorTable,
+    latency_factor: FactorTable,
+    weight_s: f64,
+    tcp_gamma: f64,
+    pub crosstraffic: bool,
+    /// Standard sends below this many bytes are detached (buffered).
+    pub detached_thresh: usize,
+    /// Messages below this many bytes start before the receive is posted.
+    pub async_small_thresh: usize,
+    pub send_overhead: OverheadTable,
+    pub isend_overhead: OverheadTable,
+    pub recv_overhead: OverheadTable,
+    pub test_cost: f64,
+    pub iprobe_cost: f64,
+    pub wtime_cost: f64,
+}
+
+impl NetModel {
+    pub fn from_config(cfg: &Config) -> Result<Self, ConfigError> {
+        Ok(Self {
+            precision: fluidnet::Precision {
+                timing: cfg.float("precision/timing"),
+                work: cfg.float("precision/work-amount"),
+                maxmin: cfg.float("precision/maxmin"),
+            },
+            bandwidth_factor: FactorTable::parse(
+                "network/bandwidth-factor",
+                cfg.text("network/bandwidth-factor"),
+            )?,
+            latency_factor: FactorTable::parse(
+                "network/latency-factor",
+                cfg.text("network/latency-factor"),
+            )?,
+            weight_s: cfg.float("network/weight-S"),
+            tcp_gamma: cfg.float("network/TCP-gamma"),
+            crosstraffic: cfg.bool("network/crosstraffic"),
+            detached_thresh: usize::try_from(cfg.int("smpi/send-is-detached-thresh"))
+                .unwrap_or(usize::MAX),
+            async_small_thresh: usize::try_from(cfg.int("smpi/async-small-thresh"))
+                .unwrap_or(usize::MAX),
+            send_overhead: OverheadTable::parse("smpi/os", cfg.text("smpi/os"))?,
+            isend_overhead: OverheadTable::parse("smpi/ois", cfg.text("smpi/ois"))?,
+            recv_overhead: OverheadTable::parse("smpi/or", cfg.text("smpi/or"))?,
+            test_cost: cfg.float("smpi/test"),
+            iprobe_cost: cfg.float("smpi/iprobe"),
+            wtime_cost: cfg.float("smpi/wtime"),
+        })
+    }
+
+    /// The size the factor tables are looked up with.
+    fn model_size(bytes: usize) -> f64 {
+        bytes as f64
+    }
+
+    /// Multiplier of the route latency for a message of `bytes`.
+    pub fn latency_factor(&self, bytes: usize) -> f64 {
+        self.latency_factor.lookup(Self::model_size(bytes))
+    }
+
+    /// The flow of a message of `bytes` over links given as (bandwidth, latency).
+    pub fn flow(&self, bytes: usize, links: &[(f64, f64)]) -> Flow {
+        let size = Self::model_size(bytes);
+        let latency: f64 = links.iter().map(|l| l.1).sum();
+        let mut penalty = latency;
+        let mut min_bw = f64::INFINITY;
+        for &(bw, _) in links {
+            if self.weight_s > 0.0 {
+                penalty += self.weight_s / bw;
+            }
+            min_bw = min_bw.min(bw);
+        }
+        let mut bound = if min_bw.is_finite() { Some(min_bw) } else { None };
+        if latency > 0.0 && self.tcp_gamma > 0.0 {
+            let tcp = self.tcp_gamma / (2.0 * latency);
+            bound = Some(bound.map_or(tcp, |b| b.min(tcp)));
+        }
+        let factor = self.bandwidth_factor.lookup(size);
+        Flow {
+            amount: size / factor,
+            penalty: if penalty > 0.0 { penalty } else { 1.0 },
+            bound,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn single_link_flow_uses_the_factors() {
+        let m = NetModel::from_config(&Config::default()).unwrap();
+        let f = m.flow(1 << 20, &[(1.25e9, 10e-6)]);
+        assert_eq!(f.bound, Some(1.25e9));
+        assert!((f.amount - (1u64 << 20) as f64 / 0.940694).abs() < 1e-6);
+        assert!((f.penalty - (10e-6 + 8775.0 / 1.25e9)).abs() < 1e-15);
+        assert_eq!(m.latency_factor(1 << 20), 11.6436);
+    }
+}

@@ -1,0 +1,305 @@
+//! `smpirun`: parses SimGrid-style options, builds the platform and the
+//! rank mapping, loads the application once per rank, runs the maestro,
+//! and reports simulated and wall time.
+
+use std::ffi::{c_char, CString, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::time::Instant;
+
+use anyhow::{anyhow, bail, Context, Result};
+use platforms::{HostId, Platform};
+use privatize::{AppLoader, LoadedApp, Privatization};
+
+use crate::abi::ABI_TABLE;
+use crate::abi_symbols::abi_hash;
+use crate::config::{self, Config};
+use crate::context::{self, RankStack};
+use crate::engine::{self, Compute, Outcome, RankFactory, World};
+use crate::mpi::Mpi;
+use crate::netmodel::NetModel;
+
+/// The parsed command line.
+#[derive(Debug, Default)]
+pub struct Options {
+    pub np: Option<usize>,
+    pub platform: Option<PathBuf>,
+    pub hostfile: Option<PathBuf>,
+    pub cfg: Vec<String>,
+    pub no_privatize: bool,
+    pub quiet: bool,
+    pub help: bool,
+    pub version: bool,
+    pub program: Option<PathBuf>,
+    pub args: Vec<OsString>,
+}
+
+const USAGE: &str = "\
+usage: smpirun [-np N] [-platform FILE] [-hostfile FILE] [--cfg=name:value]...
+               [-no-privatize] [-quiet] ./app [args...]
+
+Runs an MPI program built with smpicc, every rank in this one process, on a
+simulated platform. MPI_Wtime returns simulated time.
+
+  -np N              number of ranks (default: one per hostfile slot, or per
+                     platform host)
+  -platform FILE     SimGrid platform XML (default: a built-in cluster of N
+                     hosts, see below)
+  -hostfile FILE     one host name per line, `host:N` for N slots; rank i runs
+                     on slot i mod (number of slots)
+  --cfg=name:value   set an option (list below); overrides the platform's
+                     <config>
+  -no-privatize      all ranks share one copy of the program's globals
+                     (same as --cfg=smpi/privatization:no)
+  -quiet             do not print the final timing line
+  -help              this text; -version prints the version
+
+The built-in platform (no -platform): a flat cluster of N hosts named
+node-0..node-(N-1), each running at smpi/host-speed with one core, linked by
+private 100 Gb/s (12.5 GBps), 1 us links to a non-blocking switch.
+";
+
+/// Parses smpirun's arguments (SimGrid's single-dash style).
+pub fn parse_args(args: Vec<OsString>) -> Result<Options> {
+    let mut o = Options::default();
+    let mut it = args.into_iter();
+    let need = |it: &mut std::vec::IntoIter<OsString>, flag: &str| -> Result<OsString> {
+        it.next().ok_or_else(|| anyhow!("option {flag} needs a value"))
+    };
+    while let Some(arg) = it.next() {
+        let Some(s) = arg.to_str().map(str::to_string) else {
+            o.program = Some(PathBuf::from(arg));
+            o.args = it.collect();
+            break;
+        };
+        match s.as_str() {
+            "-np" | "-n" | "--np" => {
+                let v = need(&mut it, &s)?;
+                let n: usize = v
+                    .to_str()
+                    .and_then(|t| t.parse().ok())
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| anyhow!("-np needs a positive number, got {v:?}"))?;
+                o.np = Some(n);
+            }
+            "-platform" | "--platform" => o.platform = Some(need(&mut it, &s)?.into()),
+            "-hostfile" | "-machinefile" | "--hostfile" => o.hostfile = Some(need(&mut it, &s)?.into()),
+            "--cfg" | "-cfg" => {
+                let v = need(&mut it, &s)?;
+                o.cfg.push(v.to_string_lossy().into_owned());
+            }
+            "-no-privatize" | "--no-privatize" => o.no_privatize = true,
+            "-quiet" | "--quiet" => o.quiet = true,
+            "-help" | "--help" | "-h" => o.help = true,
+            "-version" | "--version" => o.version = true,
+            _ if s.starts_with("--cfg=") => o.cfg.push(s["--cfg=".len()..].to_string()),
+            _ if s.starts_with('-') => bail!("unknown option '{s}'\n\n{USAGE}"),
+            _ => {
+                o.program = Some(PathBuf::from(arg));
+                o.args = it.collect();
+                break;
+            }
+        }
+    }
+    Ok(o)
+}
+
+/// Loads application copies and makes rank coroutines on demand.
+struct Factory {
+    loader: AppLoader,
+    program: PathBuf,
+    args: Vec<OsString>,
+    stack_bytes: usize,
+}
+
+extern "C" {
+    static mut environ: *mut *mut c_char;
+}
+
+impl RankFactory for Factory {
+    fn create(&mut self, rank: usize) -> std::result::Result<(context::RankCoroutine, (usize, usize)), String> {
+        let app: Rc<LoadedApp> = self.loader.load(rank).map_err(|e| format!("smpirun: {e}"))?;
+        let stack = RankStack::new(self.stack_bytes).map_err(|e| {
+            format!(
+                "smpirun: cannot allocate the {} KiB stack of rank {rank}: {e} (lower \
+                 --cfg=contexts/stack-size or run fewer ranks)",
+                self.stack_bytes / 1024
+            )
+        })?;
+        let guard = stack.guard();
+        let mut owned: Vec<CString> = Vec::with_capacity(self.args.len() + 1);
+        let name = CString::new(self.program.as_os_str().as_bytes()).map_err(|_| "program path contains a NUL byte".to_string())?;
+        owned.push(name);
+        for a in &self.args {
+            owned.push(CString::new(a.as_bytes()).map_err(|_| "an argument contains a NUL byte".to_string())?);
+        }
+        let co = context::spawn(stack, move || {
+            // The program may modify argv in place: each rank owns its copy.
+            let mut argv: Vec<*mut c_char> = owned.iter().map(|c| c.as_ptr() as *mut c_char).collect();
+            argv.push(std::ptr::null_mut());
+            let argc = owned.len() as i32;
+            let main = app.main();
+            crate::abi::bench_begin();
+            // SAFETY: `main` is the entry point of an smpicc-built program,
+            // called with a NULL-terminated argv that outlives the call and
+            // the process environment, as the C runtime would.
+            let code = unsafe { main(argc, argv.as_mut_ptr(), environ) };
+            drop(argv);
+            drop(owned);
+            drop(app);
+            code
+        });
+        Ok((co, guard))
+    }
+}
+
+/// Resolves `smpi/host-speed` (auto = measured and cached).
+fn host_speed(cfg: &Config, quiet: bool) -> Result<f64> {
+    let text = cfg.text("smpi/host-speed");
+    if text == "auto" {
+        let (speed, fresh) = crate::hostspeed::cached();
+        if fresh && !quiet {
+            eprintln!(
+                "smpirun: measured this machine at {} (smpi/host-speed; cached for next runs)",
+                platforms::units::format_speed(speed)
+            );
+        }
+        Ok(speed)
+    } else {
+        platforms::units::parse_speed(text).map_err(|e| anyhow!("option smpi/host-speed: {e}"))
+    }
+}
+
+/// Maps ranks to hosts: hostfile slots in order, else platform hosts in
+/// order, wrapping around when there are more ranks.
+fn map_ranks(platform: &Platform, hostfile: Option<&PathBuf>, np: usize) -> Result<Vec<HostId>> {
+    let slots: Vec<HostId> = match hostfile {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read hostfile {}", path.display()))?;
+            let entries = platforms::parse_hostfile(&text, &path.display().to_string())?;
+            let mut slots = Vec::new();
+            for e in entries {
+                let id = platform.host_by_name(&e.name).ok_or_else(|| {
+                    anyhow!(
+                        "hostfile {}: host '{}' is not in the platform (it has {} hosts, the first is '{}')",
+                        path.display(),
+                        e.name,
+                        platform.hosts().len(),
+                        platform.hosts().first().map_or("", |h| h.name.as_str())
+                    )
+                })?;
+                slots.extend(std::iter::repeat_n(id, e.slots.max(1) as usize));
+            }
+            slots
+        }
+        None => (0..platform.hosts().len()).map(|i| HostId(i as u32)).collect(),
+    };
+    if slots.is_empty() {
+        bail!("no host to run on: the hostfile or platform is empty");
+    }
+    Ok((0..np).map(|i| slots[i % slots.len()]).collect())
+}
+
+fn count_hostfile_slots(path: &PathBuf) -> Result<usize> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read hostfile {}", path.display()))?;
+    let entries = platforms::parse_hostfile(&text, &path.display().to_string())?;
+    Ok(entries.iter().map(|e| e.slots.max(1) as usize).sum())
+}
+
+/// Runs smpirun with `args` (without the program name); returns the exit code.
+pub fn run(args: Vec<OsString>) -> Result<i32> {
+    let wall = Instant::now();
+    let opts = parse_args(args)?;
+    if opts.version {
+        println!("smpirun (smpi-rs) {}", env!("CARGO_PKG_VERSION"));
+        return Ok(0);
+    }
+    if opts.help {
+        print!("{USAGE}\nOptions (--cfg=name:value):\n{}", config::help_text());
+        let (speed, _) = crate::hostspeed::cached();
+        println!(
+            "\nsmpi/host-speed (auto) on this machine: {} (measured once, cached)",
+            platforms::units::format_speed(speed)
+        );
+        return Ok(0);
+    }
+    let program = opts.program.clone().ok_or_else(|| anyhow!("no program to run\n\n{USAGE}"))?;
+
+    let mut cfg = Config::default();
+    let mut platform = match &opts.platform {
+        Some(p) => Some(Platform::from_xml_file(p)?),
+        None => None,
+    };
+    if let Some(p) = &platform {
+        for (name, value) in p.config() {
+            cfg.set(name, value)
+                .with_context(|| format!("in the <config> of {}", opts.platform.as_ref().map_or(String::new(), |p| p.display().to_string())))?;
+        }
+    }
+    for pair in &opts.cfg {
+        cfg.set_pair(pair).context("in a --cfg option")?;
+    }
+    if opts.no_privatize {
+        cfg.set("smpi/privatization", "no")?;
+    }
+    let privatization = match cfg.text("smpi/privatization") {
+        "no" | "0" | "false" | "off" => Privatization::Shared,
+        "dlopen" | "yes" | "1" | "true" | "on" => Privatization::PerRank,
+        other => bail!("option smpi/privatization: '{other}' is not one of dlopen, yes, no"),
+    };
+    let simulate = cfg.bool("smpi/simulate-computation");
+    let needs_speed = simulate || platform.is_none() || cfg.text("smpi/host-speed") != "auto";
+    let speed = if needs_speed { host_speed(&cfg, opts.quiet)? } else { 1e9 };
+
+    let np = match (opts.np, &opts.hostfile, &platform) {
+        (Some(n), _, _) => n,
+        (None, Some(h), _) => count_hostfile_slots(h)?,
+        (None, None, Some(p)) => p.hosts().len(),
+        (None, None, None) => bail!("give the number of ranks with -np N (or a hostfile or platform)"),
+    };
+    let mut platform = platform.take().unwrap_or_else(|| Platform::default_cluster(np, speed));
+    platform.set_global_loopback(cfg.float("network/loopback-bw"), cfg.float("network/loopback-lat"));
+    let hosts = map_ranks(&platform, opts.hostfile.as_ref(), np)?;
+
+    let model = NetModel::from_config(&cfg)?;
+    let stack_kib = cfg.int("contexts/stack-size");
+    let stack_bytes = usize::try_from(stack_kib.saturating_mul(1024)).unwrap_or(usize::MAX);
+
+    privatize::raise_open_file_limit();
+    let loader = AppLoader::new(&program, privatization, abi_hash(), ABI_TABLE.0.as_ptr().cast())?;
+    let mut factory = Factory {
+        loader,
+        program: program.clone(),
+        args: opts.args.clone(),
+        stack_bytes,
+    };
+    let compute = Compute {
+        simulate,
+        threshold: cfg.float("smpi/cpu-threshold"),
+        host_speed: speed,
+    };
+    engine::install(World::new(platform, model, hosts, Mpi::new(np), compute));
+    context::install_crash_handler(stack_kib);
+    let outcome = engine::run(&mut factory);
+    crate::flush_c_stdio();
+    drop(factory);
+    let _ = engine::uninstall();
+    let wall = wall.elapsed().as_secs_f64();
+    let (code, simulated) = match &outcome {
+        Outcome::Finished { code, simulated } => (*code, *simulated),
+        Outcome::Aborted { code, simulated, .. } => (if *code == 0 { 1 } else { *code }, *simulated),
+        Outcome::Deadlock { report, simulated } => {
+            eprint!("{report}");
+            (1, *simulated)
+        }
+        Outcome::Failed { message, simulated } => {
+            eprintln!("{message}");
+            (1, *simulated)
+        }
+    };
+    if !opts.quiet {
+        eprintln!("smpirun: simulated time {simulated:.6} s, wall time {wall:.3} s, {np} ranks");
+    }
+    Ok(code)
+}

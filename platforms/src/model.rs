@@ -1,0 +1,105 @@
+//! Hosts, links and the way routes use links.
+
+/// Index of a host in [`Platform::hosts`](crate::Platform::hosts).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct HostId(pub u32);
+
+/// Index of a link in [`Platform::links`](crate::Platform::links).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LinkId(pub u32);
+
+/// How the flows crossing a link share it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Sharing {
+    /// All flows, in both directions, share the bandwidth (max-min).
+    Shared,
+    /// Every flow may use the whole bandwidth (a non-blocking switch).
+    FatPipe,
+    /// Two independent shared links, one per direction; each has the full
+    /// bandwidth. Routes say which half they use with [`Direction`].
+    SplitDuplex,
+}
+
+impl Sharing {
+    /// The spelling used in SimGrid platform files.
+    pub fn simgrid_name(self) -> &'static str {
+        match self {
+            Sharing::Shared => "SHARED",
+            Sharing::FatPipe => "FATPIPE",
+            Sharing::SplitDuplex => "SPLITDUPLEX",
+        }
+    }
+}
+
+/// Which half of a link a route uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// The link is not split: the whole link.
+    None,
+    /// The `_UP` half of a [`Sharing::SplitDuplex`] link.
+    Up,
+    /// The `_DOWN` half of a [`Sharing::SplitDuplex`] link.
+    Down,
+}
+
+impl Direction {
+    /// The other half: the direction the reverse of a route uses.
+    pub fn reversed(self) -> Direction {
+        match self {
+            Direction::None => Direction::None,
+            Direction::Up => Direction::Down,
+            Direction::Down => Direction::Up,
+        }
+    }
+}
+
+/// One link of a route, and for a split-duplex link the half it uses.
+///
+/// Invariant kept by [`Platform`](crate::Platform): the direction is
+/// [`Direction::None`] exactly when the link is not split-duplex.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LinkUse {
+    /// The link.
+    pub link: LinkId,
+    /// The half used, for split-duplex links.
+    pub direction: Direction,
+}
+
+impl LinkUse {
+    /// The same link used in the other direction.
+    pub fn reversed(self) -> LinkUse {
+        LinkUse {
+            link: self.link,
+            direction: self.direction.reversed(),
+        }
+    }
+}
+
+/// A simulated machine.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Host {
+    /// Its unique name, used by hostfiles and printed to users.
+    pub name: String,
+    /// Speed of one core, in flop/s.
+    pub speed: f64,
+    /// Number of cores.
+    pub cores: u32,
+    /// `<prop id value/>` pairs, in file order.
+    pub properties: Vec<(String, String)>,
+}
+
+/// A network link.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Link {
+    /// Its unique name. A split-duplex link's halves are called
+    /// `<name>_UP` and `<name>_DOWN`, as in SimGrid.
+    pub name: String,
+    /// Capacity in bytes/s (of each half, for a split-duplex link).
+    pub bandwidth: f64,
+    /// Latency in seconds.
+    pub latency: f64,
+    /// How flows share it.
+    pub sharing: Sharing,
+    /// `<prop id value/>` pairs, in file order.
+    pub properties: Vec<(String, String)>,
+}
