@@ -1,1 +1,68 @@
-//! collectives (to be written)
+//! MPI collective algorithms as schedules.
+//!
+//! This crate knows nothing of the engine. An algorithm is a pure function
+//! from (my rank, communicator size, counts, root, ...) to a [`Schedule`]:
+//! rounds of sends and receives posted together, followed by local copies
+//! and reductions. The engine executes schedules over its point-to-point
+//! layer, so network contention is modelled, and runs blocking and
+//! non-blocking collectives from the same schedules.
+//!
+//! Simulated times depend on which algorithm runs, so the un-suffixed
+//! functions ([`bcast`], [`reduce()`], ...) build what SimGrid 3.32's
+//! `default` selector runs; the `*_with` variants take an explicit
+//! algorithm, parsed from SimGrid's names (see [`registry`]).
+//!
+//! Conventions shared by all functions:
+//!
+//! * `rank < size` and `root < size`, else a [`CollError`];
+//! * counts and offsets are in elements; `Buf::Send` blocks are in
+//!   send-datatype elements, `Buf::Recv` and `Buf::Tmp` blocks in
+//!   receive-datatype elements (see [`schedule`]);
+//! * `in_place` means the caller passed `MPI_IN_PLACE`; each function
+//!   documents where the data then lives;
+//! * a rank's schedule is O(1) for tree algorithms' inner ranks, O(log p)
+//!   for trees, O(p) for linear algorithms, never O(p^2).
+//!
+//! Reductions: [`Local::Reduce`] computes `inout = input op inout` (MPI
+//! user-function order). See [`reduce`](mod@reduce) for the exact order
+//! each reduction algorithm uses; all of them give `x_0 op x_1 op ... op
+//! x_{p-1}` for non-commutative operations.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod allgather;
+mod alltoall;
+mod barrier;
+mod bcast;
+pub mod error;
+mod gather;
+pub mod reduce;
+pub mod registry;
+mod scan;
+pub mod schedule;
+
+#[cfg(test)]
+mod tests;
+
+pub use allgather::{allgather, allgather_with, allgatherv, allgatherv_with};
+pub use alltoall::{alltoall, alltoall_with, alltoallv, alltoallv_with};
+pub use barrier::{barrier, barrier_with};
+pub use bcast::{bcast, bcast_with};
+pub use error::CollError;
+pub use gather::{
+    gather, gather_with, gatherv, gatherv_with, scatter, scatter_with, scatterv, scatterv_with,
+};
+pub use reduce::{
+    allreduce, allreduce_with, reduce, reduce_scatter, reduce_scatter_block,
+    reduce_scatter_block_with, reduce_scatter_with, reduce_with,
+};
+pub use registry::{
+    algorithm_names, algorithms, Algorithm, AlgorithmInfo, AllgatherAlgorithm, AllgathervAlgorithm,
+    AllreduceAlgorithm, AlltoallAlgorithm, AlltoallvAlgorithm, BarrierAlgorithm, BcastAlgorithm,
+    Collective, ExscanAlgorithm, GatherAlgorithm, GathervAlgorithm, ReduceAlgorithm,
+    ReduceScatterAlgorithm, ReduceScatterBlockAlgorithm, ScanAlgorithm, ScatterAlgorithm,
+    ScattervAlgorithm,
+};
+pub use scan::{exscan, exscan_with, scan, scan_with};
+pub use schedule::{Block, Buf, Comm, Local, Round, Schedule};

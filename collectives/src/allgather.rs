@@ -1,0 +1,175 @@
+//! `MPI_Allgather(v)`.
+//!
+//! In place: a rank's own block is already in its receive buffer (at
+//! `rank*recvcount`, or `displs[rank]` for allgatherv) and is sent from
+//! there; `sendcount` is ignored.
+
+use crate::error::{check_blocks, check_len, check_rank, mul, CollError};
+use crate::registry::{AllgatherAlgorithm, AllgathervAlgorithm};
+use crate::schedule::{recv, send, Block, Buf, Builder, Schedule};
+
+/// `MPI_Allgather`: rank `i`'s `Send[0..sendcount]` lands in every rank's
+/// `Recv[i*recvcount..(i+1)*recvcount]`. SimGrid's default algorithm: each
+/// rank posts, for every other rank in increasing order, a send of its
+/// block and a receive of the peer's, all at once.
+pub fn allgather(
+    rank: usize,
+    size: usize,
+    sendcount: usize,
+    recvcount: usize,
+    in_place: bool,
+) -> Result<Schedule, CollError> {
+    allgather_with(
+        AllgatherAlgorithm::Default,
+        rank,
+        size,
+        sendcount,
+        recvcount,
+        in_place,
+    )
+}
+
+/// `MPI_Allgather` with a chosen algorithm; see [`allgather`].
+pub fn allgather_with(
+    alg: AllgatherAlgorithm,
+    rank: usize,
+    size: usize,
+    sendcount: usize,
+    recvcount: usize,
+    in_place: bool,
+) -> Result<Schedule, CollError> {
+    check_rank(rank, size)?;
+    mul(size, recvcount, "allgather")?;
+    let counts = |_| recvcount;
+    let displs = |i| i * recvcount;
+    let mut b = Builder::new();
+    match alg {
+        AllgatherAlgorithm::Default => {
+            allgatherv_linear(&mut b, rank, size, sendcount, counts, displs, in_place)
+        }
+        AllgatherAlgorithm::Ring => {
+            allgatherv_ring(&mut b, rank, size, sendcount, counts, displs, in_place)
+        }
+    }
+    Ok(b.finish())
+}
+
+/// `MPI_Allgatherv`: rank `i`'s `Send[0..sendcount]` lands in every rank's
+/// `Recv[displs[i]..displs[i]+recvcounts[i]]`. `recvcounts` and `displs`
+/// need one entry per rank at every rank. Same algorithm as [`allgather`].
+pub fn allgatherv(
+    rank: usize,
+    size: usize,
+    sendcount: usize,
+    recvcounts: &[usize],
+    displs: &[usize],
+    in_place: bool,
+) -> Result<Schedule, CollError> {
+    allgatherv_with(
+        AllgathervAlgorithm::Default,
+        rank,
+        size,
+        sendcount,
+        recvcounts,
+        displs,
+        in_place,
+    )
+}
+
+/// `MPI_Allgatherv` with a chosen algorithm; see [`allgatherv`].
+pub fn allgatherv_with(
+    alg: AllgathervAlgorithm,
+    rank: usize,
+    size: usize,
+    sendcount: usize,
+    recvcounts: &[usize],
+    displs: &[usize],
+    in_place: bool,
+) -> Result<Schedule, CollError> {
+    check_rank(rank, size)?;
+    check_len("recvcounts", recvcounts, size)?;
+    check_len("displs", displs, size)?;
+    check_blocks(recvcounts, displs, "allgatherv")?;
+    let mut b = Builder::new();
+    match alg {
+        AllgathervAlgorithm::Default => allgatherv_linear(
+            &mut b,
+            rank,
+            size,
+            sendcount,
+            |i| recvcounts[i],
+            |i| displs[i],
+            in_place,
+        ),
+    }
+    Ok(b.finish())
+}
+
+/// The block a rank sends: its send buffer, or its own slot of the receive
+/// buffer in place.
+fn own_block(
+    rank: usize,
+    sendcount: usize,
+    counts: &impl Fn(usize) -> usize,
+    displs: &impl Fn(usize) -> usize,
+    in_place: bool,
+) -> Block {
+    if in_place {
+        Buf::Recv.block(displs(rank), counts(rank))
+    } else {
+        Buf::Send.block(0, sendcount)
+    }
+}
+
+/// SimGrid's `iallgather(v)`: for every other rank in increasing order,
+/// post a send of our block then a receive of theirs; all at once. The own
+/// block is copied locally (no self message).
+fn allgatherv_linear(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    sendcount: usize,
+    counts: impl Fn(usize) -> usize,
+    displs: impl Fn(usize) -> usize,
+    in_place: bool,
+) {
+    let mine = own_block(rank, sendcount, &counts, &displs, in_place);
+    let mut comm = Vec::with_capacity(2 * (size - 1));
+    for other in (0..size).filter(|&o| o != rank) {
+        comm.push(send(other, mine));
+        comm.push(recv(other, Buf::Recv.block(displs(other), counts(other))));
+    }
+    b.round(comm, vec![]);
+    if !in_place {
+        b.copy(mine, Buf::Recv.block(displs(rank), counts(rank)));
+    }
+}
+
+/// SimGrid's `allgather__ring`: step i = 1..p-1 is a sendrecv that sends our
+/// block to rank+i and receives rank-i's block.
+fn allgatherv_ring(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    sendcount: usize,
+    counts: impl Fn(usize) -> usize,
+    displs: impl Fn(usize) -> usize,
+    in_place: bool,
+) {
+    let mine = own_block(rank, sendcount, &counts, &displs, in_place);
+    if !in_place {
+        // SimGrid does the self "sendrecv" (a copy) first.
+        b.copy(mine, Buf::Recv.block(displs(rank), counts(rank)));
+    }
+    for i in 1..size {
+        let src = (rank + size - i) % size;
+        let dst = (rank + i) % size;
+        b.round(
+            vec![
+                send(dst, mine),
+                recv(src, Buf::Recv.block(displs(src), counts(src))),
+            ],
+            vec![],
+        );
+    }
+}

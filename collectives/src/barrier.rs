@@ -1,0 +1,48 @@
+//! `MPI_Barrier`.
+
+use crate::error::{check_rank, CollError};
+use crate::registry::BarrierAlgorithm;
+use crate::schedule::{recv, send, Buf, Builder, Schedule};
+
+/// `MPI_Barrier` with SimGrid's default algorithm (`ompi_basic_linear`).
+///
+/// Every non-zero rank sends a zero-element message to rank 0, then receives
+/// one from rank 0; rank 0 receives from ranks 1..size (all posted at once),
+/// then sends to ranks 1..size (all posted at once). The messages are
+/// zero-element blocks of `Buf::Send` / `Buf::Recv`: MPI_Barrier has no
+/// buffers, so the engine must not need one for an empty block.
+///
+/// Why this matters: rank 0's release messages are small, hence detached,
+/// so rank 0 leaves the barrier as soon as it has posted them, one latency
+/// before the others, exactly as in SimGrid.
+pub fn barrier(rank: usize, size: usize) -> Result<Schedule, CollError> {
+    barrier_with(BarrierAlgorithm::Default, rank, size)
+}
+
+/// `MPI_Barrier` with a chosen algorithm.
+pub fn barrier_with(
+    alg: BarrierAlgorithm,
+    rank: usize,
+    size: usize,
+) -> Result<Schedule, CollError> {
+    check_rank(rank, size)?;
+    match alg {
+        BarrierAlgorithm::Default | BarrierAlgorithm::OmpiBasicLinear => {
+            Ok(barrier_linear(rank, size))
+        }
+    }
+}
+
+fn barrier_linear(rank: usize, size: usize) -> Schedule {
+    let mut b = Builder::new();
+    let token_out = Buf::Send.block(0, 0);
+    let token_in = Buf::Recv.block(0, 0);
+    if rank == 0 {
+        b.round((1..size).map(|r| recv(r, token_in)).collect(), vec![]);
+        b.round((1..size).map(|r| send(r, token_out)).collect(), vec![]);
+    } else {
+        b.round(vec![send(0, token_out)], vec![]);
+        b.round(vec![recv(0, token_in)], vec![]);
+    }
+    b.finish()
+}

@@ -1,0 +1,121 @@
+//! Errors for invalid collective arguments, and the checks producing them.
+
+use thiserror::Error;
+
+/// Why a schedule could not be built. The engine turns these into MPI error
+/// codes (`MPI_ERR_ROOT`, `MPI_ERR_ARG`, `MPI_ERR_COUNT`, ...).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum CollError {
+    /// A communicator has at least one rank.
+    #[error("communicator size must be at least 1")]
+    EmptyCommunicator,
+    /// The calling rank is not in the communicator.
+    #[error("rank {rank} out of range for a communicator of size {size}")]
+    RankOutOfRange {
+        /// The offending rank.
+        rank: usize,
+        /// The communicator size.
+        size: usize,
+    },
+    /// The root is not in the communicator.
+    #[error("root {root} out of range for a communicator of size {size}")]
+    RootOutOfRange {
+        /// The offending root.
+        root: usize,
+        /// The communicator size.
+        size: usize,
+    },
+    /// A per-rank array (counts or displacements) has the wrong length.
+    #[error("{what} has {got} entries, expected {expected} (one per rank)")]
+    WrongLength {
+        /// Which argument (`"recvcounts"`, `"sdispls"`, ...).
+        what: &'static str,
+        /// Its length.
+        got: usize,
+        /// The communicator size.
+        expected: usize,
+    },
+    /// Element offsets or totals do not fit in `usize`.
+    #[error("element offsets of {collective} overflow")]
+    Overflow {
+        /// The collective being scheduled.
+        collective: &'static str,
+    },
+    /// The algorithm only works for power-of-two communicator sizes.
+    #[error("{algorithm} needs a power-of-two communicator size, got {size}")]
+    NeedsPowerOfTwo {
+        /// The algorithm name.
+        algorithm: &'static str,
+        /// The communicator size.
+        size: usize,
+    },
+    /// An algorithm name that does not exist for this collective.
+    #[error("unknown {collective} algorithm '{name}'; valid names: {valid}")]
+    UnknownAlgorithm {
+        /// The collective (`"bcast"`, ...).
+        collective: &'static str,
+        /// The name given.
+        name: String,
+        /// Comma-separated valid names.
+        valid: String,
+    },
+    /// A collective name that does not exist.
+    #[error("unknown collective '{0}'")]
+    UnknownCollective(String),
+}
+
+/// Checks `size >= 1` and `rank < size`.
+pub(crate) fn check_rank(rank: usize, size: usize) -> Result<(), CollError> {
+    if size == 0 {
+        Err(CollError::EmptyCommunicator)
+    } else if rank >= size {
+        Err(CollError::RankOutOfRange { rank, size })
+    } else {
+        Ok(())
+    }
+}
+
+/// Checks the rank and `root < size`.
+pub(crate) fn check_rooted(rank: usize, size: usize, root: usize) -> Result<(), CollError> {
+    check_rank(rank, size)?;
+    if root >= size {
+        Err(CollError::RootOutOfRange { root, size })
+    } else {
+        Ok(())
+    }
+}
+
+/// Checks that a per-rank array has one entry per rank.
+pub(crate) fn check_len<T>(what: &'static str, v: &[T], size: usize) -> Result<(), CollError> {
+    if v.len() == size {
+        Ok(())
+    } else {
+        Err(CollError::WrongLength {
+            what,
+            got: v.len(),
+            expected: size,
+        })
+    }
+}
+
+/// `a * b`, or an overflow error naming the collective.
+pub(crate) fn mul(a: usize, b: usize, collective: &'static str) -> Result<usize, CollError> {
+    a.checked_mul(b).ok_or(CollError::Overflow { collective })
+}
+
+/// Checks that every `displs[i] + counts[i]` fits, so blocks have a valid
+/// end, and returns the sum of `counts`.
+pub(crate) fn check_blocks(
+    counts: &[usize],
+    displs: &[usize],
+    collective: &'static str,
+) -> Result<usize, CollError> {
+    let mut total = 0usize;
+    for (&c, &d) in counts.iter().zip(displs) {
+        d.checked_add(c).ok_or(CollError::Overflow { collective })?;
+        total = total
+            .checked_add(c)
+            .ok_or(CollError::Overflow { collective })?;
+    }
+    Ok(total)
+}

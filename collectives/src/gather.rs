@@ -1,0 +1,313 @@
+//! `MPI_Gather(v)` and `MPI_Scatter(v)`: linear exchanges with the root,
+//! posted all at once (SimGrid's `igather` / `iscatter` and friends).
+//!
+//! Counts are per side: `sendcount` in send-datatype elements, `recvcount`
+//! in receive-datatype elements (see the [`crate::schedule`] docs). Root
+//! arguments (`recvcounts`/`displs` of gatherv, `sendcounts`/`displs` of
+//! scatterv, `recvcount` of gather, `sendcount` of scatter) are only read
+//! at the root, so other ranks may pass anything (empty slices for arrays).
+//! `in_place` is only meaningful at the root, as in MPI, and ignored
+//! elsewhere.
+
+use crate::error::{check_blocks, check_len, check_rooted, mul, CollError};
+use crate::registry::{GatherAlgorithm, GathervAlgorithm, ScatterAlgorithm, ScattervAlgorithm};
+use crate::schedule::{recv, send, Block, Buf, Builder, Local, Schedule};
+
+/// `MPI_Gather`: rank `i`'s `Send[0..sendcount]` lands in the root's
+/// `Recv[i*recvcount..(i+1)*recvcount]`.
+///
+/// In place (root only): the root's block is already at
+/// `Recv[root*recvcount..]` and its send buffer is not read.
+pub fn gather(
+    rank: usize,
+    size: usize,
+    root: usize,
+    sendcount: usize,
+    recvcount: usize,
+    in_place: bool,
+) -> Result<Schedule, CollError> {
+    gather_with(
+        GatherAlgorithm::Default,
+        rank,
+        size,
+        root,
+        sendcount,
+        recvcount,
+        in_place,
+    )
+}
+
+/// `MPI_Gather` with a chosen algorithm; see [`gather`].
+pub fn gather_with(
+    alg: GatherAlgorithm,
+    rank: usize,
+    size: usize,
+    root: usize,
+    sendcount: usize,
+    recvcount: usize,
+    in_place: bool,
+) -> Result<Schedule, CollError> {
+    check_rooted(rank, size, root)?;
+    if rank == root {
+        mul(size, recvcount, "gather")?;
+    }
+    let mut b = Builder::new();
+    match alg {
+        GatherAlgorithm::Default => gatherv_into(
+            &mut b,
+            rank,
+            size,
+            root,
+            Buf::Send.block(0, sendcount),
+            |_| recvcount,
+            |i| i * recvcount,
+            in_place,
+        ),
+    }
+    Ok(b.finish())
+}
+
+/// `MPI_Gatherv`: rank `i`'s `Send[0..sendcount]` lands in the root's
+/// `Recv[displs[i]..displs[i]+recvcounts[i]]`.
+///
+/// `recvcounts` and `displs` need one entry per rank at the root only. In
+/// place (root only): the root's block is already in place.
+pub fn gatherv(
+    rank: usize,
+    size: usize,
+    root: usize,
+    sendcount: usize,
+    recvcounts: &[usize],
+    displs: &[usize],
+    in_place: bool,
+) -> Result<Schedule, CollError> {
+    gatherv_with(
+        GathervAlgorithm::Default,
+        rank,
+        size,
+        root,
+        sendcount,
+        recvcounts,
+        displs,
+        in_place,
+    )
+}
+
+/// `MPI_Gatherv` with a chosen algorithm; see [`gatherv`].
+#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
+pub fn gatherv_with(
+    alg: GathervAlgorithm,
+    rank: usize,
+    size: usize,
+    root: usize,
+    sendcount: usize,
+    recvcounts: &[usize],
+    displs: &[usize],
+    in_place: bool,
+) -> Result<Schedule, CollError> {
+    check_rooted(rank, size, root)?;
+    if rank == root {
+        check_len("recvcounts", recvcounts, size)?;
+        check_len("displs", displs, size)?;
+        check_blocks(recvcounts, displs, "gatherv")?;
+    }
+    let mut b = Builder::new();
+    match alg {
+        GathervAlgorithm::Default => gatherv_into(
+            &mut b,
+            rank,
+            size,
+            root,
+            Buf::Send.block(0, sendcount),
+            |i| recvcounts[i],
+            |i| displs[i],
+            in_place,
+        ),
+    }
+    Ok(b.finish())
+}
+
+/// `MPI_Scatter`: the root's `Send[i*sendcount..(i+1)*sendcount]` lands in
+/// rank `i`'s `Recv[0..recvcount]`.
+///
+/// In place (root only): the root's own block stays in its send buffer and
+/// its receive buffer is not written.
+pub fn scatter(
+    rank: usize,
+    size: usize,
+    root: usize,
+    sendcount: usize,
+    recvcount: usize,
+    in_place: bool,
+) -> Result<Schedule, CollError> {
+    scatter_with(
+        ScatterAlgorithm::Default,
+        rank,
+        size,
+        root,
+        sendcount,
+        recvcount,
+        in_place,
+    )
+}
+
+/// `MPI_Scatter` with a chosen algorithm; see [`scatter`].
+pub fn scatter_with(
+    alg: ScatterAlgorithm,
+    rank: usize,
+    size: usize,
+    root: usize,
+    sendcount: usize,
+    recvcount: usize,
+    in_place: bool,
+) -> Result<Schedule, CollError> {
+    check_rooted(rank, size, root)?;
+    if rank == root {
+        mul(size, sendcount, "scatter")?;
+    }
+    let mut b = Builder::new();
+    match alg {
+        ScatterAlgorithm::Default => scatterv_into(
+            &mut b,
+            rank,
+            size,
+            root,
+            Buf::Send,
+            &|_| sendcount,
+            &|i| i * sendcount,
+            Buf::Recv.block(0, recvcount),
+            in_place,
+        ),
+    }
+    Ok(b.finish())
+}
+
+/// `MPI_Scatterv`: the root's `Send[displs[i]..displs[i]+sendcounts[i]]`
+/// lands in rank `i`'s `Recv[0..recvcount]`.
+///
+/// `sendcounts` and `displs` need one entry per rank at the root only. In
+/// place (root only): the root's own block stays where it is.
+pub fn scatterv(
+    rank: usize,
+    size: usize,
+    root: usize,
+    sendcounts: &[usize],
+    displs: &[usize],
+    recvcount: usize,
+    in_place: bool,
+) -> Result<Schedule, CollError> {
+    scatterv_with(
+        ScattervAlgorithm::Default,
+        rank,
+        size,
+        root,
+        sendcounts,
+        displs,
+        recvcount,
+        in_place,
+    )
+}
+
+/// `MPI_Scatterv` with a chosen algorithm; see [`scatterv`].
+#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
+pub fn scatterv_with(
+    alg: ScattervAlgorithm,
+    rank: usize,
+    size: usize,
+    root: usize,
+    sendcounts: &[usize],
+    displs: &[usize],
+    recvcount: usize,
+    in_place: bool,
+) -> Result<Schedule, CollError> {
+    check_rooted(rank, size, root)?;
+    if rank == root {
+        check_len("sendcounts", sendcounts, size)?;
+        check_len("displs", displs, size)?;
+        check_blocks(sendcounts, displs, "scatterv")?;
+    }
+    let mut b = Builder::new();
+    match alg {
+        ScattervAlgorithm::Default => scatterv_into(
+            &mut b,
+            rank,
+            size,
+            root,
+            Buf::Send,
+            &|i| sendcounts[i],
+            &|i| displs[i],
+            Buf::Recv.block(0, recvcount),
+            in_place,
+        ),
+    }
+    Ok(b.finish())
+}
+
+/// Linear gatherv: non-roots send `mine`; the root receives block `i`
+/// (`counts(i)` at `displs(i)` of `Recv`) from every other rank, all posted
+/// at once in increasing rank order, and copies its own block unless in
+/// place. `counts`/`displs` are only called at the root.
+#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
+pub(crate) fn gatherv_into(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    root: usize,
+    mine: Block,
+    counts: impl Fn(usize) -> usize,
+    displs: impl Fn(usize) -> usize,
+    in_place: bool,
+) {
+    if rank != root {
+        b.round(vec![send(root, mine)], vec![]);
+        return;
+    }
+    let comm = (0..size)
+        .filter(|&src| src != root)
+        .map(|src| recv(src, Buf::Recv.block(displs(src), counts(src))))
+        .collect();
+    let local = if in_place {
+        vec![]
+    } else {
+        vec![Local::Copy {
+            from: mine,
+            to: Buf::Recv.block(displs(root), counts(root)),
+        }]
+    };
+    b.round(comm, local);
+}
+
+/// Linear scatterv: the root sends block `i` (`counts(i)` at `displs(i)` of
+/// `src`) to every other rank, all posted at once in increasing rank order,
+/// and copies its own block into `dest` unless in place; the others receive
+/// into `dest`. `counts`/`displs` are only called at the root.
+#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
+pub(crate) fn scatterv_into(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    root: usize,
+    src: Buf,
+    counts: &dyn Fn(usize) -> usize,
+    displs: &dyn Fn(usize) -> usize,
+    dest: Block,
+    in_place: bool,
+) {
+    if rank != root {
+        b.round(vec![recv(root, dest)], vec![]);
+        return;
+    }
+    let comm = (0..size)
+        .filter(|&dst| dst != root)
+        .map(|dst| send(dst, src.block(displs(dst), counts(dst))))
+        .collect();
+    let local = if in_place {
+        vec![]
+    } else {
+        vec![Local::Copy {
+            from: src.block(displs(root), counts(root)),
+            to: dest,
+        }]
+    };
+    b.round(comm, local);
+}

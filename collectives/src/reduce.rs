@@ -1,0 +1,408 @@
+//! `MPI_Reduce`, `MPI_Allreduce`, `MPI_Reduce_scatter(_block)`.
+//!
+//! # Reduction order
+//!
+//! [`Local::Reduce`] computes `inout = input (op) inout` like an MPI user
+//! function `f(invec = input, inoutvec = inout)`. Writing `x_i` for rank
+//! `i`'s contribution, the root's result is:
+//!
+//! * `ompi_basic_linear` (the default for non-commutative operations):
+//!   `x_0 op (x_1 op (... op (x_{p-2} op x_{p-1})))`. The accumulator starts
+//!   as `x_{p-1}` and each step folds in the next lower rank as `invec`,
+//!   exactly as Open MPI's `ompi_coll_base_reduce_intra_basic_linear` (and
+//!   SimGrid's copy of it). By associativity this is `x_0 op x_1 op ... op
+//!   x_{p-1}`, and the user function always gets the lower ranks in `invec`.
+//! * the commutative default (SimGrid's non-blocking linear reduce): the
+//!   accumulator starts as the root's `x_root`, then every other rank `s`,
+//!   in increasing rank order, is folded in as `acc = x_s op acc`. This is
+//!   the order SimGrid applies them, so floating-point results agree bit
+//!   for bit; it is only used when the operation is commutative.
+
+use crate::error::{check_len, check_rank, check_rooted, mul, CollError};
+use crate::gather::scatterv_into;
+use crate::registry::{
+    AllreduceAlgorithm, ReduceAlgorithm, ReduceScatterAlgorithm, ReduceScatterBlockAlgorithm,
+};
+use crate::schedule::{recv, send, Block, Buf, Builder, Local, Schedule};
+
+/// `MPI_Reduce` of `count` elements to `root`, with SimGrid's default
+/// algorithm (see [`ReduceAlgorithm::Default`]).
+///
+/// Buffers: a rank's contribution is `Buf::Send[0..count]`, or
+/// `Buf::Recv[0..count]` when `in_place` (MPI only allows `MPI_IN_PLACE` at
+/// the root; the flag is accepted at every rank so that allreduce can reuse
+/// it). The result lands in `Buf::Recv[0..count]` at the root; other ranks'
+/// `Recv` is never touched unless `in_place`, where it is only read.
+///
+/// `commutative` selects the algorithm; the module documentation gives the
+/// exact reduction order.
+pub fn reduce(
+    rank: usize,
+    size: usize,
+    root: usize,
+    count: usize,
+    commutative: bool,
+    in_place: bool,
+) -> Result<Schedule, CollError> {
+    reduce_with(
+        ReduceAlgorithm::Default,
+        rank,
+        size,
+        root,
+        count,
+        commutative,
+        in_place,
+    )
+}
+
+/// `MPI_Reduce` with a chosen algorithm; see [`reduce`].
+pub fn reduce_with(
+    alg: ReduceAlgorithm,
+    rank: usize,
+    size: usize,
+    root: usize,
+    count: usize,
+    commutative: bool,
+    in_place: bool,
+) -> Result<Schedule, CollError> {
+    check_rooted(rank, size, root)?;
+    let input = contribution(in_place, 0, count);
+    let output = Buf::Recv.block(0, count);
+    let mut b = Builder::new();
+    reduce_into(&mut b, alg, rank, size, root, commutative, input, output);
+    Ok(b.finish())
+}
+
+/// `MPI_Allreduce` of `count` elements with SimGrid's default algorithm:
+/// the default reduce to rank 0, then the binomial bcast from rank 0.
+///
+/// Buffers: the contribution is `Buf::Send[0..count]`, or
+/// `Buf::Recv[0..count]` when `in_place`; the result lands in
+/// `Buf::Recv[0..count]` at every rank. The reduction order is the one of
+/// [`reduce`] to rank 0.
+pub fn allreduce(
+    rank: usize,
+    size: usize,
+    count: usize,
+    commutative: bool,
+    in_place: bool,
+) -> Result<Schedule, CollError> {
+    allreduce_with(
+        AllreduceAlgorithm::Default,
+        rank,
+        size,
+        count,
+        commutative,
+        in_place,
+    )
+}
+
+/// `MPI_Allreduce` with a chosen algorithm; see [`allreduce`].
+pub fn allreduce_with(
+    alg: AllreduceAlgorithm,
+    rank: usize,
+    size: usize,
+    count: usize,
+    commutative: bool,
+    in_place: bool,
+) -> Result<Schedule, CollError> {
+    check_rank(rank, size)?;
+    let mut b = Builder::new();
+    match alg {
+        AllreduceAlgorithm::Default => {
+            let input = contribution(in_place, 0, count);
+            let output = Buf::Recv.block(0, count);
+            reduce_into(
+                &mut b,
+                ReduceAlgorithm::Default,
+                rank,
+                size,
+                0,
+                commutative,
+                input,
+                output,
+            );
+            crate::bcast::bcast_binomial_into(&mut b, rank, size, 0, output);
+        }
+    }
+    Ok(b.finish())
+}
+
+/// `MPI_Reduce_scatter_block`: every rank contributes `size * count`
+/// elements and gets block `rank` (`count` elements) of the reduction.
+///
+/// Algorithm (SimGrid's default): the default reduce to rank 0 into a
+/// scratch buffer, then a linear scatter of the blocks from rank 0.
+/// Buffers: the contribution is `Buf::Send[0..size*count]`, or
+/// `Buf::Recv[0..size*count]` when `in_place`; the result lands in
+/// `Buf::Recv[0..count]`. The reduction order is the one of [`reduce`].
+pub fn reduce_scatter_block(
+    rank: usize,
+    size: usize,
+    count: usize,
+    commutative: bool,
+    in_place: bool,
+) -> Result<Schedule, CollError> {
+    reduce_scatter_block_with(
+        ReduceScatterBlockAlgorithm::Default,
+        rank,
+        size,
+        count,
+        commutative,
+        in_place,
+    )
+}
+
+/// `MPI_Reduce_scatter_block` with a chosen algorithm; see
+/// [`reduce_scatter_block`].
+pub fn reduce_scatter_block_with(
+    alg: ReduceScatterBlockAlgorithm,
+    rank: usize,
+    size: usize,
+    count: usize,
+    commutative: bool,
+    in_place: bool,
+) -> Result<Schedule, CollError> {
+    check_rank(rank, size)?;
+    const NAME: &str = "reduce_scatter_block";
+    let total = mul(size, count, NAME)?;
+    match alg {
+        ReduceScatterBlockAlgorithm::Default => Ok(reduce_then_scatterv(
+            rank,
+            size,
+            total,
+            |_| count,
+            |i| i * count,
+            commutative,
+            in_place,
+        )),
+    }
+}
+
+/// `MPI_Reduce_scatter`: every rank contributes `sum(recvcounts)` elements
+/// and gets the `recvcounts[rank]` elements starting at
+/// `sum(recvcounts[..rank])` of the reduction. `recvcounts` must have one
+/// entry per rank at every rank.
+///
+/// Algorithm: the default reduce to rank 0 into a scratch buffer, then a
+/// linear scatterv from rank 0. (SimGrid does this when all counts are
+/// equal and runs MPICH's algorithm otherwise; that one is a later
+/// addition.) Buffers: the contribution is `Buf::Send[0..total]`, or
+/// `Buf::Recv[0..total]` when `in_place`; the result lands in
+/// `Buf::Recv[0..recvcounts[rank]]`.
+pub fn reduce_scatter(
+    rank: usize,
+    size: usize,
+    recvcounts: &[usize],
+    commutative: bool,
+    in_place: bool,
+) -> Result<Schedule, CollError> {
+    reduce_scatter_with(
+        ReduceScatterAlgorithm::Default,
+        rank,
+        size,
+        recvcounts,
+        commutative,
+        in_place,
+    )
+}
+
+/// `MPI_Reduce_scatter` with a chosen algorithm; see [`reduce_scatter`].
+pub fn reduce_scatter_with(
+    alg: ReduceScatterAlgorithm,
+    rank: usize,
+    size: usize,
+    recvcounts: &[usize],
+    commutative: bool,
+    in_place: bool,
+) -> Result<Schedule, CollError> {
+    check_rank(rank, size)?;
+    check_len("recvcounts", recvcounts, size)?;
+    const NAME: &str = "reduce_scatter";
+    let total = recvcounts.iter().try_fold(0usize, |acc, &c| {
+        acc.checked_add(c)
+            .ok_or(CollError::Overflow { collective: NAME })
+    })?;
+    match alg {
+        ReduceScatterAlgorithm::Default => {
+            // Displacements are prefix sums; only rank 0 needs them all, and
+            // it computes them once, so the whole thing stays O(size).
+            let displs: Vec<usize> = if rank == 0 {
+                recvcounts
+                    .iter()
+                    .scan(0usize, |acc, &c| {
+                        let d = *acc;
+                        *acc += c;
+                        Some(d)
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            Ok(reduce_then_scatterv(
+                rank,
+                size,
+                total,
+                |i| recvcounts[i],
+                |i| displs[i],
+                commutative,
+                in_place,
+            ))
+        }
+    }
+}
+
+/// Reduce `total` elements to rank 0 into scratch, then scatter block `i`
+/// (`counts(i)` elements at `displs(i)`) to rank `i`'s `Recv[0..]`.
+/// `displs` is only called by rank 0, and `counts` by rank 0 for every
+/// rank and by the others for themselves.
+fn reduce_then_scatterv(
+    rank: usize,
+    size: usize,
+    total: usize,
+    counts: impl Fn(usize) -> usize,
+    displs: impl Fn(usize) -> usize,
+    commutative: bool,
+    in_place: bool,
+) -> Schedule {
+    let mut b = Builder::new();
+    let input = contribution(in_place, 0, total);
+    // Only rank 0 holds the full reduction; the others never touch the
+    // output block, so they need no scratch.
+    let output = if rank == 0 {
+        b.tmp(total).block(0, total)
+    } else {
+        Buf::Recv.block(0, 0)
+    };
+    reduce_into(
+        &mut b,
+        ReduceAlgorithm::Default,
+        rank,
+        size,
+        0,
+        commutative,
+        input,
+        output,
+    );
+    let dest = Buf::Recv.block(0, counts(rank));
+    scatterv_into(
+        &mut b, rank, size, 0, output.buf, &counts, &displs, dest, false,
+    );
+    b.finish()
+}
+
+/// Where a rank's contribution lives.
+fn contribution(in_place: bool, offset: usize, count: usize) -> Block {
+    if in_place {
+        Buf::Recv.block(offset, count)
+    } else {
+        Buf::Send.block(offset, count)
+    }
+}
+
+/// Appends a reduction of `input` (at every rank) into `output` (at `root`)
+/// to `b`. `input == output` means in place at the root; otherwise the two
+/// blocks must not overlap.
+#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
+pub(crate) fn reduce_into(
+    b: &mut Builder,
+    alg: ReduceAlgorithm,
+    rank: usize,
+    size: usize,
+    root: usize,
+    commutative: bool,
+    input: Block,
+    output: Block,
+) {
+    let basic = match alg {
+        ReduceAlgorithm::Default => !commutative,
+        ReduceAlgorithm::OmpiBasicLinear => true,
+    };
+    if rank != root {
+        // Both algorithms: non-roots just send their contribution.
+        b.round(vec![send(root, input)], vec![]);
+    } else if basic {
+        reduce_basic_linear_root(b, rank, size, input, output);
+    } else {
+        reduce_nb_linear_root(b, rank, size, input, output);
+    }
+}
+
+/// Root side of SimGrid's non-blocking linear reduce (`colls::ireduce`):
+/// all receives posted at once into one scratch slot per sender, then
+/// `acc = x_root`, and `acc = x_s op acc` for every sender `s` in increasing
+/// rank order. Scratch: `(size - 1) * count` elements, as in SimGrid.
+fn reduce_nb_linear_root(b: &mut Builder, root: usize, size: usize, input: Block, output: Block) {
+    let count = input.count;
+    let senders = size - 1;
+    let mut comm = Vec::with_capacity(senders);
+    let mut local = Vec::with_capacity(senders + 1);
+    if input != output {
+        local.push(Local::Copy {
+            from: input,
+            to: output,
+        });
+    }
+    if senders > 0 {
+        let tmp = b.tmp(senders * count);
+        for (k, src) in (0..size).filter(|&s| s != root).enumerate() {
+            let slot = tmp.block(k * count, count);
+            comm.push(recv(src, slot));
+            local.push(Local::Reduce {
+                input: slot,
+                inout: output,
+            });
+        }
+    }
+    b.round(comm, local);
+}
+
+/// Root side of Open MPI's `reduce_intra_basic_linear`: blocking receives
+/// one at a time, first from rank p-1 straight into the accumulator, then
+/// from p-2 down to 0 into one scratch block, each folded in as
+/// `acc = x_i op acc`. One round per receive because the receives really
+/// are sequential in SimGrid, which changes simulated times for large
+/// messages.
+fn reduce_basic_linear_root(
+    b: &mut Builder,
+    root: usize,
+    size: usize,
+    input: Block,
+    output: Block,
+) {
+    let count = input.count;
+    let last = size - 1;
+    let in_place = input == output;
+    // In place, the root's contribution sits in the output buffer and is
+    // needed after the accumulator starts (unless the root is the last
+    // rank, whose contribution *is* the initial accumulator), so accumulate
+    // in scratch and copy at the end, as Open MPI does.
+    let acc = if in_place && root != last {
+        b.tmp(count).block(0, count)
+    } else {
+        output
+    };
+    if root == last {
+        b.copy(input, acc);
+    } else {
+        b.round(vec![recv(last, acc)], vec![]);
+    }
+    // Scratch for the incoming contributions, allocated only if some rank
+    // other than the root is below the last one.
+    let mut incoming = None;
+    for i in (0..last).rev() {
+        if i == root {
+            b.local(Local::Reduce { input, inout: acc });
+        } else {
+            let incoming = *incoming.get_or_insert_with(|| b.tmp(count).block(0, count));
+            b.round(
+                vec![recv(i, incoming)],
+                vec![Local::Reduce {
+                    input: incoming,
+                    inout: acc,
+                }],
+            );
+        }
+    }
+    b.copy(acc, output);
+}

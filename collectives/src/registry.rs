@@ -1,0 +1,407 @@
+//! Names of collectives and of their algorithms, as used on the command line
+//! (`--cfg=smpi/bcast:binomial_tree`) and listed by `smpirun -help-coll`.
+//!
+//! Every collective has an algorithm enum whose variants parse from and
+//! print as SimGrid's names. Each has a `Default` variant, named `default`,
+//! meaning "what SimGrid 3.32's default selector runs"; it is also what the
+//! un-suffixed schedule functions (`bcast`, `reduce`, ...) build.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::error::CollError;
+
+/// The MPI collectives this crate schedules (`alltoallw` is left to the
+/// engine: per-peer datatypes do not fit one element type per buffer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Collective {
+    /// `MPI_Barrier`
+    Barrier,
+    /// `MPI_Bcast`
+    Bcast,
+    /// `MPI_Reduce`
+    Reduce,
+    /// `MPI_Allreduce`
+    Allreduce,
+    /// `MPI_Gather`
+    Gather,
+    /// `MPI_Gatherv`
+    Gatherv,
+    /// `MPI_Scatter`
+    Scatter,
+    /// `MPI_Scatterv`
+    Scatterv,
+    /// `MPI_Allgather`
+    Allgather,
+    /// `MPI_Allgatherv`
+    Allgatherv,
+    /// `MPI_Alltoall`
+    Alltoall,
+    /// `MPI_Alltoallv`
+    Alltoallv,
+    /// `MPI_Reduce_scatter`
+    ReduceScatter,
+    /// `MPI_Reduce_scatter_block`
+    ReduceScatterBlock,
+    /// `MPI_Scan`
+    Scan,
+    /// `MPI_Exscan`
+    Exscan,
+}
+
+impl Collective {
+    /// Every collective, in a stable order.
+    pub const ALL: &'static [Collective] = &[
+        Collective::Barrier,
+        Collective::Bcast,
+        Collective::Reduce,
+        Collective::Allreduce,
+        Collective::Gather,
+        Collective::Gatherv,
+        Collective::Scatter,
+        Collective::Scatterv,
+        Collective::Allgather,
+        Collective::Allgatherv,
+        Collective::Alltoall,
+        Collective::Alltoallv,
+        Collective::ReduceScatter,
+        Collective::ReduceScatterBlock,
+        Collective::Scan,
+        Collective::Exscan,
+    ];
+
+    /// The configuration key, as in `smpi/<name>`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Collective::Barrier => "barrier",
+            Collective::Bcast => "bcast",
+            Collective::Reduce => "reduce",
+            Collective::Allreduce => "allreduce",
+            Collective::Gather => "gather",
+            Collective::Gatherv => "gatherv",
+            Collective::Scatter => "scatter",
+            Collective::Scatterv => "scatterv",
+            Collective::Allgather => "allgather",
+            Collective::Allgatherv => "allgatherv",
+            Collective::Alltoall => "alltoall",
+            Collective::Alltoallv => "alltoallv",
+            Collective::ReduceScatter => "reduce_scatter",
+            Collective::ReduceScatterBlock => "reduce_scatter_block",
+            Collective::Scan => "scan",
+            Collective::Exscan => "exscan",
+        }
+    }
+
+    /// The algorithms available for this collective, `default` first.
+    pub fn algorithms(self) -> Vec<AlgorithmInfo> {
+        fn infos<A: Algorithm>() -> Vec<AlgorithmInfo> {
+            A::ALL
+                .iter()
+                .map(|a| AlgorithmInfo {
+                    collective: A::COLLECTIVE,
+                    name: a.name(),
+                    description: a.description(),
+                })
+                .collect()
+        }
+        match self {
+            Collective::Barrier => infos::<BarrierAlgorithm>(),
+            Collective::Bcast => infos::<BcastAlgorithm>(),
+            Collective::Reduce => infos::<ReduceAlgorithm>(),
+            Collective::Allreduce => infos::<AllreduceAlgorithm>(),
+            Collective::Gather => infos::<GatherAlgorithm>(),
+            Collective::Gatherv => infos::<GathervAlgorithm>(),
+            Collective::Scatter => infos::<ScatterAlgorithm>(),
+            Collective::Scatterv => infos::<ScattervAlgorithm>(),
+            Collective::Allgather => infos::<AllgatherAlgorithm>(),
+            Collective::Allgatherv => infos::<AllgathervAlgorithm>(),
+            Collective::Alltoall => infos::<AlltoallAlgorithm>(),
+            Collective::Alltoallv => infos::<AlltoallvAlgorithm>(),
+            Collective::ReduceScatter => infos::<ReduceScatterAlgorithm>(),
+            Collective::ReduceScatterBlock => infos::<ReduceScatterBlockAlgorithm>(),
+            Collective::Scan => infos::<ScanAlgorithm>(),
+            Collective::Exscan => infos::<ExscanAlgorithm>(),
+        }
+    }
+}
+
+impl fmt::Display for Collective {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Collective {
+    type Err = CollError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Collective::ALL
+            .iter()
+            .copied()
+            .find(|c| c.name() == s)
+            .ok_or_else(|| CollError::UnknownCollective(s.to_owned()))
+    }
+}
+
+/// One entry of the algorithm registry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AlgorithmInfo {
+    /// The collective it implements.
+    pub collective: Collective,
+    /// Its name on the command line.
+    pub name: &'static str,
+    /// One line for `-help-coll`.
+    pub description: &'static str,
+}
+
+/// Every (collective, algorithm) pair, collectives in [`Collective::ALL`]
+/// order and `default` first within each.
+pub fn algorithms() -> Vec<AlgorithmInfo> {
+    Collective::ALL
+        .iter()
+        .flat_map(|c| c.algorithms())
+        .collect()
+}
+
+/// Every (collective, algorithm name) pair; see [`algorithms`].
+pub fn algorithm_names() -> Vec<(Collective, &'static str)> {
+    algorithms()
+        .into_iter()
+        .map(|a| (a.collective, a.name))
+        .collect()
+}
+
+/// What all per-collective algorithm enums share.
+pub trait Algorithm:
+    Copy + Eq + fmt::Debug + fmt::Display + FromStr<Err = CollError> + 'static
+{
+    /// The collective the algorithms implement.
+    const COLLECTIVE: Collective;
+    /// Every algorithm, `Default` first.
+    const ALL: &'static [Self];
+    /// The command-line name.
+    fn name(self) -> &'static str;
+    /// One line for `-help-coll`.
+    fn description(self) -> &'static str;
+}
+
+/// Defines an algorithm enum with its names, descriptions, `FromStr`,
+/// `Display`, `Default` and [`Algorithm`] impls.
+macro_rules! algorithm_enum {
+    (
+        $(#[$meta:meta])*
+        $name:ident for $coll:ident {
+            $( $(#[$vmeta:meta])* $var:ident => $s:literal : $desc:literal, )+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $( $(#[$vmeta])* $var, )+
+        }
+
+        impl Algorithm for $name {
+            const COLLECTIVE: Collective = Collective::$coll;
+            const ALL: &'static [Self] = &[$(Self::$var),+];
+            fn name(self) -> &'static str {
+                match self { $(Self::$var => $s,)+ }
+            }
+            fn description(self) -> &'static str {
+                match self { $(Self::$var => $desc,)+ }
+            }
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                Self::Default
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl FromStr for $name {
+            type Err = CollError;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                Self::ALL
+                    .iter()
+                    .copied()
+                    .find(|a| a.name() == s)
+                    .ok_or_else(|| CollError::UnknownAlgorithm {
+                        collective: Collective::$coll.name(),
+                        name: s.to_owned(),
+                        valid: Self::ALL.iter().map(|a| a.name()).collect::<Vec<_>>().join(", "),
+                    })
+            }
+        }
+    };
+}
+
+algorithm_enum! {
+    /// `MPI_Barrier` algorithms.
+    BarrierAlgorithm for Barrier {
+        /// SimGrid's default: `ompi_basic_linear`.
+        Default => "default": "SimGrid default selector choice (ompi_basic_linear)",
+        /// Open MPI's basic linear barrier: everyone reports to rank 0, which
+        /// then releases everyone.
+        OmpiBasicLinear => "ompi_basic_linear": "every rank sends to rank 0, then rank 0 sends to every rank",
+    }
+}
+
+algorithm_enum! {
+    /// `MPI_Bcast` algorithms.
+    BcastAlgorithm for Bcast {
+        /// SimGrid's default: `binomial_tree`.
+        Default => "default": "SimGrid default selector choice (binomial_tree)",
+        /// MPICH's binomial tree, one blocking send at a time.
+        BinomialTree => "binomial_tree": "binomial tree; children served one after the other, largest subtree first",
+    }
+}
+
+algorithm_enum! {
+    /// `MPI_Reduce` algorithms.
+    ReduceAlgorithm for Reduce {
+        /// SimGrid's default: for commutative operations, a linear exchange
+        /// posted all at once (SimGrid's non-blocking reduce); otherwise
+        /// `ompi_basic_linear`. SimGrid also picks `ompi_basic_linear` for
+        /// derived datatypes: the engine selects it explicitly then.
+        Default => "default": "SimGrid default: linear, all receives posted at once (commutative ops), else ompi_basic_linear",
+        /// Open MPI's basic linear reduce: the root receives the
+        /// contributions one at a time, from rank p-1 down to rank 0.
+        OmpiBasicLinear => "ompi_basic_linear": "linear; the root receives and reduces one contribution at a time, from the last rank down to rank 0",
+    }
+}
+
+algorithm_enum! {
+    /// `MPI_Allreduce` algorithms.
+    AllreduceAlgorithm for Allreduce {
+        /// SimGrid's default: the default reduce to rank 0, then the default
+        /// (binomial) bcast from rank 0.
+        Default => "default": "SimGrid default: default reduce to rank 0, then binomial_tree bcast",
+    }
+}
+
+algorithm_enum! {
+    /// `MPI_Gather` algorithms.
+    GatherAlgorithm for Gather {
+        /// Linear: the root posts all receives at once.
+        Default => "default": "linear; the root posts all receives at once",
+    }
+}
+
+algorithm_enum! {
+    /// `MPI_Gatherv` algorithms.
+    GathervAlgorithm for Gatherv {
+        /// Linear: the root posts all receives at once.
+        Default => "default": "linear; the root posts all receives at once",
+    }
+}
+
+algorithm_enum! {
+    /// `MPI_Scatter` algorithms.
+    ScatterAlgorithm for Scatter {
+        /// Linear: the root posts all sends at once.
+        Default => "default": "linear; the root posts all sends at once",
+    }
+}
+
+algorithm_enum! {
+    /// `MPI_Scatterv` algorithms.
+    ScattervAlgorithm for Scatterv {
+        /// Linear: the root posts all sends at once.
+        Default => "default": "linear; the root posts all sends at once",
+    }
+}
+
+algorithm_enum! {
+    /// `MPI_Allgather` algorithms.
+    AllgatherAlgorithm for Allgather {
+        /// Linear: every rank posts all sends and receives at once.
+        Default => "default": "linear; every rank posts a send to and a receive from every other rank at once",
+        /// SimGrid's `ring`: p-1 steps; in step i, send to rank+i and
+        /// receive from rank-i.
+        Ring => "ring": "p-1 sendrecv steps; step i sends to rank+i and receives from rank-i",
+    }
+}
+
+algorithm_enum! {
+    /// `MPI_Allgatherv` algorithms.
+    AllgathervAlgorithm for Allgatherv {
+        /// Linear: every rank posts all sends and receives at once.
+        Default => "default": "linear; every rank posts a send to and a receive from every other rank at once",
+    }
+}
+
+algorithm_enum! {
+    /// `MPI_Alltoall` algorithms.
+    AlltoallAlgorithm for Alltoall {
+        /// For now `basic_linear`. SimGrid's default goes through the Open
+        /// MPI decision table (basic_linear, pair or bruck by size), which
+        /// needs the message size in bytes: a later addition.
+        Default => "default": "basic_linear (SimGrid picks among basic_linear, pair and bruck by message size)",
+        /// Open MPI's basic linear alltoall: all receives (from rank+1
+        /// upwards) then all sends (to rank-1 downwards), posted at once.
+        BasicLinear => "basic_linear": "all receives then all sends posted at once",
+        /// SimGrid's `pair`: p sendrecv steps with peer rank XOR i; needs a
+        /// power-of-two communicator.
+        Pair => "pair": "p-1 sendrecv steps with peer rank XOR i (power-of-two sizes only)",
+    }
+}
+
+algorithm_enum! {
+    /// `MPI_Alltoallv` algorithms.
+    AlltoallvAlgorithm for Alltoallv {
+        /// Linear: all receives then all sends, posted at once.
+        Default => "default": "linear; all receives then all sends posted at once",
+    }
+}
+
+algorithm_enum! {
+    /// `MPI_Reduce_scatter` algorithms.
+    ReduceScatterAlgorithm for ReduceScatter {
+        /// The default reduce to rank 0 into scratch, then a linear
+        /// scatterv. (SimGrid uses this when all counts are equal and
+        /// MPICH's algorithm otherwise; the latter is a later addition.)
+        Default => "default": "default reduce to rank 0, then linear scatterv",
+    }
+}
+
+algorithm_enum! {
+    /// `MPI_Reduce_scatter_block` algorithms.
+    ReduceScatterBlockAlgorithm for ReduceScatterBlock {
+        /// The default reduce to rank 0 into scratch, then a linear scatter.
+        Default => "default": "default reduce to rank 0, then linear scatterv",
+    }
+}
+
+algorithm_enum! {
+    /// `MPI_Scan` algorithms.
+    ScanAlgorithm for Scan {
+        /// `linear`.
+        Default => "default": "linear chain (Open MPI's linear scan)",
+        /// Open MPI's linear scan: rank i receives the prefix of rank i-1,
+        /// reduces its contribution into it and passes it to rank i+1.
+        Linear => "linear": "chain; rank i receives the prefix of i-1, adds its contribution, sends to i+1",
+        /// SimGrid 3.32's built-in `MPI_Scan`: every rank sends its own
+        /// contribution to every higher rank, all posted at once, and
+        /// reduces what it received from the lower ranks (in rank order, so
+        /// non-commutative operations are right).
+        Direct => "direct": "SimGrid's built-in scan; every rank sends its contribution to every higher rank at once",
+    }
+}
+
+algorithm_enum! {
+    /// `MPI_Exscan` algorithms.
+    ExscanAlgorithm for Exscan {
+        /// `linear`.
+        Default => "default": "linear chain",
+        /// Chain: rank i receives the prefix of ranks 0..i from rank i-1,
+        /// reduces its contribution into a copy and passes it to rank i+1.
+        Linear => "linear": "chain; rank i receives the exclusive prefix from i-1, adds its contribution, sends to i+1",
+        /// SimGrid 3.32's built-in `MPI_Exscan`: every rank sends its own
+        /// contribution to every higher rank, all posted at once.
+        Direct => "direct": "SimGrid's built-in exscan; every rank sends its contribution to every higher rank at once",
+    }
+}

@@ -1,0 +1,272 @@
+//! The schedule vocabulary shared by every algorithm and by the engine.
+//!
+//! A [`Schedule`] is what one rank does during one collective: a sequence of
+//! [`Round`]s. Each round posts all its point-to-point operations at once
+//! (in the listed order), waits for all of them, then applies its local
+//! operations in order. The engine runs blocking and non-blocking
+//! collectives from the same schedules.
+//!
+//! # Datatypes
+//!
+//! Block offsets and counts are in *elements*, never bytes. Which datatype an
+//! element is depends on the buffer the block lives in:
+//!
+//! * [`Buf::Send`] blocks are in elements of the **send** datatype;
+//! * [`Buf::Recv`] and [`Buf::Tmp`] blocks are in elements of the **receive**
+//!   datatype (for reductions, scans and broadcasts there is only one
+//!   datatype, so both are the same).
+//!
+//! So a message may carry `n` send-type elements on one side and `m`
+//! receive-type elements on the other (MPI only requires the type signatures
+//! to match), and a [`Local::Copy`] from a `Send` block to a `Recv` block
+//! converts between the two types. The engine turns elements into bytes with
+//! each datatype's extent and packs non-contiguous types.
+//!
+//! # Message matching
+//!
+//! Within one collective, messages between the same ordered pair of ranks
+//! are matched in posting order (the engine gives every collective a private
+//! context and guarantees non-overtaking). Every schedule in this crate posts
+//! the sends of a pair in the same order as the peer posts the matching
+//! receives, and each send has the same element count as its receive when
+//! both sides use the same datatype.
+
+/// Which buffer a block lives in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Buf {
+    /// The caller's send buffer (send-datatype elements). Never written.
+    Send,
+    /// The caller's receive buffer (receive-datatype elements). For
+    /// `MPI_Bcast` this is the single in/out buffer, at every rank.
+    Recv,
+    /// Scratch buffer `i`, allocated by the engine for the duration of the
+    /// collective with [`Schedule::tmp`]`[i]` receive-datatype elements. Its
+    /// initial content is unspecified: schedules always write before reading.
+    Tmp(u32),
+}
+
+impl Buf {
+    /// The block of `count` elements starting `offset` elements into this
+    /// buffer.
+    pub const fn block(self, offset: usize, count: usize) -> Block {
+        Block {
+            buf: self,
+            offset,
+            count,
+        }
+    }
+}
+
+/// A contiguous run of `count` elements starting `offset` elements into `buf`.
+///
+/// Offsets are never negative: when MPI displacements are negative the
+/// engine rebases the buffer pointer by the smallest displacement first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Block {
+    /// The buffer holding the block.
+    pub buf: Buf,
+    /// First element, counted from the start of `buf`.
+    pub offset: usize,
+    /// Number of elements.
+    pub count: usize,
+}
+
+impl Block {
+    /// One past the last element of the block.
+    pub const fn end(&self) -> usize {
+        self.offset + self.count
+    }
+
+    /// Whether the two blocks share at least one element.
+    pub fn overlaps(&self, other: &Block) -> bool {
+        self.buf == other.buf
+            && self.count > 0
+            && other.count > 0
+            && self.offset < other.end()
+            && other.offset < self.end()
+    }
+}
+
+/// A point-to-point operation of a round. Peers are ranks in the
+/// communicator and are never the calling rank itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Comm {
+    /// Send the content of `data` to rank `to`.
+    Send {
+        /// Destination rank.
+        to: usize,
+        /// What to send.
+        data: Block,
+    },
+    /// Receive from rank `from` into `data`.
+    Recv {
+        /// Source rank.
+        from: usize,
+        /// Where the message lands.
+        data: Block,
+    },
+}
+
+impl Comm {
+    /// The peer rank.
+    pub fn peer(&self) -> usize {
+        match self {
+            Comm::Send { to, .. } => *to,
+            Comm::Recv { from, .. } => *from,
+        }
+    }
+
+    /// The block sent or received.
+    pub fn block(&self) -> &Block {
+        match self {
+            Comm::Send { data, .. } | Comm::Recv { data, .. } => data,
+        }
+    }
+}
+
+/// A local operation, applied after all of its round's communications
+/// completed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Local {
+    /// Copy `from` into `to`. The blocks never overlap. `from.count` and
+    /// `to.count` are each in their own buffer's datatype (see the module
+    /// documentation) and describe the same type signature.
+    Copy {
+        /// Source block.
+        from: Block,
+        /// Destination block.
+        to: Block,
+    },
+    /// `inout = input (op) inout`, element-wise, exactly like an MPI user
+    /// function called as `f(invec = input, inoutvec = inout)`. For
+    /// non-commutative operations every schedule in this crate arranges that
+    /// `input` holds the contribution of the lower-ranked processes, so the
+    /// final result is `x0 op x1 op ... op x(p-1)`. The two blocks never
+    /// overlap and always have the same count.
+    Reduce {
+        /// The left operand (`invec`).
+        input: Block,
+        /// The right operand (`inoutvec`), overwritten with the result.
+        inout: Block,
+    },
+}
+
+/// One round: post all `comm` at once (in this order), wait for all of them,
+/// then apply `local` in order. `comm` may be empty (a purely local step).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Round {
+    /// Operations posted together.
+    pub comm: Vec<Comm>,
+    /// Operations applied in order once every operation of `comm` completed.
+    pub local: Vec<Local>,
+}
+
+/// Everything one rank does for one collective call.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Schedule {
+    /// Element count (receive datatype) of each scratch buffer
+    /// [`Buf::Tmp`]`(i)`.
+    pub tmp: Vec<usize>,
+    /// The rounds, executed one after the other.
+    pub rounds: Vec<Round>,
+}
+
+impl Schedule {
+    /// Whether the rank has nothing at all to do.
+    pub fn is_empty(&self) -> bool {
+        self.rounds.is_empty()
+    }
+
+    /// Total number of point-to-point operations over all rounds.
+    pub fn comm_count(&self) -> usize {
+        self.rounds.iter().map(|r| r.comm.len()).sum()
+    }
+
+    /// Iterates over every block referenced by the schedule (communications
+    /// and local operations).
+    pub fn blocks(&self) -> impl Iterator<Item = &Block> + '_ {
+        self.rounds.iter().flat_map(|r| {
+            r.comm
+                .iter()
+                .map(Comm::block)
+                .chain(r.local.iter().flat_map(|l| {
+                    let (a, b) = match l {
+                        Local::Copy { from, to } => (from, to),
+                        Local::Reduce { input, inout } => (input, inout),
+                    };
+                    [a, b]
+                }))
+        })
+    }
+
+    /// One past the highest element of `buf` the schedule touches (0 when it
+    /// never touches it). Useful to check user buffers before running.
+    pub fn extent(&self, buf: Buf) -> usize {
+        self.blocks()
+            .filter(|b| b.buf == buf && b.count > 0)
+            .map(Block::end)
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+/// Incremental construction of a [`Schedule`]; lets algorithms be composed
+/// (e.g. allreduce = reduce then bcast) by appending phases.
+#[derive(Debug, Default)]
+pub(crate) struct Builder {
+    sched: Schedule,
+}
+
+impl Builder {
+    pub(crate) fn new() -> Self {
+        Self::default()
+    }
+
+    /// Allocates a scratch buffer of `count` elements.
+    pub(crate) fn tmp(&mut self, count: usize) -> Buf {
+        let id = u32::try_from(self.sched.tmp.len()).expect("fewer than 2^32 scratch buffers");
+        self.sched.tmp.push(count);
+        Buf::Tmp(id)
+    }
+
+    /// Appends a round; empty rounds are dropped.
+    pub(crate) fn round(&mut self, comm: Vec<Comm>, local: Vec<Local>) {
+        if !comm.is_empty() || !local.is_empty() {
+            self.sched.rounds.push(Round { comm, local });
+        }
+    }
+
+    /// Appends a local operation to run after everything scheduled so far.
+    /// Attaching it to the last round is equivalent to a new communication-
+    /// free round (locals run after the round's communications) and keeps
+    /// schedules short.
+    pub(crate) fn local(&mut self, op: Local) {
+        match self.sched.rounds.last_mut() {
+            Some(r) => r.local.push(op),
+            None => self.sched.rounds.push(Round {
+                comm: Vec::new(),
+                local: vec![op],
+            }),
+        }
+    }
+
+    /// Appends a copy unless it would be a no-op.
+    pub(crate) fn copy(&mut self, from: Block, to: Block) {
+        if from != to {
+            self.local(Local::Copy { from, to });
+        }
+    }
+
+    pub(crate) fn finish(self) -> Schedule {
+        self.sched
+    }
+}
+
+/// Shorthand constructors used by the algorithms.
+pub(crate) fn send(to: usize, data: Block) -> Comm {
+    Comm::Send { to, data }
+}
+
+pub(crate) fn recv(from: usize, data: Block) -> Comm {
+    Comm::Recv { from, data }
+}

@@ -1,0 +1,992 @@
+//! Tests: every collective run on real data by the reference executor, for
+//! many communicator sizes, every root, zero and non-zero counts, in-place
+//! forms and a non-commutative operation.
+
+mod exec;
+mod props;
+
+use exec::{contrib, run_all, run_late, tok, unset, Elem, Mem, UNSET};
+
+use crate::*;
+
+/// Communicator sizes tried everywhere.
+fn sizes() -> impl Iterator<Item = usize> {
+    (1..=33).chain([64, 100])
+}
+
+const COUNTS: [usize; 3] = [0, 1, 3];
+
+/// Element j of the reduction of the given ranks' contributions, in the
+/// given order (concatenation of their tokens).
+fn folded(order: &[usize], j: usize) -> Elem {
+    order.iter().map(|&r| tok(r, j)).collect()
+}
+
+/// `n` elements of the fold of `order`, element indices starting at `first`.
+fn folded_block(order: &[usize], first: usize, n: usize) -> Vec<Elem> {
+    (first..first + n).map(|j| folded(order, j)).collect()
+}
+
+/// Rank order of the reduction result of the default reduce to `root`:
+/// ranks 0..p for non-commutative ops (ompi_basic_linear); for commutative
+/// ops SimGrid's non-blocking order, the other ranks from the highest down,
+/// then the root.
+fn reduce_order(size: usize, root: usize, commutative: bool, basic: bool) -> Vec<usize> {
+    if basic || !commutative {
+        (0..size).collect()
+    } else {
+        (0..size)
+            .filter(|&r| r != root)
+            .rev()
+            .chain([root])
+            .collect()
+    }
+}
+
+/// Checks the structural invariants the executor does not see: every block
+/// of `Tmp` fits its declared size (the executor checks it too, but only
+/// for the blocks actually run), and comm counts are O(size).
+fn check_shape(s: &Schedule, size: usize) {
+    for b in s.blocks() {
+        if let Buf::Tmp(i) = b.buf {
+            let n = *s.tmp.get(i as usize).expect("declared scratch");
+            assert!(b.end() <= n, "{b:?} outside scratch of {n}");
+        }
+    }
+    assert!(
+        s.comm_count() <= 2 * size + 2,
+        "{} operations for size {size}",
+        s.comm_count()
+    );
+}
+
+// ---------------------------------------------------------------- barrier
+
+#[test]
+fn barrier_completes_and_synchronizes() {
+    for size in sizes() {
+        let scheds: Vec<_> = (0..size).map(|r| barrier(r, size).unwrap()).collect();
+        for s in &scheds {
+            check_shape(s, size);
+        }
+        // Whichever rank arrives last, nobody leaves before it arrives.
+        for late in 0..size {
+            let mut mems = vec![Mem::default(); size];
+            let finished = run_late(&scheds, &mut mems, Some(late));
+            if size > 1 {
+                assert!(
+                    finished.iter().all(|f| !f),
+                    "size {size}, late {late}: {finished:?}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn barrier_shape_matches_simgrid() {
+    let s0 = barrier(0, 4).unwrap();
+    assert_eq!(s0.rounds.len(), 2);
+    assert_eq!(
+        s0.rounds[0].comm,
+        (1..4)
+            .map(|r| Comm::Recv {
+                from: r,
+                data: Buf::Recv.block(0, 0)
+            })
+            .collect::<Vec<_>>()
+    );
+    assert!(matches!(s0.rounds[1].comm[2], Comm::Send { to: 3, .. }));
+    let s2 = barrier(2, 4).unwrap();
+    assert_eq!(s2.rounds.len(), 2);
+    assert!(matches!(s2.rounds[0].comm[..], [Comm::Send { to: 0, .. }]));
+    assert!(matches!(
+        s2.rounds[1].comm[..],
+        [Comm::Recv { from: 0, .. }]
+    ));
+    assert!(barrier(0, 1).unwrap().is_empty());
+}
+
+// ------------------------------------------------------------------ bcast
+
+#[test]
+fn bcast_all_roots() {
+    for size in sizes() {
+        for root in 0..size {
+            for count in COUNTS {
+                let mems = run_all(
+                    size,
+                    |r| {
+                        let s = bcast(r, size, root, count).unwrap();
+                        check_shape(&s, size);
+                        s
+                    },
+                    |r| {
+                        let buf = if r == root {
+                            contrib(root, count)
+                        } else {
+                            unset(count)
+                        };
+                        Mem::new(vec![], buf)
+                    },
+                );
+                for m in &mems {
+                    assert_eq!(m.recv, contrib(root, count), "size {size} root {root}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn bcast_is_binomial_tree() {
+    // Rounds per rank are logarithmic, sends one per round, largest subtree
+    // first (MPICH order).
+    let size = 100;
+    for rank in 0..size {
+        let s = bcast(rank, size, 0, 5).unwrap();
+        assert!(
+            s.rounds.len() <= 8,
+            "rank {rank}: {} rounds",
+            s.rounds.len()
+        );
+        assert!(s.rounds.iter().all(|r| r.comm.len() == 1));
+    }
+    let root = bcast(0, 8, 0, 1).unwrap();
+    let children: Vec<usize> = root.rounds.iter().map(|r| r.comm[0].peer()).collect();
+    assert_eq!(children, [4, 2, 1]);
+    let six = bcast(6, 8, 0, 1).unwrap();
+    assert!(matches!(
+        six.rounds[0].comm[..],
+        [Comm::Recv { from: 4, .. }]
+    ));
+    assert!(matches!(six.rounds[1].comm[..], [Comm::Send { to: 7, .. }]));
+    // A leaf: odd ranks have no children.
+    assert_eq!(bcast(5, 8, 0, 1).unwrap().rounds.len(), 1);
+    // Relative ranks with a non-zero root.
+    let s = bcast(1, 8, 3, 1).unwrap(); // relative rank 6: parent 4 (abs 7), child 7 (abs 2)
+    assert!(matches!(s.rounds[0].comm[..], [Comm::Recv { from: 7, .. }]));
+    assert!(matches!(s.rounds[1].comm[..], [Comm::Send { to: 2, .. }]));
+}
+
+// ----------------------------------------------------------------- reduce
+
+/// Runs reduce to every root with `alg`, both commutativity flags, in place
+/// nowhere / at the root only / everywhere.
+fn check_reduce(alg: ReduceAlgorithm) {
+    for size in sizes() {
+        for root in 0..size {
+            for count in COUNTS {
+                for commutative in [false, true] {
+                    for in_place_mode in 0..3 {
+                        let in_place = |r: usize| match in_place_mode {
+                            0 => false,
+                            1 => r == root,
+                            _ => true,
+                        };
+                        let mems = run_all(
+                            size,
+                            |r| {
+                                let s = reduce_with(
+                                    alg,
+                                    r,
+                                    size,
+                                    root,
+                                    count,
+                                    commutative,
+                                    in_place(r),
+                                )
+                                .unwrap();
+                                check_shape(&s, size);
+                                s
+                            },
+                            |r| {
+                                if in_place(r) {
+                                    Mem::new(vec![], contrib(r, count))
+                                } else if r == root {
+                                    Mem::new(contrib(r, count), unset(count))
+                                } else {
+                                    // A non-root's receive buffer is not
+                                    // significant: make any access fail.
+                                    Mem::new(contrib(r, count), vec![])
+                                }
+                            },
+                        );
+                        let basic = alg == ReduceAlgorithm::OmpiBasicLinear;
+                        let order = reduce_order(size, root, commutative, basic);
+                        for (r, m) in mems.iter().enumerate() {
+                            let want = if r == root {
+                                folded_block(&order, 0, count)
+                            } else if in_place(r) {
+                                contrib(r, count)
+                            } else {
+                                vec![]
+                            };
+                            assert_eq!(
+                                m.recv, want,
+                                "{alg} size {size} root {root} count {count} comm {commutative} \
+                                 in-place mode {in_place_mode} rank {r}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn reduce_default_all_roots() {
+    check_reduce(ReduceAlgorithm::Default);
+}
+
+#[test]
+fn reduce_ompi_basic_linear_all_roots() {
+    check_reduce(ReduceAlgorithm::OmpiBasicLinear);
+}
+
+#[test]
+fn reduce_basic_linear_receives_one_at_a_time_from_the_top() {
+    let s = reduce_with(ReduceAlgorithm::OmpiBasicLinear, 2, 5, 2, 4, false, false).unwrap();
+    let sources: Vec<usize> = s
+        .rounds
+        .iter()
+        .flat_map(|r| {
+            assert!(r.comm.len() <= 1);
+            r.comm.iter().map(Comm::peer)
+        })
+        .collect();
+    assert_eq!(sources, [4, 3, 1, 0]);
+    // Only one scratch block besides nothing: x_4 lands straight in Recv.
+    assert_eq!(s.tmp, [4]);
+    // The non-commutative default is this algorithm.
+    assert_eq!(s, reduce(2, 5, 2, 4, false, false).unwrap());
+}
+
+#[test]
+fn reduce_commutative_default_posts_everything_at_once() {
+    let s = reduce(1, 5, 1, 4, true, false).unwrap();
+    assert_eq!(s.rounds.len(), 1);
+    let sources: Vec<usize> = s.rounds[0].comm.iter().map(Comm::peer).collect();
+    assert_eq!(sources, [0, 2, 3, 4]);
+    assert_eq!(s.tmp, [16]);
+}
+
+// -------------------------------------------------------------- allreduce
+
+#[test]
+fn allreduce_all_sizes() {
+    for size in sizes() {
+        for count in COUNTS {
+            for commutative in [false, true] {
+                for in_place in [false, true] {
+                    let mems = run_all(
+                        size,
+                        |r| {
+                            let s = allreduce(r, size, count, commutative, in_place).unwrap();
+                            check_shape(&s, size);
+                            s
+                        },
+                        |r| {
+                            if in_place {
+                                Mem::new(vec![], contrib(r, count))
+                            } else {
+                                Mem::new(contrib(r, count), unset(count))
+                            }
+                        },
+                    );
+                    let order = reduce_order(size, 0, commutative, false);
+                    for m in &mems {
+                        assert_eq!(m.recv, folded_block(&order, 0, count));
+                    }
+                }
+            }
+        }
+    }
+}
+
+// ----------------------------------------------------- gather and scatter
+
+#[test]
+fn gather_all_roots() {
+    for size in sizes() {
+        for root in 0..size {
+            for count in COUNTS {
+                for in_place in [false, true] {
+                    let mems = run_all(
+                        size,
+                        |r| {
+                            let s = gather(r, size, root, count, count, in_place).unwrap();
+                            check_shape(&s, size);
+                            s
+                        },
+                        |r| {
+                            if r != root {
+                                Mem::new(contrib(r, count), vec![])
+                            } else if in_place {
+                                let mut recv = unset(size * count);
+                                recv[r * count..(r + 1) * count]
+                                    .clone_from_slice(&contrib(r, count));
+                                Mem::new(vec![], recv)
+                            } else {
+                                Mem::new(contrib(r, count), unset(size * count))
+                            }
+                        },
+                    );
+                    let want: Vec<Elem> = (0..size).flat_map(|i| contrib(i, count)).collect();
+                    assert_eq!(mems[root].recv, want, "size {size} root {root}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn scatter_all_roots() {
+    for size in sizes() {
+        for root in 0..size {
+            for count in COUNTS {
+                for in_place in [false, true] {
+                    // The root's send buffer: block i is contrib(i).
+                    let blocks: Vec<Elem> = (0..size).flat_map(|i| contrib(i, count)).collect();
+                    let mems = run_all(
+                        size,
+                        |r| {
+                            let s = scatter(r, size, root, count, count, in_place).unwrap();
+                            check_shape(&s, size);
+                            s
+                        },
+                        |r| {
+                            if r != root {
+                                Mem::new(vec![], unset(count))
+                            } else if in_place {
+                                // MPI_IN_PLACE as recvbuf: must not be touched.
+                                Mem::new(blocks.clone(), vec![])
+                            } else {
+                                Mem::new(blocks.clone(), unset(count))
+                            }
+                        },
+                    );
+                    for (r, m) in mems.iter().enumerate() {
+                        if r == root && in_place {
+                            assert!(m.recv.is_empty());
+                        } else {
+                            assert_eq!(m.recv, contrib(r, count), "size {size} root {root}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Deterministic irregular counts and displacements (with gaps, blocks out
+/// of rank order) for the v-variants; the property tests randomize them.
+fn irregular(size: usize) -> (Vec<usize>, Vec<usize>, usize) {
+    let counts: Vec<usize> = (0..size).map(|i| (i * 7 + 3) % 4).collect();
+    let mut displs = vec![0; size];
+    let mut off = 0;
+    for i in (0..size).rev() {
+        displs[i] = off;
+        off += counts[i] + i % 2;
+    }
+    (counts, displs, off)
+}
+
+#[test]
+fn gatherv_scatterv_irregular_all_roots() {
+    for size in sizes() {
+        let (counts, displs, len) = irregular(size);
+        for root in 0..size {
+            for in_place in [false, true] {
+                // gatherv
+                let mems = run_all(
+                    size,
+                    |r| {
+                        let (rc, d): (&[usize], &[usize]) = if r == root {
+                            (&counts, &displs)
+                        } else {
+                            (&[], &[])
+                        };
+                        gatherv(r, size, root, counts[r], rc, d, in_place).unwrap()
+                    },
+                    |r| {
+                        if r != root {
+                            Mem::new(contrib(r, counts[r]), vec![])
+                        } else if in_place {
+                            let mut recv = unset(len);
+                            recv[displs[r]..displs[r] + counts[r]]
+                                .clone_from_slice(&contrib(r, counts[r]));
+                            Mem::new(vec![], recv)
+                        } else {
+                            Mem::new(contrib(r, counts[r]), unset(len))
+                        }
+                    },
+                );
+                let mut want = unset(len);
+                for i in 0..size {
+                    want[displs[i]..displs[i] + counts[i]].clone_from_slice(&contrib(i, counts[i]));
+                }
+                assert_eq!(mems[root].recv, want);
+
+                // scatterv, the same layout in the root's send buffer.
+                let mems = run_all(
+                    size,
+                    |r| {
+                        let (sc, d): (&[usize], &[usize]) = if r == root {
+                            (&counts, &displs)
+                        } else {
+                            (&[], &[])
+                        };
+                        scatterv(r, size, root, sc, d, counts[r], in_place).unwrap()
+                    },
+                    |r| {
+                        if r != root {
+                            Mem::new(vec![], unset(counts[r]))
+                        } else if in_place {
+                            Mem::new(want.clone(), vec![])
+                        } else {
+                            Mem::new(want.clone(), unset(counts[r]))
+                        }
+                    },
+                );
+                for (r, m) in mems.iter().enumerate() {
+                    if !(r == root && in_place) {
+                        assert_eq!(m.recv, contrib(r, counts[r]));
+                    }
+                }
+            }
+        }
+    }
+}
+
+// -------------------------------------------------------------- allgather
+
+#[test]
+fn allgather_all_algorithms() {
+    for alg in AllgatherAlgorithm::ALL.iter().copied() {
+        for size in sizes() {
+            for count in COUNTS {
+                for in_place in [false, true] {
+                    let mems = run_all(
+                        size,
+                        |r| {
+                            let s = allgather_with(alg, r, size, count, count, in_place).unwrap();
+                            check_shape(&s, size);
+                            s
+                        },
+                        |r| {
+                            let mut recv = unset(size * count);
+                            if in_place {
+                                recv[r * count..(r + 1) * count]
+                                    .clone_from_slice(&contrib(r, count));
+                                Mem::new(vec![], recv)
+                            } else {
+                                Mem::new(contrib(r, count), recv)
+                            }
+                        },
+                    );
+                    let want: Vec<Elem> = (0..size).flat_map(|i| contrib(i, count)).collect();
+                    for m in &mems {
+                        assert_eq!(m.recv, want, "{alg} size {size}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn allgatherv_irregular() {
+    for size in sizes() {
+        let (counts, displs, len) = irregular(size);
+        for in_place in [false, true] {
+            let mems = run_all(
+                size,
+                |r| allgatherv(r, size, counts[r], &counts, &displs, in_place).unwrap(),
+                |r| {
+                    let mut recv = unset(len);
+                    if in_place {
+                        recv[displs[r]..displs[r] + counts[r]]
+                            .clone_from_slice(&contrib(r, counts[r]));
+                        Mem::new(vec![], recv)
+                    } else {
+                        Mem::new(contrib(r, counts[r]), recv)
+                    }
+                },
+            );
+            let mut want = unset(len);
+            for i in 0..size {
+                want[displs[i]..displs[i] + counts[i]].clone_from_slice(&contrib(i, counts[i]));
+            }
+            for m in &mems {
+                assert_eq!(m.recv, want);
+            }
+        }
+    }
+}
+
+// --------------------------------------------------------------- alltoall
+
+/// Token of element k of the block rank i sends to rank j.
+fn a2a(i: usize, j: usize, k: usize) -> Elem {
+    vec![((i as u64) << 40) | ((j as u64) << 20) | k as u64]
+}
+
+#[test]
+fn alltoall_all_algorithms() {
+    for alg in AlltoallAlgorithm::ALL.iter().copied() {
+        for size in sizes() {
+            if alg == AlltoallAlgorithm::Pair && !size.is_power_of_two() {
+                assert!(matches!(
+                    alltoall_with(alg, 0, size, 1, 1, false),
+                    Err(CollError::NeedsPowerOfTwo { .. })
+                ));
+                continue;
+            }
+            for count in COUNTS {
+                for in_place in [false, true] {
+                    let send_of = |i: usize| -> Vec<Elem> {
+                        (0..size)
+                            .flat_map(|j| (0..count).map(move |k| a2a(i, j, k)))
+                            .collect()
+                    };
+                    let mems = run_all(
+                        size,
+                        |r| {
+                            let s = alltoall_with(alg, r, size, count, count, in_place).unwrap();
+                            check_shape(&s, size);
+                            s
+                        },
+                        |r| {
+                            if in_place {
+                                Mem::new(vec![], send_of(r))
+                            } else {
+                                Mem::new(send_of(r), unset(size * count))
+                            }
+                        },
+                    );
+                    for (j, m) in mems.iter().enumerate() {
+                        let want: Vec<Elem> = (0..size)
+                            .flat_map(|i| (0..count).map(move |k| a2a(i, j, k)))
+                            .collect();
+                        assert_eq!(m.recv, want, "{alg} size {size} count {count}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn alltoall_basic_linear_posting_order() {
+    let s = alltoall(1, 4, 2, 2, false).unwrap();
+    assert_eq!(s.rounds.len(), 1);
+    let ops: Vec<(bool, usize)> = s.rounds[0]
+        .comm
+        .iter()
+        .map(|c| (matches!(c, Comm::Send { .. }), c.peer()))
+        .collect();
+    assert_eq!(
+        ops,
+        [
+            (false, 2),
+            (false, 3),
+            (false, 0),
+            (true, 0),
+            (true, 3),
+            (true, 2)
+        ]
+    );
+}
+
+/// Alltoallv with rank-dependent counts: rank i sends (i + 2j) % 3 elements
+/// to rank j, blocks laid out in reverse rank order with gaps.
+#[test]
+fn alltoallv_irregular() {
+    for size in sizes() {
+        let cnt = |i: usize, j: usize| (i + 2 * j) % 3;
+        let layout = |counts: &[usize]| -> (Vec<usize>, usize) {
+            let mut displs = vec![0; counts.len()];
+            let mut off = 1; // a leading gap
+            for k in (0..counts.len()).rev() {
+                displs[k] = off;
+                off += counts[k] + k % 2;
+            }
+            (displs, off)
+        };
+        for in_place in [false, true] {
+            // In place needs symmetric counts: use cnt(min, max).
+            let c = |i: usize, j: usize| {
+                if in_place {
+                    cnt(i.min(j), i.max(j))
+                } else {
+                    cnt(i, j)
+                }
+            };
+            let sc = |i: usize| (0..size).map(|j| c(i, j)).collect::<Vec<_>>();
+            let rc = |j: usize| (0..size).map(|i| c(i, j)).collect::<Vec<_>>();
+            let mems = run_all(
+                size,
+                |r| {
+                    let (sd, _) = layout(&sc(r));
+                    let (rd, _) = layout(&rc(r));
+                    alltoallv(r, size, &sc(r), &sd, &rc(r), &rd, in_place).unwrap()
+                },
+                |r| {
+                    let (sd, slen) = layout(&sc(r));
+                    let (rd, rlen) = layout(&rc(r));
+                    let mut recv = unset(rlen);
+                    if in_place {
+                        for j in 0..size {
+                            for k in 0..c(r, j) {
+                                recv[rd[j] + k] = a2a(r, j, k);
+                            }
+                        }
+                        Mem::new(vec![], recv)
+                    } else {
+                        let mut send = unset(slen);
+                        for j in 0..size {
+                            for k in 0..c(r, j) {
+                                send[sd[j] + k] = a2a(r, j, k);
+                            }
+                        }
+                        Mem::new(send, recv)
+                    }
+                },
+            );
+            for (j, m) in mems.iter().enumerate() {
+                let (rd, rlen) = layout(&rc(j));
+                let mut want = unset(rlen);
+                for i in 0..size {
+                    for k in 0..c(i, j) {
+                        want[rd[i] + k] = a2a(i, j, k);
+                    }
+                }
+                assert_eq!(m.recv, want, "size {size} in place {in_place}");
+            }
+        }
+    }
+}
+
+// --------------------------------------------------------- reduce_scatter
+
+#[test]
+fn reduce_scatter_block_all_sizes() {
+    for size in sizes() {
+        for count in COUNTS {
+            for commutative in [false, true] {
+                for in_place in [false, true] {
+                    let total = size * count;
+                    let mems = run_all(
+                        size,
+                        |r| {
+                            let s = reduce_scatter_block(r, size, count, commutative, in_place)
+                                .unwrap();
+                            check_shape(&s, size);
+                            s
+                        },
+                        |r| {
+                            if in_place {
+                                Mem::new(vec![], contrib(r, total))
+                            } else {
+                                Mem::new(contrib(r, total), unset(count))
+                            }
+                        },
+                    );
+                    let order = reduce_order(size, 0, commutative, false);
+                    for (r, m) in mems.iter().enumerate() {
+                        assert_eq!(m.recv[..count], folded_block(&order, r * count, count)[..]);
+                        if in_place {
+                            // The rest of the in-place buffer is untouched.
+                            assert_eq!(m.recv[count..], contrib(r, total)[count..]);
+                        } else {
+                            assert_eq!(m.recv.len(), count);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn reduce_scatter_irregular() {
+    for size in sizes() {
+        let (counts, _, _) = irregular(size);
+        let total: usize = counts.iter().sum();
+        let starts: Vec<usize> = counts
+            .iter()
+            .scan(0, |a, &c| {
+                let s = *a;
+                *a += c;
+                Some(s)
+            })
+            .collect();
+        for commutative in [false, true] {
+            for in_place in [false, true] {
+                let mems = run_all(
+                    size,
+                    |r| reduce_scatter(r, size, &counts, commutative, in_place).unwrap(),
+                    |r| {
+                        if in_place {
+                            Mem::new(vec![], contrib(r, total))
+                        } else {
+                            Mem::new(contrib(r, total), unset(counts[r]))
+                        }
+                    },
+                );
+                let order = reduce_order(size, 0, commutative, false);
+                for (r, m) in mems.iter().enumerate() {
+                    assert_eq!(
+                        m.recv[..counts[r]],
+                        folded_block(&order, starts[r], counts[r])[..]
+                    );
+                }
+            }
+        }
+    }
+}
+
+// ------------------------------------------------------------------- scan
+
+fn check_scan(inclusive: bool, alg_name: &str) {
+    for size in sizes() {
+        for count in COUNTS {
+            for commutative in [false, true] {
+                for in_place in [false, true] {
+                    let mems = run_all(
+                        size,
+                        |r| {
+                            let s = if inclusive {
+                                scan_with(
+                                    alg_name.parse().unwrap(),
+                                    r,
+                                    size,
+                                    count,
+                                    commutative,
+                                    in_place,
+                                )
+                            } else {
+                                exscan_with(
+                                    alg_name.parse().unwrap(),
+                                    r,
+                                    size,
+                                    count,
+                                    commutative,
+                                    in_place,
+                                )
+                            }
+                            .unwrap();
+                            check_shape(&s, size);
+                            s
+                        },
+                        |r| {
+                            if in_place {
+                                Mem::new(vec![], contrib(r, count))
+                            } else {
+                                Mem::new(contrib(r, count), unset(count))
+                            }
+                        },
+                    );
+                    for (r, m) in mems.iter().enumerate() {
+                        let want = if inclusive {
+                            folded_block(&(0..=r).collect::<Vec<_>>(), 0, count)
+                        } else if r > 0 {
+                            folded_block(&(0..r).collect::<Vec<_>>(), 0, count)
+                        } else if in_place {
+                            contrib(0, count)
+                        } else {
+                            unset(count)
+                        };
+                        assert_eq!(
+                            m.recv, want,
+                            "{alg_name} inclusive {inclusive} size {size} rank {r} in place {in_place}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn scan_all_algorithms() {
+    for a in ScanAlgorithm::ALL {
+        check_scan(true, a.name());
+    }
+}
+
+#[test]
+fn exscan_all_algorithms() {
+    for a in ExscanAlgorithm::ALL {
+        check_scan(false, a.name());
+    }
+}
+
+#[test]
+fn scan_linear_is_a_chain() {
+    for r in 0..10 {
+        let s = scan(r, 10, 3, false, false).unwrap();
+        assert!(s.comm_count() <= 2);
+        assert!(s.rounds.iter().all(|x| x.comm.len() <= 1));
+    }
+}
+
+// ------------------------------------------------------ errors and limits
+
+#[test]
+fn bad_arguments_are_typed_errors() {
+    assert_eq!(barrier(0, 0), Err(CollError::EmptyCommunicator));
+    assert_eq!(
+        bcast(4, 4, 0, 1),
+        Err(CollError::RankOutOfRange { rank: 4, size: 4 })
+    );
+    assert_eq!(
+        bcast(0, 4, 4, 1),
+        Err(CollError::RootOutOfRange { root: 4, size: 4 })
+    );
+    assert!(matches!(
+        reduce(0, 3, 7, 1, true, false),
+        Err(CollError::RootOutOfRange { .. })
+    ));
+    assert!(matches!(
+        gather(1, 3, 3, 1, 1, false),
+        Err(CollError::RootOutOfRange { .. })
+    ));
+    assert!(matches!(
+        scatter(1, 3, 5, 1, 1, false),
+        Err(CollError::RootOutOfRange { .. })
+    ));
+    assert_eq!(
+        gatherv(0, 3, 0, 1, &[1, 1], &[0, 1, 2], false),
+        Err(CollError::WrongLength {
+            what: "recvcounts",
+            got: 2,
+            expected: 3
+        })
+    );
+    // Root arrays are not read elsewhere.
+    assert!(gatherv(1, 3, 0, 1, &[], &[], false).is_ok());
+    assert!(scatterv(1, 3, 0, &[], &[], 1, false).is_ok());
+    assert!(matches!(
+        scatterv(0, 3, 0, &[1, 1, 1], &[0], 1, false),
+        Err(CollError::WrongLength { what: "displs", .. })
+    ));
+    assert!(matches!(
+        allgatherv(0, 2, 1, &[1, 1], &[0], false),
+        Err(CollError::WrongLength { what: "displs", .. })
+    ));
+    assert!(matches!(
+        alltoallv(0, 2, &[1], &[0, 1], &[1, 1], &[0, 1], false),
+        Err(CollError::WrongLength {
+            what: "sendcounts",
+            ..
+        })
+    ));
+    // In place, the send arrays are ignored.
+    assert!(alltoallv(0, 2, &[], &[], &[1, 1], &[0, 1], true).is_ok());
+    assert!(matches!(
+        reduce_scatter(0, 3, &[1, 1], true, false),
+        Err(CollError::WrongLength {
+            what: "recvcounts",
+            ..
+        })
+    ));
+    assert!(matches!(
+        reduce_scatter(0, 2, &[usize::MAX, 1], true, false),
+        Err(CollError::Overflow { .. })
+    ));
+    assert!(matches!(
+        gatherv(0, 2, 0, 1, &[1, 1], &[0, usize::MAX], false),
+        Err(CollError::Overflow { .. })
+    ));
+    assert!(matches!(
+        alltoall(0, 4, usize::MAX / 2, 1, false),
+        Err(CollError::Overflow { .. })
+    ));
+    assert!(matches!(
+        reduce_scatter_block(0, 4, usize::MAX / 2, true, false),
+        Err(CollError::Overflow { .. })
+    ));
+    assert!(matches!(
+        alltoall_with(AlltoallAlgorithm::Pair, 0, 6, 1, 1, false),
+        Err(CollError::NeedsPowerOfTwo { size: 6, .. })
+    ));
+    for e in [
+        CollError::EmptyCommunicator,
+        CollError::RootOutOfRange { root: 1, size: 1 },
+    ] {
+        assert!(!e.to_string().is_empty());
+    }
+}
+
+#[test]
+fn schedules_stay_small_for_huge_communicators() {
+    // A million ranks: inner ranks of linear algorithms and every rank of a
+    // tree have tiny schedules; linear roots are O(size), not O(size^2).
+    let p = 1_000_000;
+    for r in [1, 17, p / 2, p - 1] {
+        assert!(bcast(r, p, 0, 8).unwrap().rounds.len() <= 21);
+        assert_eq!(gather(r, p, 0, 1, 1, false).unwrap().comm_count(), 1);
+        assert_eq!(
+            scatterv(r, p, 0, &[], &[], 1, false).unwrap().comm_count(),
+            1
+        );
+        assert_eq!(reduce(r, p, 0, 1, true, false).unwrap().comm_count(), 1);
+        assert!(allreduce(r, p, 1, true, false).unwrap().comm_count() <= 22);
+        assert!(scan(r, p, 1, false, false).unwrap().comm_count() <= 2);
+        assert!(exscan(r, p, 1, false, true).unwrap().comm_count() <= 2);
+        assert_eq!(barrier(r, p).unwrap().comm_count(), 2);
+    }
+    assert_eq!(gather(0, p, 0, 1, 1, false).unwrap().comm_count(), p - 1);
+    assert_eq!(barrier(0, p).unwrap().comm_count(), 2 * (p - 1));
+    assert_eq!(reduce(0, p, 0, 1, true, false).unwrap().comm_count(), p - 1);
+}
+
+// --------------------------------------------------------------- registry
+
+#[test]
+fn registry_lists_and_parses_simgrid_names() {
+    let names = algorithm_names();
+    for c in Collective::ALL {
+        let algs: Vec<_> = names.iter().filter(|(k, _)| k == c).collect();
+        assert_eq!(algs[0].1, "default", "{c}");
+        assert_eq!(c.name().parse::<Collective>().unwrap(), *c);
+    }
+    assert!(names.contains(&(Collective::Bcast, "binomial_tree")));
+    assert!(names.contains(&(Collective::Barrier, "ompi_basic_linear")));
+    assert!(names.contains(&(Collective::Reduce, "ompi_basic_linear")));
+    assert!(names.contains(&(Collective::Alltoall, "basic_linear")));
+    assert!(names.contains(&(Collective::Alltoall, "pair")));
+    assert!(names.contains(&(Collective::Allgather, "ring")));
+    assert_eq!(
+        "binomial_tree".parse::<BcastAlgorithm>(),
+        Ok(BcastAlgorithm::BinomialTree)
+    );
+    assert_eq!(
+        "default".parse::<ReduceAlgorithm>(),
+        Ok(ReduceAlgorithm::Default)
+    );
+    assert_eq!(ReduceAlgorithm::default(), ReduceAlgorithm::Default);
+    let err = "rdb".parse::<AllreduceAlgorithm>().unwrap_err();
+    assert!(err.to_string().contains("allreduce"), "{err}");
+    assert!(err.to_string().contains("default"), "{err}");
+    assert!("nope".parse::<Collective>().is_err());
+    for info in algorithms() {
+        assert!(!info.description.is_empty());
+    }
+    assert_eq!(AlltoallAlgorithm::Pair.to_string(), "pair");
+}
+
+#[test]
+fn schedule_helpers() {
+    let s = gatherv(0, 3, 0, 2, &[2, 1, 4], &[0, 9, 3], false).unwrap();
+    assert_eq!(s.extent(Buf::Recv), 10);
+    assert_eq!(s.extent(Buf::Send), 2);
+    assert_eq!(s.extent(Buf::Tmp(0)), 0);
+    assert!(!Buf::Recv.block(0, 0).overlaps(&Buf::Recv.block(0, 3)));
+    assert!(Buf::Recv.block(2, 2).overlaps(&Buf::Recv.block(3, 3)));
+    assert!(!Buf::Recv.block(2, 2).overlaps(&Buf::Send.block(2, 2)));
+    let _ = UNSET;
+}
