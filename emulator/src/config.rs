@@ -243,7 +243,9 @@ impl FactorTable {
 }
 
 /// A per-size overhead table, `size:a:b;...`: a message of S bytes costs
-/// a + b*S seconds, taking the entry with the largest boundary <= S.
+/// a + b*S seconds, from the entry with the largest boundary strictly below
+/// S, or from the first entry when S is at or below every boundary (as
+/// SimGrid evaluates it).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct OverheadTable {
     entries: Vec<(f64, f64, f64)>,
@@ -277,11 +279,13 @@ impl OverheadTable {
 
     /// The overhead in seconds for `size` bytes (0 when the table is empty).
     pub fn cost(&self, size: f64) -> f64 {
-        self.entries
+        let entry = self
+            .entries
             .iter()
             .rev()
-            .find(|(boundary, _, _)| size >= *boundary)
-            .map_or(0.0, |(_, a, b)| a + b * size)
+            .find(|(boundary, _, _)| size > *boundary)
+            .or(self.entries.first());
+        entry.map_or(0.0, |(_, a, b)| a + b * size)
     }
 }
 
@@ -331,9 +335,11 @@ mod tests {
 
     #[test]
     fn overhead_table() {
-        let t = OverheadTable::parse("smpi/os", "0:1e-6:1e-9;1000:2e-6:0").unwrap();
+        let t = OverheadTable::parse("smpi/os", "10:1e-6:1e-9;1000:2e-6:0").unwrap();
+        assert_eq!(t.cost(5.0), 1e-6 + 5e-9);
         assert_eq!(t.cost(10.0), 1e-6 + 1e-8);
-        assert_eq!(t.cost(1000.0), 2e-6);
+        assert_eq!(t.cost(1000.0), 1e-6 + 1e-6);
+        assert_eq!(t.cost(1001.0), 2e-6);
         assert_eq!(OverheadTable::default().cost(5.0), 0.0);
         assert!(OverheadTable::parse("smpi/os", "1:2").is_err());
     }

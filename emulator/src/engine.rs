@@ -163,6 +163,8 @@ pub struct World {
     /// Fluid resources of each platform link: [shared or up half, down half].
     link_resources: Vec<[ResourceId; 2]>,
     host_cpus: Vec<ResourceId>,
+    /// Whether each fluid resource (by index) is a FATPIPE.
+    fatpipe: Vec<bool>,
     owners: HashMap<ActionId, ActionOwner>,
     transfers: Vec<Option<Transfer>>,
     free_transfers: Vec<u32>,
@@ -181,7 +183,7 @@ impl World {
     /// Builds the world for `hosts.len()` ranks, rank i on `hosts[i]`.
     pub fn new(platform: Platform, model: NetModel, hosts: Vec<HostId>, mpi: Mpi, compute: Compute) -> Self {
         let mut fluid = fluidnet::System::new(model.precision);
-        let link_resources = platform
+        let link_resources: Vec<[ResourceId; 2]> = platform
             .links()
             .iter()
             .map(|l| match l.sharing {
@@ -199,11 +201,17 @@ impl World {
                 ],
             })
             .collect();
-        let host_cpus = platform
+        let host_cpus: Vec<ResourceId> = platform
             .hosts()
             .iter()
             .map(|h| fluid.add_resource(h.speed * f64::from(h.cores.max(1)), fluidnet::Sharing::Shared))
             .collect();
+        let mut fatpipe = vec![false; fluid_resource_count(&link_resources, &host_cpus)];
+        for (l, pair) in platform.links().iter().zip(&link_resources) {
+            if matches!(l.sharing, platforms::Sharing::FatPipe) {
+                fatpipe[pair[0].0 as usize] = true;
+            }
+        }
         let n = hosts.len();
         let ranks = hosts
             .into_iter()
@@ -229,6 +237,7 @@ impl World {
             fluid,
             link_resources,
             host_cpus,
+            fatpipe,
             owners: HashMap::new(),
             transfers: Vec::new(),
             free_transfers: Vec::new(),
@@ -377,6 +386,21 @@ impl World {
             uses.extend(back.iter().map(|u| (self.resource_of(u), 0.05)));
         }
         self.route = route;
+        // A resource on both the route and the reverse route (a SHARED
+        // link used both ways) carries the sum of both coefficients; a
+        // FATPIPE bounds each flow by its largest use (SimGrid's rules).
+        uses.sort_by_key(|(r, _)| r.0);
+        uses.dedup_by(|later, kept| {
+            if later.0 != kept.0 {
+                return false;
+            }
+            if self.fatpipe[kept.0 .0 as usize] {
+                kept.1 = kept.1.max(later.1);
+            } else {
+                kept.1 += later.1;
+            }
+            true
+        });
         let flow = self.model.flow(bytes, &links);
         let action = self.fluid.start(&ActionSpec {
             amount: flow.amount,
@@ -496,6 +520,16 @@ impl World {
         }
         s
     }
+}
+
+fn fluid_resource_count(links: &[[ResourceId; 2]], cpus: &[ResourceId]) -> usize {
+    links
+        .iter()
+        .flatten()
+        .chain(cpus)
+        .map(|r| r.0 as usize + 1)
+        .max()
+        .unwrap_or(0)
 }
 
 /// How a simulation ended.

@@ -3,6 +3,9 @@
 
 use crate::config::{Config, ConfigError, FactorTable, OverheadTable};
 
+/// Envelope SMPI adds to every message (SimGrid 3.32, measured).
+const ENVELOPE_BYTES: f64 = 16.0;
+
 /// The flow parameters of one message.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Flow {
@@ -68,9 +71,10 @@ impl NetModel {
         })
     }
 
-    /// The size the factor tables are looked up with.
+    /// The bytes a message of `bytes` puts on the wire: SMPI adds a
+    /// 16-byte envelope, and looks the factor tables up with that size.
     fn model_size(bytes: usize) -> f64 {
-        bytes as f64
+        bytes as f64 + ENVELOPE_BYTES
     }
 
     /// Multiplier of the route latency for a message of `bytes`.
@@ -90,6 +94,11 @@ impl NetModel {
             }
             min_bw = min_bw.min(bw);
         }
+        // SimGrid gives flows without a latency phase the default penalty
+        // and never updates it.
+        if latency <= 0.0 {
+            penalty = 1.0;
+        }
         let mut bound = if min_bw.is_finite() { Some(min_bw) } else { None };
         if latency > 0.0 && self.tcp_gamma > 0.0 {
             let tcp = self.tcp_gamma / (2.0 * latency);
@@ -98,7 +107,7 @@ impl NetModel {
         let factor = self.bandwidth_factor.lookup(size);
         Flow {
             amount: size / factor,
-            penalty: if penalty > 0.0 { penalty } else { 1.0 },
+            penalty,
             bound,
         }
     }
@@ -113,8 +122,13 @@ mod tests {
         let m = NetModel::from_config(&Config::default()).unwrap();
         let f = m.flow(1 << 20, &[(1.25e9, 10e-6)]);
         assert_eq!(f.bound, Some(1.25e9));
-        assert!((f.amount - (1u64 << 20) as f64 / 0.940694).abs() < 1e-6);
+        assert!((f.amount - ((1u64 << 20) as f64 + 16.0) / 0.940694).abs() < 1e-6);
         assert!((f.penalty - (10e-6 + 8775.0 / 1.25e9)).abs() < 1e-15);
         assert_eq!(m.latency_factor(1 << 20), 11.6436);
+        // 65456 + 16 bytes is exactly the boundary: the factor below it applies.
+        assert_eq!(m.latency_factor(65456), 3.48845);
+        assert_eq!(m.latency_factor(65457), 11.6436);
+        let loopback = m.flow(8, &[(10e9, 0.0)]);
+        assert_eq!(loopback.penalty, 1.0);
     }
 }

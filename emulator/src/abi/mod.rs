@@ -10,9 +10,11 @@
 #![allow(non_snake_case)]
 
 mod coll;
+mod comm;
 mod env;
 mod p2p;
 mod time;
+mod types;
 
 use std::ffi::{c_int, c_void};
 
@@ -22,9 +24,11 @@ use crate::engine;
 use crate::mpi::{self, MpiError, MpiResult, Status};
 
 pub use coll::*;
+pub use comm::*;
 pub use env::*;
 pub use p2p::*;
 pub use time::*;
+pub use types::*;
 
 /// `MPI_Status` as laid out in mpi.h.
 #[repr(C)]
@@ -118,6 +122,11 @@ pub(crate) fn abort_simulation(code: i32) -> ! {
 pub(crate) fn call(name: &'static str, comm: c_int, body: impl FnOnce() -> MpiResult<()>) -> c_int {
     bench_end();
     let result = body();
+    let owed = engine::with(|w| {
+        let cur = w.current;
+        std::mem::take(&mut w.mpi.ranks[cur].pending_overhead)
+    });
+    engine::sleep(owed, "receive overhead");
     let code = match result {
         Ok(()) => mpi::class::SUCCESS,
         Err(e) => handle_error(name, comm, e),

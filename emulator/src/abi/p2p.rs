@@ -40,6 +40,7 @@ fn post(
 fn finish_one(id: ReqId, call_name: &'static str) -> Status {
     wait_for(&[id], call_name, |w| is_complete(w, id));
     engine::with(|w| {
+        w.owe_recv_overhead(id);
         let r = w.mpi.request(id);
         let st = r.status;
         if r.persistent {
@@ -62,27 +63,32 @@ fn status_error(st: &Status) -> MpiResult<()> {
     }
 }
 
-/// Simulated cost of a send call (smpi/os, or smpi/ois for non-blocking).
-fn send_overhead(count: c_int, datatype: c_int, blocking: bool) {
+/// Simulated cost of posting a send, slept before the message is posted:
+/// smpi/ois for non-blocking sends, smpi/os for others, and only when the
+/// sender gets control back before the transfer ends (detached sends,
+/// non-blocking and synchronous ones), as in SimGrid.
+fn send_overhead(count: c_int, datatype: c_int, mode: SendMode, nonblocking: bool) {
     let cost = engine::with(|w| {
         let bytes = w.mpi.datatype(datatype).map(|t| t.size).unwrap_or(0) * count.max(0) as usize;
-        if blocking {
+        let detached = match mode {
+            SendMode::Buffered => true,
+            SendMode::Standard | SendMode::Ready => bytes < w.model.detached_thresh,
+            SendMode::Synchronous => false,
+        };
+        if nonblocking {
+            w.model.isend_overhead.cost(bytes as f64)
+        } else if detached || mode == SendMode::Synchronous {
             w.model.send_overhead.cost(bytes as f64)
         } else {
-            w.model.isend_overhead.cost(bytes as f64)
+            0.0
         }
     });
     engine::sleep(cost, "send overhead");
 }
 
-fn recv_overhead(bytes: usize) {
-    let cost = engine::with(|w| w.model.recv_overhead.cost(bytes as f64));
-    engine::sleep(cost, "receive overhead");
-}
-
 fn blocking_send(name: &'static str, mode: SendMode, buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int) -> c_int {
     call(name, comm, || {
-        send_overhead(count, datatype, true);
+        send_overhead(count, datatype, mode, false);
         let id = post(send_kind(mode), buf, count, datatype, dest, tag, comm, false)?;
         finish_one(id, name);
         Ok(())
@@ -111,8 +117,8 @@ fn nonblocking(name: &'static str, kind: ReqKind, buf: *const c_void, count: c_i
         if request.is_null() {
             return Err(MpiError::new(class::ARG, "request is a null pointer"));
         }
-        if matches!(kind, ReqKind::Send(_)) && !persistent {
-            send_overhead(count, datatype, false);
+        if let (ReqKind::Send(mode), false) = (kind, persistent) {
+            send_overhead(count, datatype, mode, true);
         }
         let id = post(kind, buf, count, datatype, peer, tag, comm, persistent)?;
         // SAFETY: non-null output argument.
@@ -165,7 +171,6 @@ pub unsafe extern "C" fn MPI_Recv(buf: *mut c_void, count: c_int, datatype: c_in
     call("MPI_Recv", comm, || {
         let id = post(ReqKind::Recv, buf, count, datatype, source, tag, comm, false)?;
         let st = finish_one(id, "MPI_Recv");
-        recv_overhead(st.bytes);
         // SAFETY: the caller's status argument.
         unsafe { write_status(status, &st, false) };
         status_error(&st)
@@ -298,9 +303,8 @@ pub unsafe extern "C" fn MPI_Buffer_detach(buffer_addr: *mut c_void, size: *mut 
 /// times smpi/test, as in SimGrid, so busy-wait loops advance time fast.
 fn test_cost(succeeded: bool) {
     let cost = engine::with(|w| {
-        let me = w.current;
         let per = w.model.test_cost;
-        let streak = &mut w.mpi.ranks[me].test_streak;
+        let streak = &mut w.mpi.test_streak;
         if succeeded {
             *streak = 0;
             0.0
@@ -315,17 +319,13 @@ fn test_cost(succeeded: bool) {
 /// Cost of an MPI_Iprobe-like call, charged before looking (as SimGrid
 /// does): smpi/iprobe times one more than the failed probes in a row.
 fn iprobe_cost() {
-    let cost = engine::with(|w| {
-        let me = w.current;
-        w.model.iprobe_cost * f64::from(w.mpi.ranks[me].iprobe_streak + 1)
-    });
+    let cost = engine::with(|w| w.model.iprobe_cost * f64::from(w.mpi.iprobe_streak + 1));
     engine::sleep(cost, "MPI_Iprobe");
 }
 
 fn iprobe_result(found: bool) {
     engine::with(|w| {
-        let me = w.current;
-        let streak = &mut w.mpi.ranks[me].iprobe_streak;
+        let streak = &mut w.mpi.iprobe_streak;
         *streak = if found { 0 } else { *streak + 1 };
     });
 }
@@ -463,6 +463,7 @@ unsafe fn active_request(request: *const c_int) -> MpiResult<Option<ReqId>> {
 /// `request` points to the user's writable MPI_Request.
 unsafe fn take_completed(id: ReqId, request: *mut c_int) -> Status {
     engine::with(|w| {
+        w.owe_recv_overhead(id);
         let r = w.mpi.request(id);
         let st = r.status;
         if r.persistent {

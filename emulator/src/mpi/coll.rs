@@ -2,6 +2,7 @@
 //! point-to-point layer, on the communicator's collective context.
 
 use std::ffi::c_void;
+use std::rc::Rc;
 
 use collectives::{Block, Buf, CollError, Comm, Local, Schedule};
 
@@ -70,21 +71,21 @@ impl Scratch {
 
 struct Ctx<'a> {
     bufs: Buffers,
-    send_ty: Datatype,
-    recv_ty: Datatype,
+    send_ty: Rc<Datatype>,
+    recv_ty: Rc<Datatype>,
     scratch: &'a [Scratch],
 }
 
 impl Ctx<'_> {
     /// Address and datatype of a block.
-    fn locate(&self, b: &Block) -> (usize, i32, &Datatype) {
-        let (base, handle, ty) = match b.buf {
-            Buf::Send => (self.bufs.send, self.bufs.send_type, &self.send_ty),
-            Buf::Recv => (self.bufs.recv, self.bufs.recv_type, &self.recv_ty),
-            Buf::Tmp(i) => (self.scratch[i as usize].base, self.bufs.recv_type, &self.recv_ty),
+    fn locate(&self, b: &Block) -> (usize, &Rc<Datatype>) {
+        let (base, ty) = match b.buf {
+            Buf::Send => (self.bufs.send, &self.send_ty),
+            Buf::Recv => (self.bufs.recv, &self.recv_ty),
+            Buf::Tmp(i) => (self.scratch[i as usize].base, &self.recv_ty),
         };
         let addr = base.wrapping_add((b.offset as isize * ty.extent) as usize);
-        (addr, handle, ty)
+        (addr, ty)
     }
 }
 
@@ -92,8 +93,8 @@ impl Ctx<'_> {
 /// call for deadlock reports.
 pub fn execute(comm: &CommView, sched: &Schedule, bufs: Buffers, reduction: Reduction, call: &'static str) -> MpiResult<()> {
     let (send_ty, recv_ty, tag) = engine::with(|w| -> MpiResult<_> {
-        let s = w.mpi.datatype(bufs.send_type)?.clone();
-        let r = w.mpi.datatype(bufs.recv_type)?.clone();
+        let s = Rc::clone(w.mpi.datatype(bufs.send_type)?);
+        let r = Rc::clone(w.mpi.datatype(bufs.recv_type)?);
         Ok((s, r, w.next_coll_tag(comm.handle)))
     })?;
     let scratch: Vec<Scratch> = sched.tmp.iter().map(|&n| Scratch::new(&recv_ty, n)).collect();
@@ -112,8 +113,8 @@ pub fn execute(comm: &CommView, sched: &Schedule, bufs: Buffers, reduction: Redu
                         Comm::Send { to, data } => (ReqKind::Send(SendMode::Standard), *to, data),
                         Comm::Recv { from, data } => (ReqKind::Recv, *from, data),
                     };
-                    let (addr, handle, _) = ctx.locate(block);
-                    let id = w.new_internal_request(kind, comm.ctx + 1, comm.handle, addr, block.count, handle, peer as i32, tag);
+                    let (addr, ty) = ctx.locate(block);
+                    let id = w.new_internal_request(kind, comm.ctx + 1, comm.handle, addr, block.count, Rc::clone(ty), peer as i32, tag);
                     w.start(id)?;
                     ids.push(id);
                 }
@@ -147,8 +148,8 @@ pub fn execute(comm: &CommView, sched: &Schedule, bufs: Buffers, reduction: Redu
 }
 
 fn copy_block(ctx: &Ctx, from: &Block, to: &Block) {
-    let (src, _, sty) = ctx.locate(from);
-    let (dst, _, dty) = ctx.locate(to);
+    let (src, sty) = ctx.locate(from);
+    let (dst, dty) = ctx.locate(to);
     let mut data = Vec::new();
     // SAFETY: schedule blocks lie within the caller's buffers (MPI's
     // contract on counts) or our scratch buffers.
@@ -162,8 +163,8 @@ fn reduce_block(ctx: &Ctx, reduction: Reduction, input: &Block, inout: &Block) -
     let Reduction::Builtin(op) = reduction else {
         return Err(MpiError::new(class::INTERN, "reduction step without an operation"));
     };
-    let (src, _, sty) = ctx.locate(input);
-    let (dst, _, dty) = ctx.locate(inout);
+    let (src, sty) = ctx.locate(input);
+    let (dst, dty) = ctx.locate(inout);
     let Some((basic, _)) = dty.basic else {
         return Err(MpiError::new(class::OP, format!("{} is not defined for datatype {}", op.name(), dty.name)));
     };

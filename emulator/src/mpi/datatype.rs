@@ -57,6 +57,8 @@ pub struct Datatype {
     pub basic: Option<(Basic, usize)>,
     pub predefined: bool,
     pub committed: bool,
+    /// How it was constructed (MPI_Type_get_envelope).
+    pub envelope: super::typector::Envelope,
 }
 
 impl Datatype {
@@ -92,6 +94,10 @@ impl Datatype {
             basic: basic.map(|b| (b, 1)),
             predefined: true,
             committed: true,
+            envelope: super::typector::Envelope {
+                combiner: super::typector::COMBINER_NAMED,
+                ..Default::default()
+            },
         }
     }
 }

@@ -5,8 +5,10 @@
 //! communicator (its group and context id) are stored once, never per rank.
 
 pub mod coll;
+pub mod comm;
 pub mod datatype;
 pub mod op;
+pub mod typector;
 
 use std::collections::VecDeque;
 use std::ffi::c_void;
@@ -37,6 +39,7 @@ pub mod class {
     pub const COMM: i32 = 5;
     pub const RANK: i32 = 6;
     pub const ROOT: i32 = 7;
+    pub const GROUP: i32 = 8;
     pub const OP: i32 = 9;
     pub const ARG: i32 = 12;
     pub const UNKNOWN: i32 = 13;
@@ -199,7 +202,9 @@ pub struct Request {
     pub tag: i32,
     pub buf: usize,
     pub count: usize,
-    pub datatype: i32,
+    /// The datatype as it was when the request was made (the handle may
+    /// be freed while the request is pending).
+    pub dtype: Rc<Datatype>,
     pub persistent: bool,
     pub active: bool,
     pub complete: bool,
@@ -210,6 +215,8 @@ pub struct Request {
     pub freed: bool,
     /// Bytes held in the attached buffer by a buffered send.
     pub bsend_bytes: usize,
+    /// A receive matched with a detached send (it pays smpi/or).
+    pub from_detached: bool,
 }
 
 /// Where a message's bytes are until a receive takes them.
@@ -260,13 +267,15 @@ pub struct RankMpi {
     probing: bool,
     /// Attached buffer for buffered sends: (address, size, bytes in use).
     pub bsend: Option<(usize, usize, usize)>,
-    /// Failed MPI_Test/MPI_Iprobe calls in a row (their cost grows).
-    pub test_streak: u32,
-    pub iprobe_streak: u32,
+    /// Receive overhead (smpi/or) owed by completed receives, slept
+    /// before the MPI call returns.
+    pub pending_overhead: f64,
     /// Collective sequence number per communicator handle.
     coll_seq: Vec<(i32, u32)>,
     /// Error handlers set on communicators (absent: MPI_ERRORS_ARE_FATAL).
     pub errhandlers: Vec<(i32, i32)>,
+    /// Names set on communicators.
+    pub names: Vec<(i32, String)>,
 }
 
 /// All MPI state of the simulation.
@@ -274,10 +283,17 @@ pub struct Mpi {
     pub ranks: Vec<RankMpi>,
     requests: Vec<Option<Request>>,
     free_requests: Vec<ReqId>,
-    pub datatypes: Vec<Option<Datatype>>,
+    pub datatypes: Vec<Option<Rc<Datatype>>>,
     messages: Vec<Option<Envelope>>,
     free_messages: Vec<usize>,
-    pub processor_names: Vec<String>,
+    pub comms: comm::Comms,
+    /// Failed MPI_Test/MPI_Iprobe calls in a row: their cost grows. One
+    /// counter per function for all ranks, as in SimGrid.
+    pub test_streak: u32,
+    pub iprobe_streak: u32,
+    /// Values of the predefined attributes, indexed by key (MPI_TAG_UB = 1
+    /// ... MPI_LASTUSEDCODE = 7); boxed so their addresses stay put.
+    attribute_values: Box<[i32; 8]>,
 }
 
 impl Mpi {
@@ -286,19 +302,53 @@ impl Mpi {
             ranks: (0..nranks).map(|_| RankMpi::default()).collect(),
             requests: Vec::new(),
             free_requests: Vec::new(),
-            datatypes: datatype::predefined_types(),
+            datatypes: datatype::predefined_types().into_iter().map(|t| t.map(Rc::new)).collect(),
             messages: vec![None, None], // 0 = MPI_MESSAGE_NULL, 1 = MPI_MESSAGE_NO_PROC
             free_messages: Vec::new(),
-            processor_names: Vec::new(),
+            comms: comm::Comms::new(),
+            test_streak: 0,
+            iprobe_streak: 0,
+            attribute_values: Box::new([0, TAG_UB, PROC_NULL, ANY_SOURCE, 1, nranks as i32, 0, 55]),
         }
     }
 
-    pub fn datatype(&self, handle: i32) -> MpiResult<&Datatype> {
+    pub fn datatype(&self, handle: i32) -> MpiResult<&Rc<Datatype>> {
         usize::try_from(handle)
             .ok()
             .and_then(|h| self.datatypes.get(h))
             .and_then(Option::as_ref)
             .ok_or_else(|| MpiError::new(class::TYPE, format!("invalid datatype handle {handle}")))
+    }
+
+    /// Stores a new derived datatype; returns its handle.
+    pub fn add_datatype(&mut self, t: Datatype) -> i32 {
+        let first_free = self
+            .datatypes
+            .iter()
+            .enumerate()
+            .skip(datatype::predefined_count())
+            .find(|(_, d)| d.is_none())
+            .map(|(i, _)| i);
+        match first_free {
+            Some(i) => {
+                self.datatypes[i] = Some(Rc::new(t));
+                i as i32
+            }
+            None => {
+                self.datatypes.push(Some(Rc::new(t)));
+                (self.datatypes.len() - 1) as i32
+            }
+        }
+    }
+
+    /// Frees a derived datatype (messages in flight keep their own copy).
+    pub fn free_datatype(&mut self, handle: i32) -> MpiResult<()> {
+        let t = self.datatype(handle)?;
+        if t.predefined {
+            return Err(MpiError::new(class::TYPE, format!("{} is predefined and cannot be freed", t.name)));
+        }
+        self.datatypes[handle as usize] = None;
+        Ok(())
     }
 
     pub fn request(&self, id: ReqId) -> &Request {
@@ -380,8 +430,14 @@ impl World {
                 my_rank: 0,
             }),
             COMM_NULL => Err(MpiError::new(class::COMM, "the communicator is MPI_COMM_NULL")),
-            h => Err(MpiError::new(class::COMM, format!("invalid communicator handle {h}"))),
+            h => self.stored_comm(h),
         }
+    }
+
+    /// Address of a predefined attribute's value (MPI_TAG_UB, MPI_HOST...).
+    pub fn predefined_attribute(&self, keyval: i32) -> Option<*const i32> {
+        let i = usize::try_from(keyval).ok().filter(|&k| (1..8).contains(&k))?;
+        Some(&self.mpi.attribute_values[i] as *const i32)
     }
 
     /// Checks a peer rank for a send (`allow_any` false) or receive.
@@ -438,6 +494,7 @@ impl World {
         let view = self.comm(comm)?;
         let count = Self::check_count(count)?;
         self.check_type(datatype)?;
+        let dtype = Rc::clone(self.mpi.datatype(datatype)?);
         let is_recv = kind == ReqKind::Recv;
         self.check_peer(&view, peer, is_recv)?;
         Self::check_tag(tag, is_recv)?;
@@ -450,7 +507,7 @@ impl World {
             tag,
             buf: buf as usize,
             count,
-            datatype,
+            dtype,
             persistent,
             active: false,
             complete: false,
@@ -458,6 +515,7 @@ impl World {
             waiting: false,
             freed: false,
             bsend_bytes: 0,
+            from_detached: false,
         }))
     }
 
@@ -471,7 +529,7 @@ impl World {
         comm: i32,
         buf: usize,
         count: usize,
-        datatype: i32,
+        dtype: Rc<Datatype>,
         peer: i32,
         tag: i32,
     ) -> ReqId {
@@ -484,7 +542,7 @@ impl World {
             tag,
             buf,
             count,
-            datatype,
+            dtype,
             persistent: false,
             active: false,
             complete: false,
@@ -492,6 +550,7 @@ impl World {
             waiting: false,
             freed: false,
             bsend_bytes: 0,
+            from_detached: false,
         })
     }
 
@@ -538,7 +597,7 @@ impl World {
             self.complete(id, Status::empty());
             return Ok(());
         }
-        let ty = self.mpi.datatype(r.datatype)?.clone();
+        let ty = Rc::clone(&r.dtype);
         let bytes = r.count * ty.size;
         let view = self.comm_view_of(&r);
         let dest_world = view.group.world(r.peer as usize);
@@ -669,10 +728,7 @@ impl World {
     /// starts (or joins) the transfer that completes them.
     fn deliver(&mut self, env: Envelope, rid: ReqId) {
         let r = self.mpi.request(rid).clone();
-        let rty = match self.mpi.datatype(r.datatype) {
-            Ok(t) => t.clone(),
-            Err(_) => return,
-        };
+        let rty = Rc::clone(&r.dtype);
         let capacity = r.count * rty.size;
         let mut status = Status {
             source: env.source,
@@ -692,20 +748,21 @@ impl World {
                 unsafe { datatype::unpack(&rty, r.buf as *mut c_void, &data[..n]) };
             }
             Payload::InSendBuffer(sid) => {
-                let s = self.mpi.request(*sid).clone();
-                if let Ok(sty) = self.mpi.datatype(s.datatype) {
-                    let sty = sty.clone();
-                    let mut data = Vec::with_capacity(env.bytes);
-                    // SAFETY: the sender is blocked in (or has not completed)
-                    // its send, so its buffer is valid and unchanged.
-                    unsafe { datatype::pack(&sty, s.buf as *const c_void, s.count, &mut data) };
-                    let n = data.len().min(capacity);
-                    // SAFETY: as above for the receive buffer.
-                    unsafe { datatype::unpack(&rty, r.buf as *mut c_void, &data[..n]) };
-                }
+                let s = self.mpi.request(*sid);
+                let mut data = Vec::with_capacity(env.bytes);
+                // SAFETY: the sender is blocked in (or has not completed)
+                // its send, so its buffer is valid and unchanged.
+                unsafe { datatype::pack(&s.dtype, s.buf as *const c_void, s.count, &mut data) };
+                let n = data.len().min(capacity);
+                // SAFETY: as above for the receive buffer.
+                unsafe { datatype::unpack(&rty, r.buf as *mut c_void, &data[..n]) };
             }
         }
-        self.mpi.request_mut(rid).status = status;
+        {
+            let rr = self.mpi.request_mut(rid);
+            rr.status = status;
+            rr.from_detached = matches!(env.payload, Payload::Buffered(_));
+        }
         match env.transfer {
             Some(t) => {
                 let done = self.transfer(t).is_some_and(|tr| tr.done);
@@ -746,6 +803,17 @@ impl World {
         }
         if waiting {
             self.wake(owner);
+        }
+    }
+
+    /// Charges the receive overhead of a completed receive to its owner
+    /// (smpi/or applies to messages from detached senders only).
+    pub fn owe_recv_overhead(&mut self, id: ReqId) {
+        let r = self.mpi.request(id);
+        if r.kind == ReqKind::Recv && r.from_detached {
+            let cost = self.model.recv_overhead.cost(r.status.bytes as f64);
+            let owner = r.owner;
+            self.mpi.ranks[owner].pending_overhead += cost;
         }
     }
 
@@ -890,7 +958,8 @@ impl World {
         self.mpi.free_messages.push(idx);
         let count = Self::check_count(count)?;
         self.check_type(datatype)?;
-        let id = self.new_internal_request(ReqKind::Recv, env.ctx, COMM_WORLD, buf as usize, count, datatype, env.source, env.tag);
+        let dtype = Rc::clone(self.mpi.datatype(datatype)?);
+        let id = self.new_internal_request(ReqKind::Recv, env.ctx, COMM_WORLD, buf as usize, count, dtype, env.source, env.tag);
         {
             let r = self.mpi.request_mut(id);
             r.active = true;

@@ -1,0 +1,350 @@
+//! Communicator and group calls.
+
+use std::ffi::{c_char, c_int, c_void};
+use std::rc::Rc;
+
+use super::env::copy_c_string;
+use super::{call, out};
+use crate::engine;
+use crate::mpi::coll::{coll_error, execute, Buffers, Reduction};
+use crate::mpi::comm::{group_compare, members};
+use crate::mpi::{self, class, Group, MpiError, MpiResult};
+
+const MPI_INT: c_int = 8;
+
+/// Writes a new communicator handle.
+///
+/// # Safety
+/// `p` is the caller's output argument.
+unsafe fn out_comm(p: *mut c_int, h: c_int) -> MpiResult<()> {
+    // SAFETY: per the contract.
+    unsafe { out(p, h, "newcomm") }
+}
+
+pub unsafe extern "C" fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) -> c_int {
+    call("MPI_Comm_dup", comm, || {
+        let h = engine::with(|w| w.comm_dup(comm))?;
+        // SAFETY: the caller's output argument.
+        unsafe { out_comm(newcomm, h) }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Comm_split(comm: c_int, color: c_int, key: c_int, newcomm: *mut c_int) -> c_int {
+    call("MPI_Comm_split", comm, || {
+        let c = engine::with(|w| w.comm(comm))?;
+        // Every member learns every (color, key): an allgather, so the
+        // split costs what it costs on the network.
+        let mine = [color, key];
+        let mut all = vec![0 as c_int; 2 * c.size()];
+        let s = collectives::allgather(c.my_rank, c.size(), 2, 2, false).map_err(coll_error)?;
+        let b = Buffers { send: mine.as_ptr() as usize, send_type: MPI_INT, recv: all.as_mut_ptr() as usize, recv_type: MPI_INT };
+        execute(&c, &s, b, Reduction::None, "MPI_Comm_split")?;
+        let pairs: Vec<(i32, i32)> = all.chunks(2).map(|p| (p[0], p[1])).collect();
+        let h = engine::with(|w| {
+            let seq = w.next_creation_seq(comm);
+            w.comm_split(comm, seq, &pairs)
+        })?;
+        // SAFETY: the caller's output argument.
+        unsafe { out_comm(newcomm, h) }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Comm_create(comm: c_int, group: c_int, newcomm: *mut c_int) -> c_int {
+    call("MPI_Comm_create", comm, || {
+        let h = engine::with(|w| w.comm_create(comm, group))?;
+        // SAFETY: the caller's output argument.
+        unsafe { out_comm(newcomm, h) }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Comm_free(comm: *mut c_int) -> c_int {
+    let handle = if comm.is_null() { mpi::COMM_NULL } else { unsafe { *comm } };
+    call("MPI_Comm_free", handle, || {
+        if comm.is_null() {
+            return Err(MpiError::new(class::ARG, "comm is a null pointer"));
+        }
+        engine::with(|w| w.comm_free(handle))?;
+        // SAFETY: non-null in/out argument.
+        unsafe { *comm = mpi::COMM_NULL };
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn MPI_Comm_group(comm: c_int, group: *mut c_int) -> c_int {
+    call("MPI_Comm_group", comm, || {
+        let g = engine::with(|w| w.comm_group(comm))?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(group, g, "group") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Comm_compare(a: c_int, b: c_int, result: *mut c_int) -> c_int {
+    call("MPI_Comm_compare", a, || {
+        let r = engine::with(|w| w.comm_compare(a, b))?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(result, r, "result") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Comm_test_inter(comm: c_int, flag: *mut c_int) -> c_int {
+    call("MPI_Comm_test_inter", comm, || {
+        engine::with(|w| w.comm(comm))?;
+        // Intercommunicators are not provided yet: every communicator is
+        // an intracommunicator.
+        // SAFETY: the caller's output argument.
+        unsafe { out(flag, 0, "flag") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Comm_get_name(comm: c_int, name: *mut c_char, resultlen: *mut c_int) -> c_int {
+    call("MPI_Comm_get_name", comm, || {
+        let n = engine::with(|w| w.comm_get_name(comm))?;
+        if name.is_null() {
+            return Err(MpiError::new(class::ARG, "name is a null pointer"));
+        }
+        // SAFETY: MPI requires MPI_MAX_OBJECT_NAME (128) bytes.
+        let len = unsafe { copy_c_string(name, 128, &n) };
+        // SAFETY: the caller's output argument.
+        unsafe { out(resultlen, len as c_int, "resultlen") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Comm_set_name(comm: c_int, name: *const c_char) -> c_int {
+    call("MPI_Comm_set_name", comm, || {
+        if name.is_null() {
+            return Err(MpiError::new(class::ARG, "name is a null pointer"));
+        }
+        // SAFETY: a NUL-terminated string from the caller.
+        let s = unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy();
+        let s: String = s.chars().take(127).collect();
+        engine::with(|w| w.comm_set_name(comm, s))
+    })
+}
+
+/// MPI_Comm_get_attr for the predefined attributes. User keyvals are not
+/// provided yet, so any other key is an invalid keyval.
+pub unsafe extern "C" fn MPI_Comm_get_attr(comm: c_int, keyval: c_int, attribute_val: *mut c_void, flag: *mut c_int) -> c_int {
+    call("MPI_Comm_get_attr", comm, || {
+        let ptr = engine::with(|w| -> MpiResult<*const c_int> {
+            w.comm(comm)?;
+            w.predefined_attribute(keyval)
+                .ok_or_else(|| MpiError::new(class::ARG, format!("invalid attribute key {keyval}")))
+        })?;
+        if attribute_val.is_null() {
+            return Err(MpiError::new(class::ARG, "attribute_val is a null pointer"));
+        }
+        // SAFETY: attribute_val is the address of the caller's pointer
+        // variable; the value lives as long as the simulation.
+        unsafe { *(attribute_val as *mut *const c_int) = ptr };
+        // SAFETY: the caller's output argument.
+        unsafe { out(flag, 1, "flag") }
+    })
+}
+
+fn group_of(handle: c_int) -> MpiResult<Group> {
+    engine::with(|w| w.mpi.comms.group(handle).cloned())
+}
+
+fn new_group(list: Vec<u32>) -> c_int {
+    engine::with(|w| if list.is_empty() { 1 } else { w.mpi.comms.add_group(Group::List(Rc::from(list))) })
+}
+
+pub unsafe extern "C" fn MPI_Group_size(group: c_int, size: *mut c_int) -> c_int {
+    call("MPI_Group_size", mpi::COMM_WORLD, || {
+        let g = group_of(group)?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(size, g.size() as c_int, "size") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Group_rank(group: c_int, rank: *mut c_int) -> c_int {
+    call("MPI_Group_rank", mpi::COMM_WORLD, || {
+        let g = group_of(group)?;
+        let me = engine::with(|w| w.current);
+        let r = g.rank_of(me).map_or(mpi::UNDEFINED, |r| r as c_int);
+        // SAFETY: the caller's output argument.
+        unsafe { out(rank, r, "rank") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Group_free(group: *mut c_int) -> c_int {
+    call("MPI_Group_free", mpi::COMM_WORLD, || {
+        if group.is_null() {
+            return Err(MpiError::new(class::ARG, "group is a null pointer"));
+        }
+        // SAFETY: non-null in/out argument.
+        let h = unsafe { *group };
+        engine::with(|w| w.mpi.comms.free_group(h))?;
+        // SAFETY: as above.
+        unsafe { *group = 0 };
+        Ok(())
+    })
+}
+
+/// Reads `n` ranks of group `g` from a C array, checking range and repeats.
+///
+/// # Safety
+/// `ranks` points to `n` readable ints.
+unsafe fn read_ranks(g: &Group, n: c_int, ranks: *const c_int) -> MpiResult<Vec<usize>> {
+    let n = usize::try_from(n).map_err(|_| MpiError::new(class::ARG, format!("invalid count {n}")))?;
+    if n > 0 && ranks.is_null() {
+        return Err(MpiError::new(class::ARG, "ranks is a null pointer"));
+    }
+    let mut v = Vec::with_capacity(n);
+    let mut seen = std::collections::HashSet::new();
+    for i in 0..n {
+        // SAFETY: i < n per the contract.
+        let r = unsafe { *ranks.add(i) };
+        let r = usize::try_from(r)
+            .ok()
+            .filter(|&r| r < g.size())
+            .ok_or_else(|| MpiError::new(class::RANK, format!("rank {r} is not in a group of {}", g.size())))?;
+        if !seen.insert(r) {
+            return Err(MpiError::new(class::RANK, format!("rank {r} appears twice")));
+        }
+        v.push(r);
+    }
+    Ok(v)
+}
+
+pub unsafe extern "C" fn MPI_Group_incl(group: c_int, n: c_int, ranks: *const c_int, newgroup: *mut c_int) -> c_int {
+    call("MPI_Group_incl", mpi::COMM_WORLD, || {
+        let g = group_of(group)?;
+        // SAFETY: the caller's array.
+        let rs = unsafe { read_ranks(&g, n, ranks) }?;
+        let h = new_group(rs.iter().map(|&r| g.world(r) as u32).collect());
+        // SAFETY: the caller's output argument.
+        unsafe { out(newgroup, h, "newgroup") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Group_excl(group: c_int, n: c_int, ranks: *const c_int, newgroup: *mut c_int) -> c_int {
+    call("MPI_Group_excl", mpi::COMM_WORLD, || {
+        let g = group_of(group)?;
+        // SAFETY: the caller's array.
+        let rs = unsafe { read_ranks(&g, n, ranks) }?;
+        let excluded: std::collections::HashSet<usize> = rs.into_iter().collect();
+        let h = new_group((0..g.size()).filter(|r| !excluded.contains(r)).map(|r| g.world(r) as u32).collect());
+        // SAFETY: the caller's output argument.
+        unsafe { out(newgroup, h, "newgroup") }
+    })
+}
+
+/// Expands (first, last, stride) triplets into group ranks.
+///
+/// # Safety
+/// `ranges` points to `n` readable int[3].
+unsafe fn expand_ranges(g: &Group, n: c_int, ranges: *const [c_int; 3]) -> MpiResult<Vec<usize>> {
+    let n = usize::try_from(n).map_err(|_| MpiError::new(class::ARG, format!("invalid count {n}")))?;
+    let mut v = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for i in 0..n {
+        // SAFETY: i < n per the contract.
+        let [first, last, stride] = unsafe { *ranges.add(i) };
+        if stride == 0 {
+            return Err(MpiError::new(class::ARG, "a range has stride 0"));
+        }
+        let in_range = |r: c_int| usize::try_from(r).ok().filter(|&r| r < g.size());
+        if in_range(first).is_none() || in_range(last).is_none() {
+            return Err(MpiError::new(class::RANK, format!("range {first}..{last} is outside a group of {}", g.size())));
+        }
+        let mut r = first;
+        while (stride > 0 && r <= last) || (stride < 0 && r >= last) {
+            if !seen.insert(r) {
+                return Err(MpiError::new(class::RANK, format!("rank {r} appears twice")));
+            }
+            v.push(r as usize);
+            r += stride;
+        }
+    }
+    Ok(v)
+}
+
+pub unsafe extern "C" fn MPI_Group_range_incl(group: c_int, n: c_int, ranges: *const [c_int; 3], newgroup: *mut c_int) -> c_int {
+    call("MPI_Group_range_incl", mpi::COMM_WORLD, || {
+        let g = group_of(group)?;
+        // SAFETY: the caller's array.
+        let rs = unsafe { expand_ranges(&g, n, ranges) }?;
+        let h = new_group(rs.iter().map(|&r| g.world(r) as u32).collect());
+        // SAFETY: the caller's output argument.
+        unsafe { out(newgroup, h, "newgroup") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Group_range_excl(group: c_int, n: c_int, ranges: *const [c_int; 3], newgroup: *mut c_int) -> c_int {
+    call("MPI_Group_range_excl", mpi::COMM_WORLD, || {
+        let g = group_of(group)?;
+        // SAFETY: the caller's array.
+        let rs = unsafe { expand_ranges(&g, n, ranges) }?;
+        let excluded: std::collections::HashSet<usize> = rs.into_iter().collect();
+        let h = new_group((0..g.size()).filter(|r| !excluded.contains(r)).map(|r| g.world(r) as u32).collect());
+        // SAFETY: the caller's output argument.
+        unsafe { out(newgroup, h, "newgroup") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Group_translate_ranks(g1: c_int, n: c_int, ranks1: *const c_int, g2: c_int, ranks2: *mut c_int) -> c_int {
+    call("MPI_Group_translate_ranks", mpi::COMM_WORLD, || {
+        let a = group_of(g1)?;
+        let b = group_of(g2)?;
+        let n = usize::try_from(n).map_err(|_| MpiError::new(class::ARG, format!("invalid count {n}")))?;
+        for i in 0..n {
+            // SAFETY: i < n entries of the caller's arrays.
+            let r = unsafe { *ranks1.add(i) };
+            let t = if r == mpi::PROC_NULL {
+                mpi::PROC_NULL
+            } else {
+                let r = usize::try_from(r)
+                    .ok()
+                    .filter(|&r| r < a.size())
+                    .ok_or_else(|| MpiError::new(class::RANK, format!("rank {r} is not in a group of {}", a.size())))?;
+                b.rank_of(a.world(r)).map_or(mpi::UNDEFINED, |x| x as c_int)
+            };
+            // SAFETY: as above.
+            unsafe { *ranks2.add(i) = t };
+        }
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn MPI_Group_compare(g1: c_int, g2: c_int, result: *mut c_int) -> c_int {
+    call("MPI_Group_compare", mpi::COMM_WORLD, || {
+        let r = group_compare(&group_of(g1)?, &group_of(g2)?);
+        // SAFETY: the caller's output argument.
+        unsafe { out(result, r, "result") }
+    })
+}
+
+fn set_op(g1: c_int, g2: c_int, f: impl Fn(&[u32], &[u32]) -> Vec<u32>) -> MpiResult<c_int> {
+    let a = members(&group_of(g1)?);
+    let b = members(&group_of(g2)?);
+    Ok(new_group(f(&a, &b)))
+}
+
+pub unsafe extern "C" fn MPI_Group_union(g1: c_int, g2: c_int, newgroup: *mut c_int) -> c_int {
+    call("MPI_Group_union", mpi::COMM_WORLD, || {
+        let h = set_op(g1, g2, |a, b| {
+            let mut v = a.to_vec();
+            v.extend(b.iter().filter(|x| !a.contains(x)));
+            v
+        })?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(newgroup, h, "newgroup") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Group_intersection(g1: c_int, g2: c_int, newgroup: *mut c_int) -> c_int {
+    call("MPI_Group_intersection", mpi::COMM_WORLD, || {
+        let h = set_op(g1, g2, |a, b| a.iter().filter(|x| b.contains(x)).copied().collect())?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(newgroup, h, "newgroup") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Group_difference(g1: c_int, g2: c_int, newgroup: *mut c_int) -> c_int {
+    call("MPI_Group_difference", mpi::COMM_WORLD, || {
+        let h = set_op(g1, g2, |a, b| a.iter().filter(|x| !b.contains(x)).copied().collect())?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(newgroup, h, "newgroup") }
+    })
+}

@@ -1,0 +1,372 @@
+//! Datatype calls: constructors, commit/free, extents, envelopes, names,
+//! packing.
+
+use std::ffi::{c_char, c_int, c_void};
+use std::rc::Rc;
+
+use super::env::copy_c_string;
+use super::{call, out};
+use crate::engine;
+use crate::mpi::datatype::{self, Datatype};
+use crate::mpi::typector::{self, Envelope, Piece};
+use crate::mpi::{self, class, MpiError, MpiResult};
+
+fn get(dt: c_int) -> MpiResult<Rc<Datatype>> {
+    engine::with(|w| w.mpi.datatype(dt).map(Rc::clone))
+}
+
+fn nonneg(v: c_int, what: &str) -> MpiResult<usize> {
+    usize::try_from(v).map_err(|_| MpiError::new(class::ARG, format!("invalid {what} {v}")))
+}
+
+/// Reads `n` values from a C array.
+///
+/// # Safety
+/// `p` points to `n` readable values when `n > 0`.
+unsafe fn slice<'a, T>(p: *const T, n: usize, what: &str) -> MpiResult<&'a [T]> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    if p.is_null() {
+        return Err(MpiError::new(class::ARG, format!("{what} is a null pointer")));
+    }
+    // SAFETY: per the contract.
+    Ok(unsafe { std::slice::from_raw_parts(p, n) })
+}
+
+/// Stores a new type with its envelope and writes its handle.
+fn finish(mut t: Datatype, env: Envelope, newtype: *mut c_int) -> MpiResult<()> {
+    t.envelope = env;
+    let h = engine::with(|w| w.mpi.add_datatype(t));
+    // SAFETY: the caller's output argument.
+    unsafe { out(newtype, h, "newtype") }
+}
+
+/// Blocks of `blocklen` elements of `old` at byte displacements `disps`.
+fn blocks(old: &Datatype, lens: &[usize], disps: &[isize]) -> Datatype {
+    let pieces: Vec<Piece> = lens.iter().zip(disps).map(|(&blocklen, &disp)| Piece { disp, blocklen, child: old }).collect();
+    typector::build(&pieces)
+}
+
+pub unsafe extern "C" fn MPI_Type_contiguous(count: c_int, old: c_int, newtype: *mut c_int) -> c_int {
+    call("MPI_Type_contiguous", mpi::COMM_WORLD, || {
+        let n = nonneg(count, "count")?;
+        let o = get(old)?;
+        let t = blocks(&o, &[n], &[0]);
+        finish(t, Envelope { combiner: typector::COMBINER_CONTIGUOUS, integers: vec![count], addresses: vec![], datatypes: vec![old] }, newtype)
+    })
+}
+
+pub unsafe extern "C" fn MPI_Type_vector(count: c_int, blocklen: c_int, stride: c_int, old: c_int, newtype: *mut c_int) -> c_int {
+    call("MPI_Type_vector", mpi::COMM_WORLD, || {
+        let n = nonneg(count, "count")?;
+        let b = nonneg(blocklen, "blocklength")?;
+        let o = get(old)?;
+        let disps: Vec<isize> = (0..n as isize).map(|k| k * stride as isize * o.extent).collect();
+        let t = blocks(&o, &vec![b; n], &disps);
+        finish(t, Envelope { combiner: typector::COMBINER_VECTOR, integers: vec![count, blocklen, stride], addresses: vec![], datatypes: vec![old] }, newtype)
+    })
+}
+
+fn hvector(count: c_int, blocklen: c_int, stride: isize, old: c_int, newtype: *mut c_int) -> MpiResult<()> {
+    let n = nonneg(count, "count")?;
+    let b = nonneg(blocklen, "blocklength")?;
+    let o = get(old)?;
+    let disps: Vec<isize> = (0..n as isize).map(|k| k * stride).collect();
+    let t = blocks(&o, &vec![b; n], &disps);
+    finish(t, Envelope { combiner: typector::COMBINER_HVECTOR, integers: vec![count, blocklen], addresses: vec![stride], datatypes: vec![old] }, newtype)
+}
+
+pub unsafe extern "C" fn MPI_Type_create_hvector(count: c_int, blocklen: c_int, stride: isize, old: c_int, newtype: *mut c_int) -> c_int {
+    call("MPI_Type_create_hvector", mpi::COMM_WORLD, || hvector(count, blocklen, stride, old, newtype))
+}
+
+pub unsafe extern "C" fn MPI_Type_hvector(count: c_int, blocklen: c_int, stride: isize, old: c_int, newtype: *mut c_int) -> c_int {
+    call("MPI_Type_hvector", mpi::COMM_WORLD, || hvector(count, blocklen, stride, old, newtype))
+}
+
+pub unsafe extern "C" fn MPI_Type_indexed(count: c_int, lens: *const c_int, disps: *const c_int, old: c_int, newtype: *mut c_int) -> c_int {
+    call("MPI_Type_indexed", mpi::COMM_WORLD, || {
+        let n = nonneg(count, "count")?;
+        // SAFETY: MPI passes arrays of `count` entries.
+        let (l, d) = unsafe { (slice(lens, n, "array_of_blocklengths")?, slice(disps, n, "array_of_displacements")?) };
+        let o = get(old)?;
+        let lens_u: Vec<usize> = l.iter().map(|&x| nonneg(x, "blocklength")).collect::<MpiResult<_>>()?;
+        let bytes: Vec<isize> = d.iter().map(|&x| x as isize * o.extent).collect();
+        let t = blocks(&o, &lens_u, &bytes);
+        let mut ints = vec![count];
+        ints.extend_from_slice(l);
+        ints.extend_from_slice(d);
+        finish(t, Envelope { combiner: typector::COMBINER_INDEXED, integers: ints, addresses: vec![], datatypes: vec![old] }, newtype)
+    })
+}
+
+fn hindexed(count: c_int, lens: *const c_int, disps: *const isize, old: c_int, newtype: *mut c_int) -> MpiResult<()> {
+    let n = nonneg(count, "count")?;
+    // SAFETY: MPI passes arrays of `count` entries.
+    let (l, d) = unsafe { (slice(lens, n, "array_of_blocklengths")?, slice(disps, n, "array_of_displacements")?) };
+    let o = get(old)?;
+    let lens_u: Vec<usize> = l.iter().map(|&x| nonneg(x, "blocklength")).collect::<MpiResult<_>>()?;
+    let t = blocks(&o, &lens_u, d);
+    let mut ints = vec![count];
+    ints.extend_from_slice(l);
+    finish(t, Envelope { combiner: typector::COMBINER_HINDEXED, integers: ints, addresses: d.to_vec(), datatypes: vec![old] }, newtype)
+}
+
+pub unsafe extern "C" fn MPI_Type_create_hindexed(count: c_int, lens: *const c_int, disps: *const isize, old: c_int, newtype: *mut c_int) -> c_int {
+    call("MPI_Type_create_hindexed", mpi::COMM_WORLD, || hindexed(count, lens, disps, old, newtype))
+}
+
+pub unsafe extern "C" fn MPI_Type_hindexed(count: c_int, lens: *const c_int, disps: *const isize, old: c_int, newtype: *mut c_int) -> c_int {
+    call("MPI_Type_hindexed", mpi::COMM_WORLD, || hindexed(count, lens, disps, old, newtype))
+}
+
+pub unsafe extern "C" fn MPI_Type_create_indexed_block(count: c_int, blocklen: c_int, disps: *const c_int, old: c_int, newtype: *mut c_int) -> c_int {
+    call("MPI_Type_create_indexed_block", mpi::COMM_WORLD, || {
+        let n = nonneg(count, "count")?;
+        let b = nonneg(blocklen, "blocklength")?;
+        // SAFETY: MPI passes an array of `count` entries.
+        let d = unsafe { slice(disps, n, "array_of_displacements")? };
+        let o = get(old)?;
+        let bytes: Vec<isize> = d.iter().map(|&x| x as isize * o.extent).collect();
+        let t = blocks(&o, &vec![b; n], &bytes);
+        let mut ints = vec![count, blocklen];
+        ints.extend_from_slice(d);
+        finish(t, Envelope { combiner: typector::COMBINER_INDEXED_BLOCK, integers: ints, addresses: vec![], datatypes: vec![old] }, newtype)
+    })
+}
+
+pub unsafe extern "C" fn MPI_Type_create_hindexed_block(count: c_int, blocklen: c_int, disps: *const isize, old: c_int, newtype: *mut c_int) -> c_int {
+    call("MPI_Type_create_hindexed_block", mpi::COMM_WORLD, || {
+        let n = nonneg(count, "count")?;
+        let b = nonneg(blocklen, "blocklength")?;
+        // SAFETY: MPI passes an array of `count` entries.
+        let d = unsafe { slice(disps, n, "array_of_displacements")? };
+        let o = get(old)?;
+        let t = blocks(&o, &vec![b; n], d);
+        finish(t, Envelope { combiner: typector::COMBINER_HINDEXED_BLOCK, integers: vec![count, blocklen], addresses: d.to_vec(), datatypes: vec![old] }, newtype)
+    })
+}
+
+pub unsafe extern "C" fn MPI_Type_create_struct(count: c_int, lens: *const c_int, disps: *const isize, types: *const c_int, newtype: *mut c_int) -> c_int {
+    call("MPI_Type_create_struct", mpi::COMM_WORLD, || {
+        let n = nonneg(count, "count")?;
+        // SAFETY: MPI passes arrays of `count` entries.
+        let (l, d, ts) = unsafe {
+            (
+                slice(lens, n, "array_of_blocklengths")?,
+                slice(disps, n, "array_of_displacements")?,
+                slice(types, n, "array_of_types")?,
+            )
+        };
+        let children: Vec<Rc<Datatype>> = ts.iter().map(|&t| get(t)).collect::<MpiResult<_>>()?;
+        let lens_u: Vec<usize> = l.iter().map(|&x| nonneg(x, "blocklength")).collect::<MpiResult<_>>()?;
+        let pieces: Vec<Piece> = (0..n).map(|i| Piece { disp: d[i], blocklen: lens_u[i], child: &children[i] }).collect();
+        let t = typector::build(&pieces);
+        let mut ints = vec![count];
+        ints.extend_from_slice(l);
+        finish(t, Envelope { combiner: typector::COMBINER_STRUCT, integers: ints, addresses: d.to_vec(), datatypes: ts.to_vec() }, newtype)
+    })
+}
+
+pub unsafe extern "C" fn MPI_Type_create_resized(old: c_int, lb: isize, extent: isize, newtype: *mut c_int) -> c_int {
+    call("MPI_Type_create_resized", mpi::COMM_WORLD, || {
+        let o = get(old)?;
+        let t = typector::resized(&o, lb, extent);
+        finish(t, Envelope { combiner: typector::COMBINER_RESIZED, integers: vec![], addresses: vec![lb, extent], datatypes: vec![old] }, newtype)
+    })
+}
+
+pub unsafe extern "C" fn MPI_Type_dup(old: c_int, newtype: *mut c_int) -> c_int {
+    call("MPI_Type_dup", mpi::COMM_WORLD, || {
+        let o = get(old)?;
+        let mut t = (*o).clone();
+        t.predefined = false;
+        finish(t, Envelope { combiner: typector::COMBINER_DUP, integers: vec![], addresses: vec![], datatypes: vec![old] }, newtype)
+    })
+}
+
+pub unsafe extern "C" fn MPI_Type_commit(datatype: *mut c_int) -> c_int {
+    call("MPI_Type_commit", mpi::COMM_WORLD, || {
+        if datatype.is_null() {
+            return Err(MpiError::new(class::ARG, "datatype is a null pointer"));
+        }
+        // SAFETY: non-null in/out argument.
+        let h = unsafe { *datatype };
+        engine::with(|w| {
+            let t = w.mpi.datatype(h)?;
+            if !t.committed {
+                let mut c = (**t).clone();
+                c.committed = true;
+                w.mpi.datatypes[h as usize] = Some(Rc::new(c));
+            }
+            Ok(())
+        })
+    })
+}
+
+pub unsafe extern "C" fn MPI_Type_free(datatype: *mut c_int) -> c_int {
+    call("MPI_Type_free", mpi::COMM_WORLD, || {
+        if datatype.is_null() {
+            return Err(MpiError::new(class::ARG, "datatype is a null pointer"));
+        }
+        // SAFETY: non-null in/out argument.
+        let h = unsafe { *datatype };
+        engine::with(|w| w.mpi.free_datatype(h))?;
+        // SAFETY: as above.
+        unsafe { *datatype = 0 };
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn MPI_Type_get_true_extent(dt: c_int, lb: *mut isize, extent: *mut isize) -> c_int {
+    call("MPI_Type_get_true_extent", mpi::COMM_WORLD, || {
+        let t = get(dt)?;
+        // SAFETY: the caller's output arguments.
+        unsafe {
+            out(lb, t.true_lb, "true_lb")?;
+            out(extent, t.true_extent, "true_extent")
+        }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Type_get_extent_x(dt: c_int, lb: *mut i64, extent: *mut i64) -> c_int {
+    call("MPI_Type_get_extent_x", mpi::COMM_WORLD, || {
+        let t = get(dt)?;
+        // SAFETY: the caller's output arguments.
+        unsafe {
+            out(lb, t.lb as i64, "lb")?;
+            out(extent, t.extent as i64, "extent")
+        }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Type_get_true_extent_x(dt: c_int, lb: *mut i64, extent: *mut i64) -> c_int {
+    call("MPI_Type_get_true_extent_x", mpi::COMM_WORLD, || {
+        let t = get(dt)?;
+        // SAFETY: the caller's output arguments.
+        unsafe {
+            out(lb, t.true_lb as i64, "true_lb")?;
+            out(extent, t.true_extent as i64, "true_extent")
+        }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Type_size_x(dt: c_int, size: *mut i64) -> c_int {
+    call("MPI_Type_size_x", mpi::COMM_WORLD, || {
+        let t = get(dt)?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(size, t.size as i64, "size") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Type_get_envelope(dt: c_int, ni: *mut c_int, na: *mut c_int, nd: *mut c_int, combiner: *mut c_int) -> c_int {
+    call("MPI_Type_get_envelope", mpi::COMM_WORLD, || {
+        let t = get(dt)?;
+        let e = &t.envelope;
+        // SAFETY: the caller's output arguments.
+        unsafe {
+            out(ni, e.integers.len() as c_int, "num_integers")?;
+            out(na, e.addresses.len() as c_int, "num_addresses")?;
+            out(nd, e.datatypes.len() as c_int, "num_datatypes")?;
+            out(combiner, e.combiner, "combiner")
+        }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Type_set_name(dt: c_int, name: *const c_char) -> c_int {
+    call("MPI_Type_set_name", mpi::COMM_WORLD, || {
+        if name.is_null() {
+            return Err(MpiError::new(class::ARG, "type_name is a null pointer"));
+        }
+        // SAFETY: a NUL-terminated string from the caller.
+        let s: String = unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy().chars().take(127).collect();
+        engine::with(|w| {
+            let t = w.mpi.datatype(dt)?;
+            let mut c = (**t).clone();
+            c.name = s;
+            w.mpi.datatypes[dt as usize] = Some(Rc::new(c));
+            Ok(())
+        })
+    })
+}
+
+pub unsafe extern "C" fn MPI_Type_get_name(dt: c_int, name: *mut c_char, resultlen: *mut c_int) -> c_int {
+    call("MPI_Type_get_name", mpi::COMM_WORLD, || {
+        let t = get(dt)?;
+        if name.is_null() {
+            return Err(MpiError::new(class::ARG, "type_name is a null pointer"));
+        }
+        // SAFETY: MPI requires MPI_MAX_OBJECT_NAME (128) bytes.
+        let n = unsafe { copy_c_string(name, 128, &t.name) };
+        // SAFETY: the caller's output argument.
+        unsafe { out(resultlen, n as c_int, "resultlen") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Get_address(location: *const c_void, address: *mut isize) -> c_int {
+    // SAFETY: the caller's output argument.
+    call("MPI_Get_address", mpi::COMM_WORLD, || unsafe { out(address, location as isize, "address") })
+}
+
+pub unsafe extern "C" fn MPI_Pack_size(incount: c_int, dt: c_int, comm: c_int, size: *mut c_int) -> c_int {
+    call("MPI_Pack_size", comm, || {
+        let n = nonneg(incount, "incount")?;
+        engine::with(|w| w.comm(comm))?;
+        let t = get(dt)?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(size, c_int::try_from(n * t.size).unwrap_or(c_int::MAX), "size") }
+    })
+}
+
+pub unsafe extern "C" fn MPI_Pack(inbuf: *const c_void, incount: c_int, dt: c_int, outbuf: *mut c_void, outsize: c_int, position: *mut c_int, comm: c_int) -> c_int {
+    call("MPI_Pack", comm, || {
+        let n = nonneg(incount, "incount")?;
+        let cap = nonneg(outsize, "outsize")?;
+        engine::with(|w| w.comm(comm))?;
+        let t = get(dt)?;
+        if position.is_null() {
+            return Err(MpiError::new(class::ARG, "position is a null pointer"));
+        }
+        // SAFETY: non-null in/out argument.
+        let pos = nonneg(unsafe { *position }, "position")?;
+        let mut data = Vec::with_capacity(n * t.size);
+        // SAFETY: inbuf holds `incount` elements of `dt` (MPI contract).
+        unsafe { datatype::pack(&t, inbuf, n, &mut data) };
+        if pos + data.len() > cap {
+            return Err(MpiError::new(class::TRUNCATE, format!("packing {} bytes at position {pos} overflows an output buffer of {cap} bytes", data.len())));
+        }
+        // SAFETY: outbuf has `outsize` bytes; checked above.
+        unsafe {
+            std::ptr::copy_nonoverlapping(data.as_ptr(), (outbuf as *mut u8).add(pos), data.len());
+            *position = (pos + data.len()) as c_int;
+        }
+        Ok(())
+    })
+}
+
+pub unsafe extern "C" fn MPI_Unpack(inbuf: *const c_void, insize: c_int, position: *mut c_int, outbuf: *mut c_void, outcount: c_int, dt: c_int, comm: c_int) -> c_int {
+    call("MPI_Unpack", comm, || {
+        let n = nonneg(outcount, "outcount")?;
+        let cap = nonneg(insize, "insize")?;
+        engine::with(|w| w.comm(comm))?;
+        let t = get(dt)?;
+        if position.is_null() {
+            return Err(MpiError::new(class::ARG, "position is a null pointer"));
+        }
+        // SAFETY: non-null in/out argument.
+        let pos = nonneg(unsafe { *position }, "position")?;
+        let len = n * t.size;
+        if pos + len > cap {
+            return Err(MpiError::new(class::TRUNCATE, format!("unpacking {len} bytes at position {pos} reads past an input buffer of {cap} bytes")));
+        }
+        // SAFETY: inbuf has `insize` bytes (checked); outbuf holds
+        // `outcount` elements of `dt` (MPI contract).
+        unsafe {
+            let src = std::slice::from_raw_parts((inbuf as *const u8).add(pos), len);
+            datatype::unpack(&t, outbuf, src);
+            *position = (pos + len) as c_int;
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,316 @@
+//! Communicators and groups beyond MPI_COMM_WORLD and MPI_COMM_SELF.
+//!
+//! A communicator is stored once and shared by its members: its group
+//! (shared too) and its context ids. Creating one is collective; the
+//! members find the same object through a key made of the parent's context
+//! and the parent's creation sequence number, which every member advances
+//! in the same order (MPI requires collective calls in the same order).
+//! Per-process properties (name, error handler) stay per rank.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use super::{class, comm_name, CommView, Group, MpiError, MpiResult, COMM_NULL, COMM_SELF, COMM_WORLD};
+use crate::engine::World;
+
+/// A shared communicator.
+#[derive(Debug)]
+pub struct CommObj {
+    pub ctx: u32,
+    pub group: Group,
+    /// Members that have not freed it yet.
+    refs: usize,
+}
+
+/// Key of a communicator under construction: (parent context, the parent's
+/// creation sequence number, color).
+type PendingKey = (u32, u32, i64);
+
+/// All communicators and groups.
+#[derive(Debug)]
+pub struct Comms {
+    /// Indexed by handle; 0..=2 are NULL, WORLD and SELF (not stored).
+    table: Vec<Option<CommObj>>,
+    free: Vec<usize>,
+    next_ctx: u32,
+    /// Communicators being created: handle and members still to arrive.
+    pending: HashMap<PendingKey, (i32, usize)>,
+    /// Groups by handle (0 = MPI_GROUP_NULL, 1 = MPI_GROUP_EMPTY).
+    groups: Vec<Option<Group>>,
+    free_groups: Vec<usize>,
+}
+
+impl Comms {
+    pub fn new() -> Self {
+        Self {
+            table: vec![None, None, None],
+            free: Vec::new(),
+            next_ctx: 4,
+            pending: HashMap::new(),
+            groups: vec![None, Some(Group::List(Rc::from(Vec::new())))],
+            free_groups: Vec::new(),
+        }
+    }
+
+    pub fn get(&self, handle: i32) -> Option<&CommObj> {
+        usize::try_from(handle).ok().and_then(|h| self.table.get(h)).and_then(Option::as_ref)
+    }
+
+    fn insert(&mut self, obj: CommObj) -> i32 {
+        let idx = match self.free.pop() {
+            Some(i) => {
+                self.table[i] = Some(obj);
+                i
+            }
+            None => {
+                self.table.push(Some(obj));
+                self.table.len() - 1
+            }
+        };
+        idx as i32
+    }
+
+    pub fn group(&self, handle: i32) -> MpiResult<&Group> {
+        usize::try_from(handle)
+            .ok()
+            .and_then(|h| self.groups.get(h))
+            .and_then(Option::as_ref)
+            .ok_or_else(|| MpiError::new(super::class::GROUP, format!("invalid group handle {handle}")))
+    }
+
+    pub fn add_group(&mut self, g: Group) -> i32 {
+        let idx = match self.free_groups.pop() {
+            Some(i) => {
+                self.groups[i] = Some(g);
+                i
+            }
+            None => {
+                self.groups.push(Some(g));
+                self.groups.len() - 1
+            }
+        };
+        idx as i32
+    }
+
+    pub fn free_group(&mut self, handle: i32) -> MpiResult<()> {
+        self.group(handle)?;
+        if handle > 1 {
+            self.groups[handle as usize] = None;
+            self.free_groups.push(handle as usize);
+        }
+        Ok(())
+    }
+}
+
+impl Default for Comms {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The world ranks of a group, as a list.
+pub fn members(g: &Group) -> Vec<u32> {
+    (0..g.size()).map(|r| g.world(r) as u32).collect()
+}
+
+impl World {
+    /// The view of a stored communicator for the current rank.
+    pub(super) fn stored_comm(&self, handle: i32) -> MpiResult<CommView> {
+        let obj = self
+            .mpi
+            .comms
+            .get(handle)
+            .ok_or_else(|| MpiError::new(class::COMM, format!("invalid communicator handle {handle}")))?;
+        let my_rank = obj.group.rank_of(self.current).ok_or_else(|| {
+            MpiError::new(class::COMM, format!("rank {} is not a member of {}", self.current, comm_name(handle)))
+        })?;
+        Ok(CommView {
+            handle,
+            ctx: obj.ctx,
+            group: obj.group.clone(),
+            my_rank,
+        })
+    }
+
+    /// Finds or creates the communicator that the members of `parent`
+    /// agree on for this creation call. `group` builds the new group when
+    /// the first member arrives; `members` is how many will fetch it.
+    fn join_new_comm(&mut self, parent: &CommView, seq: u32, color: i64, members: usize, group: impl FnOnce() -> Group) -> i32 {
+        let key = (parent.ctx, seq, color);
+        if let Some((handle, left)) = self.mpi.comms.pending.get_mut(&key) {
+            let h = *handle;
+            *left -= 1;
+            if *left == 0 {
+                self.mpi.comms.pending.remove(&key);
+            }
+            return h;
+        }
+        let ctx = self.mpi.comms.next_ctx;
+        self.mpi.comms.next_ctx = ctx.checked_add(2).expect("communicator context ids exhausted");
+        let handle = self.mpi.comms.insert(CommObj {
+            ctx,
+            group: group(),
+            refs: members,
+        });
+        if members > 1 {
+            self.mpi.comms.pending.insert(key, (handle, members - 1));
+        }
+        handle
+    }
+
+    /// The next creation sequence number of `comm` for the current rank.
+    pub fn next_creation_seq(&mut self, comm: i32) -> u32 {
+        // Shares the collective counter: creation calls are collectives.
+        self.next_coll_tag(comm) as u32
+    }
+
+    /// MPI_Comm_dup (the new communicator has the same group).
+    pub fn comm_dup(&mut self, comm: i32) -> MpiResult<i32> {
+        let v = self.comm(comm)?;
+        let seq = self.next_creation_seq(comm);
+        let n = v.size();
+        let g = match &v.group {
+            Group::Single(w) => Group::List(Rc::from(vec![*w as u32])),
+            other => other.clone(),
+        };
+        Ok(self.join_new_comm(&v, seq, i64::MIN, n, || g))
+    }
+
+    /// MPI_Comm_split, given every member's (color, key) in rank order.
+    pub fn comm_split(&mut self, comm: i32, seq: u32, colors_keys: &[(i32, i32)]) -> MpiResult<i32> {
+        let v = self.comm(comm)?;
+        let (color, _) = colors_keys[v.my_rank];
+        if color == super::UNDEFINED {
+            return Ok(COMM_NULL);
+        }
+        if color < 0 {
+            return Err(MpiError::new(class::ARG, format!("invalid color {color}")));
+        }
+        let mut chosen: Vec<(i32, usize)> = colors_keys
+            .iter()
+            .enumerate()
+            .filter(|(_, (c, _))| *c == color)
+            .map(|(r, (_, k))| (*k, r))
+            .collect();
+        let n = chosen.len();
+        let group = &v.group;
+        Ok(self.join_new_comm(&v, seq, i64::from(color), n, || {
+            // Order by key, ties by rank in the parent.
+            chosen.sort_unstable();
+            let list: Vec<u32> = chosen.iter().map(|&(_, r)| group.world(r) as u32).collect();
+            Group::List(Rc::from(list))
+        }))
+    }
+
+    /// MPI_Comm_create: members of `group` get the new communicator.
+    pub fn comm_create(&mut self, comm: i32, group: i32) -> MpiResult<i32> {
+        let v = self.comm(comm)?;
+        let g = self.mpi.comms.group(group)?.clone();
+        let seq = self.next_creation_seq(comm);
+        for r in 0..g.size() {
+            if v.group.rank_of(g.world(r)).is_none() {
+                return Err(MpiError::new(class::GROUP, "the group is not a subset of the communicator's group"));
+            }
+        }
+        if g.rank_of(self.current).is_none() {
+            return Ok(COMM_NULL);
+        }
+        let n = g.size();
+        Ok(self.join_new_comm(&v, seq, -1, n, || g))
+    }
+
+    /// MPI_Comm_free for the current rank.
+    pub fn comm_free(&mut self, comm: i32) -> MpiResult<()> {
+        if comm == COMM_WORLD || comm == COMM_SELF {
+            return Err(MpiError::new(class::COMM, format!("{} cannot be freed", comm_name(comm))));
+        }
+        self.stored_comm(comm)?;
+        let idx = comm as usize;
+        let gone = match self.mpi.comms.table[idx].as_mut() {
+            Some(obj) => {
+                obj.refs -= 1;
+                obj.refs == 0
+            }
+            None => false,
+        };
+        let me = self.current;
+        self.mpi.ranks[me].errhandlers.retain(|(c, _)| *c != comm);
+        self.mpi.ranks[me].names.retain(|(c, _)| *c != comm);
+        if gone {
+            self.mpi.comms.table[idx] = None;
+            self.mpi.comms.free.push(idx);
+        }
+        Ok(())
+    }
+
+    /// MPI_Comm_group: a new group handle for the communicator's group.
+    pub fn comm_group(&mut self, comm: i32) -> MpiResult<i32> {
+        let v = self.comm(comm)?;
+        let g = match v.group {
+            Group::Single(w) => Group::List(Rc::from(vec![w as u32])),
+            g => g,
+        };
+        Ok(self.mpi.comms.add_group(g))
+    }
+
+    /// MPI_Comm_compare.
+    pub fn comm_compare(&self, a: i32, b: i32) -> MpiResult<i32> {
+        let va = self.comm(a)?;
+        let vb = self.comm(b)?;
+        if va.ctx == vb.ctx && va.handle == vb.handle {
+            return Ok(0); // MPI_IDENT
+        }
+        Ok(match group_compare(&va.group, &vb.group) {
+            0 => 1, // same members, same order: MPI_CONGRUENT
+            r => r,
+        })
+    }
+
+    /// The name of a communicator for the current rank.
+    pub fn comm_get_name(&self, comm: i32) -> MpiResult<String> {
+        self.comm(comm)?;
+        let me = self.current;
+        Ok(self.mpi.ranks[me]
+            .names
+            .iter()
+            .find(|(c, _)| *c == comm)
+            .map(|(_, n)| n.clone())
+            .unwrap_or_else(|| match comm {
+                COMM_WORLD => "MPI_COMM_WORLD".into(),
+                COMM_SELF => "MPI_COMM_SELF".into(),
+                _ => String::new(),
+            }))
+    }
+
+    pub fn comm_set_name(&mut self, comm: i32, name: String) -> MpiResult<()> {
+        self.comm(comm)?;
+        let me = self.current;
+        let names = &mut self.mpi.ranks[me].names;
+        match names.iter_mut().find(|(c, _)| *c == comm) {
+            Some(e) => e.1 = name,
+            None => names.push((comm, name)),
+        }
+        Ok(())
+    }
+}
+
+/// MPI_Group_compare: 0 IDENT, 2 SIMILAR, 3 UNEQUAL.
+pub fn group_compare(a: &Group, b: &Group) -> i32 {
+    if a.size() != b.size() {
+        return 3;
+    }
+    let ma = members(a);
+    let mb = members(b);
+    if ma == mb {
+        return 0;
+    }
+    let mut sa = ma;
+    let mut sb = mb;
+    sa.sort_unstable();
+    sb.sort_unstable();
+    if sa == sb {
+        2
+    } else {
+        3
+    }
+}

@@ -1,0 +1,151 @@
+//! Derived datatype constructors: every constructor is a list of pieces
+//! (byte displacement, block length, child type) laid out per MPI's rules
+//! for lower bound, upper bound, extent and size.
+
+use super::datatype::Datatype;
+
+/// How a datatype was made, for MPI_Type_get_envelope/get_contents.
+#[derive(Debug, Clone, Default)]
+pub struct Envelope {
+    pub combiner: i32,
+    pub integers: Vec<i32>,
+    pub addresses: Vec<isize>,
+    pub datatypes: Vec<i32>,
+}
+
+pub const COMBINER_NAMED: i32 = 1;
+pub const COMBINER_DUP: i32 = 2;
+pub const COMBINER_CONTIGUOUS: i32 = 3;
+pub const COMBINER_VECTOR: i32 = 4;
+pub const COMBINER_HVECTOR: i32 = 5;
+pub const COMBINER_INDEXED: i32 = 6;
+pub const COMBINER_HINDEXED: i32 = 7;
+pub const COMBINER_INDEXED_BLOCK: i32 = 8;
+pub const COMBINER_HINDEXED_BLOCK: i32 = 9;
+pub const COMBINER_STRUCT: i32 = 10;
+pub const COMBINER_RESIZED: i32 = 13;
+
+/// One piece of a constructor: `blocklen` consecutive elements of `child`
+/// starting `disp` bytes from the new type's origin.
+pub struct Piece<'a> {
+    pub disp: isize,
+    pub blocklen: usize,
+    pub child: &'a Datatype,
+}
+
+/// Builds a datatype from its pieces (uncommitted, unnamed).
+pub fn build(pieces: &[Piece<'_>]) -> Datatype {
+    let mut blocks: Vec<(isize, usize)> = Vec::new();
+    let mut size = 0usize;
+    let (mut lb, mut ub) = (isize::MAX, isize::MIN);
+    let (mut tlb, mut tub) = (isize::MAX, isize::MIN);
+    let mut basic: Option<Option<(super::datatype::Basic, usize)>> = None;
+    for p in pieces {
+        if p.blocklen == 0 {
+            continue;
+        }
+        let c = p.child;
+        size += p.blocklen * c.size;
+        lb = lb.min(p.disp + c.lb);
+        ub = ub.max(p.disp + c.lb + p.blocklen as isize * c.extent);
+        if c.size > 0 {
+            tlb = tlb.min(p.disp + c.true_lb);
+            tub = tub.max(p.disp + (p.blocklen as isize - 1) * c.extent + c.true_lb + c.true_extent);
+        }
+        for k in 0..p.blocklen {
+            let base = p.disp + k as isize * c.extent;
+            for &(off, len) in &c.blocks {
+                let start = base + off;
+                match blocks.last_mut() {
+                    Some(last) if last.0 + last.1 as isize == start => last.1 += len,
+                    _ => blocks.push((start, len)),
+                }
+            }
+        }
+        let child_basic = c.basic.map(|(b, n)| (b, n * p.blocklen));
+        basic = Some(match (basic, child_basic) {
+            (None, cb) => cb,
+            (Some(Some((b1, n1))), Some((b2, n2))) if b1 == b2 => Some((b1, n1 + n2)),
+            _ => None,
+        });
+    }
+    if lb == isize::MAX {
+        // No data at all: an empty type at the origin.
+        lb = 0;
+        ub = 0;
+    }
+    if tlb == isize::MAX {
+        tlb = 0;
+        tub = 0;
+    }
+    Datatype {
+        name: String::new(),
+        size,
+        lb,
+        extent: ub - lb,
+        true_lb: tlb,
+        true_extent: tub - tlb,
+        blocks,
+        basic: basic.flatten(),
+        predefined: false,
+        committed: false,
+        envelope: Envelope::default(),
+    }
+}
+
+/// MPI_Type_create_resized: same data, new lower bound and extent.
+pub fn resized(child: &Datatype, lb: isize, extent: isize) -> Datatype {
+    Datatype {
+        name: String::new(),
+        lb,
+        extent,
+        predefined: false,
+        committed: false,
+        ..child.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mpi::datatype::{pack, predefined_types};
+
+    fn int() -> Datatype {
+        predefined_types()[8].clone().unwrap()
+    }
+
+    #[test]
+    fn vector_layout() {
+        // MPI_Type_vector(3, 2, 4, MPI_INT): blocks of 2 ints every 4 ints.
+        let i = int();
+        let pieces: Vec<Piece> = (0..3).map(|k| Piece { disp: k * 16, blocklen: 2, child: &i }).collect();
+        let t = build(&pieces);
+        assert_eq!(t.size, 24);
+        assert_eq!(t.extent, 40); // (3-1)*16 + 2*4
+        assert_eq!(t.blocks, vec![(0, 8), (16, 8), (32, 8)]);
+        assert_eq!(t.basic.map(|b| b.1), Some(6));
+        let data: Vec<i32> = (0..12).collect();
+        let mut out = Vec::new();
+        unsafe { pack(&t, data.as_ptr().cast(), 1, &mut out) };
+        let vals: Vec<i32> = out.chunks(4).map(|c| i32::from_ne_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(vals, vec![0, 1, 4, 5, 8, 9]);
+    }
+
+    #[test]
+    fn struct_with_gap_and_resize() {
+        let i = int();
+        let d = predefined_types()[15].clone().unwrap(); // MPI_DOUBLE
+        let t = build(&[Piece { disp: 0, blocklen: 1, child: &i }, Piece { disp: 8, blocklen: 1, child: &d }]);
+        assert_eq!((t.size, t.lb, t.extent), (12, 0, 16));
+        assert_eq!(t.basic, None);
+        let r = resized(&t, -4, 32);
+        assert_eq!((r.lb, r.extent, r.true_lb, r.true_extent), (-4, 32, 0, 16));
+    }
+
+    #[test]
+    fn empty_type() {
+        let i = int();
+        let t = build(&[Piece { disp: 100, blocklen: 0, child: &i }]);
+        assert_eq!((t.size, t.extent), (0, 0));
+    }
+}

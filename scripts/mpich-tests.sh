@@ -1,0 +1,415 @@
+#!/usr/bin/env bash
+# mpich-tests.sh - build and run the MPICH test suite's point-to-point and
+# init tests with an smpicc/smpirun pair (ours by default, SimGrid's on demand).
+#
+# The MPICH sources are third-party code: they are fetched with
+# `apt-get source mpich` (Debian bookworm) into a scratch directory outside
+# the repository and never copied into it.
+#
+# Usage:
+#   scripts/mpich-tests.sh [-h] [REGEX...]
+#     REGEX...   run only the tests whose name matches one of these
+#                (grep -E, anchored), e.g. 'sendrecv.*' 'bsend1'
+#
+# Environment (all optional):
+#   SMPICC          compiler driver        (default: <repo>/target/release/smpicc)
+#   SMPIRUN         launcher               (default: <repo>/target/release/smpirun)
+#   SMPIRUN_ARGS    extra launcher arguments, split on blanks, placed after
+#                   `-np N`, e.g. for SimGrid:
+#                   "-platform p.xml -hostfile h.txt --cfg=smpi/privatization:yes"
+#   MPICH_SCRATCH   where the source package lives (default: /tmp/mpich-src)
+#   MPICH_TESTS_BUILD   build/log directory (default: $MPICH_SCRATCH/build-<hash
+#                   of SMPICC>), wiped and rebuilt on every run
+#   MPICH_TESTS_DIRS    test directories to run (default: "pt2pt init")
+#   MPICH_TESTS_TIMEOUT seconds per test when the testlist gives no timeLimit
+#                   (default: 60)
+#   MPICH_TESTS_CFLAGS  extra compiler flags (default: "-O1 -w")
+#   MPICH_TESTS_RUN_XFAIL=1  also run lines marked xfail= (skipped by default,
+#                   as MPICH's runtests does unless configured otherwise)
+#   MPICH_TESTS_FAIL_ON_ERROR=1  exit 1 when any test fails (default: exit 0
+#                   once the suite has run, whatever the results)
+#
+# Pass/fail follows MPICH's runtests:
+#   - normal tests pass when the launcher exits 0, the standard output has a
+#     line " No Errors" (or "No errors"), and every other standard-output line
+#     is blank or "Test Passed". Standard error is not judged (simulators log
+#     there) but is kept in the log files;
+#   - resultTest=TestStatus / TestErrFatal pass when the exit status is
+#     non-zero (a TestErrFatal test killed by our timeout counts as a pass,
+#     as runtests relies on mpiexec's own MPIEXEC_TIMEOUT for it);
+#   - a test that does not compile is BUILD-FAIL and counts as a failure.
+# Output: one line per test, "PASS|FAIL|BUILD-FAIL|TIMEOUT|SKIP name np
+# [args/env]", then "dir: N passed, M failed, K skipped" per directory and
+# "total: N passed, M failed, K skipped".
+#
+# Exit status: 0 when the suite ran (see MPICH_TESTS_FAIL_ON_ERROR), 2 on a
+# setup error (missing tools, no source package...).
+
+set -euo pipefail
+
+die() { echo "mpich-tests: error: $*" >&2; exit 2; }
+note() { echo "mpich-tests: $*" >&2; }
+
+usage() { sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; }
+
+FILTERS=()
+for a in "$@"; do
+    case "$a" in
+        -h|--help) usage; exit 0 ;;
+        -*) die "unknown option '$a' (see --help)" ;;
+        *) FILTERS+=("$a") ;;
+    esac
+done
+
+SCRIPT_DIR="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)"
+REPO_DIR="$(cd -- "$SCRIPT_DIR/.." && pwd)"
+
+SMPICC="${SMPICC:-$REPO_DIR/target/release/smpicc}"
+SMPIRUN="${SMPIRUN:-$REPO_DIR/target/release/smpirun}"
+SMPIRUN_ARGS="${SMPIRUN_ARGS:-}"
+MPICH_SCRATCH="${MPICH_SCRATCH:-/tmp/mpich-src}"
+DIRS="${MPICH_TESTS_DIRS:-pt2pt init}"
+DEFAULT_TIMEOUT="${MPICH_TESTS_TIMEOUT:-60}"
+CFLAGS_EXTRA="${MPICH_TESTS_CFLAGS:--O1 -w}"
+RUN_XFAIL="${MPICH_TESTS_RUN_XFAIL:-0}"
+FAIL_ON_ERROR="${MPICH_TESTS_FAIL_ON_ERROR:-0}"
+
+read -r -a SMPIRUN_ARGV <<< "$SMPIRUN_ARGS"
+read -r -a CFLAGS_ARGV <<< "$CFLAGS_EXTRA"
+
+resolve_tool() { # name path -> absolute path or die
+    local p="$2"
+    if [[ "$p" != */* ]]; then
+        p="$(command -v -- "$p" || true)"
+    fi
+    [[ -n "$p" && -x "$p" ]] || die "$1 not found or not executable: '$2' (set $1=...; build ours with 'cargo build --release')"
+    printf '%s\n' "$(cd -- "$(dirname -- "$p")" && pwd)/$(basename -- "$p")"
+}
+SMPICC="$(resolve_tool SMPICC "$SMPICC")"
+SMPIRUN="$(resolve_tool SMPIRUN "$SMPIRUN")"
+command -v timeout >/dev/null || die "'timeout' (coreutils) is needed"
+
+# ---------------------------------------------------------------------------
+# 1. The MPICH source package (Debian bookworm), fetched once.
+# ---------------------------------------------------------------------------
+find_source() {
+    local d
+    for d in "$MPICH_SCRATCH"/mpich-*/; do
+        if [[ -d "$d/test/mpi/pt2pt" ]]; then
+            printf '%s\n' "${d%/}"
+            return 0
+        fi
+    done
+    return 1
+}
+
+has_deb_src() {
+    grep -hsE '^[[:space:]]*deb-src[[:space:]]|^[[:space:]]*Types:.*deb-src' \
+        /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources >/dev/null 2>&1
+}
+
+fetch_source() {
+    command -v apt-get >/dev/null || die "apt-get is needed to fetch the mpich source package"
+    [[ "$(id -u)" == 0 ]] || die "fetching the source needs root (apt-get); run as root or put an unpacked mpich source package in $MPICH_SCRATCH"
+    if ! has_deb_src; then
+        local f=/etc/apt/sources.list.d/mpich-tests-deb-src.sources
+        note "no deb-src line configured; adding $f (Debian bookworm sources)"
+        cat > "$f" <<'EOF'
+# Added by scripts/mpich-tests.sh to allow `apt-get source mpich`.
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+    fi
+    note "apt-get update"
+    apt-get update -q >/dev/null || die "apt-get update failed"
+    if ! command -v dpkg-source >/dev/null; then
+        note "installing dpkg-dev (needed by apt-get source)"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q dpkg-dev >/dev/null || die "cannot install dpkg-dev"
+    fi
+    mkdir -p "$MPICH_SCRATCH"
+    note "fetching the mpich source package into $MPICH_SCRATCH"
+    (cd "$MPICH_SCRATCH" && apt-get source -q mpich >apt-get-source.log 2>&1) \
+        || die "apt-get source mpich failed; see $MPICH_SCRATCH/apt-get-source.log"
+}
+
+SRC="$(find_source || true)"
+if [[ -z "$SRC" ]]; then
+    fetch_source
+    SRC="$(find_source || true)"
+    [[ -n "$SRC" ]] || die "no mpich-*/test/mpi/pt2pt under $MPICH_SCRATCH after apt-get source"
+fi
+T="$SRC/test/mpi"
+note "MPICH tests from $T"
+note "SMPICC=$SMPICC"
+note "SMPIRUN=$SMPIRUN ${SMPIRUN_ARGS}"
+
+# ---------------------------------------------------------------------------
+# 2. Configuration headers, written by hand instead of running configure.
+# ---------------------------------------------------------------------------
+if [[ -z "${MPICH_TESTS_BUILD:-}" ]]; then
+    MPICH_TESTS_BUILD="$MPICH_SCRATCH/build-$(printf '%s' "$SMPICC" | md5sum | cut -c1-8)"
+fi
+BUILD="$MPICH_TESTS_BUILD"
+case "$BUILD" in /|"") die "refusing to use '$BUILD' as build directory" ;; esac
+rm -rf -- "$BUILD"
+mkdir -p "$BUILD/include"
+
+# mpitestconf.h: what configure would find on Linux/x86-64 glibc. Features
+# that would pull in more of MPI into every test (MPI_Win_create in
+# mtest.c, Fortran, GPU memory) are left undefined on purpose.
+cat > "$BUILD/include/mpitestconf.h" <<'EOF'
+/* Generated by scripts/mpich-tests.sh (replaces MPICH's configure). */
+#ifndef MPITESTCONF_H_INCLUDED
+#define MPITESTCONF_H_INCLUDED
+#define HAVE_STDLIB_H 1
+#define HAVE_STDINT_H 1
+#define HAVE_INTTYPES_H 1
+#define HAVE_STRING_H 1
+#define HAVE_STRINGS_H 1
+#define HAVE_STDARG_H 1
+#define HAVE_UNISTD_H 1
+#define HAVE_SYS_TIME_H 1
+#define HAVE_SYS_TYPES_H 1
+#define HAVE_SYS_STAT_H 1
+#define HAVE_SYS_RESOURCE_H 1
+#define HAVE_PTHREAD_H 1
+#define HAVE_GETRUSAGE 1
+#define HAVE_USLEEP 1
+#define HAVE_STRDUP 1
+#define HAVE_LONG_LONG 1
+#define HAVE_LONG_DOUBLE 1
+#define HAVE__BOOL 1
+#define HAVE_FLOAT__COMPLEX 1
+#define HAVE_DOUBLE__COMPLEX 1
+#define HAVE_LONG_DOUBLE__COMPLEX 1
+#define SIZEOF_SHORT 2
+#define SIZEOF_INT 4
+#define SIZEOF_LONG 8
+#define SIZEOF_LONG_LONG 8
+#define SIZEOF_VOID_P 8
+#define SIZEOF_MPI_OFFSET 8
+#define POINTERINT_t long
+#define STDC_HEADERS 1
+/* The thread helpers (mtest_thread.c) are not linked, but the header wants a
+   package name; POSIX is what configure picks on Linux. */
+#define THREAD_PACKAGE_NAME THREAD_PACKAGE_POSIX
+#endif
+EOF
+# dtpools_internal.h includes "../dtpoolsconf.h" relative to its own
+# directory, so this one goes into the (scratch) source tree.
+cat > "$T/dtpools/dtpoolsconf.h" <<'EOF'
+/* Generated by scripts/mpich-tests.sh (replaces dtpools' configure). */
+#ifndef DTPOOLSCONF_H_INCLUDED
+#define DTPOOLSCONF_H_INCLUDED
+#define HAVE_INTTYPES_H 1
+#define HAVE_LIMITS_H 1
+#define HAVE_MEMSET 1
+#define HAVE_STDINT_H 1
+#define HAVE_STDLIB_H 1
+#define HAVE_STRDUP 1
+#define HAVE_STRING_H 1
+#define HAVE_UNISTD_H 1
+#define STDC_HEADERS 1
+#endif
+EOF
+
+UTIL_SRCS=("$T/util/mtest.c" "$T/util/mtest_common.c" "$T/util/mtest_single.c")
+DTP_SRCS=("$T"/dtpools/src/*.c)
+INCLUDES=(-I"$BUILD/include" -I"$T/include" -I"$T/dtpools/include")
+
+# Per-program sources and defines, from the directory's Makefile.am
+# (e.g. irecv_any_SOURCES = recv_any.c, irecv_any_CPPFLAGS = -DTEST_NB).
+am_var() { # dir var -> value (one-line assignments only), empty if none
+    local f="$T/$1/Makefile.am"
+    [[ -f "$f" ]] || return 0
+    sed -nE "s/^[[:space:]]*$2[[:space:]]*=[[:space:]]*(.*)$/\\1/p" "$f" | head -n 1 \
+        | sed -E 's/\$\((AM_CPPFLAGS|AM_CFLAGS)\)//g'
+}
+
+BUILD_LOG_DIR="$BUILD/logs"
+mkdir -p "$BUILD_LOG_DIR"
+
+declare -A BUILT=()   # "dir/prog" -> ok|fail
+
+build_prog() { # dir prog -> 0 if built
+    local dir="$1" prog="$2" key="$1/$2"
+    if [[ -n "${BUILT[$key]:-}" ]]; then
+        [[ "${BUILT[$key]}" == ok ]]
+        return
+    fi
+    local var="${prog//[^A-Za-z0-9_]/_}"
+    local srcs_s cpp_s
+    srcs_s="$(am_var "$dir" "${var}_SOURCES")"
+    cpp_s="$(am_var "$dir" "${var}_CPPFLAGS")"
+    [[ -n "$srcs_s" ]] || srcs_s="$prog.c"
+    local -a srcs=() cpp=() extra=()
+    read -r -a srcs <<< "$srcs_s"
+    read -r -a cpp <<< "$cpp_s"
+    local s
+    local -a paths=()
+    for s in "${srcs[@]}"; do paths+=("$T/$dir/$s"); done
+    if grep -qsE '#[[:space:]]*include[[:space:]]*"(mtest_dtp|dtpools)\.h"' "${paths[@]}"; then
+        extra=("${DTP_SRCS[@]}")
+    fi
+    mkdir -p "$BUILD/$dir"
+    local log="$BUILD_LOG_DIR/$dir.$prog.build.log"
+    if (cd "$BUILD/$dir" && "$SMPICC" "${CFLAGS_ARGV[@]}" "${INCLUDES[@]}" "${cpp[@]}" \
+            -o "$BUILD/$dir/$prog" "${paths[@]}" "${UTIL_SRCS[@]}" "${extra[@]}" -lm) >"$log" 2>&1 \
+        && [[ -x "$BUILD/$dir/$prog" ]]; then
+        BUILT[$key]=ok
+        return 0
+    fi
+    BUILT[$key]=fail
+    return 1
+}
+
+MEM_GB="$(awk '/^MemTotal:/ { printf "%.1f", $2 / 1048576 }' /proc/meminfo 2>/dev/null || echo 0)"
+
+# ---------------------------------------------------------------------------
+# 3. Run the testlists.
+# ---------------------------------------------------------------------------
+TOTAL_PASS=0 TOTAL_FAIL=0 TOTAL_SKIP=0
+
+matches_filter() {
+    local f
+    [[ ${#FILTERS[@]} -eq 0 ]] && return 0
+    for f in "${FILTERS[@]}"; do
+        [[ "$1" =~ ^($f)$ ]] && return 0
+    done
+    return 1
+}
+
+# Judge a normal test's standard output the way runtests does.
+stdout_ok() { # file
+    local saw=0 line
+    while IFS= read -r line || [[ -n "$line" ]]; do
+        if [[ "$line" =~ ^[[:space:]]*No\ [Ee]rrors[[:space:]]*$ ]]; then
+            saw=1
+        elif [[ "$line" =~ ^[[:space:]]*$ || "$line" =~ ^[[:space:]]*Test\ Passed[[:space:]]*$ || "$line" =~ FORTRAN\ STOP ]]; then
+            :
+        else
+            return 1
+        fi
+    done < "$1"
+    [[ $saw == 1 ]]
+}
+
+for dir in $DIRS; do
+    list=""
+    for cand in testlist testlist.in; do
+        if [[ -f "$T/$dir/$cand" ]]; then list="$T/$dir/$cand"; break; fi
+    done
+    [[ -n "$list" ]] || die "no testlist in $T/$dir"
+    pass=0 fail=0 skip=0
+    lineno=0
+    while IFS= read -r raw || [[ -n "$raw" ]]; do
+        lineno=$((lineno + 1))
+        line="${raw%%#*}"
+        read -r -a f <<< "$line" || true
+        [[ ${#f[@]} -eq 0 ]] && continue
+        prog="${f[0]}"
+        np="${f[1]:-1}"
+        [[ "$np" =~ ^[0-9]+$ ]] || np=1
+        if [[ "$line" == *@*@* ]]; then
+            echo "SKIP $prog $np [unsubstituted configure variable in $list:$lineno]"
+            skip=$((skip + 1)); continue
+        fi
+        matches_filter "$prog" || continue
+        if [[ -d "$T/$dir/$prog" ]]; then
+            echo "SKIP $prog $np [subdirectory testlists are not followed]"
+            skip=$((skip + 1)); continue
+        fi
+        args=() envs=() result="" xfail="" tlimit="" mem="" mpix="" strict="" unknown=""
+        for ((i = 2; i < ${#f[@]}; i++)); do
+            kv="${f[i]}"
+            [[ "$kv" == *=* ]] || continue   # runtests ignores bare words too
+            k="${kv%%=*}" v="${kv#*=}"
+            case "$k" in
+                arg) args+=("$v") ;;
+                env) envs+=("$v") ;;
+                resultTest) result="$v" ;;
+                xfail) xfail="$v" ;;
+                timeLimit) tlimit="$v" ;;
+                mem) mem="$v" ;;
+                mpix) mpix="$v" ;;
+                strict) strict="$v" ;;
+                lock|init|mpiexecarg) ;;   # no meaning here
+                mpiversion) unknown="mpiversion=$v" ;;
+                *) unknown="$kv" ;;
+            esac
+        done
+        desc=""
+        [[ ${#args[@]} -gt 0 ]] && desc+=" ${args[*]}"
+        [[ ${#envs[@]} -gt 0 ]] && desc+=" env:${envs[*]}"
+        tag="$prog $np${desc:+ [${desc# }]}"
+        if [[ -n "$unknown" ]]; then
+            echo "SKIP $tag [unsupported testlist condition $unknown]"
+            skip=$((skip + 1)); continue
+        fi
+        if [[ -n "$xfail" && "$RUN_XFAIL" != 1 ]]; then
+            echo "SKIP $tag [xfail=$xfail; MPICH_TESTS_RUN_XFAIL=1 runs it]"
+            skip=$((skip + 1)); continue
+        fi
+        if [[ -n "$mem" ]] && awk -v m="$mem" -v t="$MEM_GB" 'BEGIN { exit !(m > t) }'; then
+            echo "SKIP $tag [needs ${mem} GB, machine has ${MEM_GB} GB]"
+            skip=$((skip + 1)); continue
+        fi
+
+        if ! build_prog "$dir" "$prog"; then
+            echo "BUILD-FAIL $tag"
+            fail=$((fail + 1)); continue
+        fi
+
+        tl="$DEFAULT_TIMEOUT"
+        [[ "$tlimit" =~ ^[0-9]+$ ]] && tl="$tlimit"
+        run_id="$dir.$prog.np$np.l$lineno"
+        out="$BUILD_LOG_DIR/$run_id.out" err="$BUILD_LOG_DIR/$run_id.err"
+        rc=0
+        (
+            cd "$BUILD/$dir"
+            for e in "${envs[@]}"; do export "${e?}"; done
+            export MPIEXEC_TIMEOUT="$tl"
+            exec timeout -k 10 "$tl" "$SMPIRUN" -np "$np" "${SMPIRUN_ARGV[@]}" "./$prog" "${args[@]}"
+        ) </dev/null >"$out" 2>"$err" || rc=$?
+
+        status=FAIL
+        case "$result" in
+            TestStatus|TestErrFatal)
+                if [[ $rc -ne 0 ]]; then status=PASS; fi
+                ;;
+            TestStatusNoErrors)
+                if [[ $rc -ne 0 && $rc -ne 124 && $rc -ne 137 ]] && grep -qE '^[[:space:]]*No [Ee]rrors[[:space:]]*$' "$out"; then status=PASS; fi
+                ;;
+            "")
+                if [[ $rc -eq 124 || $rc -eq 137 ]]; then
+                    status=TIMEOUT
+                elif [[ $rc -eq 0 ]] && stdout_ok "$out"; then
+                    status=PASS
+                fi
+                ;;
+            *)
+                echo "SKIP $tag [unknown resultTest=$result]"
+                skip=$((skip + 1)); continue
+                ;;
+        esac
+        if [[ "$status" == PASS ]]; then
+            pass=$((pass + 1))
+        else
+            fail=$((fail + 1))
+            if [[ $rc -eq 124 || $rc -eq 137 ]]; then status=TIMEOUT; fi
+        fi
+        echo "$status $tag"
+    done < "$list"
+    echo "$dir: $pass passed, $fail failed, $skip skipped"
+    TOTAL_PASS=$((TOTAL_PASS + pass)) TOTAL_FAIL=$((TOTAL_FAIL + fail)) TOTAL_SKIP=$((TOTAL_SKIP + skip))
+done
+
+note "logs: $BUILD_LOG_DIR (<dir>.<test>.build.log, <dir>.<test>.np<N>.l<line>.out/.err)"
+echo "total: $TOTAL_PASS passed, $TOTAL_FAIL failed, $TOTAL_SKIP skipped"
+if [[ "$FAIL_ON_ERROR" == 1 && $TOTAL_FAIL -gt 0 ]]; then
+    exit 1
+fi
+exit 0
