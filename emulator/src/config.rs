@@ -338,7 +338,7 @@ mod tests {
         let t = OverheadTable::parse("smpi/os", "10:1e-6:1e-9;1000:2e-6:0").unwrap();
         assert_eq!(t.cost(5.0), 1e-6 + 5e-9);
         assert_eq!(t.cost(10.0), 1e-6 + 1e-8);
-        assert_eq!(t.cost(1000.0), 1e-6 + 1e-6);
+        assert_eq!(t.cost(1000.0), 1e-6 + 1e-9 * 1000.0);
         assert_eq!(t.cost(1001.0), 2e-6);
         assert_eq!(OverheadTable::default().cost(5.0), 0.0);
         assert!(OverheadTable::parse("smpi/os", "1:2").is_err());

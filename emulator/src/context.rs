@@ -207,7 +207,7 @@ pub fn install_crash_handler(stack_kib: u64) {
         };
         libc::sigaltstack(&ss, ptr::null_mut());
         let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = crash_handler as usize;
+        sa.sa_sigaction = crash_handler as *const () as usize;
         sa.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK | libc::SA_RESETHAND;
         libc::sigemptyset(&mut sa.sa_mask);
         libc::sigaction(libc::SIGSEGV, &sa, ptr::null_mut());

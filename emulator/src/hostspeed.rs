@@ -49,7 +49,9 @@ fn cache_file() -> Option<PathBuf> {
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".cache")))?;
-    Some(base.join("smpi-rs").join("host-speed"))
+    // The kernel runs at the speed of the build that measures it.
+    let profile = if cfg!(debug_assertions) { "debug" } else { "release" };
+    Some(base.join("smpi-rs").join(format!("host-speed-{profile}")))
 }
 
 /// The cached speed for this CPU model, measuring and caching it first if

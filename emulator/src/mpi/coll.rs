@@ -51,7 +51,8 @@ pub fn coll_error(e: CollError) -> MpiError {
 
 /// A scratch buffer laid out like `count` elements of a datatype.
 struct Scratch {
-    bytes: Vec<u8>,
+    /// Owns the memory `base` points into.
+    _storage: Vec<u8>,
     /// Address of element 0 (the allocation starts at its true lower bound).
     base: usize,
 }
@@ -63,9 +64,9 @@ impl Scratch {
         } else {
             (count as isize - 1) * ty.extent + ty.true_extent
         };
-        let bytes = vec![0u8; len.max(0) as usize];
-        let base = (bytes.as_ptr() as usize).wrapping_sub(ty.true_lb as usize);
-        Self { bytes, base }
+        let storage = vec![0u8; len.max(0) as usize];
+        let base = (storage.as_ptr() as usize).wrapping_sub(ty.true_lb as usize);
+        Self { _storage: storage, base }
     }
 }
 

@@ -1,0 +1,93 @@
+//! End-to-end tests: real C programs (examples/ and tests/c/) compiled with
+//! our smpicc and run with our smpirun, with computation timing off so
+//! simulated times are deterministic.
+
+mod failures;
+mod programs;
+mod tools;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("emulator/ has a parent").to_path_buf()
+}
+
+/// A scratch directory shared by the tests of this run.
+pub fn scratch() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("e2e");
+        std::fs::create_dir_all(&d).expect("create the e2e scratch directory");
+        d
+    })
+}
+
+fn with_env(mut c: Command) -> Command {
+    // Keep the tests' caches (headers, shim, host speed) out of $HOME.
+    c.env("SMPI_RS_CACHE", scratch().join("cache"));
+    c.env("XDG_CACHE_HOME", scratch().join("xdg"));
+    c
+}
+
+pub fn smpicc() -> Command {
+    with_env(Command::new(env!("CARGO_BIN_EXE_smpicc")))
+}
+
+pub fn smpirun() -> Command {
+    with_env(Command::new(env!("CARGO_BIN_EXE_smpirun")))
+}
+
+/// Compiles `source` (relative to the repository root) into the scratch
+/// directory once, returning the program's path.
+pub fn build(source: &str) -> PathBuf {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let src = repo().join(source);
+    let name = src.file_stem().expect("a file name").to_string_lossy().into_owned();
+    let out = scratch().join(&name);
+    if !out.exists() {
+        let o = smpicc().arg("-O2").arg(&src).arg("-o").arg(&out).output().expect("run smpicc");
+        assert!(o.status.success(), "smpicc {source} failed:\n{}", String::from_utf8_lossy(&o.stderr));
+    }
+    out
+}
+
+/// Runs smpirun with `args` (the program and its arguments come last).
+pub fn run(args: &[&str]) -> Output {
+    smpirun().args(args).output().expect("run smpirun")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Deterministic runs: computation timing off.
+pub const NO_COMPUTE: &str = "--cfg=smpi/simulate-computation:no";
+
+/// Writes `text` to a file in the scratch directory.
+pub fn write_scratch(name: &str, text: &str) -> PathBuf {
+    let p = scratch().join(name);
+    std::fs::write(&p, text).expect("write a scratch file");
+    p
+}
+
+/// The simulated time from smpirun's final line.
+pub fn simulated_time(o: &Output) -> f64 {
+    let err = stderr(o);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("smpirun: simulated time"))
+        .unwrap_or_else(|| panic!("no final line in:\n{err}"));
+    line["smpirun: simulated time ".len()..]
+        .split_whitespace()
+        .next()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("bad final line: {line}"))
+}

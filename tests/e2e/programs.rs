@@ -1,0 +1,149 @@
+//! Programs that must run and give the right results.
+
+use super::*;
+
+#[test]
+fn hello_runs_on_the_default_platform() {
+    let app = build("examples/hello.c");
+    let o = run(&["-np", "6", NO_COMPUTE, app.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for r in 0..6 {
+        assert!(out.contains(&format!("rank {r} of 6 on node-{r}")), "{out}");
+    }
+    assert!(stderr(&o).contains("wall time"), "{}", stderr(&o));
+}
+
+#[test]
+fn ring_passes_the_token_at_256_ranks() {
+    let app = build("examples/ring.c");
+    let o = run(&["-np", "256", NO_COMPUTE, app.to_str().unwrap(), "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("final token 512, expected 512: OK"), "{}", stdout(&o));
+}
+
+#[test]
+fn global_counter_is_private_per_rank_unless_disabled() {
+    let app = build("examples/global_counter.c");
+    let o = run(&["-np", "4", NO_COMPUTE, app.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for r in 0..4 {
+        assert!(out.contains(&format!("rank {r}: counter = {}", r + 1)), "{out}");
+    }
+    let shared = run(&["-np", "4", "-no-privatize", NO_COMPUTE, app.to_str().unwrap()]);
+    let out = stdout(&shared);
+    for r in 0..4 {
+        assert!(out.contains(&format!("rank {r}: counter = 10")), "{out}");
+    }
+    assert!(!shared.status.success(), "the example reports shared globals with exit 1");
+}
+
+#[test]
+fn point_to_point_semantics() {
+    let app = build("tests/c/p2p_semantics.c");
+    for np in ["4", "7"] {
+        let o = run(&["-np", np, NO_COMPUTE, app.to_str().unwrap()]);
+        assert!(o.status.success() && stdout(&o).contains(" No Errors"), "np {np}:\n{}{}", stdout(&o), stderr(&o));
+    }
+}
+
+#[test]
+fn every_blocking_collective_gives_the_right_data() {
+    let app = build("tests/c/collectives.c");
+    for np in ["1", "2", "3", "5", "8", "13", "33"] {
+        let o = run(&["-np", np, NO_COMPUTE, app.to_str().unwrap()]);
+        assert!(o.status.success() && stdout(&o).contains(" No Errors"), "np {np}:\n{}{}", stdout(&o), stderr(&o));
+    }
+}
+
+#[test]
+fn master_worker_and_jacobi_check_their_results() {
+    let mw = build("examples/master_worker.c");
+    let o = run(&["-np", "5", NO_COMPUTE, mw.to_str().unwrap()]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let jacobi = build("examples/jacobi.c");
+    let o = run(&["-np", "4", NO_COMPUTE, jacobi.to_str().unwrap()]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+}
+
+/// SimGrid 3.32's one-way times on a two-host Full platform (one
+/// 1.25GBps, 10us link), as printed by examples/pingpong.c, measured with
+/// SimGrid's smpirun and --cfg=smpi/simulate-computation:no.
+const SIMGRID_PINGPONG: &[(u64, f64)] = &[
+    (1, 2.117244689e-05),
+    (64, 2.123761256e-05),
+    (256, 2.121801491e-05),
+    (1024, 2.306564557e-05),
+    (2048, 1.996301725e-05),
+    (16384, 5.563284185e-05),
+    (65536, 1.759793291e-04),
+    (1048576, 1.053792518e-03),
+    (16777216, 1.509880354e-02),
+];
+
+pub const TWO_HOSTS: &str = r#"<?xml version="1.0"?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="zone0" routing="Full">
+    <host id="host0" speed="1Gf"/>
+    <host id="host1" speed="1Gf"/>
+    <link id="link0" bandwidth="1.25GBps" latency="10us"/>
+    <route src="host0" dst="host1"><link_ctn id="link0"/></route>
+  </zone>
+</platform>
+"#;
+
+#[test]
+fn pingpong_matches_simgrid_on_two_hosts() {
+    let app = build("examples/pingpong.c");
+    let platform = write_scratch("two_hosts.xml", TWO_HOSTS);
+    let o = run(&["-np", "2", "-platform", platform.to_str().unwrap(), NO_COMPUTE, app.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let ours: Vec<(u64, f64)> = out
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut it = l.split_whitespace();
+            Some((it.next()?.parse().ok()?, it.next()?.parse().ok()?))
+        })
+        .collect();
+    for &(size, expected) in SIMGRID_PINGPONG {
+        let got = ours.iter().find(|(s, _)| *s == size).unwrap_or_else(|| panic!("size {size} missing:\n{out}")).1;
+        let rel = (got - expected).abs() / expected;
+        assert!(rel < 1e-6, "size {size}: ours {got:e}, SimGrid {expected:e} (relative error {rel:e})");
+    }
+    assert!((simulated_time(&o) - 0.628535).abs() < 1e-6, "{}", stderr(&o));
+}
+
+#[test]
+fn same_inputs_give_the_same_output_bit_for_bit() {
+    let app = build("tests/c/p2p_semantics.c");
+    let a = run(&["-np", "6", NO_COMPUTE, app.to_str().unwrap()]);
+    let b = run(&["-np", "6", NO_COMPUTE, app.to_str().unwrap()]);
+    assert_eq!(stdout(&a), stdout(&b));
+    assert_eq!(simulated_time(&a), simulated_time(&b));
+}
+
+#[test]
+fn hostfile_maps_ranks_and_wraps_around() {
+    let app = build("examples/hello.c");
+    let platform = write_scratch("two_hosts_hf.xml", TWO_HOSTS);
+    let hostfile = write_scratch("hosts.txt", "host1\nhost0:2\n");
+    let o = run(&[
+        "-np",
+        "5",
+        "-platform",
+        platform.to_str().unwrap(),
+        "-hostfile",
+        hostfile.to_str().unwrap(),
+        NO_COMPUTE,
+        app.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for (rank, host) in [(0, "host1"), (1, "host0"), (2, "host0"), (3, "host1"), (4, "host0")] {
+        assert!(out.contains(&format!("rank {rank} of 5 on {host}")), "{out}");
+    }
+}
