@@ -191,7 +191,10 @@ impl Toolkit {
             let _ = std::fs::remove_dir_all(&tmp);
         }
         if !toolkit.shim_object.is_file() {
-            bail!("the smpicc cache {} is incomplete; remove it and retry", dir.display());
+            bail!(
+                "the smpicc cache {} is incomplete; remove it and retry",
+                dir.display()
+            );
         }
         Ok(toolkit)
     }
@@ -268,14 +271,16 @@ fn build_command(lang: Lang, args: Vec<OsString>, pretend: bool) -> Result<Comma
 
 fn show(cmd: &Command) -> String {
     let mut parts = vec![shell_quote(cmd.get_program().to_string_lossy().as_ref())];
-    parts.extend(cmd.get_args().map(|a| shell_quote(a.to_string_lossy().as_ref())));
+    parts.extend(
+        cmd.get_args()
+            .map(|a| shell_quote(a.to_string_lossy().as_ref())),
+    );
     parts.join(" ")
 }
 
 fn shell_quote(s: &str) -> String {
     if !s.is_empty()
-        && s
-            .chars()
+        && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
     {
         s.to_string()

@@ -89,7 +89,10 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Self {
-            values: OPTIONS.iter().map(|o| (o.name, o.default.to_string())).collect(),
+            values: OPTIONS
+                .iter()
+                .map(|o| (o.name, o.default.to_string()))
+                .collect(),
         }
     }
 }
@@ -132,7 +135,13 @@ impl Config {
                 value
                     .parse::<i64>()
                     .map_err(|_| bad("an integer"))
-                    .and_then(|v| if v < 0 { Err(bad("a non-negative integer")) } else { Ok(v) })?;
+                    .and_then(|v| {
+                        if v < 0 {
+                            Err(bad("a non-negative integer"))
+                        } else {
+                            Ok(v)
+                        }
+                    })?;
             }
             Kind::Float => {
                 value
@@ -196,7 +205,10 @@ pub fn help_text() -> String {
         } else {
             o.default
         };
-        s.push_str(&format!("  --cfg={}:{}\n      {}\n", o.name, default, o.help));
+        s.push_str(&format!(
+            "  --cfg={}:{}\n      {}\n",
+            o.name, default, o.help
+        ));
     }
     s
 }
@@ -291,7 +303,11 @@ impl OverheadTable {
 
 impl fmt::Display for FactorTable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let parts: Vec<String> = self.entries.iter().map(|(s, v)| format!("{s}:{v}")).collect();
+        let parts: Vec<String> = self
+            .entries
+            .iter()
+            .map(|(s, v)| format!("{s}:{v}"))
+            .collect();
         f.write_str(&parts.join(";"))
     }
 }

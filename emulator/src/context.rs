@@ -226,7 +226,11 @@ extern "C" fn crash_handler(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: 
     let mut buf = MsgBuf::default();
     if rank == NO_RANK {
         buf.push("smpirun: internal error: ");
-        buf.push(if sig == libc::SIGBUS { "bus error" } else { "segmentation fault" });
+        buf.push(if sig == libc::SIGBUS {
+            "bus error"
+        } else {
+            "segmentation fault"
+        });
         buf.push(" in the simulator itself (not in a rank); please report it\n");
     } else if addr >= lo && addr < hi {
         buf.push("smpirun: rank ");
@@ -241,7 +245,11 @@ extern "C" fn crash_handler(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: 
     } else {
         buf.push("smpirun: rank ");
         buf.push_u64(rank as u64);
-        buf.push(if sig == libc::SIGBUS { " crashed (bus error" } else { " crashed (segmentation fault" });
+        buf.push(if sig == libc::SIGBUS {
+            " crashed (bus error"
+        } else {
+            " crashed (segmentation fault"
+        });
         buf.push(", address 0x");
         buf.push_hex(addr as u64);
         buf.push(") at simulated time ");
@@ -366,6 +374,9 @@ mod tests {
         b.push_hex(0xdead);
         b.push(" ");
         b.push_time(1.5);
-        assert_eq!(std::str::from_utf8(&b.bytes[..b.len]).unwrap(), "0 4096 dead 1.500000");
+        assert_eq!(
+            std::str::from_utf8(&b.bytes[..b.len]).unwrap(),
+            "0 4096 dead 1.500000"
+        );
     }
 }

@@ -181,7 +181,13 @@ pub struct World {
 
 impl World {
     /// Builds the world for `hosts.len()` ranks, rank i on `hosts[i]`.
-    pub fn new(platform: Platform, model: NetModel, hosts: Vec<HostId>, mpi: Mpi, compute: Compute) -> Self {
+    pub fn new(
+        platform: Platform,
+        model: NetModel,
+        hosts: Vec<HostId>,
+        mpi: Mpi,
+        compute: Compute,
+    ) -> Self {
         let mut fluid = fluidnet::System::new(model.precision);
         let link_resources: Vec<[ResourceId; 2]> = platform
             .links()
@@ -204,7 +210,12 @@ impl World {
         let host_cpus: Vec<ResourceId> = platform
             .hosts()
             .iter()
-            .map(|h| fluid.add_resource(h.speed * f64::from(h.cores.max(1)), fluidnet::Sharing::Shared))
+            .map(|h| {
+                fluid.add_resource(
+                    h.speed * f64::from(h.cores.max(1)),
+                    fluidnet::Sharing::Shared,
+                )
+            })
             .collect();
         let mut fatpipe = vec![false; fluid_resource_count(&link_resources, &host_cpus)];
         for (l, pair) in platform.links().iter().zip(&link_resources) {
@@ -347,7 +358,9 @@ impl World {
             if self.failure.is_none() {
                 self.failure = Some(format!(
                     "smpirun: rank {} sends a message from host '{}' to host '{}', but {e}",
-                    self.current, self.platform.host(src).name, self.platform.host(dst).name
+                    self.current,
+                    self.platform.host(src).name,
+                    self.platform.host(dst).name
                 ));
             }
             out.clear();
@@ -379,7 +392,8 @@ impl World {
                 (l.bandwidth, l.latency)
             })
             .collect();
-        let mut uses: Vec<(ResourceId, f64)> = route.iter().map(|u| (self.resource_of(u), 1.0)).collect();
+        let mut uses: Vec<(ResourceId, f64)> =
+            route.iter().map(|u| (self.resource_of(u), 1.0)).collect();
         if self.model.crosstraffic {
             let mut back = Vec::new();
             self.platform_route(dst, src, &mut back);
@@ -419,7 +433,9 @@ impl World {
     }
 
     pub fn transfer_mut(&mut self, id: TransferId) -> Option<&mut Transfer> {
-        self.transfers.get_mut(id.0 as usize).and_then(Option::as_mut)
+        self.transfers
+            .get_mut(id.0 as usize)
+            .and_then(Option::as_mut)
     }
 
     /// Forgets a finished transfer.
@@ -459,7 +475,9 @@ impl World {
             }
         }
         while self.timers.peek().is_some_and(|top| top.at <= t) {
-            let Some(timer) = self.timers.pop() else { break };
+            let Some(timer) = self.timers.pop() else {
+                break;
+            };
             match timer.event {
                 TimerEvent::Wake(rank) => {
                     self.ranks[rank].sleeping = false;
@@ -509,12 +527,22 @@ impl World {
         const SHOWN: usize = 64;
         for &r in blocked.iter().take(SHOWN) {
             let b = &self.ranks[r].blocked_in;
-            s.push_str(&format!("  rank {r} is blocked in {}({})\n", b.call, b.detail));
+            s.push_str(&format!(
+                "  rank {r} is blocked in {}({})\n",
+                b.call, b.detail
+            ));
         }
         if blocked.len() > SHOWN {
-            s.push_str(&format!("  ... and {} more blocked ranks\n", blocked.len() - SHOWN));
+            s.push_str(&format!(
+                "  ... and {} more blocked ranks\n",
+                blocked.len() - SHOWN
+            ));
         }
-        let done = self.ranks.iter().filter(|r| r.state == RunState::Done).count();
+        let done = self
+            .ranks
+            .iter()
+            .filter(|r| r.state == RunState::Done)
+            .count();
         if done > 0 {
             s.push_str(&format!("  ({done} ranks already finished)\n"));
         }
@@ -538,7 +566,11 @@ pub enum Outcome {
     /// Every rank finished; the first non-zero exit code, or 0.
     Finished { code: i32, simulated: f64 },
     /// MPI_Abort was called.
-    Aborted { rank: usize, code: i32, simulated: f64 },
+    Aborted {
+        rank: usize,
+        code: i32,
+        simulated: f64,
+    },
     /// No rank can progress.
     Deadlock { report: String, simulated: f64 },
     /// A rank could not be started (for example its copy failed to load).

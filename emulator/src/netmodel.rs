@@ -99,7 +99,11 @@ impl NetModel {
         if latency <= 0.0 {
             penalty = 1.0;
         }
-        let mut bound = if min_bw.is_finite() { Some(min_bw) } else { None };
+        let mut bound = if min_bw.is_finite() {
+            Some(min_bw)
+        } else {
+            None
+        };
         if latency > 0.0 && self.tcp_gamma > 0.0 {
             let tcp = self.tcp_gamma / (2.0 * latency);
             bound = Some(bound.map_or(tcp, |b| b.min(tcp)));

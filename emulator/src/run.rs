@@ -65,7 +65,8 @@ pub fn parse_args(args: Vec<OsString>) -> Result<Options> {
     let mut o = Options::default();
     let mut it = args.into_iter();
     let need = |it: &mut std::vec::IntoIter<OsString>, flag: &str| -> Result<OsString> {
-        it.next().ok_or_else(|| anyhow!("option {flag} needs a value"))
+        it.next()
+            .ok_or_else(|| anyhow!("option {flag} needs a value"))
     };
     while let Some(arg) = it.next() {
         let Some(s) = arg.to_str().map(str::to_string) else {
@@ -84,7 +85,9 @@ pub fn parse_args(args: Vec<OsString>) -> Result<Options> {
                 o.np = Some(n);
             }
             "-platform" | "--platform" => o.platform = Some(need(&mut it, &s)?.into()),
-            "-hostfile" | "-machinefile" | "--hostfile" => o.hostfile = Some(need(&mut it, &s)?.into()),
+            "-hostfile" | "-machinefile" | "--hostfile" => {
+                o.hostfile = Some(need(&mut it, &s)?.into())
+            }
             "--cfg" | "-cfg" => {
                 let v = need(&mut it, &s)?;
                 o.cfg.push(v.to_string_lossy().into_owned());
@@ -118,8 +121,14 @@ extern "C" {
 }
 
 impl RankFactory for Factory {
-    fn create(&mut self, rank: usize) -> std::result::Result<(context::RankCoroutine, (usize, usize)), String> {
-        let app: Rc<LoadedApp> = self.loader.load(rank).map_err(|e| format!("smpirun: {e}"))?;
+    fn create(
+        &mut self,
+        rank: usize,
+    ) -> std::result::Result<(context::RankCoroutine, (usize, usize)), String> {
+        let app: Rc<LoadedApp> = self
+            .loader
+            .load(rank)
+            .map_err(|e| format!("smpirun: {e}"))?;
         let stack = RankStack::new(self.stack_bytes).map_err(|e| {
             format!(
                 "smpirun: cannot allocate the {} KiB stack of rank {rank}: {e} (lower \
@@ -129,14 +138,19 @@ impl RankFactory for Factory {
         })?;
         let guard = stack.guard();
         let mut owned: Vec<CString> = Vec::with_capacity(self.args.len() + 1);
-        let name = CString::new(self.program.as_os_str().as_bytes()).map_err(|_| "program path contains a NUL byte".to_string())?;
+        let name = CString::new(self.program.as_os_str().as_bytes())
+            .map_err(|_| "program path contains a NUL byte".to_string())?;
         owned.push(name);
         for a in &self.args {
-            owned.push(CString::new(a.as_bytes()).map_err(|_| "an argument contains a NUL byte".to_string())?);
+            owned.push(
+                CString::new(a.as_bytes())
+                    .map_err(|_| "an argument contains a NUL byte".to_string())?,
+            );
         }
         let co = context::spawn(stack, move || {
             // The program may modify argv in place: each rank owns its copy.
-            let mut argv: Vec<*mut c_char> = owned.iter().map(|c| c.as_ptr() as *mut c_char).collect();
+            let mut argv: Vec<*mut c_char> =
+                owned.iter().map(|c| c.as_ptr() as *mut c_char).collect();
             argv.push(std::ptr::null_mut());
             let argc = owned.len() as i32;
             let main = app.main();
@@ -176,7 +190,8 @@ fn host_speed(cfg: &Config, quiet: bool) -> Result<f64> {
 fn map_ranks(platform: &Platform, hostfile: Option<&PathBuf>, np: usize) -> Result<Vec<HostId>> {
     let slots: Vec<HostId> = match hostfile {
         Some(path) => {
-            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read hostfile {}", path.display()))?;
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read hostfile {}", path.display()))?;
             let entries = platforms::parse_hostfile(&text, &path.display().to_string())?;
             let mut slots = Vec::new();
             for e in entries {
@@ -193,7 +208,9 @@ fn map_ranks(platform: &Platform, hostfile: Option<&PathBuf>, np: usize) -> Resu
             }
             slots
         }
-        None => (0..platform.hosts().len()).map(|i| HostId(i as u32)).collect(),
+        None => (0..platform.hosts().len())
+            .map(|i| HostId(i as u32))
+            .collect(),
     };
     if slots.is_empty() {
         bail!("no host to run on: the hostfile or platform is empty");
@@ -202,7 +219,8 @@ fn map_ranks(platform: &Platform, hostfile: Option<&PathBuf>, np: usize) -> Resu
 }
 
 fn count_hostfile_slots(path: &PathBuf) -> Result<usize> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read hostfile {}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read hostfile {}", path.display()))?;
     let entries = platforms::parse_hostfile(&text, &path.display().to_string())?;
     Ok(entries.iter().map(|e| e.slots.max(1) as usize).sum())
 }
@@ -216,7 +234,10 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         return Ok(0);
     }
     if opts.help {
-        print!("{USAGE}\nOptions (--cfg=name:value):\n{}", config::help_text());
+        print!(
+            "{USAGE}\nOptions (--cfg=name:value):\n{}",
+            config::help_text()
+        );
         let (speed, _) = crate::hostspeed::cached();
         println!(
             "\nsmpi/host-speed (auto) on this machine: {} (measured once, cached)",
@@ -224,7 +245,10 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         );
         return Ok(0);
     }
-    let program = opts.program.clone().ok_or_else(|| anyhow!("no program to run\n\n{USAGE}"))?;
+    let program = opts
+        .program
+        .clone()
+        .ok_or_else(|| anyhow!("no program to run\n\n{USAGE}"))?;
 
     let mut cfg = Config::default();
     let mut platform = match &opts.platform {
@@ -233,8 +257,14 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     };
     if let Some(p) = &platform {
         for (name, value) in p.config() {
-            cfg.set(name, value)
-                .with_context(|| format!("in the <config> of {}", opts.platform.as_ref().map_or(String::new(), |p| p.display().to_string())))?;
+            cfg.set(name, value).with_context(|| {
+                format!(
+                    "in the <config> of {}",
+                    opts.platform
+                        .as_ref()
+                        .map_or(String::new(), |p| p.display().to_string())
+                )
+            })?;
         }
     }
     for pair in &opts.cfg {
@@ -250,16 +280,27 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     };
     let simulate = cfg.bool("smpi/simulate-computation");
     let needs_speed = simulate || platform.is_none() || cfg.text("smpi/host-speed") != "auto";
-    let speed = if needs_speed { host_speed(&cfg, opts.quiet)? } else { 1e9 };
+    let speed = if needs_speed {
+        host_speed(&cfg, opts.quiet)?
+    } else {
+        1e9
+    };
 
     let np = match (opts.np, &opts.hostfile, &platform) {
         (Some(n), _, _) => n,
         (None, Some(h), _) => count_hostfile_slots(h)?,
         (None, None, Some(p)) => p.hosts().len(),
-        (None, None, None) => bail!("give the number of ranks with -np N (or a hostfile or platform)"),
+        (None, None, None) => {
+            bail!("give the number of ranks with -np N (or a hostfile or platform)")
+        }
     };
-    let mut platform = platform.take().unwrap_or_else(|| Platform::default_cluster(np, speed));
-    platform.set_global_loopback(cfg.float("network/loopback-bw"), cfg.float("network/loopback-lat"));
+    let mut platform = platform
+        .take()
+        .unwrap_or_else(|| Platform::default_cluster(np, speed));
+    platform.set_global_loopback(
+        cfg.float("network/loopback-bw"),
+        cfg.float("network/loopback-lat"),
+    );
     let hosts = map_ranks(&platform, opts.hostfile.as_ref(), np)?;
 
     let model = NetModel::from_config(&cfg)?;
@@ -267,7 +308,12 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     let stack_bytes = usize::try_from(stack_kib.saturating_mul(1024)).unwrap_or(usize::MAX);
 
     privatize::raise_open_file_limit();
-    let loader = AppLoader::new(&program, privatization, abi_hash(), ABI_TABLE.0.as_ptr().cast())?;
+    let loader = AppLoader::new(
+        &program,
+        privatization,
+        abi_hash(),
+        ABI_TABLE.0.as_ptr().cast(),
+    )?;
     let mut factory = Factory {
         loader,
         program: program.clone(),
@@ -288,7 +334,9 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     let wall = wall.elapsed().as_secs_f64();
     let (code, simulated) = match &outcome {
         Outcome::Finished { code, simulated } => (*code, *simulated),
-        Outcome::Aborted { code, simulated, .. } => (if *code == 0 { 1 } else { *code }, *simulated),
+        Outcome::Aborted {
+            code, simulated, ..
+        } => (if *code == 0 { 1 } else { *code }, *simulated),
         Outcome::Deadlock { report, simulated } => {
             eprint!("{report}");
             (1, *simulated)

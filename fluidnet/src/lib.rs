@@ -139,9 +139,16 @@ impl PartialOrd for Entry {
 impl Ord for Entry {
     /// Reversed: the max-heap pops the earliest date, then the oldest action.
     fn cmp(&self, other: &Self) -> Ordering {
-        other.at.total_cmp(&self.at).then_with(|| other.seq.cmp(&self.seq))
+        other
+            .at
+            .total_cmp(&self.at)
+            .then_with(|| other.seq.cmp(&self.seq))
     }
 }
+
+/// An action during a component solve: (penalty, bound, [(index of the
+/// resource in the component, coefficient)]).
+type LocalAction = (f64, f64, Vec<(usize, f64)>);
 
 /// The fluid system: resources, actions, and the clock.
 pub struct System {
@@ -236,8 +243,7 @@ impl System {
             }
         };
         let generation = self.generations[index as usize];
-        for i in 0..uses.len() {
-            let r = uses[i].0;
+        for &(r, _) in &uses {
             self.resources[r as usize].actions.push(index);
             self.touch(r);
         }
@@ -348,7 +354,9 @@ impl System {
             self.resources[r].dirty = false;
             for j in 0..self.resources[r].actions.len() {
                 let a = self.resources[r].actions[j];
-                let act = self.actions[a as usize].as_mut().expect("action on a resource is live");
+                let act = self.actions[a as usize]
+                    .as_mut()
+                    .expect("action on a resource is live");
                 if act.mark == mark {
                     continue;
                 }
@@ -365,13 +373,15 @@ impl System {
                 }
             }
         }
-        let mut cap: Vec<f64> = res_list.iter().map(|&r| self.resources[r as usize].capacity).collect();
+        let mut cap: Vec<f64> = res_list
+            .iter()
+            .map(|&r| self.resources[r as usize].capacity)
+            .collect();
         let mut weight = vec![0.0f64; res_list.len()];
         // Unfixed actions per resource: a resource with none left no longer
         // constrains anything, whatever rounding left in its weight.
         let mut unfixed = vec![0usize; res_list.len()];
-        // Per action: (penalty, bound, [(local resource index, coefficient)]).
-        let mut local: Vec<(f64, f64, Vec<(usize, f64)>)> = Vec::with_capacity(act_list.len());
+        let mut local: Vec<LocalAction> = Vec::with_capacity(act_list.len());
         for &a in &act_list {
             let act = self.actions[a as usize].as_ref().expect("live action");
             let uses: Vec<(usize, f64)> = act

@@ -99,12 +99,14 @@ fn zero_amount_and_cancel() {
     assert_eq!(s.rate(b), 0.0);
 }
 
-/// A random system: resources (capacity, fatpipe) and actions (penalty,
-/// bound, uses).
+/// A random action: penalty, bound, uses (resource index, coefficient).
+type CaseAction = (f64, Option<f64>, Vec<(usize, f64)>);
+
+/// A random system: resources (capacity, fatpipe) and actions.
 #[derive(Debug, Clone)]
 struct Case {
     resources: Vec<(f64, bool)>,
-    actions: Vec<(f64, Option<f64>, Vec<(usize, f64)>)>,
+    actions: Vec<CaseAction>,
 }
 
 fn case() -> impl Strategy<Value = Case> {
@@ -125,7 +127,11 @@ fn case() -> impl Strategy<Value = Case> {
 /// Reference: plain progressive filling over everything, no shortcuts.
 fn reference(c: &Case) -> Vec<f64> {
     let n = c.actions.len();
-    let mut bound: Vec<f64> = c.actions.iter().map(|a| a.1.unwrap_or(f64::INFINITY)).collect();
+    let mut bound: Vec<f64> = c
+        .actions
+        .iter()
+        .map(|a| a.1.unwrap_or(f64::INFINITY))
+        .collect();
     for (i, a) in c.actions.iter().enumerate() {
         for &(r, k) in &a.2 {
             if c.resources[r].1 {
@@ -147,7 +153,13 @@ fn reference(c: &Case) -> Vec<f64> {
             }
             let w: f64 = unfixed
                 .iter()
-                .flat_map(|&i| c.actions[i].2.iter().filter(move |u| u.0 == r).map(move |u| u.1 / c.actions[i].0))
+                .flat_map(|&i| {
+                    c.actions[i]
+                        .2
+                        .iter()
+                        .filter(move |u| u.0 == r)
+                        .map(move |u| u.1 / c.actions[i].0)
+                })
                 .sum();
             if w > 0.0 {
                 level = level.min(cap[r] / w);
@@ -157,7 +169,10 @@ fn reference(c: &Case) -> Vec<f64> {
         let (bi, bl) = unfixed
             .iter()
             .map(|&i| (i, bound[i] * c.actions[i].0))
-            .fold((usize::MAX, f64::INFINITY), |m, x| if x.1 < m.1 { x } else { m });
+            .fold(
+                (usize::MAX, f64::INFINITY),
+                |m, x| if x.1 < m.1 { x } else { m },
+            );
         let fix: Vec<(usize, f64)> = if bl <= level {
             vec![(bi, bound[bi])]
         } else {
@@ -166,7 +181,13 @@ fn reference(c: &Case) -> Vec<f64> {
                 .filter(|&r| {
                     let w: f64 = unfixed
                         .iter()
-                        .flat_map(|&i| c.actions[i].2.iter().filter(move |u| u.0 == r).map(move |u| u.1 / c.actions[i].0))
+                        .flat_map(|&i| {
+                            c.actions[i]
+                                .2
+                                .iter()
+                                .filter(move |u| u.0 == r)
+                                .map(move |u| u.1 / c.actions[i].0)
+                        })
                         .sum();
                     !c.resources[r].1 && w > 0.0 && cap[r] / w <= level * (1.0 + 1e-12)
                 })
@@ -193,7 +214,16 @@ fn build(c: &Case) -> (System, Vec<ResourceId>, Vec<ActionId>) {
     let res: Vec<ResourceId> = c
         .resources
         .iter()
-        .map(|&(cap, fat)| s.add_resource(cap, if fat { Sharing::FatPipe } else { Sharing::Shared }))
+        .map(|&(cap, fat)| {
+            s.add_resource(
+                cap,
+                if fat {
+                    Sharing::FatPipe
+                } else {
+                    Sharing::Shared
+                },
+            )
+        })
         .collect();
     let acts = c
         .actions

@@ -10,7 +10,9 @@ fn deadlock_names_every_blocked_rank_and_call() {
     let err = stderr(&o);
     assert!(err.contains("deadlock"), "{err}");
     for (rank, peer) in [(0, 1), (1, 2), (2, 0)] {
-        let line = format!("rank {rank} is blocked in MPI_Recv(receive from {peer}, tag 42, MPI_COMM_WORLD)");
+        let line = format!(
+            "rank {rank} is blocked in MPI_Recv(receive from {peer}, tag 42, MPI_COMM_WORLD)"
+        );
         assert!(err.contains(&line), "missing '{line}' in:\n{err}");
     }
 }
@@ -23,16 +25,28 @@ fn segfault_names_the_rank_and_the_simulated_time() {
     let err = stderr(&o);
     assert!(err.contains("rank 1 crashed (segmentation fault"), "{err}");
     assert!(err.contains("at simulated time 0.0000"), "{err}");
-    assert!(stdout(&o).contains("rank 1 about to crash"), "output before the crash is kept");
+    assert!(
+        stdout(&o).contains("rank 1 about to crash"),
+        "output before the crash is kept"
+    );
 }
 
 #[test]
 fn stack_overflow_names_the_rank_and_the_option() {
     let app = build("tests/c/overflow.c");
-    let o = run(&["-np", "2", NO_COMPUTE, "--cfg=contexts/stack-size:256", app.to_str().unwrap()]);
+    let o = run(&[
+        "-np",
+        "2",
+        NO_COMPUTE,
+        "--cfg=contexts/stack-size:256",
+        app.to_str().unwrap(),
+    ]);
     assert!(!o.status.success());
     let err = stderr(&o);
-    assert!(err.contains("rank 0 overflowed its stack of 256 KiB"), "{err}");
+    assert!(
+        err.contains("rank 0 overflowed its stack of 256 KiB"),
+        "{err}"
+    );
     assert!(err.contains("--cfg=contexts/stack-size"), "{err}");
 }
 
@@ -50,7 +64,10 @@ fn first_nonzero_rank_exit_code_is_the_exit_status() {
     let o = run(&["-np", "4", NO_COMPUTE, app.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     let out = stdout(&o);
-    assert!(out.contains("rank 3 returns") && !out.contains("rank 2 returns"), "{out}");
+    assert!(
+        out.contains("rank 3 returns") && !out.contains("rank 2 returns"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -59,10 +76,17 @@ fn invalid_arguments_are_fatal_by_default_and_returned_on_request() {
     let fatal = run(&["-np", "2", NO_COMPUTE, app.to_str().unwrap()]);
     assert!(!fatal.status.success());
     let err = stderr(&fatal);
-    assert!(err.contains("rank 0: MPI_Send: invalid rank 7") && err.contains("MPI_ERR_RANK"), "{err}");
+    assert!(
+        err.contains("rank 0: MPI_Send: invalid rank 7") && err.contains("MPI_ERR_RANK"),
+        "{err}"
+    );
     let ret = run(&["-np", "2", NO_COMPUTE, app.to_str().unwrap(), "return"]);
     assert!(ret.status.success(), "{}", stderr(&ret));
-    assert!(stdout(&ret).contains("MPI_Send returned class 6"), "{}", stdout(&ret));
+    assert!(
+        stdout(&ret).contains("MPI_Send returned class 6"),
+        "{}",
+        stdout(&ret)
+    );
 }
 
 #[test]
@@ -72,7 +96,13 @@ fn bad_platform_file_names_the_line_and_the_problem() {
         "bad.xml",
         "<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Full\">\n<host id=\"a\" speed=\"1Gfx\"/>\n</zone>\n</platform>\n",
     );
-    let o = run(&["-np", "2", "-platform", bad.to_str().unwrap(), app.to_str().unwrap()]);
+    let o = run(&[
+        "-np",
+        "2",
+        "-platform",
+        bad.to_str().unwrap(),
+        app.to_str().unwrap(),
+    ]);
     assert!(!o.status.success());
     let err = stderr(&o);
     assert!(err.contains("bad.xml:3:") && err.contains("1Gfx"), "{err}");
@@ -88,8 +118,17 @@ fn a_program_not_built_by_smpicc_is_refused() {
 #[test]
 fn unknown_option_lists_the_valid_ones() {
     let app = build("examples/hello.c");
-    let o = run(&["-np", "2", "--cfg=smpi/no-such-option:1", app.to_str().unwrap()]);
+    let o = run(&[
+        "-np",
+        "2",
+        "--cfg=smpi/no-such-option:1",
+        app.to_str().unwrap(),
+    ]);
     assert!(!o.status.success());
     let err = stderr(&o);
-    assert!(err.contains("unknown option 'smpi/no-such-option'") && err.contains("smpi/simulate-computation"), "{err}");
+    assert!(
+        err.contains("unknown option 'smpi/no-such-option'")
+            && err.contains("smpi/simulate-computation"),
+        "{err}"
+    );
 }

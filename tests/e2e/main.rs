@@ -12,7 +12,10 @@ use std::sync::OnceLock;
 
 /// The repository root.
 pub fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("emulator/ has a parent").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("emulator/ has a parent")
+        .to_path_buf()
 }
 
 /// A scratch directory shared by the tests of this run.
@@ -46,11 +49,25 @@ pub fn build(source: &str) -> PathBuf {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let src = repo().join(source);
-    let name = src.file_stem().expect("a file name").to_string_lossy().into_owned();
+    let name = src
+        .file_stem()
+        .expect("a file name")
+        .to_string_lossy()
+        .into_owned();
     let out = scratch().join(&name);
     if !out.exists() {
-        let o = smpicc().arg("-O2").arg(&src).arg("-o").arg(&out).output().expect("run smpicc");
-        assert!(o.status.success(), "smpicc {source} failed:\n{}", String::from_utf8_lossy(&o.stderr));
+        let o = smpicc()
+            .arg("-O2")
+            .arg(&src)
+            .arg("-o")
+            .arg(&out)
+            .output()
+            .expect("run smpicc");
+        assert!(
+            o.status.success(),
+            "smpicc {source} failed:\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
     }
     out
 }

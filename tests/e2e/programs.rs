@@ -19,7 +19,11 @@ fn ring_passes_the_token_at_256_ranks() {
     let app = build("examples/ring.c");
     let o = run(&["-np", "256", NO_COMPUTE, app.to_str().unwrap(), "2"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stdout(&o).contains("final token 512, expected 512: OK"), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("final token 512, expected 512: OK"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]
@@ -29,14 +33,26 @@ fn global_counter_is_private_per_rank_unless_disabled() {
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     for r in 0..4 {
-        assert!(out.contains(&format!("rank {r}: counter = {}", r + 1)), "{out}");
+        assert!(
+            out.contains(&format!("rank {r}: counter = {}", r + 1)),
+            "{out}"
+        );
     }
-    let shared = run(&["-np", "4", "-no-privatize", NO_COMPUTE, app.to_str().unwrap()]);
+    let shared = run(&[
+        "-np",
+        "4",
+        "-no-privatize",
+        NO_COMPUTE,
+        app.to_str().unwrap(),
+    ]);
     let out = stdout(&shared);
     for r in 0..4 {
         assert!(out.contains(&format!("rank {r}: counter = 10")), "{out}");
     }
-    assert!(!shared.status.success(), "the example reports shared globals with exit 1");
+    assert!(
+        !shared.status.success(),
+        "the example reports shared globals with exit 1"
+    );
 }
 
 #[test]
@@ -44,7 +60,12 @@ fn point_to_point_semantics() {
     let app = build("tests/c/p2p_semantics.c");
     for np in ["4", "7"] {
         let o = run(&["-np", np, NO_COMPUTE, app.to_str().unwrap()]);
-        assert!(o.status.success() && stdout(&o).contains(" No Errors"), "np {np}:\n{}{}", stdout(&o), stderr(&o));
+        assert!(
+            o.status.success() && stdout(&o).contains(" No Errors"),
+            "np {np}:\n{}{}",
+            stdout(&o),
+            stderr(&o)
+        );
     }
 }
 
@@ -53,7 +74,12 @@ fn every_blocking_collective_gives_the_right_data() {
     let app = build("tests/c/collectives.c");
     for np in ["1", "2", "3", "5", "8", "13", "33"] {
         let o = run(&["-np", np, NO_COMPUTE, app.to_str().unwrap()]);
-        assert!(o.status.success() && stdout(&o).contains(" No Errors"), "np {np}:\n{}{}", stdout(&o), stderr(&o));
+        assert!(
+            o.status.success() && stdout(&o).contains(" No Errors"),
+            "np {np}:\n{}{}",
+            stdout(&o),
+            stderr(&o)
+        );
     }
 }
 
@@ -98,7 +124,14 @@ pub const TWO_HOSTS: &str = r#"<?xml version="1.0"?>
 fn pingpong_matches_simgrid_on_two_hosts() {
     let app = build("examples/pingpong.c");
     let platform = write_scratch("two_hosts.xml", TWO_HOSTS);
-    let o = run(&["-np", "2", "-platform", platform.to_str().unwrap(), NO_COMPUTE, app.to_str().unwrap()]);
+    let o = run(&[
+        "-np",
+        "2",
+        "-platform",
+        platform.to_str().unwrap(),
+        NO_COMPUTE,
+        app.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     let ours: Vec<(u64, f64)> = out
@@ -110,11 +143,22 @@ fn pingpong_matches_simgrid_on_two_hosts() {
         })
         .collect();
     for &(size, expected) in SIMGRID_PINGPONG {
-        let got = ours.iter().find(|(s, _)| *s == size).unwrap_or_else(|| panic!("size {size} missing:\n{out}")).1;
+        let got = ours
+            .iter()
+            .find(|(s, _)| *s == size)
+            .unwrap_or_else(|| panic!("size {size} missing:\n{out}"))
+            .1;
         let rel = (got - expected).abs() / expected;
-        assert!(rel < 1e-6, "size {size}: ours {got:e}, SimGrid {expected:e} (relative error {rel:e})");
+        assert!(
+            rel < 1e-6,
+            "size {size}: ours {got:e}, SimGrid {expected:e} (relative error {rel:e})"
+        );
     }
-    assert!((simulated_time(&o) - 0.628535).abs() < 1e-6, "{}", stderr(&o));
+    assert!(
+        (simulated_time(&o) - 0.628535).abs() < 1e-6,
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
@@ -143,7 +187,16 @@ fn hostfile_maps_ranks_and_wraps_around() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
-    for (rank, host) in [(0, "host1"), (1, "host0"), (2, "host0"), (3, "host1"), (4, "host0")] {
-        assert!(out.contains(&format!("rank {rank} of 5 on {host}")), "{out}");
+    for (rank, host) in [
+        (0, "host1"),
+        (1, "host0"),
+        (2, "host0"),
+        (3, "host1"),
+        (4, "host0"),
+    ] {
+        assert!(
+            out.contains(&format!("rank {rank} of 5 on {host}")),
+            "{out}"
+        );
     }
 }

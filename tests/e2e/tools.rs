@@ -17,10 +17,19 @@ fn separate_compilation_and_linking_work_like_cc() {
         let o = smpicc().current_dir(&dir).args(["-c", f]).output().unwrap();
         assert!(o.status.success(), "{}", stderr(&o));
     }
-    let o = smpicc().current_dir(&dir).args(["main.o", "part.o", "-o", "app"]).output().unwrap();
+    let o = smpicc()
+        .current_dir(&dir)
+        .args(["main.o", "part.o", "-o", "app"])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let r = run(&["-np", "2", NO_COMPUTE, dir.join("app").to_str().unwrap()]);
-    assert!(stdout(&r).contains("part says 1"), "{}{}", stdout(&r), stderr(&r));
+    assert!(
+        stdout(&r).contains("part says 1"),
+        "{}{}",
+        stdout(&r),
+        stderr(&r)
+    );
 }
 
 #[test]
@@ -28,7 +37,10 @@ fn show_prints_the_command_without_running_it() {
     let o = smpicc().args(["-show", "x.c", "-o", "x"]).output().unwrap();
     assert!(o.status.success());
     let out = stdout(&o);
-    assert!(out.contains("-shared") && out.contains("-Wl,-z,defs") && out.contains("smpi_helpers.h"), "{out}");
+    assert!(
+        out.contains("-shared") && out.contains("-Wl,-z,defs") && out.contains("smpi_helpers.h"),
+        "{out}"
+    );
     assert!(!scratch().join("x").exists());
 }
 
@@ -41,18 +53,34 @@ fn missing_mpi_functions_fail_at_link_time_with_their_names() {
         "#include <mpi.h>\nint MPI_Not_a_function(int);\nint main(int c, char **v) { MPI_Init(&c, &v); MPI_Not_a_function(1); MPI_Finalize(); return 0; }\n",
     )
     .unwrap();
-    let o = smpicc().current_dir(&dir).args(["m.c", "-o", "m"]).output().unwrap();
+    let o = smpicc()
+        .current_dir(&dir)
+        .args(["m.c", "-o", "m"])
+        .output()
+        .unwrap();
     assert!(!o.status.success());
     let err = stderr(&o);
-    assert!(err.contains("does not provide: MPI_Not_a_function"), "{err}");
+    assert!(
+        err.contains("does not provide: MPI_Not_a_function"),
+        "{err}"
+    );
 }
 
 #[test]
 fn pretend_mode_builds_a_plain_executable_for_configure() {
     let dir = scratch().join("pretend");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("conftest.c"), "#include <mpi.h>\nint main(void) { return MPI_Init(0, 0); }\n").unwrap();
-    let o = smpicc().current_dir(&dir).env("SMPI_PRETEND_CC", "1").args(["conftest.c", "-o", "conftest"]).output().unwrap();
+    std::fs::write(
+        dir.join("conftest.c"),
+        "#include <mpi.h>\nint main(void) { return MPI_Init(0, 0); }\n",
+    )
+    .unwrap();
+    let o = smpicc()
+        .current_dir(&dir)
+        .env("SMPI_PRETEND_CC", "1")
+        .args(["conftest.c", "-o", "conftest"])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     // A plain executable: it runs (and says it needs smpirun).
     let r = Command::new(dir.join("conftest")).output().unwrap();
@@ -84,10 +112,19 @@ int main(int c, char **v) {
 "#,
     )
     .unwrap();
-    let o = smpicc().current_dir(&dir).args(["t.c", "-o", "t"]).output().unwrap();
+    let o = smpicc()
+        .current_dir(&dir)
+        .args(["t.c", "-o", "t"])
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let r = run(&["-np", "1", NO_COMPUTE, dir.join("t").to_str().unwrap()]);
     // 2.75 s of simulated sleep (plus the clock-read cost), in no wall time.
-    assert!(stdout(&r).contains("elapsed 2.750000"), "{}{}", stdout(&r), stderr(&r));
+    assert!(
+        stdout(&r).contains("elapsed 2.750000"),
+        "{}{}",
+        stdout(&r),
+        stderr(&r)
+    );
     assert!(simulated_time(&r) >= 2.75);
 }

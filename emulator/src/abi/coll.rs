@@ -27,7 +27,10 @@ fn check_type(dt: c_int) -> MpiResult<()> {
         if t.committed {
             Ok(())
         } else {
-            Err(MpiError::new(class::TYPE, format!("datatype {} is not committed", t.name)))
+            Err(MpiError::new(
+                class::TYPE,
+                format!("datatype {} is not committed", t.name),
+            ))
         }
     })
 }
@@ -36,7 +39,15 @@ fn root_of(comm: &CommView, root: c_int) -> MpiResult<usize> {
     usize::try_from(root)
         .ok()
         .filter(|&r| r < comm.size())
-        .ok_or_else(|| MpiError::new(class::ROOT, format!("invalid root {root}: the communicator has {} ranks", comm.size())))
+        .ok_or_else(|| {
+            MpiError::new(
+                class::ROOT,
+                format!(
+                    "invalid root {root}: the communicator has {} ranks",
+                    comm.size()
+                ),
+            )
+        })
 }
 
 /// Reads a per-rank array of non-negative ints.
@@ -45,20 +56,27 @@ fn root_of(comm: &CommView, root: c_int) -> MpiResult<usize> {
 /// `p` points to `n` readable ints when non-null.
 unsafe fn array(p: *const c_int, n: usize, what: &'static str) -> MpiResult<Vec<usize>> {
     if p.is_null() {
-        return Err(MpiError::new(class::ARG, format!("{what} is a null pointer")));
+        return Err(MpiError::new(
+            class::ARG,
+            format!("{what} is a null pointer"),
+        ));
     }
     // SAFETY: per the contract.
     let s = unsafe { std::slice::from_raw_parts(p, n) };
     s.iter()
-        .map(|&v| usize::try_from(v).map_err(|_| MpiError::new(class::ARG, format!("{what} has a negative entry {v}"))))
+        .map(|&v| {
+            usize::try_from(v)
+                .map_err(|_| MpiError::new(class::ARG, format!("{what} has a negative entry {v}")))
+        })
         .collect()
 }
 
 fn builtin_op(op: c_int) -> MpiResult<Builtin> {
-    Builtin::from_handle(op).ok_or_else(|| MpiError::new(class::OP, format!("invalid operation handle {op}")))
+    Builtin::from_handle(op)
+        .ok_or_else(|| MpiError::new(class::OP, format!("invalid operation handle {op}")))
 }
 
-pub unsafe extern "C" fn MPI_Barrier(comm: c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Barrier(comm: c_int) -> c_int {
     call("MPI_Barrier", comm, || {
         let c = view(comm)?;
         let s = algo::barrier(c.my_rank, c.size()).map_err(coll_error)?;
@@ -66,46 +84,98 @@ pub unsafe extern "C" fn MPI_Barrier(comm: c_int) -> c_int {
     })
 }
 
-pub unsafe extern "C" fn MPI_Bcast(buffer: *mut c_void, n: c_int, datatype: c_int, root: c_int, comm: c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Bcast(
+    buffer: *mut c_void,
+    n: c_int,
+    datatype: c_int,
+    root: c_int,
+    comm: c_int,
+) -> c_int {
     call("MPI_Bcast", comm, || {
         let c = view(comm)?;
         let n = count(n, "count")?;
         check_type(datatype)?;
         let root = root_of(&c, root)?;
         let s = algo::bcast(c.my_rank, c.size(), root, n).map_err(coll_error)?;
-        let b = Buffers { send: buffer as usize, send_type: datatype, recv: buffer as usize, recv_type: datatype };
+        let b = Buffers {
+            send: buffer as usize,
+            send_type: datatype,
+            recv: buffer as usize,
+            recv_type: datatype,
+        };
         execute(&c, &s, b, Reduction::None, "MPI_Bcast")
     })
 }
 
-pub unsafe extern "C" fn MPI_Gather(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Gather(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: c_int,
+    root: c_int,
+    comm: c_int,
+) -> c_int {
     call("MPI_Gather", comm, || {
         let c = view(comm)?;
         let root = root_of(&c, root)?;
         let at_root = c.my_rank == root;
         let in_place = at_root && sendbuf as usize == IN_PLACE;
-        let sc = if in_place { 0 } else { count(sendcount, "sendcount")? };
-        let rc = if at_root { count(recvcount, "recvcount")? } else { 0 };
+        let sc = if in_place {
+            0
+        } else {
+            count(sendcount, "sendcount")?
+        };
+        let rc = if at_root {
+            count(recvcount, "recvcount")?
+        } else {
+            0
+        };
         let st = if in_place { recvtype } else { sendtype };
         let rt = if at_root { recvtype } else { st };
         check_type(st)?;
         check_type(rt)?;
         let s = algo::gather(c.my_rank, c.size(), root, sc, rc, in_place).map_err(coll_error)?;
-        let b = Buffers { send: sendbuf as usize, send_type: st, recv: recvbuf as usize, recv_type: rt };
+        let b = Buffers {
+            send: sendbuf as usize,
+            send_type: st,
+            recv: recvbuf as usize,
+            recv_type: rt,
+        };
         execute(&c, &s, b, Reduction::None, "MPI_Gather")
     })
 }
 
-pub unsafe extern "C" fn MPI_Gatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: c_int, root: c_int, comm: c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Gatherv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    displs: *const c_int,
+    recvtype: c_int,
+    root: c_int,
+    comm: c_int,
+) -> c_int {
     call("MPI_Gatherv", comm, || {
         let c = view(comm)?;
         let root = root_of(&c, root)?;
         let at_root = c.my_rank == root;
         let in_place = at_root && sendbuf as usize == IN_PLACE;
-        let sc = if in_place { 0 } else { count(sendcount, "sendcount")? };
+        let sc = if in_place {
+            0
+        } else {
+            count(sendcount, "sendcount")?
+        };
         let (rcs, ds) = if at_root {
             // SAFETY: at the root, MPI requires arrays of comm-size entries.
-            unsafe { (array(recvcounts, c.size(), "recvcounts")?, array(displs, c.size(), "displs")?) }
+            unsafe {
+                (
+                    array(recvcounts, c.size(), "recvcounts")?,
+                    array(displs, c.size(), "displs")?,
+                )
+            }
         } else {
             (Vec::new(), Vec::new())
         };
@@ -113,31 +183,69 @@ pub unsafe extern "C" fn MPI_Gatherv(sendbuf: *const c_void, sendcount: c_int, s
         let rt = if at_root { recvtype } else { st };
         check_type(st)?;
         check_type(rt)?;
-        let s = algo::gatherv(c.my_rank, c.size(), root, sc, &rcs, &ds, in_place).map_err(coll_error)?;
-        let b = Buffers { send: sendbuf as usize, send_type: st, recv: recvbuf as usize, recv_type: rt };
+        let s = algo::gatherv(c.my_rank, c.size(), root, sc, &rcs, &ds, in_place)
+            .map_err(coll_error)?;
+        let b = Buffers {
+            send: sendbuf as usize,
+            send_type: st,
+            recv: recvbuf as usize,
+            recv_type: rt,
+        };
         execute(&c, &s, b, Reduction::None, "MPI_Gatherv")
     })
 }
 
-pub unsafe extern "C" fn MPI_Scatter(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Scatter(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: c_int,
+    root: c_int,
+    comm: c_int,
+) -> c_int {
     call("MPI_Scatter", comm, || {
         let c = view(comm)?;
         let root = root_of(&c, root)?;
         let at_root = c.my_rank == root;
         let in_place = at_root && recvbuf as usize == IN_PLACE;
-        let sc = if at_root { count(sendcount, "sendcount")? } else { 0 };
-        let rc = if in_place { 0 } else { count(recvcount, "recvcount")? };
+        let sc = if at_root {
+            count(sendcount, "sendcount")?
+        } else {
+            0
+        };
+        let rc = if in_place {
+            0
+        } else {
+            count(recvcount, "recvcount")?
+        };
         let rt = if in_place { sendtype } else { recvtype };
         let st = if at_root { sendtype } else { rt };
         check_type(st)?;
         check_type(rt)?;
         let s = algo::scatter(c.my_rank, c.size(), root, sc, rc, in_place).map_err(coll_error)?;
-        let b = Buffers { send: sendbuf as usize, send_type: st, recv: recvbuf as usize, recv_type: rt };
+        let b = Buffers {
+            send: sendbuf as usize,
+            send_type: st,
+            recv: recvbuf as usize,
+            recv_type: rt,
+        };
         execute(&c, &s, b, Reduction::None, "MPI_Scatter")
     })
 }
 
-pub unsafe extern "C" fn MPI_Scatterv(sendbuf: *const c_void, sendcounts: *const c_int, displs: *const c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, root: c_int, comm: c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Scatterv(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    displs: *const c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: c_int,
+    root: c_int,
+    comm: c_int,
+) -> c_int {
     call("MPI_Scatterv", comm, || {
         let c = view(comm)?;
         let root = root_of(&c, root)?;
@@ -145,96 +253,215 @@ pub unsafe extern "C" fn MPI_Scatterv(sendbuf: *const c_void, sendcounts: *const
         let in_place = at_root && recvbuf as usize == IN_PLACE;
         let (scs, ds) = if at_root {
             // SAFETY: at the root, MPI requires arrays of comm-size entries.
-            unsafe { (array(sendcounts, c.size(), "sendcounts")?, array(displs, c.size(), "displs")?) }
+            unsafe {
+                (
+                    array(sendcounts, c.size(), "sendcounts")?,
+                    array(displs, c.size(), "displs")?,
+                )
+            }
         } else {
             (Vec::new(), Vec::new())
         };
-        let rc = if in_place { 0 } else { count(recvcount, "recvcount")? };
+        let rc = if in_place {
+            0
+        } else {
+            count(recvcount, "recvcount")?
+        };
         let rt = if in_place { sendtype } else { recvtype };
         let st = if at_root { sendtype } else { rt };
         check_type(st)?;
         check_type(rt)?;
-        let s = algo::scatterv(c.my_rank, c.size(), root, &scs, &ds, rc, in_place).map_err(coll_error)?;
-        let b = Buffers { send: sendbuf as usize, send_type: st, recv: recvbuf as usize, recv_type: rt };
+        let s = algo::scatterv(c.my_rank, c.size(), root, &scs, &ds, rc, in_place)
+            .map_err(coll_error)?;
+        let b = Buffers {
+            send: sendbuf as usize,
+            send_type: st,
+            recv: recvbuf as usize,
+            recv_type: rt,
+        };
         execute(&c, &s, b, Reduction::None, "MPI_Scatterv")
     })
 }
 
-pub unsafe extern "C" fn MPI_Allgather(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Allgather(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: c_int,
+    comm: c_int,
+) -> c_int {
     call("MPI_Allgather", comm, || {
         let c = view(comm)?;
         let in_place = sendbuf as usize == IN_PLACE;
-        let sc = if in_place { 0 } else { count(sendcount, "sendcount")? };
+        let sc = if in_place {
+            0
+        } else {
+            count(sendcount, "sendcount")?
+        };
         let rc = count(recvcount, "recvcount")?;
         let st = if in_place { recvtype } else { sendtype };
         check_type(st)?;
         check_type(recvtype)?;
         let s = algo::allgather(c.my_rank, c.size(), sc, rc, in_place).map_err(coll_error)?;
-        let b = Buffers { send: sendbuf as usize, send_type: st, recv: recvbuf as usize, recv_type: recvtype };
+        let b = Buffers {
+            send: sendbuf as usize,
+            send_type: st,
+            recv: recvbuf as usize,
+            recv_type: recvtype,
+        };
         execute(&c, &s, b, Reduction::None, "MPI_Allgather")
     })
 }
 
-pub unsafe extern "C" fn MPI_Allgatherv(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, displs: *const c_int, recvtype: c_int, comm: c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Allgatherv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    displs: *const c_int,
+    recvtype: c_int,
+    comm: c_int,
+) -> c_int {
     call("MPI_Allgatherv", comm, || {
         let c = view(comm)?;
         let in_place = sendbuf as usize == IN_PLACE;
-        let sc = if in_place { 0 } else { count(sendcount, "sendcount")? };
+        let sc = if in_place {
+            0
+        } else {
+            count(sendcount, "sendcount")?
+        };
         // SAFETY: MPI requires arrays of comm-size entries.
-        let (rcs, ds) = unsafe { (array(recvcounts, c.size(), "recvcounts")?, array(displs, c.size(), "displs")?) };
+        let (rcs, ds) = unsafe {
+            (
+                array(recvcounts, c.size(), "recvcounts")?,
+                array(displs, c.size(), "displs")?,
+            )
+        };
         let st = if in_place { recvtype } else { sendtype };
         check_type(st)?;
         check_type(recvtype)?;
-        let s = algo::allgatherv(c.my_rank, c.size(), sc, &rcs, &ds, in_place).map_err(coll_error)?;
-        let b = Buffers { send: sendbuf as usize, send_type: st, recv: recvbuf as usize, recv_type: recvtype };
+        let s =
+            algo::allgatherv(c.my_rank, c.size(), sc, &rcs, &ds, in_place).map_err(coll_error)?;
+        let b = Buffers {
+            send: sendbuf as usize,
+            send_type: st,
+            recv: recvbuf as usize,
+            recv_type: recvtype,
+        };
         execute(&c, &s, b, Reduction::None, "MPI_Allgatherv")
     })
 }
 
-pub unsafe extern "C" fn MPI_Alltoall(sendbuf: *const c_void, sendcount: c_int, sendtype: c_int, recvbuf: *mut c_void, recvcount: c_int, recvtype: c_int, comm: c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Alltoall(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: c_int,
+    comm: c_int,
+) -> c_int {
     call("MPI_Alltoall", comm, || {
         let c = view(comm)?;
         let in_place = sendbuf as usize == IN_PLACE;
         let rc = count(recvcount, "recvcount")?;
-        let sc = if in_place { rc } else { count(sendcount, "sendcount")? };
+        let sc = if in_place {
+            rc
+        } else {
+            count(sendcount, "sendcount")?
+        };
         let st = if in_place { recvtype } else { sendtype };
         check_type(st)?;
         check_type(recvtype)?;
         let s = algo::alltoall(c.my_rank, c.size(), sc, rc, in_place).map_err(coll_error)?;
-        let b = Buffers { send: sendbuf as usize, send_type: st, recv: recvbuf as usize, recv_type: recvtype };
+        let b = Buffers {
+            send: sendbuf as usize,
+            send_type: st,
+            recv: recvbuf as usize,
+            recv_type: recvtype,
+        };
         execute(&c, &s, b, Reduction::None, "MPI_Alltoall")
     })
 }
 
-pub unsafe extern "C" fn MPI_Alltoallv(sendbuf: *const c_void, sendcounts: *const c_int, sdispls: *const c_int, sendtype: c_int, recvbuf: *mut c_void, recvcounts: *const c_int, rdispls: *const c_int, recvtype: c_int, comm: c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Alltoallv(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    sdispls: *const c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    rdispls: *const c_int,
+    recvtype: c_int,
+    comm: c_int,
+) -> c_int {
     call("MPI_Alltoallv", comm, || {
         let c = view(comm)?;
         let in_place = sendbuf as usize == IN_PLACE;
         let p = c.size();
         // SAFETY: MPI requires arrays of comm-size entries.
-        let (rcs, rds) = unsafe { (array(recvcounts, p, "recvcounts")?, array(rdispls, p, "rdispls")?) };
+        let (rcs, rds) = unsafe {
+            (
+                array(recvcounts, p, "recvcounts")?,
+                array(rdispls, p, "rdispls")?,
+            )
+        };
         let (scs, sds) = if in_place {
             (rcs.clone(), rds.clone())
         } else {
             // SAFETY: as above.
-            unsafe { (array(sendcounts, p, "sendcounts")?, array(sdispls, p, "sdispls")?) }
+            unsafe {
+                (
+                    array(sendcounts, p, "sendcounts")?,
+                    array(sdispls, p, "sdispls")?,
+                )
+            }
         };
         let st = if in_place { recvtype } else { sendtype };
         check_type(st)?;
         check_type(recvtype)?;
-        let s = algo::alltoallv(c.my_rank, p, &scs, &sds, &rcs, &rds, in_place).map_err(coll_error)?;
-        let b = Buffers { send: sendbuf as usize, send_type: st, recv: recvbuf as usize, recv_type: recvtype };
+        let s =
+            algo::alltoallv(c.my_rank, p, &scs, &sds, &rcs, &rds, in_place).map_err(coll_error)?;
+        let b = Buffers {
+            send: sendbuf as usize,
+            send_type: st,
+            recv: recvbuf as usize,
+            recv_type: recvtype,
+        };
         execute(&c, &s, b, Reduction::None, "MPI_Alltoallv")
     })
 }
 
 /// Shared argument handling of the reductions.
-fn reduction_buffers(sendbuf: *const c_void, recvbuf: *mut c_void, datatype: c_int) -> (bool, Buffers) {
+fn reduction_buffers(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    datatype: c_int,
+) -> (bool, Buffers) {
     let in_place = sendbuf as usize == IN_PLACE;
-    (in_place, Buffers { send: sendbuf as usize, send_type: datatype, recv: recvbuf as usize, recv_type: datatype })
+    (
+        in_place,
+        Buffers {
+            send: sendbuf as usize,
+            send_type: datatype,
+            recv: recvbuf as usize,
+            recv_type: datatype,
+        },
+    )
 }
 
-pub unsafe extern "C" fn MPI_Reduce(sendbuf: *const c_void, recvbuf: *mut c_void, n: c_int, datatype: c_int, op: c_int, root: c_int, comm: c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Reduce(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    n: c_int,
+    datatype: c_int,
+    op: c_int,
+    root: c_int,
+    comm: c_int,
+) -> c_int {
     call("MPI_Reduce", comm, || {
         let c = view(comm)?;
         let n = count(n, "count")?;
@@ -242,12 +469,27 @@ pub unsafe extern "C" fn MPI_Reduce(sendbuf: *const c_void, recvbuf: *mut c_void
         let op = builtin_op(op)?;
         let root = root_of(&c, root)?;
         let (in_place, b) = reduction_buffers(sendbuf, recvbuf, datatype);
-        let s = algo::reduce(c.my_rank, c.size(), root, n, true, in_place && c.my_rank == root).map_err(coll_error)?;
+        let s = algo::reduce(
+            c.my_rank,
+            c.size(),
+            root,
+            n,
+            true,
+            in_place && c.my_rank == root,
+        )
+        .map_err(coll_error)?;
         execute(&c, &s, b, Reduction::Builtin(op), "MPI_Reduce")
     })
 }
 
-pub unsafe extern "C" fn MPI_Allreduce(sendbuf: *const c_void, recvbuf: *mut c_void, n: c_int, datatype: c_int, op: c_int, comm: c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Allreduce(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    n: c_int,
+    datatype: c_int,
+    op: c_int,
+    comm: c_int,
+) -> c_int {
     call("MPI_Allreduce", comm, || {
         let c = view(comm)?;
         let n = count(n, "count")?;
@@ -259,19 +501,40 @@ pub unsafe extern "C" fn MPI_Allreduce(sendbuf: *const c_void, recvbuf: *mut c_v
     })
 }
 
-pub unsafe extern "C" fn MPI_Reduce_scatter_block(sendbuf: *const c_void, recvbuf: *mut c_void, recvcount: c_int, datatype: c_int, op: c_int, comm: c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Reduce_scatter_block(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    datatype: c_int,
+    op: c_int,
+    comm: c_int,
+) -> c_int {
     call("MPI_Reduce_scatter_block", comm, || {
         let c = view(comm)?;
         let n = count(recvcount, "recvcount")?;
         check_type(datatype)?;
         let op = builtin_op(op)?;
         let (in_place, b) = reduction_buffers(sendbuf, recvbuf, datatype);
-        let s = algo::reduce_scatter_block(c.my_rank, c.size(), n, true, in_place).map_err(coll_error)?;
-        execute(&c, &s, b, Reduction::Builtin(op), "MPI_Reduce_scatter_block")
+        let s = algo::reduce_scatter_block(c.my_rank, c.size(), n, true, in_place)
+            .map_err(coll_error)?;
+        execute(
+            &c,
+            &s,
+            b,
+            Reduction::Builtin(op),
+            "MPI_Reduce_scatter_block",
+        )
     })
 }
 
-pub unsafe extern "C" fn MPI_Reduce_scatter(sendbuf: *const c_void, recvbuf: *mut c_void, recvcounts: *const c_int, datatype: c_int, op: c_int, comm: c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Reduce_scatter(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    datatype: c_int,
+    op: c_int,
+    comm: c_int,
+) -> c_int {
     call("MPI_Reduce_scatter", comm, || {
         let c = view(comm)?;
         // SAFETY: MPI requires an array of comm-size entries.
@@ -279,12 +542,20 @@ pub unsafe extern "C" fn MPI_Reduce_scatter(sendbuf: *const c_void, recvbuf: *mu
         check_type(datatype)?;
         let op = builtin_op(op)?;
         let (in_place, b) = reduction_buffers(sendbuf, recvbuf, datatype);
-        let s = algo::reduce_scatter(c.my_rank, c.size(), &rcs, true, in_place).map_err(coll_error)?;
+        let s =
+            algo::reduce_scatter(c.my_rank, c.size(), &rcs, true, in_place).map_err(coll_error)?;
         execute(&c, &s, b, Reduction::Builtin(op), "MPI_Reduce_scatter")
     })
 }
 
-pub unsafe extern "C" fn MPI_Scan(sendbuf: *const c_void, recvbuf: *mut c_void, n: c_int, datatype: c_int, op: c_int, comm: c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Scan(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    n: c_int,
+    datatype: c_int,
+    op: c_int,
+    comm: c_int,
+) -> c_int {
     call("MPI_Scan", comm, || {
         let c = view(comm)?;
         let n = count(n, "count")?;
@@ -296,7 +567,14 @@ pub unsafe extern "C" fn MPI_Scan(sendbuf: *const c_void, recvbuf: *mut c_void, 
     })
 }
 
-pub unsafe extern "C" fn MPI_Exscan(sendbuf: *const c_void, recvbuf: *mut c_void, n: c_int, datatype: c_int, op: c_int, comm: c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Exscan(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    n: c_int,
+    datatype: c_int,
+    op: c_int,
+    comm: c_int,
+) -> c_int {
     call("MPI_Exscan", comm, || {
         let c = view(comm)?;
         let n = count(n, "count")?;

@@ -21,7 +21,7 @@ unsafe fn out_comm(p: *mut c_int, h: c_int) -> MpiResult<()> {
     unsafe { out(p, h, "newcomm") }
 }
 
-pub unsafe extern "C" fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) -> c_int {
     call("MPI_Comm_dup", comm, || {
         let h = engine::with(|w| w.comm_dup(comm))?;
         // SAFETY: the caller's output argument.
@@ -29,7 +29,12 @@ pub unsafe extern "C" fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) -> c_int
     })
 }
 
-pub unsafe extern "C" fn MPI_Comm_split(comm: c_int, color: c_int, key: c_int, newcomm: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Comm_split(
+    comm: c_int,
+    color: c_int,
+    key: c_int,
+    newcomm: *mut c_int,
+) -> c_int {
     call("MPI_Comm_split", comm, || {
         let c = engine::with(|w| w.comm(comm))?;
         // Every member learns every (color, key): an allgather, so the
@@ -37,7 +42,12 @@ pub unsafe extern "C" fn MPI_Comm_split(comm: c_int, color: c_int, key: c_int, n
         let mine = [color, key];
         let mut all = vec![0 as c_int; 2 * c.size()];
         let s = collectives::allgather(c.my_rank, c.size(), 2, 2, false).map_err(coll_error)?;
-        let b = Buffers { send: mine.as_ptr() as usize, send_type: MPI_INT, recv: all.as_mut_ptr() as usize, recv_type: MPI_INT };
+        let b = Buffers {
+            send: mine.as_ptr() as usize,
+            send_type: MPI_INT,
+            recv: all.as_mut_ptr() as usize,
+            recv_type: MPI_INT,
+        };
         execute(&c, &s, b, Reduction::None, "MPI_Comm_split")?;
         let pairs: Vec<(i32, i32)> = all.chunks(2).map(|p| (p[0], p[1])).collect();
         let h = engine::with(|w| {
@@ -49,7 +59,11 @@ pub unsafe extern "C" fn MPI_Comm_split(comm: c_int, color: c_int, key: c_int, n
     })
 }
 
-pub unsafe extern "C" fn MPI_Comm_create(comm: c_int, group: c_int, newcomm: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Comm_create(
+    comm: c_int,
+    group: c_int,
+    newcomm: *mut c_int,
+) -> c_int {
     call("MPI_Comm_create", comm, || {
         let h = engine::with(|w| w.comm_create(comm, group))?;
         // SAFETY: the caller's output argument.
@@ -57,8 +71,12 @@ pub unsafe extern "C" fn MPI_Comm_create(comm: c_int, group: c_int, newcomm: *mu
     })
 }
 
-pub unsafe extern "C" fn MPI_Comm_free(comm: *mut c_int) -> c_int {
-    let handle = if comm.is_null() { mpi::COMM_NULL } else { unsafe { *comm } };
+pub(crate) unsafe extern "C" fn MPI_Comm_free(comm: *mut c_int) -> c_int {
+    let handle = if comm.is_null() {
+        mpi::COMM_NULL
+    } else {
+        unsafe { *comm }
+    };
     call("MPI_Comm_free", handle, || {
         if comm.is_null() {
             return Err(MpiError::new(class::ARG, "comm is a null pointer"));
@@ -70,7 +88,7 @@ pub unsafe extern "C" fn MPI_Comm_free(comm: *mut c_int) -> c_int {
     })
 }
 
-pub unsafe extern "C" fn MPI_Comm_group(comm: c_int, group: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Comm_group(comm: c_int, group: *mut c_int) -> c_int {
     call("MPI_Comm_group", comm, || {
         let g = engine::with(|w| w.comm_group(comm))?;
         // SAFETY: the caller's output argument.
@@ -78,7 +96,7 @@ pub unsafe extern "C" fn MPI_Comm_group(comm: c_int, group: *mut c_int) -> c_int
     })
 }
 
-pub unsafe extern "C" fn MPI_Comm_compare(a: c_int, b: c_int, result: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Comm_compare(a: c_int, b: c_int, result: *mut c_int) -> c_int {
     call("MPI_Comm_compare", a, || {
         let r = engine::with(|w| w.comm_compare(a, b))?;
         // SAFETY: the caller's output argument.
@@ -86,7 +104,7 @@ pub unsafe extern "C" fn MPI_Comm_compare(a: c_int, b: c_int, result: *mut c_int
     })
 }
 
-pub unsafe extern "C" fn MPI_Comm_test_inter(comm: c_int, flag: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Comm_test_inter(comm: c_int, flag: *mut c_int) -> c_int {
     call("MPI_Comm_test_inter", comm, || {
         engine::with(|w| w.comm(comm))?;
         // Intercommunicators are not provided yet: every communicator is
@@ -96,7 +114,11 @@ pub unsafe extern "C" fn MPI_Comm_test_inter(comm: c_int, flag: *mut c_int) -> c
     })
 }
 
-pub unsafe extern "C" fn MPI_Comm_get_name(comm: c_int, name: *mut c_char, resultlen: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Comm_get_name(
+    comm: c_int,
+    name: *mut c_char,
+    resultlen: *mut c_int,
+) -> c_int {
     call("MPI_Comm_get_name", comm, || {
         let n = engine::with(|w| w.comm_get_name(comm))?;
         if name.is_null() {
@@ -109,7 +131,7 @@ pub unsafe extern "C" fn MPI_Comm_get_name(comm: c_int, name: *mut c_char, resul
     })
 }
 
-pub unsafe extern "C" fn MPI_Comm_set_name(comm: c_int, name: *const c_char) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Comm_set_name(comm: c_int, name: *const c_char) -> c_int {
     call("MPI_Comm_set_name", comm, || {
         if name.is_null() {
             return Err(MpiError::new(class::ARG, "name is a null pointer"));
@@ -123,7 +145,12 @@ pub unsafe extern "C" fn MPI_Comm_set_name(comm: c_int, name: *const c_char) -> 
 
 /// MPI_Comm_get_attr for the predefined attributes. User keyvals are not
 /// provided yet, so any other key is an invalid keyval.
-pub unsafe extern "C" fn MPI_Comm_get_attr(comm: c_int, keyval: c_int, attribute_val: *mut c_void, flag: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Comm_get_attr(
+    comm: c_int,
+    keyval: c_int,
+    attribute_val: *mut c_void,
+    flag: *mut c_int,
+) -> c_int {
     call("MPI_Comm_get_attr", comm, || {
         let ptr = engine::with(|w| -> MpiResult<*const c_int> {
             w.comm(comm)?;
@@ -146,10 +173,16 @@ fn group_of(handle: c_int) -> MpiResult<Group> {
 }
 
 fn new_group(list: Vec<u32>) -> c_int {
-    engine::with(|w| if list.is_empty() { 1 } else { w.mpi.comms.add_group(Group::List(Rc::from(list))) })
+    engine::with(|w| {
+        if list.is_empty() {
+            1
+        } else {
+            w.mpi.comms.add_group(Group::List(Rc::from(list)))
+        }
+    })
 }
 
-pub unsafe extern "C" fn MPI_Group_size(group: c_int, size: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Group_size(group: c_int, size: *mut c_int) -> c_int {
     call("MPI_Group_size", mpi::COMM_WORLD, || {
         let g = group_of(group)?;
         // SAFETY: the caller's output argument.
@@ -157,7 +190,7 @@ pub unsafe extern "C" fn MPI_Group_size(group: c_int, size: *mut c_int) -> c_int
     })
 }
 
-pub unsafe extern "C" fn MPI_Group_rank(group: c_int, rank: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Group_rank(group: c_int, rank: *mut c_int) -> c_int {
     call("MPI_Group_rank", mpi::COMM_WORLD, || {
         let g = group_of(group)?;
         let me = engine::with(|w| w.current);
@@ -167,7 +200,7 @@ pub unsafe extern "C" fn MPI_Group_rank(group: c_int, rank: *mut c_int) -> c_int
     })
 }
 
-pub unsafe extern "C" fn MPI_Group_free(group: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Group_free(group: *mut c_int) -> c_int {
     call("MPI_Group_free", mpi::COMM_WORLD, || {
         if group.is_null() {
             return Err(MpiError::new(class::ARG, "group is a null pointer"));
@@ -186,7 +219,8 @@ pub unsafe extern "C" fn MPI_Group_free(group: *mut c_int) -> c_int {
 /// # Safety
 /// `ranks` points to `n` readable ints.
 unsafe fn read_ranks(g: &Group, n: c_int, ranks: *const c_int) -> MpiResult<Vec<usize>> {
-    let n = usize::try_from(n).map_err(|_| MpiError::new(class::ARG, format!("invalid count {n}")))?;
+    let n =
+        usize::try_from(n).map_err(|_| MpiError::new(class::ARG, format!("invalid count {n}")))?;
     if n > 0 && ranks.is_null() {
         return Err(MpiError::new(class::ARG, "ranks is a null pointer"));
     }
@@ -198,16 +232,29 @@ unsafe fn read_ranks(g: &Group, n: c_int, ranks: *const c_int) -> MpiResult<Vec<
         let r = usize::try_from(r)
             .ok()
             .filter(|&r| r < g.size())
-            .ok_or_else(|| MpiError::new(class::RANK, format!("rank {r} is not in a group of {}", g.size())))?;
+            .ok_or_else(|| {
+                MpiError::new(
+                    class::RANK,
+                    format!("rank {r} is not in a group of {}", g.size()),
+                )
+            })?;
         if !seen.insert(r) {
-            return Err(MpiError::new(class::RANK, format!("rank {r} appears twice")));
+            return Err(MpiError::new(
+                class::RANK,
+                format!("rank {r} appears twice"),
+            ));
         }
         v.push(r);
     }
     Ok(v)
 }
 
-pub unsafe extern "C" fn MPI_Group_incl(group: c_int, n: c_int, ranks: *const c_int, newgroup: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Group_incl(
+    group: c_int,
+    n: c_int,
+    ranks: *const c_int,
+    newgroup: *mut c_int,
+) -> c_int {
     call("MPI_Group_incl", mpi::COMM_WORLD, || {
         let g = group_of(group)?;
         // SAFETY: the caller's array.
@@ -218,13 +265,23 @@ pub unsafe extern "C" fn MPI_Group_incl(group: c_int, n: c_int, ranks: *const c_
     })
 }
 
-pub unsafe extern "C" fn MPI_Group_excl(group: c_int, n: c_int, ranks: *const c_int, newgroup: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Group_excl(
+    group: c_int,
+    n: c_int,
+    ranks: *const c_int,
+    newgroup: *mut c_int,
+) -> c_int {
     call("MPI_Group_excl", mpi::COMM_WORLD, || {
         let g = group_of(group)?;
         // SAFETY: the caller's array.
         let rs = unsafe { read_ranks(&g, n, ranks) }?;
         let excluded: std::collections::HashSet<usize> = rs.into_iter().collect();
-        let h = new_group((0..g.size()).filter(|r| !excluded.contains(r)).map(|r| g.world(r) as u32).collect());
+        let h = new_group(
+            (0..g.size())
+                .filter(|r| !excluded.contains(r))
+                .map(|r| g.world(r) as u32)
+                .collect(),
+        );
         // SAFETY: the caller's output argument.
         unsafe { out(newgroup, h, "newgroup") }
     })
@@ -235,7 +292,8 @@ pub unsafe extern "C" fn MPI_Group_excl(group: c_int, n: c_int, ranks: *const c_
 /// # Safety
 /// `ranges` points to `n` readable int[3].
 unsafe fn expand_ranges(g: &Group, n: c_int, ranges: *const [c_int; 3]) -> MpiResult<Vec<usize>> {
-    let n = usize::try_from(n).map_err(|_| MpiError::new(class::ARG, format!("invalid count {n}")))?;
+    let n =
+        usize::try_from(n).map_err(|_| MpiError::new(class::ARG, format!("invalid count {n}")))?;
     let mut v = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for i in 0..n {
@@ -246,12 +304,18 @@ unsafe fn expand_ranges(g: &Group, n: c_int, ranges: *const [c_int; 3]) -> MpiRe
         }
         let in_range = |r: c_int| usize::try_from(r).ok().filter(|&r| r < g.size());
         if in_range(first).is_none() || in_range(last).is_none() {
-            return Err(MpiError::new(class::RANK, format!("range {first}..{last} is outside a group of {}", g.size())));
+            return Err(MpiError::new(
+                class::RANK,
+                format!("range {first}..{last} is outside a group of {}", g.size()),
+            ));
         }
         let mut r = first;
         while (stride > 0 && r <= last) || (stride < 0 && r >= last) {
             if !seen.insert(r) {
-                return Err(MpiError::new(class::RANK, format!("rank {r} appears twice")));
+                return Err(MpiError::new(
+                    class::RANK,
+                    format!("rank {r} appears twice"),
+                ));
             }
             v.push(r as usize);
             r += stride;
@@ -260,7 +324,12 @@ unsafe fn expand_ranges(g: &Group, n: c_int, ranges: *const [c_int; 3]) -> MpiRe
     Ok(v)
 }
 
-pub unsafe extern "C" fn MPI_Group_range_incl(group: c_int, n: c_int, ranges: *const [c_int; 3], newgroup: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Group_range_incl(
+    group: c_int,
+    n: c_int,
+    ranges: *const [c_int; 3],
+    newgroup: *mut c_int,
+) -> c_int {
     call("MPI_Group_range_incl", mpi::COMM_WORLD, || {
         let g = group_of(group)?;
         // SAFETY: the caller's array.
@@ -271,23 +340,40 @@ pub unsafe extern "C" fn MPI_Group_range_incl(group: c_int, n: c_int, ranges: *c
     })
 }
 
-pub unsafe extern "C" fn MPI_Group_range_excl(group: c_int, n: c_int, ranges: *const [c_int; 3], newgroup: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Group_range_excl(
+    group: c_int,
+    n: c_int,
+    ranges: *const [c_int; 3],
+    newgroup: *mut c_int,
+) -> c_int {
     call("MPI_Group_range_excl", mpi::COMM_WORLD, || {
         let g = group_of(group)?;
         // SAFETY: the caller's array.
         let rs = unsafe { expand_ranges(&g, n, ranges) }?;
         let excluded: std::collections::HashSet<usize> = rs.into_iter().collect();
-        let h = new_group((0..g.size()).filter(|r| !excluded.contains(r)).map(|r| g.world(r) as u32).collect());
+        let h = new_group(
+            (0..g.size())
+                .filter(|r| !excluded.contains(r))
+                .map(|r| g.world(r) as u32)
+                .collect(),
+        );
         // SAFETY: the caller's output argument.
         unsafe { out(newgroup, h, "newgroup") }
     })
 }
 
-pub unsafe extern "C" fn MPI_Group_translate_ranks(g1: c_int, n: c_int, ranks1: *const c_int, g2: c_int, ranks2: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Group_translate_ranks(
+    g1: c_int,
+    n: c_int,
+    ranks1: *const c_int,
+    g2: c_int,
+    ranks2: *mut c_int,
+) -> c_int {
     call("MPI_Group_translate_ranks", mpi::COMM_WORLD, || {
         let a = group_of(g1)?;
         let b = group_of(g2)?;
-        let n = usize::try_from(n).map_err(|_| MpiError::new(class::ARG, format!("invalid count {n}")))?;
+        let n = usize::try_from(n)
+            .map_err(|_| MpiError::new(class::ARG, format!("invalid count {n}")))?;
         for i in 0..n {
             // SAFETY: i < n entries of the caller's arrays.
             let r = unsafe { *ranks1.add(i) };
@@ -297,7 +383,12 @@ pub unsafe extern "C" fn MPI_Group_translate_ranks(g1: c_int, n: c_int, ranks1: 
                 let r = usize::try_from(r)
                     .ok()
                     .filter(|&r| r < a.size())
-                    .ok_or_else(|| MpiError::new(class::RANK, format!("rank {r} is not in a group of {}", a.size())))?;
+                    .ok_or_else(|| {
+                        MpiError::new(
+                            class::RANK,
+                            format!("rank {r} is not in a group of {}", a.size()),
+                        )
+                    })?;
                 b.rank_of(a.world(r)).map_or(mpi::UNDEFINED, |x| x as c_int)
             };
             // SAFETY: as above.
@@ -307,7 +398,11 @@ pub unsafe extern "C" fn MPI_Group_translate_ranks(g1: c_int, n: c_int, ranks1: 
     })
 }
 
-pub unsafe extern "C" fn MPI_Group_compare(g1: c_int, g2: c_int, result: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Group_compare(
+    g1: c_int,
+    g2: c_int,
+    result: *mut c_int,
+) -> c_int {
     call("MPI_Group_compare", mpi::COMM_WORLD, || {
         let r = group_compare(&group_of(g1)?, &group_of(g2)?);
         // SAFETY: the caller's output argument.
@@ -321,7 +416,11 @@ fn set_op(g1: c_int, g2: c_int, f: impl Fn(&[u32], &[u32]) -> Vec<u32>) -> MpiRe
     Ok(new_group(f(&a, &b)))
 }
 
-pub unsafe extern "C" fn MPI_Group_union(g1: c_int, g2: c_int, newgroup: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Group_union(
+    g1: c_int,
+    g2: c_int,
+    newgroup: *mut c_int,
+) -> c_int {
     call("MPI_Group_union", mpi::COMM_WORLD, || {
         let h = set_op(g1, g2, |a, b| {
             let mut v = a.to_vec();
@@ -333,17 +432,29 @@ pub unsafe extern "C" fn MPI_Group_union(g1: c_int, g2: c_int, newgroup: *mut c_
     })
 }
 
-pub unsafe extern "C" fn MPI_Group_intersection(g1: c_int, g2: c_int, newgroup: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Group_intersection(
+    g1: c_int,
+    g2: c_int,
+    newgroup: *mut c_int,
+) -> c_int {
     call("MPI_Group_intersection", mpi::COMM_WORLD, || {
-        let h = set_op(g1, g2, |a, b| a.iter().filter(|x| b.contains(x)).copied().collect())?;
+        let h = set_op(g1, g2, |a, b| {
+            a.iter().filter(|x| b.contains(x)).copied().collect()
+        })?;
         // SAFETY: the caller's output argument.
         unsafe { out(newgroup, h, "newgroup") }
     })
 }
 
-pub unsafe extern "C" fn MPI_Group_difference(g1: c_int, g2: c_int, newgroup: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Group_difference(
+    g1: c_int,
+    g2: c_int,
+    newgroup: *mut c_int,
+) -> c_int {
     call("MPI_Group_difference", mpi::COMM_WORLD, || {
-        let h = set_op(g1, g2, |a, b| a.iter().filter(|x| !b.contains(x)).copied().collect())?;
+        let h = set_op(g1, g2, |a, b| {
+            a.iter().filter(|x| !b.contains(x)).copied().collect()
+        })?;
         // SAFETY: the caller's output argument.
         unsafe { out(newgroup, h, "newgroup") }
     })

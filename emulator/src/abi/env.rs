@@ -39,11 +39,11 @@ fn init_common(name: &'static str) -> Result<(), MpiError> {
     })
 }
 
-pub unsafe extern "C" fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c_int {
     call("MPI_Init", mpi::COMM_WORLD, || init_common("MPI_Init"))
 }
 
-pub unsafe extern "C" fn MPI_Init_thread(
+pub(crate) unsafe extern "C" fn MPI_Init_thread(
     _argc: *mut c_int,
     _argv: *mut *mut *mut c_char,
     required: c_int,
@@ -58,7 +58,7 @@ pub unsafe extern "C" fn MPI_Init_thread(
     })
 }
 
-pub unsafe extern "C" fn MPI_Finalize() -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Finalize() -> c_int {
     call("MPI_Finalize", mpi::COMM_WORLD, || {
         engine::with(|w| {
             let me = w.current;
@@ -68,7 +68,7 @@ pub unsafe extern "C" fn MPI_Finalize() -> c_int {
     })
 }
 
-pub unsafe extern "C" fn MPI_Initialized(flag: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Initialized(flag: *mut c_int) -> c_int {
     let v = engine::with(|w| w.mpi.ranks[w.current].initialized);
     // SAFETY: `flag` is the caller's output argument.
     match unsafe { out(flag, c_int::from(v), "flag") } {
@@ -77,7 +77,7 @@ pub unsafe extern "C" fn MPI_Initialized(flag: *mut c_int) -> c_int {
     }
 }
 
-pub unsafe extern "C" fn MPI_Finalized(flag: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Finalized(flag: *mut c_int) -> c_int {
     let v = engine::with(|w| w.mpi.ranks[w.current].finalized);
     // SAFETY: `flag` is the caller's output argument.
     match unsafe { out(flag, c_int::from(v), "flag") } {
@@ -86,17 +86,21 @@ pub unsafe extern "C" fn MPI_Finalized(flag: *mut c_int) -> c_int {
     }
 }
 
-pub unsafe extern "C" fn MPI_Query_thread(provided: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Query_thread(provided: *mut c_int) -> c_int {
     // SAFETY: `provided` is the caller's output argument.
-    call("MPI_Query_thread", mpi::COMM_WORLD, || unsafe { out(provided, THREAD_FUNNELED, "provided") })
+    call("MPI_Query_thread", mpi::COMM_WORLD, || unsafe {
+        out(provided, THREAD_FUNNELED, "provided")
+    })
 }
 
-pub unsafe extern "C" fn MPI_Is_thread_main(flag: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Is_thread_main(flag: *mut c_int) -> c_int {
     // SAFETY: `flag` is the caller's output argument.
-    call("MPI_Is_thread_main", mpi::COMM_WORLD, || unsafe { out(flag, 1, "flag") })
+    call("MPI_Is_thread_main", mpi::COMM_WORLD, || unsafe {
+        out(flag, 1, "flag")
+    })
 }
 
-pub unsafe extern "C" fn MPI_Abort(_comm: c_int, errorcode: c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Abort(_comm: c_int, errorcode: c_int) -> c_int {
     super::bench_end();
     let rank = engine::with(|w| w.current);
     crate::flush_c_stdio();
@@ -104,7 +108,7 @@ pub unsafe extern "C" fn MPI_Abort(_comm: c_int, errorcode: c_int) -> c_int {
     super::abort_simulation(errorcode)
 }
 
-pub unsafe extern "C" fn MPI_Comm_rank(comm: c_int, rank: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Comm_rank(comm: c_int, rank: *mut c_int) -> c_int {
     call("MPI_Comm_rank", comm, || {
         let r = engine::with(|w| w.comm(comm))?.my_rank;
         // SAFETY: `rank` is the caller's output argument.
@@ -112,7 +116,7 @@ pub unsafe extern "C" fn MPI_Comm_rank(comm: c_int, rank: *mut c_int) -> c_int {
     })
 }
 
-pub unsafe extern "C" fn MPI_Comm_size(comm: c_int, size: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Comm_size(comm: c_int, size: *mut c_int) -> c_int {
     call("MPI_Comm_size", comm, || {
         let n = engine::with(|w| w.comm(comm))?.size();
         // SAFETY: `size` is the caller's output argument.
@@ -120,7 +124,10 @@ pub unsafe extern "C" fn MPI_Comm_size(comm: c_int, size: *mut c_int) -> c_int {
     })
 }
 
-pub unsafe extern "C" fn MPI_Get_processor_name(name: *mut c_char, resultlen: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Get_processor_name(
+    name: *mut c_char,
+    resultlen: *mut c_int,
+) -> c_int {
     call("MPI_Get_processor_name", mpi::COMM_WORLD, || {
         let host = engine::with(|w| w.platform.host(w.ranks[w.current].host).name.clone());
         if name.is_null() {
@@ -133,7 +140,10 @@ pub unsafe extern "C" fn MPI_Get_processor_name(name: *mut c_char, resultlen: *m
     })
 }
 
-pub unsafe extern "C" fn MPI_Get_version(version: *mut c_int, subversion: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Get_version(
+    version: *mut c_int,
+    subversion: *mut c_int,
+) -> c_int {
     // SAFETY: the caller's output arguments.
     unsafe {
         if version.is_null() || subversion.is_null() {
@@ -145,7 +155,10 @@ pub unsafe extern "C" fn MPI_Get_version(version: *mut c_int, subversion: *mut c
     0
 }
 
-pub unsafe extern "C" fn MPI_Get_library_version(version: *mut c_char, resultlen: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Get_library_version(
+    version: *mut c_char,
+    resultlen: *mut c_int,
+) -> c_int {
     let text = format!(
         "smpi-rs {} (MPI emulator; simulated MPI 3.1)",
         env!("CARGO_PKG_VERSION")
@@ -162,11 +175,15 @@ pub unsafe extern "C" fn MPI_Get_library_version(version: *mut c_char, resultlen
 
 /// MPI_Pcontrol: the standard leaves its effect to the implementation
 /// (MPICH ignores it too); the emulator has no profiling levels to switch.
-pub unsafe extern "C" fn MPI_Pcontrol(_level: c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Pcontrol(_level: c_int) -> c_int {
     0
 }
 
-pub unsafe extern "C" fn MPI_Error_string(code: c_int, string: *mut c_char, resultlen: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Error_string(
+    code: c_int,
+    string: *mut c_char,
+    resultlen: *mut c_int,
+) -> c_int {
     if string.is_null() || resultlen.is_null() {
         return class::ARG;
     }
@@ -178,16 +195,22 @@ pub unsafe extern "C" fn MPI_Error_string(code: c_int, string: *mut c_char, resu
     0
 }
 
-pub unsafe extern "C" fn MPI_Error_class(code: c_int, errorclass: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Error_class(code: c_int, errorclass: *mut c_int) -> c_int {
     if errorclass.is_null() {
         return class::ARG;
     }
     // SAFETY: non-null output argument.
-    unsafe { *errorclass = if (0..=55).contains(&code) { code } else { class::UNKNOWN } };
+    unsafe {
+        *errorclass = if (0..=55).contains(&code) {
+            code
+        } else {
+            class::UNKNOWN
+        }
+    };
     0
 }
 
-pub unsafe extern "C" fn MPI_Type_size(datatype: c_int, size: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Type_size(datatype: c_int, size: *mut c_int) -> c_int {
     call("MPI_Type_size", mpi::COMM_WORLD, || {
         let s = engine::with(|w| w.mpi.datatype(datatype).map(|t| t.size))?;
         // SAFETY: the caller's output argument.
@@ -195,7 +218,11 @@ pub unsafe extern "C" fn MPI_Type_size(datatype: c_int, size: *mut c_int) -> c_i
     })
 }
 
-pub unsafe extern "C" fn MPI_Type_get_extent(datatype: c_int, lb: *mut isize, extent: *mut isize) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Type_get_extent(
+    datatype: c_int,
+    lb: *mut isize,
+    extent: *mut isize,
+) -> c_int {
     call("MPI_Type_get_extent", mpi::COMM_WORLD, || {
         let (l, e) = engine::with(|w| w.mpi.datatype(datatype).map(|t| (t.lb, t.extent)))?;
         // SAFETY: the caller's output arguments.
@@ -206,12 +233,16 @@ pub unsafe extern "C" fn MPI_Type_get_extent(datatype: c_int, lb: *mut isize, ex
     })
 }
 
-
-pub unsafe extern "C" fn MPI_Comm_set_errhandler(comm: c_int, errhandler: c_int) -> c_int {
-    call("MPI_Comm_set_errhandler", comm, || engine::with(|w| w.set_errhandler(comm, errhandler)))
+pub(crate) unsafe extern "C" fn MPI_Comm_set_errhandler(comm: c_int, errhandler: c_int) -> c_int {
+    call("MPI_Comm_set_errhandler", comm, || {
+        engine::with(|w| w.set_errhandler(comm, errhandler))
+    })
 }
 
-pub unsafe extern "C" fn MPI_Comm_get_errhandler(comm: c_int, errhandler: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Comm_get_errhandler(
+    comm: c_int,
+    errhandler: *mut c_int,
+) -> c_int {
     call("MPI_Comm_get_errhandler", comm, || {
         let eh = engine::with(|w| w.comm(comm).map(|_| w.errhandler(comm)))?;
         // SAFETY: the caller's output argument.
@@ -219,7 +250,7 @@ pub unsafe extern "C" fn MPI_Comm_get_errhandler(comm: c_int, errhandler: *mut c
     })
 }
 
-pub unsafe extern "C" fn MPI_Errhandler_free(errhandler: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Errhandler_free(errhandler: *mut c_int) -> c_int {
     call("MPI_Errhandler_free", mpi::COMM_WORLD, || {
         if errhandler.is_null() {
             return Err(MpiError::new(class::ARG, "errhandler is a null pointer"));

@@ -23,12 +23,12 @@ use crate::context::{self, Suspend};
 use crate::engine;
 use crate::mpi::{self, MpiError, MpiResult, Status};
 
-pub use coll::*;
-pub use comm::*;
-pub use env::*;
-pub use p2p::*;
-pub use time::*;
-pub use types::*;
+use coll::*;
+use comm::*;
+use env::*;
+use p2p::*;
+use time::*;
+use types::*;
 
 /// `MPI_Status` as laid out in mpi.h.
 #[repr(C)]
@@ -71,7 +71,10 @@ pub(crate) fn status_bytes(s: &CStatus) -> u64 {
 
 /// Thread CPU time in seconds.
 fn thread_cpu_time() -> f64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: clock_gettime writes the timespec we pass.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
@@ -158,7 +161,10 @@ fn handle_error(name: &'static str, comm: c_int, e: MpiError) -> c_int {
 /// `p` is null or points to writable memory for a `T`.
 pub(crate) unsafe fn out<T>(p: *mut T, v: T, what: &str) -> MpiResult<()> {
     if p.is_null() {
-        return Err(MpiError::new(mpi::class::ARG, format!("{what} is a null pointer")));
+        return Err(MpiError::new(
+            mpi::class::ARG,
+            format!("{what} is a null pointer"),
+        ));
     }
     // SAFETY: non-null, writable per the contract.
     unsafe { p.write(v) };

@@ -4,7 +4,9 @@ use std::ffi::{c_int, c_void};
 
 use super::{call, out, status_bytes, write_status, CStatus};
 use crate::engine;
-use crate::mpi::{self, class, is_complete, wait_for, MpiError, MpiResult, ReqId, ReqKind, SendMode, Status};
+use crate::mpi::{
+    self, class, is_complete, wait_for, MpiError, MpiResult, ReqId, ReqKind, SendMode, Status,
+};
 
 const REQUEST_NULL: c_int = 0;
 
@@ -56,7 +58,10 @@ fn status_error(st: &Status) -> MpiResult<()> {
     if st.error != 0 {
         Err(MpiError::new(
             st.error,
-            format!("message of more bytes than the receive buffer holds ({} bytes kept)", st.bytes),
+            format!(
+                "message of more bytes than the receive buffer holds ({} bytes kept)",
+                st.bytes
+            ),
         ))
     } else {
         Ok(())
@@ -86,33 +91,127 @@ fn send_overhead(count: c_int, datatype: c_int, mode: SendMode, nonblocking: boo
     engine::sleep(cost, "send overhead");
 }
 
-fn blocking_send(name: &'static str, mode: SendMode, buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int) -> c_int {
+#[allow(clippy::too_many_arguments)]
+fn blocking_send(
+    name: &'static str,
+    mode: SendMode,
+    buf: *const c_void,
+    count: c_int,
+    datatype: c_int,
+    dest: c_int,
+    tag: c_int,
+    comm: c_int,
+) -> c_int {
     call(name, comm, || {
         send_overhead(count, datatype, mode, false);
-        let id = post(send_kind(mode), buf, count, datatype, dest, tag, comm, false)?;
+        let id = post(
+            send_kind(mode),
+            buf,
+            count,
+            datatype,
+            dest,
+            tag,
+            comm,
+            false,
+        )?;
         finish_one(id, name);
         Ok(())
     })
 }
 
-pub unsafe extern "C" fn MPI_Send(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int) -> c_int {
-    blocking_send("MPI_Send", SendMode::Standard, buf, count, datatype, dest, tag, comm)
+pub(crate) unsafe extern "C" fn MPI_Send(
+    buf: *const c_void,
+    count: c_int,
+    datatype: c_int,
+    dest: c_int,
+    tag: c_int,
+    comm: c_int,
+) -> c_int {
+    blocking_send(
+        "MPI_Send",
+        SendMode::Standard,
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+    )
 }
 
-pub unsafe extern "C" fn MPI_Ssend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int) -> c_int {
-    blocking_send("MPI_Ssend", SendMode::Synchronous, buf, count, datatype, dest, tag, comm)
+pub(crate) unsafe extern "C" fn MPI_Ssend(
+    buf: *const c_void,
+    count: c_int,
+    datatype: c_int,
+    dest: c_int,
+    tag: c_int,
+    comm: c_int,
+) -> c_int {
+    blocking_send(
+        "MPI_Ssend",
+        SendMode::Synchronous,
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+    )
 }
 
-pub unsafe extern "C" fn MPI_Bsend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int) -> c_int {
-    blocking_send("MPI_Bsend", SendMode::Buffered, buf, count, datatype, dest, tag, comm)
+pub(crate) unsafe extern "C" fn MPI_Bsend(
+    buf: *const c_void,
+    count: c_int,
+    datatype: c_int,
+    dest: c_int,
+    tag: c_int,
+    comm: c_int,
+) -> c_int {
+    blocking_send(
+        "MPI_Bsend",
+        SendMode::Buffered,
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+    )
 }
 
-pub unsafe extern "C" fn MPI_Rsend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int) -> c_int {
-    blocking_send("MPI_Rsend", SendMode::Ready, buf, count, datatype, dest, tag, comm)
+pub(crate) unsafe extern "C" fn MPI_Rsend(
+    buf: *const c_void,
+    count: c_int,
+    datatype: c_int,
+    dest: c_int,
+    tag: c_int,
+    comm: c_int,
+) -> c_int {
+    blocking_send(
+        "MPI_Rsend",
+        SendMode::Ready,
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
-fn nonblocking(name: &'static str, kind: ReqKind, buf: *const c_void, count: c_int, datatype: c_int, peer: c_int, tag: c_int, comm: c_int, request: *mut c_int, persistent: bool) -> c_int {
+fn nonblocking(
+    name: &'static str,
+    kind: ReqKind,
+    buf: *const c_void,
+    count: c_int,
+    datatype: c_int,
+    peer: c_int,
+    tag: c_int,
+    comm: c_int,
+    request: *mut c_int,
+    persistent: bool,
+) -> c_int {
     call(name, comm, || {
         if request.is_null() {
             return Err(MpiError::new(class::ARG, "request is a null pointer"));
@@ -127,49 +226,256 @@ fn nonblocking(name: &'static str, kind: ReqKind, buf: *const c_void, count: c_i
     })
 }
 
-pub unsafe extern "C" fn MPI_Isend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) -> c_int {
-    nonblocking("MPI_Isend", send_kind(SendMode::Standard), buf, count, datatype, dest, tag, comm, request, false)
+pub(crate) unsafe extern "C" fn MPI_Isend(
+    buf: *const c_void,
+    count: c_int,
+    datatype: c_int,
+    dest: c_int,
+    tag: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nonblocking(
+        "MPI_Isend",
+        send_kind(SendMode::Standard),
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        request,
+        false,
+    )
 }
 
-pub unsafe extern "C" fn MPI_Issend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) -> c_int {
-    nonblocking("MPI_Issend", send_kind(SendMode::Synchronous), buf, count, datatype, dest, tag, comm, request, false)
+pub(crate) unsafe extern "C" fn MPI_Issend(
+    buf: *const c_void,
+    count: c_int,
+    datatype: c_int,
+    dest: c_int,
+    tag: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nonblocking(
+        "MPI_Issend",
+        send_kind(SendMode::Synchronous),
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        request,
+        false,
+    )
 }
 
-pub unsafe extern "C" fn MPI_Ibsend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) -> c_int {
-    nonblocking("MPI_Ibsend", send_kind(SendMode::Buffered), buf, count, datatype, dest, tag, comm, request, false)
+pub(crate) unsafe extern "C" fn MPI_Ibsend(
+    buf: *const c_void,
+    count: c_int,
+    datatype: c_int,
+    dest: c_int,
+    tag: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nonblocking(
+        "MPI_Ibsend",
+        send_kind(SendMode::Buffered),
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        request,
+        false,
+    )
 }
 
-pub unsafe extern "C" fn MPI_Irsend(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) -> c_int {
-    nonblocking("MPI_Irsend", send_kind(SendMode::Ready), buf, count, datatype, dest, tag, comm, request, false)
+pub(crate) unsafe extern "C" fn MPI_Irsend(
+    buf: *const c_void,
+    count: c_int,
+    datatype: c_int,
+    dest: c_int,
+    tag: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nonblocking(
+        "MPI_Irsend",
+        send_kind(SendMode::Ready),
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        request,
+        false,
+    )
 }
 
-pub unsafe extern "C" fn MPI_Irecv(buf: *mut c_void, count: c_int, datatype: c_int, source: c_int, tag: c_int, comm: c_int, request: *mut c_int) -> c_int {
-    nonblocking("MPI_Irecv", ReqKind::Recv, buf, count, datatype, source, tag, comm, request, false)
+pub(crate) unsafe extern "C" fn MPI_Irecv(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: c_int,
+    source: c_int,
+    tag: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nonblocking(
+        "MPI_Irecv",
+        ReqKind::Recv,
+        buf,
+        count,
+        datatype,
+        source,
+        tag,
+        comm,
+        request,
+        false,
+    )
 }
 
-pub unsafe extern "C" fn MPI_Send_init(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) -> c_int {
-    nonblocking("MPI_Send_init", send_kind(SendMode::Standard), buf, count, datatype, dest, tag, comm, request, true)
+pub(crate) unsafe extern "C" fn MPI_Send_init(
+    buf: *const c_void,
+    count: c_int,
+    datatype: c_int,
+    dest: c_int,
+    tag: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nonblocking(
+        "MPI_Send_init",
+        send_kind(SendMode::Standard),
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        request,
+        true,
+    )
 }
 
-pub unsafe extern "C" fn MPI_Ssend_init(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) -> c_int {
-    nonblocking("MPI_Ssend_init", send_kind(SendMode::Synchronous), buf, count, datatype, dest, tag, comm, request, true)
+pub(crate) unsafe extern "C" fn MPI_Ssend_init(
+    buf: *const c_void,
+    count: c_int,
+    datatype: c_int,
+    dest: c_int,
+    tag: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nonblocking(
+        "MPI_Ssend_init",
+        send_kind(SendMode::Synchronous),
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        request,
+        true,
+    )
 }
 
-pub unsafe extern "C" fn MPI_Bsend_init(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) -> c_int {
-    nonblocking("MPI_Bsend_init", send_kind(SendMode::Buffered), buf, count, datatype, dest, tag, comm, request, true)
+pub(crate) unsafe extern "C" fn MPI_Bsend_init(
+    buf: *const c_void,
+    count: c_int,
+    datatype: c_int,
+    dest: c_int,
+    tag: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nonblocking(
+        "MPI_Bsend_init",
+        send_kind(SendMode::Buffered),
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        request,
+        true,
+    )
 }
 
-pub unsafe extern "C" fn MPI_Rsend_init(buf: *const c_void, count: c_int, datatype: c_int, dest: c_int, tag: c_int, comm: c_int, request: *mut c_int) -> c_int {
-    nonblocking("MPI_Rsend_init", send_kind(SendMode::Ready), buf, count, datatype, dest, tag, comm, request, true)
+pub(crate) unsafe extern "C" fn MPI_Rsend_init(
+    buf: *const c_void,
+    count: c_int,
+    datatype: c_int,
+    dest: c_int,
+    tag: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nonblocking(
+        "MPI_Rsend_init",
+        send_kind(SendMode::Ready),
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        request,
+        true,
+    )
 }
 
-pub unsafe extern "C" fn MPI_Recv_init(buf: *mut c_void, count: c_int, datatype: c_int, source: c_int, tag: c_int, comm: c_int, request: *mut c_int) -> c_int {
-    nonblocking("MPI_Recv_init", ReqKind::Recv, buf, count, datatype, source, tag, comm, request, true)
+pub(crate) unsafe extern "C" fn MPI_Recv_init(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: c_int,
+    source: c_int,
+    tag: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nonblocking(
+        "MPI_Recv_init",
+        ReqKind::Recv,
+        buf,
+        count,
+        datatype,
+        source,
+        tag,
+        comm,
+        request,
+        true,
+    )
 }
 
-pub unsafe extern "C" fn MPI_Recv(buf: *mut c_void, count: c_int, datatype: c_int, source: c_int, tag: c_int, comm: c_int, status: *mut CStatus) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Recv(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: c_int,
+    source: c_int,
+    tag: c_int,
+    comm: c_int,
+    status: *mut CStatus,
+) -> c_int {
     call("MPI_Recv", comm, || {
-        let id = post(ReqKind::Recv, buf, count, datatype, source, tag, comm, false)?;
+        let id = post(
+            ReqKind::Recv,
+            buf,
+            count,
+            datatype,
+            source,
+            tag,
+            comm,
+            false,
+        )?;
         let st = finish_one(id, "MPI_Recv");
         // SAFETY: the caller's status argument.
         unsafe { write_status(status, &st, false) };
@@ -177,7 +483,7 @@ pub unsafe extern "C" fn MPI_Recv(buf: *mut c_void, count: c_int, datatype: c_in
     })
 }
 
-pub unsafe extern "C" fn MPI_Sendrecv(
+pub(crate) unsafe extern "C" fn MPI_Sendrecv(
     sendbuf: *const c_void,
     sendcount: c_int,
     sendtype: c_int,
@@ -192,8 +498,26 @@ pub unsafe extern "C" fn MPI_Sendrecv(
     status: *mut CStatus,
 ) -> c_int {
     call("MPI_Sendrecv", comm, || {
-        let rid = post(ReqKind::Recv, recvbuf, recvcount, recvtype, source, recvtag, comm, false)?;
-        let sid = match post(send_kind(SendMode::Standard), sendbuf, sendcount, sendtype, dest, sendtag, comm, false) {
+        let rid = post(
+            ReqKind::Recv,
+            recvbuf,
+            recvcount,
+            recvtype,
+            source,
+            recvtag,
+            comm,
+            false,
+        )?;
+        let sid = match post(
+            send_kind(SendMode::Standard),
+            sendbuf,
+            sendcount,
+            sendtype,
+            dest,
+            sendtag,
+            comm,
+            false,
+        ) {
             Ok(s) => s,
             Err(e) => {
                 engine::with(|w| {
@@ -203,7 +527,9 @@ pub unsafe extern "C" fn MPI_Sendrecv(
                 return Err(e);
             }
         };
-        wait_for(&[sid, rid], "MPI_Sendrecv", |w| is_complete(w, sid) && is_complete(w, rid));
+        wait_for(&[sid, rid], "MPI_Sendrecv", |w| {
+            is_complete(w, sid) && is_complete(w, rid)
+        });
         let st = engine::with(|w| {
             let st = w.mpi.request(rid).status;
             w.mpi.remove_request(rid);
@@ -216,7 +542,7 @@ pub unsafe extern "C" fn MPI_Sendrecv(
     })
 }
 
-pub unsafe extern "C" fn MPI_Sendrecv_replace(
+pub(crate) unsafe extern "C" fn MPI_Sendrecv_replace(
     buf: *mut c_void,
     count: c_int,
     datatype: c_int,
@@ -231,16 +557,37 @@ pub unsafe extern "C" fn MPI_Sendrecv_replace(
         // Send from a packed copy so the receive can land in `buf`.
         let (packed, bytes) = engine::with(|w| -> MpiResult<(Vec<u8>, usize)> {
             let ty = w.mpi.datatype(datatype)?.clone();
-            let n = usize::try_from(count).map_err(|_| MpiError::new(class::COUNT, format!("invalid count {count}")))?;
+            let n = usize::try_from(count)
+                .map_err(|_| MpiError::new(class::COUNT, format!("invalid count {count}")))?;
             let mut data = Vec::new();
             // SAFETY: `buf` holds `count` elements of `datatype` (MPI contract).
             unsafe { mpi::datatype::pack(&ty, buf, n, &mut data) };
             let len = data.len();
             Ok((data, len))
         })?;
-        let sid = post(send_kind(SendMode::Standard), packed.as_ptr().cast(), bytes as c_int, 4 /* MPI_BYTE */, dest, sendtag, comm, false)?;
-        let rid = post(ReqKind::Recv, buf, count, datatype, source, recvtag, comm, false)?;
-        wait_for(&[sid, rid], "MPI_Sendrecv_replace", |w| is_complete(w, sid) && is_complete(w, rid));
+        let sid = post(
+            send_kind(SendMode::Standard),
+            packed.as_ptr().cast(),
+            bytes as c_int,
+            4, /* MPI_BYTE */
+            dest,
+            sendtag,
+            comm,
+            false,
+        )?;
+        let rid = post(
+            ReqKind::Recv,
+            buf,
+            count,
+            datatype,
+            source,
+            recvtag,
+            comm,
+            false,
+        )?;
+        wait_for(&[sid, rid], "MPI_Sendrecv_replace", |w| {
+            is_complete(w, sid) && is_complete(w, rid)
+        });
         let st = engine::with(|w| {
             let st = w.mpi.request(rid).status;
             w.mpi.remove_request(rid);
@@ -254,14 +601,18 @@ pub unsafe extern "C" fn MPI_Sendrecv_replace(
     })
 }
 
-pub unsafe extern "C" fn MPI_Buffer_attach(buffer: *mut c_void, size: c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Buffer_attach(buffer: *mut c_void, size: c_int) -> c_int {
     call("MPI_Buffer_attach", mpi::COMM_WORLD, || {
-        let size = usize::try_from(size).map_err(|_| MpiError::new(class::ARG, format!("invalid buffer size {size}")))?;
+        let size = usize::try_from(size)
+            .map_err(|_| MpiError::new(class::ARG, format!("invalid buffer size {size}")))?;
         engine::with(|w| {
             let me = w.current;
             let st = &mut w.mpi.ranks[me];
             if st.bsend.is_some() {
-                return Err(MpiError::new(class::BUFFER, "a buffer is already attached (detach it first)"));
+                return Err(MpiError::new(
+                    class::BUFFER,
+                    "a buffer is already attached (detach it first)",
+                ));
             }
             st.bsend = Some((buffer as usize, size, 0));
             Ok(())
@@ -269,7 +620,10 @@ pub unsafe extern "C" fn MPI_Buffer_attach(buffer: *mut c_void, size: c_int) -> 
     })
 }
 
-pub unsafe extern "C" fn MPI_Buffer_detach(buffer_addr: *mut c_void, size: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Buffer_detach(
+    buffer_addr: *mut c_void,
+    size: *mut c_int,
+) -> c_int {
     call("MPI_Buffer_detach", mpi::COMM_WORLD, || {
         // Detaching waits until every buffered message has been delivered.
         loop {
@@ -277,7 +631,10 @@ pub unsafe extern "C" fn MPI_Buffer_detach(buffer_addr: *mut c_void, size: *mut 
                 let me = w.current;
                 let busy = w.mpi.ranks[me].bsend.is_some_and(|(_, _, used)| used > 0);
                 if busy {
-                    w.block_current("MPI_Buffer_detach", "buffered messages not delivered yet".into());
+                    w.block_current(
+                        "MPI_Buffer_detach",
+                        "buffered messages not delivered yet".into(),
+                    );
                 }
                 busy
             });
@@ -288,7 +645,11 @@ pub unsafe extern "C" fn MPI_Buffer_detach(buffer_addr: *mut c_void, size: *mut 
         }
         let (addr, len) = engine::with(|w| {
             let me = w.current;
-            w.mpi.ranks[me].bsend.take().map(|(a, s, _)| (a, s)).unwrap_or((0, 0))
+            w.mpi.ranks[me]
+                .bsend
+                .take()
+                .map(|(a, s, _)| (a, s))
+                .unwrap_or((0, 0))
         });
         if !buffer_addr.is_null() {
             // SAFETY: MPI passes the address of a pointer variable.
@@ -330,7 +691,12 @@ fn iprobe_result(found: bool) {
     });
 }
 
-pub unsafe extern "C" fn MPI_Probe(source: c_int, tag: c_int, comm: c_int, status: *mut CStatus) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Probe(
+    source: c_int,
+    tag: c_int,
+    comm: c_int,
+    status: *mut CStatus,
+) -> c_int {
     call("MPI_Probe", comm, || {
         loop {
             let found = engine::with(|w| w.iprobe(source, tag, comm))?;
@@ -341,16 +707,33 @@ pub unsafe extern "C" fn MPI_Probe(source: c_int, tag: c_int, comm: c_int, statu
             }
             engine::with(|w| {
                 w.set_probing();
-                let tag_s = if tag == mpi::ANY_TAG { "MPI_ANY_TAG".to_string() } else { tag.to_string() };
-                let src_s = if source == mpi::ANY_SOURCE { "MPI_ANY_SOURCE".to_string() } else { source.to_string() };
-                w.block_current("MPI_Probe", format!("source {src_s}, tag {tag_s}, {}", mpi::comm_name(comm)));
+                let tag_s = if tag == mpi::ANY_TAG {
+                    "MPI_ANY_TAG".to_string()
+                } else {
+                    tag.to_string()
+                };
+                let src_s = if source == mpi::ANY_SOURCE {
+                    "MPI_ANY_SOURCE".to_string()
+                } else {
+                    source.to_string()
+                };
+                w.block_current(
+                    "MPI_Probe",
+                    format!("source {src_s}, tag {tag_s}, {}", mpi::comm_name(comm)),
+                );
             });
             engine::park();
         }
     })
 }
 
-pub unsafe extern "C" fn MPI_Iprobe(source: c_int, tag: c_int, comm: c_int, flag: *mut c_int, status: *mut CStatus) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Iprobe(
+    source: c_int,
+    tag: c_int,
+    comm: c_int,
+    flag: *mut c_int,
+    status: *mut CStatus,
+) -> c_int {
     call("MPI_Iprobe", comm, || {
         engine::with(|w| w.comm(comm))?;
         iprobe_cost();
@@ -365,7 +748,14 @@ pub unsafe extern "C" fn MPI_Iprobe(source: c_int, tag: c_int, comm: c_int, flag
     })
 }
 
-pub unsafe extern "C" fn MPI_Improbe(source: c_int, tag: c_int, comm: c_int, flag: *mut c_int, message: *mut c_int, status: *mut CStatus) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Improbe(
+    source: c_int,
+    tag: c_int,
+    comm: c_int,
+    flag: *mut c_int,
+    message: *mut c_int,
+    status: *mut CStatus,
+) -> c_int {
     call("MPI_Improbe", comm, || {
         engine::with(|w| w.comm(comm))?;
         iprobe_cost();
@@ -383,7 +773,13 @@ pub unsafe extern "C" fn MPI_Improbe(source: c_int, tag: c_int, comm: c_int, fla
     })
 }
 
-pub unsafe extern "C" fn MPI_Mprobe(source: c_int, tag: c_int, comm: c_int, message: *mut c_int, status: *mut CStatus) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Mprobe(
+    source: c_int,
+    tag: c_int,
+    comm: c_int,
+    message: *mut c_int,
+    status: *mut CStatus,
+) -> c_int {
     call("MPI_Mprobe", comm, || loop {
         let found = engine::with(|w| w.improbe(source, tag, comm))?;
         if let Some((msg, st)) = found {
@@ -396,13 +792,22 @@ pub unsafe extern "C" fn MPI_Mprobe(source: c_int, tag: c_int, comm: c_int, mess
         }
         engine::with(|w| {
             w.set_probing();
-            w.block_current("MPI_Mprobe", format!("source {source}, tag {tag}, {}", mpi::comm_name(comm)));
+            w.block_current(
+                "MPI_Mprobe",
+                format!("source {source}, tag {tag}, {}", mpi::comm_name(comm)),
+            );
         });
         engine::park();
     })
 }
 
-pub unsafe extern "C" fn MPI_Mrecv(buf: *mut c_void, count: c_int, datatype: c_int, message: *mut c_int, status: *mut CStatus) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Mrecv(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: c_int,
+    message: *mut c_int,
+    status: *mut CStatus,
+) -> c_int {
     call("MPI_Mrecv", mpi::COMM_WORLD, || {
         if message.is_null() {
             return Err(MpiError::new(class::ARG, "message is a null pointer"));
@@ -419,10 +824,19 @@ pub unsafe extern "C" fn MPI_Mrecv(buf: *mut c_void, count: c_int, datatype: c_i
     })
 }
 
-pub unsafe extern "C" fn MPI_Imrecv(buf: *mut c_void, count: c_int, datatype: c_int, message: *mut c_int, request: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Imrecv(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: c_int,
+    message: *mut c_int,
+    request: *mut c_int,
+) -> c_int {
     call("MPI_Imrecv", mpi::COMM_WORLD, || {
         if message.is_null() || request.is_null() {
-            return Err(MpiError::new(class::ARG, "message or request is a null pointer"));
+            return Err(MpiError::new(
+                class::ARG,
+                "message or request is a null pointer",
+            ));
         }
         // SAFETY: non-null in/out arguments.
         let msg = unsafe { *message };
@@ -477,7 +891,7 @@ unsafe fn take_completed(id: ReqId, request: *mut c_int) -> Status {
     })
 }
 
-pub unsafe extern "C" fn MPI_Wait(request: *mut c_int, status: *mut CStatus) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Wait(request: *mut c_int, status: *mut CStatus) -> c_int {
     call("MPI_Wait", mpi::COMM_WORLD, || {
         // SAFETY: the caller's request argument.
         let Some(id) = (unsafe { active_request(request) })? else {
@@ -494,7 +908,11 @@ pub unsafe extern "C" fn MPI_Wait(request: *mut c_int, status: *mut CStatus) -> 
     })
 }
 
-pub unsafe extern "C" fn MPI_Test(request: *mut c_int, flag: *mut c_int, status: *mut CStatus) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Test(
+    request: *mut c_int,
+    flag: *mut c_int,
+    status: *mut CStatus,
+) -> c_int {
     call("MPI_Test", mpi::COMM_WORLD, || {
         // SAFETY: the caller's request argument.
         let Some(id) = (unsafe { active_request(request) })? else {
@@ -523,9 +941,13 @@ pub unsafe extern "C" fn MPI_Test(request: *mut c_int, flag: *mut c_int, status:
 /// # Safety
 /// `requests` points to `count` readable MPI_Requests.
 unsafe fn active_requests(count: c_int, requests: *const c_int) -> MpiResult<Vec<(usize, ReqId)>> {
-    let n = usize::try_from(count).map_err(|_| MpiError::new(class::COUNT, format!("invalid count {count}")))?;
+    let n = usize::try_from(count)
+        .map_err(|_| MpiError::new(class::COUNT, format!("invalid count {count}")))?;
     if n > 0 && requests.is_null() {
-        return Err(MpiError::new(class::ARG, "array_of_requests is a null pointer"));
+        return Err(MpiError::new(
+            class::ARG,
+            "array_of_requests is a null pointer",
+        ));
     }
     let mut v = Vec::with_capacity(n);
     for i in 0..n {
@@ -554,7 +976,11 @@ unsafe fn write_status_at(statuses: *mut CStatus, i: usize, st: &Status) {
 ///
 /// # Safety
 /// `requests`/`statuses` as for the array calls.
-unsafe fn finish_all(active: &[(usize, ReqId)], requests: *mut c_int, statuses: *mut CStatus) -> bool {
+unsafe fn finish_all(
+    active: &[(usize, ReqId)],
+    requests: *mut c_int,
+    statuses: *mut CStatus,
+) -> bool {
     let mut any_error = false;
     for &(i, id) in active {
         // SAFETY: index i is within the user's arrays.
@@ -566,7 +992,11 @@ unsafe fn finish_all(active: &[(usize, ReqId)], requests: *mut c_int, statuses: 
     any_error
 }
 
-pub unsafe extern "C" fn MPI_Waitall(count: c_int, requests: *mut c_int, statuses: *mut CStatus) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Waitall(
+    count: c_int,
+    requests: *mut c_int,
+    statuses: *mut CStatus,
+) -> c_int {
     call("MPI_Waitall", mpi::COMM_WORLD, || {
         // SAFETY: the caller's array arguments.
         let active = unsafe { active_requests(count, requests) }?;
@@ -579,16 +1009,26 @@ pub unsafe extern "C" fn MPI_Waitall(count: c_int, requests: *mut c_int, statuse
             }
         }
         let ids: Vec<ReqId> = active.iter().map(|&(_, id)| id).collect();
-        wait_for(&ids, "MPI_Waitall", |w| ids.iter().all(|&id| is_complete(w, id)));
+        wait_for(&ids, "MPI_Waitall", |w| {
+            ids.iter().all(|&id| is_complete(w, id))
+        });
         // SAFETY: the caller's arrays.
         if unsafe { finish_all(&active, requests, statuses) } {
-            return Err(MpiError::new(class::IN_STATUS, "a request failed; see the statuses"));
+            return Err(MpiError::new(
+                class::IN_STATUS,
+                "a request failed; see the statuses",
+            ));
         }
         Ok(())
     })
 }
 
-pub unsafe extern "C" fn MPI_Testall(count: c_int, requests: *mut c_int, flag: *mut c_int, statuses: *mut CStatus) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Testall(
+    count: c_int,
+    requests: *mut c_int,
+    flag: *mut c_int,
+    statuses: *mut CStatus,
+) -> c_int {
     call("MPI_Testall", mpi::COMM_WORLD, || {
         // SAFETY: the caller's array arguments.
         let active = unsafe { active_requests(count, requests) }?;
@@ -610,13 +1050,21 @@ pub unsafe extern "C" fn MPI_Testall(count: c_int, requests: *mut c_int, flag: *
         // SAFETY: the caller's output argument.
         unsafe { out(flag, 1, "flag")? };
         if err {
-            return Err(MpiError::new(class::IN_STATUS, "a request failed; see the statuses"));
+            return Err(MpiError::new(
+                class::IN_STATUS,
+                "a request failed; see the statuses",
+            ));
         }
         Ok(())
     })
 }
 
-pub unsafe extern "C" fn MPI_Waitany(count: c_int, requests: *mut c_int, index: *mut c_int, status: *mut CStatus) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Waitany(
+    count: c_int,
+    requests: *mut c_int,
+    index: *mut c_int,
+    status: *mut CStatus,
+) -> c_int {
     call("MPI_Waitany", mpi::COMM_WORLD, || {
         // SAFETY: the caller's array arguments.
         let active = unsafe { active_requests(count, requests) }?;
@@ -626,8 +1074,15 @@ pub unsafe extern "C" fn MPI_Waitany(count: c_int, requests: *mut c_int, index: 
             return unsafe { out(index, mpi::UNDEFINED, "index") };
         }
         let ids: Vec<ReqId> = active.iter().map(|&(_, id)| id).collect();
-        wait_for(&ids, "MPI_Waitany", |w| ids.iter().any(|&id| is_complete(w, id)));
-        let (i, id) = engine::with(|w| *active.iter().find(|&&(_, id)| is_complete(w, id)).expect("a completed request"));
+        wait_for(&ids, "MPI_Waitany", |w| {
+            ids.iter().any(|&id| is_complete(w, id))
+        });
+        let (i, id) = engine::with(|w| {
+            *active
+                .iter()
+                .find(|&&(_, id)| is_complete(w, id))
+                .expect("a completed request")
+        });
         // SAFETY: index i within the user's array.
         let st = unsafe { take_completed(id, requests.add(i)) };
         // SAFETY: the caller's arguments.
@@ -639,7 +1094,13 @@ pub unsafe extern "C" fn MPI_Waitany(count: c_int, requests: *mut c_int, index: 
     })
 }
 
-pub unsafe extern "C" fn MPI_Testany(count: c_int, requests: *mut c_int, index: *mut c_int, flag: *mut c_int, status: *mut CStatus) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Testany(
+    count: c_int,
+    requests: *mut c_int,
+    index: *mut c_int,
+    flag: *mut c_int,
+    status: *mut CStatus,
+) -> c_int {
     call("MPI_Testany", mpi::COMM_WORLD, || {
         // SAFETY: the caller's array arguments.
         let active = unsafe { active_requests(count, requests) }?;
@@ -679,8 +1140,20 @@ pub unsafe extern "C" fn MPI_Testany(count: c_int, requests: *mut c_int, index: 
 ///
 /// # Safety
 /// The caller's array arguments.
-unsafe fn some_done(active: &[(usize, ReqId)], requests: *mut c_int, outcount: *mut c_int, indices: *mut c_int, statuses: *mut CStatus) -> MpiResult<()> {
-    let done: Vec<(usize, ReqId)> = engine::with(|w| active.iter().filter(|&&(_, id)| is_complete(w, id)).copied().collect());
+unsafe fn some_done(
+    active: &[(usize, ReqId)],
+    requests: *mut c_int,
+    outcount: *mut c_int,
+    indices: *mut c_int,
+    statuses: *mut CStatus,
+) -> MpiResult<()> {
+    let done: Vec<(usize, ReqId)> = engine::with(|w| {
+        active
+            .iter()
+            .filter(|&&(_, id)| is_complete(w, id))
+            .copied()
+            .collect()
+    });
     let mut err = false;
     for (k, &(i, id)) in done.iter().enumerate() {
         // SAFETY: index i within the user's array.
@@ -696,12 +1169,21 @@ unsafe fn some_done(active: &[(usize, ReqId)], requests: *mut c_int, outcount: *
     // SAFETY: the caller's output argument.
     unsafe { out(outcount, done.len() as c_int, "outcount")? };
     if err {
-        return Err(MpiError::new(class::IN_STATUS, "a request failed; see the statuses"));
+        return Err(MpiError::new(
+            class::IN_STATUS,
+            "a request failed; see the statuses",
+        ));
     }
     Ok(())
 }
 
-pub unsafe extern "C" fn MPI_Waitsome(incount: c_int, requests: *mut c_int, outcount: *mut c_int, indices: *mut c_int, statuses: *mut CStatus) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Waitsome(
+    incount: c_int,
+    requests: *mut c_int,
+    outcount: *mut c_int,
+    indices: *mut c_int,
+    statuses: *mut CStatus,
+) -> c_int {
     call("MPI_Waitsome", mpi::COMM_WORLD, || {
         // SAFETY: the caller's array arguments.
         let active = unsafe { active_requests(incount, requests) }?;
@@ -710,13 +1192,21 @@ pub unsafe extern "C" fn MPI_Waitsome(incount: c_int, requests: *mut c_int, outc
             return unsafe { out(outcount, mpi::UNDEFINED, "outcount") };
         }
         let ids: Vec<ReqId> = active.iter().map(|&(_, id)| id).collect();
-        wait_for(&ids, "MPI_Waitsome", |w| ids.iter().any(|&id| is_complete(w, id)));
+        wait_for(&ids, "MPI_Waitsome", |w| {
+            ids.iter().any(|&id| is_complete(w, id))
+        });
         // SAFETY: the caller's arrays.
         unsafe { some_done(&active, requests, outcount, indices, statuses) }
     })
 }
 
-pub unsafe extern "C" fn MPI_Testsome(incount: c_int, requests: *mut c_int, outcount: *mut c_int, indices: *mut c_int, statuses: *mut CStatus) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Testsome(
+    incount: c_int,
+    requests: *mut c_int,
+    outcount: *mut c_int,
+    indices: *mut c_int,
+    statuses: *mut CStatus,
+) -> c_int {
     call("MPI_Testsome", mpi::COMM_WORLD, || {
         // SAFETY: the caller's array arguments.
         let active = unsafe { active_requests(incount, requests) }?;
@@ -735,7 +1225,7 @@ pub unsafe extern "C" fn MPI_Testsome(incount: c_int, requests: *mut c_int, outc
     })
 }
 
-pub unsafe extern "C" fn MPI_Request_free(request: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Request_free(request: *mut c_int) -> c_int {
     call("MPI_Request_free", mpi::COMM_WORLD, || {
         if request.is_null() {
             return Err(MpiError::new(class::ARG, "request is a null pointer"));
@@ -750,7 +1240,11 @@ pub unsafe extern "C" fn MPI_Request_free(request: *mut c_int) -> c_int {
     })
 }
 
-pub unsafe extern "C" fn MPI_Request_get_status(request: c_int, flag: *mut c_int, status: *mut CStatus) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Request_get_status(
+    request: c_int,
+    flag: *mut c_int,
+    status: *mut CStatus,
+) -> c_int {
     call("MPI_Request_get_status", mpi::COMM_WORLD, || {
         let state = if request == REQUEST_NULL {
             None
@@ -774,7 +1268,7 @@ pub unsafe extern "C" fn MPI_Request_get_status(request: c_int, flag: *mut c_int
     })
 }
 
-pub unsafe extern "C" fn MPI_Cancel(request: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Cancel(request: *mut c_int) -> c_int {
     call("MPI_Cancel", mpi::COMM_WORLD, || {
         if request.is_null() {
             return Err(MpiError::new(class::ARG, "request is a null pointer"));
@@ -789,7 +1283,10 @@ pub unsafe extern "C" fn MPI_Cancel(request: *mut c_int) -> c_int {
     })
 }
 
-pub unsafe extern "C" fn MPI_Test_cancelled(status: *const CStatus, flag: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Test_cancelled(
+    status: *const CStatus,
+    flag: *mut c_int,
+) -> c_int {
     if status.is_null() || flag.is_null() {
         return class::ARG;
     }
@@ -798,7 +1295,7 @@ pub unsafe extern "C" fn MPI_Test_cancelled(status: *const CStatus, flag: *mut c
     0
 }
 
-pub unsafe extern "C" fn MPI_Start(request: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Start(request: *mut c_int) -> c_int {
     call("MPI_Start", mpi::COMM_WORLD, || {
         if request.is_null() {
             return Err(MpiError::new(class::ARG, "request is a null pointer"));
@@ -808,23 +1305,30 @@ pub unsafe extern "C" fn MPI_Start(request: *mut c_int) -> c_int {
         engine::with(|w| {
             let id = w.mpi.request_id(h)?;
             if !w.mpi.request(id).persistent {
-                return Err(MpiError::new(class::REQUEST, "MPI_Start on a request that is not persistent"));
+                return Err(MpiError::new(
+                    class::REQUEST,
+                    "MPI_Start on a request that is not persistent",
+                ));
             }
             w.start(id)
         })
     })
 }
 
-pub unsafe extern "C" fn MPI_Startall(count: c_int, requests: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Startall(count: c_int, requests: *mut c_int) -> c_int {
     call("MPI_Startall", mpi::COMM_WORLD, || {
-        let n = usize::try_from(count).map_err(|_| MpiError::new(class::COUNT, format!("invalid count {count}")))?;
+        let n = usize::try_from(count)
+            .map_err(|_| MpiError::new(class::COUNT, format!("invalid count {count}")))?;
         for i in 0..n {
             // SAFETY: i < count entries of the caller's array.
             let h = unsafe { *requests.add(i) };
             engine::with(|w| {
                 let id = w.mpi.request_id(h)?;
                 if !w.mpi.request(id).persistent {
-                    return Err(MpiError::new(class::REQUEST, "MPI_Startall on a request that is not persistent"));
+                    return Err(MpiError::new(
+                        class::REQUEST,
+                        "MPI_Startall on a request that is not persistent",
+                    ));
                 }
                 w.start(id)
             })?;
@@ -843,14 +1347,26 @@ fn elements(w: &engine::World, datatype: c_int, bytes: u64, basic: bool) -> MpiR
         // Basic elements: whole elements of the type's basic kind.
         if let Some((_, n)) = ty.basic {
             let unit = (ty.size / n.max(1)) as u64;
-            return Ok(if unit > 0 && bytes % unit == 0 { (bytes / unit) as i64 } else { i64::from(mpi::UNDEFINED) });
+            return Ok(if unit > 0 && bytes.is_multiple_of(unit) {
+                (bytes / unit) as i64
+            } else {
+                i64::from(mpi::UNDEFINED)
+            });
         }
     }
     let size = ty.size as u64;
-    Ok(if bytes % size == 0 { (bytes / size) as i64 } else { i64::from(mpi::UNDEFINED) })
+    Ok(if bytes.is_multiple_of(size) {
+        (bytes / size) as i64
+    } else {
+        i64::from(mpi::UNDEFINED)
+    })
 }
 
-pub unsafe extern "C" fn MPI_Get_count(status: *const CStatus, datatype: c_int, count: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Get_count(
+    status: *const CStatus,
+    datatype: c_int,
+    count: *mut c_int,
+) -> c_int {
     call("MPI_Get_count", mpi::COMM_WORLD, || {
         if status.is_null() {
             return Err(MpiError::new(class::ARG, "status is a null pointer"));
@@ -863,7 +1379,11 @@ pub unsafe extern "C" fn MPI_Get_count(status: *const CStatus, datatype: c_int, 
     })
 }
 
-pub unsafe extern "C" fn MPI_Get_elements(status: *const CStatus, datatype: c_int, count: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Get_elements(
+    status: *const CStatus,
+    datatype: c_int,
+    count: *mut c_int,
+) -> c_int {
     call("MPI_Get_elements", mpi::COMM_WORLD, || {
         if status.is_null() {
             return Err(MpiError::new(class::ARG, "status is a null pointer"));
@@ -876,7 +1396,11 @@ pub unsafe extern "C" fn MPI_Get_elements(status: *const CStatus, datatype: c_in
     })
 }
 
-pub unsafe extern "C" fn MPI_Get_elements_x(status: *const CStatus, datatype: c_int, count: *mut i64) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Get_elements_x(
+    status: *const CStatus,
+    datatype: c_int,
+    count: *mut i64,
+) -> c_int {
     call("MPI_Get_elements_x", mpi::COMM_WORLD, || {
         if status.is_null() {
             return Err(MpiError::new(class::ARG, "status is a null pointer"));
@@ -899,7 +1423,9 @@ fn set_elements(status: *mut CStatus, datatype: c_int, count: i64) -> MpiResult<
             _ => t.size,
         })
     })?;
-    let bytes = u64::try_from(count).map_err(|_| MpiError::new(class::COUNT, format!("invalid count {count}")))? * unit as u64;
+    let bytes = u64::try_from(count)
+        .map_err(|_| MpiError::new(class::COUNT, format!("invalid count {count}")))?
+        * unit as u64;
     // SAFETY: non-null status from the caller.
     let s = unsafe { &mut *status };
     let cancelled = s.count_hi_and_cancelled & 1;
@@ -908,15 +1434,30 @@ fn set_elements(status: *mut CStatus, datatype: c_int, count: i64) -> MpiResult<
     Ok(())
 }
 
-pub unsafe extern "C" fn MPI_Status_set_elements(status: *mut CStatus, datatype: c_int, count: c_int) -> c_int {
-    call("MPI_Status_set_elements", mpi::COMM_WORLD, || set_elements(status, datatype, i64::from(count)))
+pub(crate) unsafe extern "C" fn MPI_Status_set_elements(
+    status: *mut CStatus,
+    datatype: c_int,
+    count: c_int,
+) -> c_int {
+    call("MPI_Status_set_elements", mpi::COMM_WORLD, || {
+        set_elements(status, datatype, i64::from(count))
+    })
 }
 
-pub unsafe extern "C" fn MPI_Status_set_elements_x(status: *mut CStatus, datatype: c_int, count: i64) -> c_int {
-    call("MPI_Status_set_elements_x", mpi::COMM_WORLD, || set_elements(status, datatype, count))
+pub(crate) unsafe extern "C" fn MPI_Status_set_elements_x(
+    status: *mut CStatus,
+    datatype: c_int,
+    count: i64,
+) -> c_int {
+    call("MPI_Status_set_elements_x", mpi::COMM_WORLD, || {
+        set_elements(status, datatype, count)
+    })
 }
 
-pub unsafe extern "C" fn MPI_Status_set_cancelled(status: *mut CStatus, flag: c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Status_set_cancelled(
+    status: *mut CStatus,
+    flag: c_int,
+) -> c_int {
     if status.is_null() {
         return class::ARG;
     }

@@ -17,11 +17,11 @@ fn read_clock_and_charge() -> f64 {
     now
 }
 
-pub unsafe extern "C" fn MPI_Wtime() -> f64 {
+pub(crate) unsafe extern "C" fn MPI_Wtime() -> f64 {
     read_clock_and_charge()
 }
 
-pub unsafe extern "C" fn MPI_Wtick() -> f64 {
+pub(crate) unsafe extern "C" fn MPI_Wtick() -> f64 {
     engine::with(|w| w.model.precision.timing)
 }
 
@@ -31,17 +31,20 @@ fn sleep_seconds(seconds: f64, call: &'static str) {
     bench_begin();
 }
 
-pub unsafe extern "C" fn smpi_sleep(seconds: c_uint) -> c_uint {
+pub(crate) unsafe extern "C" fn smpi_sleep(seconds: c_uint) -> c_uint {
     sleep_seconds(f64::from(seconds), "sleep");
     0
 }
 
-pub unsafe extern "C" fn smpi_usleep(useconds: c_uint) -> c_int {
+pub(crate) unsafe extern "C" fn smpi_usleep(useconds: c_uint) -> c_int {
     sleep_seconds(f64::from(useconds) * 1e-6, "usleep");
     0
 }
 
-pub unsafe extern "C" fn smpi_nanosleep(req: *const libc::timespec, rem: *mut libc::timespec) -> c_int {
+pub(crate) unsafe extern "C" fn smpi_nanosleep(
+    req: *const libc::timespec,
+    rem: *mut libc::timespec,
+) -> c_int {
     if req.is_null() {
         // SAFETY: errno is thread-local and always writable.
         unsafe { *libc::__errno_location() = libc::EFAULT };
@@ -57,12 +60,20 @@ pub unsafe extern "C" fn smpi_nanosleep(req: *const libc::timespec, rem: *mut li
     sleep_seconds(r.tv_sec as f64 + r.tv_nsec as f64 * 1e-9, "nanosleep");
     if !rem.is_null() {
         // SAFETY: non-null output from the caller.
-        unsafe { *rem = libc::timespec { tv_sec: 0, tv_nsec: 0 } };
+        unsafe {
+            *rem = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            }
+        };
     }
     0
 }
 
-pub unsafe extern "C" fn smpi_gettimeofday(tv: *mut libc::timeval, _tz: *mut libc::c_void) -> c_int {
+pub(crate) unsafe extern "C" fn smpi_gettimeofday(
+    tv: *mut libc::timeval,
+    _tz: *mut libc::c_void,
+) -> c_int {
     let now = read_clock_and_charge();
     if !tv.is_null() {
         let secs = now.floor();
@@ -77,7 +88,10 @@ pub unsafe extern "C" fn smpi_gettimeofday(tv: *mut libc::timeval, _tz: *mut lib
     0
 }
 
-pub unsafe extern "C" fn smpi_clock_gettime(_clock: c_int, tp: *mut libc::timespec) -> c_int {
+pub(crate) unsafe extern "C" fn smpi_clock_gettime(
+    _clock: c_int,
+    tp: *mut libc::timespec,
+) -> c_int {
     let now = read_clock_and_charge();
     if tp.is_null() {
         // SAFETY: errno is thread-local and always writable.
@@ -97,27 +111,27 @@ pub unsafe extern "C" fn smpi_clock_gettime(_clock: c_int, tp: *mut libc::timesp
 
 /// `exit` in a rank ends that rank (its main never returns), not the
 /// simulation.
-pub unsafe extern "C" fn smpi_exit(status: c_int) -> ! {
+pub(crate) unsafe extern "C" fn smpi_exit(status: c_int) -> ! {
     bench_end();
     loop {
         context::suspend(Suspend::Exit(status));
     }
 }
 
-pub unsafe extern "C" fn smpi_execute_flops(flops: f64) {
+pub(crate) unsafe extern "C" fn smpi_execute_flops(flops: f64) {
     bench_end();
     engine::execute(flops, "smpi_execute_flops");
     bench_begin();
 }
 
-pub unsafe extern "C" fn smpi_execute(seconds: f64) {
+pub(crate) unsafe extern "C" fn smpi_execute(seconds: f64) {
     bench_end();
     let flops = seconds * engine::with(|w| w.compute.host_speed);
     engine::execute(flops, "smpi_execute");
     bench_begin();
 }
 
-pub unsafe extern "C" fn smpi_execute_benched(seconds: f64) {
+pub(crate) unsafe extern "C" fn smpi_execute_benched(seconds: f64) {
     // SAFETY: same contract as smpi_execute.
     unsafe { smpi_execute(seconds) }
 }

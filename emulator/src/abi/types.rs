@@ -28,7 +28,10 @@ unsafe fn slice<'a, T>(p: *const T, n: usize, what: &str) -> MpiResult<&'a [T]> 
         return Ok(&[]);
     }
     if p.is_null() {
-        return Err(MpiError::new(class::ARG, format!("{what} is a null pointer")));
+        return Err(MpiError::new(
+            class::ARG,
+            format!("{what} is a null pointer"),
+        ));
     }
     // SAFETY: per the contract.
     Ok(unsafe { std::slice::from_raw_parts(p, n) })
@@ -44,84 +47,221 @@ fn finish(mut t: Datatype, env: Envelope, newtype: *mut c_int) -> MpiResult<()> 
 
 /// Blocks of `blocklen` elements of `old` at byte displacements `disps`.
 fn blocks(old: &Datatype, lens: &[usize], disps: &[isize]) -> Datatype {
-    let pieces: Vec<Piece> = lens.iter().zip(disps).map(|(&blocklen, &disp)| Piece { disp, blocklen, child: old }).collect();
+    let pieces: Vec<Piece> = lens
+        .iter()
+        .zip(disps)
+        .map(|(&blocklen, &disp)| Piece {
+            disp,
+            blocklen,
+            child: old,
+        })
+        .collect();
     typector::build(&pieces)
 }
 
-pub unsafe extern "C" fn MPI_Type_contiguous(count: c_int, old: c_int, newtype: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Type_contiguous(
+    count: c_int,
+    old: c_int,
+    newtype: *mut c_int,
+) -> c_int {
     call("MPI_Type_contiguous", mpi::COMM_WORLD, || {
         let n = nonneg(count, "count")?;
         let o = get(old)?;
         let t = blocks(&o, &[n], &[0]);
-        finish(t, Envelope { combiner: typector::COMBINER_CONTIGUOUS, integers: vec![count], addresses: vec![], datatypes: vec![old] }, newtype)
+        finish(
+            t,
+            Envelope {
+                combiner: typector::COMBINER_CONTIGUOUS,
+                integers: vec![count],
+                addresses: vec![],
+                datatypes: vec![old],
+            },
+            newtype,
+        )
     })
 }
 
-pub unsafe extern "C" fn MPI_Type_vector(count: c_int, blocklen: c_int, stride: c_int, old: c_int, newtype: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Type_vector(
+    count: c_int,
+    blocklen: c_int,
+    stride: c_int,
+    old: c_int,
+    newtype: *mut c_int,
+) -> c_int {
     call("MPI_Type_vector", mpi::COMM_WORLD, || {
         let n = nonneg(count, "count")?;
         let b = nonneg(blocklen, "blocklength")?;
         let o = get(old)?;
-        let disps: Vec<isize> = (0..n as isize).map(|k| k * stride as isize * o.extent).collect();
+        let disps: Vec<isize> = (0..n as isize)
+            .map(|k| k * stride as isize * o.extent)
+            .collect();
         let t = blocks(&o, &vec![b; n], &disps);
-        finish(t, Envelope { combiner: typector::COMBINER_VECTOR, integers: vec![count, blocklen, stride], addresses: vec![], datatypes: vec![old] }, newtype)
+        finish(
+            t,
+            Envelope {
+                combiner: typector::COMBINER_VECTOR,
+                integers: vec![count, blocklen, stride],
+                addresses: vec![],
+                datatypes: vec![old],
+            },
+            newtype,
+        )
     })
 }
 
-fn hvector(count: c_int, blocklen: c_int, stride: isize, old: c_int, newtype: *mut c_int) -> MpiResult<()> {
+fn hvector(
+    count: c_int,
+    blocklen: c_int,
+    stride: isize,
+    old: c_int,
+    newtype: *mut c_int,
+) -> MpiResult<()> {
     let n = nonneg(count, "count")?;
     let b = nonneg(blocklen, "blocklength")?;
     let o = get(old)?;
     let disps: Vec<isize> = (0..n as isize).map(|k| k * stride).collect();
     let t = blocks(&o, &vec![b; n], &disps);
-    finish(t, Envelope { combiner: typector::COMBINER_HVECTOR, integers: vec![count, blocklen], addresses: vec![stride], datatypes: vec![old] }, newtype)
+    finish(
+        t,
+        Envelope {
+            combiner: typector::COMBINER_HVECTOR,
+            integers: vec![count, blocklen],
+            addresses: vec![stride],
+            datatypes: vec![old],
+        },
+        newtype,
+    )
 }
 
-pub unsafe extern "C" fn MPI_Type_create_hvector(count: c_int, blocklen: c_int, stride: isize, old: c_int, newtype: *mut c_int) -> c_int {
-    call("MPI_Type_create_hvector", mpi::COMM_WORLD, || hvector(count, blocklen, stride, old, newtype))
+pub(crate) unsafe extern "C" fn MPI_Type_create_hvector(
+    count: c_int,
+    blocklen: c_int,
+    stride: isize,
+    old: c_int,
+    newtype: *mut c_int,
+) -> c_int {
+    call("MPI_Type_create_hvector", mpi::COMM_WORLD, || {
+        hvector(count, blocklen, stride, old, newtype)
+    })
 }
 
-pub unsafe extern "C" fn MPI_Type_hvector(count: c_int, blocklen: c_int, stride: isize, old: c_int, newtype: *mut c_int) -> c_int {
-    call("MPI_Type_hvector", mpi::COMM_WORLD, || hvector(count, blocklen, stride, old, newtype))
+pub(crate) unsafe extern "C" fn MPI_Type_hvector(
+    count: c_int,
+    blocklen: c_int,
+    stride: isize,
+    old: c_int,
+    newtype: *mut c_int,
+) -> c_int {
+    call("MPI_Type_hvector", mpi::COMM_WORLD, || {
+        hvector(count, blocklen, stride, old, newtype)
+    })
 }
 
-pub unsafe extern "C" fn MPI_Type_indexed(count: c_int, lens: *const c_int, disps: *const c_int, old: c_int, newtype: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Type_indexed(
+    count: c_int,
+    lens: *const c_int,
+    disps: *const c_int,
+    old: c_int,
+    newtype: *mut c_int,
+) -> c_int {
     call("MPI_Type_indexed", mpi::COMM_WORLD, || {
         let n = nonneg(count, "count")?;
         // SAFETY: MPI passes arrays of `count` entries.
-        let (l, d) = unsafe { (slice(lens, n, "array_of_blocklengths")?, slice(disps, n, "array_of_displacements")?) };
+        let (l, d) = unsafe {
+            (
+                slice(lens, n, "array_of_blocklengths")?,
+                slice(disps, n, "array_of_displacements")?,
+            )
+        };
         let o = get(old)?;
-        let lens_u: Vec<usize> = l.iter().map(|&x| nonneg(x, "blocklength")).collect::<MpiResult<_>>()?;
+        let lens_u: Vec<usize> = l
+            .iter()
+            .map(|&x| nonneg(x, "blocklength"))
+            .collect::<MpiResult<_>>()?;
         let bytes: Vec<isize> = d.iter().map(|&x| x as isize * o.extent).collect();
         let t = blocks(&o, &lens_u, &bytes);
         let mut ints = vec![count];
         ints.extend_from_slice(l);
         ints.extend_from_slice(d);
-        finish(t, Envelope { combiner: typector::COMBINER_INDEXED, integers: ints, addresses: vec![], datatypes: vec![old] }, newtype)
+        finish(
+            t,
+            Envelope {
+                combiner: typector::COMBINER_INDEXED,
+                integers: ints,
+                addresses: vec![],
+                datatypes: vec![old],
+            },
+            newtype,
+        )
     })
 }
 
-fn hindexed(count: c_int, lens: *const c_int, disps: *const isize, old: c_int, newtype: *mut c_int) -> MpiResult<()> {
+fn hindexed(
+    count: c_int,
+    lens: *const c_int,
+    disps: *const isize,
+    old: c_int,
+    newtype: *mut c_int,
+) -> MpiResult<()> {
     let n = nonneg(count, "count")?;
     // SAFETY: MPI passes arrays of `count` entries.
-    let (l, d) = unsafe { (slice(lens, n, "array_of_blocklengths")?, slice(disps, n, "array_of_displacements")?) };
+    let (l, d) = unsafe {
+        (
+            slice(lens, n, "array_of_blocklengths")?,
+            slice(disps, n, "array_of_displacements")?,
+        )
+    };
     let o = get(old)?;
-    let lens_u: Vec<usize> = l.iter().map(|&x| nonneg(x, "blocklength")).collect::<MpiResult<_>>()?;
+    let lens_u: Vec<usize> = l
+        .iter()
+        .map(|&x| nonneg(x, "blocklength"))
+        .collect::<MpiResult<_>>()?;
     let t = blocks(&o, &lens_u, d);
     let mut ints = vec![count];
     ints.extend_from_slice(l);
-    finish(t, Envelope { combiner: typector::COMBINER_HINDEXED, integers: ints, addresses: d.to_vec(), datatypes: vec![old] }, newtype)
+    finish(
+        t,
+        Envelope {
+            combiner: typector::COMBINER_HINDEXED,
+            integers: ints,
+            addresses: d.to_vec(),
+            datatypes: vec![old],
+        },
+        newtype,
+    )
 }
 
-pub unsafe extern "C" fn MPI_Type_create_hindexed(count: c_int, lens: *const c_int, disps: *const isize, old: c_int, newtype: *mut c_int) -> c_int {
-    call("MPI_Type_create_hindexed", mpi::COMM_WORLD, || hindexed(count, lens, disps, old, newtype))
+pub(crate) unsafe extern "C" fn MPI_Type_create_hindexed(
+    count: c_int,
+    lens: *const c_int,
+    disps: *const isize,
+    old: c_int,
+    newtype: *mut c_int,
+) -> c_int {
+    call("MPI_Type_create_hindexed", mpi::COMM_WORLD, || {
+        hindexed(count, lens, disps, old, newtype)
+    })
 }
 
-pub unsafe extern "C" fn MPI_Type_hindexed(count: c_int, lens: *const c_int, disps: *const isize, old: c_int, newtype: *mut c_int) -> c_int {
-    call("MPI_Type_hindexed", mpi::COMM_WORLD, || hindexed(count, lens, disps, old, newtype))
+pub(crate) unsafe extern "C" fn MPI_Type_hindexed(
+    count: c_int,
+    lens: *const c_int,
+    disps: *const isize,
+    old: c_int,
+    newtype: *mut c_int,
+) -> c_int {
+    call("MPI_Type_hindexed", mpi::COMM_WORLD, || {
+        hindexed(count, lens, disps, old, newtype)
+    })
 }
 
-pub unsafe extern "C" fn MPI_Type_create_indexed_block(count: c_int, blocklen: c_int, disps: *const c_int, old: c_int, newtype: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Type_create_indexed_block(
+    count: c_int,
+    blocklen: c_int,
+    disps: *const c_int,
+    old: c_int,
+    newtype: *mut c_int,
+) -> c_int {
     call("MPI_Type_create_indexed_block", mpi::COMM_WORLD, || {
         let n = nonneg(count, "count")?;
         let b = nonneg(blocklen, "blocklength")?;
@@ -132,11 +272,26 @@ pub unsafe extern "C" fn MPI_Type_create_indexed_block(count: c_int, blocklen: c
         let t = blocks(&o, &vec![b; n], &bytes);
         let mut ints = vec![count, blocklen];
         ints.extend_from_slice(d);
-        finish(t, Envelope { combiner: typector::COMBINER_INDEXED_BLOCK, integers: ints, addresses: vec![], datatypes: vec![old] }, newtype)
+        finish(
+            t,
+            Envelope {
+                combiner: typector::COMBINER_INDEXED_BLOCK,
+                integers: ints,
+                addresses: vec![],
+                datatypes: vec![old],
+            },
+            newtype,
+        )
     })
 }
 
-pub unsafe extern "C" fn MPI_Type_create_hindexed_block(count: c_int, blocklen: c_int, disps: *const isize, old: c_int, newtype: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Type_create_hindexed_block(
+    count: c_int,
+    blocklen: c_int,
+    disps: *const isize,
+    old: c_int,
+    newtype: *mut c_int,
+) -> c_int {
     call("MPI_Type_create_hindexed_block", mpi::COMM_WORLD, || {
         let n = nonneg(count, "count")?;
         let b = nonneg(blocklen, "blocklength")?;
@@ -144,11 +299,26 @@ pub unsafe extern "C" fn MPI_Type_create_hindexed_block(count: c_int, blocklen: 
         let d = unsafe { slice(disps, n, "array_of_displacements")? };
         let o = get(old)?;
         let t = blocks(&o, &vec![b; n], d);
-        finish(t, Envelope { combiner: typector::COMBINER_HINDEXED_BLOCK, integers: vec![count, blocklen], addresses: d.to_vec(), datatypes: vec![old] }, newtype)
+        finish(
+            t,
+            Envelope {
+                combiner: typector::COMBINER_HINDEXED_BLOCK,
+                integers: vec![count, blocklen],
+                addresses: d.to_vec(),
+                datatypes: vec![old],
+            },
+            newtype,
+        )
     })
 }
 
-pub unsafe extern "C" fn MPI_Type_create_struct(count: c_int, lens: *const c_int, disps: *const isize, types: *const c_int, newtype: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Type_create_struct(
+    count: c_int,
+    lens: *const c_int,
+    disps: *const isize,
+    types: *const c_int,
+    newtype: *mut c_int,
+) -> c_int {
     call("MPI_Type_create_struct", mpi::COMM_WORLD, || {
         let n = nonneg(count, "count")?;
         // SAFETY: MPI passes arrays of `count` entries.
@@ -160,33 +330,74 @@ pub unsafe extern "C" fn MPI_Type_create_struct(count: c_int, lens: *const c_int
             )
         };
         let children: Vec<Rc<Datatype>> = ts.iter().map(|&t| get(t)).collect::<MpiResult<_>>()?;
-        let lens_u: Vec<usize> = l.iter().map(|&x| nonneg(x, "blocklength")).collect::<MpiResult<_>>()?;
-        let pieces: Vec<Piece> = (0..n).map(|i| Piece { disp: d[i], blocklen: lens_u[i], child: &children[i] }).collect();
+        let lens_u: Vec<usize> = l
+            .iter()
+            .map(|&x| nonneg(x, "blocklength"))
+            .collect::<MpiResult<_>>()?;
+        let pieces: Vec<Piece> = (0..n)
+            .map(|i| Piece {
+                disp: d[i],
+                blocklen: lens_u[i],
+                child: &children[i],
+            })
+            .collect();
         let t = typector::build(&pieces);
         let mut ints = vec![count];
         ints.extend_from_slice(l);
-        finish(t, Envelope { combiner: typector::COMBINER_STRUCT, integers: ints, addresses: d.to_vec(), datatypes: ts.to_vec() }, newtype)
+        finish(
+            t,
+            Envelope {
+                combiner: typector::COMBINER_STRUCT,
+                integers: ints,
+                addresses: d.to_vec(),
+                datatypes: ts.to_vec(),
+            },
+            newtype,
+        )
     })
 }
 
-pub unsafe extern "C" fn MPI_Type_create_resized(old: c_int, lb: isize, extent: isize, newtype: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Type_create_resized(
+    old: c_int,
+    lb: isize,
+    extent: isize,
+    newtype: *mut c_int,
+) -> c_int {
     call("MPI_Type_create_resized", mpi::COMM_WORLD, || {
         let o = get(old)?;
         let t = typector::resized(&o, lb, extent);
-        finish(t, Envelope { combiner: typector::COMBINER_RESIZED, integers: vec![], addresses: vec![lb, extent], datatypes: vec![old] }, newtype)
+        finish(
+            t,
+            Envelope {
+                combiner: typector::COMBINER_RESIZED,
+                integers: vec![],
+                addresses: vec![lb, extent],
+                datatypes: vec![old],
+            },
+            newtype,
+        )
     })
 }
 
-pub unsafe extern "C" fn MPI_Type_dup(old: c_int, newtype: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Type_dup(old: c_int, newtype: *mut c_int) -> c_int {
     call("MPI_Type_dup", mpi::COMM_WORLD, || {
         let o = get(old)?;
         let mut t = (*o).clone();
         t.predefined = false;
-        finish(t, Envelope { combiner: typector::COMBINER_DUP, integers: vec![], addresses: vec![], datatypes: vec![old] }, newtype)
+        finish(
+            t,
+            Envelope {
+                combiner: typector::COMBINER_DUP,
+                integers: vec![],
+                addresses: vec![],
+                datatypes: vec![old],
+            },
+            newtype,
+        )
     })
 }
 
-pub unsafe extern "C" fn MPI_Type_commit(datatype: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Type_commit(datatype: *mut c_int) -> c_int {
     call("MPI_Type_commit", mpi::COMM_WORLD, || {
         if datatype.is_null() {
             return Err(MpiError::new(class::ARG, "datatype is a null pointer"));
@@ -205,7 +416,7 @@ pub unsafe extern "C" fn MPI_Type_commit(datatype: *mut c_int) -> c_int {
     })
 }
 
-pub unsafe extern "C" fn MPI_Type_free(datatype: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Type_free(datatype: *mut c_int) -> c_int {
     call("MPI_Type_free", mpi::COMM_WORLD, || {
         if datatype.is_null() {
             return Err(MpiError::new(class::ARG, "datatype is a null pointer"));
@@ -219,7 +430,11 @@ pub unsafe extern "C" fn MPI_Type_free(datatype: *mut c_int) -> c_int {
     })
 }
 
-pub unsafe extern "C" fn MPI_Type_get_true_extent(dt: c_int, lb: *mut isize, extent: *mut isize) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Type_get_true_extent(
+    dt: c_int,
+    lb: *mut isize,
+    extent: *mut isize,
+) -> c_int {
     call("MPI_Type_get_true_extent", mpi::COMM_WORLD, || {
         let t = get(dt)?;
         // SAFETY: the caller's output arguments.
@@ -230,7 +445,11 @@ pub unsafe extern "C" fn MPI_Type_get_true_extent(dt: c_int, lb: *mut isize, ext
     })
 }
 
-pub unsafe extern "C" fn MPI_Type_get_extent_x(dt: c_int, lb: *mut i64, extent: *mut i64) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Type_get_extent_x(
+    dt: c_int,
+    lb: *mut i64,
+    extent: *mut i64,
+) -> c_int {
     call("MPI_Type_get_extent_x", mpi::COMM_WORLD, || {
         let t = get(dt)?;
         // SAFETY: the caller's output arguments.
@@ -241,7 +460,11 @@ pub unsafe extern "C" fn MPI_Type_get_extent_x(dt: c_int, lb: *mut i64, extent: 
     })
 }
 
-pub unsafe extern "C" fn MPI_Type_get_true_extent_x(dt: c_int, lb: *mut i64, extent: *mut i64) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Type_get_true_extent_x(
+    dt: c_int,
+    lb: *mut i64,
+    extent: *mut i64,
+) -> c_int {
     call("MPI_Type_get_true_extent_x", mpi::COMM_WORLD, || {
         let t = get(dt)?;
         // SAFETY: the caller's output arguments.
@@ -252,7 +475,7 @@ pub unsafe extern "C" fn MPI_Type_get_true_extent_x(dt: c_int, lb: *mut i64, ext
     })
 }
 
-pub unsafe extern "C" fn MPI_Type_size_x(dt: c_int, size: *mut i64) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Type_size_x(dt: c_int, size: *mut i64) -> c_int {
     call("MPI_Type_size_x", mpi::COMM_WORLD, || {
         let t = get(dt)?;
         // SAFETY: the caller's output argument.
@@ -260,7 +483,13 @@ pub unsafe extern "C" fn MPI_Type_size_x(dt: c_int, size: *mut i64) -> c_int {
     })
 }
 
-pub unsafe extern "C" fn MPI_Type_get_envelope(dt: c_int, ni: *mut c_int, na: *mut c_int, nd: *mut c_int, combiner: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Type_get_envelope(
+    dt: c_int,
+    ni: *mut c_int,
+    na: *mut c_int,
+    nd: *mut c_int,
+    combiner: *mut c_int,
+) -> c_int {
     call("MPI_Type_get_envelope", mpi::COMM_WORLD, || {
         let t = get(dt)?;
         let e = &t.envelope;
@@ -274,13 +503,17 @@ pub unsafe extern "C" fn MPI_Type_get_envelope(dt: c_int, ni: *mut c_int, na: *m
     })
 }
 
-pub unsafe extern "C" fn MPI_Type_set_name(dt: c_int, name: *const c_char) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Type_set_name(dt: c_int, name: *const c_char) -> c_int {
     call("MPI_Type_set_name", mpi::COMM_WORLD, || {
         if name.is_null() {
             return Err(MpiError::new(class::ARG, "type_name is a null pointer"));
         }
         // SAFETY: a NUL-terminated string from the caller.
-        let s: String = unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy().chars().take(127).collect();
+        let s: String = unsafe { std::ffi::CStr::from_ptr(name) }
+            .to_string_lossy()
+            .chars()
+            .take(127)
+            .collect();
         engine::with(|w| {
             let t = w.mpi.datatype(dt)?;
             let mut c = (**t).clone();
@@ -291,7 +524,11 @@ pub unsafe extern "C" fn MPI_Type_set_name(dt: c_int, name: *const c_char) -> c_
     })
 }
 
-pub unsafe extern "C" fn MPI_Type_get_name(dt: c_int, name: *mut c_char, resultlen: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Type_get_name(
+    dt: c_int,
+    name: *mut c_char,
+    resultlen: *mut c_int,
+) -> c_int {
     call("MPI_Type_get_name", mpi::COMM_WORLD, || {
         let t = get(dt)?;
         if name.is_null() {
@@ -304,22 +541,46 @@ pub unsafe extern "C" fn MPI_Type_get_name(dt: c_int, name: *mut c_char, resultl
     })
 }
 
-pub unsafe extern "C" fn MPI_Get_address(location: *const c_void, address: *mut isize) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Get_address(
+    location: *const c_void,
+    address: *mut isize,
+) -> c_int {
     // SAFETY: the caller's output argument.
-    call("MPI_Get_address", mpi::COMM_WORLD, || unsafe { out(address, location as isize, "address") })
+    call("MPI_Get_address", mpi::COMM_WORLD, || unsafe {
+        out(address, location as isize, "address")
+    })
 }
 
-pub unsafe extern "C" fn MPI_Pack_size(incount: c_int, dt: c_int, comm: c_int, size: *mut c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Pack_size(
+    incount: c_int,
+    dt: c_int,
+    comm: c_int,
+    size: *mut c_int,
+) -> c_int {
     call("MPI_Pack_size", comm, || {
         let n = nonneg(incount, "incount")?;
         engine::with(|w| w.comm(comm))?;
         let t = get(dt)?;
         // SAFETY: the caller's output argument.
-        unsafe { out(size, c_int::try_from(n * t.size).unwrap_or(c_int::MAX), "size") }
+        unsafe {
+            out(
+                size,
+                c_int::try_from(n * t.size).unwrap_or(c_int::MAX),
+                "size",
+            )
+        }
     })
 }
 
-pub unsafe extern "C" fn MPI_Pack(inbuf: *const c_void, incount: c_int, dt: c_int, outbuf: *mut c_void, outsize: c_int, position: *mut c_int, comm: c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Pack(
+    inbuf: *const c_void,
+    incount: c_int,
+    dt: c_int,
+    outbuf: *mut c_void,
+    outsize: c_int,
+    position: *mut c_int,
+    comm: c_int,
+) -> c_int {
     call("MPI_Pack", comm, || {
         let n = nonneg(incount, "incount")?;
         let cap = nonneg(outsize, "outsize")?;
@@ -334,7 +595,13 @@ pub unsafe extern "C" fn MPI_Pack(inbuf: *const c_void, incount: c_int, dt: c_in
         // SAFETY: inbuf holds `incount` elements of `dt` (MPI contract).
         unsafe { datatype::pack(&t, inbuf, n, &mut data) };
         if pos + data.len() > cap {
-            return Err(MpiError::new(class::TRUNCATE, format!("packing {} bytes at position {pos} overflows an output buffer of {cap} bytes", data.len())));
+            return Err(MpiError::new(
+                class::TRUNCATE,
+                format!(
+                    "packing {} bytes at position {pos} overflows an output buffer of {cap} bytes",
+                    data.len()
+                ),
+            ));
         }
         // SAFETY: outbuf has `outsize` bytes; checked above.
         unsafe {
@@ -345,7 +612,15 @@ pub unsafe extern "C" fn MPI_Pack(inbuf: *const c_void, incount: c_int, dt: c_in
     })
 }
 
-pub unsafe extern "C" fn MPI_Unpack(inbuf: *const c_void, insize: c_int, position: *mut c_int, outbuf: *mut c_void, outcount: c_int, dt: c_int, comm: c_int) -> c_int {
+pub(crate) unsafe extern "C" fn MPI_Unpack(
+    inbuf: *const c_void,
+    insize: c_int,
+    position: *mut c_int,
+    outbuf: *mut c_void,
+    outcount: c_int,
+    dt: c_int,
+    comm: c_int,
+) -> c_int {
     call("MPI_Unpack", comm, || {
         let n = nonneg(outcount, "outcount")?;
         let cap = nonneg(insize, "insize")?;

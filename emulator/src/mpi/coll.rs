@@ -8,7 +8,9 @@ use collectives::{Block, Buf, CollError, Comm, Local, Schedule};
 
 use super::datatype::{self, Datatype};
 use super::op::{self, Builtin};
-use super::{class, wait_for, is_complete, CommView, MpiError, MpiResult, ReqId, ReqKind, SendMode};
+use super::{
+    class, is_complete, wait_for, CommView, MpiError, MpiResult, ReqId, ReqKind, SendMode,
+};
 use crate::engine;
 
 /// The user buffers of one collective call.
@@ -66,7 +68,10 @@ impl Scratch {
         };
         let storage = vec![0u8; len.max(0) as usize];
         let base = (storage.as_ptr() as usize).wrapping_sub(ty.true_lb as usize);
-        Self { _storage: storage, base }
+        Self {
+            _storage: storage,
+            base,
+        }
     }
 }
 
@@ -92,13 +97,23 @@ impl Ctx<'_> {
 
 /// Executes `sched` for the current rank on `comm`. `call` names the MPI
 /// call for deadlock reports.
-pub fn execute(comm: &CommView, sched: &Schedule, bufs: Buffers, reduction: Reduction, call: &'static str) -> MpiResult<()> {
+pub fn execute(
+    comm: &CommView,
+    sched: &Schedule,
+    bufs: Buffers,
+    reduction: Reduction,
+    call: &'static str,
+) -> MpiResult<()> {
     let (send_ty, recv_ty, tag) = engine::with(|w| -> MpiResult<_> {
         let s = Rc::clone(w.mpi.datatype(bufs.send_type)?);
         let r = Rc::clone(w.mpi.datatype(bufs.recv_type)?);
         Ok((s, r, w.next_coll_tag(comm.handle)))
     })?;
-    let scratch: Vec<Scratch> = sched.tmp.iter().map(|&n| Scratch::new(&recv_ty, n)).collect();
+    let scratch: Vec<Scratch> = sched
+        .tmp
+        .iter()
+        .map(|&n| Scratch::new(&recv_ty, n))
+        .collect();
     let ctx = Ctx {
         bufs,
         send_ty,
@@ -115,7 +130,16 @@ pub fn execute(comm: &CommView, sched: &Schedule, bufs: Buffers, reduction: Redu
                         Comm::Recv { from, data } => (ReqKind::Recv, *from, data),
                     };
                     let (addr, ty) = ctx.locate(block);
-                    let id = w.new_internal_request(kind, comm.ctx + 1, comm.handle, addr, block.count, Rc::clone(ty), peer as i32, tag);
+                    let id = w.new_internal_request(
+                        kind,
+                        comm.ctx + 1,
+                        comm.handle,
+                        addr,
+                        block.count,
+                        Rc::clone(ty),
+                        peer as i32,
+                        tag,
+                    );
                     w.start(id)?;
                     ids.push(id);
                 }
@@ -127,7 +151,12 @@ pub fn execute(comm: &CommView, sched: &Schedule, bufs: Buffers, reduction: Redu
                 for &id in &ids {
                     let st = w.mpi.request(id).status;
                     if st.error != 0 && err.is_none() {
-                        err = Some(MpiError::new(st.error, format!("{call}: a message was truncated (counts differ between ranks?)")));
+                        err = Some(MpiError::new(
+                            st.error,
+                            format!(
+                                "{call}: a message was truncated (counts differ between ranks?)"
+                            ),
+                        ));
                     }
                     w.mpi.remove_request(id);
                 }
@@ -162,12 +191,18 @@ fn copy_block(ctx: &Ctx, from: &Block, to: &Block) {
 
 fn reduce_block(ctx: &Ctx, reduction: Reduction, input: &Block, inout: &Block) -> MpiResult<()> {
     let Reduction::Builtin(op) = reduction else {
-        return Err(MpiError::new(class::INTERN, "reduction step without an operation"));
+        return Err(MpiError::new(
+            class::INTERN,
+            "reduction step without an operation",
+        ));
     };
     let (src, sty) = ctx.locate(input);
     let (dst, dty) = ctx.locate(inout);
     let Some((basic, _)) = dty.basic else {
-        return Err(MpiError::new(class::OP, format!("{} is not defined for datatype {}", op.name(), dty.name)));
+        return Err(MpiError::new(
+            class::OP,
+            format!("{} is not defined for datatype {}", op.name(), dty.name),
+        ));
     };
     let mut a = Vec::new();
     let mut b = Vec::new();
@@ -177,7 +212,10 @@ fn reduce_block(ctx: &Ctx, reduction: Reduction, input: &Block, inout: &Block) -
         datatype::pack(dty, dst as *const c_void, inout.count, &mut b);
     }
     if !op::apply(op, basic, &a, &mut b) {
-        return Err(MpiError::new(class::OP, format!("{} is not defined for datatype {}", op.name(), dty.name)));
+        return Err(MpiError::new(
+            class::OP,
+            format!("{} is not defined for datatype {}", op.name(), dty.name),
+        ));
     }
     // SAFETY: as in copy_block.
     unsafe { datatype::unpack(dty, dst as *mut c_void, &b) };

@@ -10,7 +10,9 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::{class, comm_name, CommView, Group, MpiError, MpiResult, COMM_NULL, COMM_SELF, COMM_WORLD};
+use super::{
+    class, comm_name, CommView, Group, MpiError, MpiResult, COMM_NULL, COMM_SELF, COMM_WORLD,
+};
 use crate::engine::World;
 
 /// A shared communicator.
@@ -53,7 +55,10 @@ impl Comms {
     }
 
     pub fn get(&self, handle: i32) -> Option<&CommObj> {
-        usize::try_from(handle).ok().and_then(|h| self.table.get(h)).and_then(Option::as_ref)
+        usize::try_from(handle)
+            .ok()
+            .and_then(|h| self.table.get(h))
+            .and_then(Option::as_ref)
     }
 
     fn insert(&mut self, obj: CommObj) -> i32 {
@@ -75,7 +80,12 @@ impl Comms {
             .ok()
             .and_then(|h| self.groups.get(h))
             .and_then(Option::as_ref)
-            .ok_or_else(|| MpiError::new(super::class::GROUP, format!("invalid group handle {handle}")))
+            .ok_or_else(|| {
+                MpiError::new(
+                    super::class::GROUP,
+                    format!("invalid group handle {handle}"),
+                )
+            })
     }
 
     pub fn add_group(&mut self, g: Group) -> i32 {
@@ -116,13 +126,18 @@ pub fn members(g: &Group) -> Vec<u32> {
 impl World {
     /// The view of a stored communicator for the current rank.
     pub(super) fn stored_comm(&self, handle: i32) -> MpiResult<CommView> {
-        let obj = self
-            .mpi
-            .comms
-            .get(handle)
-            .ok_or_else(|| MpiError::new(class::COMM, format!("invalid communicator handle {handle}")))?;
+        let obj = self.mpi.comms.get(handle).ok_or_else(|| {
+            MpiError::new(class::COMM, format!("invalid communicator handle {handle}"))
+        })?;
         let my_rank = obj.group.rank_of(self.current).ok_or_else(|| {
-            MpiError::new(class::COMM, format!("rank {} is not a member of {}", self.current, comm_name(handle)))
+            MpiError::new(
+                class::COMM,
+                format!(
+                    "rank {} is not a member of {}",
+                    self.current,
+                    comm_name(handle)
+                ),
+            )
         })?;
         Ok(CommView {
             handle,
@@ -135,7 +150,14 @@ impl World {
     /// Finds or creates the communicator that the members of `parent`
     /// agree on for this creation call. `group` builds the new group when
     /// the first member arrives; `members` is how many will fetch it.
-    fn join_new_comm(&mut self, parent: &CommView, seq: u32, color: i64, members: usize, group: impl FnOnce() -> Group) -> i32 {
+    fn join_new_comm(
+        &mut self,
+        parent: &CommView,
+        seq: u32,
+        color: i64,
+        members: usize,
+        group: impl FnOnce() -> Group,
+    ) -> i32 {
         let key = (parent.ctx, seq, color);
         if let Some((handle, left)) = self.mpi.comms.pending.get_mut(&key) {
             let h = *handle;
@@ -146,7 +168,9 @@ impl World {
             return h;
         }
         let ctx = self.mpi.comms.next_ctx;
-        self.mpi.comms.next_ctx = ctx.checked_add(2).expect("communicator context ids exhausted");
+        self.mpi.comms.next_ctx = ctx
+            .checked_add(2)
+            .expect("communicator context ids exhausted");
         let handle = self.mpi.comms.insert(CommObj {
             ctx,
             group: group(),
@@ -177,7 +201,12 @@ impl World {
     }
 
     /// MPI_Comm_split, given every member's (color, key) in rank order.
-    pub fn comm_split(&mut self, comm: i32, seq: u32, colors_keys: &[(i32, i32)]) -> MpiResult<i32> {
+    pub fn comm_split(
+        &mut self,
+        comm: i32,
+        seq: u32,
+        colors_keys: &[(i32, i32)],
+    ) -> MpiResult<i32> {
         let v = self.comm(comm)?;
         let (color, _) = colors_keys[v.my_rank];
         if color == super::UNDEFINED {
@@ -209,7 +238,10 @@ impl World {
         let seq = self.next_creation_seq(comm);
         for r in 0..g.size() {
             if v.group.rank_of(g.world(r)).is_none() {
-                return Err(MpiError::new(class::GROUP, "the group is not a subset of the communicator's group"));
+                return Err(MpiError::new(
+                    class::GROUP,
+                    "the group is not a subset of the communicator's group",
+                ));
             }
         }
         if g.rank_of(self.current).is_none() {
@@ -222,7 +254,10 @@ impl World {
     /// MPI_Comm_free for the current rank.
     pub fn comm_free(&mut self, comm: i32) -> MpiResult<()> {
         if comm == COMM_WORLD || comm == COMM_SELF {
-            return Err(MpiError::new(class::COMM, format!("{} cannot be freed", comm_name(comm))));
+            return Err(MpiError::new(
+                class::COMM,
+                format!("{} cannot be freed", comm_name(comm)),
+            ));
         }
         self.stored_comm(comm)?;
         let idx = comm as usize;

@@ -73,7 +73,12 @@ impl Datatype {
         Self::predefined_layout(name, &[(0, size)], size as isize, basic)
     }
 
-    fn predefined_layout(name: &str, parts: &[(isize, usize)], extent: isize, basic: Option<Basic>) -> Self {
+    fn predefined_layout(
+        name: &str,
+        parts: &[(isize, usize)],
+        extent: isize,
+        basic: Option<Basic>,
+    ) -> Self {
         let mut blocks: Vec<(isize, usize)> = Vec::new();
         for &(off, len) in parts {
             match blocks.last_mut() {
@@ -137,7 +142,11 @@ pub fn predefined_types() -> Vec<Option<Datatype>> {
         Some(d("MPI_C_BOOL", 1, Some(Bool))),
         Some(d("MPI_C_FLOAT_COMPLEX", 8, Some(ComplexF32))),
         Some(d("MPI_C_DOUBLE_COMPLEX", 16, Some(ComplexF64))),
-        Some(d("MPI_C_LONG_DOUBLE_COMPLEX", 2 * long_double, Some(ComplexLongDouble))),
+        Some(d(
+            "MPI_C_LONG_DOUBLE_COMPLEX",
+            2 * long_double,
+            Some(ComplexLongDouble),
+        )),
         Some(d("MPI_AINT", 8, Some(I64))),
         Some(d("MPI_OFFSET", 8, Some(I64))),
         Some(d("MPI_COUNT", 8, Some(I64))),
@@ -158,7 +167,11 @@ pub fn predefined_types() -> Vec<Option<Datatype>> {
         Some(d("MPI_CXX_BOOL", 1, Some(Bool))),
         Some(d("MPI_CXX_FLOAT_COMPLEX", 8, Some(ComplexF32))),
         Some(d("MPI_CXX_DOUBLE_COMPLEX", 16, Some(ComplexF64))),
-        Some(d("MPI_CXX_LONG_DOUBLE_COMPLEX", 2 * long_double, Some(ComplexLongDouble))),
+        Some(d(
+            "MPI_CXX_LONG_DOUBLE_COMPLEX",
+            2 * long_double,
+            Some(ComplexLongDouble),
+        )),
         Some(d("MPI_INTEGER", 4, Some(I32))),
         Some(d("MPI_REAL", 4, Some(F32))),
         Some(d("MPI_DOUBLE_PRECISION", 8, Some(F64))),
@@ -168,7 +181,12 @@ pub fn predefined_types() -> Vec<Option<Datatype>> {
         Some(d("MPI_DOUBLE_COMPLEX", 16, Some(ComplexF64))),
         Some(p("MPI_2INTEGER", &[(0, 4), (4, 4)], 8, Some(PairI32I32))),
         Some(p("MPI_2REAL", &[(0, 4), (4, 4)], 8, Some(PairF32F32))),
-        Some(p("MPI_2DOUBLE_PRECISION", &[(0, 8), (8, 8)], 16, Some(PairF64F64))),
+        Some(p(
+            "MPI_2DOUBLE_PRECISION",
+            &[(0, 8), (8, 8)],
+            16,
+            Some(PairF64F64),
+        )),
         Some(d("MPI_INTEGER1", 1, Some(I8))),
         Some(d("MPI_INTEGER2", 2, Some(I16))),
         Some(d("MPI_INTEGER4", 4, Some(I32))),
@@ -203,7 +221,9 @@ pub unsafe fn pack(ty: &Datatype, buf: *const c_void, count: usize, out: &mut Ve
         let elem = base.wrapping_offset(i as isize * ty.extent);
         for &(off, len) in &ty.blocks {
             // SAFETY: each block of each element lies in the caller's buffer.
-            out.extend_from_slice(unsafe { std::slice::from_raw_parts(elem.wrapping_offset(off), len) });
+            out.extend_from_slice(unsafe {
+                std::slice::from_raw_parts(elem.wrapping_offset(off), len)
+            });
         }
     }
 }
@@ -233,7 +253,9 @@ pub unsafe fn unpack(ty: &Datatype, buf: *mut c_void, data: &[u8]) -> usize {
             }
             let n = len.min(data.len() - pos);
             // SAFETY: the block lies in the caller's buffer.
-            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr().add(pos), elem.wrapping_offset(off), n) };
+            unsafe {
+                std::ptr::copy_nonoverlapping(data.as_ptr().add(pos), elem.wrapping_offset(off), n)
+            };
             pos += n;
         }
         i += 1;
@@ -262,7 +284,9 @@ mod tests {
     fn pack_unpack_round_trip_with_holes() {
         let t = predefined_types();
         let ty = t[39].as_ref().unwrap(); // MPI_SHORT_INT: 2 bytes, hole, 4 bytes
-        let src: [u8; 16] = [1, 2, 0xff, 0xff, 3, 4, 5, 6, 7, 8, 0xff, 0xff, 9, 10, 11, 12];
+        let src: [u8; 16] = [
+            1, 2, 0xff, 0xff, 3, 4, 5, 6, 7, 8, 0xff, 0xff, 9, 10, 11, 12,
+        ];
         let mut packed = Vec::new();
         unsafe { pack(ty, src.as_ptr().cast(), 2, &mut packed) };
         assert_eq!(packed, vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);

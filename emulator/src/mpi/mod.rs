@@ -302,7 +302,10 @@ impl Mpi {
             ranks: (0..nranks).map(|_| RankMpi::default()).collect(),
             requests: Vec::new(),
             free_requests: Vec::new(),
-            datatypes: datatype::predefined_types().into_iter().map(|t| t.map(Rc::new)).collect(),
+            datatypes: datatype::predefined_types()
+                .into_iter()
+                .map(|t| t.map(Rc::new))
+                .collect(),
             messages: vec![None, None], // 0 = MPI_MESSAGE_NULL, 1 = MPI_MESSAGE_NO_PROC
             free_messages: Vec::new(),
             comms: comm::Comms::new(),
@@ -345,7 +348,10 @@ impl Mpi {
     pub fn free_datatype(&mut self, handle: i32) -> MpiResult<()> {
         let t = self.datatype(handle)?;
         if t.predefined {
-            return Err(MpiError::new(class::TYPE, format!("{} is predefined and cannot be freed", t.name)));
+            return Err(MpiError::new(
+                class::TYPE,
+                format!("{} is predefined and cannot be freed", t.name),
+            ));
         }
         self.datatypes[handle as usize] = None;
         Ok(())
@@ -361,11 +367,15 @@ impl Mpi {
 
     /// The request behind a user handle.
     pub fn request_id(&self, handle: i32) -> MpiResult<ReqId> {
-        let id = usize::try_from(handle - 1)
-            .map_err(|_| MpiError::new(class::REQUEST, format!("invalid request handle {handle}")))?;
+        let id = usize::try_from(handle - 1).map_err(|_| {
+            MpiError::new(class::REQUEST, format!("invalid request handle {handle}"))
+        })?;
         match self.requests.get(id) {
             Some(Some(_)) => Ok(id),
-            _ => Err(MpiError::new(class::REQUEST, format!("invalid request handle {handle}"))),
+            _ => Err(MpiError::new(
+                class::REQUEST,
+                format!("invalid request handle {handle}"),
+            )),
         }
     }
 
@@ -429,14 +439,19 @@ impl World {
                 group: Group::Single(me),
                 my_rank: 0,
             }),
-            COMM_NULL => Err(MpiError::new(class::COMM, "the communicator is MPI_COMM_NULL")),
+            COMM_NULL => Err(MpiError::new(
+                class::COMM,
+                "the communicator is MPI_COMM_NULL",
+            )),
             h => self.stored_comm(h),
         }
     }
 
     /// Address of a predefined attribute's value (MPI_TAG_UB, MPI_HOST...).
     pub fn predefined_attribute(&self, keyval: i32) -> Option<*const i32> {
-        let i = usize::try_from(keyval).ok().filter(|&k| (1..8).contains(&k))?;
+        let i = usize::try_from(keyval)
+            .ok()
+            .filter(|&k| (1..8).contains(&k))?;
         Some(&self.mpi.attribute_values[i] as *const i32)
     }
 
@@ -467,13 +482,17 @@ impl World {
     }
 
     fn check_count(count: i32) -> MpiResult<usize> {
-        usize::try_from(count).map_err(|_| MpiError::new(class::COUNT, format!("invalid count {count}")))
+        usize::try_from(count)
+            .map_err(|_| MpiError::new(class::COUNT, format!("invalid count {count}")))
     }
 
     fn check_type(&self, datatype: i32) -> MpiResult<()> {
         let ty = self.mpi.datatype(datatype)?;
         if !ty.committed {
-            return Err(MpiError::new(class::TYPE, format!("datatype {} is not committed", ty.name)));
+            return Err(MpiError::new(
+                class::TYPE,
+                format!("datatype {} is not committed", ty.name),
+            ));
         }
         Ok(())
     }
@@ -559,7 +578,10 @@ impl World {
         {
             let r = self.mpi.request_mut(id);
             if r.active && !r.complete {
-                return Err(MpiError::new(class::REQUEST, "MPI_Start on a request that is still active"));
+                return Err(MpiError::new(
+                    class::REQUEST,
+                    "MPI_Start on a request that is still active",
+                ));
             }
             r.active = true;
             r.complete = false;
@@ -656,7 +678,10 @@ impl World {
         // completes locally too but holds its buffer space until delivery.
         let completes_now = detached;
         if completes_now {
-            let st = Status { source: PROC_NULL, ..Status::empty() };
+            let st = Status {
+                source: PROC_NULL,
+                ..Status::empty()
+            };
             self.complete(id, st);
             if mode == SendMode::Buffered {
                 // Keep the request record until delivery releases the space
@@ -682,7 +707,10 @@ impl World {
                 && (rr.tag == ANY_TAG || rr.tag == env.tag)
         });
         if let Some(pos) = found {
-            let rid = self.mpi.ranks[dest_world].posted.remove(pos).expect("posted receive");
+            let rid = self.mpi.ranks[dest_world]
+                .posted
+                .remove(pos)
+                .expect("posted receive");
             self.deliver(env, rid);
         } else {
             if bytes < self.model.async_small_thresh {
@@ -708,12 +736,21 @@ impl World {
     fn start_recv(&mut self, id: ReqId) {
         let r = self.mpi.request(id).clone();
         if r.peer == PROC_NULL {
-            self.complete(id, Status { source: PROC_NULL, tag: ANY_TAG, ..Status::empty() });
+            self.complete(
+                id,
+                Status {
+                    source: PROC_NULL,
+                    tag: ANY_TAG,
+                    ..Status::empty()
+                },
+            );
             return;
         }
         let me = r.owner;
         let found = self.mpi.ranks[me].unexpected.iter().position(|e| {
-            e.ctx == r.ctx && (r.peer == ANY_SOURCE || r.peer == e.source) && (r.tag == ANY_TAG || r.tag == e.tag)
+            e.ctx == r.ctx
+                && (r.peer == ANY_SOURCE || r.peer == e.source)
+                && (r.tag == ANY_TAG || r.tag == e.tag)
         });
         match found {
             Some(pos) => {
@@ -840,7 +877,13 @@ impl World {
                 let q = &mut self.mpi.ranks[r.owner].posted;
                 if let Some(pos) = q.iter().position(|&x| x == id) {
                     q.remove(pos);
-                    self.complete(id, Status { cancelled: true, ..Status::empty() });
+                    self.complete(
+                        id,
+                        Status {
+                            cancelled: true,
+                            ..Status::empty()
+                        },
+                    );
                 }
             }
             ReqKind::Send(_) => {
@@ -857,15 +900,22 @@ impl World {
                         && e.source_world == me
                         && e.ctx == r.ctx
                         && e.tag == r.tag
-                        && (e.send == Some(id) || (r.complete && matches!(e.payload, Payload::Buffered(_))))
+                        && (e.send == Some(id)
+                            || (r.complete && matches!(e.payload, Payload::Buffered(_))))
                 });
                 if let Some(pos) = pos {
-                    let env = self.mpi.ranks[dest].unexpected.remove(pos).expect("envelope");
+                    let env = self.mpi.ranks[dest]
+                        .unexpected
+                        .remove(pos)
+                        .expect("envelope");
                     if let Some(shadow) = env.send.filter(|&s| s != id) {
                         self.release_bsend(shadow);
                         self.mpi.remove_request(shadow);
                     }
-                    let st = Status { cancelled: true, ..Status::empty() };
+                    let st = Status {
+                        cancelled: true,
+                        ..Status::empty()
+                    };
                     if r.complete {
                         self.mpi.request_mut(id).status.cancelled = true;
                     } else {
@@ -894,10 +944,11 @@ impl World {
     /// Looks for a matching message without receiving it.
     fn probe_match(&self, source: i32, tag: i32, ctx: u32) -> Option<usize> {
         let me = self.current;
-        self.mpi.ranks[me]
-            .unexpected
-            .iter()
-            .position(|e| e.ctx == ctx && (source == ANY_SOURCE || source == e.source) && (tag == ANY_TAG || tag == e.tag))
+        self.mpi.ranks[me].unexpected.iter().position(|e| {
+            e.ctx == ctx
+                && (source == ANY_SOURCE || source == e.source)
+                && (tag == ANY_TAG || tag == e.tag)
+        })
     }
 
     /// MPI_Iprobe (without its cost): the status of a matching message.
@@ -906,7 +957,11 @@ impl World {
         self.check_peer(&view, source, true)?;
         Self::check_tag(tag, true)?;
         if source == PROC_NULL {
-            return Ok(Some(Status { source: PROC_NULL, tag: ANY_TAG, ..Status::empty() }));
+            return Ok(Some(Status {
+                source: PROC_NULL,
+                tag: ANY_TAG,
+                ..Status::empty()
+            }));
         }
         Ok(self.probe_match(source, tag, view.ctx).map(|pos| {
             let e = &self.mpi.ranks[self.current].unexpected[pos];
@@ -921,12 +976,24 @@ impl World {
     }
 
     /// MPI_Improbe: removes the matching message into a message handle.
-    pub fn improbe(&mut self, source: i32, tag: i32, comm: i32) -> MpiResult<Option<(i32, Status)>> {
+    pub fn improbe(
+        &mut self,
+        source: i32,
+        tag: i32,
+        comm: i32,
+    ) -> MpiResult<Option<(i32, Status)>> {
         let view = self.comm(comm)?;
         self.check_peer(&view, source, true)?;
         Self::check_tag(tag, true)?;
         if source == PROC_NULL {
-            return Ok(Some((1, Status { source: PROC_NULL, tag: ANY_TAG, ..Status::empty() })));
+            return Ok(Some((
+                1,
+                Status {
+                    source: PROC_NULL,
+                    tag: ANY_TAG,
+                    ..Status::empty()
+                },
+            )));
         }
         let Some(pos) = self.probe_match(source, tag, view.ctx) else {
             return Ok(None);
@@ -944,22 +1011,48 @@ impl World {
     }
 
     /// Starts a receive of message handle `msg` (from MPI_Mprobe).
-    pub fn mrecv(&mut self, buf: *mut c_void, count: i32, datatype: i32, msg: i32) -> MpiResult<ReqId> {
+    pub fn mrecv(
+        &mut self,
+        buf: *mut c_void,
+        count: i32,
+        datatype: i32,
+        msg: i32,
+    ) -> MpiResult<ReqId> {
         if msg == 1 {
-            let id = self.new_request(ReqKind::Recv, buf, count, datatype, PROC_NULL, ANY_TAG, COMM_SELF, false)?;
+            let id = self.new_request(
+                ReqKind::Recv,
+                buf,
+                count,
+                datatype,
+                PROC_NULL,
+                ANY_TAG,
+                COMM_SELF,
+                false,
+            )?;
             self.start(id)?;
             return Ok(id);
         }
         let idx = usize::try_from(msg)
             .ok()
             .filter(|&i| i >= 2 && self.mpi.messages.get(i).is_some_and(Option::is_some))
-            .ok_or_else(|| MpiError::new(class::REQUEST, format!("invalid message handle {msg}")))?;
+            .ok_or_else(|| {
+                MpiError::new(class::REQUEST, format!("invalid message handle {msg}"))
+            })?;
         let env = self.mpi.messages[idx].take().expect("message");
         self.mpi.free_messages.push(idx);
         let count = Self::check_count(count)?;
         self.check_type(datatype)?;
         let dtype = Rc::clone(self.mpi.datatype(datatype)?);
-        let id = self.new_internal_request(ReqKind::Recv, env.ctx, COMM_WORLD, buf as usize, count, dtype, env.source, env.tag);
+        let id = self.new_internal_request(
+            ReqKind::Recv,
+            env.ctx,
+            COMM_WORLD,
+            buf as usize,
+            count,
+            dtype,
+            env.source,
+            env.tag,
+        );
         {
             let r = self.mpi.request_mut(id);
             r.active = true;
@@ -986,7 +1079,11 @@ impl World {
     pub fn errhandler(&self, comm: i32) -> i32 {
         let hs = &self.mpi.ranks[self.current].errhandlers;
         let find = |c: i32| hs.iter().find(|(h, _)| *h == c).map(|(_, e)| *e);
-        let comm = if self.comm(comm).is_ok() { comm } else { COMM_WORLD };
+        let comm = if self.comm(comm).is_ok() {
+            comm
+        } else {
+            COMM_WORLD
+        };
         find(comm).unwrap_or(ERRORS_ARE_FATAL)
     }
 
@@ -994,7 +1091,10 @@ impl World {
     pub fn set_errhandler(&mut self, comm: i32, eh: i32) -> MpiResult<()> {
         self.comm(comm)?;
         if eh != ERRORS_ARE_FATAL && eh != ERRORS_RETURN {
-            return Err(MpiError::new(class::ARG, format!("invalid error handler {eh}")));
+            return Err(MpiError::new(
+                class::ARG,
+                format!("invalid error handler {eh}"),
+            ));
         }
         let me = self.current;
         let hs = &mut self.mpi.ranks[me].errhandlers;
@@ -1029,7 +1129,11 @@ impl World {
             PROC_NULL => "MPI_PROC_NULL".to_string(),
             p => p.to_string(),
         };
-        let tag = if r.tag == ANY_TAG { "MPI_ANY_TAG".to_string() } else { r.tag.to_string() };
+        let tag = if r.tag == ANY_TAG {
+            "MPI_ANY_TAG".to_string()
+        } else {
+            r.tag.to_string()
+        };
         let what = match r.kind {
             ReqKind::Recv => format!("receive from {peer}"),
             ReqKind::Send(_) => format!("send to {peer}"),
@@ -1048,7 +1152,10 @@ pub fn transfer_done(w: &mut World, id: TransferId, hooks: TransferHooks) {
     if let Some(send) = hooks.send {
         if w.mpi.requests.get(send).is_some_and(Option::is_some) {
             w.release_bsend(send);
-            let st = Status { source: PROC_NULL, ..Status::empty() };
+            let st = Status {
+                source: PROC_NULL,
+                ..Status::empty()
+            };
             let already = w.mpi.request(send).complete;
             if !already {
                 w.complete(send, st);
@@ -1097,7 +1204,12 @@ pub fn wait_for(ids: &[ReqId], call: &'static str, done: impl Fn(&World) -> bool
             }
             let pending = ids
                 .iter()
-                .filter(|&&id| w.mpi.requests.get(id).is_some_and(|r| r.as_ref().is_some_and(|r| !r.complete)))
+                .filter(|&&id| {
+                    w.mpi
+                        .requests
+                        .get(id)
+                        .is_some_and(|r| r.as_ref().is_some_and(|r| !r.complete))
+                })
                 .count();
             if pending > 1 {
                 detail.push_str(&format!(", and {} more pending requests", pending - 1));
@@ -1114,5 +1226,8 @@ pub fn wait_for(ids: &[ReqId], call: &'static str, done: impl Fn(&World) -> bool
 
 /// True if request `id` no longer exists or is complete.
 pub fn is_complete(w: &World, id: ReqId) -> bool {
-    w.mpi.requests.get(id).is_none_or(|r| r.as_ref().is_none_or(|r| r.complete))
+    w.mpi
+        .requests
+        .get(id)
+        .is_none_or(|r| r.as_ref().is_none_or(|r| r.complete))
 }

@@ -101,16 +101,46 @@ macro_rules! int_op {
     ($t:ty, $op:expr, $input:expr, $inout:expr) => {{
         use Builtin::*;
         let ok = match $op {
-            Max => { zip::<$t>($input, $inout, |a, b| a.max(b)); true }
-            Min => { zip::<$t>($input, $inout, |a, b| a.min(b)); true }
-            Sum => { zip::<$t>($input, $inout, |a, b| a.wrapping_add(b)); true }
-            Prod => { zip::<$t>($input, $inout, |a, b| a.wrapping_mul(b)); true }
-            Land => { zip::<$t>($input, $inout, |a, b| ((a != 0) && (b != 0)) as $t); true }
-            Lor => { zip::<$t>($input, $inout, |a, b| ((a != 0) || (b != 0)) as $t); true }
-            Lxor => { zip::<$t>($input, $inout, |a, b| ((a != 0) != (b != 0)) as $t); true }
-            Band => { zip::<$t>($input, $inout, |a, b| a & b); true }
-            Bor => { zip::<$t>($input, $inout, |a, b| a | b); true }
-            Bxor => { zip::<$t>($input, $inout, |a, b| a ^ b); true }
+            Max => {
+                zip::<$t>($input, $inout, |a, b| a.max(b));
+                true
+            }
+            Min => {
+                zip::<$t>($input, $inout, |a, b| a.min(b));
+                true
+            }
+            Sum => {
+                zip::<$t>($input, $inout, |a, b| a.wrapping_add(b));
+                true
+            }
+            Prod => {
+                zip::<$t>($input, $inout, |a, b| a.wrapping_mul(b));
+                true
+            }
+            Land => {
+                zip::<$t>($input, $inout, |a, b| ((a != 0) && (b != 0)) as $t);
+                true
+            }
+            Lor => {
+                zip::<$t>($input, $inout, |a, b| ((a != 0) || (b != 0)) as $t);
+                true
+            }
+            Lxor => {
+                zip::<$t>($input, $inout, |a, b| ((a != 0) != (b != 0)) as $t);
+                true
+            }
+            Band => {
+                zip::<$t>($input, $inout, |a, b| a & b);
+                true
+            }
+            Bor => {
+                zip::<$t>($input, $inout, |a, b| a | b);
+                true
+            }
+            Bxor => {
+                zip::<$t>($input, $inout, |a, b| a ^ b);
+                true
+            }
             _ => false,
         };
         ok
@@ -121,16 +151,30 @@ macro_rules! float_op {
     ($t:ty, $op:expr, $input:expr, $inout:expr) => {{
         use Builtin::*;
         match $op {
-            Max => { zip::<$t>($input, $inout, |a, b| if a > b { a } else { b }); true }
-            Min => { zip::<$t>($input, $inout, |a, b| if a < b { a } else { b }); true }
-            Sum => { zip::<$t>($input, $inout, |a, b| a + b); true }
-            Prod => { zip::<$t>($input, $inout, |a, b| a * b); true }
+            Max => {
+                zip::<$t>($input, $inout, |a, b| if a > b { a } else { b });
+                true
+            }
+            Min => {
+                zip::<$t>($input, $inout, |a, b| if a < b { a } else { b });
+                true
+            }
+            Sum => {
+                zip::<$t>($input, $inout, |a, b| a + b);
+                true
+            }
+            Prod => {
+                zip::<$t>($input, $inout, |a, b| a * b);
+                true
+            }
             _ => false,
         }
     }};
 }
 
-fn complex_op<T: Elem + std::ops::Add<Output = T> + std::ops::Mul<Output = T> + std::ops::Sub<Output = T>>(
+fn complex_op<
+    T: Elem + std::ops::Add<Output = T> + std::ops::Mul<Output = T> + std::ops::Sub<Output = T>,
+>(
     op: Builtin,
     input: &[u8],
     inout: &mut [u8],
@@ -156,7 +200,13 @@ fn complex_op<T: Elem + std::ops::Add<Output = T> + std::ops::Mul<Output = T> + 
 
 /// MINLOC/MAXLOC on (value, index) pairs laid out in `stride` bytes with
 /// the index at `idx_off`: ties keep the smaller index.
-fn loc_op<V: Elem + PartialOrd>(op: Builtin, input: &[u8], inout: &mut [u8], stride: usize, idx_off: usize) -> bool {
+fn loc_op<V: Elem + PartialOrd>(
+    op: Builtin,
+    input: &[u8],
+    inout: &mut [u8],
+    stride: usize,
+    idx_off: usize,
+) -> bool {
     let better = |a: V, b: V| match op {
         Builtin::Minloc => a < b,
         Builtin::Maxloc => a > b,
@@ -179,7 +229,11 @@ fn loc_op<V: Elem + PartialOrd>(op: Builtin, input: &[u8], inout: &mut [u8], str
     true
 }
 
-fn loc_pair<V: Elem + PartialOrd, I: Elem + PartialOrd>(op: Builtin, input: &[u8], inout: &mut [u8]) -> bool {
+fn loc_pair<V: Elem + PartialOrd, I: Elem + PartialOrd>(
+    op: Builtin,
+    input: &[u8],
+    inout: &mut [u8],
+) -> bool {
     if !matches!(op, Builtin::Minloc | Builtin::Maxloc) {
         return false;
     }
@@ -190,7 +244,11 @@ fn loc_pair<V: Elem + PartialOrd, I: Elem + PartialOrd>(op: Builtin, input: &[u8
         let (va, ia) = (V::get(e_in, 0), I::get(&e_in[V::SIZE..], 0));
         let e_io = &mut inout[i * stride..(i + 1) * stride];
         let (vb, ib) = (V::get(e_io, 0), I::get(&e_io[V::SIZE..], 0));
-        let better = if op == Builtin::Minloc { va < vb } else { va > vb };
+        let better = if op == Builtin::Minloc {
+            va < vb
+        } else {
+            va > vb
+        };
         if better || (va == vb && ia < ib) {
             V::put(e_io, 0, va);
             I::put(&mut e_io[V::SIZE..], 0, ia);
@@ -288,7 +346,10 @@ mod tests {
         let a: Vec<u8> = [1.0f64, 2.0].iter().flat_map(|x| x.to_ne_bytes()).collect();
         let mut b: Vec<u8> = [3.0f64, 4.0].iter().flat_map(|x| x.to_ne_bytes()).collect();
         assert!(apply(Builtin::Prod, Basic::ComplexF64, &a, &mut b));
-        let r: Vec<f64> = b.chunks(8).map(|c| f64::from_ne_bytes(c.try_into().unwrap())).collect();
+        let r: Vec<f64> = b
+            .chunks(8)
+            .map(|c| f64::from_ne_bytes(c.try_into().unwrap()))
+            .collect();
         assert_eq!(r, vec![-5.0, 10.0]);
     }
 }

@@ -50,7 +50,8 @@ pub fn build(pieces: &[Piece<'_>]) -> Datatype {
         ub = ub.max(p.disp + c.lb + p.blocklen as isize * c.extent);
         if c.size > 0 {
             tlb = tlb.min(p.disp + c.true_lb);
-            tub = tub.max(p.disp + (p.blocklen as isize - 1) * c.extent + c.true_lb + c.true_extent);
+            tub =
+                tub.max(p.disp + (p.blocklen as isize - 1) * c.extent + c.true_lb + c.true_extent);
         }
         for k in 0..p.blocklen {
             let base = p.disp + k as isize * c.extent;
@@ -118,7 +119,13 @@ mod tests {
     fn vector_layout() {
         // MPI_Type_vector(3, 2, 4, MPI_INT): blocks of 2 ints every 4 ints.
         let i = int();
-        let pieces: Vec<Piece> = (0..3).map(|k| Piece { disp: k * 16, blocklen: 2, child: &i }).collect();
+        let pieces: Vec<Piece> = (0..3)
+            .map(|k| Piece {
+                disp: k * 16,
+                blocklen: 2,
+                child: &i,
+            })
+            .collect();
         let t = build(&pieces);
         assert_eq!(t.size, 24);
         assert_eq!(t.extent, 40); // (3-1)*16 + 2*4
@@ -127,7 +134,10 @@ mod tests {
         let data: Vec<i32> = (0..12).collect();
         let mut out = Vec::new();
         unsafe { pack(&t, data.as_ptr().cast(), 1, &mut out) };
-        let vals: Vec<i32> = out.chunks(4).map(|c| i32::from_ne_bytes(c.try_into().unwrap())).collect();
+        let vals: Vec<i32> = out
+            .chunks(4)
+            .map(|c| i32::from_ne_bytes(c.try_into().unwrap()))
+            .collect();
         assert_eq!(vals, vec![0, 1, 4, 5, 8, 9]);
     }
 
@@ -135,7 +145,18 @@ mod tests {
     fn struct_with_gap_and_resize() {
         let i = int();
         let d = predefined_types()[15].clone().unwrap(); // MPI_DOUBLE
-        let t = build(&[Piece { disp: 0, blocklen: 1, child: &i }, Piece { disp: 8, blocklen: 1, child: &d }]);
+        let t = build(&[
+            Piece {
+                disp: 0,
+                blocklen: 1,
+                child: &i,
+            },
+            Piece {
+                disp: 8,
+                blocklen: 1,
+                child: &d,
+            },
+        ]);
         assert_eq!((t.size, t.lb, t.extent), (12, 0, 16));
         assert_eq!(t.basic, None);
         let r = resized(&t, -4, 32);
@@ -145,7 +166,11 @@ mod tests {
     #[test]
     fn empty_type() {
         let i = int();
-        let t = build(&[Piece { disp: 100, blocklen: 0, child: &i }]);
+        let t = build(&[Piece {
+            disp: 100,
+            blocklen: 0,
+            child: &i,
+        }]);
         assert_eq!((t.size, t.extent), (0, 0));
     }
 }
