@@ -220,6 +220,33 @@ UTIL_SRCS=("$T/util/mtest.c" "$T/util/mtest_common.c" "$T/util/mtest_single.c")
 DTP_SRCS=("$T"/dtpools/src/*.c)
 INCLUDES=(-I"$BUILD/include" -I"$T/include" -I"$T/dtpools/include")
 
+# The suite's utility code is linked into every test but references far more
+# of MPI than most tests use (intercommunicators, for instance). Built as
+# hidden, per-function sections and linked with --gc-sections (set
+# MPICH_TESTS_GC=0 to disable), a test only needs the MPI functions its own
+# code reaches, so a missing function fails only the tests that use it.
+# (Hidden visibility matters: a shared object keeps every exported symbol.)
+UTIL_LINK=("${UTIL_SRCS[@]}")
+DTP_LINK=("${DTP_SRCS[@]}")
+GC_LDFLAGS=()
+if [[ "${MPICH_TESTS_GC:-1}" != 0 ]]; then
+    mkdir -p "$BUILD/util-objs"
+    UTIL_LINK=() DTP_LINK=()
+    for src in "${UTIL_SRCS[@]}" "${DTP_SRCS[@]}"; do
+        obj="$BUILD/util-objs/$(basename "$src" .c).o"
+        if "$SMPICC" "${CFLAGS_ARGV[@]}" "${INCLUDES[@]}" -ffunction-sections -fdata-sections \
+                -fvisibility=hidden -c "$src" -o "$obj" >"$BUILD/util-objs/$(basename "$src").log" 2>&1; then
+            case "$src" in
+                */util/*) UTIL_LINK+=("$obj") ;;
+                *) DTP_LINK+=("$obj") ;;
+            esac
+        else
+            note "could not compile $(basename "$src") (see $BUILD/util-objs/); tests needing it will fail to build"
+        fi
+    done
+    GC_LDFLAGS=(-Wl,--gc-sections)
+fi
+
 # Per-program sources and defines, from the directory's Makefile.am
 # (e.g. irecv_any_SOURCES = recv_any.c, irecv_any_CPPFLAGS = -DTEST_NB).
 am_var() { # dir var -> value (one-line assignments only), empty if none
@@ -252,12 +279,12 @@ build_prog() { # dir prog -> 0 if built
     local -a paths=()
     for s in "${srcs[@]}"; do paths+=("$T/$dir/$s"); done
     if grep -qsE '#[[:space:]]*include[[:space:]]*"(mtest_dtp|dtpools)\.h"' "${paths[@]}"; then
-        extra=("${DTP_SRCS[@]}")
+        extra=("${DTP_LINK[@]}")
     fi
     mkdir -p "$BUILD/$dir"
     local log="$BUILD_LOG_DIR/$dir.$prog.build.log"
     if (cd "$BUILD/$dir" && "$SMPICC" "${CFLAGS_ARGV[@]}" "${INCLUDES[@]}" "${cpp[@]}" \
-            -o "$BUILD/$dir/$prog" "${paths[@]}" "${UTIL_SRCS[@]}" "${extra[@]}" -lm) >"$log" 2>&1 \
+            -o "$BUILD/$dir/$prog" "${paths[@]}" "${UTIL_LINK[@]}" "${extra[@]}" "${GC_LDFLAGS[@]}" -lm) >"$log" 2>&1 \
         && [[ -x "$BUILD/$dir/$prog" ]]; then
         BUILT[$key]=ok
         return 0

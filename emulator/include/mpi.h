@@ -359,6 +359,14 @@ SMPI_CALL(int, Rsend_init, (const void *buf, int count, MPI_Datatype datatype, i
 SMPI_CALL(int, Recv_init, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request))
 SMPI_CALL(int, Start, (MPI_Request *request))
 SMPI_CALL(int, Startall, (int count, MPI_Request array_of_requests[]))
+SMPI_CALL(int, Isendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request))
+SMPI_CALL(int, Isendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request))
+/* MPI-4 large-count variants. */
+SMPI_CALL(int, Send_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+SMPI_CALL(int, Isend_c, (const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+SMPI_CALL(int, Irecv_c, (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request))
+SMPI_CALL(int, Recv_c, (void *buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status))
+SMPI_CALL(int, Get_count_c, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count))
 SMPI_CALL(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count))
 SMPI_CALL(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count))
 SMPI_CALL(int, Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count))
@@ -419,6 +427,22 @@ SMPI_CALL(int, Error_class, (int errorcode, int *errorclass))
 SMPI_CALL(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
 SMPI_CALL(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
 SMPI_CALL(int, Errhandler_free, (MPI_Errhandler *errhandler))
+
+/* Handle conversions (handles are integers: the identity). */
+SMPI_CALL(MPI_Fint, Comm_c2f, (MPI_Comm comm))
+SMPI_CALL(MPI_Comm, Comm_f2c, (MPI_Fint comm))
+SMPI_CALL(MPI_Fint, Group_c2f, (MPI_Group group))
+SMPI_CALL(MPI_Group, Group_f2c, (MPI_Fint group))
+SMPI_CALL(MPI_Fint, Type_c2f, (MPI_Datatype datatype))
+SMPI_CALL(MPI_Datatype, Type_f2c, (MPI_Fint datatype))
+SMPI_CALL(MPI_Fint, Request_c2f, (MPI_Request request))
+SMPI_CALL(MPI_Request, Request_f2c, (MPI_Fint request))
+SMPI_CALL(MPI_Fint, Op_c2f, (MPI_Op op))
+SMPI_CALL(MPI_Op, Op_f2c, (MPI_Fint op))
+SMPI_CALL(MPI_Fint, Errhandler_c2f, (MPI_Errhandler errhandler))
+SMPI_CALL(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler))
+SMPI_CALL(MPI_Fint, Message_c2f, (MPI_Message message))
+SMPI_CALL(MPI_Message, Message_f2c, (MPI_Fint message))
 
 #ifdef __cplusplus
 }

@@ -23,7 +23,8 @@ macro_rules! with_abi_symbols {
             MPI_Waitsome, MPI_Test, MPI_Testall, MPI_Testany, MPI_Testsome,
             MPI_Request_free, MPI_Request_get_status, MPI_Cancel, MPI_Test_cancelled,
             MPI_Send_init, MPI_Ssend_init, MPI_Bsend_init, MPI_Rsend_init, MPI_Recv_init,
-            MPI_Start, MPI_Startall, MPI_Get_count, MPI_Get_elements, MPI_Get_elements_x,
+            MPI_Start, MPI_Startall, MPI_Isendrecv, MPI_Isendrecv_replace, MPI_Send_c,
+            MPI_Isend_c, MPI_Irecv_c, MPI_Recv_c, MPI_Get_count_c, MPI_Get_count, MPI_Get_elements, MPI_Get_elements_x,
             MPI_Status_set_elements, MPI_Status_set_elements_x, MPI_Status_set_cancelled,
             MPI_Type_size, MPI_Type_get_extent, MPI_Type_contiguous, MPI_Type_vector,
             MPI_Type_create_hvector, MPI_Type_hvector, MPI_Type_indexed,
@@ -38,7 +39,10 @@ macro_rules! with_abi_symbols {
             MPI_Allreduce, MPI_Reduce_scatter, MPI_Reduce_scatter_block, MPI_Scan,
             MPI_Exscan,
             MPI_Error_string, MPI_Error_class, MPI_Comm_set_errhandler, MPI_Comm_get_errhandler,
-            MPI_Errhandler_free,
+            MPI_Errhandler_free, MPI_Comm_c2f, MPI_Comm_f2c, MPI_Group_c2f, MPI_Group_f2c,
+            MPI_Type_c2f, MPI_Type_f2c, MPI_Request_c2f, MPI_Request_f2c, MPI_Op_c2f,
+            MPI_Op_f2c, MPI_Errhandler_c2f, MPI_Errhandler_f2c, MPI_Message_c2f,
+            MPI_Message_f2c,
             smpi_sleep, smpi_usleep, smpi_nanosleep, smpi_gettimeofday, smpi_clock_gettime,
             smpi_exit, smpi_execute_flops, smpi_execute, smpi_execute_benched
         }

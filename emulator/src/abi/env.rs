@@ -261,3 +261,25 @@ pub(crate) unsafe extern "C" fn MPI_Errhandler_free(errhandler: *mut c_int) -> c
         Ok(())
     })
 }
+
+/// Handle conversions to and from Fortran: handles are integers already,
+/// so both directions are the identity (as in MPICH).
+macro_rules! identity_conversions {
+    ($($c2f:ident, $f2c:ident);* $(;)?) => {$(
+        pub(crate) unsafe extern "C" fn $c2f(handle: c_int) -> c_int {
+            handle
+        }
+        pub(crate) unsafe extern "C" fn $f2c(handle: c_int) -> c_int {
+            handle
+        }
+    )*};
+}
+identity_conversions! {
+    MPI_Comm_c2f, MPI_Comm_f2c;
+    MPI_Group_c2f, MPI_Group_f2c;
+    MPI_Type_c2f, MPI_Type_f2c;
+    MPI_Request_c2f, MPI_Request_f2c;
+    MPI_Op_c2f, MPI_Op_f2c;
+    MPI_Errhandler_c2f, MPI_Errhandler_f2c;
+    MPI_Message_c2f, MPI_Message_f2c;
+}

@@ -1,6 +1,7 @@
 //! Point-to-point calls: sends, receives, probes, requests, completion.
 
 use std::ffi::{c_int, c_void};
+use std::rc::Rc;
 
 use super::{call, out, status_bytes, write_status, CStatus};
 use crate::engine;
@@ -19,7 +20,7 @@ fn send_kind(mode: SendMode) -> ReqKind {
 fn post(
     kind: ReqKind,
     buf: *const c_void,
-    count: c_int,
+    count: i64,
     datatype: c_int,
     peer: c_int,
     tag: c_int,
@@ -72,7 +73,7 @@ fn status_error(st: &Status) -> MpiResult<()> {
 /// smpi/ois for non-blocking sends, smpi/os for others, and only when the
 /// sender gets control back before the transfer ends (detached sends,
 /// non-blocking and synchronous ones), as in SimGrid.
-fn send_overhead(count: c_int, datatype: c_int, mode: SendMode, nonblocking: bool) {
+fn send_overhead(count: i64, datatype: c_int, mode: SendMode, nonblocking: bool) {
     let cost = engine::with(|w| {
         let bytes = w.mpi.datatype(datatype).map(|t| t.size).unwrap_or(0) * count.max(0) as usize;
         let detached = match mode {
@@ -96,7 +97,7 @@ fn blocking_send(
     name: &'static str,
     mode: SendMode,
     buf: *const c_void,
-    count: c_int,
+    count: i64,
     datatype: c_int,
     dest: c_int,
     tag: c_int,
@@ -131,7 +132,7 @@ pub(crate) unsafe extern "C" fn MPI_Send(
         "MPI_Send",
         SendMode::Standard,
         buf,
-        count,
+        i64::from(count),
         datatype,
         dest,
         tag,
@@ -151,7 +152,7 @@ pub(crate) unsafe extern "C" fn MPI_Ssend(
         "MPI_Ssend",
         SendMode::Synchronous,
         buf,
-        count,
+        i64::from(count),
         datatype,
         dest,
         tag,
@@ -171,7 +172,7 @@ pub(crate) unsafe extern "C" fn MPI_Bsend(
         "MPI_Bsend",
         SendMode::Buffered,
         buf,
-        count,
+        i64::from(count),
         datatype,
         dest,
         tag,
@@ -191,7 +192,7 @@ pub(crate) unsafe extern "C" fn MPI_Rsend(
         "MPI_Rsend",
         SendMode::Ready,
         buf,
-        count,
+        i64::from(count),
         datatype,
         dest,
         tag,
@@ -204,7 +205,7 @@ fn nonblocking(
     name: &'static str,
     kind: ReqKind,
     buf: *const c_void,
-    count: c_int,
+    count: i64,
     datatype: c_int,
     peer: c_int,
     tag: c_int,
@@ -239,7 +240,7 @@ pub(crate) unsafe extern "C" fn MPI_Isend(
         "MPI_Isend",
         send_kind(SendMode::Standard),
         buf,
-        count,
+        i64::from(count),
         datatype,
         dest,
         tag,
@@ -262,7 +263,7 @@ pub(crate) unsafe extern "C" fn MPI_Issend(
         "MPI_Issend",
         send_kind(SendMode::Synchronous),
         buf,
-        count,
+        i64::from(count),
         datatype,
         dest,
         tag,
@@ -285,7 +286,7 @@ pub(crate) unsafe extern "C" fn MPI_Ibsend(
         "MPI_Ibsend",
         send_kind(SendMode::Buffered),
         buf,
-        count,
+        i64::from(count),
         datatype,
         dest,
         tag,
@@ -308,7 +309,7 @@ pub(crate) unsafe extern "C" fn MPI_Irsend(
         "MPI_Irsend",
         send_kind(SendMode::Ready),
         buf,
-        count,
+        i64::from(count),
         datatype,
         dest,
         tag,
@@ -331,7 +332,7 @@ pub(crate) unsafe extern "C" fn MPI_Irecv(
         "MPI_Irecv",
         ReqKind::Recv,
         buf,
-        count,
+        i64::from(count),
         datatype,
         source,
         tag,
@@ -354,7 +355,7 @@ pub(crate) unsafe extern "C" fn MPI_Send_init(
         "MPI_Send_init",
         send_kind(SendMode::Standard),
         buf,
-        count,
+        i64::from(count),
         datatype,
         dest,
         tag,
@@ -377,7 +378,7 @@ pub(crate) unsafe extern "C" fn MPI_Ssend_init(
         "MPI_Ssend_init",
         send_kind(SendMode::Synchronous),
         buf,
-        count,
+        i64::from(count),
         datatype,
         dest,
         tag,
@@ -400,7 +401,7 @@ pub(crate) unsafe extern "C" fn MPI_Bsend_init(
         "MPI_Bsend_init",
         send_kind(SendMode::Buffered),
         buf,
-        count,
+        i64::from(count),
         datatype,
         dest,
         tag,
@@ -423,7 +424,7 @@ pub(crate) unsafe extern "C" fn MPI_Rsend_init(
         "MPI_Rsend_init",
         send_kind(SendMode::Ready),
         buf,
-        count,
+        i64::from(count),
         datatype,
         dest,
         tag,
@@ -446,7 +447,7 @@ pub(crate) unsafe extern "C" fn MPI_Recv_init(
         "MPI_Recv_init",
         ReqKind::Recv,
         buf,
-        count,
+        i64::from(count),
         datatype,
         source,
         tag,
@@ -469,7 +470,7 @@ pub(crate) unsafe extern "C" fn MPI_Recv(
         let id = post(
             ReqKind::Recv,
             buf,
-            count,
+            i64::from(count),
             datatype,
             source,
             tag,
@@ -501,7 +502,7 @@ pub(crate) unsafe extern "C" fn MPI_Sendrecv(
         let rid = post(
             ReqKind::Recv,
             recvbuf,
-            recvcount,
+            i64::from(recvcount),
             recvtype,
             source,
             recvtag,
@@ -511,7 +512,7 @@ pub(crate) unsafe extern "C" fn MPI_Sendrecv(
         let sid = match post(
             send_kind(SendMode::Standard),
             sendbuf,
-            sendcount,
+            i64::from(sendcount),
             sendtype,
             dest,
             sendtag,
@@ -568,7 +569,7 @@ pub(crate) unsafe extern "C" fn MPI_Sendrecv_replace(
         let sid = post(
             send_kind(SendMode::Standard),
             packed.as_ptr().cast(),
-            bytes as c_int,
+            bytes as i64,
             4, /* MPI_BYTE */
             dest,
             sendtag,
@@ -578,7 +579,7 @@ pub(crate) unsafe extern "C" fn MPI_Sendrecv_replace(
         let rid = post(
             ReqKind::Recv,
             buf,
-            count,
+            i64::from(count),
             datatype,
             source,
             recvtag,
@@ -814,7 +815,7 @@ pub(crate) unsafe extern "C" fn MPI_Mrecv(
         }
         // SAFETY: non-null in/out argument.
         let msg = unsafe { *message };
-        let id = engine::with(|w| w.mrecv(buf, count, datatype, msg))?;
+        let id = engine::with(|w| w.mrecv(buf, i64::from(count), datatype, msg))?;
         // SAFETY: as above.
         unsafe { *message = 0 };
         let st = finish_one(id, "MPI_Mrecv");
@@ -840,7 +841,7 @@ pub(crate) unsafe extern "C" fn MPI_Imrecv(
         }
         // SAFETY: non-null in/out arguments.
         let msg = unsafe { *message };
-        let id = engine::with(|w| w.mrecv(buf, count, datatype, msg))?;
+        let id = engine::with(|w| w.mrecv(buf, i64::from(count), datatype, msg))?;
         // SAFETY: as above.
         unsafe {
             *message = 0;
@@ -896,7 +897,7 @@ pub(crate) unsafe extern "C" fn MPI_Wait(request: *mut c_int, status: *mut CStat
         // SAFETY: the caller's request argument.
         let Some(id) = (unsafe { active_request(request) })? else {
             // SAFETY: the caller's status argument.
-            unsafe { write_status(status, &Status::empty(), false) };
+            unsafe { write_status(status, &Status::empty(), true) };
             return Ok(());
         };
         wait_for(&[id], "MPI_Wait", |w| is_complete(w, id));
@@ -917,7 +918,7 @@ pub(crate) unsafe extern "C" fn MPI_Test(
         // SAFETY: the caller's request argument.
         let Some(id) = (unsafe { active_request(request) })? else {
             // SAFETY: the caller's arguments.
-            unsafe { write_status(status, &Status::empty(), false) };
+            unsafe { write_status(status, &Status::empty(), true) };
             return unsafe { out(flag, 1, "flag") };
         };
         // As SimGrid: look, and only a failed look costs time.
@@ -1070,7 +1071,7 @@ pub(crate) unsafe extern "C" fn MPI_Waitany(
         let active = unsafe { active_requests(count, requests) }?;
         if active.is_empty() {
             // SAFETY: the caller's arguments.
-            unsafe { write_status(status, &Status::empty(), false) };
+            unsafe { write_status(status, &Status::empty(), true) };
             return unsafe { out(index, mpi::UNDEFINED, "index") };
         }
         let ids: Vec<ReqId> = active.iter().map(|&(_, id)| id).collect();
@@ -1107,7 +1108,7 @@ pub(crate) unsafe extern "C" fn MPI_Testany(
         if active.is_empty() {
             // SAFETY: the caller's arguments.
             unsafe {
-                write_status(status, &Status::empty(), false);
+                write_status(status, &Status::empty(), true);
                 out(index, mpi::UNDEFINED, "index")?;
                 return out(flag, 1, "flag");
             }
@@ -1255,13 +1256,14 @@ pub(crate) unsafe extern "C" fn MPI_Request_get_status(
                 Ok(r.active.then_some((r.complete, r.status)))
             })?
         };
+        let is_null = state.is_none();
         let (done, st) = state.unwrap_or((true, Status::empty()));
         if !done {
             test_cost(false);
         }
         if done {
             // SAFETY: the caller's status argument.
-            unsafe { write_status(status, &st, false) };
+            unsafe { write_status(status, &st, is_null) };
         }
         // SAFETY: the caller's output argument.
         unsafe { out(flag, c_int::from(done), "flag") }
@@ -1465,4 +1467,253 @@ pub(crate) unsafe extern "C" fn MPI_Status_set_cancelled(
     let s = unsafe { &mut *status };
     s.count_hi_and_cancelled = (s.count_hi_and_cancelled & !1) | c_int::from(flag != 0);
     0
+}
+
+/// Posts a receive and a send as one compound request.
+#[allow(clippy::too_many_arguments)]
+fn isendrecv(
+    name: &'static str,
+    sendbuf: *const c_void,
+    sendcount: i64,
+    sendtype: c_int,
+    dest: c_int,
+    sendtag: c_int,
+    recvbuf: *mut c_void,
+    recvcount: i64,
+    recvtype: c_int,
+    source: c_int,
+    recvtag: c_int,
+    comm: c_int,
+    owned: Option<Vec<u8>>,
+    request: *mut c_int,
+) -> c_int {
+    call(name, comm, || {
+        if request.is_null() {
+            return Err(MpiError::new(class::ARG, "request is a null pointer"));
+        }
+        let id = engine::with(|w| -> MpiResult<ReqId> {
+            let rid = w.new_request(
+                ReqKind::Recv,
+                recvbuf,
+                recvcount,
+                recvtype,
+                source,
+                recvtag,
+                comm,
+                false,
+            )?;
+            let sid = match w.new_request(
+                send_kind(SendMode::Standard),
+                sendbuf,
+                sendcount,
+                sendtype,
+                dest,
+                sendtag,
+                comm,
+                false,
+            ) {
+                Ok(s) => s,
+                Err(e) => {
+                    w.mpi.remove_request(rid);
+                    return Err(e);
+                }
+            };
+            let id = w.new_compound(vec![rid, sid], owned);
+            if let Err(e) = w.start(id) {
+                w.mpi.remove_request(id);
+                return Err(e);
+            }
+            Ok(id)
+        })?;
+        // SAFETY: non-null output argument.
+        unsafe { *request = id as c_int + 1 };
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Isendrecv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    dest: c_int,
+    sendtag: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: c_int,
+    source: c_int,
+    recvtag: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    isendrecv(
+        "MPI_Isendrecv",
+        sendbuf,
+        i64::from(sendcount),
+        sendtype,
+        dest,
+        sendtag,
+        recvbuf,
+        i64::from(recvcount),
+        recvtype,
+        source,
+        recvtag,
+        comm,
+        None,
+        request,
+    )
+}
+
+pub(crate) unsafe extern "C" fn MPI_Isendrecv_replace(
+    buf: *mut c_void,
+    count: c_int,
+    datatype: c_int,
+    dest: c_int,
+    sendtag: c_int,
+    source: c_int,
+    recvtag: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    // The outgoing data is packed first, so the receive can land in `buf`;
+    // the compound request owns the packed copy until it completes.
+    let packed = engine::with(|w| -> MpiResult<Vec<u8>> {
+        let ty = Rc::clone(w.mpi.datatype(datatype)?);
+        let n = usize::try_from(count)
+            .map_err(|_| MpiError::new(class::COUNT, format!("invalid count {count}")))?;
+        let mut data = Vec::new();
+        // SAFETY: `buf` holds `count` elements of `datatype` (MPI contract).
+        unsafe { mpi::datatype::pack(&ty, buf, n, &mut data) };
+        Ok(data)
+    });
+    let packed = match packed {
+        Ok(p) => p,
+        Err(e) => return call("MPI_Isendrecv_replace", comm, || Err(e)),
+    };
+    let (ptr, len) = (packed.as_ptr(), packed.len() as i64);
+    isendrecv(
+        "MPI_Isendrecv_replace",
+        ptr.cast(),
+        len,
+        4, // MPI_BYTE
+        dest,
+        sendtag,
+        buf,
+        i64::from(count),
+        datatype,
+        source,
+        recvtag,
+        comm,
+        Some(packed),
+        request,
+    )
+}
+
+pub(crate) unsafe extern "C" fn MPI_Send_c(
+    buf: *const c_void,
+    count: i64,
+    datatype: c_int,
+    dest: c_int,
+    tag: c_int,
+    comm: c_int,
+) -> c_int {
+    blocking_send(
+        "MPI_Send_c",
+        SendMode::Standard,
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+    )
+}
+
+pub(crate) unsafe extern "C" fn MPI_Isend_c(
+    buf: *const c_void,
+    count: i64,
+    datatype: c_int,
+    dest: c_int,
+    tag: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nonblocking(
+        "MPI_Isend_c",
+        send_kind(SendMode::Standard),
+        buf,
+        count,
+        datatype,
+        dest,
+        tag,
+        comm,
+        request,
+        false,
+    )
+}
+
+pub(crate) unsafe extern "C" fn MPI_Irecv_c(
+    buf: *mut c_void,
+    count: i64,
+    datatype: c_int,
+    source: c_int,
+    tag: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    nonblocking(
+        "MPI_Irecv_c",
+        ReqKind::Recv,
+        buf,
+        count,
+        datatype,
+        source,
+        tag,
+        comm,
+        request,
+        false,
+    )
+}
+
+pub(crate) unsafe extern "C" fn MPI_Recv_c(
+    buf: *mut c_void,
+    count: i64,
+    datatype: c_int,
+    source: c_int,
+    tag: c_int,
+    comm: c_int,
+    status: *mut CStatus,
+) -> c_int {
+    call("MPI_Recv_c", comm, || {
+        let id = post(
+            ReqKind::Recv,
+            buf,
+            count,
+            datatype,
+            source,
+            tag,
+            comm,
+            false,
+        )?;
+        let st = finish_one(id, "MPI_Recv_c");
+        // SAFETY: the caller's status argument.
+        unsafe { write_status(status, &st, false) };
+        status_error(&st)
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Get_count_c(
+    status: *const CStatus,
+    datatype: c_int,
+    count: *mut i64,
+) -> c_int {
+    call("MPI_Get_count_c", mpi::COMM_WORLD, || {
+        if status.is_null() {
+            return Err(MpiError::new(class::ARG, "status is a null pointer"));
+        }
+        // SAFETY: non-null status from the caller.
+        let bytes = status_bytes(unsafe { &*status });
+        let n = engine::with(|w| elements(w, datatype, bytes, false))?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(count, n, "count") }
+    })
 }

@@ -165,6 +165,9 @@ pub enum SendMode {
 pub enum ReqKind {
     Send(SendMode),
     Recv,
+    /// Completes when all its children have (MPI_Isendrecv): children are
+    /// [receive, send], and the receive's status is the compound's.
+    Compound,
 }
 
 /// What a completed operation reports.
@@ -217,6 +220,13 @@ pub struct Request {
     pub bsend_bytes: usize,
     /// A receive matched with a detached send (it pays smpi/or).
     pub from_detached: bool,
+    /// The compound request this one is part of.
+    pub parent: Option<ReqId>,
+    /// A compound's parts.
+    pub children: Vec<ReqId>,
+    /// Data the request owns while it is pending (the packed send buffer
+    /// of MPI_Isendrecv_replace).
+    pub owned: Option<Vec<u8>>,
 }
 
 /// Where a message's bytes are until a receive takes them.
@@ -392,9 +402,13 @@ impl Mpi {
         }
     }
 
+    /// Removes a request (and the parts of a compound one).
     pub fn remove_request(&mut self, id: ReqId) {
-        if self.requests[id].take().is_some() {
+        if let Some(r) = self.requests[id].take() {
             self.free_requests.push(id);
+            for child in r.children {
+                self.remove_request(child);
+            }
         }
     }
 
@@ -481,7 +495,7 @@ impl World {
         }
     }
 
-    fn check_count(count: i32) -> MpiResult<usize> {
+    fn check_count(count: i64) -> MpiResult<usize> {
         usize::try_from(count)
             .map_err(|_| MpiError::new(class::COUNT, format!("invalid count {count}")))
     }
@@ -503,7 +517,7 @@ impl World {
         &mut self,
         kind: ReqKind,
         buf: *const c_void,
-        count: i32,
+        count: i64,
         datatype: i32,
         peer: i32,
         tag: i32,
@@ -535,6 +549,9 @@ impl World {
             freed: false,
             bsend_bytes: 0,
             from_detached: false,
+            parent: None,
+            children: Vec::new(),
+            owned: None,
         }))
     }
 
@@ -570,6 +587,9 @@ impl World {
             freed: false,
             bsend_bytes: 0,
             from_detached: false,
+            parent: None,
+            children: Vec::new(),
+            owned: None,
         })
     }
 
@@ -591,6 +611,12 @@ impl World {
             ReqKind::Send(mode) => self.start_send(id, mode),
             ReqKind::Recv => {
                 self.start_recv(id);
+                Ok(())
+            }
+            ReqKind::Compound => {
+                for child in self.mpi.request(id).children.clone() {
+                    self.start(child)?;
+                }
                 Ok(())
             }
         }
@@ -786,13 +812,21 @@ impl World {
             }
             Payload::InSendBuffer(sid) => {
                 let s = self.mpi.request(*sid);
-                let mut data = Vec::with_capacity(env.bytes);
-                // SAFETY: the sender is blocked in (or has not completed)
-                // its send, so its buffer is valid and unchanged.
-                unsafe { datatype::pack(&s.dtype, s.buf as *const c_void, s.count, &mut data) };
-                let n = data.len().min(capacity);
-                // SAFETY: as above for the receive buffer.
-                unsafe { datatype::unpack(&rty, r.buf as *mut c_void, &data[..n]) };
+                let n = env.bytes.min(capacity);
+                if s.dtype.is_contiguous() && rty.is_contiguous() {
+                    // SAFETY: the sender has not completed its send, so its
+                    // buffer holds `env.bytes` valid bytes; the receive
+                    // buffer holds `capacity` (MPI's contract); n is within
+                    // both. `copy` tolerates overlap (a rank may send to
+                    // itself from and into the same memory).
+                    unsafe { std::ptr::copy(s.buf as *const u8, r.buf as *mut u8, n) };
+                } else {
+                    let mut data = Vec::with_capacity(env.bytes);
+                    // SAFETY: as above; pack reads the sender's elements.
+                    unsafe { datatype::pack(&s.dtype, s.buf as *const c_void, s.count, &mut data) };
+                    // SAFETY: as above for the receive buffer.
+                    unsafe { datatype::unpack(&rty, r.buf as *mut c_void, &data[..n]) };
+                }
             }
         }
         {
@@ -835,12 +869,58 @@ impl World {
             };
             (r.owner, r.waiting, r.freed, r.persistent)
         };
+        let parent = self.mpi.requests[id].as_ref().and_then(|r| r.parent);
         if freed && !persistent {
             self.mpi.remove_request(id);
         }
         if waiting {
             self.wake(owner);
         }
+        if let Some(p) = parent {
+            self.child_completed(p);
+        }
+    }
+
+    /// Completes compound request `p` once all its parts are complete.
+    fn child_completed(&mut self, p: ReqId) {
+        let Some(parent) = self.mpi.requests.get(p).and_then(Option::as_ref) else {
+            return;
+        };
+        if parent.complete {
+            return;
+        }
+        let all = parent.children.iter().all(|&c| is_complete(self, c));
+        if all {
+            let status = parent
+                .children
+                .first()
+                .and_then(|&c| self.mpi.requests.get(c).and_then(Option::as_ref))
+                .map_or(Status::empty(), |r| r.status);
+            self.complete(p, status);
+        }
+    }
+
+    /// Makes a compound request of `children` ([receive, send]) owned by
+    /// the current rank, optionally owning `data` until it completes.
+    pub fn new_compound(&mut self, children: Vec<ReqId>, data: Option<Vec<u8>>) -> ReqId {
+        let first = self.mpi.request(children[0]).clone();
+        let id = self.new_internal_request(
+            ReqKind::Compound,
+            first.ctx,
+            first.comm,
+            0,
+            0,
+            Rc::clone(&first.dtype),
+            first.peer,
+            first.tag,
+        );
+        for &c in &children {
+            self.mpi.request_mut(c).parent = Some(id);
+        }
+        let r = self.mpi.request_mut(id);
+        r.children = children;
+        r.owned = data;
+        id
     }
 
     /// Charges the receive overhead of a completed receive to its owner
@@ -873,6 +953,11 @@ impl World {
             return;
         }
         match r.kind {
+            ReqKind::Compound => {
+                for c in r.children {
+                    self.cancel(c);
+                }
+            }
             ReqKind::Recv => {
                 let q = &mut self.mpi.ranks[r.owner].posted;
                 if let Some(pos) = q.iter().position(|&x| x == id) {
@@ -1014,7 +1099,7 @@ impl World {
     pub fn mrecv(
         &mut self,
         buf: *mut c_void,
-        count: i32,
+        count: i64,
         datatype: i32,
         msg: i32,
     ) -> MpiResult<ReqId> {
@@ -1137,6 +1222,7 @@ impl World {
         let what = match r.kind {
             ReqKind::Recv => format!("receive from {peer}"),
             ReqKind::Send(_) => format!("send to {peer}"),
+            ReqKind::Compound => format!("send-receive with {peer}"),
         };
         let comm = if r.ctx % 2 == 1 {
             format!("{} (collective)", comm_name(r.comm))
