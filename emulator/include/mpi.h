@@ -304,6 +304,11 @@ SMPI_CALL(int, Comm_test_inter, (MPI_Comm comm, int *flag))
 SMPI_CALL(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen))
 SMPI_CALL(int, Comm_set_name, (MPI_Comm comm, const char *comm_name))
 SMPI_CALL(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag))
+SMPI_CALL(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm))
+SMPI_CALL(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm))
+SMPI_CALL(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm))
+SMPI_CALL(int, Comm_remote_size, (MPI_Comm comm, int *size))
+SMPI_CALL(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group))
 
 /* Groups. */
 SMPI_CALL(int, Group_size, (MPI_Group group, int *size))

@@ -14,7 +14,7 @@ use crate::mpi::{class, CommView, MpiError, MpiResult};
 const IN_PLACE: usize = usize::MAX;
 
 fn view(comm: c_int) -> MpiResult<CommView> {
-    engine::with(|w| w.comm(comm))
+    engine::with(|w| w.comm(comm))?.intra("a collective")
 }
 
 fn count(n: c_int, what: &str) -> MpiResult<usize> {

@@ -8,7 +8,10 @@ use super::{call, out};
 use crate::engine;
 use crate::mpi::coll::{coll_error, execute, Buffers, Reduction};
 use crate::mpi::comm::{group_compare, members};
-use crate::mpi::{self, class, Group, MpiError, MpiResult};
+use crate::mpi::{
+    self, class, is_complete, wait_for, CommView, Group, MpiError, MpiResult, ReqId, ReqKind,
+    SendMode,
+};
 
 const MPI_INT: c_int = 8;
 
@@ -29,6 +32,26 @@ pub(crate) unsafe extern "C" fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) -
     })
 }
 
+/// Every member of `view`'s group learns every member's (color, key).
+fn gather_pairs(
+    view: &CommView,
+    color: c_int,
+    key: c_int,
+    call_name: &'static str,
+) -> MpiResult<Vec<(i32, i32)>> {
+    let mine = [color, key];
+    let mut all = vec![0 as c_int; 2 * view.size()];
+    let s = collectives::allgather(view.my_rank, view.size(), 2, 2, false).map_err(coll_error)?;
+    let b = Buffers {
+        send: mine.as_ptr() as usize,
+        send_type: MPI_INT,
+        recv: all.as_mut_ptr() as usize,
+        recv_type: MPI_INT,
+    };
+    execute(view, &s, b, Reduction::None, call_name)?;
+    Ok(all.chunks(2).map(|p| (p[0], p[1])).collect())
+}
+
 pub(crate) unsafe extern "C" fn MPI_Comm_split(
     comm: c_int,
     color: c_int,
@@ -37,26 +60,98 @@ pub(crate) unsafe extern "C" fn MPI_Comm_split(
 ) -> c_int {
     call("MPI_Comm_split", comm, || {
         let c = engine::with(|w| w.comm(comm))?;
-        // Every member learns every (color, key): an allgather, so the
-        // split costs what it costs on the network.
-        let mine = [color, key];
-        let mut all = vec![0 as c_int; 2 * c.size()];
-        let s = collectives::allgather(c.my_rank, c.size(), 2, 2, false).map_err(coll_error)?;
-        let b = Buffers {
-            send: mine.as_ptr() as usize,
-            send_type: MPI_INT,
-            recv: all.as_mut_ptr() as usize,
-            recv_type: MPI_INT,
+        let h = if c.remote.is_some() {
+            // Each group splits; parts of the same color are paired.
+            let local = CommView {
+                ctx: c.ctx + 2,
+                remote: None,
+                ..c.clone()
+            };
+            let pairs = gather_pairs(&local, color, key, "MPI_Comm_split")?;
+            let flat: Vec<c_int> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+            let remote_flat = leaders_exchange(&c, &flat, "MPI_Comm_split")?;
+            let remote_pairs: Vec<(i32, i32)> =
+                remote_flat.chunks(2).map(|p| (p[0], p[1])).collect();
+            engine::with(|w| {
+                let seq = w.next_creation_seq(comm);
+                w.intercomm_split(comm, seq, &pairs, &remote_pairs)
+            })?
+        } else {
+            // Every member learns every (color, key): an allgather, so the
+            // split costs what it costs on the network.
+            let pairs = gather_pairs(&c, color, key, "MPI_Comm_split")?;
+            engine::with(|w| {
+                let seq = w.next_creation_seq(comm);
+                w.comm_split(comm, seq, &pairs)
+            })?
         };
-        execute(&c, &s, b, Reduction::None, "MPI_Comm_split")?;
-        let pairs: Vec<(i32, i32)> = all.chunks(2).map(|p| (p[0], p[1])).collect();
-        let h = engine::with(|w| {
-            let seq = w.next_creation_seq(comm);
-            w.comm_split(comm, seq, &pairs)
-        })?;
         // SAFETY: the caller's output argument.
         unsafe { out_comm(newcomm, h) }
     })
+}
+
+/// On an intercommunicator: the two groups' leaders (local rank 0) swap
+/// `data`, then each leader broadcasts what it got to its group. Every
+/// member returns the remote group's data.
+fn leaders_exchange(
+    v: &CommView,
+    data: &[c_int],
+    call_name: &'static str,
+) -> MpiResult<Vec<c_int>> {
+    // Every member takes the tag, so later collective tags stay in step.
+    let tag = engine::with(|w| w.next_coll_tag(v.handle));
+    let mut len = [0 as c_int];
+    let mut theirs: Vec<c_int> = Vec::new();
+    if v.my_rank == 0 {
+        let int = engine::with(|w| w.mpi.datatype(MPI_INT).map(Rc::clone))?;
+        let swap = |send: &[c_int], recv: &mut [c_int]| -> MpiResult<()> {
+            let (r, s) = engine::with(|w| -> MpiResult<(ReqId, ReqId)> {
+                let r = w.new_internal_request(
+                    ReqKind::Recv,
+                    v,
+                    v.ctx + 1,
+                    recv.as_mut_ptr() as usize,
+                    recv.len(),
+                    Rc::clone(&int),
+                    0,
+                    tag,
+                );
+                w.start(r)?;
+                let s = w.new_internal_request(
+                    ReqKind::Send(SendMode::Standard),
+                    v,
+                    v.ctx + 1,
+                    send.as_ptr() as usize,
+                    send.len(),
+                    Rc::clone(&int),
+                    0,
+                    tag,
+                );
+                w.start(s)?;
+                Ok((r, s))
+            })?;
+            wait_for(&[r, s], call_name, |w| {
+                is_complete(w, r) && is_complete(w, s)
+            });
+            engine::with(|w| {
+                w.mpi.remove_request(r);
+                w.mpi.remove_request(s);
+            });
+            Ok(())
+        };
+        swap(&[data.len() as c_int], &mut len)?;
+        theirs = vec![0; usize::try_from(len[0]).unwrap_or(0)];
+        swap(data, &mut theirs)?;
+    }
+    let local = CommView {
+        ctx: v.ctx + 2,
+        remote: None,
+        ..v.clone()
+    };
+    bcast_ints(&local, 0, &mut len, call_name)?;
+    theirs.resize(usize::try_from(len[0]).unwrap_or(0), 0);
+    bcast_ints(&local, 0, &mut theirs, call_name)?;
+    Ok(theirs)
 }
 
 pub(crate) unsafe extern "C" fn MPI_Comm_create(
@@ -65,7 +160,25 @@ pub(crate) unsafe extern "C" fn MPI_Comm_create(
     newcomm: *mut c_int,
 ) -> c_int {
     call("MPI_Comm_create", comm, || {
-        let h = engine::with(|w| w.comm_create(comm, group))?;
+        let c = engine::with(|w| w.comm(comm))?;
+        let h = if c.remote.is_some() {
+            // Each side names a subgroup of its own group; the new
+            // intercommunicator joins the two subgroups.
+            let g = group_of(group)?;
+            let mine: Vec<u32> = members(&g);
+            if mine.iter().any(|&w| c.group.rank_of(w as usize).is_none()) {
+                return Err(MpiError::new(
+                    class::GROUP,
+                    "the group is not a subset of the local group",
+                ));
+            }
+            let flat: Vec<c_int> = mine.iter().map(|&w| w as c_int).collect();
+            let theirs = leaders_exchange(&c, &flat, "MPI_Comm_create")?;
+            let theirs: Vec<u32> = theirs.iter().map(|&w| w as u32).collect();
+            engine::with(|w| w.intercomm_subset(comm, mine, theirs))?
+        } else {
+            engine::with(|w| w.comm_create(comm, group))?
+        };
         // SAFETY: the caller's output argument.
         unsafe { out_comm(newcomm, h) }
     })
@@ -106,11 +219,9 @@ pub(crate) unsafe extern "C" fn MPI_Comm_compare(a: c_int, b: c_int, result: *mu
 
 pub(crate) unsafe extern "C" fn MPI_Comm_test_inter(comm: c_int, flag: *mut c_int) -> c_int {
     call("MPI_Comm_test_inter", comm, || {
-        engine::with(|w| w.comm(comm))?;
-        // Intercommunicators are not provided yet: every communicator is
-        // an intracommunicator.
+        let v = engine::with(|w| w.comm(comm))?;
         // SAFETY: the caller's output argument.
-        unsafe { out(flag, 0, "flag") }
+        unsafe { out(flag, c_int::from(v.remote.is_some()), "flag") }
     })
 }
 
@@ -457,5 +568,184 @@ pub(crate) unsafe extern "C" fn MPI_Group_difference(
         })?;
         // SAFETY: the caller's output argument.
         unsafe { out(newgroup, h, "newgroup") }
+    })
+}
+
+/// Exchanges two int arrays with `peer` on `comm` (a send and a receive
+/// posted together), as the leaders of MPI_Intercomm_create do.
+fn exchange(
+    comm: c_int,
+    peer: c_int,
+    tag: c_int,
+    send: &[c_int],
+    recv: &mut [c_int],
+) -> MpiResult<()> {
+    let (r, s) = engine::with(|w| -> MpiResult<(ReqId, ReqId)> {
+        let r = w.new_request(
+            ReqKind::Recv,
+            recv.as_mut_ptr().cast(),
+            recv.len() as i64,
+            MPI_INT,
+            peer,
+            tag,
+            comm,
+            false,
+        )?;
+        w.start(r)?;
+        let s = w.new_request(
+            ReqKind::Send(SendMode::Standard),
+            send.as_ptr().cast(),
+            send.len() as i64,
+            MPI_INT,
+            peer,
+            tag,
+            comm,
+            false,
+        )?;
+        w.start(s)?;
+        Ok((r, s))
+    })?;
+    wait_for(&[r, s], "MPI_Intercomm_create", |w| {
+        is_complete(w, r) && is_complete(w, s)
+    });
+    let st = engine::with(|w| {
+        let st = w.mpi.request(r).status;
+        w.mpi.remove_request(r);
+        w.mpi.remove_request(s);
+        st
+    });
+    if st.error != 0 {
+        return Err(MpiError::new(
+            st.error,
+            "the leaders' exchange was truncated",
+        ));
+    }
+    Ok(())
+}
+
+/// Broadcasts ints from `root` of `view`.
+fn bcast_ints(
+    view: &CommView,
+    root: usize,
+    data: &mut [c_int],
+    call: &'static str,
+) -> MpiResult<()> {
+    let s = collectives::bcast(view.my_rank, view.size(), root, data.len()).map_err(coll_error)?;
+    let ptr = data.as_mut_ptr() as usize;
+    let b = Buffers {
+        send: ptr,
+        send_type: MPI_INT,
+        recv: ptr,
+        recv_type: MPI_INT,
+    };
+    execute(view, &s, b, Reduction::None, call)
+}
+
+pub(crate) unsafe extern "C" fn MPI_Intercomm_create(
+    local_comm: c_int,
+    local_leader: c_int,
+    peer_comm: c_int,
+    remote_leader: c_int,
+    tag: c_int,
+    newintercomm: *mut c_int,
+) -> c_int {
+    call("MPI_Intercomm_create", local_comm, || {
+        let lc = engine::with(|w| w.comm(local_comm))?.intra("MPI_Intercomm_create")?;
+        let leader = usize::try_from(local_leader)
+            .ok()
+            .filter(|&l| l < lc.size())
+            .ok_or_else(|| {
+                MpiError::new(class::RANK, format!("invalid local_leader {local_leader}"))
+            })?;
+        let mine: Vec<c_int> = members(&lc.group).into_iter().map(|w| w as c_int).collect();
+        // [remote size, context of peer_comm]: only the leaders know them.
+        let mut head = [0 as c_int; 2];
+        let mut remote: Vec<c_int> = Vec::new();
+        if lc.my_rank == leader {
+            let pc = engine::with(|w| w.comm(peer_comm))?;
+            let mut n = [0 as c_int];
+            exchange(
+                peer_comm,
+                remote_leader,
+                tag,
+                &[mine.len() as c_int],
+                &mut n,
+            )?;
+            remote = vec![0; usize::try_from(n[0]).unwrap_or(0)];
+            exchange(peer_comm, remote_leader, tag, &mine, &mut remote)?;
+            head = [n[0], pc.ctx as c_int];
+        }
+        bcast_ints(&lc, leader, &mut head, "MPI_Intercomm_create")?;
+        remote.resize(usize::try_from(head[0]).unwrap_or(0), 0);
+        bcast_ints(&lc, leader, &mut remote, "MPI_Intercomm_create")?;
+        let to_u32 = |v: &[c_int]| v.iter().map(|&x| x as u32).collect::<Vec<u32>>();
+        let h =
+            engine::with(|w| w.intercomm_join(head[1] as u32, tag, to_u32(&mine), to_u32(&remote)));
+        // SAFETY: the caller's output argument.
+        unsafe { out(newintercomm, h, "newintercomm") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Intercomm_merge(
+    intercomm: c_int,
+    high: c_int,
+    newintracomm: *mut c_int,
+) -> c_int {
+    call("MPI_Intercomm_merge", intercomm, || {
+        let v = engine::with(|w| w.comm(intercomm))?;
+        if v.remote.is_none() {
+            return Err(MpiError::new(
+                class::COMM,
+                "MPI_Intercomm_merge needs an intercommunicator",
+            ));
+        }
+        let flag = c_int::from(high != 0);
+        let remote_flag = leaders_exchange(&v, &[flag], "MPI_Intercomm_merge")?;
+        let remote_high = remote_flag.first().is_some_and(|&f| f != 0);
+        let h = engine::with(|w| w.intercomm_merge(intercomm, flag != 0, remote_high))?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(newintracomm, h, "newintracomm") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Comm_remote_size(comm: c_int, size: *mut c_int) -> c_int {
+    call("MPI_Comm_remote_size", comm, || {
+        let v = engine::with(|w| w.comm(comm))?;
+        let remote = v.remote.ok_or_else(|| {
+            MpiError::new(
+                class::COMM,
+                format!("{} is not an intercommunicator", mpi::comm_name(comm)),
+            )
+        })?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(size, remote.size() as c_int, "size") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Comm_remote_group(comm: c_int, group: *mut c_int) -> c_int {
+    call("MPI_Comm_remote_group", comm, || {
+        let v = engine::with(|w| w.comm(comm))?;
+        let remote = v.remote.ok_or_else(|| {
+            MpiError::new(
+                class::COMM,
+                format!("{} is not an intercommunicator", mpi::comm_name(comm)),
+            )
+        })?;
+        let h = engine::with(|w| w.mpi.comms.add_group(remote));
+        // SAFETY: the caller's output argument.
+        unsafe { out(group, h, "group") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Comm_create_group(
+    comm: c_int,
+    group: c_int,
+    tag: c_int,
+    newcomm: *mut c_int,
+) -> c_int {
+    call("MPI_Comm_create_group", comm, || {
+        let h = engine::with(|w| w.comm_create_group(comm, group, tag))?;
+        // SAFETY: the caller's output argument.
+        unsafe { out_comm(newcomm, h) }
     })
 }

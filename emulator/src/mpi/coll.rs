@@ -132,8 +132,8 @@ pub fn execute(
                     let (addr, ty) = ctx.locate(block);
                     let id = w.new_internal_request(
                         kind,
+                        comm,
                         comm.ctx + 1,
-                        comm.handle,
                         addr,
                         block.count,
                         Rc::clone(ty),

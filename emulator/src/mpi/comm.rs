@@ -18,15 +18,29 @@ use crate::engine::World;
 /// A shared communicator.
 #[derive(Debug)]
 pub struct CommObj {
+    /// First context id: point-to-point. `ctx + 1` is for collectives; an
+    /// intercommunicator also has `ctx + 2` and `ctx + 3` for traffic
+    /// within each of its groups.
     pub ctx: u32,
     pub group: Group,
+    /// The second group of an intercommunicator.
+    pub remote: Option<Group>,
     /// Members that have not freed it yet.
     refs: usize,
 }
 
-/// Key of a communicator under construction: (parent context, the parent's
-/// creation sequence number, color).
-type PendingKey = (u32, u32, i64);
+/// What kind of creation a pending key belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Creation {
+    Collective,
+    Intercomm,
+    Merge,
+    CreateGroup,
+}
+
+/// Key of a communicator under construction: the kind of creation and
+/// numbers every member computes identically.
+type PendingKey = (Creation, u64, u64, u64);
 
 /// All communicators and groups.
 #[derive(Debug)]
@@ -37,6 +51,9 @@ pub struct Comms {
     next_ctx: u32,
     /// Communicators being created: handle and members still to arrive.
     pending: HashMap<PendingKey, (i32, usize)>,
+    /// Per-rank counters of creations sharing the same arguments (so that
+    /// repeated identical calls make distinct communicators).
+    repeats: HashMap<(usize, Creation, u64, u64), u64>,
     /// Groups by handle (0 = MPI_GROUP_NULL, 1 = MPI_GROUP_EMPTY).
     groups: Vec<Option<Group>>,
     free_groups: Vec<usize>,
@@ -49,6 +66,7 @@ impl Comms {
             free: Vec::new(),
             next_ctx: 4,
             pending: HashMap::new(),
+            repeats: HashMap::new(),
             groups: vec![None, Some(Group::List(Rc::from(Vec::new())))],
             free_groups: Vec::new(),
         }
@@ -129,7 +147,7 @@ impl World {
         let obj = self.mpi.comms.get(handle).ok_or_else(|| {
             MpiError::new(class::COMM, format!("invalid communicator handle {handle}"))
         })?;
-        let my_rank = obj.group.rank_of(self.current).ok_or_else(|| {
+        let not_member = || {
             MpiError::new(
                 class::COMM,
                 format!(
@@ -138,11 +156,23 @@ impl World {
                     comm_name(handle)
                 ),
             )
-        })?;
+        };
+        if let Some(my_rank) = obj.group.rank_of(self.current) {
+            return Ok(CommView {
+                handle,
+                ctx: obj.ctx,
+                group: obj.group.clone(),
+                remote: obj.remote.clone(),
+                my_rank,
+            });
+        }
+        let remote = obj.remote.as_ref().ok_or_else(not_member)?;
+        let my_rank = remote.rank_of(self.current).ok_or_else(not_member)?;
         Ok(CommView {
             handle,
             ctx: obj.ctx,
-            group: obj.group.clone(),
+            group: remote.clone(),
+            remote: Some(obj.group.clone()),
             my_rank,
         })
     }
@@ -158,7 +188,24 @@ impl World {
         members: usize,
         group: impl FnOnce() -> Group,
     ) -> i32 {
-        let key = (parent.ctx, seq, color);
+        let key = (
+            Creation::Collective,
+            u64::from(parent.ctx),
+            u64::from(seq),
+            color as u64,
+        );
+        self.join_key(key, members, || (group(), None))
+    }
+
+    /// The communicator for `key`: created by the first of `members`
+    /// callers (from `groups`: local group, remote group), found by the
+    /// others.
+    fn join_key(
+        &mut self,
+        key: PendingKey,
+        members: usize,
+        groups: impl FnOnce() -> (Group, Option<Group>),
+    ) -> i32 {
         if let Some((handle, left)) = self.mpi.comms.pending.get_mut(&key) {
             let h = *handle;
             *left -= 1;
@@ -167,13 +214,16 @@ impl World {
             }
             return h;
         }
+        let (group, remote) = groups();
         let ctx = self.mpi.comms.next_ctx;
+        let width = if remote.is_some() { 4 } else { 2 };
         self.mpi.comms.next_ctx = ctx
-            .checked_add(2)
+            .checked_add(width)
             .expect("communicator context ids exhausted");
         let handle = self.mpi.comms.insert(CommObj {
             ctx,
-            group: group(),
+            group,
+            remote,
             refs: members,
         });
         if members > 1 {
@@ -192,12 +242,194 @@ impl World {
     pub fn comm_dup(&mut self, comm: i32) -> MpiResult<i32> {
         let v = self.comm(comm)?;
         let seq = self.next_creation_seq(comm);
-        let n = v.size();
         let g = match &v.group {
             Group::Single(w) => Group::List(Rc::from(vec![*w as u32])),
             other => other.clone(),
         };
-        Ok(self.join_new_comm(&v, seq, i64::MIN, n, || g))
+        let n = v.size() + v.remote.as_ref().map_or(0, Group::size);
+        let key = (
+            Creation::Collective,
+            u64::from(v.ctx),
+            u64::from(seq),
+            i64::MIN as u64,
+        );
+        let remote = v.remote.clone();
+        Ok(self.join_key(key, n, || (g, remote)))
+    }
+
+    /// How many times the current rank made a creation with these
+    /// arguments before (then counts this one).
+    fn repeat_count(&mut self, kind: Creation, a: u64, b: u64) -> u64 {
+        let me = self.current;
+        let c = self.mpi.comms.repeats.entry((me, kind, a, b)).or_insert(0);
+        *c += 1;
+        *c - 1
+    }
+
+    /// MPI_Intercomm_create, once both groups are known: `local` and
+    /// `remote` as world ranks. `peer_ctx` and `tag` identify the call.
+    pub fn intercomm_join(
+        &mut self,
+        peer_ctx: u32,
+        tag: i32,
+        local: Vec<u32>,
+        remote: Vec<u32>,
+    ) -> i32 {
+        let (a, b) = (
+            local.first().copied().unwrap_or(0),
+            remote.first().copied().unwrap_or(0),
+        );
+        let pair = (u64::from(a.min(b)) << 32) | u64::from(a.max(b));
+        let call = (u64::from(peer_ctx) << 32) | u64::from(tag as u32);
+        let n = self.repeat_count(Creation::Intercomm, call, pair);
+        let members = local.len() + remote.len();
+        self.join_key((Creation::Intercomm, call, pair, n), members, || {
+            (
+                Group::List(Rc::from(local)),
+                Some(Group::List(Rc::from(remote))),
+            )
+        })
+    }
+
+    /// MPI_Comm_split on an intercommunicator, given every member's
+    /// (color, key) for both groups in rank order.
+    pub fn intercomm_split(
+        &mut self,
+        comm: i32,
+        seq: u32,
+        local: &[(i32, i32)],
+        remote: &[(i32, i32)],
+    ) -> MpiResult<i32> {
+        let v = self.comm(comm)?;
+        let Some(remote_group) = v.remote.clone() else {
+            return Err(MpiError::new(class::COMM, "not an intercommunicator"));
+        };
+        let (color, _) = local[v.my_rank];
+        if color == super::UNDEFINED {
+            return Ok(COMM_NULL);
+        }
+        if color < 0 {
+            return Err(MpiError::new(class::ARG, format!("invalid color {color}")));
+        }
+        let part = |pairs: &[(i32, i32)], g: &Group| -> Vec<u32> {
+            let mut chosen: Vec<(i32, usize)> = pairs
+                .iter()
+                .enumerate()
+                .filter(|(_, (c, _))| *c == color)
+                .map(|(r, (_, k))| (*k, r))
+                .collect();
+            chosen.sort_unstable();
+            chosen.iter().map(|&(_, r)| g.world(r) as u32).collect()
+        };
+        let mine = part(local, &v.group);
+        let theirs = part(remote, &remote_group);
+        if theirs.is_empty() {
+            return Ok(COMM_NULL);
+        }
+        let n = mine.len() + theirs.len();
+        let key = (
+            Creation::Collective,
+            u64::from(v.ctx),
+            u64::from(seq),
+            color as u64,
+        );
+        Ok(self.join_key(key, n, || {
+            (
+                Group::List(Rc::from(mine)),
+                Some(Group::List(Rc::from(theirs))),
+            )
+        }))
+    }
+
+    /// MPI_Comm_create on an intercommunicator, once both sides' subgroups
+    /// (world ranks) are known.
+    pub fn intercomm_subset(
+        &mut self,
+        comm: i32,
+        mine: Vec<u32>,
+        theirs: Vec<u32>,
+    ) -> MpiResult<i32> {
+        let v = self.comm(comm)?;
+        let seq = self.next_creation_seq(comm);
+        let me = self.current as u32;
+        if mine.is_empty() || theirs.is_empty() || !mine.contains(&me) {
+            return Ok(COMM_NULL);
+        }
+        let n = mine.len() + theirs.len();
+        let key = (Creation::Collective, u64::from(v.ctx), u64::from(seq), 0);
+        Ok(self.join_key(key, n, || {
+            (
+                Group::List(Rc::from(mine)),
+                Some(Group::List(Rc::from(theirs))),
+            )
+        }))
+    }
+
+    /// MPI_Intercomm_merge, once the groups' `high` flags are known.
+    pub fn intercomm_merge(
+        &mut self,
+        comm: i32,
+        my_high: bool,
+        remote_high: bool,
+    ) -> MpiResult<i32> {
+        let v = self.comm(comm)?;
+        let Some(remote) = v.remote.clone() else {
+            return Err(MpiError::new(
+                class::COMM,
+                "MPI_Intercomm_merge needs an intercommunicator",
+            ));
+        };
+        let seq = self.next_creation_seq(comm);
+        let mine = members(&v.group);
+        let theirs = members(&remote);
+        // Low group first; on a tie, the group holding the lower world rank.
+        let mine_first = if my_high != remote_high {
+            !my_high
+        } else {
+            mine.iter().min() < theirs.iter().min()
+        };
+        let list: Vec<u32> = if mine_first {
+            mine.iter().chain(&theirs).copied().collect()
+        } else {
+            theirs.iter().chain(&mine).copied().collect()
+        };
+        let n = list.len();
+        Ok(self.join_key(
+            (Creation::Merge, u64::from(v.ctx), u64::from(seq), 0),
+            n,
+            || (Group::List(Rc::from(list)), None),
+        ))
+    }
+
+    /// MPI_Comm_create_group: only the members of `group` call it.
+    pub fn comm_create_group(&mut self, comm: i32, group: i32, tag: i32) -> MpiResult<i32> {
+        let v = self.comm(comm)?.intra("MPI_Comm_create_group")?;
+        let g = self.mpi.comms.group(group)?.clone();
+        if g.rank_of(self.current).is_none() {
+            return Err(MpiError::new(
+                class::GROUP,
+                "the calling rank is not in the group",
+            ));
+        }
+        let list = members(&g);
+        if list.iter().any(|&w| v.group.rank_of(w as usize).is_none()) {
+            return Err(MpiError::new(
+                class::GROUP,
+                "the group is not a subset of the communicator's group",
+            ));
+        }
+        // Members agree on the group's content, not on a handle.
+        let fingerprint = list.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
+            (h ^ u64::from(x)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+        let call = (u64::from(v.ctx) << 32) | u64::from(tag as u32);
+        let n = self.repeat_count(Creation::CreateGroup, call, fingerprint);
+        let size = list.len();
+        Ok(
+            self.join_key((Creation::CreateGroup, call, fingerprint, n), size, || {
+                (Group::List(Rc::from(list)), None)
+            }),
+        )
     }
 
     /// MPI_Comm_split, given every member's (color, key) in rank order.
@@ -233,7 +465,7 @@ impl World {
 
     /// MPI_Comm_create: members of `group` get the new communicator.
     pub fn comm_create(&mut self, comm: i32, group: i32) -> MpiResult<i32> {
-        let v = self.comm(comm)?;
+        let v = self.comm(comm)?.intra("MPI_Comm_create")?;
         let g = self.mpi.comms.group(group)?.clone();
         let seq = self.next_creation_seq(comm);
         for r in 0..g.size() {
@@ -269,6 +501,8 @@ impl World {
             None => false,
         };
         let me = self.current;
+        let ctx = self.comm(comm).map(|v| v.ctx).unwrap_or(u32::MAX);
+        self.mpi.ranks[me].coll_seq.retain(|(c, _)| *c != ctx);
         self.mpi.ranks[me].errhandlers.retain(|(c, _)| *c != comm);
         self.mpi.ranks[me].names.retain(|(c, _)| *c != comm);
         if gone {

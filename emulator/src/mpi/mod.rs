@@ -142,13 +142,34 @@ pub struct CommView {
     pub handle: i32,
     /// Context of point-to-point traffic; collectives use `ctx + 1`.
     pub ctx: u32,
+    /// The caller's group.
     pub group: Group,
+    /// The other group of an intercommunicator.
+    pub remote: Option<Group>,
     pub my_rank: usize,
 }
 
 impl CommView {
+    /// Size of the caller's group.
     pub fn size(&self) -> usize {
         self.group.size()
+    }
+
+    /// The group that point-to-point ranks name: the remote group of an
+    /// intercommunicator, the communicator's group otherwise.
+    pub fn peer_group(&self) -> &Group {
+        self.remote.as_ref().unwrap_or(&self.group)
+    }
+
+    /// Refuses intercommunicators (for calls defined only on intra ones).
+    pub fn intra(self, call: &str) -> MpiResult<Self> {
+        if self.remote.is_some() {
+            return Err(MpiError::new(
+                class::COMM,
+                format!("{call} on an intercommunicator is not supported yet"),
+            ));
+        }
+        Ok(self)
     }
 }
 
@@ -203,6 +224,10 @@ pub struct Request {
     /// Peer as a communicator rank (may be ANY_SOURCE or PROC_NULL).
     pub peer: i32,
     pub tag: i32,
+    /// World rank of the destination (sends to a real rank only).
+    pub peer_world: usize,
+    /// The owner's rank in the communicator, as receivers see it.
+    pub my_rank: i32,
     pub buf: usize,
     pub count: usize,
     /// The datatype as it was when the request was made (the handle may
@@ -280,8 +305,8 @@ pub struct RankMpi {
     /// Receive overhead (smpi/or) owed by completed receives, slept
     /// before the MPI call returns.
     pub pending_overhead: f64,
-    /// Collective sequence number per communicator handle.
-    coll_seq: Vec<(i32, u32)>,
+    /// Collective sequence number per communicator context.
+    pub coll_seq: Vec<(u32, u32)>,
     /// Error handlers set on communicators (absent: MPI_ERRORS_ARE_FATAL).
     pub errhandlers: Vec<(i32, i32)>,
     /// Names set on communicators.
@@ -445,12 +470,14 @@ impl World {
                 handle,
                 ctx: 0,
                 group: Group::World(self.size()),
+                remote: None,
                 my_rank: me,
             }),
             COMM_SELF => Ok(CommView {
                 handle,
                 ctx: 2,
                 group: Group::Single(me),
+                remote: None,
                 my_rank: 0,
             }),
             COMM_NULL => Err(MpiError::new(
@@ -474,13 +501,18 @@ impl World {
         if peer == PROC_NULL || (allow_any && peer == ANY_SOURCE) {
             return Ok(());
         }
-        if peer < 0 || peer as usize >= comm.size() {
+        let n = comm.peer_group().size();
+        if peer < 0 || peer as usize >= n {
+            let which = if comm.remote.is_some() {
+                "the remote group of "
+            } else {
+                ""
+            };
             return Err(MpiError::new(
                 class::RANK,
                 format!(
-                    "invalid rank {peer}: {} has {} ranks",
-                    comm_name(comm.handle),
-                    comm.size()
+                    "invalid rank {peer}: {which}{} has {n} ranks",
+                    comm_name(comm.handle)
                 ),
             ));
         }
@@ -531,6 +563,11 @@ impl World {
         let is_recv = kind == ReqKind::Recv;
         self.check_peer(&view, peer, is_recv)?;
         Self::check_tag(tag, is_recv)?;
+        let peer_world = if peer >= 0 {
+            view.peer_group().world(peer as usize)
+        } else {
+            0
+        };
         Ok(self.mpi.add_request(Request {
             owner: self.current,
             kind,
@@ -538,6 +575,8 @@ impl World {
             ctx: view.ctx,
             peer,
             tag,
+            peer_world,
+            my_rank: view.my_rank as i32,
             buf: buf as usize,
             count,
             dtype,
@@ -555,27 +594,34 @@ impl World {
         }))
     }
 
-    /// Creates a request on a collective context (no argument checks: the
-    /// collective layer built it).
+    /// Creates a request on context `ctx` of `view` (no argument checks:
+    /// the runtime built it). `peer` is a rank of `view.peer_group()`.
     #[allow(clippy::too_many_arguments)]
     pub fn new_internal_request(
         &mut self,
         kind: ReqKind,
+        view: &CommView,
         ctx: u32,
-        comm: i32,
         buf: usize,
         count: usize,
         dtype: Rc<Datatype>,
         peer: i32,
         tag: i32,
     ) -> ReqId {
+        let peer_world = if peer >= 0 {
+            view.peer_group().world(peer as usize)
+        } else {
+            0
+        };
         self.mpi.add_request(Request {
             owner: self.current,
             kind,
-            comm,
+            comm: view.handle,
             ctx,
             peer,
             tag,
+            peer_world,
+            my_rank: view.my_rank as i32,
             buf,
             count,
             dtype,
@@ -622,23 +668,6 @@ impl World {
         }
     }
 
-    fn comm_view_of(&self, r: &Request) -> CommView {
-        // Requests hold a handle that was valid when made; collectives use
-        // their communicator's view too.
-        match self.comm(r.comm) {
-            Ok(mut v) => {
-                v.ctx = r.ctx;
-                v
-            }
-            Err(_) => CommView {
-                handle: r.comm,
-                ctx: r.ctx,
-                group: Group::Single(r.owner),
-                my_rank: 0,
-            },
-        }
-    }
-
     fn start_send(&mut self, id: ReqId, mode: SendMode) -> MpiResult<()> {
         let r = self.mpi.request(id).clone();
         if r.peer == PROC_NULL {
@@ -647,8 +676,7 @@ impl World {
         }
         let ty = Rc::clone(&r.dtype);
         let bytes = r.count * ty.size;
-        let view = self.comm_view_of(&r);
-        let dest_world = view.group.world(r.peer as usize);
+        let dest_world = r.peer_world;
         let detached = match mode {
             SendMode::Buffered => true,
             SendMode::Standard | SendMode::Ready => bytes < self.model.detached_thresh,
@@ -692,7 +720,7 @@ impl World {
         };
         let mut env = Envelope {
             ctx: r.ctx,
-            source: view.my_rank as i32,
+            source: r.my_rank,
             source_world: self.current,
             tag: r.tag,
             bytes,
@@ -904,14 +932,21 @@ impl World {
     /// the current rank, optionally owning `data` until it completes.
     pub fn new_compound(&mut self, children: Vec<ReqId>, data: Option<Vec<u8>>) -> ReqId {
         let first = self.mpi.request(children[0]).clone();
+        let view = CommView {
+            handle: first.comm,
+            ctx: first.ctx,
+            group: Group::Single(first.owner),
+            remote: None,
+            my_rank: 0,
+        };
         let id = self.new_internal_request(
             ReqKind::Compound,
+            &view,
             first.ctx,
-            first.comm,
             0,
             0,
             Rc::clone(&first.dtype),
-            first.peer,
+            -1,
             first.tag,
         );
         for &c in &children {
@@ -975,8 +1010,7 @@ impl World {
                 if r.peer == PROC_NULL {
                     return;
                 }
-                let view = self.comm_view_of(&r);
-                let dest = view.group.world(r.peer as usize);
+                let dest = r.peer_world;
                 let me = self.current;
                 let q = &self.mpi.ranks[dest].unexpected;
                 // The newest unmatched, unstarted message of this send.
@@ -1128,10 +1162,11 @@ impl World {
         let count = Self::check_count(count)?;
         self.check_type(datatype)?;
         let dtype = Rc::clone(self.mpi.datatype(datatype)?);
+        let view = self.comm(COMM_SELF)?;
         let id = self.new_internal_request(
             ReqKind::Recv,
+            &view,
             env.ctx,
-            COMM_WORLD,
             buf as usize,
             count,
             dtype,
@@ -1192,15 +1227,19 @@ impl World {
 
     /// Next collective tag on communicator `comm` for the current rank.
     pub fn next_coll_tag(&mut self, comm: i32) -> i32 {
+        // Keyed by context id, which is never reused (handles are).
+        let Ok(ctx) = self.comm(comm).map(|v| v.ctx) else {
+            return 0;
+        };
         let me = self.current;
         let seqs = &mut self.mpi.ranks[me].coll_seq;
-        match seqs.iter_mut().find(|(c, _)| *c == comm) {
+        match seqs.iter_mut().find(|(c, _)| *c == ctx) {
             Some((_, s)) => {
                 *s = s.wrapping_add(1);
                 (*s & 0x3fff_ffff) as i32
             }
             None => {
-                seqs.push((comm, 0));
+                seqs.push((ctx, 0));
                 0
             }
         }
