@@ -44,10 +44,11 @@ pub fn smpirun() -> Command {
 }
 
 /// Compiles `source` (relative to the repository root) into the scratch
-/// directory once, returning the program's path.
+/// directory, once per test run (never reusing a build of an earlier run,
+/// whose ABI may differ), returning the program's path.
 pub fn build(source: &str) -> PathBuf {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
     let src = repo().join(source);
     let name = src
         .file_stem()
@@ -55,7 +56,7 @@ pub fn build(source: &str) -> PathBuf {
         .to_string_lossy()
         .into_owned();
     let out = scratch().join(&name);
-    if !out.exists() {
+    if !built.iter().any(|b| b == source) {
         let o = smpicc()
             .arg("-O2")
             .arg(&src)
@@ -68,6 +69,7 @@ pub fn build(source: &str) -> PathBuf {
             "smpicc {source} failed:\n{}",
             String::from_utf8_lossy(&o.stderr)
         );
+        built.push(source.to_string());
     }
     out
 }
