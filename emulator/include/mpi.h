@@ -255,6 +255,12 @@ typedef struct MPI_Status {
 #define MPI_COMBINER_DARRAY 12
 #define MPI_COMBINER_RESIZED 13
 
+#define MPI_ORDER_C 56
+#define MPI_ORDER_FORTRAN 57
+
+typedef int(MPI_Grequest_query_function)(void *extra_state, MPI_Status *status);
+typedef int(MPI_Grequest_free_function)(void *extra_state);
+typedef int(MPI_Grequest_cancel_function)(void *extra_state, int complete);
 typedef void(MPI_User_function)(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
 typedef void(MPI_Comm_errhandler_function)(MPI_Comm *comm, int *error_code, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
@@ -364,6 +370,8 @@ SMPI_CALL(int, Rsend_init, (const void *buf, int count, MPI_Datatype datatype, i
 SMPI_CALL(int, Recv_init, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request))
 SMPI_CALL(int, Start, (MPI_Request *request))
 SMPI_CALL(int, Startall, (int count, MPI_Request array_of_requests[]))
+SMPI_CALL(int, Grequest_start, (MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request))
+SMPI_CALL(int, Grequest_complete, (MPI_Request request))
 SMPI_CALL(int, Isendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request))
 SMPI_CALL(int, Isendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request))
 /* MPI-4 large-count variants. */
@@ -404,6 +412,7 @@ SMPI_CALL(int, Type_get_envelope, (MPI_Datatype datatype, int *num_integers, int
 SMPI_CALL(int, Type_set_name, (MPI_Datatype datatype, const char *type_name))
 SMPI_CALL(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen))
 SMPI_CALL(int, Get_address, (const void *location, MPI_Aint *address))
+SMPI_CALL(int, Type_create_subarray, (int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype))
 SMPI_CALL(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size))
 SMPI_CALL(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm))
 SMPI_CALL(int, Unpack, (const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm))

@@ -872,11 +872,48 @@ unsafe fn active_request(request: *const c_int) -> MpiResult<Option<ReqId>> {
 }
 
 /// Takes the result of a completed request: frees it or, if persistent,
-/// makes it inactive; updates the user's handle.
+/// makes it inactive; updates the user's handle. A generalized request's
+/// status comes from the program's query function, and its free function
+/// runs, both outside the world's borrow.
 ///
 /// # Safety
 /// `request` points to the user's writable MPI_Request.
 unsafe fn take_completed(id: ReqId, request: *mut c_int) -> Status {
+    let greq = engine::with(|w| match w.mpi.request(id).kind {
+        ReqKind::Generalized(g) => Some(g),
+        _ => None,
+    });
+    if let Some(g) = greq {
+        let mut cs = CStatus {
+            source: mpi::ANY_SOURCE,
+            tag: mpi::ANY_TAG,
+            ..CStatus::default()
+        };
+        let extra = g.extra_state as *mut c_void;
+        // SAFETY: the program's callbacks, called as MPI specifies, with
+        // its extra_state and a valid status to fill.
+        let err = unsafe {
+            let q = g
+                .query
+                .map_or(0, |q| q(extra, (&mut cs as *mut CStatus).cast()));
+            let f = g.free.map_or(0, |f| f(extra));
+            if q != 0 {
+                q
+            } else {
+                f
+            }
+        };
+        engine::with(|w| w.mpi.remove_request(id));
+        // SAFETY: per the contract.
+        unsafe { *request = REQUEST_NULL };
+        return Status {
+            source: cs.source,
+            tag: cs.tag,
+            error: if err != 0 { err } else { cs.error },
+            bytes: status_bytes(&cs) as usize,
+            cancelled: cs.count_hi_and_cancelled & 1 != 0,
+        };
+    }
     engine::with(|w| {
         w.owe_recv_overhead(id);
         let r = w.mpi.request(id);
@@ -1277,11 +1314,28 @@ pub(crate) unsafe extern "C" fn MPI_Cancel(request: *mut c_int) -> c_int {
         }
         // SAFETY: non-null argument.
         let h = unsafe { *request };
-        engine::with(|w| {
+        let greq = engine::with(|w| -> MpiResult<Option<(mpi::Grequest, bool)>> {
             let id = w.mpi.request_id(h)?;
+            let r = w.mpi.request(id);
+            if let ReqKind::Generalized(g) = r.kind {
+                return Ok(Some((g, r.complete)));
+            }
             w.cancel(id);
-            Ok(())
-        })
+            Ok(None)
+        })?;
+        if let Some((g, complete)) = greq {
+            if let Some(cancel) = g.cancel {
+                // SAFETY: the program's cancel function, as MPI specifies.
+                let rc = unsafe { cancel(g.extra_state as *mut c_void, c_int::from(complete)) };
+                if rc != 0 {
+                    return Err(MpiError::new(
+                        rc,
+                        "the generalized request's cancel function failed",
+                    ));
+                }
+            }
+        }
+        Ok(())
     })
 }
 
@@ -1715,5 +1769,60 @@ pub(crate) unsafe extern "C" fn MPI_Get_count_c(
         let n = engine::with(|w| elements(w, datatype, bytes, false))?;
         // SAFETY: the caller's output argument.
         unsafe { out(count, n, "count") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Grequest_start(
+    query: Option<mpi::GreqQueryFn>,
+    free: Option<mpi::GreqFreeFn>,
+    cancel: Option<mpi::GreqCancelFn>,
+    extra_state: *mut c_void,
+    request: *mut c_int,
+) -> c_int {
+    call("MPI_Grequest_start", mpi::COMM_WORLD, || {
+        if request.is_null() {
+            return Err(MpiError::new(class::ARG, "request is a null pointer"));
+        }
+        let g = mpi::Grequest {
+            query,
+            free,
+            cancel,
+            extra_state: extra_state as usize,
+        };
+        let id = engine::with(|w| -> MpiResult<ReqId> {
+            let view = w.comm(mpi::COMM_SELF)?;
+            let int = Rc::clone(w.mpi.datatype(8)?);
+            let id = w.new_internal_request(
+                ReqKind::Generalized(g),
+                &view,
+                view.ctx,
+                0,
+                0,
+                int,
+                mpi::PROC_NULL,
+                0,
+            );
+            w.mpi.request_mut(id).active = true;
+            Ok(id)
+        })?;
+        // SAFETY: non-null output argument.
+        unsafe { *request = id as c_int + 1 };
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Grequest_complete(request: c_int) -> c_int {
+    call("MPI_Grequest_complete", mpi::COMM_WORLD, || {
+        engine::with(|w| {
+            let id = w.mpi.request_id(request)?;
+            if !matches!(w.mpi.request(id).kind, ReqKind::Generalized(_)) {
+                return Err(MpiError::new(
+                    class::REQUEST,
+                    "MPI_Grequest_complete on a request that is not generalized",
+                ));
+            }
+            w.complete(id, Status::empty());
+            Ok(())
+        })
     })
 }

@@ -645,3 +645,96 @@ pub(crate) unsafe extern "C" fn MPI_Unpack(
         Ok(())
     })
 }
+
+const ORDER_C: c_int = 56;
+const ORDER_FORTRAN: c_int = 57;
+
+pub(crate) unsafe extern "C" fn MPI_Type_create_subarray(
+    ndims: c_int,
+    sizes: *const c_int,
+    subsizes: *const c_int,
+    starts: *const c_int,
+    order: c_int,
+    old: c_int,
+    newtype: *mut c_int,
+) -> c_int {
+    call("MPI_Type_create_subarray", mpi::COMM_WORLD, || {
+        let nd = nonneg(ndims, "ndims")?;
+        if nd == 0 {
+            return Err(MpiError::new(class::ARG, "ndims must be at least 1"));
+        }
+        // SAFETY: MPI passes arrays of `ndims` entries.
+        let (sz, sub, st) = unsafe {
+            (
+                slice(sizes, nd, "sizes")?,
+                slice(subsizes, nd, "subsizes")?,
+                slice(starts, nd, "starts")?,
+            )
+        };
+        for d in 0..nd {
+            if sz[d] < 1 || sub[d] < 0 || st[d] < 0 || sub[d] + st[d] > sz[d] {
+                return Err(MpiError::new(
+                    class::ARG,
+                    format!(
+                        "dimension {d}: subsize {} at start {} does not fit in size {}",
+                        sub[d], st[d], sz[d]
+                    ),
+                ));
+            }
+        }
+        // Work in C order: the last dimension varies fastest.
+        let idx: Vec<usize> = match order {
+            ORDER_C => (0..nd).collect(),
+            ORDER_FORTRAN => (0..nd).rev().collect(),
+            _ => return Err(MpiError::new(class::ARG, format!("invalid order {order}"))),
+        };
+        let o = get(old)?;
+        let (sz, sub, st): (Vec<isize>, Vec<usize>, Vec<isize>) = (
+            idx.iter().map(|&d| sz[d] as isize).collect(),
+            idx.iter().map(|&d| sub[d] as usize).collect(),
+            idx.iter().map(|&d| st[d] as isize).collect(),
+        );
+        let mut stride = vec![o.extent; nd];
+        for d in (0..nd - 1).rev() {
+            stride[d] = stride[d + 1] * sz[d + 1];
+        }
+        let base: isize = (0..nd).map(|d| st[d] * stride[d]).sum();
+        // One contiguous run of the last dimension per index of the others.
+        let outer: usize = sub[..nd - 1].iter().product();
+        let mut disps = Vec::with_capacity(outer);
+        let mut counter = vec![0usize; nd - 1];
+        for _ in 0..outer {
+            disps.push(
+                base + (0..nd - 1)
+                    .map(|d| counter[d] as isize * stride[d])
+                    .sum::<isize>(),
+            );
+            for d in (0..nd - 1).rev() {
+                counter[d] += 1;
+                if counter[d] < sub[d] {
+                    break;
+                }
+                counter[d] = 0;
+            }
+        }
+        let t = blocks(&o, &vec![sub[nd - 1]; disps.len()], &disps);
+        let full: isize = sz.iter().product::<isize>() * o.extent;
+        let t = typector::resized(&t, 0, full);
+        let mut ints = vec![ndims];
+        for a in [sizes, subsizes, starts] {
+            // SAFETY: as above.
+            ints.extend_from_slice(unsafe { slice(a, nd, "array")? });
+        }
+        ints.push(order);
+        finish(
+            t,
+            Envelope {
+                combiner: typector::COMBINER_SUBARRAY,
+                integers: ints,
+                addresses: vec![],
+                datatypes: vec![old],
+            },
+            newtype,
+        )
+    })
+}

@@ -182,13 +182,32 @@ pub enum SendMode {
     Ready,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub enum ReqKind {
     Send(SendMode),
     Recv,
     /// Completes when all its children have (MPI_Isendrecv): children are
     /// [receive, send], and the receive's status is the compound's.
     Compound,
+    /// MPI_Grequest_start: completed by the program (MPI_Grequest_complete).
+    Generalized(Grequest),
+}
+
+/// MPI_Grequest_query_function: fills the status (an MPI_Status).
+pub type GreqQueryFn = unsafe extern "C" fn(*mut c_void, *mut c_void) -> i32;
+/// MPI_Grequest_free_function.
+pub type GreqFreeFn = unsafe extern "C" fn(*mut c_void) -> i32;
+/// MPI_Grequest_cancel_function.
+pub type GreqCancelFn = unsafe extern "C" fn(*mut c_void, i32) -> i32;
+
+/// The program's callbacks of a generalized request. They are called by
+/// the ABI layer, never while the world is borrowed.
+#[derive(Debug, Clone, Copy)]
+pub struct Grequest {
+    pub query: Option<GreqQueryFn>,
+    pub free: Option<GreqFreeFn>,
+    pub cancel: Option<GreqCancelFn>,
+    pub extra_state: usize,
 }
 
 /// What a completed operation reports.
@@ -560,7 +579,7 @@ impl World {
         let count = Self::check_count(count)?;
         self.check_type(datatype)?;
         let dtype = Rc::clone(self.mpi.datatype(datatype)?);
-        let is_recv = kind == ReqKind::Recv;
+        let is_recv = matches!(kind, ReqKind::Recv);
         self.check_peer(&view, peer, is_recv)?;
         Self::check_tag(tag, is_recv)?;
         let peer_world = if peer >= 0 {
@@ -665,6 +684,7 @@ impl World {
                 }
                 Ok(())
             }
+            ReqKind::Generalized(_) => Ok(()),
         }
     }
 
@@ -962,7 +982,7 @@ impl World {
     /// (smpi/or applies to messages from detached senders only).
     pub fn owe_recv_overhead(&mut self, id: ReqId) {
         let r = self.mpi.request(id);
-        if r.kind == ReqKind::Recv && r.from_detached {
+        if matches!(r.kind, ReqKind::Recv) && r.from_detached {
             let cost = self.model.recv_overhead.cost(r.status.bytes as f64);
             let owner = r.owner;
             self.mpi.ranks[owner].pending_overhead += cost;
@@ -993,6 +1013,8 @@ impl World {
                     self.cancel(c);
                 }
             }
+            // The ABI layer calls the program's cancel function.
+            ReqKind::Generalized(_) => {}
             ReqKind::Recv => {
                 let q = &mut self.mpi.ranks[r.owner].posted;
                 if let Some(pos) = q.iter().position(|&x| x == id) {
@@ -1262,6 +1284,9 @@ impl World {
             ReqKind::Recv => format!("receive from {peer}"),
             ReqKind::Send(_) => format!("send to {peer}"),
             ReqKind::Compound => format!("send-receive with {peer}"),
+            ReqKind::Generalized(_) => {
+                "generalized request (waiting for MPI_Grequest_complete)".into()
+            }
         };
         let comm = if r.ctx % 2 == 1 {
             format!("{} (collective)", comm_name(r.comm))

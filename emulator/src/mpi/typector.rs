@@ -23,6 +23,7 @@ pub const COMBINER_HINDEXED: i32 = 7;
 pub const COMBINER_INDEXED_BLOCK: i32 = 8;
 pub const COMBINER_HINDEXED_BLOCK: i32 = 9;
 pub const COMBINER_STRUCT: i32 = 10;
+pub const COMBINER_SUBARRAY: i32 = 11;
 pub const COMBINER_RESIZED: i32 = 13;
 
 /// One piece of a constructor: `blocklen` consecutive elements of `child`
