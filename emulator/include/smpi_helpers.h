@@ -34,6 +34,10 @@ void smpi_exit(int status) SMPI_HELPER_NOTHROW __attribute__((__noreturn__));
 
 #ifdef __cplusplus
 }
+/* `std::exit(n)` expands to `std::smpi_exit(n)`. */
+namespace std {
+using ::smpi_exit;
+}
 #endif
 
 #define sleep(s) smpi_sleep(s)

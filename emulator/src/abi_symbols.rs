@@ -37,7 +37,7 @@ macro_rules! with_abi_symbols {
             MPI_Type_get_envelope, MPI_Type_set_name, MPI_Type_get_name, MPI_Get_address,
             MPI_Pack_size, MPI_Pack, MPI_Unpack, MPI_Type_create_subarray,
             MPI_Barrier, MPI_Bcast, MPI_Gather, MPI_Gatherv, MPI_Scatter, MPI_Scatterv,
-            MPI_Allgather, MPI_Allgatherv, MPI_Alltoall, MPI_Alltoallv, MPI_Reduce,
+            MPI_Allgather, MPI_Allgatherv, MPI_Alltoall, MPI_Alltoallv, MPI_Alltoallw, MPI_Reduce,
             MPI_Allreduce, MPI_Reduce_scatter, MPI_Reduce_scatter_block, MPI_Scan,
             MPI_Exscan,
             MPI_Error_string, MPI_Error_class, MPI_Comm_set_errhandler, MPI_Comm_get_errhandler,

@@ -175,6 +175,10 @@ pub struct World {
     pub aborted: Option<(usize, i32)>,
     /// Set when the simulation cannot go on (for example a missing route).
     pub failure: Option<String>,
+    /// -quiet: no informational messages.
+    pub quiet: bool,
+    /// A lower thread level than asked for was reported already.
+    pub thread_level_noted: bool,
     /// Number of ranks not yet done.
     live: usize,
 }
@@ -257,6 +261,8 @@ impl World {
             compute,
             aborted: None,
             failure: None,
+            quiet: false,
+            thread_level_noted: false,
             live: n,
         }
     }

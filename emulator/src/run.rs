@@ -325,7 +325,9 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         threshold: cfg.float("smpi/cpu-threshold"),
         host_speed: speed,
     };
-    engine::install(World::new(platform, model, hosts, Mpi::new(np), compute));
+    let mut world = World::new(platform, model, hosts, Mpi::new(np), compute);
+    world.quiet = opts.quiet;
+    engine::install(world);
     context::install_crash_handler(stack_kib);
     let outcome = engine::run(&mut factory);
     crate::flush_c_stdio();

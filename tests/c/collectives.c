@@ -144,6 +144,26 @@ int main(int argc, char **argv)
         for (i = 0; i < rcounts[j]; i++)
             CHECK(rbuf[j * N + i] == j * 1000 + rank * 10 + i, "alltoallv [%d][%d]", j, i);
 
+    /* alltoallw: one int to each peer, byte displacements, then in place */
+    {
+        MPI_Datatype *types = malloc(sizeof(MPI_Datatype) * size);
+        for (j = 0; j < size; j++) {
+            counts[j] = 1;
+            displs[j] = j * (int)sizeof(int);
+            types[j] = MPI_INT;
+            sbuf[j] = rank * 100 + j;
+        }
+        MPI_Alltoallw(sbuf, counts, displs, types, rbuf, counts, displs, types, MPI_COMM_WORLD);
+        for (j = 0; j < size; j++)
+            CHECK(rbuf[j] == j * 100 + rank, "alltoallw [%d]=%d", j, rbuf[j]);
+        for (j = 0; j < size; j++)
+            rbuf[j] = rank * 1000 + j;
+        MPI_Alltoallw(MPI_IN_PLACE, NULL, NULL, NULL, rbuf, counts, displs, types, MPI_COMM_WORLD);
+        for (j = 0; j < size; j++)
+            CHECK(rbuf[j] == j * 1000 + rank, "in-place alltoallw [%d]=%d", j, rbuf[j]);
+        free(types);
+    }
+
     /* reduce_scatter_block, reduce_scatter */
     for (i = 0; i < 2 * size; i++)
         sbuf[i] = i;

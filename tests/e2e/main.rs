@@ -28,7 +28,7 @@ pub fn scratch() -> &'static Path {
     })
 }
 
-fn with_env(mut c: Command) -> Command {
+pub fn with_env(mut c: Command) -> Command {
     // Keep the tests' caches (headers, shim, host speed) out of $HOME.
     c.env("SMPI_RS_CACHE", scratch().join("cache"));
     c.env("XDG_CACHE_HOME", scratch().join("xdg"));

@@ -9,7 +9,7 @@ use super::call;
 use crate::engine;
 use crate::mpi::coll::{coll_error, execute, Buffers, Reduction};
 use crate::mpi::op::Builtin;
-use crate::mpi::{class, CommView, MpiError, MpiResult};
+use crate::mpi::{class, is_complete, wait_for, CommView, MpiError, MpiResult, ReqKind, SendMode};
 
 const IN_PLACE: usize = usize::MAX;
 
@@ -69,6 +69,21 @@ unsafe fn array(p: *const c_int, n: usize, what: &'static str) -> MpiResult<Vec<
                 .map_err(|_| MpiError::new(class::ARG, format!("{what} has a negative entry {v}")))
         })
         .collect()
+}
+
+/// Reads a per-rank array of handles.
+///
+/// # Safety
+/// `p` points to `n` readable ints when non-null.
+unsafe fn handles(p: *const c_int, n: usize, what: &'static str) -> MpiResult<Vec<c_int>> {
+    if p.is_null() {
+        return Err(MpiError::new(
+            class::ARG,
+            format!("{what} is a null pointer"),
+        ));
+    }
+    // SAFETY: per the contract.
+    Ok(unsafe { std::slice::from_raw_parts(p, n) }.to_vec())
 }
 
 fn builtin_op(op: c_int) -> MpiResult<Builtin> {
@@ -583,5 +598,129 @@ pub(crate) unsafe extern "C" fn MPI_Exscan(
         let (in_place, b) = reduction_buffers(sendbuf, recvbuf, datatype);
         let s = algo::exscan(c.my_rank, c.size(), n, true, in_place).map_err(coll_error)?;
         execute(&c, &s, b, Reduction::Builtin(op), "MPI_Exscan")
+    })
+}
+
+/// MPI_Alltoallw: per-peer datatypes and byte displacements, so it runs
+/// directly on point-to-point (all receives, then all sends, posted at
+/// once, as the linear algorithms of the default selector do).
+pub(crate) unsafe extern "C" fn MPI_Alltoallw(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    sdispls: *const c_int,
+    sendtypes: *const c_int,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    rdispls: *const c_int,
+    recvtypes: *const c_int,
+    comm: c_int,
+) -> c_int {
+    call("MPI_Alltoallw", comm, || {
+        let c = view(comm)?;
+        let p = c.size();
+        let in_place = sendbuf as usize == IN_PLACE;
+        // SAFETY: MPI requires arrays of comm-size entries.
+        let (rcs, rds, rts) = unsafe {
+            (
+                array(recvcounts, p, "recvcounts")?,
+                array(rdispls, p, "rdispls")?,
+                handles(recvtypes, p, "recvtypes")?,
+            )
+        };
+        // In place, the data to send is read from the receive buffer: copy
+        // it first so the receives can overwrite it.
+        let mut staged: Vec<u8> = Vec::new();
+        let (scs, sds, sts, sbase) = if in_place {
+            let mut offsets = Vec::with_capacity(p);
+            for i in 0..p {
+                let t = engine::with(|w| w.mpi.datatype(rts[i]).map(std::rc::Rc::clone))?;
+                offsets.push(staged.len());
+                // SAFETY: the receive buffer holds rcs[i] elements at rds[i].
+                unsafe {
+                    crate::mpi::datatype::pack(
+                        &t,
+                        (recvbuf as *const u8).add(rds[i]).cast(),
+                        rcs[i],
+                        &mut staged,
+                    )
+                };
+            }
+            // The staged copy is sent as MPI_BYTE runs.
+            let counts: Vec<usize> = (0..p)
+                .map(|i| offsets.get(i + 1).copied().unwrap_or(staged.len()) - offsets[i])
+                .collect();
+            (
+                counts,
+                offsets,
+                vec![4 as c_int; p],
+                staged.as_ptr() as usize,
+            )
+        } else {
+            // SAFETY: MPI requires arrays of comm-size entries.
+            unsafe {
+                (
+                    array(sendcounts, p, "sendcounts")?,
+                    array(sdispls, p, "sdispls")?,
+                    handles(sendtypes, p, "sendtypes")?,
+                    sendbuf as usize,
+                )
+            }
+        };
+        for &t in sts.iter().chain(&rts) {
+            check_type(t)?;
+        }
+        let tag = engine::with(|w| w.next_coll_tag(comm));
+        let ids = engine::with(|w| -> MpiResult<Vec<crate::mpi::ReqId>> {
+            let mut ids = Vec::with_capacity(2 * p);
+            for i in 0..p {
+                let t = std::rc::Rc::clone(w.mpi.datatype(rts[i])?);
+                let id = w.new_internal_request(
+                    ReqKind::Recv,
+                    &c,
+                    c.ctx + 1,
+                    recvbuf as usize + rds[i],
+                    rcs[i],
+                    t,
+                    i as i32,
+                    tag,
+                );
+                w.start(id)?;
+                ids.push(id);
+            }
+            for i in 0..p {
+                let t = std::rc::Rc::clone(w.mpi.datatype(sts[i])?);
+                let id = w.new_internal_request(
+                    ReqKind::Send(SendMode::Standard),
+                    &c,
+                    c.ctx + 1,
+                    sbase + sds[i],
+                    scs[i],
+                    t,
+                    i as i32,
+                    tag,
+                );
+                w.start(id)?;
+                ids.push(id);
+            }
+            Ok(ids)
+        })?;
+        wait_for(&ids, "MPI_Alltoallw", |w| {
+            ids.iter().all(|&id| is_complete(w, id))
+        });
+        let truncated = engine::with(|w| {
+            let bad = ids.iter().any(|&id| w.mpi.request(id).status.error != 0);
+            for &id in &ids {
+                w.mpi.remove_request(id);
+            }
+            bad
+        });
+        drop(staged);
+        if truncated {
+            return Err(MpiError::new(
+                class::TRUNCATE,
+                "MPI_Alltoallw: a block was larger than its receive block",
+            ));
+        }
+        Ok(())
     })
 }

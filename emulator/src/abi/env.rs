@@ -52,7 +52,20 @@ pub(crate) unsafe extern "C" fn MPI_Init_thread(
     call("MPI_Init_thread", mpi::COMM_WORLD, || {
         init_common("MPI_Init_thread")?;
         // Ranks are coroutines on one OS thread: a rank's own threads
-        // must not call MPI, so FUNNELED is the most we offer.
+        // must not call MPI, so FUNNELED is the most we offer. Say so once.
+        if required > THREAD_FUNNELED
+            && !engine::with(|w| std::mem::replace(&mut w.thread_level_noted, true))
+        {
+            let quiet = engine::with(|w| w.quiet);
+            if !quiet {
+                crate::flush_c_stdio();
+                eprintln!(
+                    "smpirun: MPI_Init_thread asked for thread level {required}; ranks run as \
+                     coroutines on one thread, so MPI_THREAD_FUNNELED is provided (a rank's \
+                     own threads must not call MPI)"
+                );
+            }
+        }
         // SAFETY: `provided` is the caller's output argument.
         unsafe { out(provided, required.clamp(0, THREAD_FUNNELED), "provided") }
     })
