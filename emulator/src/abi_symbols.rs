@@ -14,6 +14,7 @@ macro_rules! with_abi_symbols {
             MPI_Comm_free, MPI_Comm_group, MPI_Comm_compare, MPI_Comm_test_inter,
             MPI_Comm_get_name, MPI_Comm_set_name, MPI_Comm_get_attr, MPI_Intercomm_create,
             MPI_Intercomm_merge, MPI_Comm_remote_size, MPI_Comm_remote_group, MPI_Comm_create_group,
+            MPI_Comm_create_keyval, MPI_Comm_free_keyval, MPI_Comm_set_attr, MPI_Comm_delete_attr,
             MPI_Group_size, MPI_Group_rank, MPI_Group_free, MPI_Group_incl, MPI_Group_excl,
             MPI_Group_range_incl, MPI_Group_range_excl, MPI_Group_translate_ranks,
             MPI_Group_compare, MPI_Group_union, MPI_Group_intersection, MPI_Group_difference,

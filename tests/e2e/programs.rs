@@ -200,3 +200,17 @@ fn hostfile_maps_ranks_and_wraps_around() {
         );
     }
 }
+
+#[test]
+fn attributes_intercommunicators_and_generalized_requests() {
+    let app = build("tests/c/comm_features.c");
+    for np in ["4", "7"] {
+        let o = run(&["-np", np, NO_COMPUTE, app.to_str().unwrap()]);
+        assert!(
+            o.status.success() && stdout(&o).contains(" No Errors"),
+            "np {np}:\n{}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+    }
+}

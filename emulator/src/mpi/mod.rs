@@ -42,6 +42,7 @@ pub mod class {
     pub const GROUP: i32 = 8;
     pub const OP: i32 = 9;
     pub const ARG: i32 = 12;
+    pub const KEYVAL: i32 = 33;
     pub const UNKNOWN: i32 = 13;
     pub const TRUNCATE: i32 = 14;
     pub const OTHER: i32 = 15;
@@ -74,6 +75,7 @@ pub fn error_string(code: i32) -> &'static str {
         17 => "MPI_ERR_IN_STATUS: error code is in status",
         18 => "MPI_ERR_PENDING: pending request",
         19 => "MPI_ERR_REQUEST: invalid request (handle)",
+        33 => "MPI_ERR_KEYVAL: invalid attribute key",
         49 => "MPI_ERR_UNSUPPORTED_OPERATION: unsupported operation",
         _ => "unknown error code",
     }
@@ -191,6 +193,24 @@ pub enum ReqKind {
     Compound,
     /// MPI_Grequest_start: completed by the program (MPI_Grequest_complete).
     Generalized(Grequest),
+}
+
+/// Handles of user keyvals start here (below are the predefined keys).
+pub const KEYVAL_BASE: i32 = 100;
+/// MPI_KEYVAL_INVALID.
+pub const KEYVAL_INVALID: i32 = 0;
+
+/// A communicator keyval: the program's copy and delete callbacks (as
+/// addresses: 0 is the null function, 1 is MPI_COMM_DUP_FN) and its
+/// extra state.
+#[derive(Debug, Clone, Copy)]
+pub struct Keyval {
+    pub copy: usize,
+    pub delete: usize,
+    pub extra_state: usize,
+    /// MPI_Comm_free_keyval was called: the handle is gone, but attributes
+    /// using it still get their delete callback.
+    pub freed: bool,
 }
 
 /// MPI_Grequest_query_function: fills the status (an MPI_Status).
@@ -330,6 +350,9 @@ pub struct RankMpi {
     pub errhandlers: Vec<(i32, i32)>,
     /// Names set on communicators.
     pub names: Vec<(i32, String)>,
+    /// Attributes on communicators: (communicator, keyval, value), in the
+    /// order they were set.
+    pub attrs: Vec<(i32, i32, usize)>,
 }
 
 /// All MPI state of the simulation.
@@ -341,6 +364,8 @@ pub struct Mpi {
     messages: Vec<Option<Envelope>>,
     free_messages: Vec<usize>,
     pub comms: comm::Comms,
+    /// User keyvals: handle = KEYVAL_BASE + index.
+    pub keyvals: Vec<Option<Keyval>>,
     /// Failed MPI_Test/MPI_Iprobe calls in a row: their cost grows. One
     /// counter per function for all ranks, as in SimGrid.
     pub test_streak: u32,
@@ -363,6 +388,7 @@ impl Mpi {
             messages: vec![None, None], // 0 = MPI_MESSAGE_NULL, 1 = MPI_MESSAGE_NO_PROC
             free_messages: Vec::new(),
             comms: comm::Comms::new(),
+            keyvals: Vec::new(),
             test_streak: 0,
             iprobe_streak: 0,
             attribute_values: Box::new([0, TAG_UB, PROC_NULL, ANY_SOURCE, 1, nranks as i32, 0, 55]),
@@ -505,6 +531,15 @@ impl World {
             )),
             h => self.stored_comm(h),
         }
+    }
+
+    /// The keyval behind a user handle.
+    pub fn keyval(&self, handle: i32) -> MpiResult<Keyval> {
+        usize::try_from(handle - KEYVAL_BASE)
+            .ok()
+            .and_then(|i| self.mpi.keyvals.get(i).copied().flatten())
+            .filter(|k| !k.freed)
+            .ok_or_else(|| MpiError::new(class::KEYVAL, format!("invalid keyval {handle}")))
     }
 
     /// Address of a predefined attribute's value (MPI_TAG_UB, MPI_HOST...).
