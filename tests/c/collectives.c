@@ -1,22 +1,12 @@
 /* Every blocking collective on MPI_COMM_WORLD, self-checking, for any
  * number of ranks. Prints " No Errors" on rank 0 when all checks pass. */
 #include <mpi.h>
+#include "check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int errors = 0;
-static int rank, size;
 
-#define CHECK(cond, ...)                                  \
-    do {                                                  \
-        if (!(cond)) {                                    \
-            errors++;                                     \
-            printf("rank %d: line %d: ", rank, __LINE__); \
-            printf(__VA_ARGS__);                          \
-            printf("\n");                                 \
-        }                                                 \
-    } while (0)
 
 #define N 5
 

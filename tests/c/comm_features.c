@@ -3,22 +3,12 @@
  * split, merge), MPI_Comm_create_group, MPI_Isendrecv, generalized
  * requests and a subarray datatype. Prints " No Errors" on rank 0. */
 #include <mpi.h>
+#include "check.h"
 #include <stdio.h>
 #include <stdlib.h>
 
-static int errors = 0;
-static int rank, size;
 static int deletes = 0, copies = 0;
 
-#define CHECK(cond, ...)                                  \
-    do {                                                  \
-        if (!(cond)) {                                    \
-            errors++;                                     \
-            printf("rank %d: line %d: ", rank, __LINE__); \
-            printf(__VA_ARGS__);                          \
-            printf("\n");                                 \
-        }                                                 \
-    } while (0)
 
 static int copy_fn(MPI_Comm comm, int key, void *extra, void *in, void *out, int *flag)
 {

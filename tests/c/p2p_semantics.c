@@ -2,22 +2,12 @@
  * Prints " No Errors" on rank 0 when every check passed, otherwise one line
  * per failed check; exits 1 on failure. */
 #include <mpi.h>
+#include "check.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int errors = 0;
-static int rank, size;
 
-#define CHECK(cond, ...)                                   \
-    do {                                                   \
-        if (!(cond)) {                                     \
-            errors++;                                      \
-            printf("rank %d: line %d: ", rank, __LINE__);  \
-            printf(__VA_ARGS__);                           \
-            printf("\n");                                  \
-        }                                                  \
-    } while (0)
 
 static void non_overtaking(void)
 {

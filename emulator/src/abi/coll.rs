@@ -450,22 +450,32 @@ pub(crate) unsafe extern "C" fn MPI_Alltoallv(
     })
 }
 
-/// Shared argument handling of the reductions.
-fn reduction_buffers(
+/// The shared steps of the reductions: check, build the schedule with
+/// `build(view, in_place)`, run it with `op`.
+#[allow(clippy::too_many_arguments)]
+fn reduction(
+    name: &'static str,
+    comm: c_int,
     sendbuf: *const c_void,
     recvbuf: *mut c_void,
     datatype: c_int,
-) -> (bool, Buffers) {
-    let in_place = sendbuf as usize == IN_PLACE;
-    (
-        in_place,
-        Buffers {
+    op: c_int,
+    build: impl FnOnce(&CommView, bool) -> MpiResult<collectives::Schedule>,
+) -> c_int {
+    call(name, comm, || {
+        let c = view(comm)?;
+        check_type(datatype)?;
+        let op = builtin_op(op)?;
+        let in_place = sendbuf as usize == IN_PLACE;
+        let b = Buffers {
             send: sendbuf as usize,
             send_type: datatype,
             recv: recvbuf as usize,
             recv_type: datatype,
-        },
-    )
+        };
+        let s = build(&c, in_place)?;
+        execute(&c, &s, b, Reduction::Builtin(op), name)
+    })
 }
 
 pub(crate) unsafe extern "C" fn MPI_Reduce(
@@ -477,24 +487,27 @@ pub(crate) unsafe extern "C" fn MPI_Reduce(
     root: c_int,
     comm: c_int,
 ) -> c_int {
-    call("MPI_Reduce", comm, || {
-        let c = view(comm)?;
-        let n = count(n, "count")?;
-        check_type(datatype)?;
-        let op = builtin_op(op)?;
-        let root = root_of(&c, root)?;
-        let (in_place, b) = reduction_buffers(sendbuf, recvbuf, datatype);
-        let s = algo::reduce(
-            c.my_rank,
-            c.size(),
-            root,
-            n,
-            true,
-            in_place && c.my_rank == root,
-        )
-        .map_err(coll_error)?;
-        execute(&c, &s, b, Reduction::Builtin(op), "MPI_Reduce")
-    })
+    reduction(
+        "MPI_Reduce",
+        comm,
+        sendbuf,
+        recvbuf,
+        datatype,
+        op,
+        |c, in_place| {
+            let n = count(n, "count")?;
+            let root = root_of(c, root)?;
+            algo::reduce(
+                c.my_rank,
+                c.size(),
+                root,
+                n,
+                true,
+                in_place && c.my_rank == root,
+            )
+            .map_err(coll_error)
+        },
+    )
 }
 
 pub(crate) unsafe extern "C" fn MPI_Allreduce(
@@ -505,15 +518,18 @@ pub(crate) unsafe extern "C" fn MPI_Allreduce(
     op: c_int,
     comm: c_int,
 ) -> c_int {
-    call("MPI_Allreduce", comm, || {
-        let c = view(comm)?;
-        let n = count(n, "count")?;
-        check_type(datatype)?;
-        let op = builtin_op(op)?;
-        let (in_place, b) = reduction_buffers(sendbuf, recvbuf, datatype);
-        let s = algo::allreduce(c.my_rank, c.size(), n, true, in_place).map_err(coll_error)?;
-        execute(&c, &s, b, Reduction::Builtin(op), "MPI_Allreduce")
-    })
+    reduction(
+        "MPI_Allreduce",
+        comm,
+        sendbuf,
+        recvbuf,
+        datatype,
+        op,
+        |c, in_place| {
+            let n = count(n, "count")?;
+            algo::allreduce(c.my_rank, c.size(), n, true, in_place).map_err(coll_error)
+        },
+    )
 }
 
 pub(crate) unsafe extern "C" fn MPI_Reduce_scatter_block(
@@ -524,22 +540,18 @@ pub(crate) unsafe extern "C" fn MPI_Reduce_scatter_block(
     op: c_int,
     comm: c_int,
 ) -> c_int {
-    call("MPI_Reduce_scatter_block", comm, || {
-        let c = view(comm)?;
-        let n = count(recvcount, "recvcount")?;
-        check_type(datatype)?;
-        let op = builtin_op(op)?;
-        let (in_place, b) = reduction_buffers(sendbuf, recvbuf, datatype);
-        let s = algo::reduce_scatter_block(c.my_rank, c.size(), n, true, in_place)
-            .map_err(coll_error)?;
-        execute(
-            &c,
-            &s,
-            b,
-            Reduction::Builtin(op),
-            "MPI_Reduce_scatter_block",
-        )
-    })
+    reduction(
+        "MPI_Reduce_scatter_block",
+        comm,
+        sendbuf,
+        recvbuf,
+        datatype,
+        op,
+        |c, in_place| {
+            let n = count(recvcount, "recvcount")?;
+            algo::reduce_scatter_block(c.my_rank, c.size(), n, true, in_place).map_err(coll_error)
+        },
+    )
 }
 
 pub(crate) unsafe extern "C" fn MPI_Reduce_scatter(
@@ -550,17 +562,19 @@ pub(crate) unsafe extern "C" fn MPI_Reduce_scatter(
     op: c_int,
     comm: c_int,
 ) -> c_int {
-    call("MPI_Reduce_scatter", comm, || {
-        let c = view(comm)?;
-        // SAFETY: MPI requires an array of comm-size entries.
-        let rcs = unsafe { array(recvcounts, c.size(), "recvcounts")? };
-        check_type(datatype)?;
-        let op = builtin_op(op)?;
-        let (in_place, b) = reduction_buffers(sendbuf, recvbuf, datatype);
-        let s =
-            algo::reduce_scatter(c.my_rank, c.size(), &rcs, true, in_place).map_err(coll_error)?;
-        execute(&c, &s, b, Reduction::Builtin(op), "MPI_Reduce_scatter")
-    })
+    reduction(
+        "MPI_Reduce_scatter",
+        comm,
+        sendbuf,
+        recvbuf,
+        datatype,
+        op,
+        |c, in_place| {
+            // SAFETY: MPI requires an array of comm-size entries.
+            let rcs = unsafe { array(recvcounts, c.size(), "recvcounts")? };
+            algo::reduce_scatter(c.my_rank, c.size(), &rcs, true, in_place).map_err(coll_error)
+        },
+    )
 }
 
 pub(crate) unsafe extern "C" fn MPI_Scan(
@@ -571,15 +585,18 @@ pub(crate) unsafe extern "C" fn MPI_Scan(
     op: c_int,
     comm: c_int,
 ) -> c_int {
-    call("MPI_Scan", comm, || {
-        let c = view(comm)?;
-        let n = count(n, "count")?;
-        check_type(datatype)?;
-        let op = builtin_op(op)?;
-        let (in_place, b) = reduction_buffers(sendbuf, recvbuf, datatype);
-        let s = algo::scan(c.my_rank, c.size(), n, true, in_place).map_err(coll_error)?;
-        execute(&c, &s, b, Reduction::Builtin(op), "MPI_Scan")
-    })
+    reduction(
+        "MPI_Scan",
+        comm,
+        sendbuf,
+        recvbuf,
+        datatype,
+        op,
+        |c, in_place| {
+            let n = count(n, "count")?;
+            algo::scan(c.my_rank, c.size(), n, true, in_place).map_err(coll_error)
+        },
+    )
 }
 
 pub(crate) unsafe extern "C" fn MPI_Exscan(
@@ -590,15 +607,18 @@ pub(crate) unsafe extern "C" fn MPI_Exscan(
     op: c_int,
     comm: c_int,
 ) -> c_int {
-    call("MPI_Exscan", comm, || {
-        let c = view(comm)?;
-        let n = count(n, "count")?;
-        check_type(datatype)?;
-        let op = builtin_op(op)?;
-        let (in_place, b) = reduction_buffers(sendbuf, recvbuf, datatype);
-        let s = algo::exscan(c.my_rank, c.size(), n, true, in_place).map_err(coll_error)?;
-        execute(&c, &s, b, Reduction::Builtin(op), "MPI_Exscan")
-    })
+    reduction(
+        "MPI_Exscan",
+        comm,
+        sendbuf,
+        recvbuf,
+        datatype,
+        op,
+        |c, in_place| {
+            let n = count(n, "count")?;
+            algo::exscan(c.my_rank, c.size(), n, true, in_place).map_err(coll_error)
+        },
+    )
 }
 
 /// MPI_Alltoallw: per-peer datatypes and byte displacements, so it runs

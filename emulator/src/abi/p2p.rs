@@ -1418,18 +1418,23 @@ fn elements(w: &engine::World, datatype: c_int, bytes: u64, basic: bool) -> MpiR
     })
 }
 
+/// The count of `datatype` elements (or of basic elements) in a status.
+fn status_elements(status: *const CStatus, datatype: c_int, basic: bool) -> MpiResult<i64> {
+    if status.is_null() {
+        return Err(MpiError::new(class::ARG, "status is a null pointer"));
+    }
+    // SAFETY: non-null status from the caller.
+    let bytes = status_bytes(unsafe { &*status });
+    engine::with(|w| elements(w, datatype, bytes, basic))
+}
+
 pub(crate) unsafe extern "C" fn MPI_Get_count(
     status: *const CStatus,
     datatype: c_int,
     count: *mut c_int,
 ) -> c_int {
     call("MPI_Get_count", mpi::COMM_WORLD, || {
-        if status.is_null() {
-            return Err(MpiError::new(class::ARG, "status is a null pointer"));
-        }
-        // SAFETY: non-null status from the caller.
-        let bytes = status_bytes(unsafe { &*status });
-        let n = engine::with(|w| elements(w, datatype, bytes, false))?;
+        let n = status_elements(status, datatype, false)?;
         // SAFETY: the caller's output argument.
         unsafe { out(count, i32::try_from(n).unwrap_or(mpi::UNDEFINED), "count") }
     })
@@ -1441,12 +1446,7 @@ pub(crate) unsafe extern "C" fn MPI_Get_elements(
     count: *mut c_int,
 ) -> c_int {
     call("MPI_Get_elements", mpi::COMM_WORLD, || {
-        if status.is_null() {
-            return Err(MpiError::new(class::ARG, "status is a null pointer"));
-        }
-        // SAFETY: non-null status from the caller.
-        let bytes = status_bytes(unsafe { &*status });
-        let n = engine::with(|w| elements(w, datatype, bytes, true))?;
+        let n = status_elements(status, datatype, true)?;
         // SAFETY: the caller's output argument.
         unsafe { out(count, i32::try_from(n).unwrap_or(mpi::UNDEFINED), "count") }
     })
@@ -1458,12 +1458,7 @@ pub(crate) unsafe extern "C" fn MPI_Get_elements_x(
     count: *mut i64,
 ) -> c_int {
     call("MPI_Get_elements_x", mpi::COMM_WORLD, || {
-        if status.is_null() {
-            return Err(MpiError::new(class::ARG, "status is a null pointer"));
-        }
-        // SAFETY: non-null status from the caller.
-        let bytes = status_bytes(unsafe { &*status });
-        let n = engine::with(|w| elements(w, datatype, bytes, true))?;
+        let n = status_elements(status, datatype, true)?;
         // SAFETY: the caller's output argument.
         unsafe { out(count, n, "count") }
     })
@@ -1761,12 +1756,7 @@ pub(crate) unsafe extern "C" fn MPI_Get_count_c(
     count: *mut i64,
 ) -> c_int {
     call("MPI_Get_count_c", mpi::COMM_WORLD, || {
-        if status.is_null() {
-            return Err(MpiError::new(class::ARG, "status is a null pointer"));
-        }
-        // SAFETY: non-null status from the caller.
-        let bytes = status_bytes(unsafe { &*status });
-        let n = engine::with(|w| elements(w, datatype, bytes, false))?;
+        let n = status_elements(status, datatype, false)?;
         // SAFETY: the caller's output argument.
         unsafe { out(count, n, "count") }
     })

@@ -617,35 +617,10 @@ impl World {
         let is_recv = matches!(kind, ReqKind::Recv);
         self.check_peer(&view, peer, is_recv)?;
         Self::check_tag(tag, is_recv)?;
-        let peer_world = if peer >= 0 {
-            view.peer_group().world(peer as usize)
-        } else {
-            0
-        };
-        Ok(self.mpi.add_request(Request {
-            owner: self.current,
-            kind,
-            comm,
-            ctx: view.ctx,
-            peer,
-            tag,
-            peer_world,
-            my_rank: view.my_rank as i32,
-            buf: buf as usize,
-            count,
-            dtype,
-            persistent,
-            active: false,
-            complete: false,
-            status: Status::empty(),
-            waiting: false,
-            freed: false,
-            bsend_bytes: 0,
-            from_detached: false,
-            parent: None,
-            children: Vec::new(),
-            owned: None,
-        }))
+        let id =
+            self.new_internal_request(kind, &view, view.ctx, buf as usize, count, dtype, peer, tag);
+        self.mpi.request_mut(id).persistent = persistent;
+        Ok(id)
     }
 
     /// Creates a request on context `ctx` of `view` (no argument checks:
