@@ -214,3 +214,36 @@ fn attributes_intercommunicators_and_generalized_requests() {
         );
     }
 }
+
+/// A FLAT SimGrid cluster (private SPLITDUPLEX links, shared backbone).
+pub const FLAT_CLUSTER: &str = r#"<?xml version="1.0"?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="world" routing="Full">
+    <cluster id="c" prefix="node-" suffix="" radical="0-63" speed="1Gf" bw="1.25GBps" lat="10us" bb_bw="2.5GBps" bb_lat="5us"/>
+  </zone>
+</platform>
+"#;
+
+#[test]
+fn ring_lap_times_match_simgrid_on_a_flat_cluster() {
+    // SimGrid 3.32 prints these lap times for examples/ring.c on this
+    // cluster: 403.102 us at 8 ranks, 3.224743 ms at 64.
+    let app = build("examples/ring.c");
+    let platform = write_scratch("flat64.xml", FLAT_CLUSTER);
+    for (np, lap) in [
+        ("8", "lap 1: 0.000403102 s"),
+        ("64", "lap 1: 0.003224743 s"),
+    ] {
+        let o = run(&[
+            "-np",
+            np,
+            "-platform",
+            platform.to_str().unwrap(),
+            NO_COMPUTE,
+            app.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stdout(&o).contains(lap), "np {np}: {}", stdout(&o));
+    }
+}
