@@ -247,3 +247,58 @@ fn ring_lap_times_match_simgrid_on_a_flat_cluster() {
         assert!(stdout(&o).contains(lap), "np {np}: {}", stdout(&o));
     }
 }
+
+fn received_at(o: &std::process::Output) -> f64 {
+    let out = stdout(o);
+    out.lines()
+        .find_map(|l| l.strip_prefix("received at "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no time in:\n{out}{}", stderr(o)))
+}
+
+#[test]
+fn protocol_options_change_timing_as_in_simgrid() {
+    let app = build("tests/c/late_receiver.c");
+    let platform = write_scratch("two_hosts_proto.xml", TWO_HOSTS);
+    let p = platform.to_str().unwrap();
+    let a = app.to_str().unwrap();
+    // One 8-byte message (24 B with the envelope) on a 10us, 1.25GBps link:
+    // latency 10us * 2.01467, then 24 B at 1.25e9 / 1.05 * 0.812084.
+    let transfer = 10e-6 * 2.01467 + 24.0 / (1.25e9 / 1.05 * 0.812084);
+    let default = run(&["-np", "2", "-platform", p, NO_COMPUTE, a]);
+    assert!(
+        (received_at(&default) - (1.0 + transfer)).abs() < 1e-9,
+        "{}",
+        stdout(&default)
+    );
+    // Below async-small-thresh the message moved while rank 1 slept.
+    let eager = run(&[
+        "-np",
+        "2",
+        "-platform",
+        p,
+        NO_COMPUTE,
+        "--cfg=smpi/async-small-thresh:64",
+        a,
+    ]);
+    assert!(
+        (received_at(&eager) - 1.0).abs() < 1e-9,
+        "{}",
+        stdout(&eager)
+    );
+    // smpi/or: a receive from a detached sender pays a + b*size after it.
+    let or = run(&[
+        "-np",
+        "2",
+        "-platform",
+        p,
+        NO_COMPUTE,
+        "--cfg=smpi/or:0:0.5:0.001",
+        a,
+    ]);
+    assert!(
+        (received_at(&or) - (1.0 + transfer + 0.5 + 0.008)).abs() < 1e-9,
+        "{}",
+        stdout(&or)
+    );
+}
