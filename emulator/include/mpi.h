@@ -440,6 +440,17 @@ SMPI_CALL(int, Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int re
 SMPI_CALL(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
 SMPI_CALL(int, Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
 
+/* Info objects. */
+SMPI_CALL(int, Info_create, (MPI_Info *info))
+SMPI_CALL(int, Info_set, (MPI_Info info, const char *key, const char *value))
+SMPI_CALL(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag))
+SMPI_CALL(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag))
+SMPI_CALL(int, Info_delete, (MPI_Info info, const char *key))
+SMPI_CALL(int, Info_get_nkeys, (MPI_Info info, int *nkeys))
+SMPI_CALL(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
+SMPI_CALL(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
+SMPI_CALL(int, Info_free, (MPI_Info *info))
+
 /* Errors. */
 SMPI_CALL(int, Error_string, (int errorcode, char *string, int *resultlen))
 SMPI_CALL(int, Error_class, (int errorcode, int *errorclass))

@@ -41,6 +41,8 @@ macro_rules! with_abi_symbols {
             MPI_Allgather, MPI_Allgatherv, MPI_Alltoall, MPI_Alltoallv, MPI_Alltoallw, MPI_Reduce,
             MPI_Allreduce, MPI_Reduce_scatter, MPI_Reduce_scatter_block, MPI_Scan,
             MPI_Exscan,
+            MPI_Info_create, MPI_Info_set, MPI_Info_get, MPI_Info_get_valuelen, MPI_Info_delete,
+            MPI_Info_get_nkeys, MPI_Info_get_nthkey, MPI_Info_dup, MPI_Info_free,
             MPI_Error_string, MPI_Error_class, MPI_Comm_set_errhandler, MPI_Comm_get_errhandler,
             MPI_Errhandler_free, MPI_Comm_c2f, MPI_Comm_f2c, MPI_Group_c2f, MPI_Group_f2c,
             MPI_Type_c2f, MPI_Type_f2c, MPI_Request_c2f, MPI_Request_f2c, MPI_Op_c2f,

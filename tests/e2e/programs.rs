@@ -302,3 +302,15 @@ fn protocol_options_change_timing_as_in_simgrid() {
         stdout(&or)
     );
 }
+
+#[test]
+fn info_objects() {
+    let app = build("tests/c/info.c");
+    let o = run(&["-np", "3", NO_COMPUTE, app.to_str().unwrap()]);
+    assert!(
+        o.status.success() && stdout(&o).contains(" No Errors"),
+        "{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+}

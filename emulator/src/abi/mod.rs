@@ -12,6 +12,7 @@
 mod coll;
 mod comm;
 mod env;
+mod info;
 mod p2p;
 mod time;
 mod types;
@@ -26,6 +27,7 @@ use crate::mpi::{self, MpiError, MpiResult, Status};
 use coll::*;
 use comm::*;
 use env::*;
+use info::*;
 use p2p::*;
 use time::*;
 use types::*;

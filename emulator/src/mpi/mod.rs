@@ -28,6 +28,8 @@ pub const TAG_UB: i32 = i32::MAX;
 pub const BSEND_OVERHEAD: usize = 96;
 pub const ERRORS_ARE_FATAL: i32 = 1;
 pub const ERRORS_RETURN: i32 = 2;
+pub const INFO_NULL: i32 = 0;
+pub const INFO_ENV: i32 = 1;
 
 /// MPI error classes (values as in mpi.h).
 pub mod class {
@@ -43,6 +45,10 @@ pub mod class {
     pub const OP: i32 = 9;
     pub const ARG: i32 = 12;
     pub const KEYVAL: i32 = 33;
+    pub const INFO: i32 = 28;
+    pub const INFO_KEY: i32 = 29;
+    pub const INFO_VALUE: i32 = 30;
+    pub const INFO_NOKEY: i32 = 31;
     pub const UNKNOWN: i32 = 13;
     pub const TRUNCATE: i32 = 14;
     pub const OTHER: i32 = 15;
@@ -75,6 +81,10 @@ pub fn error_string(code: i32) -> &'static str {
         17 => "MPI_ERR_IN_STATUS: error code is in status",
         18 => "MPI_ERR_PENDING: pending request",
         19 => "MPI_ERR_REQUEST: invalid request (handle)",
+        28 => "MPI_ERR_INFO: invalid info object",
+        29 => "MPI_ERR_INFO_KEY: invalid info key",
+        30 => "MPI_ERR_INFO_VALUE: invalid info value",
+        31 => "MPI_ERR_INFO_NOKEY: no such key in the info object",
         33 => "MPI_ERR_KEYVAL: invalid attribute key",
         49 => "MPI_ERR_UNSUPPORTED_OPERATION: unsupported operation",
         _ => "unknown error code",
@@ -364,6 +374,8 @@ pub struct Mpi {
     messages: Vec<Option<Envelope>>,
     free_messages: Vec<usize>,
     pub comms: comm::Comms,
+    /// Info objects by handle (0 = MPI_INFO_NULL, 1 = MPI_INFO_ENV).
+    infos: Vec<Option<Vec<(String, String)>>>,
     /// User keyvals: handle = KEYVAL_BASE + index.
     pub keyvals: Vec<Option<Keyval>>,
     /// Failed MPI_Test/MPI_Iprobe calls in a row: their cost grows. One
@@ -389,6 +401,14 @@ impl Mpi {
             free_messages: Vec::new(),
             comms: comm::Comms::new(),
             keyvals: Vec::new(),
+            // MPI_INFO_ENV: what the program was started with.
+            infos: vec![
+                None,
+                Some(vec![
+                    ("maxprocs".into(), nranks.to_string()),
+                    ("thread_level".into(), "MPI_THREAD_FUNNELED".into()),
+                ]),
+            ],
             test_streak: 0,
             iprobe_streak: 0,
             attribute_values: Box::new([0, TAG_UB, PROC_NULL, ANY_SOURCE, 1, nranks as i32, 0, 55]),
@@ -401,6 +421,39 @@ impl Mpi {
             .and_then(|h| self.datatypes.get(h))
             .and_then(Option::as_ref)
             .ok_or_else(|| MpiError::new(class::TYPE, format!("invalid datatype handle {handle}")))
+    }
+
+    /// The entries of an info object.
+    pub fn info_mut(&mut self, handle: i32) -> MpiResult<&mut Vec<(String, String)>> {
+        usize::try_from(handle)
+            .ok()
+            .and_then(|h| self.infos.get_mut(h))
+            .and_then(Option::as_mut)
+            .ok_or_else(|| MpiError::new(class::INFO, format!("invalid info handle {handle}")))
+    }
+
+    /// Stores a new info object; returns its handle.
+    pub fn add_info(&mut self, entries: Vec<(String, String)>) -> i32 {
+        match self.infos.iter().skip(2).position(Option::is_none) {
+            Some(i) => {
+                self.infos[i + 2] = Some(entries);
+                (i + 2) as i32
+            }
+            None => {
+                self.infos.push(Some(entries));
+                (self.infos.len() - 1) as i32
+            }
+        }
+    }
+
+    /// Frees an info object (MPI_INFO_ENV cannot be freed).
+    pub fn free_info(&mut self, handle: i32) -> MpiResult<()> {
+        self.info_mut(handle)?;
+        if handle == INFO_ENV {
+            return Err(MpiError::new(class::INFO, "MPI_INFO_ENV cannot be freed"));
+        }
+        self.infos[handle as usize] = None;
+        Ok(())
     }
 
     /// Stores a new derived datatype; returns its handle.
