@@ -314,3 +314,15 @@ fn info_objects() {
         stderr(&o)
     );
 }
+
+#[test]
+fn user_error_handlers_and_error_classes() {
+    let app = build("tests/c/errhandlers.c");
+    let o = run(&["-np", "2", NO_COMPUTE, app.to_str().unwrap()]);
+    assert!(
+        o.status.success() && stdout(&o).contains(" No Errors"),
+        "{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+}

@@ -203,9 +203,11 @@ pub(crate) unsafe extern "C" fn MPI_Error_string(
     if string.is_null() || resultlen.is_null() {
         return class::ARG;
     }
-    let text = mpi::error_string(code);
+    let Some((_, text)) = engine::with(|w| w.mpi.describe_error(code)) else {
+        return class::ARG;
+    };
     // SAFETY: MPI requires MPI_MAX_ERROR_STRING (512) bytes.
-    let n = unsafe { copy_c_string(string, 512, text) };
+    let n = unsafe { copy_c_string(string, 512, &text) };
     // SAFETY: non-null output argument.
     unsafe { *resultlen = n as c_int };
     0
@@ -215,15 +217,87 @@ pub(crate) unsafe extern "C" fn MPI_Error_class(code: c_int, errorclass: *mut c_
     if errorclass.is_null() {
         return class::ARG;
     }
-    // SAFETY: non-null output argument.
-    unsafe {
-        *errorclass = if (0..=55).contains(&code) {
-            code
-        } else {
-            class::UNKNOWN
-        }
+    let Some((class_, _)) = engine::with(|w| w.mpi.describe_error(code)) else {
+        return class::ARG;
     };
+    // SAFETY: non-null output argument.
+    unsafe { *errorclass = class_ };
     0
+}
+
+pub(crate) unsafe extern "C" fn MPI_Add_error_class(errorclass: *mut c_int) -> c_int {
+    call("MPI_Add_error_class", mpi::COMM_WORLD, || {
+        let c = engine::with(|w| w.mpi.add_error_class());
+        // SAFETY: the caller's output argument.
+        unsafe { out(errorclass, c, "errorclass") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Add_error_code(
+    errorclass: c_int,
+    errorcode: *mut c_int,
+) -> c_int {
+    call("MPI_Add_error_code", mpi::COMM_WORLD, || {
+        let c = engine::with(|w| w.mpi.add_error_code(errorclass))?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(errorcode, c, "errorcode") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Add_error_string(
+    errorcode: c_int,
+    string: *const c_char,
+) -> c_int {
+    call("MPI_Add_error_string", mpi::COMM_WORLD, || {
+        if string.is_null() {
+            return Err(MpiError::new(class::ARG, "string is a null pointer"));
+        }
+        // SAFETY: a NUL-terminated string from the caller.
+        let text: String = unsafe { std::ffi::CStr::from_ptr(string) }
+            .to_string_lossy()
+            .chars()
+            .take(511)
+            .collect();
+        engine::with(|w| w.mpi.set_error_string(errorcode, text))
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Comm_create_errhandler(
+    function: usize,
+    errhandler: *mut c_int,
+) -> c_int {
+    call("MPI_Comm_create_errhandler", mpi::COMM_WORLD, || {
+        if function == 0 {
+            return Err(MpiError::new(
+                class::ARG,
+                "the error handler function is null",
+            ));
+        }
+        let h = engine::with(|w| w.mpi.add_errhandler(function));
+        // SAFETY: the caller's output argument.
+        unsafe { out(errhandler, h, "errhandler") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Comm_call_errhandler(comm: c_int, errorcode: c_int) -> c_int {
+    let handler = engine::with(|w| w.comm(comm).map(|_| w.errhandler(comm)));
+    match handler {
+        Ok(mpi::ERRORS_RETURN) => errorcode,
+        Ok(h) => match engine::with(|w| w.mpi.user_errhandler(h)) {
+            Some(f) => {
+                super::call_user_errhandler(f, comm, errorcode);
+                0
+            }
+            // MPI_ERRORS_ARE_FATAL.
+            None => call("MPI_Comm_call_errhandler", comm, || {
+                Err(MpiError::new(
+                    errorcode,
+                    format!("the program raised error code {errorcode}"),
+                ))
+            }),
+        },
+        Err(e) => call("MPI_Comm_call_errhandler", mpi::COMM_WORLD, || Err(e)),
+    }
 }
 
 pub(crate) unsafe extern "C" fn MPI_Type_size(datatype: c_int, size: *mut c_int) -> c_int {

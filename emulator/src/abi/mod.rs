@@ -142,8 +142,12 @@ pub(crate) fn call(name: &'static str, comm: c_int, body: impl FnOnce() -> MpiRe
 
 /// Applies the error handler: fatal (the default) prints and aborts.
 fn handle_error(name: &'static str, comm: c_int, e: MpiError) -> c_int {
-    let (rank, fatal) = engine::with(|w| (w.current, w.errhandler_is_fatal(comm)));
-    if !fatal {
+    let (rank, handler) = engine::with(|w| (w.current, w.errhandler(comm)));
+    if handler == mpi::ERRORS_RETURN {
+        return e.class;
+    }
+    if let Some(f) = engine::with(|w| w.mpi.user_errhandler(handler)) {
+        call_user_errhandler(f, comm, e.class);
         return e.class;
     }
     crate::flush_c_stdio();
@@ -155,6 +159,21 @@ fn handle_error(name: &'static str, comm: c_int, e: MpiError) -> c_int {
         mpi::comm_name(comm),
     );
     abort_simulation(e.class.max(1))
+}
+
+/// MPI_Comm_errhandler_function: `(MPI_Comm *, int *, ...)`.
+type ErrhandlerFn = unsafe extern "C" fn(*mut c_int, *mut c_int);
+
+/// Calls the program's error handler for `comm` and `code`.
+pub(crate) fn call_user_errhandler(function: usize, comm: c_int, code: c_int) {
+    // SAFETY: `function` is the address the program gave to
+    // MPI_Comm_create_errhandler, whose C type takes (MPI_Comm *, int *,
+    // ...); calling a variadic C function with its fixed arguments only is
+    // valid under the platform ABIs we support.
+    let f: ErrhandlerFn = unsafe { std::mem::transmute::<usize, ErrhandlerFn>(function) };
+    let (mut c, mut k) = (comm, code);
+    // SAFETY: pointers to locals that live across the call.
+    unsafe { f(&mut c, &mut k) };
 }
 
 /// Writes `v` through an output pointer, failing with MPI_ERR_ARG on null.

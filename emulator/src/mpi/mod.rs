@@ -29,6 +29,7 @@ pub const BSEND_OVERHEAD: usize = 96;
 pub const ERRORS_ARE_FATAL: i32 = 1;
 pub const ERRORS_RETURN: i32 = 2;
 pub const INFO_NULL: i32 = 0;
+pub const FIRST_USER_ERRHANDLER: i32 = 3;
 pub const INFO_ENV: i32 = 1;
 
 /// MPI error classes (values as in mpi.h).
@@ -374,6 +375,11 @@ pub struct Mpi {
     messages: Vec<Option<Envelope>>,
     free_messages: Vec<usize>,
     pub comms: comm::Comms,
+    /// Functions of user error handlers (handle FIRST_USER_ERRHANDLER + i).
+    errhandler_fns: Vec<usize>,
+    /// User error classes and codes: (code, class, text).
+    user_errors: Vec<(i32, i32, String)>,
+    last_error_code: i32,
     /// Info objects by handle (0 = MPI_INFO_NULL, 1 = MPI_INFO_ENV).
     infos: Vec<Option<Vec<(String, String)>>>,
     /// User keyvals: handle = KEYVAL_BASE + index.
@@ -401,6 +407,9 @@ impl Mpi {
             free_messages: Vec::new(),
             comms: comm::Comms::new(),
             keyvals: Vec::new(),
+            errhandler_fns: Vec::new(),
+            user_errors: Vec::new(),
+            last_error_code: 55,
             // MPI_INFO_ENV: what the program was started with.
             infos: vec![
                 None,
@@ -421,6 +430,73 @@ impl Mpi {
             .and_then(|h| self.datatypes.get(h))
             .and_then(Option::as_ref)
             .ok_or_else(|| MpiError::new(class::TYPE, format!("invalid datatype handle {handle}")))
+    }
+
+    /// The function of a user error handler (MPI_Comm_create_errhandler).
+    pub fn user_errhandler(&self, eh: i32) -> Option<usize> {
+        usize::try_from(eh - FIRST_USER_ERRHANDLER)
+            .ok()
+            .and_then(|i| self.errhandler_fns.get(i).copied())
+    }
+
+    /// Registers a user error handler function; returns its handle.
+    pub fn add_errhandler(&mut self, function: usize) -> i32 {
+        self.errhandler_fns.push(function);
+        FIRST_USER_ERRHANDLER + self.errhandler_fns.len() as i32 - 1
+    }
+
+    /// MPI_Add_error_class: a new class, which is also its own code.
+    pub fn add_error_class(&mut self) -> i32 {
+        let code = self.last_error_code + 1;
+        self.last_error_code = code;
+        self.attribute_values[7] = code;
+        self.user_errors.push((code, code, String::new()));
+        code
+    }
+
+    /// MPI_Add_error_code: a new code of `class`.
+    pub fn add_error_code(&mut self, class_: i32) -> MpiResult<i32> {
+        if !(0..=55).contains(&class_)
+            && !self
+                .user_errors
+                .iter()
+                .any(|e| e.0 == class_ && e.1 == class_)
+        {
+            return Err(MpiError::new(
+                class::ARG,
+                format!("{class_} is not an error class"),
+            ));
+        }
+        let code = self.last_error_code + 1;
+        self.last_error_code = code;
+        self.attribute_values[7] = code;
+        self.user_errors.push((code, class_, String::new()));
+        Ok(code)
+    }
+
+    /// MPI_Add_error_string: the text of a user class or code.
+    pub fn set_error_string(&mut self, code: i32, text: String) -> MpiResult<()> {
+        match self.user_errors.iter_mut().find(|e| e.0 == code) {
+            Some(e) => {
+                e.2 = text;
+                Ok(())
+            }
+            None => Err(MpiError::new(
+                class::ARG,
+                format!("{code} is not a user error class or code"),
+            )),
+        }
+    }
+
+    /// The class and text of an error code (predefined or the program's).
+    pub fn describe_error(&self, code: i32) -> Option<(i32, String)> {
+        if (0..=55).contains(&code) {
+            return Some((code, error_string(code).to_string()));
+        }
+        self.user_errors
+            .iter()
+            .find(|e| e.0 == code)
+            .map(|e| (e.1, e.2.clone()))
     }
 
     /// The entries of an info object.
@@ -1273,13 +1349,6 @@ impl World {
         self.mpi.ranks[me].probing = true;
     }
 
-    /// Whether errors on `comm` abort (MPI_ERRORS_ARE_FATAL) for the
-    /// current rank. Errors on an invalid communicator use the handler of
-    /// MPI_COMM_WORLD, as MPI says.
-    pub fn errhandler_is_fatal(&self, comm: i32) -> bool {
-        self.errhandler(comm) == ERRORS_ARE_FATAL
-    }
-
     /// The error handler of `comm` for the current rank.
     pub fn errhandler(&self, comm: i32) -> i32 {
         let hs = &self.mpi.ranks[self.current].errhandlers;
@@ -1295,7 +1364,7 @@ impl World {
     /// Sets the error handler of `comm` for the current rank.
     pub fn set_errhandler(&mut self, comm: i32, eh: i32) -> MpiResult<()> {
         self.comm(comm)?;
-        if eh != ERRORS_ARE_FATAL && eh != ERRORS_RETURN {
+        if eh != ERRORS_ARE_FATAL && eh != ERRORS_RETURN && self.mpi.user_errhandler(eh).is_none() {
             return Err(MpiError::new(
                 class::ARG,
                 format!("invalid error handler {eh}"),
