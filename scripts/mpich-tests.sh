@@ -329,7 +329,10 @@ for dir in $DIRS; do
     for cand in testlist testlist.in; do
         if [[ -f "$T/$dir/$cand" ]]; then list="$T/$dir/$cand"; break; fi
     done
-    [[ -n "$list" ]] || die "no testlist in $T/$dir"
+    if [[ -z "$list" ]]; then
+        note "no testlist in $T/$dir: skipping that directory"
+        continue
+    fi
     pass=0 fail=0 skip=0
     lineno=0
     while IFS= read -r raw || [[ -n "$raw" ]]; do

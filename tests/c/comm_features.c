@@ -161,6 +161,27 @@ static void subarray(void)
     MPI_Type_free(&sub);
 }
 
+static void dims_and_idup(void)
+{
+    int d2[2] = {0, 0}, d3[3] = {0, 3, 0}, s, bad[2] = {5, 0}, rc;
+    MPI_Comm c;
+    MPI_Request r;
+    MPI_Dims_create(12, 2, d2);
+    CHECK(d2[0] == 4 && d2[1] == 3, "dims of 12: %d x %d", d2[0], d2[1]);
+    MPI_Dims_create(24, 3, d3);
+    CHECK(d3[0] == 4 && d3[1] == 3 && d3[2] == 2, "dims of 24: %d x %d x %d", d3[0], d3[1], d3[2]);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    rc = MPI_Dims_create(12, 2, bad);
+    CHECK(rc != MPI_SUCCESS, "5 does not divide 12, yet no error");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm_idup(MPI_COMM_WORLD, &c, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    MPI_Comm_size(c, &s);
+    MPI_Barrier(c);
+    CHECK(s == size && r == MPI_REQUEST_NULL, "idup size %d", s);
+    MPI_Comm_free(&c);
+}
+
 int main(int argc, char **argv)
 {
     int total;
@@ -172,6 +193,7 @@ int main(int argc, char **argv)
     create_group();
     isendrecv_and_grequest();
     subarray();
+    dims_and_idup();
     MPI_Reduce(&errors, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0)
         printf(total == 0 ? " No Errors\n" : " Found %d errors\n", total);

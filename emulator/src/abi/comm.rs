@@ -971,3 +971,228 @@ pub(crate) unsafe extern "C" fn MPI_Comm_create_group(
         unsafe { out_comm(newcomm, h) }
     })
 }
+
+// The MPI-1 names of the attribute calls (deprecated, still widely used):
+// same semantics as their MPI_Comm_* successors in C.
+
+pub(crate) unsafe extern "C" fn MPI_Keyval_create(
+    copy_fn: usize,
+    delete_fn: usize,
+    keyval: *mut c_int,
+    extra_state: *mut c_void,
+) -> c_int {
+    // SAFETY: same contract as MPI_Comm_create_keyval.
+    unsafe { MPI_Comm_create_keyval(copy_fn, delete_fn, keyval, extra_state) }
+}
+
+pub(crate) unsafe extern "C" fn MPI_Keyval_free(keyval: *mut c_int) -> c_int {
+    // SAFETY: same contract as MPI_Comm_free_keyval.
+    unsafe { MPI_Comm_free_keyval(keyval) }
+}
+
+pub(crate) unsafe extern "C" fn MPI_Attr_put(
+    comm: c_int,
+    keyval: c_int,
+    value: *mut c_void,
+) -> c_int {
+    // SAFETY: same contract as MPI_Comm_set_attr.
+    unsafe { MPI_Comm_set_attr(comm, keyval, value) }
+}
+
+pub(crate) unsafe extern "C" fn MPI_Attr_get(
+    comm: c_int,
+    keyval: c_int,
+    attribute_val: *mut c_void,
+    flag: *mut c_int,
+) -> c_int {
+    // SAFETY: same contract as MPI_Comm_get_attr.
+    unsafe { MPI_Comm_get_attr(comm, keyval, attribute_val, flag) }
+}
+
+pub(crate) unsafe extern "C" fn MPI_Attr_delete(comm: c_int, keyval: c_int) -> c_int {
+    // SAFETY: same contract as MPI_Comm_delete_attr.
+    unsafe { MPI_Comm_delete_attr(comm, keyval) }
+}
+
+/// A request that is complete from the start (for non-blocking calls that
+/// finish at once, such as MPI_Comm_idup here: duplication needs no
+/// messages in this emulator).
+fn completed_request() -> MpiResult<c_int> {
+    engine::with(|w| {
+        let view = w.comm(mpi::COMM_SELF)?;
+        let int = Rc::clone(w.mpi.datatype(MPI_INT)?);
+        let g = mpi::Grequest {
+            query: None,
+            free: None,
+            cancel: None,
+            extra_state: 0,
+        };
+        let id = w.new_internal_request(
+            ReqKind::Generalized(g),
+            &view,
+            view.ctx,
+            0,
+            0,
+            int,
+            mpi::PROC_NULL,
+            0,
+        );
+        w.mpi.request_mut(id).active = true;
+        w.complete(id, mpi::Status::empty());
+        Ok(id as c_int + 1)
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Comm_idup(
+    comm: c_int,
+    newcomm: *mut c_int,
+    request: *mut c_int,
+) -> c_int {
+    call("MPI_Comm_idup", comm, || {
+        if request.is_null() {
+            return Err(MpiError::new(class::ARG, "request is a null pointer"));
+        }
+        let h = engine::with(|w| w.comm_dup(comm))?;
+        copy_attributes(comm, h)?;
+        // SAFETY: the caller's output arguments.
+        unsafe {
+            out_comm(newcomm, h)?;
+            *request = completed_request()?;
+        }
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Comm_dup_with_info(
+    comm: c_int,
+    info: c_int,
+    newcomm: *mut c_int,
+) -> c_int {
+    call("MPI_Comm_dup_with_info", comm, || {
+        let hints = engine::with(|w| w.mpi.info_mut(info).map(|e| e.clone()))?;
+        let h = engine::with(|w| w.comm_dup(comm))?;
+        copy_attributes(comm, h)?;
+        engine::with(|w| w.set_comm_hints(h, hints));
+        // SAFETY: the caller's output argument.
+        unsafe { out_comm(newcomm, h) }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Comm_idup_with_info(
+    comm: c_int,
+    info: c_int,
+    newcomm: *mut c_int,
+    request: *mut c_int,
+) -> c_int {
+    call("MPI_Comm_idup_with_info", comm, || {
+        if request.is_null() {
+            return Err(MpiError::new(class::ARG, "request is a null pointer"));
+        }
+        let hints = engine::with(|w| w.mpi.info_mut(info).map(|e| e.clone()))?;
+        let h = engine::with(|w| w.comm_dup(comm))?;
+        copy_attributes(comm, h)?;
+        engine::with(|w| w.set_comm_hints(h, hints));
+        // SAFETY: the caller's output arguments.
+        unsafe {
+            out_comm(newcomm, h)?;
+            *request = completed_request()?;
+        }
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Comm_set_info(comm: c_int, info: c_int) -> c_int {
+    call("MPI_Comm_set_info", comm, || {
+        engine::with(|w| {
+            w.comm(comm)?;
+            let hints = w.mpi.info_mut(info)?.clone();
+            w.set_comm_hints(comm, hints);
+            Ok(())
+        })
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Comm_get_info(comm: c_int, info: *mut c_int) -> c_int {
+    call("MPI_Comm_get_info", comm, || {
+        let h = engine::with(|w| -> MpiResult<c_int> {
+            w.comm(comm)?;
+            let hints = w.comm_hints(comm);
+            Ok(w.mpi.add_info(hints))
+        })?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(info, h, "info_used") }
+    })
+}
+
+/// MPI_Dims_create: fills the zero entries of `dims` with a balanced
+/// factorization of `nnodes` / (product of the non-zero entries), in
+/// non-increasing order.
+pub(crate) unsafe extern "C" fn MPI_Dims_create(
+    nnodes: c_int,
+    ndims: c_int,
+    dims: *mut c_int,
+) -> c_int {
+    call("MPI_Dims_create", mpi::COMM_WORLD, || {
+        let n = usize::try_from(ndims)
+            .map_err(|_| MpiError::new(class::DIMS, format!("invalid ndims {ndims}")))?;
+        if nnodes < 1 {
+            return Err(MpiError::new(
+                class::ARG,
+                format!("invalid nnodes {nnodes}"),
+            ));
+        }
+        if n > 0 && dims.is_null() {
+            return Err(MpiError::new(class::ARG, "dims is a null pointer"));
+        }
+        // SAFETY: MPI passes an array of ndims ints.
+        let d = unsafe { std::slice::from_raw_parts_mut(dims, n) };
+        let fixed: i64 = d
+            .iter()
+            .filter(|&&x| x > 0)
+            .map(|&x| i64::from(x))
+            .product();
+        if d.iter().any(|&x| x < 0) || i64::from(nnodes) % fixed != 0 {
+            return Err(MpiError::new(
+                class::DIMS,
+                format!("the given dimensions do not divide {nnodes}"),
+            ));
+        }
+        let free = d.iter().filter(|&&x| x == 0).count();
+        let mut rest = i64::from(nnodes) / fixed;
+        if free == 0 {
+            return if rest == 1 {
+                Ok(())
+            } else {
+                Err(MpiError::new(
+                    class::DIMS,
+                    format!("the dimensions do not multiply to {nnodes}"),
+                ))
+            };
+        }
+        let mut primes = Vec::new();
+        let mut p = 2;
+        while p * p <= rest {
+            while rest % p == 0 {
+                primes.push(p);
+                rest /= p;
+            }
+            p += 1;
+        }
+        if rest > 1 {
+            primes.push(rest);
+        }
+        // Largest factors first, each into the smallest dimension so far.
+        let mut out_dims = vec![1i64; free];
+        for &q in primes.iter().rev() {
+            if let Some(smallest) = out_dims.iter_mut().min() {
+                *smallest *= q;
+            }
+        }
+        out_dims.sort_unstable_by(|a, b| b.cmp(a));
+        let mut it = out_dims.into_iter();
+        for x in d.iter_mut().filter(|x| **x == 0) {
+            *x = it.next().unwrap_or(1) as c_int;
+        }
+        Ok(())
+    })
+}

@@ -373,3 +373,23 @@ identity_conversions! {
     MPI_Errhandler_c2f, MPI_Errhandler_f2c;
     MPI_Message_c2f, MPI_Message_f2c;
 }
+
+// The MPI-1 names of the error handler calls.
+
+pub(crate) unsafe extern "C" fn MPI_Errhandler_create(
+    function: usize,
+    errhandler: *mut c_int,
+) -> c_int {
+    // SAFETY: same contract as MPI_Comm_create_errhandler.
+    unsafe { MPI_Comm_create_errhandler(function, errhandler) }
+}
+
+pub(crate) unsafe extern "C" fn MPI_Errhandler_set(comm: c_int, errhandler: c_int) -> c_int {
+    // SAFETY: same contract as MPI_Comm_set_errhandler.
+    unsafe { MPI_Comm_set_errhandler(comm, errhandler) }
+}
+
+pub(crate) unsafe extern "C" fn MPI_Errhandler_get(comm: c_int, errhandler: *mut c_int) -> c_int {
+    // SAFETY: same contract as MPI_Comm_get_errhandler.
+    unsafe { MPI_Comm_get_errhandler(comm, errhandler) }
+}

@@ -738,3 +738,29 @@ pub(crate) unsafe extern "C" fn MPI_Type_create_subarray(
         )
     })
 }
+
+// The MPI-1 extent queries (deprecated, still used).
+
+pub(crate) unsafe extern "C" fn MPI_Type_extent(dt: c_int, extent: *mut isize) -> c_int {
+    call("MPI_Type_extent", mpi::COMM_WORLD, || {
+        let t = get(dt)?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(extent, t.extent, "extent") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Type_lb(dt: c_int, lb: *mut isize) -> c_int {
+    call("MPI_Type_lb", mpi::COMM_WORLD, || {
+        let t = get(dt)?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(lb, t.lb, "displacement") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Type_ub(dt: c_int, ub: *mut isize) -> c_int {
+    call("MPI_Type_ub", mpi::COMM_WORLD, || {
+        let t = get(dt)?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(ub, t.lb + t.extent, "displacement") }
+    })
+}

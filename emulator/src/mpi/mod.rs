@@ -43,6 +43,7 @@ pub mod class {
     pub const RANK: i32 = 6;
     pub const ROOT: i32 = 7;
     pub const GROUP: i32 = 8;
+    pub const DIMS: i32 = 11;
     pub const OP: i32 = 9;
     pub const ARG: i32 = 12;
     pub const KEYVAL: i32 = 33;
@@ -361,6 +362,8 @@ pub struct RankMpi {
     pub errhandlers: Vec<(i32, i32)>,
     /// Names set on communicators.
     pub names: Vec<(i32, String)>,
+    /// Info hints set on communicators (MPI_Comm_set_info).
+    pub comm_hints: Vec<(i32, Vec<(String, String)>)>,
     /// Attributes on communicators: (communicator, keyval, value), in the
     /// order they were set.
     pub attrs: Vec<(i32, i32, usize)>,
@@ -1347,6 +1350,27 @@ impl World {
     pub fn set_probing(&mut self) {
         let me = self.current;
         self.mpi.ranks[me].probing = true;
+    }
+
+    /// Sets the info hints of `comm` for the current rank.
+    pub fn set_comm_hints(&mut self, comm: i32, hints: Vec<(String, String)>) {
+        let me = self.current;
+        let all = &mut self.mpi.ranks[me].comm_hints;
+        match all.iter_mut().find(|(c, _)| *c == comm) {
+            Some(e) => e.1 = hints,
+            None => all.push((comm, hints)),
+        }
+    }
+
+    /// The info hints of `comm` for the current rank.
+    pub fn comm_hints(&self, comm: i32) -> Vec<(String, String)> {
+        let me = self.current;
+        self.mpi.ranks[me]
+            .comm_hints
+            .iter()
+            .find(|(c, _)| *c == comm)
+            .map(|(_, h)| h.clone())
+            .unwrap_or_default()
     }
 
     /// The error handler of `comm` for the current rank.
