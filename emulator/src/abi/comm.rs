@@ -24,12 +24,23 @@ unsafe fn out_comm(p: *mut c_int, h: c_int) -> MpiResult<()> {
     unsafe { out(p, h, "newcomm") }
 }
 
+/// Writes a communicator made from `parent`, which passes on its error
+/// handler.
+///
+/// # Safety
+/// `p` is the caller's output argument.
+unsafe fn out_child(parent: c_int, p: *mut c_int, h: c_int) -> MpiResult<()> {
+    engine::with(|w| w.inherit_errhandler(parent, h));
+    // SAFETY: per the contract.
+    unsafe { out_comm(p, h) }
+}
+
 pub(crate) unsafe extern "C" fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) -> c_int {
     call("MPI_Comm_dup", comm, || {
         let h = engine::with(|w| w.comm_dup(comm))?;
         copy_attributes(comm, h)?;
         // SAFETY: the caller's output argument.
-        unsafe { out_comm(newcomm, h) }
+        unsafe { out_child(comm, newcomm, h) }
     })
 }
 
@@ -87,7 +98,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_split(
             })?
         };
         // SAFETY: the caller's output argument.
-        unsafe { out_comm(newcomm, h) }
+        unsafe { out_child(comm, newcomm, h) }
     })
 }
 
@@ -181,7 +192,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_create(
             engine::with(|w| w.comm_create(comm, group))?
         };
         // SAFETY: the caller's output argument.
-        unsafe { out_comm(newcomm, h) }
+        unsafe { out_child(comm, newcomm, h) }
     })
 }
 
@@ -904,7 +915,7 @@ pub(crate) unsafe extern "C" fn MPI_Intercomm_create(
         let h =
             engine::with(|w| w.intercomm_join(head[1] as u32, tag, to_u32(&mine), to_u32(&remote)));
         // SAFETY: the caller's output argument.
-        unsafe { out(newintercomm, h, "newintercomm") }
+        unsafe { out_child(local_comm, newintercomm, h) }
     })
 }
 
@@ -926,7 +937,7 @@ pub(crate) unsafe extern "C" fn MPI_Intercomm_merge(
         let remote_high = remote_flag.first().is_some_and(|&f| f != 0);
         let h = engine::with(|w| w.intercomm_merge(intercomm, flag != 0, remote_high))?;
         // SAFETY: the caller's output argument.
-        unsafe { out(newintracomm, h, "newintracomm") }
+        unsafe { out_child(intercomm, newintracomm, h) }
     })
 }
 
@@ -968,7 +979,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_create_group(
     call("MPI_Comm_create_group", comm, || {
         let h = engine::with(|w| w.comm_create_group(comm, group, tag))?;
         // SAFETY: the caller's output argument.
-        unsafe { out_comm(newcomm, h) }
+        unsafe { out_child(comm, newcomm, h) }
     })
 }
 
@@ -1056,7 +1067,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_idup(
         copy_attributes(comm, h)?;
         // SAFETY: the caller's output arguments.
         unsafe {
-            out_comm(newcomm, h)?;
+            out_child(comm, newcomm, h)?;
             *request = completed_request()?;
         }
         Ok(())
@@ -1069,12 +1080,12 @@ pub(crate) unsafe extern "C" fn MPI_Comm_dup_with_info(
     newcomm: *mut c_int,
 ) -> c_int {
     call("MPI_Comm_dup_with_info", comm, || {
-        let hints = engine::with(|w| w.mpi.info_mut(info).map(|e| e.clone()))?;
+        let hints = engine::with(|w| w.mpi.hints(info))?;
         let h = engine::with(|w| w.comm_dup(comm))?;
         copy_attributes(comm, h)?;
         engine::with(|w| w.set_comm_hints(h, hints));
         // SAFETY: the caller's output argument.
-        unsafe { out_comm(newcomm, h) }
+        unsafe { out_child(comm, newcomm, h) }
     })
 }
 
@@ -1088,13 +1099,13 @@ pub(crate) unsafe extern "C" fn MPI_Comm_idup_with_info(
         if request.is_null() {
             return Err(MpiError::new(class::ARG, "request is a null pointer"));
         }
-        let hints = engine::with(|w| w.mpi.info_mut(info).map(|e| e.clone()))?;
+        let hints = engine::with(|w| w.mpi.hints(info))?;
         let h = engine::with(|w| w.comm_dup(comm))?;
         copy_attributes(comm, h)?;
         engine::with(|w| w.set_comm_hints(h, hints));
         // SAFETY: the caller's output arguments.
         unsafe {
-            out_comm(newcomm, h)?;
+            out_child(comm, newcomm, h)?;
             *request = completed_request()?;
         }
         Ok(())
@@ -1105,7 +1116,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_set_info(comm: c_int, info: c_int) -> c
     call("MPI_Comm_set_info", comm, || {
         engine::with(|w| {
             w.comm(comm)?;
-            let hints = w.mpi.info_mut(info)?.clone();
+            let hints = w.mpi.hints(info)?;
             w.set_comm_hints(comm, hints);
             Ok(())
         })
@@ -1158,7 +1169,7 @@ pub(crate) unsafe extern "C" fn MPI_Dims_create(
             ));
         }
         let free = d.iter().filter(|&&x| x == 0).count();
-        let mut rest = i64::from(nnodes) / fixed;
+        let rest = i64::from(nnodes) / fixed;
         if free == 0 {
             return if rest == 1 {
                 Ok(())
@@ -1169,30 +1180,76 @@ pub(crate) unsafe extern "C" fn MPI_Dims_create(
                 ))
             };
         }
-        let mut primes = Vec::new();
-        let mut p = 2;
-        while p * p <= rest {
-            while rest % p == 0 {
-                primes.push(p);
-                rest /= p;
-            }
-            p += 1;
-        }
-        if rest > 1 {
-            primes.push(rest);
-        }
-        // Largest factors first, each into the smallest dimension so far.
-        let mut out_dims = vec![1i64; free];
-        for &q in primes.iter().rev() {
-            if let Some(smallest) = out_dims.iter_mut().min() {
-                *smallest *= q;
-            }
-        }
-        out_dims.sort_unstable_by(|a, b| b.cmp(a));
+        let out_dims = balanced_factors(rest, free);
         let mut it = out_dims.into_iter();
         for x in d.iter_mut().filter(|x| **x == 0) {
             *x = it.next().unwrap_or(1) as c_int;
         }
         Ok(())
     })
+}
+
+/// The most balanced way to write `n` as a product of `k` factors, in
+/// non-increasing order: the smallest spread between the largest and the
+/// smallest factor (what MPICH's MPI_Dims_create returns).
+fn balanced_factors(n: i64, k: usize) -> Vec<i64> {
+    fn divisors_desc(n: i64) -> Vec<i64> {
+        let mut small = Vec::new();
+        let mut large = Vec::new();
+        let mut d = 1;
+        while d * d <= n {
+            if n % d == 0 {
+                small.push(d);
+                if d * d != n {
+                    large.push(n / d);
+                }
+            }
+            d += 1;
+        }
+        large.extend(small.into_iter().rev());
+        large
+    }
+    fn search(n: i64, k: usize, max: i64, cur: &mut Vec<i64>, best: &mut Option<Vec<i64>>) {
+        if k == 1 {
+            if n <= max {
+                cur.push(n);
+                let spread = |v: &[i64]| v[0] - v[v.len() - 1];
+                if best.as_ref().is_none_or(|b| spread(cur) < spread(b)) {
+                    *best = Some(cur.clone());
+                }
+                cur.pop();
+            }
+            return;
+        }
+        for d in divisors_desc(n) {
+            if d > max {
+                continue;
+            }
+            // The first factor is the largest: d^k must reach n.
+            if (d as f64).powi(k as i32) < n as f64 * (1.0 - 1e-12) {
+                break;
+            }
+            cur.push(d);
+            search(n / d, k - 1, d, cur, best);
+            cur.pop();
+        }
+    }
+    let mut best = None;
+    search(n, k, n, &mut Vec::with_capacity(k), &mut best);
+    best.unwrap_or_else(|| vec![1; k])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::balanced_factors;
+
+    #[test]
+    fn dims_are_as_balanced_as_possible() {
+        assert_eq!(balanced_factors(72, 2), vec![9, 8]);
+        assert_eq!(balanced_factors(240, 2), vec![16, 15]);
+        assert_eq!(balanced_factors(8, 3), vec![2, 2, 2]);
+        assert_eq!(balanced_factors(13, 2), vec![13, 1]);
+        assert_eq!(balanced_factors(1, 3), vec![1, 1, 1]);
+        assert_eq!(balanced_factors(24, 3), vec![4, 3, 2]);
+    }
 }

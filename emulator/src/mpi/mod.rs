@@ -30,6 +30,8 @@ pub const ERRORS_ARE_FATAL: i32 = 1;
 pub const ERRORS_RETURN: i32 = 2;
 pub const INFO_NULL: i32 = 0;
 pub const FIRST_USER_ERRHANDLER: i32 = 3;
+/// MPI_ERR_LASTCODE: user error classes and codes come after it.
+pub const LAST_PREDEFINED_CODE: i32 = 0x3fff_ffff;
 pub const INFO_ENV: i32 = 1;
 
 /// MPI error classes (values as in mpi.h).
@@ -412,7 +414,7 @@ impl Mpi {
             keyvals: Vec::new(),
             errhandler_fns: Vec::new(),
             user_errors: Vec::new(),
-            last_error_code: 55,
+            last_error_code: LAST_PREDEFINED_CODE,
             // MPI_INFO_ENV: what the program was started with.
             infos: vec![
                 None,
@@ -423,7 +425,16 @@ impl Mpi {
             ],
             test_streak: 0,
             iprobe_streak: 0,
-            attribute_values: Box::new([0, TAG_UB, PROC_NULL, ANY_SOURCE, 1, nranks as i32, 0, 55]),
+            attribute_values: Box::new([
+                0,
+                TAG_UB,
+                PROC_NULL,
+                ANY_SOURCE,
+                1,
+                nranks as i32,
+                0,
+                LAST_PREDEFINED_CODE,
+            ]),
         }
     }
 
@@ -500,6 +511,14 @@ impl Mpi {
             .iter()
             .find(|e| e.0 == code)
             .map(|e| (e.1, e.2.clone()))
+    }
+
+    /// The hints of an info object, MPI_INFO_NULL meaning none.
+    pub fn hints(&mut self, handle: i32) -> MpiResult<Vec<(String, String)>> {
+        if handle == INFO_NULL {
+            return Ok(Vec::new());
+        }
+        self.info_mut(handle).map(|e| e.clone())
     }
 
     /// The entries of an info object.
@@ -1350,6 +1369,23 @@ impl World {
     pub fn set_probing(&mut self) {
         let me = self.current;
         self.mpi.ranks[me].probing = true;
+    }
+
+    /// A new communicator takes its parent's error handler (MPI: dup,
+    /// split, create and the intercommunicator calls inherit it).
+    pub fn inherit_errhandler(&mut self, parent: i32, child: i32) {
+        if child == COMM_NULL {
+            return;
+        }
+        let eh = self.errhandler(parent);
+        if eh != ERRORS_ARE_FATAL {
+            let me = self.current;
+            let hs = &mut self.mpi.ranks[me].errhandlers;
+            match hs.iter_mut().find(|(h, _)| *h == child) {
+                Some(e) => e.1 = eh,
+                None => hs.push((child, eh)),
+            }
+        }
     }
 
     /// Sets the info hints of `comm` for the current rank.

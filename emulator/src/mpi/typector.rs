@@ -47,12 +47,15 @@ pub fn build(pieces: &[Piece<'_>]) -> Datatype {
         }
         let c = p.child;
         size += p.blocklen * c.size;
-        lb = lb.min(p.disp + c.lb);
-        ub = ub.max(p.disp + c.lb + p.blocklen as isize * c.extent);
+        // Element k starts at disp + k*extent; with a negative extent the
+        // last element is the lowest.
+        let last = (p.blocklen as isize - 1) * c.extent;
+        let (lo, hi) = (p.disp + last.min(0), p.disp + last.max(0));
+        lb = lb.min(lo + c.lb);
+        ub = ub.max(hi + c.lb + c.extent);
         if c.size > 0 {
-            tlb = tlb.min(p.disp + c.true_lb);
-            tub =
-                tub.max(p.disp + (p.blocklen as isize - 1) * c.extent + c.true_lb + c.true_extent);
+            tlb = tlb.min(lo + c.true_lb);
+            tub = tub.max(hi + c.true_lb + c.true_extent);
         }
         for k in 0..p.blocklen {
             let base = p.disp + k as isize * c.extent;
