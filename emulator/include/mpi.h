@@ -167,6 +167,10 @@ typedef struct MPI_Status {
 #define MPI_THREAD_SERIALIZED 2
 #define MPI_THREAD_MULTIPLE 3
 
+#define MPI_GRAPH 1
+#define MPI_CART 2
+#define MPI_DIST_GRAPH 3
+
 #define MPI_IDENT 0
 #define MPI_CONGRUENT 1
 #define MPI_SIMILAR 2
@@ -454,6 +458,17 @@ SMPI_CALL(int, Reduce_scatter, (const void *sendbuf, void *recvbuf, const int re
 SMPI_CALL(int, Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
 SMPI_CALL(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
 SMPI_CALL(int, Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+
+/* Virtual topologies. */
+SMPI_CALL(int, Cart_create, (MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart))
+SMPI_CALL(int, Cartdim_get, (MPI_Comm comm, int *ndims))
+SMPI_CALL(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]))
+SMPI_CALL(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]))
+SMPI_CALL(int, Cart_rank, (MPI_Comm comm, const int coords[], int *rank))
+SMPI_CALL(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest))
+SMPI_CALL(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm))
+SMPI_CALL(int, Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank))
+SMPI_CALL(int, Topo_test, (MPI_Comm comm, int *status))
 
 /* Info objects. */
 SMPI_CALL(int, Info_create, (MPI_Info *info))

@@ -19,6 +19,8 @@ macro_rules! with_abi_symbols {
             MPI_Comm_idup, MPI_Comm_dup_with_info, MPI_Comm_idup_with_info, MPI_Comm_set_info,
             MPI_Comm_get_info, MPI_Dims_create, MPI_Type_extent, MPI_Type_lb, MPI_Type_ub,
             MPI_Errhandler_create, MPI_Errhandler_set, MPI_Errhandler_get,
+            MPI_Cart_create, MPI_Cartdim_get, MPI_Cart_get, MPI_Cart_coords, MPI_Cart_rank,
+            MPI_Cart_shift, MPI_Cart_sub, MPI_Cart_map, MPI_Topo_test,
             MPI_Group_size, MPI_Group_rank, MPI_Group_free, MPI_Group_incl, MPI_Group_excl,
             MPI_Group_range_incl, MPI_Group_range_excl, MPI_Group_translate_ranks,
             MPI_Group_compare, MPI_Group_union, MPI_Group_intersection, MPI_Group_difference,

@@ -326,3 +326,17 @@ fn user_error_handlers_and_error_classes() {
         stderr(&o)
     );
 }
+
+#[test]
+fn cartesian_topologies() {
+    let app = build("tests/c/cart.c");
+    for np in ["12", "14"] {
+        let o = run(&["-np", np, NO_COMPUTE, app.to_str().unwrap()]);
+        assert!(
+            o.status.success() && stdout(&o).contains(" No Errors"),
+            "np {np}:\n{}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+    }
+}

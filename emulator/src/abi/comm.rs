@@ -45,7 +45,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) -
 }
 
 /// Every member of `view`'s group learns every member's (color, key).
-fn gather_pairs(
+pub(crate) fn gather_pairs(
     view: &CommView,
     color: c_int,
     key: c_int,

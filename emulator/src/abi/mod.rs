@@ -15,6 +15,7 @@ mod env;
 mod info;
 mod p2p;
 mod time;
+mod topo;
 mod types;
 
 use std::ffi::{c_int, c_void};
@@ -30,6 +31,7 @@ use env::*;
 use info::*;
 use p2p::*;
 use time::*;
+use topo::*;
 use types::*;
 
 /// `MPI_Status` as laid out in mpi.h.

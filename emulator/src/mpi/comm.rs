@@ -25,8 +25,45 @@ pub struct CommObj {
     pub group: Group,
     /// The second group of an intercommunicator.
     pub remote: Option<Group>,
+    /// A virtual topology (MPI_Cart_create...), shared by the members.
+    pub topology: Option<Rc<Topology>>,
     /// Members that have not freed it yet.
     refs: usize,
+}
+
+/// A virtual topology.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Topology {
+    /// Dimensions and periodicity, row-major rank order.
+    Cart { dims: Vec<i32>, periods: Vec<bool> },
+}
+
+impl Topology {
+    /// Coordinates of `rank` in a Cartesian topology.
+    pub fn coords(dims: &[i32], mut rank: i32) -> Vec<i32> {
+        let mut c = vec![0; dims.len()];
+        for d in (0..dims.len()).rev() {
+            c[d] = rank % dims[d].max(1);
+            rank /= dims[d].max(1);
+        }
+        c
+    }
+
+    /// The rank at `coords`, wrapping periodic dimensions; None when a
+    /// coordinate of a non-periodic dimension is out of range.
+    pub fn rank_at(dims: &[i32], periods: &[bool], coords: &[i32]) -> Option<i32> {
+        let mut r = 0i32;
+        for d in 0..dims.len() {
+            let mut c = coords[d];
+            if periods[d] {
+                c = c.rem_euclid(dims[d].max(1));
+            } else if c < 0 || c >= dims[d] {
+                return None;
+            }
+            r = r * dims[d] + c;
+        }
+        Some(r)
+    }
 }
 
 /// What kind of creation a pending key belongs to.
@@ -224,6 +261,7 @@ impl World {
             ctx,
             group,
             remote,
+            topology: None,
             refs: members,
         });
         if members > 1 {
@@ -236,6 +274,48 @@ impl World {
     pub fn next_creation_seq(&mut self, comm: i32) -> u32 {
         // Shares the collective counter: creation calls are collectives.
         self.next_coll_tag(comm) as u32
+    }
+
+    /// The topology of `comm`, if it has one.
+    pub fn topology(&self, comm: i32) -> MpiResult<Option<Rc<Topology>>> {
+        self.comm(comm)?;
+        Ok(self.mpi.comms.get(comm).and_then(|o| o.topology.clone()))
+    }
+
+    /// Attaches a topology to a stored communicator (each member may set
+    /// the same one).
+    pub fn set_topology(&mut self, comm: i32, topology: Topology) {
+        if let Some(Some(obj)) = usize::try_from(comm)
+            .ok()
+            .and_then(|i| self.mpi.comms.table.get_mut(i))
+        {
+            obj.topology = Some(Rc::new(topology));
+        }
+    }
+
+    /// MPI_Cart_create without reordering: the first prod(dims) ranks.
+    pub fn cart_create(&mut self, comm: i32, dims: Vec<i32>, periods: Vec<bool>) -> MpiResult<i32> {
+        let v = self.comm(comm)?.intra("MPI_Cart_create")?;
+        let nnodes: i64 = dims.iter().map(|&d| i64::from(d)).product();
+        if dims.iter().any(|&d| d <= 0) || nnodes > v.size() as i64 {
+            return Err(MpiError::new(
+                class::DIMS,
+                format!(
+                    "a {dims:?} grid needs {nnodes} ranks but the communicator has {}",
+                    v.size()
+                ),
+            ));
+        }
+        let seq = self.next_creation_seq(comm);
+        if v.my_rank as i64 >= nnodes {
+            return Ok(COMM_NULL);
+        }
+        let list: Vec<u32> = (0..nnodes as usize)
+            .map(|r| v.group.world(r) as u32)
+            .collect();
+        let h = self.join_new_comm(&v, seq, -2, nnodes as usize, || Group::List(Rc::from(list)));
+        self.set_topology(h, Topology::Cart { dims, periods });
+        Ok(h)
     }
 
     /// MPI_Comm_dup (the new communicator has the same group).
@@ -254,7 +334,11 @@ impl World {
             i64::MIN as u64,
         );
         let remote = v.remote.clone();
-        Ok(self.join_key(key, n, || (g, remote)))
+        let h = self.join_key(key, n, || (g, remote));
+        if let Some(t) = self.mpi.comms.get(comm).and_then(|o| o.topology.clone()) {
+            self.set_topology(h, (*t).clone());
+        }
+        Ok(h)
     }
 
     /// How many times the current rank made a creation with these

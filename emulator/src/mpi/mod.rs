@@ -46,6 +46,7 @@ pub mod class {
     pub const ROOT: i32 = 7;
     pub const GROUP: i32 = 8;
     pub const DIMS: i32 = 11;
+    pub const TOPOLOGY: i32 = 10;
     pub const OP: i32 = 9;
     pub const ARG: i32 = 12;
     pub const KEYVAL: i32 = 33;

@@ -1,0 +1,267 @@
+//! Virtual topologies: Cartesian grids.
+
+use std::ffi::c_int;
+
+use super::{call, out};
+use crate::engine;
+use crate::mpi::comm::Topology;
+use crate::mpi::{self, class, MpiError, MpiResult};
+
+const CART: c_int = 2;
+
+/// Reads `n` ints from a C array.
+///
+/// # Safety
+/// `p` points to `n` readable ints when `n > 0`.
+unsafe fn ints(p: *const c_int, n: usize, what: &str) -> MpiResult<Vec<c_int>> {
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    if p.is_null() {
+        return Err(MpiError::new(
+            class::ARG,
+            format!("{what} is a null pointer"),
+        ));
+    }
+    // SAFETY: per the contract.
+    Ok(unsafe { std::slice::from_raw_parts(p, n) }.to_vec())
+}
+
+/// Writes `v` into a C array of at least `v.len()` ints.
+///
+/// # Safety
+/// `p` has room for `v.len()` ints when `v` is not empty.
+unsafe fn write_ints(p: *mut c_int, v: &[c_int], what: &str) -> MpiResult<()> {
+    if v.is_empty() {
+        return Ok(());
+    }
+    if p.is_null() {
+        return Err(MpiError::new(
+            class::ARG,
+            format!("{what} is a null pointer"),
+        ));
+    }
+    // SAFETY: per the contract.
+    unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), p, v.len()) };
+    Ok(())
+}
+
+/// The Cartesian topology of `comm`: (dims, periods).
+fn cart(comm: c_int) -> MpiResult<(Vec<i32>, Vec<bool>)> {
+    match engine::with(|w| w.topology(comm))?.as_deref() {
+        Some(Topology::Cart { dims, periods }) => Ok((dims.clone(), periods.clone())),
+        None => Err(MpiError::new(
+            class::TOPOLOGY,
+            format!("{} has no Cartesian topology", mpi::comm_name(comm)),
+        )),
+    }
+}
+
+fn ndims_of(n: c_int) -> MpiResult<usize> {
+    usize::try_from(n).map_err(|_| MpiError::new(class::DIMS, format!("invalid ndims {n}")))
+}
+
+pub(crate) unsafe extern "C" fn MPI_Cart_create(
+    comm: c_int,
+    ndims: c_int,
+    dims: *const c_int,
+    periods: *const c_int,
+    _reorder: c_int,
+    comm_cart: *mut c_int,
+) -> c_int {
+    call("MPI_Cart_create", comm, || {
+        let n = ndims_of(ndims)?;
+        // SAFETY: MPI passes arrays of ndims entries.
+        let (d, p) = unsafe { (ints(dims, n, "dims")?, ints(periods, n, "periods")?) };
+        let h = engine::with(|w| w.cart_create(comm, d, p.iter().map(|&x| x != 0).collect()))?;
+        engine::with(|w| w.inherit_errhandler(comm, h));
+        // SAFETY: the caller's output argument.
+        unsafe { out(comm_cart, h, "comm_cart") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Cartdim_get(comm: c_int, ndims: *mut c_int) -> c_int {
+    call("MPI_Cartdim_get", comm, || {
+        let (d, _) = cart(comm)?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(ndims, d.len() as c_int, "ndims") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Cart_get(
+    comm: c_int,
+    maxdims: c_int,
+    dims: *mut c_int,
+    periods: *mut c_int,
+    coords: *mut c_int,
+) -> c_int {
+    call("MPI_Cart_get", comm, || {
+        let (d, p) = cart(comm)?;
+        let n = ndims_of(maxdims)?.min(d.len());
+        let me = engine::with(|w| w.comm(comm))?.my_rank as i32;
+        let c = Topology::coords(&d, me);
+        let p: Vec<c_int> = p.iter().map(|&x| c_int::from(x)).collect();
+        // SAFETY: MPI passes arrays of maxdims entries.
+        unsafe {
+            write_ints(dims, &d[..n], "dims")?;
+            write_ints(periods, &p[..n], "periods")?;
+            write_ints(coords, &c[..n], "coords")
+        }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Cart_coords(
+    comm: c_int,
+    rank: c_int,
+    maxdims: c_int,
+    coords: *mut c_int,
+) -> c_int {
+    call("MPI_Cart_coords", comm, || {
+        let (d, _) = cart(comm)?;
+        let size = engine::with(|w| w.comm(comm))?.size();
+        if rank < 0 || rank as usize >= size {
+            return Err(MpiError::new(class::RANK, format!("invalid rank {rank}")));
+        }
+        if ndims_of(maxdims)? < d.len() {
+            return Err(MpiError::new(
+                class::ARG,
+                format!("maxdims {maxdims} is less than the {} dimensions", d.len()),
+            ));
+        }
+        let c = Topology::coords(&d, rank);
+        // SAFETY: MPI passes an array of maxdims entries.
+        unsafe { write_ints(coords, &c, "coords") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Cart_rank(
+    comm: c_int,
+    coords: *const c_int,
+    rank: *mut c_int,
+) -> c_int {
+    call("MPI_Cart_rank", comm, || {
+        let (d, p) = cart(comm)?;
+        // SAFETY: MPI passes an array of ndims entries.
+        let c = unsafe { ints(coords, d.len(), "coords")? };
+        let r = Topology::rank_at(&d, &p, &c).ok_or_else(|| {
+            MpiError::new(
+                class::ARG,
+                format!("coordinates {c:?} are outside the non-periodic grid {d:?}"),
+            )
+        })?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(rank, r, "rank") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Cart_shift(
+    comm: c_int,
+    direction: c_int,
+    disp: c_int,
+    source: *mut c_int,
+    dest: *mut c_int,
+) -> c_int {
+    call("MPI_Cart_shift", comm, || {
+        let (d, p) = cart(comm)?;
+        let dir = usize::try_from(direction)
+            .ok()
+            .filter(|&x| x < d.len())
+            .ok_or_else(|| MpiError::new(class::ARG, format!("invalid direction {direction}")))?;
+        let me = engine::with(|w| w.comm(comm))?.my_rank as i32;
+        let c = Topology::coords(&d, me);
+        let shifted = |delta: c_int| {
+            let mut x = c.clone();
+            x[dir] += delta;
+            Topology::rank_at(&d, &p, &x).unwrap_or(mpi::PROC_NULL)
+        };
+        // SAFETY: the caller's output arguments.
+        unsafe {
+            out(source, shifted(-disp), "rank_source")?;
+            out(dest, shifted(disp), "rank_dest")
+        }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Cart_sub(
+    comm: c_int,
+    remain_dims: *const c_int,
+    newcomm: *mut c_int,
+) -> c_int {
+    call("MPI_Cart_sub", comm, || {
+        let (d, p) = cart(comm)?;
+        // SAFETY: MPI passes an array of ndims entries.
+        let keep: Vec<bool> = unsafe { ints(remain_dims, d.len(), "remain_dims")? }
+            .iter()
+            .map(|&x| x != 0)
+            .collect();
+        let v = engine::with(|w| w.comm(comm))?;
+        let c = Topology::coords(&d, v.my_rank as i32);
+        // Ranks that agree on the dropped coordinates share a subgrid.
+        let mut color = 0i32;
+        for i in 0..d.len() {
+            if !keep[i] {
+                color = color * d[i] + c[i];
+            }
+        }
+        let pairs = super::comm::gather_pairs(&v, color, v.my_rank as c_int, "MPI_Cart_sub")?;
+        let h = engine::with(|w| {
+            let seq = w.next_creation_seq(comm);
+            w.comm_split(comm, seq, &pairs)
+        })?;
+        let sub_dims: Vec<i32> = (0..d.len()).filter(|&i| keep[i]).map(|i| d[i]).collect();
+        let sub_periods: Vec<bool> = (0..d.len()).filter(|&i| keep[i]).map(|i| p[i]).collect();
+        engine::with(|w| {
+            w.set_topology(
+                h,
+                Topology::Cart {
+                    dims: sub_dims,
+                    periods: sub_periods,
+                },
+            );
+            w.inherit_errhandler(comm, h);
+        });
+        // SAFETY: the caller's output argument.
+        unsafe { out(newcomm, h, "newcomm") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Cart_map(
+    comm: c_int,
+    ndims: c_int,
+    dims: *const c_int,
+    _periods: *const c_int,
+    newrank: *mut c_int,
+) -> c_int {
+    call("MPI_Cart_map", comm, || {
+        let n = ndims_of(ndims)?;
+        // SAFETY: MPI passes an array of ndims entries.
+        let d = unsafe { ints(dims, n, "dims")? };
+        let v = engine::with(|w| w.comm(comm))?;
+        let nnodes: i64 = d.iter().map(|&x| i64::from(x)).product();
+        if d.iter().any(|&x| x <= 0) || nnodes > v.size() as i64 {
+            return Err(MpiError::new(
+                class::DIMS,
+                format!("a {d:?} grid does not fit in {} ranks", v.size()),
+            ));
+        }
+        let r = if (v.my_rank as i64) < nnodes {
+            v.my_rank as c_int
+        } else {
+            mpi::UNDEFINED
+        };
+        // SAFETY: the caller's output argument.
+        unsafe { out(newrank, r, "newrank") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Topo_test(comm: c_int, status: *mut c_int) -> c_int {
+    call("MPI_Topo_test", comm, || {
+        let t = engine::with(|w| w.topology(comm))?;
+        let s = match t.as_deref() {
+            Some(Topology::Cart { .. }) => CART,
+            None => mpi::UNDEFINED,
+        };
+        // SAFETY: the caller's output argument.
+        unsafe { out(status, s, "status") }
+    })
+}
