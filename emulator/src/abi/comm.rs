@@ -1190,8 +1190,9 @@ pub(crate) unsafe extern "C" fn MPI_Dims_create(
 }
 
 /// The most balanced way to write `n` as a product of `k` factors, in
-/// non-increasing order: the smallest spread between the largest and the
-/// smallest factor (what MPICH's MPI_Dims_create returns).
+/// non-increasing order, as MPICH's MPI_Dims_create chooses it: the
+/// smallest spread between the largest and smallest factor, then the
+/// largest smallest factor, the largest second smallest, and so on.
 fn balanced_factors(n: i64, k: usize) -> Vec<i64> {
     fn divisors_desc(n: i64) -> Vec<i64> {
         let mut small = Vec::new();
@@ -1213,8 +1214,17 @@ fn balanced_factors(n: i64, k: usize) -> Vec<i64> {
         if k == 1 {
             if n <= max {
                 cur.push(n);
-                let spread = |v: &[i64]| v[0] - v[v.len() - 1];
-                if best.as_ref().is_none_or(|b| spread(cur) < spread(b)) {
+                // The smallest spread; on a tie, the largest smallest factor,
+                // then the largest second smallest, and so on (factors are
+                // kept non-increasing).
+                let better = |a: &[i64], b: &[i64]| {
+                    let spread = |v: &[i64]| v[0] - v[v.len() - 1];
+                    spread(a)
+                        .cmp(&spread(b))
+                        .then_with(|| b.iter().rev().cmp(a.iter().rev()))
+                        == std::cmp::Ordering::Less
+                };
+                if best.as_ref().is_none_or(|b| better(cur, b)) {
                     *best = Some(cur.clone());
                 }
                 cur.pop();
@@ -1251,5 +1261,8 @@ mod tests {
         assert_eq!(balanced_factors(13, 2), vec![13, 1]);
         assert_eq!(balanced_factors(1, 3), vec![1, 1, 1]);
         assert_eq!(balanced_factors(24, 3), vec![4, 3, 2]);
+        assert_eq!(balanced_factors(5616, 4), vec![13, 9, 8, 6]);
+        assert_eq!(balanced_factors(5040, 3), vec![21, 16, 15]);
+        assert_eq!(balanced_factors(3168, 3), vec![18, 16, 11]);
     }
 }

@@ -196,12 +196,16 @@ pub(crate) unsafe extern "C" fn MPI_Cart_sub(
             .collect();
         let v = engine::with(|w| w.comm(comm))?;
         let c = Topology::coords(&d, v.my_rank as i32);
-        // Ranks that agree on the dropped coordinates share a subgrid.
+        // Ranks that agree on the dropped coordinates share a subgrid. With
+        // no dimension kept, rank 0 alone gets a communicator (as MPICH).
         let mut color = 0i32;
         for i in 0..d.len() {
             if !keep[i] {
                 color = color * d[i] + c[i];
             }
+        }
+        if !keep.iter().any(|&k| k) && v.my_rank != 0 {
+            color = mpi::UNDEFINED;
         }
         let pairs = super::comm::gather_pairs(&v, color, v.my_rank as c_int, "MPI_Cart_sub")?;
         let h = engine::with(|w| {
