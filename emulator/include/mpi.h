@@ -469,6 +469,12 @@ SMPI_CALL(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int *rank_so
 SMPI_CALL(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm))
 SMPI_CALL(int, Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank))
 SMPI_CALL(int, Topo_test, (MPI_Comm comm, int *status))
+SMPI_CALL(int, Graph_create, (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph))
+SMPI_CALL(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges))
+SMPI_CALL(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]))
+SMPI_CALL(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors))
+SMPI_CALL(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]))
+SMPI_CALL(int, Graph_map, (MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank))
 
 /* Info objects. */
 SMPI_CALL(int, Info_create, (MPI_Info *info))

@@ -1,4 +1,4 @@
-/* Cartesian topologies, self-checking, for 12 or more ranks: a periodic
+/* Cartesian and graph topologies, self-checking, for 12 or more ranks: a periodic
  * 4 x 3 grid, coordinates and ranks, shifts, sub-grids, and a halo swap
  * along each dimension. Prints " No Errors" on rank 0. */
 #include <mpi.h>
@@ -41,6 +41,23 @@ int main(int argc, char **argv)
               "sub-grid size %d dims %d coords %d", sub_size, sub_dims[0], sub_coords[0]);
         MPI_Comm_free(&row);
         MPI_Comm_free(&grid);
+    }
+    /* a ring graph over the first 4 ranks */
+    {
+        int index[4] = {2, 4, 6, 8}, edges[8] = {1, 3, 0, 2, 1, 3, 0, 2}, n, nb[2], nn, ne;
+        MPI_Comm ring;
+        MPI_Graph_create(MPI_COMM_WORLD, 4, index, edges, 0, &ring);
+        if (rank < 4) {
+            MPI_Topo_test(ring, &status);
+            MPI_Graphdims_get(ring, &nn, &ne);
+            MPI_Graph_neighbors_count(ring, rank, &n);
+            MPI_Graph_neighbors(ring, rank, 2, nb);
+            CHECK(status == MPI_GRAPH && nn == 4 && ne == 8 && n == 2, "graph %d %d %d %d", status, nn, ne, n);
+            CHECK(nb[0] == (rank + 1) % 4 || nb[1] == (rank + 1) % 4, "ring neighbours %d %d", nb[0], nb[1]);
+            MPI_Comm_free(&ring);
+        } else {
+            CHECK(ring == MPI_COMM_NULL, "rank %d outside the graph got a communicator", rank);
+        }
     }
     MPI_Reduce(&errors, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0)

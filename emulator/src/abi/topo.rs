@@ -7,6 +7,7 @@ use crate::engine;
 use crate::mpi::comm::Topology;
 use crate::mpi::{self, class, MpiError, MpiResult};
 
+const GRAPH: c_int = 1;
 const CART: c_int = 2;
 
 /// Reads `n` ints from a C array.
@@ -50,11 +51,32 @@ unsafe fn write_ints(p: *mut c_int, v: &[c_int], what: &str) -> MpiResult<()> {
 fn cart(comm: c_int) -> MpiResult<(Vec<i32>, Vec<bool>)> {
     match engine::with(|w| w.topology(comm))?.as_deref() {
         Some(Topology::Cart { dims, periods }) => Ok((dims.clone(), periods.clone())),
-        None => Err(MpiError::new(
+        _ => Err(MpiError::new(
             class::TOPOLOGY,
             format!("{} has no Cartesian topology", mpi::comm_name(comm)),
         )),
     }
+}
+
+/// The graph topology of `comm`: (index, edges).
+fn graph(comm: c_int) -> MpiResult<(Vec<i32>, Vec<i32>)> {
+    match engine::with(|w| w.topology(comm))?.as_deref() {
+        Some(Topology::Graph { index, edges }) => Ok((index.clone(), edges.clone())),
+        _ => Err(MpiError::new(
+            class::TOPOLOGY,
+            format!("{} has no graph topology", mpi::comm_name(comm)),
+        )),
+    }
+}
+
+/// The neighbours of `rank` in a graph.
+fn neighbours(index: &[i32], edges: &[i32], rank: usize) -> Vec<i32> {
+    let start = if rank == 0 {
+        0
+    } else {
+        index[rank - 1] as usize
+    };
+    edges[start..index[rank] as usize].to_vec()
 }
 
 fn ndims_of(n: c_int) -> MpiResult<usize> {
@@ -263,9 +285,136 @@ pub(crate) unsafe extern "C" fn MPI_Topo_test(comm: c_int, status: *mut c_int) -
         let t = engine::with(|w| w.topology(comm))?;
         let s = match t.as_deref() {
             Some(Topology::Cart { .. }) => CART,
+            Some(Topology::Graph { .. }) => GRAPH,
             None => mpi::UNDEFINED,
         };
         // SAFETY: the caller's output argument.
         unsafe { out(status, s, "status") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Graph_create(
+    comm: c_int,
+    nnodes: c_int,
+    index: *const c_int,
+    edges: *const c_int,
+    _reorder: c_int,
+    comm_graph: *mut c_int,
+) -> c_int {
+    call("MPI_Graph_create", comm, || {
+        let n = usize::try_from(nnodes)
+            .map_err(|_| MpiError::new(class::ARG, format!("invalid nnodes {nnodes}")))?;
+        // SAFETY: MPI passes nnodes indices, then index[nnodes-1] edges.
+        let idx = unsafe { ints(index, n, "index")? };
+        let nedges = idx.last().map_or(0, |&x| usize::try_from(x).unwrap_or(0));
+        // SAFETY: as above.
+        let e = unsafe { ints(edges, nedges, "edges")? };
+        let h = engine::with(|w| w.graph_create(comm, idx, e))?;
+        engine::with(|w| w.inherit_errhandler(comm, h));
+        // SAFETY: the caller's output argument.
+        unsafe { out(comm_graph, h, "comm_graph") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Graphdims_get(
+    comm: c_int,
+    nnodes: *mut c_int,
+    nedges: *mut c_int,
+) -> c_int {
+    call("MPI_Graphdims_get", comm, || {
+        let (idx, e) = graph(comm)?;
+        // SAFETY: the caller's output arguments.
+        unsafe {
+            out(nnodes, idx.len() as c_int, "nnodes")?;
+            out(nedges, e.len() as c_int, "nedges")
+        }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Graph_get(
+    comm: c_int,
+    maxindex: c_int,
+    maxedges: c_int,
+    index: *mut c_int,
+    edges: *mut c_int,
+) -> c_int {
+    call("MPI_Graph_get", comm, || {
+        let (idx, e) = graph(comm)?;
+        let ni = usize::try_from(maxindex).unwrap_or(0).min(idx.len());
+        let ne = usize::try_from(maxedges).unwrap_or(0).min(e.len());
+        // SAFETY: MPI passes arrays of maxindex and maxedges entries.
+        unsafe {
+            write_ints(index, &idx[..ni], "index")?;
+            write_ints(edges, &e[..ne], "edges")
+        }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Graph_neighbors_count(
+    comm: c_int,
+    rank: c_int,
+    nneighbors: *mut c_int,
+) -> c_int {
+    call("MPI_Graph_neighbors_count", comm, || {
+        let (idx, e) = graph(comm)?;
+        let r = usize::try_from(rank)
+            .ok()
+            .filter(|&r| r < idx.len())
+            .ok_or_else(|| MpiError::new(class::RANK, format!("invalid rank {rank}")))?;
+        // SAFETY: the caller's output argument.
+        unsafe {
+            out(
+                nneighbors,
+                neighbours(&idx, &e, r).len() as c_int,
+                "nneighbors",
+            )
+        }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Graph_neighbors(
+    comm: c_int,
+    rank: c_int,
+    maxneighbors: c_int,
+    neighbors: *mut c_int,
+) -> c_int {
+    call("MPI_Graph_neighbors", comm, || {
+        let (idx, e) = graph(comm)?;
+        let r = usize::try_from(rank)
+            .ok()
+            .filter(|&r| r < idx.len())
+            .ok_or_else(|| MpiError::new(class::RANK, format!("invalid rank {rank}")))?;
+        let n = neighbours(&idx, &e, r);
+        let m = usize::try_from(maxneighbors).unwrap_or(0).min(n.len());
+        // SAFETY: MPI passes an array of maxneighbors entries.
+        unsafe { write_ints(neighbors, &n[..m], "neighbors") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Graph_map(
+    comm: c_int,
+    nnodes: c_int,
+    _index: *const c_int,
+    _edges: *const c_int,
+    newrank: *mut c_int,
+) -> c_int {
+    call("MPI_Graph_map", comm, || {
+        let v = engine::with(|w| w.comm(comm))?;
+        if nnodes < 1 || nnodes as usize > v.size() {
+            return Err(MpiError::new(
+                class::ARG,
+                format!(
+                    "a graph of {nnodes} nodes does not fit in {} ranks",
+                    v.size()
+                ),
+            ));
+        }
+        let r = if (v.my_rank as c_int) < nnodes {
+            v.my_rank as c_int
+        } else {
+            mpi::UNDEFINED
+        };
+        // SAFETY: the caller's output argument.
+        unsafe { out(newrank, r, "newrank") }
     })
 }

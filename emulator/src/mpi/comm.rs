@@ -36,6 +36,9 @@ pub struct CommObj {
 pub enum Topology {
     /// Dimensions and periodicity, row-major rank order.
     Cart { dims: Vec<i32>, periods: Vec<bool> },
+    /// MPI_Graph_create: node i's neighbours are
+    /// edges[index[i-1]..index[i]] (index[-1] = 0).
+    Graph { index: Vec<i32>, edges: Vec<i32> },
 }
 
 impl Topology {
@@ -315,6 +318,45 @@ impl World {
             .collect();
         let h = self.join_new_comm(&v, seq, -2, nnodes as usize, || Group::List(Rc::from(list)));
         self.set_topology(h, Topology::Cart { dims, periods });
+        Ok(h)
+    }
+
+    /// MPI_Graph_create without reordering: the first `nnodes` ranks.
+    pub fn graph_create(&mut self, comm: i32, index: Vec<i32>, edges: Vec<i32>) -> MpiResult<i32> {
+        let v = self.comm(comm)?.intra("MPI_Graph_create")?;
+        let nnodes = index.len();
+        if nnodes > v.size() {
+            return Err(MpiError::new(
+                class::ARG,
+                format!(
+                    "a graph of {nnodes} nodes does not fit in {} ranks",
+                    v.size()
+                ),
+            ));
+        }
+        let mut prev = 0;
+        for &i in &index {
+            if i < prev || i as usize > edges.len() {
+                return Err(MpiError::new(
+                    class::ARG,
+                    "the graph's index array is not non-decreasing within the edges",
+                ));
+            }
+            prev = i;
+        }
+        if let Some(e) = edges.iter().find(|&&e| e < 0 || e as usize >= nnodes) {
+            return Err(MpiError::new(
+                class::RANK,
+                format!("edge to node {e} of a graph of {nnodes} nodes"),
+            ));
+        }
+        let seq = self.next_creation_seq(comm);
+        if v.my_rank >= nnodes {
+            return Ok(COMM_NULL);
+        }
+        let list: Vec<u32> = (0..nnodes).map(|r| v.group.world(r) as u32).collect();
+        let h = self.join_new_comm(&v, seq, -3, nnodes, || Group::List(Rc::from(list)));
+        self.set_topology(h, Topology::Graph { index, edges });
         Ok(h)
     }
 
