@@ -318,6 +318,18 @@ SMPI_CALL(int, Comm_create_keyval, (MPI_Comm_copy_attr_function *comm_copy_attr_
 SMPI_CALL(int, Comm_free_keyval, (int *comm_keyval))
 SMPI_CALL(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val))
 SMPI_CALL(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval))
+typedef int(MPI_Type_copy_attr_function)(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                                         void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int(MPI_Type_delete_attr_function)(MPI_Datatype datatype, int type_keyval, void *attribute_val,
+                                           void *extra_state);
+#define MPI_TYPE_NULL_COPY_FN ((MPI_Type_copy_attr_function *)0)
+#define MPI_TYPE_NULL_DELETE_FN ((MPI_Type_delete_attr_function *)0)
+#define MPI_TYPE_DUP_FN ((MPI_Type_copy_attr_function *)1)
+SMPI_CALL(int, Type_create_keyval, (MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state))
+SMPI_CALL(int, Type_free_keyval, (int *type_keyval))
+SMPI_CALL(int, Type_set_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val))
+SMPI_CALL(int, Type_get_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag))
+SMPI_CALL(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval))
 /* MPI-1 names of the attribute calls. */
 SMPI_CALL(int, Keyval_create, (MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval, void *extra_state))
 SMPI_CALL(int, Keyval_free, (int *keyval))

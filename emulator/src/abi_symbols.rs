@@ -16,6 +16,8 @@ macro_rules! with_abi_symbols {
             MPI_Intercomm_merge, MPI_Comm_remote_size, MPI_Comm_remote_group, MPI_Comm_create_group,
             MPI_Comm_create_keyval, MPI_Comm_free_keyval, MPI_Comm_set_attr, MPI_Comm_delete_attr,
             MPI_Keyval_create, MPI_Keyval_free, MPI_Attr_put, MPI_Attr_get, MPI_Attr_delete,
+            MPI_Type_create_keyval, MPI_Type_free_keyval, MPI_Type_set_attr, MPI_Type_get_attr,
+            MPI_Type_delete_attr,
             MPI_Comm_idup, MPI_Comm_dup_with_info, MPI_Comm_idup_with_info, MPI_Comm_set_info,
             MPI_Comm_get_info, MPI_Dims_create, MPI_Type_extent, MPI_Type_lb, MPI_Type_ub,
             MPI_Errhandler_create, MPI_Errhandler_set, MPI_Errhandler_get,

@@ -1,6 +1,6 @@
 //! Communicator and group calls.
 
-use std::ffi::{c_char, c_int, c_void};
+use std::ffi::{c_char, c_int};
 use std::rc::Rc;
 
 use super::env::copy_c_string;
@@ -38,7 +38,7 @@ unsafe fn out_child(parent: c_int, p: *mut c_int, h: c_int) -> MpiResult<()> {
 pub(crate) unsafe extern "C" fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) -> c_int {
     call("MPI_Comm_dup", comm, || {
         let h = engine::with(|w| w.comm_dup(comm))?;
-        copy_attributes(comm, h)?;
+        super::attr::copy_all(super::attr::Kind::Comm, comm, h)?;
         // SAFETY: the caller's output argument.
         unsafe { out_child(comm, newcomm, h) }
     })
@@ -207,7 +207,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_free(comm: *mut c_int) -> c_int {
             return Err(MpiError::new(class::ARG, "comm is a null pointer"));
         }
         engine::with(|w| w.comm(handle))?;
-        delete_all_attributes(handle)?;
+        super::attr::delete_all(super::attr::Kind::Comm, handle)?;
         engine::with(|w| w.comm_free(handle))?;
         // SAFETY: non-null in/out argument.
         unsafe { *comm = mpi::COMM_NULL };
@@ -265,250 +265,6 @@ pub(crate) unsafe extern "C" fn MPI_Comm_set_name(comm: c_int, name: *const c_ch
         let s = unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy();
         let s: String = s.chars().take(127).collect();
         engine::with(|w| w.comm_set_name(comm, s))
-    })
-}
-
-/// The program's attribute copy function (MPI_Comm_copy_attr_function).
-type CopyFn =
-    unsafe extern "C" fn(c_int, c_int, *mut c_void, *mut c_void, *mut c_void, *mut c_int) -> c_int;
-/// The program's attribute delete function (MPI_Comm_delete_attr_function).
-type DeleteFn = unsafe extern "C" fn(c_int, c_int, *mut c_void, *mut c_void) -> c_int;
-
-/// MPI_COMM_NULL_COPY_FN / MPI_COMM_NULL_DELETE_FN and MPI_COMM_DUP_FN.
-const NULL_FN: usize = 0;
-const DUP_FN: usize = 1;
-
-/// Runs the delete callback of `keyval` for an attribute being removed.
-fn delete_attribute(comm: c_int, keyval: c_int, value: usize) -> MpiResult<()> {
-    let k = engine::with(|w| {
-        usize::try_from(keyval - mpi::KEYVAL_BASE)
-            .ok()
-            .and_then(|i| w.mpi.keyvals.get(i).copied().flatten())
-    });
-    let Some(k) = k else { return Ok(()) };
-    if k.delete == NULL_FN || k.delete == DUP_FN {
-        return Ok(());
-    }
-    // SAFETY: `k.delete` is the address of the program's delete function,
-    // given to MPI_Comm_create_keyval with this C signature.
-    let f: DeleteFn = unsafe { std::mem::transmute::<usize, DeleteFn>(k.delete) };
-    // SAFETY: calling it as MPI specifies, outside the world's borrow.
-    let rc = unsafe {
-        f(
-            comm,
-            keyval,
-            value as *mut c_void,
-            k.extra_state as *mut c_void,
-        )
-    };
-    if rc != 0 {
-        return Err(MpiError::new(
-            rc,
-            format!("the delete function of keyval {keyval} failed"),
-        ));
-    }
-    Ok(())
-}
-
-/// Deletes every attribute of `comm` for the current rank, last set first.
-pub(crate) fn delete_all_attributes(comm: c_int) -> MpiResult<()> {
-    let attrs: Vec<(c_int, c_int, usize)> = engine::with(|w| {
-        let me = w.current;
-        let (mine, rest): (Vec<_>, Vec<_>) =
-            w.mpi.ranks[me].attrs.drain(..).partition(|a| a.0 == comm);
-        w.mpi.ranks[me].attrs = rest;
-        mine
-    });
-    for &(c, k, v) in attrs.iter().rev() {
-        delete_attribute(c, k, v)?;
-    }
-    Ok(())
-}
-
-/// Copies `old`'s attributes to `new` through their copy functions
-/// (MPI_Comm_dup).
-fn copy_attributes(old: c_int, new: c_int) -> MpiResult<()> {
-    let attrs: Vec<(c_int, usize)> = engine::with(|w| {
-        let me = w.current;
-        w.mpi.ranks[me]
-            .attrs
-            .iter()
-            .filter(|a| a.0 == old)
-            .map(|a| (a.1, a.2))
-            .collect()
-    });
-    for (key, value) in attrs {
-        let Ok(k) = engine::with(|w| w.keyval(key)) else {
-            continue;
-        };
-        let copied = match k.copy {
-            NULL_FN => None,
-            DUP_FN => Some(value),
-            addr => {
-                // SAFETY: the program's copy function, given to
-                // MPI_Comm_create_keyval with this C signature.
-                let f: CopyFn = unsafe { std::mem::transmute::<usize, CopyFn>(addr) };
-                let mut out_val: usize = 0;
-                let mut flag: c_int = 0;
-                // SAFETY: called as MPI specifies, outside the world's borrow.
-                let rc = unsafe {
-                    f(
-                        old,
-                        key,
-                        k.extra_state as *mut c_void,
-                        value as *mut c_void,
-                        (&mut out_val as *mut usize).cast(),
-                        &mut flag,
-                    )
-                };
-                if rc != 0 {
-                    return Err(MpiError::new(
-                        rc,
-                        format!("the copy function of keyval {key} failed"),
-                    ));
-                }
-                (flag != 0).then_some(out_val)
-            }
-        };
-        if let Some(v) = copied {
-            engine::with(|w| {
-                let me = w.current;
-                w.mpi.ranks[me].attrs.push((new, key, v));
-            });
-        }
-    }
-    Ok(())
-}
-
-pub(crate) unsafe extern "C" fn MPI_Comm_create_keyval(
-    copy_fn: usize,
-    delete_fn: usize,
-    keyval: *mut c_int,
-    extra_state: *mut c_void,
-) -> c_int {
-    call("MPI_Comm_create_keyval", mpi::COMM_WORLD, || {
-        let h = engine::with(|w| {
-            w.mpi.keyvals.push(Some(mpi::Keyval {
-                copy: copy_fn,
-                delete: delete_fn,
-                extra_state: extra_state as usize,
-                freed: false,
-            }));
-            mpi::KEYVAL_BASE + w.mpi.keyvals.len() as c_int - 1
-        });
-        // SAFETY: the caller's output argument.
-        unsafe { out(keyval, h, "comm_keyval") }
-    })
-}
-
-pub(crate) unsafe extern "C" fn MPI_Comm_free_keyval(keyval: *mut c_int) -> c_int {
-    call("MPI_Comm_free_keyval", mpi::COMM_WORLD, || {
-        if keyval.is_null() {
-            return Err(MpiError::new(class::ARG, "comm_keyval is a null pointer"));
-        }
-        // SAFETY: non-null in/out argument.
-        let h = unsafe { *keyval };
-        engine::with(|w| -> MpiResult<()> {
-            w.keyval(h)?;
-            if let Some(Some(k)) = w.mpi.keyvals.get_mut((h - mpi::KEYVAL_BASE) as usize) {
-                // Attributes still using it keep their delete function.
-                k.freed = true;
-            }
-            Ok(())
-        })?;
-        // SAFETY: as above.
-        unsafe { *keyval = mpi::KEYVAL_INVALID };
-        Ok(())
-    })
-}
-
-pub(crate) unsafe extern "C" fn MPI_Comm_set_attr(
-    comm: c_int,
-    keyval: c_int,
-    value: *mut c_void,
-) -> c_int {
-    call("MPI_Comm_set_attr", comm, || {
-        engine::with(|w| w.comm(comm).and_then(|_| w.keyval(keyval)))?;
-        let old = engine::with(|w| {
-            let me = w.current;
-            w.mpi.ranks[me]
-                .attrs
-                .iter()
-                .find(|a| a.0 == comm && a.1 == keyval)
-                .map(|a| a.2)
-        });
-        if let Some(v) = old {
-            // Replacing a value deletes the old one first.
-            delete_attribute(comm, keyval, v)?;
-        }
-        engine::with(|w| {
-            let me = w.current;
-            let attrs = &mut w.mpi.ranks[me].attrs;
-            match attrs.iter_mut().find(|a| a.0 == comm && a.1 == keyval) {
-                Some(a) => a.2 = value as usize,
-                None => attrs.push((comm, keyval, value as usize)),
-            }
-        });
-        Ok(())
-    })
-}
-
-pub(crate) unsafe extern "C" fn MPI_Comm_delete_attr(comm: c_int, keyval: c_int) -> c_int {
-    call("MPI_Comm_delete_attr", comm, || {
-        engine::with(|w| w.comm(comm).and_then(|_| w.keyval(keyval)))?;
-        let old = engine::with(|w| {
-            let me = w.current;
-            let attrs = &mut w.mpi.ranks[me].attrs;
-            let pos = attrs.iter().position(|a| a.0 == comm && a.1 == keyval)?;
-            Some(attrs.remove(pos).2)
-        });
-        match old {
-            Some(v) => delete_attribute(comm, keyval, v),
-            None => Err(MpiError::new(
-                class::KEYVAL,
-                format!("keyval {keyval} has no attribute on this communicator"),
-            )),
-        }
-    })
-}
-
-/// MPI_Comm_get_attr: predefined attributes (their values live as long as
-/// the simulation) and the program's own.
-pub(crate) unsafe extern "C" fn MPI_Comm_get_attr(
-    comm: c_int,
-    keyval: c_int,
-    attribute_val: *mut c_void,
-    flag: *mut c_int,
-) -> c_int {
-    call("MPI_Comm_get_attr", comm, || {
-        if attribute_val.is_null() {
-            return Err(MpiError::new(class::ARG, "attribute_val is a null pointer"));
-        }
-        let found = engine::with(|w| -> MpiResult<Option<usize>> {
-            w.comm(comm)?;
-            if keyval < mpi::KEYVAL_BASE {
-                return w
-                    .predefined_attribute(keyval)
-                    .map(|p| Some(p as usize))
-                    .ok_or_else(|| {
-                        MpiError::new(class::KEYVAL, format!("invalid keyval {keyval}"))
-                    });
-            }
-            w.keyval(keyval)?;
-            let me = w.current;
-            Ok(w.mpi.ranks[me]
-                .attrs
-                .iter()
-                .find(|a| a.0 == comm && a.1 == keyval)
-                .map(|a| a.2))
-        })?;
-        if let Some(v) = found {
-            // SAFETY: attribute_val is the address of the caller's pointer
-            // variable (MPI passes a `void *` that is really a `void **`).
-            unsafe { *(attribute_val as *mut usize) = v };
-        }
-        // SAFETY: the caller's output argument.
-        unsafe { out(flag, c_int::from(found.is_some()), "flag") }
     })
 }
 
@@ -983,48 +739,6 @@ pub(crate) unsafe extern "C" fn MPI_Comm_create_group(
     })
 }
 
-// The MPI-1 names of the attribute calls (deprecated, still widely used):
-// same semantics as their MPI_Comm_* successors in C.
-
-pub(crate) unsafe extern "C" fn MPI_Keyval_create(
-    copy_fn: usize,
-    delete_fn: usize,
-    keyval: *mut c_int,
-    extra_state: *mut c_void,
-) -> c_int {
-    // SAFETY: same contract as MPI_Comm_create_keyval.
-    unsafe { MPI_Comm_create_keyval(copy_fn, delete_fn, keyval, extra_state) }
-}
-
-pub(crate) unsafe extern "C" fn MPI_Keyval_free(keyval: *mut c_int) -> c_int {
-    // SAFETY: same contract as MPI_Comm_free_keyval.
-    unsafe { MPI_Comm_free_keyval(keyval) }
-}
-
-pub(crate) unsafe extern "C" fn MPI_Attr_put(
-    comm: c_int,
-    keyval: c_int,
-    value: *mut c_void,
-) -> c_int {
-    // SAFETY: same contract as MPI_Comm_set_attr.
-    unsafe { MPI_Comm_set_attr(comm, keyval, value) }
-}
-
-pub(crate) unsafe extern "C" fn MPI_Attr_get(
-    comm: c_int,
-    keyval: c_int,
-    attribute_val: *mut c_void,
-    flag: *mut c_int,
-) -> c_int {
-    // SAFETY: same contract as MPI_Comm_get_attr.
-    unsafe { MPI_Comm_get_attr(comm, keyval, attribute_val, flag) }
-}
-
-pub(crate) unsafe extern "C" fn MPI_Attr_delete(comm: c_int, keyval: c_int) -> c_int {
-    // SAFETY: same contract as MPI_Comm_delete_attr.
-    unsafe { MPI_Comm_delete_attr(comm, keyval) }
-}
-
 /// A request that is complete from the start (for non-blocking calls that
 /// finish at once, such as MPI_Comm_idup here: duplication needs no
 /// messages in this emulator).
@@ -1064,7 +778,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_idup(
             return Err(MpiError::new(class::ARG, "request is a null pointer"));
         }
         let h = engine::with(|w| w.comm_dup(comm))?;
-        copy_attributes(comm, h)?;
+        super::attr::copy_all(super::attr::Kind::Comm, comm, h)?;
         // SAFETY: the caller's output arguments.
         unsafe {
             out_child(comm, newcomm, h)?;
@@ -1082,7 +796,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_dup_with_info(
     call("MPI_Comm_dup_with_info", comm, || {
         let hints = engine::with(|w| w.mpi.hints(info))?;
         let h = engine::with(|w| w.comm_dup(comm))?;
-        copy_attributes(comm, h)?;
+        super::attr::copy_all(super::attr::Kind::Comm, comm, h)?;
         engine::with(|w| w.set_comm_hints(h, hints));
         // SAFETY: the caller's output argument.
         unsafe { out_child(comm, newcomm, h) }
@@ -1101,7 +815,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_idup_with_info(
         }
         let hints = engine::with(|w| w.mpi.hints(info))?;
         let h = engine::with(|w| w.comm_dup(comm))?;
-        copy_attributes(comm, h)?;
+        super::attr::copy_all(super::attr::Kind::Comm, comm, h)?;
         engine::with(|w| w.set_comm_hints(h, hints));
         // SAFETY: the caller's output arguments.
         unsafe {

@@ -75,7 +75,7 @@ pub(crate) unsafe extern "C" fn MPI_Finalize() -> c_int {
     call("MPI_Finalize", mpi::COMM_WORLD, || {
         // MPI 2.2: attributes on MPI_COMM_SELF are deleted first, in the
         // reverse order of their setting.
-        super::comm::delete_all_attributes(mpi::COMM_SELF)?;
+        super::attr::delete_all(super::attr::Kind::Comm, mpi::COMM_SELF)?;
         engine::with(|w| {
             let me = w.current;
             w.mpi.ranks[me].finalized = true;

@@ -9,6 +9,7 @@
 
 #![allow(non_snake_case)]
 
+mod attr;
 mod coll;
 mod comm;
 mod env;
@@ -25,6 +26,7 @@ use crate::context::{self, Suspend};
 use crate::engine;
 use crate::mpi::{self, MpiError, MpiResult, Status};
 
+use attr::*;
 use coll::*;
 use comm::*;
 use env::*;

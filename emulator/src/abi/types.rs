@@ -393,7 +393,10 @@ pub(crate) unsafe extern "C" fn MPI_Type_dup(old: c_int, newtype: *mut c_int) ->
                 datatypes: vec![old],
             },
             newtype,
-        )
+        )?;
+        // SAFETY: `finish` wrote the new handle into the caller's argument.
+        let new = unsafe { *newtype };
+        super::attr::copy_all(super::attr::Kind::Type, old, new)
     })
 }
 
@@ -423,6 +426,8 @@ pub(crate) unsafe extern "C" fn MPI_Type_free(datatype: *mut c_int) -> c_int {
         }
         // SAFETY: non-null in/out argument.
         let h = unsafe { *datatype };
+        engine::with(|w| w.mpi.datatype(h).map(|_| ()))?;
+        super::attr::delete_all(super::attr::Kind::Type, h)?;
         engine::with(|w| w.mpi.free_datatype(h))?;
         // SAFETY: as above.
         unsafe { *datatype = 0 };

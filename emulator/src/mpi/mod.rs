@@ -370,6 +370,8 @@ pub struct RankMpi {
     /// Attributes on communicators: (communicator, keyval, value), in the
     /// order they were set.
     pub attrs: Vec<(i32, i32, usize)>,
+    /// Attributes on datatypes, the same way.
+    pub type_attrs: Vec<(i32, i32, usize)>,
 }
 
 /// All MPI state of the simulation.
