@@ -170,12 +170,19 @@ fn free_keyval(name: &'static str, keyval: *mut c_int) -> c_int {
         // SAFETY: non-null in/out argument.
         let h = unsafe { *keyval };
         engine::with(|w| -> MpiResult<()> {
-            w.keyval(h)?;
-            if let Some(Some(k)) = w.mpi.keyvals.get_mut((h - mpi::KEYVAL_BASE) as usize) {
-                // Attributes still using it keep their delete function.
-                k.freed = true;
+            // Freeing again through a copy of the handle is harmless: the
+            // keyval is only marked (attributes using it keep their delete
+            // function).
+            match usize::try_from(h - mpi::KEYVAL_BASE)
+                .ok()
+                .and_then(|i| w.mpi.keyvals.get_mut(i))
+            {
+                Some(Some(k)) => {
+                    k.freed = true;
+                    Ok(())
+                }
+                _ => Err(MpiError::new(class::KEYVAL, format!("invalid keyval {h}"))),
             }
-            Ok(())
         })?;
         // SAFETY: as above.
         unsafe { *keyval = mpi::KEYVAL_INVALID };
@@ -226,18 +233,22 @@ fn delete_attr(name: &'static str, kind: Kind, object: c_int, keyval: c_int) -> 
     };
     call(name, comm, || {
         engine::with(|w| check_object(w, kind, object).and_then(|_| w.keyval(keyval)))?;
-        let old = engine::with(|w| {
-            let attrs = list(w, kind);
-            let pos = attrs.iter().position(|a| a.0 == object && a.1 == keyval)?;
-            Some(attrs.remove(pos).2)
+        let value = engine::with(|w| {
+            list(w, kind)
+                .iter()
+                .find(|a| a.0 == object && a.1 == keyval)
+                .map(|a| a.2)
         });
-        match old {
-            Some(v) => delete_attribute(object, keyval, v),
-            None => Err(MpiError::new(
+        let Some(v) = value else {
+            return Err(MpiError::new(
                 class::KEYVAL,
                 format!("keyval {keyval} has no attribute on this object"),
-            )),
-        }
+            ));
+        };
+        // A failing delete function keeps the attribute (MPI).
+        delete_attribute(object, keyval, v)?;
+        engine::with(|w| list(w, kind).retain(|a| !(a.0 == object && a.1 == keyval)));
+        Ok(())
     })
 }
 

@@ -38,7 +38,13 @@ unsafe fn out_child(parent: c_int, p: *mut c_int, h: c_int) -> MpiResult<()> {
 pub(crate) unsafe extern "C" fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) -> c_int {
     call("MPI_Comm_dup", comm, || {
         let h = engine::with(|w| w.comm_dup(comm))?;
-        super::attr::copy_all(super::attr::Kind::Comm, comm, h)?;
+        if let Err(e) = super::attr::copy_all(super::attr::Kind::Comm, comm, h) {
+            // A failing copy function fails the duplication.
+            engine::with(|w| w.comm_free(h))?;
+            // SAFETY: the caller's output argument.
+            unsafe { out_comm(newcomm, mpi::COMM_NULL)? };
+            return Err(e);
+        }
         // SAFETY: the caller's output argument.
         unsafe { out_child(comm, newcomm, h) }
     })
