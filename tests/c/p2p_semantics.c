@@ -247,6 +247,26 @@ static void pair_types_and_split(void)
     CHECK(half == MPI_COMM_NULL, "comm_free did not null the handle");
 }
 
+/* An array of C structs described by MPI_Type_create_struct: the type's
+ * extent must match the C struct's padded size. */
+static void struct_arrays(void)
+{
+    struct ic {
+        int i;
+        char c;
+    } a[3] = {{1, 'a'}, {2, 'b'}, {3, 'c'}}, b[3];
+    int lens[2] = {1, 1};
+    MPI_Aint disps[2] = {0, 4}, lb, extent;
+    MPI_Datatype types[2] = {MPI_INT, MPI_CHAR}, t;
+    MPI_Type_create_struct(2, lens, disps, types, &t);
+    MPI_Type_commit(&t);
+    MPI_Type_get_extent(t, &lb, &extent);
+    CHECK(extent == (MPI_Aint)sizeof(struct ic), "struct extent %ld", (long)extent);
+    MPI_Sendrecv(a, 3, t, rank, 0, b, 3, t, rank, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(b[2].i == 3 && b[2].c == 'c' && b[1].c == 'b', "struct array got %d %c", b[2].i, b[2].c);
+    MPI_Type_free(&t);
+}
+
 int main(int argc, char **argv)
 {
     int total;
@@ -272,6 +292,7 @@ int main(int argc, char **argv)
     cancel_and_proc_null();
     matched_probe();
     pair_types_and_split();
+    struct_arrays();
     MPI_Reduce(&errors, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         if (total == 0)

@@ -341,7 +341,7 @@ pub(crate) unsafe extern "C" fn MPI_Type_create_struct(
                 child: &children[i],
             })
             .collect();
-        let t = typector::build(&pieces);
+        let t = typector::pad_to_alignment(typector::build(&pieces));
         let mut ints = vec![count];
         ints.extend_from_slice(l);
         finish(
@@ -768,4 +768,16 @@ pub(crate) unsafe extern "C" fn MPI_Type_ub(dt: c_int, ub: *mut isize) -> c_int 
         // SAFETY: the caller's output argument.
         unsafe { out(ub, t.lb + t.extent, "displacement") }
     })
+}
+
+/// MPI_Type_struct: the MPI-1 name of MPI_Type_create_struct.
+pub(crate) unsafe extern "C" fn MPI_Type_struct(
+    count: c_int,
+    lens: *const c_int,
+    disps: *const isize,
+    types: *const c_int,
+    newtype: *mut c_int,
+) -> c_int {
+    // SAFETY: same contract as MPI_Type_create_struct.
+    unsafe { MPI_Type_create_struct(count, lens, disps, types, newtype) }
 }

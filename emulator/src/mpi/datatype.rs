@@ -55,6 +55,9 @@ pub struct Datatype {
     pub blocks: Vec<(isize, usize)>,
     /// The homogeneous element kind and how many of them one element holds.
     pub basic: Option<(Basic, usize)>,
+    /// Alignment of the most strictly aligned basic element (a struct's
+    /// extent is padded to a multiple of it, as a C compiler pads).
+    pub align: usize,
     pub predefined: bool,
     pub committed: bool,
     /// How it was constructed (MPI_Type_get_envelope).
@@ -97,6 +100,9 @@ impl Datatype {
             true_extent: true_ub,
             blocks: if size == 0 { Vec::new() } else { blocks },
             basic: basic.map(|b| (b, 1)),
+            // A basic type is aligned on its size; a pair on its largest
+            // part (complex numbers on their halves).
+            align: alignment_of(parts, basic),
             predefined: true,
             committed: true,
             envelope: super::typector::Envelope {
@@ -105,6 +111,16 @@ impl Datatype {
             },
         }
     }
+}
+
+/// The C alignment of a predefined type made of `parts`.
+fn alignment_of(parts: &[(isize, usize)], basic: Option<Basic>) -> usize {
+    let largest = parts.iter().map(|p| p.1).max().unwrap_or(1).max(1);
+    let a = match basic {
+        Some(Basic::ComplexF32 | Basic::ComplexF64 | Basic::ComplexLongDouble) => largest / 2,
+        _ => largest,
+    };
+    a.clamp(1, 16)
 }
 
 /// The predefined datatypes, indexed by handle (0 is MPI_DATATYPE_NULL).

@@ -41,11 +41,13 @@ pub fn build(pieces: &[Piece<'_>]) -> Datatype {
     let (mut lb, mut ub) = (isize::MAX, isize::MIN);
     let (mut tlb, mut tub) = (isize::MAX, isize::MIN);
     let mut basic: Option<Option<(super::datatype::Basic, usize)>> = None;
+    let mut align = 1usize;
     for p in pieces {
         if p.blocklen == 0 {
             continue;
         }
         let c = p.child;
+        align = align.max(c.align);
         size += p.blocklen * c.size;
         // Element k starts at disp + k*extent; with a negative extent the
         // last element is the lowest.
@@ -92,10 +94,23 @@ pub fn build(pieces: &[Piece<'_>]) -> Datatype {
         true_extent: tub - tlb,
         blocks,
         basic: basic.flatten(),
+        align,
         predefined: false,
         committed: false,
         envelope: Envelope::default(),
     }
+}
+
+/// Pads the extent of a struct type to a multiple of its alignment, as a C
+/// compiler pads a struct (MPI's rule for MPI_Type_create_struct), so that
+/// arrays of the struct line up.
+pub fn pad_to_alignment(mut t: Datatype) -> Datatype {
+    let a = t.align.max(1) as isize;
+    let rem = t.extent.rem_euclid(a);
+    if rem != 0 && t.extent > 0 {
+        t.extent += a - rem;
+    }
+    t
 }
 
 /// MPI_Type_create_resized: same data, new lower bound and extent.
@@ -162,6 +177,21 @@ mod tests {
             },
         ]);
         assert_eq!((t.size, t.lb, t.extent), (12, 0, 16));
+        // {int; char}: 5 bytes of data, padded to 8 like the C struct.
+        let c = predefined_types()[1].clone().unwrap(); // MPI_CHAR
+        let ic = pad_to_alignment(build(&[
+            Piece {
+                disp: 0,
+                blocklen: 1,
+                child: &i,
+            },
+            Piece {
+                disp: 4,
+                blocklen: 1,
+                child: &c,
+            },
+        ]));
+        assert_eq!((ic.size, ic.extent, ic.align), (5, 8, 4));
         assert_eq!(t.basic, None);
         let r = resized(&t, -4, 32);
         assert_eq!((r.lb, r.extent, r.true_lb, r.true_extent), (-4, 32, 0, 16));
