@@ -1393,29 +1393,21 @@ pub(crate) unsafe extern "C" fn MPI_Startall(count: c_int, requests: *mut c_int)
     })
 }
 
-/// Elements of `datatype` in `bytes`, or MPI_UNDEFINED if not whole.
+/// Elements of `datatype` in `bytes` (whole elements, or basic elements
+/// when `basic`), or MPI_UNDEFINED when the data does not end on one.
 fn elements(w: &engine::World, datatype: c_int, bytes: u64, basic: bool) -> MpiResult<i64> {
     let ty = w.mpi.datatype(datatype)?;
     if ty.size == 0 {
         return Ok(0);
     }
-    if basic {
-        // Basic elements: whole elements of the type's basic kind.
-        if let Some((_, n)) = ty.basic {
-            let unit = (ty.size / n.max(1)) as u64;
-            return Ok(if unit > 0 && bytes.is_multiple_of(unit) {
-                (bytes / unit) as i64
-            } else {
-                i64::from(mpi::UNDEFINED)
-            });
-        }
-    }
-    let size = ty.size as u64;
-    Ok(if bytes.is_multiple_of(size) {
-        (bytes / size) as i64
+    let n = if basic {
+        mpi::datatype::basic_elements(ty, bytes)
     } else {
-        i64::from(mpi::UNDEFINED)
-    })
+        bytes
+            .is_multiple_of(ty.size as u64)
+            .then(|| bytes / ty.size as u64)
+    };
+    Ok(n.map_or(i64::from(mpi::UNDEFINED), |n| n as i64))
 }
 
 /// The count of `datatype` elements (or of basic elements) in a status.
@@ -1468,11 +1460,14 @@ fn set_elements(status: *mut CStatus, datatype: c_int, count: i64) -> MpiResult<
     if status.is_null() {
         return Err(MpiError::new(class::ARG, "status is a null pointer"));
     }
+    // Whole elements first, then basic elements of the type map.
     let unit = engine::with(|w| {
-        w.mpi.datatype(datatype).map(|t| match t.basic {
-            Some((_, n)) if n > 0 => t.size / n,
-            _ => t.size,
-        })
+        w.mpi
+            .datatype(datatype)
+            .map(|t| match t.elements.as_slice() {
+                [(size, _)] => *size as usize,
+                _ => t.size,
+            })
     })?;
     let bytes = u64::try_from(count)
         .map_err(|_| MpiError::new(class::COUNT, format!("invalid count {count}")))?

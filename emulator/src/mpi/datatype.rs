@@ -55,6 +55,10 @@ pub struct Datatype {
     pub blocks: Vec<(isize, usize)>,
     /// The homogeneous element kind and how many of them one element holds.
     pub basic: Option<(Basic, usize)>,
+    /// Sizes of the basic elements of one element in type-map order,
+    /// run-length encoded as (size in bytes, repeat count): what
+    /// MPI_Get_elements counts.
+    pub elements: Vec<(u32, u64)>,
     /// Alignment of the most strictly aligned basic element (a struct's
     /// extent is padded to a multiple of it, as a C compiler pads).
     pub align: usize,
@@ -103,6 +107,7 @@ impl Datatype {
             // A basic type is aligned on its size; a pair on its largest
             // part (complex numbers on their halves).
             align: alignment_of(parts, basic),
+            elements: element_runs(parts, basic),
             predefined: true,
             committed: true,
             envelope: super::typector::Envelope {
@@ -111,6 +116,55 @@ impl Datatype {
             },
         }
     }
+}
+
+/// The basic elements of a predefined type: one per part, except that a
+/// complex number is one element of twice its parts' size.
+fn element_runs(parts: &[(isize, usize)], basic: Option<Basic>) -> Vec<(u32, u64)> {
+    let mut runs: Vec<(u32, u64)> = Vec::new();
+    for &(_, len) in parts {
+        push_run(&mut runs, len as u32, 1);
+    }
+    if matches!(basic, Some(Basic::Byte | Basic::Char)) && runs.is_empty() {
+        push_run(&mut runs, 1, 1);
+    }
+    runs
+}
+
+/// Appends `count` elements of `size` bytes, merging with the last run.
+pub fn push_run(runs: &mut Vec<(u32, u64)>, size: u32, count: u64) {
+    if count == 0 || size == 0 {
+        return;
+    }
+    match runs.last_mut() {
+        Some(last) if last.0 == size => last.1 += count,
+        _ => runs.push((size, count)),
+    }
+}
+
+/// Basic elements in `bytes` of data of `ty`: whole elements, then the
+/// basic elements that fit whole in the rest; None if the data ends in the
+/// middle of a basic element.
+pub fn basic_elements(ty: &Datatype, bytes: u64) -> Option<u64> {
+    if ty.size == 0 {
+        return Some(0);
+    }
+    let per: u64 = ty.elements.iter().map(|r| r.1).sum();
+    let full = bytes / ty.size as u64;
+    let mut rest = bytes % ty.size as u64;
+    let mut n = full * per;
+    for &(size, count) in &ty.elements {
+        if rest == 0 {
+            break;
+        }
+        let take = (rest / u64::from(size)).min(count);
+        n += take;
+        rest -= take * u64::from(size);
+        if take < count {
+            break;
+        }
+    }
+    (rest == 0).then_some(n)
 }
 
 /// The C alignment of a predefined type made of `parts`.
@@ -294,6 +348,19 @@ mod tests {
         assert!(int.is_contiguous());
         let short_int = t[39].as_ref().unwrap();
         assert_eq!(short_int.blocks, vec![(0, 2), (4, 4)]);
+    }
+
+    #[test]
+    fn basic_elements_count_partial_elements() {
+        let t = predefined_types();
+        let double_int = t[36].as_ref().unwrap();
+        assert_eq!(double_int.elements, vec![(8, 1), (4, 1)]);
+        assert_eq!(basic_elements(double_int, 12), Some(2));
+        assert_eq!(basic_elements(double_int, 8), Some(1));
+        assert_eq!(basic_elements(double_int, 24 + 8), Some(5));
+        assert_eq!(basic_elements(double_int, 10), None);
+        let complex = t[27].as_ref().unwrap(); // MPI_C_DOUBLE_COMPLEX: one element
+        assert_eq!(basic_elements(complex, 32), Some(2));
     }
 
     #[test]

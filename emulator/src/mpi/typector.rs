@@ -42,12 +42,23 @@ pub fn build(pieces: &[Piece<'_>]) -> Datatype {
     let (mut tlb, mut tub) = (isize::MAX, isize::MIN);
     let mut basic: Option<Option<(super::datatype::Basic, usize)>> = None;
     let mut align = 1usize;
+    let mut elements: Vec<(u32, u64)> = Vec::new();
     for p in pieces {
         if p.blocklen == 0 {
             continue;
         }
         let c = p.child;
         align = align.max(c.align);
+        if c.elements.len() == 1 {
+            let (size, count) = c.elements[0];
+            super::datatype::push_run(&mut elements, size, count * p.blocklen as u64);
+        } else {
+            for _ in 0..p.blocklen {
+                for &(size, count) in &c.elements {
+                    super::datatype::push_run(&mut elements, size, count);
+                }
+            }
+        }
         size += p.blocklen * c.size;
         // Element k starts at disp + k*extent; with a negative extent the
         // last element is the lowest.
@@ -95,6 +106,7 @@ pub fn build(pieces: &[Piece<'_>]) -> Datatype {
         blocks,
         basic: basic.flatten(),
         align,
+        elements,
         predefined: false,
         committed: false,
         envelope: Envelope::default(),
