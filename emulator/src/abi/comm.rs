@@ -703,15 +703,19 @@ pub(crate) unsafe extern "C" fn MPI_Intercomm_merge(
     })
 }
 
+/// The remote group of an intercommunicator.
+fn remote_group(comm: c_int) -> MpiResult<Group> {
+    engine::with(|w| w.comm(comm))?.remote.ok_or_else(|| {
+        MpiError::new(
+            class::COMM,
+            format!("{} is not an intercommunicator", mpi::comm_name(comm)),
+        )
+    })
+}
+
 pub(crate) unsafe extern "C" fn MPI_Comm_remote_size(comm: c_int, size: *mut c_int) -> c_int {
     call("MPI_Comm_remote_size", comm, || {
-        let v = engine::with(|w| w.comm(comm))?;
-        let remote = v.remote.ok_or_else(|| {
-            MpiError::new(
-                class::COMM,
-                format!("{} is not an intercommunicator", mpi::comm_name(comm)),
-            )
-        })?;
+        let remote = remote_group(comm)?;
         // SAFETY: the caller's output argument.
         unsafe { out(size, remote.size() as c_int, "size") }
     })
@@ -719,13 +723,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_remote_size(comm: c_int, size: *mut c_i
 
 pub(crate) unsafe extern "C" fn MPI_Comm_remote_group(comm: c_int, group: *mut c_int) -> c_int {
     call("MPI_Comm_remote_group", comm, || {
-        let v = engine::with(|w| w.comm(comm))?;
-        let remote = v.remote.ok_or_else(|| {
-            MpiError::new(
-                class::COMM,
-                format!("{} is not an intercommunicator", mpi::comm_name(comm)),
-            )
-        })?;
+        let remote = remote_group(comm)?;
         let h = engine::with(|w| w.mpi.comms.add_group(remote));
         // SAFETY: the caller's output argument.
         unsafe { out(group, h, "group") }

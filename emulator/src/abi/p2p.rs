@@ -457,6 +457,36 @@ pub(crate) unsafe extern "C" fn MPI_Recv_init(
     )
 }
 
+/// A blocking receive (MPI_Recv and MPI_Recv_c).
+#[allow(clippy::too_many_arguments)]
+fn blocking_recv(
+    name: &'static str,
+    buf: *mut c_void,
+    count: i64,
+    datatype: c_int,
+    source: c_int,
+    tag: c_int,
+    comm: c_int,
+    status: *mut CStatus,
+) -> c_int {
+    call(name, comm, || {
+        let id = post(
+            ReqKind::Recv,
+            buf,
+            count,
+            datatype,
+            source,
+            tag,
+            comm,
+            false,
+        )?;
+        let st = finish_one(id, name);
+        // SAFETY: the caller's status argument.
+        unsafe { write_status(status, &st, false) };
+        status_error(&st)
+    })
+}
+
 pub(crate) unsafe extern "C" fn MPI_Recv(
     buf: *mut c_void,
     count: c_int,
@@ -466,22 +496,16 @@ pub(crate) unsafe extern "C" fn MPI_Recv(
     comm: c_int,
     status: *mut CStatus,
 ) -> c_int {
-    call("MPI_Recv", comm, || {
-        let id = post(
-            ReqKind::Recv,
-            buf,
-            i64::from(count),
-            datatype,
-            source,
-            tag,
-            comm,
-            false,
-        )?;
-        let st = finish_one(id, "MPI_Recv");
-        // SAFETY: the caller's status argument.
-        unsafe { write_status(status, &st, false) };
-        status_error(&st)
-    })
+    blocking_recv(
+        "MPI_Recv",
+        buf,
+        i64::from(count),
+        datatype,
+        source,
+        tag,
+        comm,
+        status,
+    )
 }
 
 pub(crate) unsafe extern "C" fn MPI_Sendrecv(
@@ -1727,22 +1751,16 @@ pub(crate) unsafe extern "C" fn MPI_Recv_c(
     comm: c_int,
     status: *mut CStatus,
 ) -> c_int {
-    call("MPI_Recv_c", comm, || {
-        let id = post(
-            ReqKind::Recv,
-            buf,
-            count,
-            datatype,
-            source,
-            tag,
-            comm,
-            false,
-        )?;
-        let st = finish_one(id, "MPI_Recv_c");
-        // SAFETY: the caller's status argument.
-        unsafe { write_status(status, &st, false) };
-        status_error(&st)
-    })
+    blocking_recv(
+        "MPI_Recv_c",
+        buf,
+        count,
+        datatype,
+        source,
+        tag,
+        comm,
+        status,
+    )
 }
 
 pub(crate) unsafe extern "C" fn MPI_Get_count_c(
