@@ -171,6 +171,8 @@ typedef struct MPI_Status {
 #define MPI_CART 2
 #define MPI_DIST_GRAPH 3
 
+#define MPI_COMM_TYPE_SHARED 1
+
 #define MPI_IDENT 0
 #define MPI_CONGRUENT 1
 #define MPI_SIMILAR 2
@@ -341,6 +343,7 @@ SMPI_CALL(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newc
 SMPI_CALL(int, Comm_idup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request))
 SMPI_CALL(int, Comm_set_info, (MPI_Comm comm, MPI_Info info))
 SMPI_CALL(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used))
+SMPI_CALL(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm))
 SMPI_CALL(int, Dims_create, (int nnodes, int ndims, int dims[]))
 SMPI_CALL(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm))
 SMPI_CALL(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm))

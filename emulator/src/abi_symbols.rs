@@ -19,7 +19,7 @@ macro_rules! with_abi_symbols {
             MPI_Type_create_keyval, MPI_Type_free_keyval, MPI_Type_set_attr, MPI_Type_get_attr,
             MPI_Type_delete_attr,
             MPI_Comm_idup, MPI_Comm_dup_with_info, MPI_Comm_idup_with_info, MPI_Comm_set_info,
-            MPI_Comm_get_info, MPI_Dims_create, MPI_Type_extent, MPI_Type_lb, MPI_Type_ub, MPI_Type_struct,
+            MPI_Comm_get_info, MPI_Comm_split_type, MPI_Dims_create, MPI_Type_extent, MPI_Type_lb, MPI_Type_ub, MPI_Type_struct,
             MPI_Errhandler_create, MPI_Errhandler_set, MPI_Errhandler_get,
             MPI_Cart_create, MPI_Cartdim_get, MPI_Cart_get, MPI_Cart_coords, MPI_Cart_rank,
             MPI_Cart_shift, MPI_Cart_sub, MPI_Cart_map, MPI_Topo_test, MPI_Graph_create,

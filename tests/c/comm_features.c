@@ -182,6 +182,22 @@ static void dims_and_idup(void)
     MPI_Comm_free(&c);
 }
 
+/* Ranks on the same simulated host share MPI_COMM_TYPE_SHARED (the e2e
+ * test runs two ranks per host with a hostfile). */
+static void shared_split(void)
+{
+    MPI_Comm node;
+    int nsize, nrank, local0;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &nsize);
+    MPI_Comm_rank(node, &nrank);
+    /* the lowest world rank of my node */
+    local0 = rank;
+    MPI_Allreduce(MPI_IN_PLACE, &local0, 1, MPI_INT, MPI_MIN, node);
+    CHECK(nsize <= 2 && nrank == rank - local0, "node size %d rank %d lowest %d", nsize, nrank, local0);
+    MPI_Comm_free(&node);
+}
+
 int main(int argc, char **argv)
 {
     int total;
@@ -194,6 +210,7 @@ int main(int argc, char **argv)
     isendrecv_and_grequest();
     subarray();
     dims_and_idup();
+    shared_split();
     MPI_Reduce(&errors, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0)
         printf(total == 0 ? " No Errors\n" : " Found %d errors\n", total);

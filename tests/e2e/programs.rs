@@ -340,3 +340,28 @@ fn cartesian_topologies() {
         );
     }
 }
+
+#[test]
+fn shared_memory_split_groups_ranks_by_host() {
+    // Two ranks per host: MPI_COMM_TYPE_SHARED pairs them (comm_features.c
+    // checks it, with everything else it covers).
+    let app = build("tests/c/comm_features.c");
+    let platform = write_scratch("flat_shared.xml", FLAT_CLUSTER);
+    let hostfile = write_scratch("two_per_host.txt", "node-0:2\nnode-1:2\nnode-2:2\n");
+    let o = run(&[
+        "-np",
+        "6",
+        "-platform",
+        platform.to_str().unwrap(),
+        "-hostfile",
+        hostfile.to_str().unwrap(),
+        NO_COMPUTE,
+        app.to_str().unwrap(),
+    ]);
+    assert!(
+        o.status.success() && stdout(&o).contains(" No Errors"),
+        "{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+}

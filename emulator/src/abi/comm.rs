@@ -984,3 +984,37 @@ mod tests {
         assert_eq!(balanced_factors(3168, 3), vec![18, 16, 11]);
     }
 }
+
+/// MPI_COMM_TYPE_SHARED: ranks that share a (simulated) host.
+const COMM_TYPE_SHARED: c_int = 1;
+
+/// MPI_Comm_split_type: MPI_COMM_TYPE_SHARED groups the ranks of each
+/// simulated host; MPI_UNDEFINED gives MPI_COMM_NULL.
+pub(crate) unsafe extern "C" fn MPI_Comm_split_type(
+    comm: c_int,
+    split_type: c_int,
+    key: c_int,
+    _info: c_int,
+    newcomm: *mut c_int,
+) -> c_int {
+    call("MPI_Comm_split_type", comm, || {
+        let c = engine::with(|w| w.comm(comm))?.intra("MPI_Comm_split_type")?;
+        let color = match split_type {
+            COMM_TYPE_SHARED => engine::with(|w| w.ranks[w.current].host.0 as c_int),
+            mpi::UNDEFINED => mpi::UNDEFINED,
+            other => {
+                return Err(MpiError::new(
+                    class::ARG,
+                    format!("unknown split_type {other}"),
+                ))
+            }
+        };
+        let pairs = gather_pairs(&c, color, key, "MPI_Comm_split_type")?;
+        let h = engine::with(|w| {
+            let seq = w.next_creation_seq(comm);
+            w.comm_split(comm, seq, &pairs)
+        })?;
+        // SAFETY: the caller's output argument.
+        unsafe { out_child(comm, newcomm, h) }
+    })
+}
