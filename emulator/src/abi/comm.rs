@@ -967,24 +967,6 @@ fn balanced_factors(n: i64, k: usize) -> Vec<i64> {
     best.unwrap_or_else(|| vec![1; k])
 }
 
-#[cfg(test)]
-mod tests {
-    use super::balanced_factors;
-
-    #[test]
-    fn dims_are_as_balanced_as_possible() {
-        assert_eq!(balanced_factors(72, 2), vec![9, 8]);
-        assert_eq!(balanced_factors(240, 2), vec![16, 15]);
-        assert_eq!(balanced_factors(8, 3), vec![2, 2, 2]);
-        assert_eq!(balanced_factors(13, 2), vec![13, 1]);
-        assert_eq!(balanced_factors(1, 3), vec![1, 1, 1]);
-        assert_eq!(balanced_factors(24, 3), vec![4, 3, 2]);
-        assert_eq!(balanced_factors(5616, 4), vec![13, 9, 8, 6]);
-        assert_eq!(balanced_factors(5040, 3), vec![21, 16, 15]);
-        assert_eq!(balanced_factors(3168, 3), vec![18, 16, 11]);
-    }
-}
-
 /// MPI_COMM_TYPE_SHARED: ranks that share a (simulated) host.
 const COMM_TYPE_SHARED: c_int = 1;
 
@@ -1017,4 +999,22 @@ pub(crate) unsafe extern "C" fn MPI_Comm_split_type(
         // SAFETY: the caller's output argument.
         unsafe { out_child(comm, newcomm, h) }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::balanced_factors;
+
+    #[test]
+    fn dims_are_as_balanced_as_possible() {
+        assert_eq!(balanced_factors(72, 2), vec![9, 8]);
+        assert_eq!(balanced_factors(240, 2), vec![16, 15]);
+        assert_eq!(balanced_factors(8, 3), vec![2, 2, 2]);
+        assert_eq!(balanced_factors(13, 2), vec![13, 1]);
+        assert_eq!(balanced_factors(1, 3), vec![1, 1, 1]);
+        assert_eq!(balanced_factors(24, 3), vec![4, 3, 2]);
+        assert_eq!(balanced_factors(5616, 4), vec![13, 9, 8, 6]);
+        assert_eq!(balanced_factors(5040, 3), vec![21, 16, 15]);
+        assert_eq!(balanced_factors(3168, 3), vec![18, 16, 11]);
+    }
 }
