@@ -267,6 +267,22 @@ static void struct_arrays(void)
     MPI_Type_free(&t);
 }
 
+/* external32 is big-endian: an int packs to its bytes from the most
+ * significant, and unpacks back. */
+static void pack_external32(void)
+{
+    int v[2] = {0x01020304, -2}, back[2] = {0, 0};
+    unsigned char buf[8];
+    MPI_Aint pos = 0, size;
+    MPI_Pack_external_size("external32", 2, MPI_INT, &size);
+    MPI_Pack_external("external32", v, 2, MPI_INT, buf, sizeof(buf), &pos);
+    CHECK(size == 8 && pos == 8 && buf[0] == 1 && buf[3] == 4 && buf[4] == 0xff && buf[7] == 0xfe,
+          "external32 bytes %d %d %d", buf[0], buf[3], buf[7]);
+    pos = 0;
+    MPI_Unpack_external("external32", buf, sizeof(buf), &pos, back, 2, MPI_INT);
+    CHECK(back[0] == v[0] && back[1] == -2, "external32 round trip %x %d", back[0], back[1]);
+}
+
 int main(int argc, char **argv)
 {
     int total;
@@ -293,6 +309,7 @@ int main(int argc, char **argv)
     matched_probe();
     pair_types_and_split();
     struct_arrays();
+    pack_external32();
     MPI_Reduce(&errors, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0) {
         if (total == 0)

@@ -781,3 +781,166 @@ pub(crate) unsafe extern "C" fn MPI_Type_struct(
     // SAFETY: same contract as MPI_Type_create_struct.
     unsafe { MPI_Type_create_struct(count, lens, disps, types, newtype) }
 }
+
+/// Checks the data representation name (only "external32" exists).
+///
+/// # Safety
+/// `datarep` is null or a NUL-terminated string.
+unsafe fn check_datarep(datarep: *const c_char) -> MpiResult<()> {
+    if datarep.is_null() {
+        return Err(MpiError::new(class::ARG, "datarep is a null pointer"));
+    }
+    // SAFETY: per the contract.
+    let name = unsafe { std::ffi::CStr::from_ptr(datarep) }.to_string_lossy();
+    if name != "external32" {
+        return Err(MpiError::new(
+            class::UNSUPPORTED_DATAREP,
+            format!("data representation '{name}' (only external32 exists)"),
+        ));
+    }
+    Ok(())
+}
+
+/// Converts packed native data of `ty` to or from external32 (big-endian;
+/// the same sizes as this machine's for the types MPI defines there):
+/// reverses the bytes of every basic element, each half of a complex one.
+fn swap_external32(ty: &Datatype, data: &mut [u8]) -> MpiResult<()> {
+    use crate::mpi::datatype::Basic;
+    if !ty.external32_native {
+        // external32 has 4-byte longs and 16-byte quad long doubles: a
+        // size conversion this emulator does not do yet.
+        return Err(MpiError::new(
+            class::UNSUPPORTED_DATAREP,
+            format!(
+                "{} contains C long or long double, whose external32 size differs; not supported yet",
+                if ty.name.is_empty() { "the datatype" } else { &ty.name }
+            ),
+        ));
+    }
+    // From here a pure byte-order conversion: every size is the same.
+    if cfg!(target_endian = "big") {
+        return Ok(());
+    }
+    let complex = matches!(ty.basic, Some((Basic::ComplexF32 | Basic::ComplexF64, _)));
+    let mut pos = 0;
+    while pos < data.len() {
+        for &(size, count) in &ty.elements {
+            let unit = if complex {
+                size as usize / 2
+            } else {
+                size as usize
+            };
+            for _ in 0..count * (size as u64 / unit.max(1) as u64) {
+                if pos + unit > data.len() {
+                    return Ok(());
+                }
+                data[pos..pos + unit].reverse();
+                pos += unit;
+            }
+        }
+        if ty.elements.is_empty() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+pub(crate) unsafe extern "C" fn MPI_Pack_external_size(
+    datarep: *const c_char,
+    incount: c_int,
+    dt: c_int,
+    size: *mut isize,
+) -> c_int {
+    call("MPI_Pack_external_size", mpi::COMM_WORLD, || {
+        // SAFETY: the caller's string.
+        unsafe { check_datarep(datarep)? };
+        let n = nonneg(incount, "incount")?;
+        let t = get(dt)?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(size, (n * t.size) as isize, "size") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Pack_external(
+    datarep: *const c_char,
+    inbuf: *const c_void,
+    incount: c_int,
+    dt: c_int,
+    outbuf: *mut c_void,
+    outsize: isize,
+    position: *mut isize,
+) -> c_int {
+    call("MPI_Pack_external", mpi::COMM_WORLD, || {
+        // SAFETY: the caller's string.
+        unsafe { check_datarep(datarep)? };
+        let n = nonneg(incount, "incount")?;
+        let t = get(dt)?;
+        if position.is_null() {
+            return Err(MpiError::new(class::ARG, "position is a null pointer"));
+        }
+        // SAFETY: non-null in/out argument.
+        let pos = usize::try_from(unsafe { *position })
+            .map_err(|_| MpiError::new(class::ARG, "negative position"))?;
+        let mut data = Vec::with_capacity(n * t.size);
+        // SAFETY: inbuf holds `incount` elements of `dt` (MPI contract).
+        unsafe { datatype::pack(&t, inbuf, n, &mut data) };
+        swap_external32(&t, &mut data)?;
+        let cap = usize::try_from(outsize).unwrap_or(0);
+        if pos + data.len() > cap {
+            return Err(MpiError::new(
+                class::TRUNCATE,
+                format!(
+                    "packing {} bytes at {pos} overflows {cap} bytes",
+                    data.len()
+                ),
+            ));
+        }
+        // SAFETY: outbuf has outsize bytes; checked above.
+        unsafe {
+            std::ptr::copy_nonoverlapping(data.as_ptr(), (outbuf as *mut u8).add(pos), data.len());
+            *position = (pos + data.len()) as isize;
+        }
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Unpack_external(
+    datarep: *const c_char,
+    inbuf: *const c_void,
+    insize: isize,
+    position: *mut isize,
+    outbuf: *mut c_void,
+    outcount: c_int,
+    dt: c_int,
+) -> c_int {
+    call("MPI_Unpack_external", mpi::COMM_WORLD, || {
+        // SAFETY: the caller's string.
+        unsafe { check_datarep(datarep)? };
+        let n = nonneg(outcount, "outcount")?;
+        let t = get(dt)?;
+        if position.is_null() {
+            return Err(MpiError::new(class::ARG, "position is a null pointer"));
+        }
+        // SAFETY: non-null in/out argument.
+        let pos = usize::try_from(unsafe { *position })
+            .map_err(|_| MpiError::new(class::ARG, "negative position"))?;
+        let len = n * t.size;
+        let cap = usize::try_from(insize).unwrap_or(0);
+        if pos + len > cap {
+            return Err(MpiError::new(
+                class::TRUNCATE,
+                format!("unpacking {len} bytes at {pos} reads past {cap} bytes"),
+            ));
+        }
+        // SAFETY: inbuf has insize bytes (checked).
+        let mut data =
+            unsafe { std::slice::from_raw_parts((inbuf as *const u8).add(pos), len) }.to_vec();
+        swap_external32(&t, &mut data)?;
+        // SAFETY: outbuf holds outcount elements of dt (MPI contract); `position` is the caller's.
+        unsafe {
+            datatype::unpack(&t, outbuf, &data);
+            *position = (pos + len) as isize;
+        }
+        Ok(())
+    })
+}

@@ -59,6 +59,9 @@ pub struct Datatype {
     /// run-length encoded as (size in bytes, repeat count): what
     /// MPI_Get_elements counts.
     pub elements: Vec<(u32, u64)>,
+    /// Whether every basic element has the same size in external32 as
+    /// here (false for C long and long double).
+    pub external32_native: bool,
     /// Alignment of the most strictly aligned basic element (a struct's
     /// extent is padded to a multiple of it, as a C compiler pads).
     pub align: usize,
@@ -108,6 +111,16 @@ impl Datatype {
             // part (complex numbers on their halves).
             align: alignment_of(parts, basic),
             elements: element_runs(parts, basic),
+            external32_native: !matches!(
+                name,
+                "MPI_LONG"
+                    | "MPI_UNSIGNED_LONG"
+                    | "MPI_LONG_INT"
+                    | "MPI_LONG_DOUBLE"
+                    | "MPI_LONG_DOUBLE_INT"
+                    | "MPI_C_LONG_DOUBLE_COMPLEX"
+                    | "MPI_CXX_LONG_DOUBLE_COMPLEX"
+            ),
             predefined: true,
             committed: true,
             envelope: super::typector::Envelope {

@@ -60,6 +60,7 @@ pub mod class {
     pub const INTERN: i32 = 16;
     pub const IN_STATUS: i32 = 17;
     pub const REQUEST: i32 = 19;
+    pub const UNSUPPORTED_DATAREP: i32 = 48;
     pub const UNSUPPORTED_OPERATION: i32 = 49;
 }
 
@@ -91,6 +92,7 @@ pub fn error_string(code: i32) -> &'static str {
         30 => "MPI_ERR_INFO_VALUE: invalid info value",
         31 => "MPI_ERR_INFO_NOKEY: no such key in the info object",
         33 => "MPI_ERR_KEYVAL: invalid attribute key",
+        48 => "MPI_ERR_UNSUPPORTED_DATAREP: unsupported data representation",
         49 => "MPI_ERR_UNSUPPORTED_OPERATION: unsupported operation",
         _ => "unknown error code",
     }

@@ -43,12 +43,14 @@ pub fn build(pieces: &[Piece<'_>]) -> Datatype {
     let mut basic: Option<Option<(super::datatype::Basic, usize)>> = None;
     let mut align = 1usize;
     let mut elements: Vec<(u32, u64)> = Vec::new();
+    let mut external32_native = true;
     for p in pieces {
         if p.blocklen == 0 {
             continue;
         }
         let c = p.child;
         align = align.max(c.align);
+        external32_native &= c.external32_native;
         if c.elements.len() == 1 {
             let (size, count) = c.elements[0];
             super::datatype::push_run(&mut elements, size, count * p.blocklen as u64);
@@ -107,6 +109,7 @@ pub fn build(pieces: &[Piece<'_>]) -> Datatype {
         basic: basic.flatten(),
         align,
         elements,
+        external32_native,
         predefined: false,
         committed: false,
         envelope: Envelope::default(),
