@@ -1,62 +1,115 @@
-//! A max-min fluid model: resources with capacities, actions that consume
-//! them, and the rates max-min fairness gives each action.
+//! A max-min fluid model with its own clock: resources with capacities,
+//! actions that consume them, the rates max-min fairness gives each action,
+//! and the dates at which actions complete.
 //!
 //! This crate knows nothing of MPI, ranks or platforms. The emulator makes
-//! one resource per link (or link half) and per host CPU, one action per
-//! message or computation, and asks [`System::next_completion`] when the
-//! next action ends.
+//! one resource per link (or link direction) and per host CPU, one action
+//! per message or computation, asks [`System::next_completion`] when the
+//! next action ends and moves the clock with [`System::advance`].
 //!
 //! # Model
 //!
-//! Max-min fairness by progressive filling, with SimGrid's lmm semantics:
-//! on a SHARED resource of remaining capacity C whose unfixed actions have
-//! consumption coefficients c_i and sharing penalties p_i, the fair level
-//! is C / sum(c_i / p_i); the resource with the lowest level is the
-//! bottleneck and each of its actions gets rate level / p_i. An action
-//! whose bound is lower than that is fixed at its bound first. A FATPIPE
-//! resource does not share: it only bounds each action by capacity / c.
+//! Weighted max-min fairness by progressive filling, with SimGrid's lmm
+//! semantics. On a [`Sharing::Shared`] resource of remaining capacity C
+//! whose unfixed actions have consumption coefficients c_i and sharing
+//! penalties p_i, the fair level is C / sum(c_i / p_i). The resource with
+//! the lowest level is the bottleneck and each of its unfixed actions gets
+//! rate level / p_i, unless some unfixed action's bound is lower in level
+//! units (bound * p_i below the bottleneck level): then that action is
+//! fixed at its bound first. Fixed rates times coefficients are subtracted
+//! from the capacities and the filling goes on. The result is the unique
+//! weighted max-min fair allocation.
+//!
+//! A [`Sharing::FatPipe`] resource does not share: it bounds each action
+//! using it by capacity / c on its own. (SimGrid's FATPIPE also scales
+//! rates by penalty; this model deliberately treats it as a plain bound.)
+//!
+//! Precision ([`Precision::maxmin`]): when a shared resource's remaining
+//! capacity falls to `capacity * maxmin` or below while it still has
+//! unfixed actions, it counts as saturated and those actions get rate 0
+//! (SimGrid's lmm does the same rounding). They are not starved forever:
+//! the other actions on that resource finish, and the resource is solved
+//! again then. Nothing is ever given more than what is left, so no
+//! resource ends over capacity beyond floating-point rounding.
 //!
 //! # Incrementality
 //!
-//! Starting, cancelling or completing an action marks the resources it
-//! uses dirty; only the connected components (actions linked through the
-//! SHARED resources they use) that contain a dirty resource are solved
-//! again. Remaining amounts are kept lazily (amount left at the date of
-//! the last rate change), and completion dates sit in a heap whose stale
-//! entries are skipped: an action whose rate did not change keeps its date,
-//! so dates do not drift over millions of events.
+//! Starting, cancelling or completing an action marks the shared resources
+//! it uses dirty. Only the connected components (resources linked by the
+//! actions that use them) containing a dirty resource are solved again,
+//! lazily, by the next call that needs rates or dates. Completion dates
+//! sit in a binary heap; an entry is stale once its action got a new rate
+//! or left, and stale entries are skipped (and swept out when they
+//! outnumber the live ones).
+//!
+//! # Time and completions
+//!
+//! Each action stores its amount, the progress made up to the date of its
+//! last rate change, that date, and its rate. Progress is only ever
+//! extended by `rate * elapsed` at a rate change, so remaining work costs
+//! one rounding per rate change, whatever the number of events elsewhere;
+//! an action whose rate did not change keeps its completion date bit for
+//! bit. An action completes when its remaining work reaches
+//! [`Precision::work`]: its date is `updated + (amount - progress - work) /
+//! rate`, never earlier than the date it was computed at, so dates never go
+//! backwards. [`System::advance`] completes every action whose date is
+//! within [`Precision::timing`] of the target, so near-simultaneous ends
+//! make one event.
+//!
+//! # Determinism
+//!
+//! No hash maps; every tie (equal levels, equal dates) is broken by an
+//! index or by start order. Same calls, same results, bit for bit.
+//!
+//! # SimGrid correspondences for callers
+//!
+//! A bandwidth factor f (the flow runs at its share times f) is expressed
+//! by scaling the amount by 1/f. A computation on a host of speed s is an
+//! action of `flops` amount using the host's CPU resource (capacity s,
+//! coefficient 1), penalty 1, bound s.
+
+mod solve;
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-/// A resource (a link, a link half, a CPU).
+/// A resource (a link, a link direction, a CPU), as returned by
+/// [`System::add_resource`].
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ResourceId(pub u32);
 
-/// An action (a flow or a computation); stale ids are detected.
+/// A running action (a flow or a computation), as returned by
+/// [`System::start`]. Ids of actions that completed or were cancelled are
+/// recognised as stale even after their slot is reused.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ActionId {
     index: u32,
     generation: u32,
 }
 
-/// How a resource shares its capacity.
+/// How a resource shares its capacity among the actions using it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Sharing {
-    /// Max-min sharing among the actions using it.
+    /// Max-min sharing: the sum of rate * coefficient stays within the
+    /// capacity.
     Shared,
-    /// No sharing: each action is bounded by the capacity on its own.
+    /// No sharing (SimGrid's FATPIPE): each action is limited to
+    /// capacity / coefficient on its own.
     FatPipe,
 }
 
-/// Numerical tolerances (SimGrid's option names in the emulator).
+/// Numerical tolerances; the emulator fills them from SimGrid's options of
+/// the same names.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct Precision {
-    /// precision/timing, in seconds.
+    /// `precision/timing`, in seconds: actions ending within this of the
+    /// date the clock moves to complete together. Default 1e-9.
     pub timing: f64,
-    /// precision/work-amount.
+    /// `precision/work-amount`: an action whose remaining work is at or
+    /// below this is complete. Default 1e-5.
     pub work: f64,
-    /// precision/maxmin: relative tolerance when comparing fair levels.
+    /// `maxmin/precision`: a shared resource whose remaining capacity is at
+    /// or below `capacity * maxmin` is saturated. Default 1e-5.
     pub maxmin: f64,
 }
 
@@ -70,59 +123,105 @@ impl Default for Precision {
     }
 }
 
-/// What an action is.
+/// What an action is, for [`System::start`].
 #[derive(Debug, Clone, Copy)]
 pub struct ActionSpec<'a> {
-    /// Work to do (bytes, flops). Zero completes at the next advance.
+    /// Work to do (bytes, flops), finite or infinite (never completes),
+    /// not negative. At most [`Precision::work`] completes at the next
+    /// advance without taking any share.
     pub amount: f64,
-    /// Sharing penalty (> 0): on a bottleneck, rates are proportional to
-    /// 1 / penalty.
+    /// Sharing penalty, finite and positive: on a common bottleneck, rates
+    /// are proportional to 1 / penalty.
     pub penalty: f64,
-    /// Maximum rate, if any.
+    /// Maximum rate (`None`: unbounded). Zero is allowed: the action then
+    /// never progresses.
     pub bound: Option<f64>,
     /// Resources used, each with its consumption coefficient (the action
-    /// consumes rate * coefficient of the capacity). A resource listed
-    /// twice counts twice.
+    /// consumes rate * coefficient of the capacity; finite, not negative;
+    /// 0 means the use does not count). A shared resource listed twice
+    /// counts with the sum of its coefficients, a FATPIPE with the largest.
+    /// With no resource, the rate is the bound, and an unbounded action
+    /// completes at once.
     pub uses: &'a [(ResourceId, f64)],
+}
+
+/// A resource's use by an action, seen from the action.
+#[derive(Clone, Copy)]
+struct Use {
+    resource: u32,
+    coef: f64,
+    /// coef / penalty: what the action adds to the resource's usage.
+    weight: f64,
+    /// Position of the matching [`Element`] in the resource's list.
+    position: u32,
+}
+
+/// An action's use of a resource, seen from the resource.
+#[derive(Clone, Copy)]
+struct Element {
+    action: u32,
+    /// Index of the matching [`Use`] in the action's list.
+    use_index: u32,
 }
 
 struct Resource {
     capacity: f64,
     sharing: Sharing,
-    /// Actions using this resource (SHARED resources only).
-    actions: Vec<u32>,
+    /// Actions using it (shared resources only: a FATPIPE is folded into
+    /// each action's bound at start).
+    elements: Vec<Element>,
+    /// Waiting in [`System::dirty`] to have its component solved.
     dirty: bool,
-    /// Component search: the search that last visited it, and its index
-    /// in that search's resource list.
-    mark: u64,
-    position: usize,
+    /// Component search that last visited it, and its index there.
+    epoch: u64,
+    local: u32,
 }
 
 struct Action {
-    generation: u32,
-    /// Work left at date `updated`.
-    remaining: f64,
+    /// Start order: deterministic tie-break between completions.
+    seq: u64,
+    /// Heap entries carrying another stamp are stale.
+    stamp: u64,
+    amount: f64,
+    /// Work done up to `updated`.
+    progress: f64,
+    /// Date of the last rate change.
     updated: f64,
     rate: f64,
-    has_rate: bool,
+    /// Whether `rate` was set by a solve (a new action waits for one).
+    rated: bool,
     penalty: f64,
-    /// The action's own bound combined with its FATPIPE resources.
+    /// The spec's bound combined with the FATPIPE resources used.
     bound: f64,
-    /// SHARED resources used, with coefficients.
-    uses: Vec<(u32, f64)>,
-    /// Start order, for deterministic completion order.
-    seq: u64,
-    /// Bumped at each rate change: older heap entries are stale.
-    version: u32,
-    mark: u64,
+    /// Shared resources used (empty for actions that never share).
+    uses: Vec<Use>,
+    /// Component search that last visited it, and its index there.
+    epoch: u64,
+    local: u32,
 }
 
+impl Action {
+    /// Work done by date `t` (not before `updated`).
+    fn progress_at(&self, t: f64) -> f64 {
+        if t > self.updated {
+            self.progress + self.rate * (t - self.updated)
+        } else {
+            self.progress
+        }
+    }
+}
+
+struct Slot {
+    generation: u32,
+    action: Option<Action>,
+}
+
+/// A completion date in the heap.
 struct Entry {
-    at: f64,
+    date: f64,
     seq: u64,
     index: u32,
-    generation: u32,
-    version: u32,
+    stamp: u64,
 }
 
 impl PartialEq for Entry {
@@ -137,74 +236,328 @@ impl PartialOrd for Entry {
     }
 }
 impl Ord for Entry {
-    /// Reversed: the max-heap pops the earliest date, then the oldest action.
+    /// Reversed so that the max-heap pops the earliest date, then the
+    /// oldest action.
     fn cmp(&self, other: &Self) -> Ordering {
         other
-            .at
-            .total_cmp(&self.at)
+            .date
+            .total_cmp(&self.date)
             .then_with(|| other.seq.cmp(&self.seq))
     }
 }
 
-/// An action during a component solve: (penalty, bound, [(index of the
-/// resource in the component, coefficient)]).
-type LocalAction = (f64, f64, Vec<(usize, f64)>);
+/// Stale entries tolerated in the heap beyond the live actions before a
+/// sweep; sweeping costs O(heap), so it is amortised over as many pushes.
+const HEAP_SLACK: usize = 1024;
 
-/// The fluid system: resources, actions, and the clock.
+/// The fluid system: resources, running actions, and the clock.
 pub struct System {
+    precision: Precision,
     now: f64,
     resources: Vec<Resource>,
-    actions: Vec<Option<Action>>,
-    generations: Vec<u32>,
+    slots: Vec<Slot>,
     free: Vec<u32>,
+    live: usize,
+    /// Shared resources whose component must be solved again.
     dirty: Vec<u32>,
-    /// Actions that use no SHARED resource and still need a rate.
-    unshared: Vec<u32>,
     heap: BinaryHeap<Entry>,
     seq: u64,
-    search: u64,
-    live: usize,
-    precision: Precision,
+    stamp: u64,
+    epoch: u64,
+    scratch: solve::Scratch,
+    /// Completed in one batch, sorted by start order: (seq, index).
+    batch: Vec<(u64, u32)>,
 }
 
 impl System {
+    /// An empty system at date 0.
+    ///
+    /// # Panics
+    /// If a precision is negative or not finite.
     pub fn new(precision: Precision) -> Self {
+        for (name, value) in [
+            ("timing", precision.timing),
+            ("work", precision.work),
+            ("maxmin", precision.maxmin),
+        ] {
+            assert!(
+                value.is_finite() && value >= 0.0,
+                "fluidnet: precision.{name} must be finite and not negative, got {value}"
+            );
+        }
         Self {
+            precision,
             now: 0.0,
             resources: Vec::new(),
-            actions: Vec::new(),
-            generations: Vec::new(),
+            slots: Vec::new(),
             free: Vec::new(),
+            live: 0,
             dirty: Vec::new(),
-            unshared: Vec::new(),
             heap: BinaryHeap::new(),
             seq: 0,
-            search: 0,
-            live: 0,
-            precision,
+            stamp: 0,
+            epoch: 0,
+            scratch: solve::Scratch::default(),
+            batch: Vec::new(),
         }
     }
 
+    /// Adds a resource of `capacity` (work per second: bytes/s, flops/s).
+    ///
+    /// # Panics
+    /// If the capacity is negative or not finite.
     pub fn add_resource(&mut self, capacity: f64, sharing: Sharing) -> ResourceId {
+        assert!(
+            capacity.is_finite() && capacity >= 0.0,
+            "fluidnet: a resource's capacity must be finite and not negative, got {capacity}"
+        );
+        let id = u32::try_from(self.resources.len()).expect("fluidnet: more than 2^32 resources");
         self.resources.push(Resource {
             capacity,
             sharing,
-            actions: Vec::new(),
+            elements: Vec::new(),
             dirty: false,
-            mark: 0,
-            position: 0,
+            epoch: 0,
+            local: 0,
         });
-        ResourceId(self.resources.len() as u32 - 1)
+        ResourceId(id)
     }
 
-    /// The current date.
+    /// The current date, in seconds.
     pub fn now(&self) -> f64 {
         self.now
     }
 
-    /// Number of actions not yet completed or cancelled.
+    /// Number of actions started and not yet completed or cancelled.
     pub fn active_actions(&self) -> usize {
         self.live
+    }
+
+    /// Starts an action at [`Self::now`].
+    ///
+    /// # Panics
+    /// If the spec breaks the rules documented on [`ActionSpec`], or names
+    /// a resource this system did not create.
+    pub fn start(&mut self, spec: &ActionSpec<'_>) -> ActionId {
+        assert!(
+            spec.amount >= 0.0,
+            "fluidnet: an action's amount must not be negative or NaN, got {}",
+            spec.amount
+        );
+        assert!(
+            spec.penalty.is_finite() && spec.penalty > 0.0,
+            "fluidnet: an action's penalty must be finite and positive, got {}",
+            spec.penalty
+        );
+        let mut bound = match spec.bound {
+            Some(b) => {
+                assert!(
+                    b >= 0.0,
+                    "fluidnet: an action's bound must not be negative or NaN, got {b}"
+                );
+                b
+            }
+            None => f64::INFINITY,
+        };
+        let instant = spec.amount <= self.precision.work;
+        let mut uses: Vec<Use> = Vec::with_capacity(spec.uses.len());
+        for &(r, coef) in spec.uses {
+            assert!(
+                coef.is_finite() && coef >= 0.0,
+                "fluidnet: a consumption coefficient must be finite and not negative, got {coef}"
+            );
+            let res = self
+                .resources
+                .get(r.0 as usize)
+                .unwrap_or_else(|| panic!("fluidnet: unknown resource {r:?}"));
+            if coef == 0.0 {
+                continue;
+            }
+            match res.sharing {
+                Sharing::FatPipe => bound = bound.min(res.capacity / coef),
+                // An action with nothing to do takes no share of anything.
+                Sharing::Shared if instant => {}
+                Sharing::Shared => match uses.iter_mut().find(|u| u.resource == r.0) {
+                    Some(u) => {
+                        u.coef += coef;
+                        u.weight = u.coef / spec.penalty;
+                    }
+                    None => uses.push(Use {
+                        resource: r.0,
+                        coef,
+                        weight: coef / spec.penalty,
+                        position: 0,
+                    }),
+                },
+            }
+        }
+
+        let index = match self.free.pop() {
+            Some(i) => i,
+            None => {
+                let i = u32::try_from(self.slots.len())
+                    .expect("fluidnet: more than 2^32 concurrent actions");
+                self.slots.push(Slot {
+                    generation: 0,
+                    action: None,
+                });
+                i
+            }
+        };
+        for (k, u) in uses.iter_mut().enumerate() {
+            let res = &mut self.resources[u.resource as usize];
+            u.position = res.elements.len() as u32;
+            res.elements.push(Element {
+                action: index,
+                use_index: k as u32,
+            });
+            if !res.dirty {
+                res.dirty = true;
+                self.dirty.push(u.resource);
+            }
+        }
+        self.seq += 1;
+        // Actions that share nothing get their rate now, once and for all;
+        // the others wait for the solve of their component.
+        let (rate, rated) = if instant {
+            (0.0, true)
+        } else if uses.is_empty() {
+            (bound, true)
+        } else {
+            (0.0, false)
+        };
+        let slot = &mut self.slots[index as usize];
+        slot.action = Some(Action {
+            seq: self.seq,
+            stamp: 0,
+            amount: spec.amount,
+            progress: 0.0,
+            updated: self.now,
+            rate,
+            rated,
+            penalty: spec.penalty,
+            bound,
+            uses,
+            epoch: 0,
+            local: 0,
+        });
+        self.live += 1;
+        let id = ActionId {
+            index,
+            generation: slot.generation,
+        };
+        if rated {
+            self.schedule(index);
+        }
+        id
+    }
+
+    /// Removes an action before it completes; its share goes to the others.
+    /// A stale id (completed or cancelled action) is ignored.
+    pub fn cancel(&mut self, id: ActionId) {
+        if self.get(id).is_some() {
+            self.remove(id.index);
+        }
+    }
+
+    /// The date of the earliest completion, or `None` when no action can
+    /// complete (none runs, or all run at rate 0). Solves what changed
+    /// first. The date is never before [`Self::now`].
+    pub fn next_completion(&mut self) -> Option<f64> {
+        self.solve();
+        self.peek_date()
+    }
+
+    /// Moves the clock to `to` and appends the actions completed by then to
+    /// `done`, in start order.
+    ///
+    /// `to` should be at most [`Self::next_completion`] (any date when that
+    /// is `None`); a date before [`Self::now`] is taken as `now`. Actions
+    /// whose date is within [`Precision::timing`] after `to` complete too.
+    /// If `to` lies beyond the next completion, the completions on the way
+    /// are processed in date order (each batch in start order) with the
+    /// rates re-solved between them, so rates stay right; only their exact
+    /// dates are not reported.
+    ///
+    /// # Panics
+    /// If `to` is NaN.
+    pub fn advance(&mut self, to: f64, done: &mut Vec<ActionId>) {
+        assert!(!to.is_nan(), "fluidnet: advance to a NaN date");
+        let to = to.max(self.now);
+        let timing = self.precision.timing;
+        loop {
+            self.solve();
+            let Some(date) = self.peek_date() else { break };
+            if date > to + timing {
+                break;
+            }
+            self.now = date.min(to);
+            let limit = self.now + timing;
+            self.batch.clear();
+            while self.heap.peek().is_some_and(|e| e.date <= limit) {
+                let e = self.heap.pop().expect("peeked entry");
+                if self.valid(&e) {
+                    self.batch.push((e.seq, e.index));
+                }
+            }
+            self.batch.sort_unstable();
+            for k in 0..self.batch.len() {
+                let index = self.batch[k].1;
+                let generation = self.slots[index as usize].generation;
+                self.remove(index);
+                done.push(ActionId { index, generation });
+            }
+            // Whatever the removals speed up can at worst end within the
+            // timing precision of `to`: the next call reports it, without
+            // solving here what the caller may change again first.
+            if limit >= to {
+                break;
+            }
+        }
+        self.now = to;
+    }
+
+    /// The action's current rate (0 once it is gone; infinite for an
+    /// unbounded action that uses no resource). Solves what changed first.
+    pub fn rate(&mut self, id: ActionId) -> f64 {
+        self.solve();
+        self.get(id).map_or(0.0, |a| a.rate)
+    }
+
+    /// The action's remaining work at [`Self::now`] (0 once it is gone or
+    /// if it runs at an infinite rate).
+    pub fn remaining(&mut self, id: ActionId) -> f64 {
+        // Rates change only at the current date, so no solve is needed.
+        let now = self.now;
+        self.get(id).map_or(0.0, |a| {
+            if a.rate == f64::INFINITY {
+                0.0
+            } else {
+                (a.amount - a.progress_at(now)).max(0.0)
+            }
+        })
+    }
+
+    fn get(&self, id: ActionId) -> Option<&Action> {
+        self.slots
+            .get(id.index as usize)
+            .filter(|s| s.generation == id.generation)
+            .and_then(|s| s.action.as_ref())
+    }
+
+    fn valid(&self, e: &Entry) -> bool {
+        matches!(&self.slots[e.index as usize].action, Some(a) if a.stamp == e.stamp)
+    }
+
+    /// The earliest valid date in the heap, dropping stale entries on top.
+    fn peek_date(&mut self) -> Option<f64> {
+        while let Some(top) = self.heap.peek() {
+            if self.valid(top) {
+                return Some(top.date.max(self.now));
+            }
+            self.heap.pop();
+        }
+        None
     }
 
     fn touch(&mut self, r: u32) {
@@ -215,293 +568,84 @@ impl System {
         }
     }
 
-    /// Starts an action at the current date.
-    pub fn start(&mut self, spec: &ActionSpec<'_>) -> ActionId {
-        assert!(spec.penalty > 0.0, "an action's penalty must be positive");
-        self.seq += 1;
-        let mut bound = spec.bound.unwrap_or(f64::INFINITY);
-        let mut uses: Vec<(u32, f64)> = Vec::with_capacity(spec.uses.len());
-        for &(r, c) in spec.uses {
-            if c <= 0.0 {
-                continue;
-            }
-            let res = &self.resources[r.0 as usize];
-            match res.sharing {
-                Sharing::FatPipe => bound = bound.min(res.capacity / c),
-                Sharing::Shared => match uses.iter_mut().find(|u| u.0 == r.0) {
-                    Some(u) => u.1 += c,
-                    None => uses.push((r.0, c)),
-                },
-            }
-        }
-        let index = match self.free.pop() {
-            Some(i) => i,
-            None => {
-                self.actions.push(None);
-                self.generations.push(0);
-                self.actions.len() as u32 - 1
-            }
-        };
-        let generation = self.generations[index as usize];
-        for &(r, _) in &uses {
-            self.resources[r as usize].actions.push(index);
-            self.touch(r);
-        }
-        if uses.is_empty() {
-            self.unshared.push(index);
-        }
-        self.actions[index as usize] = Some(Action {
-            generation,
-            remaining: spec.amount.max(0.0),
-            updated: self.now,
-            rate: 0.0,
-            has_rate: false,
-            penalty: spec.penalty,
-            bound,
-            uses,
-            seq: self.seq,
-            version: 0,
-            mark: 0,
-        });
-        self.live += 1;
-        ActionId { index, generation }
-    }
-
-    fn live_action(&self, id: ActionId) -> Option<&Action> {
-        self.actions
-            .get(id.index as usize)
-            .and_then(Option::as_ref)
-            .filter(|a| a.generation == id.generation)
-    }
-
     fn remove(&mut self, index: u32) {
-        let Some(a) = self.actions[index as usize].take() else {
+        let slot = &mut self.slots[index as usize];
+        let Some(a) = slot.action.take() else {
             return;
         };
-        for &(r, _) in &a.uses {
-            let list = &mut self.resources[r as usize].actions;
-            if let Some(p) = list.iter().position(|&x| x == index) {
-                list.swap_remove(p);
+        slot.generation = slot.generation.wrapping_add(1);
+        for u in &a.uses {
+            let elements = &mut self.resources[u.resource as usize].elements;
+            elements.swap_remove(u.position as usize);
+            if let Some(moved) = elements.get(u.position as usize) {
+                let other = self.slots[moved.action as usize]
+                    .action
+                    .as_mut()
+                    .expect("an element's action is live");
+                other.uses[moved.use_index as usize].position = u.position;
             }
-            self.touch(r);
+            self.touch(u.resource);
         }
-        self.generations[index as usize] = self.generations[index as usize].wrapping_add(1);
         self.free.push(index);
         self.live -= 1;
     }
 
-    /// Removes an action before it completes; its share goes to others.
-    pub fn cancel(&mut self, id: ActionId) {
-        if self.live_action(id).is_some() {
-            self.remove(id.index);
-        }
-    }
-
-    /// Gives action `index` a new rate from now on and schedules its end.
+    /// Gives action `index` rate `rate` from now on and schedules its end.
     fn set_rate(&mut self, index: u32, rate: f64) {
         let now = self.now;
-        let a = self.actions[index as usize].as_mut().expect("live action");
-        a.remaining = (a.remaining - a.rate * (now - a.updated)).max(0.0);
+        let a = self.slots[index as usize]
+            .action
+            .as_mut()
+            .expect("a solved action is live");
+        a.progress = a.progress_at(now);
         a.updated = now;
         a.rate = rate;
-        a.has_rate = true;
-        a.version = a.version.wrapping_add(1);
-        let at = if a.remaining <= 0.0 {
-            now
-        } else if rate > 0.0 {
-            now + a.remaining / rate
+        a.rated = true;
+        self.schedule(index);
+    }
+
+    /// Pushes action `index`'s completion date (from its `updated`,
+    /// `progress` and `rate`), making its older heap entries stale.
+    fn schedule(&mut self, index: u32) {
+        self.stamp += 1;
+        let work = self.precision.work;
+        let a = self.slots[index as usize]
+            .action
+            .as_mut()
+            .expect("a scheduled action is live");
+        a.stamp = self.stamp;
+        let left = a.amount - a.progress - work;
+        let date = if left <= 0.0 || a.rate == f64::INFINITY {
+            a.updated
+        } else if a.rate > 0.0 {
+            // Never before the date it is computed at.
+            (a.updated + left / a.rate).max(a.updated)
         } else {
             f64::INFINITY
         };
-        if at.is_finite() {
+        if date.is_finite() {
             self.heap.push(Entry {
-                at,
+                date,
                 seq: a.seq,
                 index,
-                generation: a.generation,
-                version: a.version,
+                stamp: a.stamp,
             });
+            if self.heap.len() > 2 * self.live + HEAP_SLACK {
+                let slots = &self.slots;
+                self.heap.retain(
+                    |e| matches!(&slots[e.index as usize].action, Some(a) if a.stamp == e.stamp),
+                );
+            }
         }
     }
 
-    /// Re-solves every component that changed.
+    /// Solves again every component that changed.
     fn solve(&mut self) {
-        for i in std::mem::take(&mut self.unshared) {
-            if let Some(a) = self.actions[i as usize].as_ref() {
-                let rate = a.bound;
-                self.set_rate(i, rate);
+        while let Some(r) = self.dirty.pop() {
+            if self.resources[r as usize].dirty {
+                self.solve_component(r);
             }
         }
-        while let Some(r0) = self.dirty.pop() {
-            if self.resources[r0 as usize].dirty {
-                self.solve_component(r0);
-            }
-        }
-    }
-
-    /// Progressive filling on the connected component of resource `r0`.
-    fn solve_component(&mut self, r0: u32) {
-        self.search += 1;
-        let mark = self.search;
-        let mut res_list: Vec<u32> = vec![r0];
-        let mut act_list: Vec<u32> = Vec::new();
-        self.resources[r0 as usize].mark = mark;
-        self.resources[r0 as usize].position = 0;
-        let mut k = 0;
-        while k < res_list.len() {
-            let r = res_list[k] as usize;
-            k += 1;
-            self.resources[r].dirty = false;
-            for j in 0..self.resources[r].actions.len() {
-                let a = self.resources[r].actions[j];
-                let act = self.actions[a as usize]
-                    .as_mut()
-                    .expect("action on a resource is live");
-                if act.mark == mark {
-                    continue;
-                }
-                act.mark = mark;
-                act_list.push(a);
-                for u in 0..act.uses.len() {
-                    let ur = act.uses[u].0 as usize;
-                    let res = &mut self.resources[ur];
-                    if res.mark != mark {
-                        res.mark = mark;
-                        res.position = res_list.len();
-                        res_list.push(ur as u32);
-                    }
-                }
-            }
-        }
-        let mut cap: Vec<f64> = res_list
-            .iter()
-            .map(|&r| self.resources[r as usize].capacity)
-            .collect();
-        let mut weight = vec![0.0f64; res_list.len()];
-        // Unfixed actions per resource: a resource with none left no longer
-        // constrains anything, whatever rounding left in its weight.
-        let mut unfixed = vec![0usize; res_list.len()];
-        let mut local: Vec<LocalAction> = Vec::with_capacity(act_list.len());
-        for &a in &act_list {
-            let act = self.actions[a as usize].as_ref().expect("live action");
-            let uses: Vec<(usize, f64)> = act
-                .uses
-                .iter()
-                .map(|&(r, c)| (self.resources[r as usize].position, c))
-                .collect();
-            for &(ri, c) in &uses {
-                weight[ri] += c / act.penalty;
-                unfixed[ri] += 1;
-            }
-            local.push((act.penalty, act.bound, uses));
-        }
-        let tolerance = 1.0 + self.precision.maxmin.min(1e-9);
-        let mut rate: Vec<Option<f64>> = vec![None; act_list.len()];
-        let mut left = act_list.len();
-        while left > 0 {
-            let mut level = f64::INFINITY;
-            for ri in 0..res_list.len() {
-                if unfixed[ri] > 0 {
-                    level = level.min(cap[ri].max(0.0) / weight[ri]);
-                }
-            }
-            let bound_level = (0..act_list.len())
-                .filter(|&i| rate[i].is_none())
-                .map(|i| local[i].1 * local[i].0)
-                .fold(f64::INFINITY, f64::min);
-            let mut fixed: Vec<(usize, f64)> = Vec::new();
-            if bound_level <= level {
-                for i in 0..act_list.len() {
-                    if rate[i].is_none() && local[i].1 * local[i].0 <= bound_level {
-                        fixed.push((i, local[i].1));
-                    }
-                }
-            } else {
-                let saturated: Vec<bool> = (0..res_list.len())
-                    .map(|ri| unfixed[ri] > 0 && cap[ri].max(0.0) / weight[ri] <= level * tolerance)
-                    .collect();
-                for i in 0..act_list.len() {
-                    if rate[i].is_none() && local[i].2.iter().any(|&(ri, _)| saturated[ri]) {
-                        fixed.push((i, level / local[i].0));
-                    }
-                }
-            }
-            if fixed.is_empty() {
-                break;
-            }
-            for (i, r) in fixed {
-                rate[i] = Some(r);
-                left -= 1;
-                let p = local[i].0;
-                for &(ri, c) in &local[i].2 {
-                    cap[ri] -= r * c;
-                    weight[ri] -= c / p;
-                    unfixed[ri] -= 1;
-                }
-            }
-        }
-        for (i, &a) in act_list.iter().enumerate() {
-            let r = rate[i].unwrap_or(0.0);
-            let act = self.actions[a as usize].as_ref().expect("live action");
-            // An unchanged rate keeps its completion date: no drift.
-            if !act.has_rate || act.rate != r {
-                self.set_rate(a, r);
-            }
-        }
-    }
-
-    fn valid(&self, e: &Entry) -> bool {
-        matches!(self.actions[e.index as usize].as_ref(),
-            Some(a) if a.generation == e.generation && a.version == e.version)
-    }
-
-    /// The date of the earliest completion, if any action can complete.
-    pub fn next_completion(&mut self) -> Option<f64> {
-        self.solve();
-        while let Some(top) = self.heap.peek() {
-            if self.valid(top) {
-                return Some(top.at);
-            }
-            self.heap.pop();
-        }
-        None
-    }
-
-    /// Moves the clock to `to` (no later than [`Self::next_completion`],
-    /// or any date when nothing runs) and appends the actions completed by
-    /// then to `done`, in start order.
-    pub fn advance(&mut self, to: f64, done: &mut Vec<ActionId>) {
-        self.solve();
-        let mut finished: Vec<(u64, u32, u32)> = Vec::new();
-        while let Some(top) = self.heap.peek() {
-            if top.at > to {
-                break;
-            }
-            let e = self.heap.pop().expect("peeked entry");
-            if self.valid(&e) {
-                finished.push((e.seq, e.index, e.generation));
-            }
-        }
-        self.now = self.now.max(to);
-        finished.sort_unstable();
-        for (_, index, generation) in finished {
-            self.remove(index);
-            done.push(ActionId { index, generation });
-        }
-    }
-
-    /// The action's current rate (0 once it is gone).
-    pub fn rate(&mut self, id: ActionId) -> f64 {
-        self.solve();
-        self.live_action(id).map_or(0.0, |a| a.rate)
-    }
-
-    /// The action's remaining work at the current date (0 once it is gone).
-    pub fn remaining(&mut self, id: ActionId) -> f64 {
-        self.solve();
-        let now = self.now;
-        self.live_action(id)
-            .map_or(0.0, |a| (a.remaining - a.rate * (now - a.updated)).max(0.0))
     }
 }
 

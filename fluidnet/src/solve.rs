@@ -1,0 +1,303 @@
+//! Progressive filling on one connected component.
+//!
+//! The component is gathered by a breadth-first search from a dirty
+//! resource. Fair levels of its resources sit in a heap (stale entries are
+//! skipped by version), bounded actions in a list sorted by bound in level
+//! units; each step fixes either the action with the lowest bound or every
+//! unfixed action of the resource with the lowest level. Each resource is
+//! closed once and each fixed action pushes one level per resource it
+//! uses, so a solve costs O(uses * log) rather than O(steps * actions).
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use crate::System;
+
+/// A sum kept with its rounding error (Neumaier): remaining capacities and
+/// usages lose many terms, and the naive difference of large sums would
+/// give the last actions of a resource a visibly wrong level.
+#[derive(Clone, Copy, Default)]
+struct Sum {
+    high: f64,
+    low: f64,
+}
+
+impl Sum {
+    fn new(value: f64) -> Self {
+        Self {
+            high: value,
+            low: 0.0,
+        }
+    }
+
+    fn add(&mut self, x: f64) {
+        let t = self.high + x;
+        if self.high.abs() >= x.abs() {
+            self.low += (self.high - t) + x;
+        } else {
+            self.low += (x - t) + self.high;
+        }
+        self.high = t;
+    }
+
+    fn value(self) -> f64 {
+        self.high + self.low
+    }
+}
+
+/// A resource's fair level when it was last changed.
+struct Level {
+    level: f64,
+    local: u32,
+    version: u32,
+}
+
+impl PartialEq for Level {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Level {}
+impl PartialOrd for Level {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Level {
+    /// Reversed so that the max-heap pops the lowest level, then the
+    /// resource found first (deterministic ties).
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .level
+            .total_cmp(&self.level)
+            .then_with(|| other.local.cmp(&self.local))
+    }
+}
+
+/// Per-solve working memory, kept between solves to avoid allocations.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    /// The component's resources (global index by local index) and their
+    /// state during the filling.
+    resources: Vec<u32>,
+    remaining: Vec<Sum>,
+    usage: Vec<Sum>,
+    /// Remaining capacity at or below which a resource is saturated.
+    floor: Vec<f64>,
+    unfixed: Vec<u32>,
+    version: Vec<u32>,
+    closed: Vec<bool>,
+    /// The component's actions (global index by local index) and their
+    /// rates, NaN until fixed.
+    actions: Vec<u32>,
+    rates: Vec<f64>,
+    /// (bound * penalty, local action), ascending.
+    bounds: Vec<(f64, u32)>,
+    levels: BinaryHeap<Level>,
+}
+
+impl Scratch {
+    fn clear(&mut self) {
+        self.resources.clear();
+        self.remaining.clear();
+        self.usage.clear();
+        self.floor.clear();
+        self.unfixed.clear();
+        self.version.clear();
+        self.closed.clear();
+        self.actions.clear();
+        self.rates.clear();
+        self.bounds.clear();
+        self.levels.clear();
+    }
+
+    fn level(&self, l: usize) -> f64 {
+        let remaining = self.remaining[l].value();
+        if remaining <= self.floor[l] {
+            0.0
+        } else {
+            // Compensated sums of positive terms stay positive; the guard
+            // only keeps a denormal underflow from dividing by zero.
+            remaining / self.usage[l].value().max(f64::MIN_POSITIVE)
+        }
+    }
+
+    fn push_level(&mut self, l: usize) {
+        self.levels.push(Level {
+            level: self.level(l),
+            local: l as u32,
+            version: self.version[l],
+        });
+    }
+}
+
+impl System {
+    /// Re-solves the component of resource `r0` and reschedules the actions
+    /// whose rate changed.
+    pub(crate) fn solve_component(&mut self, r0: u32) {
+        self.epoch += 1;
+        let epoch = self.epoch;
+        let sc = &mut self.scratch;
+        sc.clear();
+
+        // Gather the component.
+        let first = &mut self.resources[r0 as usize];
+        first.epoch = epoch;
+        first.local = 0;
+        sc.resources.push(r0);
+        let mut k = 0;
+        while k < sc.resources.len() {
+            let r = sc.resources[k] as usize;
+            k += 1;
+            self.resources[r].dirty = false;
+            for e in 0..self.resources[r].elements.len() {
+                let a = self.resources[r].elements[e].action;
+                let act = self.slots[a as usize]
+                    .action
+                    .as_mut()
+                    .expect("an element's action is live");
+                if act.epoch == epoch {
+                    continue;
+                }
+                act.epoch = epoch;
+                act.local = sc.actions.len() as u32;
+                sc.actions.push(a);
+                for u in &act.uses {
+                    let res = &mut self.resources[u.resource as usize];
+                    if res.epoch != epoch {
+                        res.epoch = epoch;
+                        res.local = sc.resources.len() as u32;
+                        sc.resources.push(u.resource);
+                    }
+                }
+            }
+        }
+        if sc.actions.is_empty() {
+            return;
+        }
+
+        // Initial levels and bounds.
+        let maxmin = self.precision.maxmin;
+        for l in 0..sc.resources.len() {
+            let res = &self.resources[sc.resources[l] as usize];
+            let mut usage = Sum::default();
+            for e in &res.elements {
+                let act = self.slots[e.action as usize]
+                    .action
+                    .as_ref()
+                    .expect("an element's action is live");
+                usage.add(act.uses[e.use_index as usize].weight);
+            }
+            sc.remaining.push(Sum::new(res.capacity));
+            sc.usage.push(usage);
+            sc.floor.push(res.capacity * maxmin);
+            sc.unfixed.push(res.elements.len() as u32);
+            sc.version.push(0);
+            sc.closed.push(false);
+            sc.push_level(l);
+        }
+        for (i, &a) in sc.actions.iter().enumerate() {
+            let act = self.slots[a as usize]
+                .action
+                .as_ref()
+                .expect("a component's action is live");
+            sc.rates.push(f64::NAN);
+            if act.bound.is_finite() {
+                sc.bounds.push((act.bound * act.penalty, i as u32));
+            }
+        }
+        sc.bounds
+            .sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
+
+        // Progressive filling.
+        let mut next_bound = 0;
+        loop {
+            let sc = &mut self.scratch;
+            while next_bound < sc.bounds.len()
+                && !sc.rates[sc.bounds[next_bound].1 as usize].is_nan()
+            {
+                next_bound += 1;
+            }
+            while sc.levels.peek().is_some_and(|top| {
+                let l = top.local as usize;
+                sc.closed[l] || top.version != sc.version[l]
+            }) {
+                sc.levels.pop();
+            }
+            let level = sc.levels.peek().map_or(f64::INFINITY, |top| top.level);
+            match sc.bounds.get(next_bound) {
+                // SimGrid fixes a bound first when it is below the level; at
+                // equality both give the same rate, and the bound is exact.
+                Some(&(b, i)) if b <= level => {
+                    next_bound += 1;
+                    let i = i as usize;
+                    let bound = self.slots[sc.actions[i] as usize]
+                        .action
+                        .as_ref()
+                        .expect("a component's action is live")
+                        .bound;
+                    self.fix(i, bound);
+                }
+                _ => {
+                    let Some(top) = sc.levels.pop() else {
+                        break;
+                    };
+                    let l = top.local as usize;
+                    sc.closed[l] = true;
+                    let r = sc.resources[l] as usize;
+                    for e in 0..self.resources[r].elements.len() {
+                        let act = self.slots[self.resources[r].elements[e].action as usize]
+                            .action
+                            .as_ref()
+                            .expect("an element's action is live");
+                        let i = act.local as usize;
+                        if self.scratch.rates[i].is_nan() {
+                            let rate = top.level / act.penalty;
+                            self.fix(i, rate);
+                        }
+                    }
+                }
+            }
+        }
+
+        // New rates: an action whose rate did not change keeps its date.
+        for i in 0..self.scratch.actions.len() {
+            let a = self.scratch.actions[i];
+            let rate = self.scratch.rates[i];
+            debug_assert!(!rate.is_nan(), "progressive filling left an action unfixed");
+            let act = self.slots[a as usize]
+                .action
+                .as_ref()
+                .expect("a component's action is live");
+            if !act.rated || act.rate != rate {
+                self.set_rate(a, rate);
+            }
+        }
+    }
+
+    /// Fixes local action `i` at `rate` and updates the resources it uses.
+    fn fix(&mut self, i: usize, rate: f64) {
+        let sc = &mut self.scratch;
+        sc.rates[i] = rate;
+        let act = self.slots[sc.actions[i] as usize]
+            .action
+            .as_ref()
+            .expect("a component's action is live");
+        for u in &act.uses {
+            let l = self.resources[u.resource as usize].local as usize;
+            if sc.closed[l] {
+                continue;
+            }
+            sc.unfixed[l] -= 1;
+            if sc.unfixed[l] == 0 {
+                // Nothing left to constrain, whatever rounding left over.
+                sc.closed[l] = true;
+                continue;
+            }
+            sc.remaining[l].add(-rate * u.coef);
+            sc.usage[l].add(-u.weight);
+            sc.version[l] += 1;
+            sc.push_level(l);
+        }
+    }
+}
