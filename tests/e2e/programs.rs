@@ -365,3 +365,17 @@ fn shared_memory_split_groups_ranks_by_host() {
         stderr(&o)
     );
 }
+
+#[test]
+fn collectives_over_intercommunicators() {
+    let app = build("tests/c/intercomm_coll.c");
+    for np in ["2", "5", "8"] {
+        let o = run(&["-np", np, NO_COMPUTE, app.to_str().unwrap()]);
+        assert!(
+            o.status.success() && stdout(&o).contains(" No Errors"),
+            "np {np}:\n{}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+    }
+}

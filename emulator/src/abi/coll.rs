@@ -2,30 +2,43 @@
 //! would run, and execute it over point-to-point.
 
 use std::ffi::{c_int, c_void};
+use std::rc::Rc;
 
 use collectives as algo;
 
 use super::call;
+use super::intercoll::{self, Contribution, Rooted, Transfer};
 use crate::engine;
 use crate::mpi::coll::{coll_error, execute, Buffers, Reduction};
+use crate::mpi::datatype::Datatype;
 use crate::mpi::op::Builtin;
-use crate::mpi::{class, is_complete, wait_for, CommView, MpiError, MpiResult, ReqKind, SendMode};
+use crate::mpi::{class, CommView, MpiError, MpiResult};
 
 const IN_PLACE: usize = usize::MAX;
 
-fn view(comm: c_int) -> MpiResult<CommView> {
-    engine::with(|w| w.comm(comm))?.intra("a collective")
+/// The caller's view of `comm`, intra- or intercommunicator.
+fn any_view(comm: c_int) -> MpiResult<CommView> {
+    engine::with(|w| w.comm(comm))
 }
 
-fn count(n: c_int, what: &str) -> MpiResult<usize> {
+/// The error of a collective that MPI defines on intracommunicators only.
+fn not_on_intercomm(call: &str) -> MpiError {
+    MpiError::new(
+        class::COMM,
+        format!("{call} is not defined on intercommunicators"),
+    )
+}
+
+pub(super) fn count(n: c_int, what: &str) -> MpiResult<usize> {
     usize::try_from(n).map_err(|_| MpiError::new(class::COUNT, format!("invalid {what} {n}")))
 }
 
-fn check_type(dt: c_int) -> MpiResult<()> {
+/// The committed datatype behind a handle.
+pub(super) fn committed(dt: c_int) -> MpiResult<Rc<Datatype>> {
     engine::with(|w| {
         let t = w.mpi.datatype(dt)?;
         if t.committed {
-            Ok(())
+            Ok(Rc::clone(t))
         } else {
             Err(MpiError::new(
                 class::TYPE,
@@ -33,6 +46,10 @@ fn check_type(dt: c_int) -> MpiResult<()> {
             ))
         }
     })
+}
+
+fn check_type(dt: c_int) -> MpiResult<()> {
+    committed(dt).map(drop)
 }
 
 fn root_of(comm: &CommView, root: c_int) -> MpiResult<usize> {
@@ -93,7 +110,10 @@ fn builtin_op(op: c_int) -> MpiResult<Builtin> {
 
 pub(crate) unsafe extern "C" fn MPI_Barrier(comm: c_int) -> c_int {
     call("MPI_Barrier", comm, || {
-        let c = view(comm)?;
+        let c = any_view(comm)?;
+        if c.remote.is_some() {
+            return intercoll::barrier(&c);
+        }
         let s = algo::barrier(c.my_rank, c.size()).map_err(coll_error)?;
         execute(&c, &s, Buffers::none(), Reduction::None, "MPI_Barrier")
     })
@@ -107,7 +127,10 @@ pub(crate) unsafe extern "C" fn MPI_Bcast(
     comm: c_int,
 ) -> c_int {
     call("MPI_Bcast", comm, || {
-        let c = view(comm)?;
+        let c = any_view(comm)?;
+        if c.remote.is_some() {
+            return intercoll::bcast(&c, buffer as usize, n, datatype, root);
+        }
         let n = count(n, "count")?;
         check_type(datatype)?;
         let root = root_of(&c, root)?;
@@ -133,7 +156,23 @@ pub(crate) unsafe extern "C" fn MPI_Gather(
     comm: c_int,
 ) -> c_int {
     call("MPI_Gather", comm, || {
-        let c = view(comm)?;
+        let c = any_view(comm)?;
+        if c.remote.is_some() {
+            let r = Rooted {
+                name: "MPI_Gather",
+                root,
+                root_buf: recvbuf as usize,
+                root_type: recvtype,
+                blocks: &|p| {
+                    let n = count(recvcount, "recvcount")?;
+                    Ok((0..p).map(|i| (n, i * n)).collect())
+                },
+                leaf_buf: sendbuf as usize,
+                leaf_count: sendcount,
+                leaf_type: sendtype,
+            };
+            return intercoll::rooted(&c, r, true);
+        }
         let root = root_of(&c, root)?;
         let at_root = c.my_rank == root;
         let in_place = at_root && sendbuf as usize == IN_PLACE;
@@ -174,7 +213,28 @@ pub(crate) unsafe extern "C" fn MPI_Gatherv(
     comm: c_int,
 ) -> c_int {
     call("MPI_Gatherv", comm, || {
-        let c = view(comm)?;
+        let c = any_view(comm)?;
+        if c.remote.is_some() {
+            let r = Rooted {
+                name: "MPI_Gatherv",
+                root,
+                root_buf: recvbuf as usize,
+                root_type: recvtype,
+                // SAFETY: at the root, MPI requires arrays of remote-size
+                // entries.
+                blocks: &|p| unsafe {
+                    let counts = array(recvcounts, p, "recvcounts")?;
+                    Ok(counts
+                        .into_iter()
+                        .zip(array(displs, p, "displs")?)
+                        .collect())
+                },
+                leaf_buf: sendbuf as usize,
+                leaf_count: sendcount,
+                leaf_type: sendtype,
+            };
+            return intercoll::rooted(&c, r, true);
+        }
         let root = root_of(&c, root)?;
         let at_root = c.my_rank == root;
         let in_place = at_root && sendbuf as usize == IN_PLACE;
@@ -221,7 +281,23 @@ pub(crate) unsafe extern "C" fn MPI_Scatter(
     comm: c_int,
 ) -> c_int {
     call("MPI_Scatter", comm, || {
-        let c = view(comm)?;
+        let c = any_view(comm)?;
+        if c.remote.is_some() {
+            let r = Rooted {
+                name: "MPI_Scatter",
+                root,
+                root_buf: sendbuf as usize,
+                root_type: sendtype,
+                blocks: &|p| {
+                    let n = count(sendcount, "sendcount")?;
+                    Ok((0..p).map(|i| (n, i * n)).collect())
+                },
+                leaf_buf: recvbuf as usize,
+                leaf_count: recvcount,
+                leaf_type: recvtype,
+            };
+            return intercoll::rooted(&c, r, false);
+        }
         let root = root_of(&c, root)?;
         let at_root = c.my_rank == root;
         let in_place = at_root && recvbuf as usize == IN_PLACE;
@@ -262,7 +338,28 @@ pub(crate) unsafe extern "C" fn MPI_Scatterv(
     comm: c_int,
 ) -> c_int {
     call("MPI_Scatterv", comm, || {
-        let c = view(comm)?;
+        let c = any_view(comm)?;
+        if c.remote.is_some() {
+            let r = Rooted {
+                name: "MPI_Scatterv",
+                root,
+                root_buf: sendbuf as usize,
+                root_type: sendtype,
+                // SAFETY: at the root, MPI requires arrays of remote-size
+                // entries.
+                blocks: &|p| unsafe {
+                    let counts = array(sendcounts, p, "sendcounts")?;
+                    Ok(counts
+                        .into_iter()
+                        .zip(array(displs, p, "displs")?)
+                        .collect())
+                },
+                leaf_buf: recvbuf as usize,
+                leaf_count: recvcount,
+                leaf_type: recvtype,
+            };
+            return intercoll::rooted(&c, r, false);
+        }
         let root = root_of(&c, root)?;
         let at_root = c.my_rank == root;
         let in_place = at_root && recvbuf as usize == IN_PLACE;
@@ -308,8 +405,20 @@ pub(crate) unsafe extern "C" fn MPI_Allgather(
     comm: c_int,
 ) -> c_int {
     call("MPI_Allgather", comm, || {
-        let c = view(comm)?;
+        let c = any_view(comm)?;
         let in_place = sendbuf as usize == IN_PLACE;
+        if c.remote.is_some() {
+            intercoll::no_in_place(in_place, "MPI_Allgather")?;
+            let p = c.peer_group().size();
+            let (sc, rc) = (
+                count(sendcount, "sendcount")?,
+                count(recvcount, "recvcount")?,
+            );
+            let send = vec![(sendbuf as usize, sc); p];
+            let displs: Vec<usize> = (0..p).map(|i| i * rc).collect();
+            let recv = intercoll::blocks(recvbuf as usize, recvtype, &vec![rc; p], &displs)?;
+            return intercoll::all_pairs(&c, "MPI_Allgather", &send, sendtype, &recv, recvtype);
+        }
         let sc = if in_place {
             0
         } else {
@@ -341,8 +450,23 @@ pub(crate) unsafe extern "C" fn MPI_Allgatherv(
     comm: c_int,
 ) -> c_int {
     call("MPI_Allgatherv", comm, || {
-        let c = view(comm)?;
+        let c = any_view(comm)?;
         let in_place = sendbuf as usize == IN_PLACE;
+        if c.remote.is_some() {
+            intercoll::no_in_place(in_place, "MPI_Allgatherv")?;
+            let p = c.peer_group().size();
+            let sc = count(sendcount, "sendcount")?;
+            // SAFETY: MPI requires arrays of remote-size entries.
+            let (rcs, ds) = unsafe {
+                (
+                    array(recvcounts, p, "recvcounts")?,
+                    array(displs, p, "displs")?,
+                )
+            };
+            let send = vec![(sendbuf as usize, sc); p];
+            let recv = intercoll::blocks(recvbuf as usize, recvtype, &rcs, &ds)?;
+            return intercoll::all_pairs(&c, "MPI_Allgatherv", &send, sendtype, &recv, recvtype);
+        }
         let sc = if in_place {
             0
         } else {
@@ -380,8 +504,20 @@ pub(crate) unsafe extern "C" fn MPI_Alltoall(
     comm: c_int,
 ) -> c_int {
     call("MPI_Alltoall", comm, || {
-        let c = view(comm)?;
+        let c = any_view(comm)?;
         let in_place = sendbuf as usize == IN_PLACE;
+        if c.remote.is_some() {
+            intercoll::no_in_place(in_place, "MPI_Alltoall")?;
+            let p = c.peer_group().size();
+            let (sc, rc) = (
+                count(sendcount, "sendcount")?,
+                count(recvcount, "recvcount")?,
+            );
+            let at = |n: usize| (0..p).map(|i| i * n).collect::<Vec<_>>();
+            let send = intercoll::blocks(sendbuf as usize, sendtype, &vec![sc; p], &at(sc))?;
+            let recv = intercoll::blocks(recvbuf as usize, recvtype, &vec![rc; p], &at(rc))?;
+            return intercoll::all_pairs(&c, "MPI_Alltoall", &send, sendtype, &recv, recvtype);
+        }
         let rc = count(recvcount, "recvcount")?;
         let sc = if in_place {
             rc
@@ -414,8 +550,24 @@ pub(crate) unsafe extern "C" fn MPI_Alltoallv(
     comm: c_int,
 ) -> c_int {
     call("MPI_Alltoallv", comm, || {
-        let c = view(comm)?;
+        let c = any_view(comm)?;
         let in_place = sendbuf as usize == IN_PLACE;
+        if c.remote.is_some() {
+            intercoll::no_in_place(in_place, "MPI_Alltoallv")?;
+            let p = c.peer_group().size();
+            // SAFETY: MPI requires arrays of remote-size entries.
+            let (scs, sds, rcs, rds) = unsafe {
+                (
+                    array(sendcounts, p, "sendcounts")?,
+                    array(sdispls, p, "sdispls")?,
+                    array(recvcounts, p, "recvcounts")?,
+                    array(rdispls, p, "rdispls")?,
+                )
+            };
+            let send = intercoll::blocks(sendbuf as usize, sendtype, &scs, &sds)?;
+            let recv = intercoll::blocks(recvbuf as usize, recvtype, &rcs, &rds)?;
+            return intercoll::all_pairs(&c, "MPI_Alltoallv", &send, sendtype, &recv, recvtype);
+        }
         let p = c.size();
         // SAFETY: MPI requires arrays of comm-size entries.
         let (rcs, rds) = unsafe {
@@ -451,7 +603,9 @@ pub(crate) unsafe extern "C" fn MPI_Alltoallv(
 }
 
 /// The shared steps of the reductions: check, build the schedule with
-/// `build(view, in_place)`, run it with `op`.
+/// `build(view, in_place)`, run it with `op`; on an intercommunicator,
+/// `inter` does the call with the caller's contribution (its count is left
+/// to `inter`).
 #[allow(clippy::too_many_arguments)]
 fn reduction(
     name: &'static str,
@@ -461,12 +615,23 @@ fn reduction(
     datatype: c_int,
     op: c_int,
     build: impl FnOnce(&CommView, bool) -> MpiResult<collectives::Schedule>,
+    inter: impl FnOnce(&CommView, Contribution) -> MpiResult<()>,
 ) -> c_int {
     call(name, comm, || {
-        let c = view(comm)?;
+        let c = any_view(comm)?;
         check_type(datatype)?;
         let op = builtin_op(op)?;
         let in_place = sendbuf as usize == IN_PLACE;
+        if c.remote.is_some() {
+            intercoll::no_in_place(in_place, name)?;
+            let x = Contribution {
+                sendbuf: sendbuf as usize,
+                count: 0,
+                dt: datatype,
+                op,
+            };
+            return inter(&c, x);
+        }
         let b = Buffers {
             send: sendbuf as usize,
             send_type: datatype,
@@ -507,6 +672,13 @@ pub(crate) unsafe extern "C" fn MPI_Reduce(
             )
             .map_err(coll_error)
         },
+        |c, x| {
+            let x = Contribution {
+                count: count(n, "count")?,
+                ..x
+            };
+            intercoll::reduce(c, x, recvbuf as usize, root)
+        },
     )
 }
 
@@ -529,6 +701,13 @@ pub(crate) unsafe extern "C" fn MPI_Allreduce(
             let n = count(n, "count")?;
             algo::allreduce(c.my_rank, c.size(), n, true, in_place).map_err(coll_error)
         },
+        |c, x| {
+            let x = Contribution {
+                count: count(n, "count")?,
+                ..x
+            };
+            intercoll::allreduce(c, x, recvbuf as usize)
+        },
     )
 }
 
@@ -550,6 +729,11 @@ pub(crate) unsafe extern "C" fn MPI_Reduce_scatter_block(
         |c, in_place| {
             let n = count(recvcount, "recvcount")?;
             algo::reduce_scatter_block(c.my_rank, c.size(), n, true, in_place).map_err(coll_error)
+        },
+        |c, x| {
+            let counts = vec![count(recvcount, "recvcount")?; c.size()];
+            let name = "MPI_Reduce_scatter_block";
+            intercoll::reduce_scatter(c, name, x, recvbuf as usize, &counts)
         },
     )
 }
@@ -574,6 +758,11 @@ pub(crate) unsafe extern "C" fn MPI_Reduce_scatter(
             let rcs = unsafe { array(recvcounts, c.size(), "recvcounts")? };
             algo::reduce_scatter(c.my_rank, c.size(), &rcs, true, in_place).map_err(coll_error)
         },
+        |c, x| {
+            // SAFETY: MPI requires an array of local-size entries.
+            let counts = unsafe { array(recvcounts, c.size(), "recvcounts")? };
+            intercoll::reduce_scatter(c, "MPI_Reduce_scatter", x, recvbuf as usize, &counts)
+        },
     )
 }
 
@@ -596,6 +785,7 @@ pub(crate) unsafe extern "C" fn MPI_Scan(
             let n = count(n, "count")?;
             algo::scan(c.my_rank, c.size(), n, true, in_place).map_err(coll_error)
         },
+        |_, _| Err(not_on_intercomm("MPI_Scan")),
     )
 }
 
@@ -618,6 +808,7 @@ pub(crate) unsafe extern "C" fn MPI_Exscan(
             let n = count(n, "count")?;
             algo::exscan(c.my_rank, c.size(), n, true, in_place).map_err(coll_error)
         },
+        |_, _| Err(not_on_intercomm("MPI_Exscan")),
     )
 }
 
@@ -636,9 +827,13 @@ pub(crate) unsafe extern "C" fn MPI_Alltoallw(
     comm: c_int,
 ) -> c_int {
     call("MPI_Alltoallw", comm, || {
-        let c = view(comm)?;
-        let p = c.size();
+        let c = any_view(comm)?;
+        // On an intercommunicator the arrays name the remote group's ranks.
+        let p = c.peer_group().size();
         let in_place = sendbuf as usize == IN_PLACE;
+        if c.remote.is_some() {
+            intercoll::no_in_place(in_place, "MPI_Alltoallw")?;
+        }
         // SAFETY: MPI requires arrays of comm-size entries.
         let (rcs, rds, rts) = unsafe {
             (
@@ -686,61 +881,18 @@ pub(crate) unsafe extern "C" fn MPI_Alltoallw(
                 )
             }
         };
-        for &t in sts.iter().chain(&rts) {
-            check_type(t)?;
+        let mut transfers = Vec::with_capacity(2 * p);
+        for i in 0..p {
+            let t = committed(rts[i])?;
+            transfers.push(Transfer::recv(i, recvbuf as usize + rds[i], rcs[i], &t));
+        }
+        for i in 0..p {
+            let t = committed(sts[i])?;
+            transfers.push(Transfer::send(i, sbase + sds[i], scs[i], &t));
         }
         let tag = engine::with(|w| w.next_coll_tag(comm));
-        let ids = engine::with(|w| -> MpiResult<Vec<crate::mpi::ReqId>> {
-            let mut ids = Vec::with_capacity(2 * p);
-            for i in 0..p {
-                let t = std::rc::Rc::clone(w.mpi.datatype(rts[i])?);
-                let id = w.new_internal_request(
-                    ReqKind::Recv,
-                    &c,
-                    c.ctx + 1,
-                    recvbuf as usize + rds[i],
-                    rcs[i],
-                    t,
-                    i as i32,
-                    tag,
-                );
-                w.start(id)?;
-                ids.push(id);
-            }
-            for i in 0..p {
-                let t = std::rc::Rc::clone(w.mpi.datatype(sts[i])?);
-                let id = w.new_internal_request(
-                    ReqKind::Send(SendMode::Standard),
-                    &c,
-                    c.ctx + 1,
-                    sbase + sds[i],
-                    scs[i],
-                    t,
-                    i as i32,
-                    tag,
-                );
-                w.start(id)?;
-                ids.push(id);
-            }
-            Ok(ids)
-        })?;
-        wait_for(&ids, "MPI_Alltoallw", |w| {
-            ids.iter().all(|&id| is_complete(w, id))
-        });
-        let truncated = engine::with(|w| {
-            let bad = ids.iter().any(|&id| w.mpi.request(id).status.error != 0);
-            for &id in &ids {
-                w.mpi.remove_request(id);
-            }
-            bad
-        });
+        intercoll::exchange(&c, tag, &transfers, "MPI_Alltoallw")?;
         drop(staged);
-        if truncated {
-            return Err(MpiError::new(
-                class::TRUNCATE,
-                "MPI_Alltoallw: a block was larger than its receive block",
-            ));
-        }
         Ok(())
     })
 }

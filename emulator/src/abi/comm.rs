@@ -80,12 +80,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_split(
         let c = engine::with(|w| w.comm(comm))?;
         let h = if c.remote.is_some() {
             // Each group splits; parts of the same color are paired.
-            let local = CommView {
-                ctx: c.ctx + 2,
-                remote: None,
-                ..c.clone()
-            };
-            let pairs = gather_pairs(&local, color, key, "MPI_Comm_split")?;
+            let pairs = gather_pairs(&c.local(), color, key, "MPI_Comm_split")?;
             let flat: Vec<c_int> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
             let remote_flat = leaders_exchange(&c, &flat, "MPI_Comm_split")?;
             let remote_pairs: Vec<(i32, i32)> =
@@ -161,11 +156,7 @@ fn leaders_exchange(
         theirs = vec![0; usize::try_from(len[0]).unwrap_or(0)];
         swap(data, &mut theirs)?;
     }
-    let local = CommView {
-        ctx: v.ctx + 2,
-        remote: None,
-        ..v.clone()
-    };
+    let local = v.local();
     bcast_ints(&local, 0, &mut len, call_name)?;
     theirs.resize(usize::try_from(len[0]).unwrap_or(0), 0);
     bcast_ints(&local, 0, &mut theirs, call_name)?;

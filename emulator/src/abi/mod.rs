@@ -14,6 +14,7 @@ mod coll;
 mod comm;
 mod env;
 mod info;
+mod intercoll;
 mod p2p;
 mod time;
 mod topo;

@@ -52,7 +52,7 @@ pub fn coll_error(e: CollError) -> MpiError {
 }
 
 /// A scratch buffer laid out like `count` elements of a datatype.
-struct Scratch {
+pub struct Scratch {
     /// Owns the memory `base` points into.
     _storage: Vec<u8>,
     /// Address of element 0 (the allocation starts at its true lower bound).
@@ -60,7 +60,7 @@ struct Scratch {
 }
 
 impl Scratch {
-    fn new(ty: &Datatype, count: usize) -> Self {
+    pub fn new(ty: &Datatype, count: usize) -> Self {
         let len = if count == 0 {
             0
         } else {
@@ -72,6 +72,11 @@ impl Scratch {
             _storage: storage,
             base,
         }
+    }
+
+    /// Address of element 0, to use as a buffer of the datatype.
+    pub fn addr(&self) -> usize {
+        self.base
     }
 }
 
@@ -107,7 +112,7 @@ pub fn execute(
     let (send_ty, recv_ty, tag) = engine::with(|w| -> MpiResult<_> {
         let s = Rc::clone(w.mpi.datatype(bufs.send_type)?);
         let r = Rc::clone(w.mpi.datatype(bufs.recv_type)?);
-        Ok((s, r, w.next_coll_tag(comm.handle)))
+        Ok((s, r, w.next_coll_tag_in(comm.ctx)))
     })?;
     let scratch: Vec<Scratch> = sched
         .tmp

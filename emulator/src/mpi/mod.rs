@@ -180,6 +180,17 @@ impl CommView {
         self.remote.as_ref().unwrap_or(&self.group)
     }
 
+    /// The caller's own group of an intercommunicator as an
+    /// intracommunicator view, on the context reserved for traffic within
+    /// each group (`ctx + 2`; the groups are disjoint, so they can share it).
+    pub fn local(&self) -> Self {
+        Self {
+            ctx: self.ctx + 2,
+            remote: None,
+            ..self.clone()
+        }
+    }
+
     /// Refuses intercommunicators (for calls defined only on intra ones).
     pub fn intra(self, call: &str) -> MpiResult<Self> {
         if self.remote.is_some() {
@@ -1446,10 +1457,19 @@ impl World {
 
     /// Next collective tag on communicator `comm` for the current rank.
     pub fn next_coll_tag(&mut self, comm: i32) -> i32 {
-        // Keyed by context id, which is never reused (handles are).
-        let Ok(ctx) = self.comm(comm).map(|v| v.ctx) else {
-            return 0;
-        };
+        match self.comm(comm) {
+            Ok(v) => self.next_coll_tag_in(v.ctx),
+            Err(_) => 0,
+        }
+    }
+
+    /// Next collective tag in point-to-point context `ctx` (a
+    /// communicator's, or an intercommunicator's group-local one) for the
+    /// current rank. Keyed by context id, which is never reused (handles
+    /// are), and separate per context so that the two groups of an
+    /// intercommunicator, whose local phases differ, stay in step on the
+    /// shared one.
+    pub fn next_coll_tag_in(&mut self, ctx: u32) -> i32 {
         let me = self.current;
         let seqs = &mut self.mpi.ranks[me].coll_seq;
         match seqs.iter_mut().find(|(c, _)| *c == ctx) {

@@ -1,0 +1,433 @@
+//! Collectives on intercommunicators (MPI-3.1 section 5.2.2): data flows
+//! from one group to the other.
+//!
+//! Cross-group traffic is point-to-point on the intercommunicator's
+//! collective context, with one tag per call that every member of both
+//! groups takes first, so the groups stay in step whatever their roles.
+//! Phases within a group (a reduction to the group's leader, a broadcast or
+//! scatter from it) run the usual schedules on the group-local view, which
+//! counts its own tags.
+
+use std::ffi::c_int;
+use std::rc::Rc;
+
+use collectives as algo;
+
+use super::coll::{committed, count};
+use crate::engine;
+use crate::mpi::coll::{coll_error, execute, Buffers, Reduction, Scratch};
+use crate::mpi::datatype::Datatype;
+use crate::mpi::op::Builtin;
+use crate::mpi::{
+    class, is_complete, wait_for, CommView, MpiError, MpiResult, ReqId, ReqKind, SendMode,
+    PROC_NULL,
+};
+
+/// MPI_ROOT, given by the root of a rooted intercommunicator collective.
+const ROOT: c_int = -3;
+/// MPI_BYTE, for the empty messages of a barrier.
+const MPI_BYTE: c_int = 4;
+
+/// One point-to-point transfer of a collective; `peer` is a rank of the
+/// view's peer group (the remote group of an intercommunicator).
+pub(super) struct Transfer {
+    pub send: bool,
+    pub peer: usize,
+    pub addr: usize,
+    pub count: usize,
+    pub dtype: Rc<Datatype>,
+}
+
+impl Transfer {
+    pub fn send(peer: usize, addr: usize, count: usize, dtype: &Rc<Datatype>) -> Self {
+        Self {
+            send: true,
+            peer,
+            addr,
+            count,
+            dtype: Rc::clone(dtype),
+        }
+    }
+
+    pub fn recv(peer: usize, addr: usize, count: usize, dtype: &Rc<Datatype>) -> Self {
+        Self {
+            send: false,
+            peer,
+            addr,
+            count,
+            dtype: Rc::clone(dtype),
+        }
+    }
+}
+
+/// Posts every transfer at once (in the given order) on the view's
+/// collective context with `tag`, and waits for all of them.
+pub(super) fn exchange(
+    c: &CommView,
+    tag: i32,
+    transfers: &[Transfer],
+    call: &'static str,
+) -> MpiResult<()> {
+    if transfers.is_empty() {
+        return Ok(());
+    }
+    let ids = engine::with(|w| -> MpiResult<Vec<ReqId>> {
+        let mut ids = Vec::with_capacity(transfers.len());
+        for t in transfers {
+            let kind = if t.send {
+                ReqKind::Send(SendMode::Standard)
+            } else {
+                ReqKind::Recv
+            };
+            let id = w.new_internal_request(
+                kind,
+                c,
+                c.ctx + 1,
+                t.addr,
+                t.count,
+                Rc::clone(&t.dtype),
+                t.peer as i32,
+                tag,
+            );
+            w.start(id)?;
+            ids.push(id);
+        }
+        Ok(ids)
+    })?;
+    wait_for(&ids, call, |w| ids.iter().all(|&id| is_complete(w, id)));
+    let truncated = engine::with(|w| {
+        let bad = ids.iter().any(|&id| w.mpi.request(id).status.error != 0);
+        for &id in &ids {
+            w.mpi.remove_request(id);
+        }
+        bad
+    });
+    if truncated {
+        return Err(MpiError::new(
+            class::TRUNCATE,
+            format!("{call}: a message was larger than its receive buffer (counts differ between ranks?)"),
+        ));
+    }
+    Ok(())
+}
+
+/// The tag of this call's cross-group messages; every member takes it.
+fn cross_tag(c: &CommView) -> i32 {
+    engine::with(|w| w.next_coll_tag_in(c.ctx))
+}
+
+/// What a rank does in a rooted intercommunicator collective.
+enum Role {
+    /// The root (it passed MPI_ROOT).
+    Root,
+    /// Another member of the root's group (MPI_PROC_NULL): no part.
+    Idle,
+    /// A member of the other group; the root's rank in the remote group.
+    Leaf(usize),
+}
+
+fn role(c: &CommView, root: c_int) -> MpiResult<Role> {
+    match root {
+        ROOT => Ok(Role::Root),
+        PROC_NULL => Ok(Role::Idle),
+        r => usize::try_from(r)
+            .ok()
+            .filter(|&r| r < c.peer_group().size())
+            .map(Role::Leaf)
+            .ok_or_else(|| {
+                MpiError::new(
+                    class::ROOT,
+                    format!(
+                        "invalid root {r} on an intercommunicator: the root passes MPI_ROOT, \
+                         the rest of its group MPI_PROC_NULL, and the other group the root's \
+                         rank in it (0..{})",
+                        c.peer_group().size()
+                    ),
+                )
+            }),
+    }
+}
+
+/// Refuses MPI_IN_PLACE, which intercommunicator collectives do not allow.
+pub(super) fn no_in_place(in_place: bool, call: &str) -> MpiResult<()> {
+    if in_place {
+        return Err(MpiError::new(
+            class::ARG,
+            format!("{call}: MPI_IN_PLACE is not allowed on an intercommunicator"),
+        ));
+    }
+    Ok(())
+}
+
+fn at(base: usize, index: usize, ty: &Datatype) -> usize {
+    base.wrapping_add((index as isize * ty.extent) as usize)
+}
+
+pub(super) fn barrier(c: &CommView) -> MpiResult<()> {
+    const NAME: &str = "MPI_Barrier";
+    let tag = cross_tag(c);
+    let local = c.local();
+    let s = algo::barrier(local.my_rank, local.size()).map_err(coll_error)?;
+    // Everyone of my group has entered; the leaders tell each other so;
+    // then my group learns that the other group has entered too.
+    execute(&local, &s, Buffers::none(), Reduction::None, NAME)?;
+    if local.my_rank == 0 {
+        let byte = committed(MPI_BYTE)?;
+        let t = [
+            Transfer::recv(0, 0, 0, &byte),
+            Transfer::send(0, 0, 0, &byte),
+        ];
+        exchange(c, tag, &t, NAME)?;
+    }
+    execute(&local, &s, Buffers::none(), Reduction::None, NAME)
+}
+
+pub(super) fn bcast(c: &CommView, buf: usize, n: c_int, dt: c_int, root: c_int) -> MpiResult<()> {
+    const NAME: &str = "MPI_Bcast";
+    let tag = cross_tag(c);
+    match role(c, root)? {
+        Role::Root => {
+            let ty = committed(dt)?;
+            let n = count(n, "count")?;
+            exchange(c, tag, &[Transfer::send(0, buf, n, &ty)], NAME)
+        }
+        Role::Idle => Ok(()),
+        Role::Leaf(root) => {
+            let ty = committed(dt)?;
+            let n = count(n, "count")?;
+            let local = c.local();
+            if local.my_rank == 0 {
+                exchange(c, tag, &[Transfer::recv(root, buf, n, &ty)], NAME)?;
+            }
+            let s = algo::bcast(local.my_rank, local.size(), 0, n).map_err(coll_error)?;
+            let b = Buffers {
+                send: buf,
+                send_type: dt,
+                recv: buf,
+                recv_type: dt,
+            };
+            execute(&local, &s, b, Reduction::None, NAME)
+        }
+    }
+}
+
+/// One side of a rooted gather or scatter: the root's blocks (count and
+/// displacement in elements, per remote rank) or a leaf's single block.
+pub(super) struct Rooted<'a> {
+    pub name: &'static str,
+    pub root: c_int,
+    /// The root's buffer, datatype, and (count, displacement) per remote
+    /// rank, read only at the root.
+    pub root_buf: usize,
+    pub root_type: c_int,
+    pub blocks: &'a dyn Fn(usize) -> MpiResult<Vec<(usize, usize)>>,
+    /// A leaf's buffer, count and datatype.
+    pub leaf_buf: usize,
+    pub leaf_count: c_int,
+    pub leaf_type: c_int,
+}
+
+/// Gather (`to_root`) or scatter: the root exchanges a block with every
+/// rank of the other group, directly.
+pub(super) fn rooted(c: &CommView, r: Rooted, to_root: bool) -> MpiResult<()> {
+    let tag = cross_tag(c);
+    match role(c, r.root)? {
+        Role::Root => {
+            let ty = committed(r.root_type)?;
+            let blocks = (r.blocks)(c.peer_group().size())?;
+            let t: Vec<Transfer> = blocks
+                .iter()
+                .enumerate()
+                .map(|(peer, &(n, displ))| Transfer {
+                    send: !to_root,
+                    peer,
+                    addr: at(r.root_buf, displ, &ty),
+                    count: n,
+                    dtype: Rc::clone(&ty),
+                })
+                .collect();
+            exchange(c, tag, &t, r.name)
+        }
+        Role::Idle => Ok(()),
+        Role::Leaf(root) => {
+            let ty = committed(r.leaf_type)?;
+            let n = count(r.leaf_count, "count")?;
+            let t = Transfer {
+                send: to_root,
+                peer: root,
+                addr: r.leaf_buf,
+                count: n,
+                dtype: ty,
+            };
+            exchange(c, tag, &[t], r.name)
+        }
+    }
+}
+
+/// Allgather(v) and alltoall(v): every rank sends a block to, and receives
+/// a block from, every rank of the other group. Blocks are (address,
+/// count) per remote rank.
+pub(super) fn all_pairs(
+    c: &CommView,
+    name: &'static str,
+    send: &[(usize, usize)],
+    send_type: c_int,
+    recv: &[(usize, usize)],
+    recv_type: c_int,
+) -> MpiResult<()> {
+    let tag = cross_tag(c);
+    let st = committed(send_type)?;
+    let rt = committed(recv_type)?;
+    let mut t: Vec<Transfer> = recv
+        .iter()
+        .enumerate()
+        .map(|(peer, &(addr, n))| Transfer::recv(peer, addr, n, &rt))
+        .collect();
+    t.extend(
+        send.iter()
+            .enumerate()
+            .map(|(peer, &(addr, n))| Transfer::send(peer, addr, n, &st)),
+    );
+    exchange(c, tag, &t, name)
+}
+
+/// Block addresses: `counts[i]` elements at element displacement
+/// `displs[i]` of `base`.
+pub(super) fn blocks(
+    base: usize,
+    dt: c_int,
+    counts: &[usize],
+    displs: &[usize],
+) -> MpiResult<Vec<(usize, usize)>> {
+    let ty = committed(dt)?;
+    Ok(counts
+        .iter()
+        .zip(displs)
+        .map(|(&n, &d)| (at(base, d, &ty), n))
+        .collect())
+}
+
+/// A rank's contribution to a reduction.
+#[derive(Clone, Copy)]
+pub(super) struct Contribution {
+    pub sendbuf: usize,
+    pub count: usize,
+    pub dt: c_int,
+    pub op: Builtin,
+}
+
+/// Reduces the contributions of the caller's group into a scratch buffer
+/// at the group's leader (local rank 0).
+fn reduce_to_leader(local: &CommView, x: Contribution, name: &'static str) -> MpiResult<Scratch> {
+    let ty = committed(x.dt)?;
+    let scratch = Scratch::new(&ty, x.count);
+    let s =
+        algo::reduce(local.my_rank, local.size(), 0, x.count, true, false).map_err(coll_error)?;
+    let b = Buffers {
+        send: x.sendbuf,
+        send_type: x.dt,
+        recv: scratch.addr(),
+        recv_type: x.dt,
+    };
+    execute(local, &s, b, Reduction::Builtin(x.op), name)?;
+    Ok(scratch)
+}
+
+pub(super) fn reduce(c: &CommView, x: Contribution, recvbuf: usize, root: c_int) -> MpiResult<()> {
+    const NAME: &str = "MPI_Reduce";
+    let tag = cross_tag(c);
+    match role(c, root)? {
+        Role::Root => {
+            let ty = committed(x.dt)?;
+            exchange(c, tag, &[Transfer::recv(0, recvbuf, x.count, &ty)], NAME)
+        }
+        Role::Idle => Ok(()),
+        Role::Leaf(root) => {
+            let local = c.local();
+            let partial = reduce_to_leader(&local, x, NAME)?;
+            if local.my_rank == 0 {
+                let ty = committed(x.dt)?;
+                let t = Transfer::send(root, partial.addr(), x.count, &ty);
+                exchange(c, tag, &[t], NAME)?;
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Allreduce and reduce-scatter: each group reduces its data at its
+/// leader, the leaders swap the results, and each group spreads the other
+/// group's result, which the leader receives at `at_leader`, with
+/// `spread` on the local view.
+fn reduce_swap(
+    c: &CommView,
+    name: &'static str,
+    x: Contribution,
+    at_leader: usize,
+    spread: impl FnOnce(&CommView) -> MpiResult<()>,
+) -> MpiResult<()> {
+    let tag = cross_tag(c);
+    let local = c.local();
+    let partial = reduce_to_leader(&local, x, name)?;
+    if local.my_rank == 0 {
+        let ty = committed(x.dt)?;
+        let t = [
+            Transfer::recv(0, at_leader, x.count, &ty),
+            Transfer::send(0, partial.addr(), x.count, &ty),
+        ];
+        exchange(c, tag, &t, name)?;
+    }
+    spread(&local)
+}
+
+pub(super) fn allreduce(c: &CommView, x: Contribution, recvbuf: usize) -> MpiResult<()> {
+    const NAME: &str = "MPI_Allreduce";
+    reduce_swap(c, NAME, x, recvbuf, |local| {
+        let s = algo::bcast(local.my_rank, local.size(), 0, x.count).map_err(coll_error)?;
+        let b = Buffers {
+            send: recvbuf,
+            send_type: x.dt,
+            recv: recvbuf,
+            recv_type: x.dt,
+        };
+        execute(local, &s, b, Reduction::None, NAME)
+    })
+}
+
+/// Reduce_scatter(_block): the reduction of the other group's data,
+/// `counts[i]` elements to local rank i. Both groups reduce vectors of the
+/// same length.
+/// `x.count` is ignored: the vectors have `sum(counts)` elements.
+pub(super) fn reduce_scatter(
+    c: &CommView,
+    name: &'static str,
+    x: Contribution,
+    recvbuf: usize,
+    counts: &[usize],
+) -> MpiResult<()> {
+    let total: usize = counts.iter().sum();
+    let x = Contribution { count: total, ..x };
+    let dt = x.dt;
+    let ty = committed(dt)?;
+    let theirs = Scratch::new(&ty, total);
+    let displs: Vec<usize> = counts
+        .iter()
+        .scan(0, |acc, &n| {
+            let d = *acc;
+            *acc += n;
+            Some(d)
+        })
+        .collect();
+    reduce_swap(c, name, x, theirs.addr(), |local| {
+        let mine = counts[local.my_rank];
+        let s = algo::scatterv(local.my_rank, local.size(), 0, counts, &displs, mine, false)
+            .map_err(coll_error)?;
+        let b = Buffers {
+            send: theirs.addr(),
+            send_type: dt,
+            recv: recvbuf,
+            recv_type: dt,
+        };
+        execute(local, &s, b, Reduction::None, name)
+    })
+}
