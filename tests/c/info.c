@@ -57,6 +57,31 @@ int main(int argc, char **argv)
     MPI_Info_get(MPI_INFO_ENV, "maxprocs", sizeof(value) - 1, value, &flag);
     CHECK(flag && atoi(value) == size, "MPI_INFO_ENV maxprocs %s", value);
 
+    /* Communicator hints: the standard's assertions are kept, unknown keys
+     * ignored; a duplicate made with info gets that info's hints. */
+    MPI_Comm comm, comm2;
+    MPI_Info hints, used;
+    MPI_Info_create(&hints);
+    MPI_Info_set(hints, "mpi_assert_no_any_tag", "true");
+    MPI_Info_set(hints, "no_such_hint", "1");
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_set_info(comm, hints);
+    MPI_Comm_get_info(comm, &used);
+    MPI_Info_get(used, "mpi_assert_no_any_tag", sizeof(value) - 1, value, &flag);
+    CHECK(flag && strcmp(value, "true") == 0, "comm hint not kept");
+    MPI_Info_get(used, "no_such_hint", sizeof(value) - 1, value, &flag);
+    CHECK(!flag, "unknown comm hint not ignored");
+    MPI_Info_free(&used);
+    MPI_Info_set(hints, "mpi_assert_exact_length", "true");
+    MPI_Comm_dup_with_info(comm, hints, &comm2);
+    MPI_Comm_get_info(comm2, &used);
+    MPI_Info_get_nkeys(used, &nkeys);
+    CHECK(nkeys == 2, "dup_with_info: %d hints", nkeys);
+    MPI_Info_free(&used);
+    MPI_Info_free(&hints);
+    MPI_Comm_free(&comm2);
+    MPI_Comm_free(&comm);
+
     MPI_Reduce(&errors, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0)
         printf(total == 0 ? " No Errors\n" : " Found %d errors\n", total);

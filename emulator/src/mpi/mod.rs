@@ -203,6 +203,14 @@ impl CommView {
     }
 }
 
+/// The info keys MPI defines for communicators (MPI-4.0 section 7.4.4).
+const COMM_HINTS: &[&str] = &[
+    "mpi_assert_no_any_tag",
+    "mpi_assert_no_any_source",
+    "mpi_assert_exact_length",
+    "mpi_assert_allow_overtaking",
+];
+
 /// Send modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SendMode {
@@ -1404,8 +1412,11 @@ impl World {
         }
     }
 
-    /// Sets the info hints of `comm` for the current rank.
-    pub fn set_comm_hints(&mut self, comm: i32, hints: Vec<(String, String)>) {
+    /// Sets the info hints of `comm` for the current rank. Only the hints
+    /// MPI defines for communicators are kept: MPI_Comm_get_info reports the
+    /// hints in use, and others are ignored (as MPICH does).
+    pub fn set_comm_hints(&mut self, comm: i32, mut hints: Vec<(String, String)>) {
+        hints.retain(|(k, _)| COMM_HINTS.contains(&k.as_str()));
         let me = self.current;
         let all = &mut self.mpi.ranks[me].comm_hints;
         match all.iter_mut().find(|(c, _)| *c == comm) {
