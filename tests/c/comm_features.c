@@ -127,6 +127,30 @@ static void create_group(void)
     MPI_Group_free(&world);
 }
 
+/* MPI_Comm_create with disjoint groups (MPI 2.2): evens and odds each get
+ * their own communicator from one call, and an allreduce stays inside. */
+static void create_disjoint(void)
+{
+    MPI_Group world, mine;
+    MPI_Comm comm;
+    int range[1][3] = {{rank % 2, size - 1, 2}}, r, s, sum = 0;
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_range_incl(world, 1, range, &mine);
+    MPI_Comm_create(MPI_COMM_WORLD, mine, &comm);
+    MPI_Comm_rank(comm, &r);
+    MPI_Comm_size(comm, &s);
+    CHECK(r == rank / 2 && s == (size + 1 - rank % 2) / 2, "create disjoint: rank %d size %d", r,
+          s);
+    MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, comm);
+    int expect = 0;
+    for (int i = rank % 2; i < size; i += 2)
+        expect += i;
+    CHECK(sum == expect, "create disjoint: sum %d, expected %d", sum, expect);
+    MPI_Comm_free(&comm);
+    MPI_Group_free(&mine);
+    MPI_Group_free(&world);
+}
+
 static void isendrecv_and_grequest(void)
 {
     int out = rank, in = -1, extra = 12, count;
@@ -207,6 +231,7 @@ int main(int argc, char **argv)
     attributes();
     intercommunicators();
     create_group();
+    create_disjoint();
     isendrecv_and_grequest();
     subarray();
     dims_and_idup();

@@ -605,8 +605,11 @@ impl World {
         if g.rank_of(self.current).is_none() {
             return Ok(COMM_NULL);
         }
+        // Since MPI 2.2 the members may pass different, disjoint groups:
+        // the group's first member tells them apart.
         let n = g.size();
-        Ok(self.join_new_comm(&v, seq, -1, n, || g))
+        let first = g.world(0) as i64;
+        Ok(self.join_new_comm(&v, seq, first, n, || g))
     }
 
     /// MPI_Comm_free for the current rank.
@@ -627,8 +630,15 @@ impl World {
             None => false,
         };
         let me = self.current;
-        let ctx = self.comm(comm).map(|v| v.ctx).unwrap_or(u32::MAX);
-        self.mpi.ranks[me].coll_seq.retain(|(c, _)| *c != ctx);
+        let (ctx, local_ctx) = match self.comm(comm) {
+            // An intercommunicator's group-local context has a counter too.
+            Ok(v) if v.remote.is_some() => (v.ctx, v.ctx + 2),
+            Ok(v) => (v.ctx, v.ctx),
+            Err(_) => (u32::MAX, u32::MAX),
+        };
+        self.mpi.ranks[me]
+            .coll_seq
+            .retain(|(c, _)| *c != ctx && *c != local_ctx);
         self.mpi.ranks[me].errhandlers.retain(|(c, _)| *c != comm);
         self.mpi.ranks[me].names.retain(|(c, _)| *c != comm);
         if gone {
