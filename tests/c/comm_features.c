@@ -66,6 +66,64 @@ static void attributes(void)
     CHECK(key == MPI_KEYVAL_INVALID, "keyval not invalidated");
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &got, &flag);
     CHECK(flag && *got >= 32767, "MPI_TAG_UB");
+
+    /* A freed keyval lives on in the attributes that use it: they are
+     * still copied, read and deleted with its callbacks. */
+    int saved;
+    MPI_Comm_create_keyval(copy_fn, delete_fn, &key, NULL);
+    saved = key;
+    MPI_Comm_set_attr(MPI_COMM_WORLD, key, &value);
+    MPI_Comm_free_keyval(&key);
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    CHECK(copies == 2, "freed keyval: copies %d", copies);
+    MPI_Comm_get_attr(dup, saved, &got, &flag);
+    CHECK(flag && got == &value, "freed keyval: attribute not on the duplicate");
+    MPI_Comm_free(&dup);
+    MPI_Comm_delete_attr(MPI_COMM_WORLD, saved);
+    CHECK(deletes == 4, "freed keyval: deletes %d", deletes);
+}
+
+static int type_copies = 0, type_deletes = 0;
+
+static int type_copy_fn(MPI_Datatype t, int key, void *extra, void *in, void *out, int *flag)
+{
+    (void)t, (void)key, (void)in, (void)out;
+    type_copies++;
+    *flag = 0;
+    return *(int *)extra; /* the error this keyval's copy returns */
+}
+
+static int type_delete_fn(MPI_Datatype t, int key, void *val, void *extra)
+{
+    (void)t, (void)key, (void)val, (void)extra;
+    type_deletes++;
+    return MPI_SUCCESS;
+}
+
+/* Datatype attributes: MPI_Type_dup copies them; a failing copy function
+ * fails the dup with MPI_DATATYPE_NULL and its own error. */
+static void type_attributes(void)
+{
+    int ok = MPI_SUCCESS, bad = MPI_ERR_OTHER, key_ok, key_bad, value = 7, *got, flag, rc;
+    MPI_Datatype t, dup = MPI_INT;
+    MPI_Type_contiguous(2, MPI_INT, &t);
+    MPI_Type_create_keyval(type_copy_fn, type_delete_fn, &key_ok, &ok);
+    MPI_Type_create_keyval(type_copy_fn, type_delete_fn, &key_bad, &bad);
+    MPI_Type_set_attr(t, key_ok, &value);
+    MPI_Type_dup(t, &dup);
+    CHECK(dup != MPI_DATATYPE_NULL && type_copies == 1, "type dup: copies %d", type_copies);
+    MPI_Type_free(&dup);
+    MPI_Type_set_attr(t, key_bad, &value);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    rc = MPI_Type_dup(t, &dup);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    CHECK(rc == MPI_ERR_OTHER && dup == MPI_DATATYPE_NULL, "failing type copy: rc %d", rc);
+    MPI_Type_get_attr(t, key_ok, &got, &flag);
+    CHECK(flag && got == &value, "type attribute lost");
+    MPI_Type_free(&t);
+    CHECK(type_deletes == 2, "type deletes %d", type_deletes);
+    MPI_Type_free_keyval(&key_ok);
+    MPI_Type_free_keyval(&key_bad);
 }
 
 static void intercommunicators(void)
@@ -229,6 +287,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     attributes();
+    type_attributes();
     intercommunicators();
     create_group();
     create_disjoint();

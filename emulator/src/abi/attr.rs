@@ -91,8 +91,16 @@ pub(crate) fn delete_all(kind: Kind, object: c_int) -> MpiResult<()> {
 }
 
 /// Copies `old`'s attributes to `new` through their copy functions
-/// (MPI_Comm_dup, MPI_Type_dup).
+/// (MPI_Comm_dup, MPI_Type_dup). When a copy function fails, the copies
+/// already made are deleted again, so the caller can drop `new`.
 pub(crate) fn copy_all(kind: Kind, old: c_int, new: c_int) -> MpiResult<()> {
+    copy_each(kind, old, new).inspect_err(|_| {
+        // The copy function's error is the one to report.
+        let _ = delete_all(kind, new);
+    })
+}
+
+fn copy_each(kind: Kind, old: c_int, new: c_int) -> MpiResult<()> {
     let attrs: Vec<(c_int, usize)> = engine::with(|w| {
         list(w, kind)
             .iter()
@@ -101,7 +109,8 @@ pub(crate) fn copy_all(kind: Kind, old: c_int, new: c_int) -> MpiResult<()> {
             .collect()
     });
     for (key, value) in attrs {
-        let Ok(k) = engine::with(|w| w.keyval(key)) else {
+        // A freed keyval still copies the attributes that use it.
+        let Ok(k) = engine::with(|w| w.keyval_in_use(key)) else {
             continue;
         };
         let copied = match k.copy {
@@ -232,7 +241,8 @@ fn delete_attr(name: &'static str, kind: Kind, object: c_int, keyval: c_int) -> 
         mpi::COMM_WORLD
     };
     call(name, comm, || {
-        engine::with(|w| check_object(w, kind, object).and_then(|_| w.keyval(keyval)))?;
+        // A freed keyval still names the attributes that use it.
+        engine::with(|w| check_object(w, kind, object).and_then(|_| w.keyval_in_use(keyval)))?;
         let value = engine::with(|w| {
             list(w, kind)
                 .iter()
@@ -281,7 +291,7 @@ fn get_attr(
                         MpiError::new(class::KEYVAL, format!("invalid keyval {keyval}"))
                     });
             }
-            w.keyval(keyval)?;
+            w.keyval_in_use(keyval)?;
             Ok(list(w, kind)
                 .iter()
                 .find(|a| a.0 == object && a.1 == keyval)

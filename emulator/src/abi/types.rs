@@ -396,7 +396,14 @@ pub(crate) unsafe extern "C" fn MPI_Type_dup(old: c_int, newtype: *mut c_int) ->
         )?;
         // SAFETY: `finish` wrote the new handle into the caller's argument.
         let new = unsafe { *newtype };
-        super::attr::copy_all(super::attr::Kind::Type, old, new)
+        if let Err(e) = super::attr::copy_all(super::attr::Kind::Type, old, new) {
+            // A failing copy function fails the duplication.
+            engine::with(|w| w.mpi.free_datatype(new))?;
+            // SAFETY: as above.
+            unsafe { *newtype = mpi::DATATYPE_NULL };
+            return Err(e);
+        }
+        Ok(())
     })
 }
 
@@ -430,7 +437,7 @@ pub(crate) unsafe extern "C" fn MPI_Type_free(datatype: *mut c_int) -> c_int {
         super::attr::delete_all(super::attr::Kind::Type, h)?;
         engine::with(|w| w.mpi.free_datatype(h))?;
         // SAFETY: as above.
-        unsafe { *datatype = 0 };
+        unsafe { *datatype = mpi::DATATYPE_NULL };
         Ok(())
     })
 }

@@ -22,6 +22,8 @@ pub const PROC_NULL: i32 = -1;
 pub const ANY_TAG: i32 = -1;
 pub const UNDEFINED: i32 = -32766;
 pub const COMM_NULL: i32 = 0;
+/// MPI_DATATYPE_NULL.
+pub const DATATYPE_NULL: i32 = 0;
 pub const COMM_WORLD: i32 = 1;
 pub const COMM_SELF: i32 = 2;
 pub const TAG_UB: i32 = i32::MAX;
@@ -710,10 +712,19 @@ impl World {
 
     /// The keyval behind a user handle.
     pub fn keyval(&self, handle: i32) -> MpiResult<Keyval> {
+        self.keyval_in_use(handle)
+            .ok()
+            .filter(|k| !k.freed)
+            .ok_or_else(|| MpiError::new(class::KEYVAL, format!("invalid keyval {handle}")))
+    }
+
+    /// A keyval, freed or not: once freed it can no longer be set, but the
+    /// attributes that use it are still read, copied and deleted with it
+    /// (MPI-3.1 section 6.7.2).
+    pub fn keyval_in_use(&self, handle: i32) -> MpiResult<Keyval> {
         usize::try_from(handle - KEYVAL_BASE)
             .ok()
             .and_then(|i| self.mpi.keyvals.get(i).copied().flatten())
-            .filter(|k| !k.freed)
             .ok_or_else(|| MpiError::new(class::KEYVAL, format!("invalid keyval {handle}")))
     }
 
