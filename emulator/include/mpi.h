@@ -505,6 +505,8 @@ SMPI_CALL(int, Info_get_nkeys, (MPI_Info info, int *nkeys))
 SMPI_CALL(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
 SMPI_CALL(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
 SMPI_CALL(int, Info_free, (MPI_Info *info))
+SMPI_CALL(int, Info_get_string, (MPI_Info info, const char *key, int *buflen, char *value, int *flag))
+SMPI_CALL(int, Info_create_env, (int argc, char *argv[], MPI_Info *info))
 
 /* Errors. */
 SMPI_CALL(int, Error_string, (int errorcode, char *string, int *resultlen))

@@ -54,6 +54,7 @@ macro_rules! with_abi_symbols {
             MPI_Exscan,
             MPI_Info_create, MPI_Info_set, MPI_Info_get, MPI_Info_get_valuelen, MPI_Info_delete,
             MPI_Info_get_nkeys, MPI_Info_get_nthkey, MPI_Info_dup, MPI_Info_free,
+            MPI_Info_get_string, MPI_Info_create_env,
             MPI_Error_string, MPI_Error_class, MPI_Add_error_class, MPI_Add_error_code,
             MPI_Add_error_string, MPI_Comm_create_errhandler, MPI_Comm_call_errhandler, MPI_Comm_set_errhandler, MPI_Comm_get_errhandler,
             MPI_Errhandler_free, MPI_Comm_c2f, MPI_Comm_f2c, MPI_Group_c2f, MPI_Group_f2c,

@@ -57,6 +57,30 @@ int main(int argc, char **argv)
     MPI_Info_get(MPI_INFO_ENV, "maxprocs", sizeof(value) - 1, value, &flag);
     CHECK(flag && atoi(value) == size, "MPI_INFO_ENV maxprocs %s", value);
 
+    /* MPI_Info_get_string: length query, truncation, full copy. */
+    MPI_Info str;
+    char small[4];
+    int buflen = 0;
+    MPI_Info_create(&str);
+    MPI_Info_set(str, "path", "/scratch/run");
+    MPI_Info_get_string(str, "path", &buflen, NULL, &flag);
+    CHECK(flag && buflen == 13, "get_string length query: flag %d buflen %d", flag, buflen);
+    buflen = sizeof(small);
+    MPI_Info_get_string(str, "path", &buflen, small, &flag);
+    CHECK(flag && buflen == 13 && strcmp(small, "/sc") == 0, "get_string truncation: %d '%s'",
+          buflen, small);
+    buflen = sizeof(value);
+    MPI_Info_get_string(str, "path", &buflen, value, &flag);
+    CHECK(flag && strcmp(value, "/scratch/run") == 0, "get_string: '%s'", value);
+    MPI_Info_get_string(str, "none", &buflen, value, &flag);
+    CHECK(!flag, "get_string of a missing key");
+    MPI_Info_free(&str);
+    MPI_Info_create_env(0, NULL, &str);
+    buflen = sizeof(value);
+    MPI_Info_get_string(str, "maxprocs", &buflen, value, &flag);
+    CHECK(flag && atoi(value) == size, "Info_create_env maxprocs '%s'", value);
+    MPI_Info_free(&str);
+
     /* Communicator hints: the standard's assertions are kept, unknown keys
      * ignored; a duplicate made with info gets that info's hints. */
     MPI_Comm comm, comm2;

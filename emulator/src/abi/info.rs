@@ -206,3 +206,57 @@ pub(crate) unsafe extern "C" fn MPI_Info_free(info: *mut c_int) -> c_int {
         Ok(())
     })
 }
+
+/// MPI_Info_get_string (MPI 4.0): `buflen` is the room in `value` on
+/// entry and the value's length plus the NUL on return; the value is
+/// truncated to fit.
+pub(crate) unsafe extern "C" fn MPI_Info_get_string(
+    info: c_int,
+    key: *const c_char,
+    buflen: *mut c_int,
+    value: *mut c_char,
+    flag: *mut c_int,
+) -> c_int {
+    call("MPI_Info_get_string", mpi::COMM_WORLD, || {
+        // SAFETY: a NUL-terminated string from the caller.
+        let k = unsafe { key_of(key) }?;
+        if buflen.is_null() {
+            return Err(MpiError::new(class::ARG, "buflen is a null pointer"));
+        }
+        // SAFETY: non-null in/out argument.
+        let room = unsafe { *buflen };
+        let room = usize::try_from(room)
+            .map_err(|_| MpiError::new(class::ARG, format!("invalid buflen {room}")))?;
+        let found = with_info(info, |e| {
+            Ok(e.iter().find(|(ek, _)| *ek == k).map(|(_, v)| v.clone()))
+        })?;
+        if let Some(v) = &found {
+            if room > 0 {
+                if value.is_null() {
+                    return Err(MpiError::new(class::ARG, "value is a null pointer"));
+                }
+                // SAFETY: the caller gives `room` bytes.
+                unsafe { copy_c_string(value, room, v) };
+            }
+            // SAFETY: non-null in/out argument.
+            unsafe { *buflen = v.len() as c_int + 1 };
+        }
+        // SAFETY: the caller's output argument.
+        unsafe { out(flag, c_int::from(found.is_some()), "flag") }
+    })
+}
+
+/// MPI_Info_create_env (MPI 4.0): a new info object holding what
+/// MPI_INFO_ENV holds; callable before MPI_Init.
+pub(crate) unsafe extern "C" fn MPI_Info_create_env(
+    _argc: c_int,
+    _argv: *mut *mut c_char,
+    info: *mut c_int,
+) -> c_int {
+    call("MPI_Info_create_env", mpi::COMM_WORLD, || {
+        let env = with_info(mpi::INFO_ENV, |e| Ok(e.clone()))?;
+        let h = engine::with(|w| w.mpi.add_info(env));
+        // SAFETY: the caller's output argument.
+        unsafe { out(info, h, "info") }
+    })
+}
