@@ -614,6 +614,11 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
                     Ok(c) => coroutines[rank] = Some(c),
                     Err(message) => {
                         let simulated = with(|w| w.now);
+                        // Ranks already started hold C frames: drop them
+                        // unresumed.
+                        for (co, _) in coroutines.iter_mut().filter_map(Option::take) {
+                            context::discard(co);
+                        }
                         return Outcome::Failed { message, simulated };
                     }
                 }

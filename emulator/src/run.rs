@@ -130,9 +130,24 @@ impl RankFactory for Factory {
             .load(rank)
             .map_err(|e| format!("smpirun: {e}"))?;
         let stack = RankStack::new(self.stack_bytes).map_err(|e| {
+            // Each stack is two mappings (guard zone and stack): running out
+            // of mappings is the usual cause at scale, not memory.
+            let limit = std::fs::read_to_string("/proc/sys/vm/max_map_count")
+                .ok()
+                .and_then(|t| t.trim().parse::<u64>().ok());
+            let maps = match limit {
+                Some(l) if 2 * rank as u64 + 1024 >= l => format!(
+                    "; {rank} ranks already use about {} memory mappings and \
+                     vm.max_map_count is {l}: raise it, e.g. `sysctl -w \
+                     vm.max_map_count={}`",
+                    2 * rank,
+                    (4 * crate::engine::with(|w| w.size()) as u64).max(1 << 20)
+                ),
+                _ => String::new(),
+            };
             format!(
-                "smpirun: cannot allocate the {} KiB stack of rank {rank}: {e} (lower \
-                 --cfg=contexts/stack-size or run fewer ranks)",
+                "smpirun: cannot allocate the {} KiB stack of rank {rank}: {e}{maps} (or lower \
+                 --cfg=contexts/stack-size, or run fewer ranks)",
                 self.stack_bytes / 1024
             )
         })?;
