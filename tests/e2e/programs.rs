@@ -379,3 +379,22 @@ fn collectives_over_intercommunicators() {
         );
     }
 }
+
+#[test]
+fn split_into_316_groups_and_allreduce_in_each() {
+    let app = build("examples/split_allreduce.c");
+    let o = run(&[
+        "-np",
+        "3000",
+        "-no-privatize",
+        NO_COMPUTE,
+        app.to_str().unwrap(),
+    ]);
+    assert!(
+        o.status.success()
+            && stdout(&o).contains("3000 ranks in 316 groups: all group sums correct"),
+        "{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+}

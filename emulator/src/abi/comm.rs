@@ -4,6 +4,7 @@ use std::ffi::{c_char, c_int};
 use std::rc::Rc;
 
 use super::env::copy_c_string;
+use super::intercoll::{self, Transfer};
 use super::{call, out};
 use crate::engine;
 use crate::mpi::coll::{coll_error, execute, Buffers, Reduction};
@@ -50,6 +51,57 @@ pub(crate) unsafe extern "C" fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) -
     })
 }
 
+/// Splits an intracommunicator as SimGrid 3.32 does, so it costs the same
+/// on the network: the members' (color, key) are gathered at rank 0, which
+/// forms the groups and sends each member its new communicator (8 bytes,
+/// one message per member). Only rank 0 ever holds all members' pairs, so
+/// a split of 100,000 ranks costs O(P log P), not O(P^2).
+pub(crate) fn split(
+    view: &CommView,
+    color: c_int,
+    key: c_int,
+    call_name: &'static str,
+) -> MpiResult<c_int> {
+    let int = engine::with(|w| w.mpi.datatype(MPI_INT).map(Rc::clone))?;
+    let root = view.my_rank == 0;
+    let mine = [color, key];
+    let mut all: Vec<c_int> = if root {
+        vec![0; 2 * view.size()]
+    } else {
+        Vec::new()
+    };
+    let rc = if root { 2 } else { 0 };
+    let s = collectives::gather(view.my_rank, view.size(), 0, 2, rc, false).map_err(coll_error)?;
+    let b = Buffers {
+        send: mine.as_ptr() as usize,
+        send_type: MPI_INT,
+        recv: all.as_mut_ptr() as usize,
+        recv_type: MPI_INT,
+    };
+    execute(view, &s, b, Reduction::None, call_name)?;
+    let tag = engine::with(|w| w.next_coll_tag_in(view.ctx));
+    let mut got = [mpi::COMM_NULL, 0];
+    if root {
+        let pairs: Vec<(c_int, c_int)> = all.chunks(2).map(|p| (p[0], p[1])).collect();
+        let handles: Vec<[c_int; 2]> = engine::with(|w| w.split_groups(view, &pairs))
+            .into_iter()
+            .map(|h| [h, 0])
+            .collect();
+        got = handles[0];
+        let sends: Vec<Transfer> = (1..view.size())
+            .map(|r| Transfer::send(r, handles[r].as_ptr() as usize, 2, &int))
+            .collect();
+        intercoll::exchange(view, tag, &sends, call_name)?;
+    } else {
+        let recv = Transfer::recv(0, got.as_mut_ptr() as usize, 2, &int);
+        intercoll::exchange(view, tag, &[recv], call_name)?;
+    }
+    if color < 0 && color != mpi::UNDEFINED {
+        return Err(MpiError::new(class::ARG, format!("invalid color {color}")));
+    }
+    Ok(got[0])
+}
+
 /// Every member of `view`'s group learns every member's (color, key).
 pub(crate) fn gather_pairs(
     view: &CommView,
@@ -90,13 +142,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_split(
                 w.intercomm_split(comm, seq, &pairs, &remote_pairs)
             })?
         } else {
-            // Every member learns every (color, key): an allgather, so the
-            // split costs what it costs on the network.
-            let pairs = gather_pairs(&c, color, key, "MPI_Comm_split")?;
-            engine::with(|w| {
-                let seq = w.next_creation_seq(comm);
-                w.comm_split(comm, seq, &pairs)
-            })?
+            split(&c, color, key, "MPI_Comm_split")?
         };
         // SAFETY: the caller's output argument.
         unsafe { out_child(comm, newcomm, h) }
@@ -118,39 +164,11 @@ fn leaders_exchange(
     if v.my_rank == 0 {
         let int = engine::with(|w| w.mpi.datatype(MPI_INT).map(Rc::clone))?;
         let swap = |send: &[c_int], recv: &mut [c_int]| -> MpiResult<()> {
-            let (r, s) = engine::with(|w| -> MpiResult<(ReqId, ReqId)> {
-                let r = w.new_internal_request(
-                    ReqKind::Recv,
-                    v,
-                    v.ctx + 1,
-                    recv.as_mut_ptr() as usize,
-                    recv.len(),
-                    Rc::clone(&int),
-                    0,
-                    tag,
-                );
-                w.start(r)?;
-                let s = w.new_internal_request(
-                    ReqKind::Send(SendMode::Standard),
-                    v,
-                    v.ctx + 1,
-                    send.as_ptr() as usize,
-                    send.len(),
-                    Rc::clone(&int),
-                    0,
-                    tag,
-                );
-                w.start(s)?;
-                Ok((r, s))
-            })?;
-            wait_for(&[r, s], call_name, |w| {
-                is_complete(w, r) && is_complete(w, s)
-            });
-            engine::with(|w| {
-                w.mpi.remove_request(r);
-                w.mpi.remove_request(s);
-            });
-            Ok(())
+            let t = [
+                Transfer::recv(0, recv.as_mut_ptr() as usize, recv.len(), &int),
+                Transfer::send(0, send.as_ptr() as usize, send.len(), &int),
+            ];
+            intercoll::exchange(v, tag, &t, call_name)
         };
         swap(&[data.len() as c_int], &mut len)?;
         theirs = vec![0; usize::try_from(len[0]).unwrap_or(0)];
@@ -982,11 +1000,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_split_type(
                 ))
             }
         };
-        let pairs = gather_pairs(&c, color, key, "MPI_Comm_split_type")?;
-        let h = engine::with(|w| {
-            let seq = w.next_creation_seq(comm);
-            w.comm_split(comm, seq, &pairs)
-        })?;
+        let h = split(&c, color, key, "MPI_Comm_split_type")?;
         // SAFETY: the caller's output argument.
         unsafe { out_child(comm, newcomm, h) }
     })

@@ -229,11 +229,7 @@ pub(crate) unsafe extern "C" fn MPI_Cart_sub(
         if !keep.iter().any(|&k| k) && v.my_rank != 0 {
             color = mpi::UNDEFINED;
         }
-        let pairs = super::comm::gather_pairs(&v, color, v.my_rank as c_int, "MPI_Cart_sub")?;
-        let h = engine::with(|w| {
-            let seq = w.next_creation_seq(comm);
-            w.comm_split(comm, seq, &pairs)
-        })?;
+        let h = super::comm::split(&v, color, v.my_rank as c_int, "MPI_Cart_sub")?;
         let sub_dims: Vec<i32> = (0..d.len()).filter(|&i| keep[i]).map(|i| d[i]).collect();
         let sub_periods: Vec<bool> = (0..d.len()).filter(|&i| keep[i]).map(|i| p[i]).collect();
         engine::with(|w| {

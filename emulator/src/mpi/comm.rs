@@ -255,22 +255,28 @@ impl World {
             return h;
         }
         let (group, remote) = groups();
+        let handle = self.new_comm(group, remote, members);
+        if members > 1 {
+            self.mpi.comms.pending.insert(key, (handle, members - 1));
+        }
+        handle
+    }
+
+    /// Stores a new communicator with fresh context ids, for `members`
+    /// members.
+    fn new_comm(&mut self, group: Group, remote: Option<Group>, members: usize) -> i32 {
         let ctx = self.mpi.comms.next_ctx;
         let width = if remote.is_some() { 4 } else { 2 };
         self.mpi.comms.next_ctx = ctx
             .checked_add(width)
             .expect("communicator context ids exhausted");
-        let handle = self.mpi.comms.insert(CommObj {
+        self.mpi.comms.insert(CommObj {
             ctx,
             group,
             remote,
             topology: None,
             refs: members,
-        });
-        if members > 1 {
-            self.mpi.comms.pending.insert(key, (handle, members - 1));
-        }
-        handle
+        })
     }
 
     /// The next creation sequence number of `comm` for the current rank.
@@ -558,35 +564,32 @@ impl World {
         )
     }
 
-    /// MPI_Comm_split, given every member's (color, key) in rank order.
-    pub fn comm_split(
-        &mut self,
-        comm: i32,
-        seq: u32,
-        colors_keys: &[(i32, i32)],
-    ) -> MpiResult<i32> {
-        let v = self.comm(comm)?;
-        let (color, _) = colors_keys[v.my_rank];
-        if color == super::UNDEFINED {
-            return Ok(COMM_NULL);
-        }
-        if color < 0 {
-            return Err(MpiError::new(class::ARG, format!("invalid color {color}")));
-        }
-        let mut chosen: Vec<(i32, usize)> = colors_keys
+    /// The communicators of MPI_Comm_split, formed once (by the parent's
+    /// rank 0) from every member's (color, key) in rank order: the handle
+    /// each member gets, MPI_COMM_NULL for negative colors (MPI_UNDEFINED,
+    /// or invalid ones, which the member itself reports). Groups are
+    /// ordered by key, ties by parent rank; communicators are created in
+    /// color order.
+    pub fn split_groups(&mut self, parent: &CommView, colors_keys: &[(i32, i32)]) -> Vec<i32> {
+        let mut order: Vec<(i32, i32, u32)> = colors_keys
             .iter()
             .enumerate()
-            .filter(|(_, (c, _))| *c == color)
-            .map(|(r, (_, k))| (*k, r))
+            .filter(|(_, (c, _))| *c >= 0)
+            .map(|(r, &(c, k))| (c, k, r as u32))
             .collect();
-        let n = chosen.len();
-        let group = &v.group;
-        Ok(self.join_new_comm(&v, seq, i64::from(color), n, || {
-            // Order by key, ties by rank in the parent.
-            chosen.sort_unstable();
-            let list: Vec<u32> = chosen.iter().map(|&(_, r)| group.world(r) as u32).collect();
-            Group::List(Rc::from(list))
-        }))
+        order.sort_unstable();
+        let mut handles = vec![COMM_NULL; colors_keys.len()];
+        for members in order.chunk_by(|a, b| a.0 == b.0) {
+            let list: Vec<u32> = members
+                .iter()
+                .map(|&(_, _, r)| parent.group.world(r as usize) as u32)
+                .collect();
+            let h = self.new_comm(Group::List(Rc::from(list)), None, members.len());
+            for &(_, _, r) in members {
+                handles[r as usize] = h;
+            }
+        }
+        handles
     }
 
     /// MPI_Comm_create: members of `group` get the new communicator.
