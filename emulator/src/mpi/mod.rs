@@ -800,6 +800,17 @@ impl World {
         let count = Self::check_count(count)?;
         self.check_type(datatype)?;
         let dtype = Rc::clone(self.mpi.datatype(datatype)?);
+        // A null buffer is MPI_BOTTOM, valid only with a datatype of
+        // absolute addresses: data at address 0 itself is an error.
+        if buf.is_null() && count > 0 && dtype.size > 0 && dtype.true_lb == 0 {
+            return Err(MpiError::new(
+                class::BUFFER,
+                format!(
+                    "the buffer is a null pointer but holds {count} {}",
+                    dtype.name
+                ),
+            ));
+        }
         let is_recv = matches!(kind, ReqKind::Recv);
         self.check_peer(&view, peer, is_recv)?;
         Self::check_tag(tag, is_recv)?;
