@@ -619,8 +619,8 @@ fn reduction(
 ) -> c_int {
     call(name, comm, || {
         let c = any_view(comm)?;
-        check_type(datatype)?;
         let op = builtin_op(op)?;
+        crate::mpi::coll::check_reduction(op, &*committed(datatype)?)?;
         let in_place = sendbuf as usize == IN_PLACE;
         if c.remote.is_some() {
             intercoll::no_in_place(in_place, name)?;

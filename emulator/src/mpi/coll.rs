@@ -194,6 +194,27 @@ fn copy_block(ctx: &Ctx, from: &Block, to: &Block) {
     }
 }
 
+/// Checks that `op` is defined on `ty` before a collective starts, so
+/// that every rank fails alike instead of the ranks that reduce failing
+/// in the middle of the schedule while the others wait for them.
+pub fn check_reduction(op: Builtin, ty: &Datatype) -> MpiResult<()> {
+    let undefined = || {
+        MpiError::new(
+            class::OP,
+            format!("{} is not defined for datatype {}", op.name(), ty.name),
+        )
+    };
+    let Some((basic, per_element)) = ty.basic else {
+        return Err(undefined());
+    };
+    let probe = vec![0u8; ty.size / per_element.max(1)];
+    let mut out = probe.clone();
+    if ty.size > 0 && !op::apply(op, basic, &probe, &mut out) {
+        return Err(undefined());
+    }
+    Ok(())
+}
+
 fn reduce_block(ctx: &Ctx, reduction: Reduction, input: &Block, inout: &Block) -> MpiResult<()> {
     let Reduction::Builtin(op) = reduction else {
         return Err(MpiError::new(
