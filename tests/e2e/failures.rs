@@ -132,3 +132,17 @@ fn unknown_option_lists_the_valid_ones() {
         "{err}"
     );
 }
+
+#[test]
+fn bad_arguments_give_their_error_classes() {
+    let app = build("tests/c/error_classes.c");
+    for np in ["2", "3"] {
+        let o = run(&["-np", np, NO_COMPUTE, app.to_str().unwrap()]);
+        assert!(
+            o.status.success() && stdout(&o).contains(" No Errors"),
+            "np {np}:\n{}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+    }
+}

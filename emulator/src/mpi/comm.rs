@@ -306,9 +306,16 @@ impl World {
     pub fn cart_create(&mut self, comm: i32, dims: Vec<i32>, periods: Vec<bool>) -> MpiResult<i32> {
         let v = self.comm(comm)?.intra("MPI_Cart_create")?;
         let nnodes: i64 = dims.iter().map(|&d| i64::from(d)).product();
-        if dims.iter().any(|&d| d <= 0) || nnodes > v.size() as i64 {
+        if dims.iter().any(|&d| d <= 0) {
             return Err(MpiError::new(
                 class::DIMS,
+                format!("invalid dimensions {dims:?}: each must be positive"),
+            ));
+        }
+        // MPI_ERR_ARG as MPICH: there is no topology yet to be wrong.
+        if nnodes > v.size() as i64 {
+            return Err(MpiError::new(
+                class::ARG,
                 format!(
                     "a {dims:?} grid needs {nnodes} ranks but the communicator has {}",
                     v.size()
