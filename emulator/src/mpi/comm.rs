@@ -591,7 +591,7 @@ impl World {
                 .iter()
                 .map(|&(_, _, r)| parent.group.world(r as usize) as u32)
                 .collect();
-            let h = self.new_comm(Group::List(Rc::from(list)), None, members.len());
+            let h = self.new_comm(Group::from_world_ranks(list), None, members.len());
             for &(_, _, r) in members {
                 handles[r as usize] = h;
             }

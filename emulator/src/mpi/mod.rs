@@ -125,6 +125,9 @@ pub enum Group {
     World(usize),
     /// One world rank (MPI_COMM_SELF of that rank).
     Single(usize),
+    /// World ranks `first..first + len` in order (a contiguous split):
+    /// rank lookups in O(1) however large.
+    Range { first: u32, len: u32 },
     /// An explicit list of world ranks, shared by all members.
     List(Rc<[u32]>),
 }
@@ -134,6 +137,7 @@ impl Group {
         match self {
             Group::World(n) => *n,
             Group::Single(_) => 1,
+            Group::Range { len, .. } => *len as usize,
             Group::List(l) => l.len(),
         }
     }
@@ -143,6 +147,7 @@ impl Group {
         match self {
             Group::World(_) => r,
             Group::Single(w) => *w,
+            Group::Range { first, .. } => *first as usize + r,
             Group::List(l) => l[r] as usize,
         }
     }
@@ -152,7 +157,24 @@ impl Group {
         match self {
             Group::World(n) => (w < *n).then_some(w),
             Group::Single(s) => (w == *s).then_some(0),
+            Group::Range { first, len } => {
+                let r = w.checked_sub(*first as usize)?;
+                (r < *len as usize).then_some(r)
+            }
             Group::List(l) => l.iter().position(|&x| x as usize == w),
+        }
+    }
+
+    /// The group of these world ranks, in this order: a range when they
+    /// are contiguous and ascending, a list otherwise.
+    pub fn from_world_ranks(list: Vec<u32>) -> Self {
+        let contiguous = list.windows(2).all(|p| p[1] == p[0] + 1);
+        match list.first() {
+            Some(&first) if contiguous && list.len() > 1 => Group::Range {
+                first,
+                len: list.len() as u32,
+            },
+            _ => Group::List(Rc::from(list)),
         }
     }
 }
@@ -1630,4 +1652,24 @@ pub fn is_complete(w: &World, id: ReqId) -> bool {
         .requests
         .get(id)
         .is_none_or(|r| r.as_ref().is_none_or(|r| r.complete))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Group;
+
+    #[test]
+    fn contiguous_world_ranks_make_a_range_group() {
+        let g = Group::from_world_ranks(vec![10, 11, 12, 13]);
+        assert!(matches!(g, Group::Range { first: 10, len: 4 }));
+        assert_eq!(g.size(), 4);
+        assert_eq!(g.world(3), 13);
+        assert_eq!(g.rank_of(12), Some(2));
+        assert_eq!(g.rank_of(9), None);
+        assert_eq!(g.rank_of(14), None);
+        let l = Group::from_world_ranks(vec![3, 1, 2]);
+        assert!(matches!(l, Group::List(_)));
+        assert_eq!(l.rank_of(1), Some(1));
+        assert!(matches!(Group::from_world_ranks(vec![5]), Group::List(_)));
+    }
 }
