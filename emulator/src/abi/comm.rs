@@ -53,9 +53,10 @@ pub(crate) unsafe extern "C" fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) -
 
 /// Splits an intracommunicator as SimGrid 3.32 does, so it costs the same
 /// on the network: the members' (color, key) are gathered at rank 0, which
-/// forms the groups and sends each member its new communicator (8 bytes,
-/// one message per member). Only rank 0 ever holds all members' pairs, so
-/// a split of 100,000 ranks costs O(P log P), not O(P^2).
+/// forms the groups and sends each member of each group in turn its new
+/// communicator (8 bytes, one message per member, a group's messages at
+/// once). Only rank 0 ever holds all members' pairs, so a split of 100,000
+/// ranks costs O(P log P), not O(P^2).
 pub(crate) fn split(
     view: &CommView,
     color: c_int,
@@ -83,16 +84,22 @@ pub(crate) fn split(
     let mut got = [mpi::COMM_NULL, 0];
     if root {
         let pairs: Vec<(c_int, c_int)> = all.chunks(2).map(|p| (p[0], p[1])).collect();
-        let handles: Vec<[c_int; 2]> = engine::with(|w| w.split_groups(view, &pairs))
-            .into_iter()
-            .map(|h| [h, 0])
-            .collect();
-        got = handles[0];
-        let sends: Vec<Transfer> = (1..view.size())
-            .map(|r| Transfer::send(r, handles[r].as_ptr() as usize, 2, &int))
-            .collect();
-        intercoll::exchange(view, tag, &sends, call_name)?;
-    } else {
+        let groups = engine::with(|w| w.split_groups(view, &pairs));
+        // One group after the other: the members' messages in flight
+        // together, then the next group (SimGrid's rounds).
+        for (h, members) in groups {
+            let msg = [h, 0];
+            if members.contains(&0) {
+                got = msg;
+            }
+            let sends: Vec<Transfer> = members
+                .iter()
+                .filter(|&&r| r != 0)
+                .map(|&r| Transfer::send(r as usize, msg.as_ptr() as usize, 2, &int))
+                .collect();
+            intercoll::exchange(view, tag, &sends, call_name)?;
+        }
+    } else if color >= 0 {
         let recv = Transfer::recv(0, got.as_mut_ptr() as usize, 2, &int);
         intercoll::exchange(view, tag, &[recv], call_name)?;
     }

@@ -572,12 +572,17 @@ impl World {
     }
 
     /// The communicators of MPI_Comm_split, formed once (by the parent's
-    /// rank 0) from every member's (color, key) in rank order: the handle
-    /// each member gets, MPI_COMM_NULL for negative colors (MPI_UNDEFINED,
-    /// or invalid ones, which the member itself reports). Groups are
-    /// ordered by key, ties by parent rank; communicators are created in
-    /// color order.
-    pub fn split_groups(&mut self, parent: &CommView, colors_keys: &[(i32, i32)]) -> Vec<i32> {
+    /// rank 0) from every member's (color, key) in rank order. Members
+    /// with a negative color (MPI_UNDEFINED, or an invalid color that the
+    /// member itself reports) are in no group. Each group is ordered by
+    /// key, ties by parent rank; the groups come (and are created) in the
+    /// order of their lowest parent rank, as SimGrid 3.32 forms them. Each
+    /// comes with its handle and its members as parent ranks.
+    pub fn split_groups(
+        &mut self,
+        parent: &CommView,
+        colors_keys: &[(i32, i32)],
+    ) -> Vec<(i32, Vec<u32>)> {
         let mut order: Vec<(i32, i32, u32)> = colors_keys
             .iter()
             .enumerate()
@@ -585,18 +590,22 @@ impl World {
             .map(|(r, &(c, k))| (c, k, r as u32))
             .collect();
         order.sort_unstable();
-        let mut handles = vec![COMM_NULL; colors_keys.len()];
-        for members in order.chunk_by(|a, b| a.0 == b.0) {
-            let list: Vec<u32> = members
-                .iter()
-                .map(|&(_, _, r)| parent.group.world(r as usize) as u32)
-                .collect();
-            let h = self.new_comm(Group::from_world_ranks(list), None, members.len());
-            for &(_, _, r) in members {
-                handles[r as usize] = h;
-            }
-        }
-        handles
+        let mut groups: Vec<Vec<u32>> = order
+            .chunk_by(|a, b| a.0 == b.0)
+            .map(|members| members.iter().map(|&(_, _, r)| r).collect())
+            .collect();
+        groups.sort_unstable_by_key(|g| g.iter().min().copied());
+        groups
+            .into_iter()
+            .map(|members| {
+                let list: Vec<u32> = members
+                    .iter()
+                    .map(|&r| parent.group.world(r as usize) as u32)
+                    .collect();
+                let h = self.new_comm(Group::from_world_ranks(list), None, members.len());
+                (h, members)
+            })
+            .collect()
     }
 
     /// MPI_Comm_create: members of `group` get the new communicator.
