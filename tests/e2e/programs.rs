@@ -398,3 +398,17 @@ fn split_into_316_groups_and_allreduce_in_each() {
         stderr(&o)
     );
 }
+
+#[test]
+fn group_calls_and_communicator_queries() {
+    let app = build("tests/c/groups.c");
+    for np in ["4", "7"] {
+        let o = run(&["-np", np, NO_COMPUTE, app.to_str().unwrap()]);
+        assert!(
+            o.status.success() && stdout(&o).contains(" No Errors"),
+            "np {np}:\n{}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+    }
+}
