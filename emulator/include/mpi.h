@@ -523,6 +523,86 @@ SMPI_CALL(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
 SMPI_CALL(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
 SMPI_CALL(int, Errhandler_free, (MPI_Errhandler *errhandler))
 
+/* One-sided communication. */
+#define MPI_LOCK_EXCLUSIVE 234
+#define MPI_LOCK_SHARED 235
+#define MPI_MODE_NOCHECK 1024
+#define MPI_MODE_NOSTORE 2048
+#define MPI_MODE_NOPUT 4096
+#define MPI_MODE_NOPRECEDE 8192
+#define MPI_MODE_NOSUCCEED 16384
+#define MPI_WIN_BASE 8
+#define MPI_WIN_SIZE 9
+#define MPI_WIN_DISP_UNIT 10
+#define MPI_WIN_CREATE_FLAVOR 11
+#define MPI_WIN_MODEL 12
+#define MPI_WIN_FLAVOR_CREATE 1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC 3
+#define MPI_WIN_FLAVOR_SHARED 4
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED 2
+typedef void(MPI_Win_errhandler_function)(MPI_Win *win, int *error_code, ...);
+typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
+typedef int(MPI_Win_copy_attr_function)(MPI_Win oldwin, int win_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int(MPI_Win_delete_attr_function)(MPI_Win win, int win_keyval, void *attribute_val,
+                                          void *extra_state);
+#define MPI_WIN_NULL_COPY_FN ((MPI_Win_copy_attr_function *)0)
+#define MPI_WIN_NULL_DELETE_FN ((MPI_Win_delete_attr_function *)0)
+#define MPI_WIN_DUP_FN ((MPI_Win_copy_attr_function *)1)
+SMPI_CALL(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr))
+SMPI_CALL(int, Free_mem, (void *base))
+SMPI_CALL(int, Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win))
+SMPI_CALL(int, Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win))
+SMPI_CALL(int, Win_allocate_shared, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win))
+SMPI_CALL(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win))
+SMPI_CALL(int, Win_shared_query, (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr))
+SMPI_CALL(int, Win_attach, (MPI_Win win, void *base, MPI_Aint size))
+SMPI_CALL(int, Win_detach, (MPI_Win win, const void *base))
+SMPI_CALL(int, Win_free, (MPI_Win *win))
+SMPI_CALL(int, Win_get_group, (MPI_Win win, MPI_Group *group))
+SMPI_CALL(int, Win_set_info, (MPI_Win win, MPI_Info info))
+SMPI_CALL(int, Win_get_info, (MPI_Win win, MPI_Info *info_used))
+SMPI_CALL(int, Win_set_name, (MPI_Win win, const char *win_name))
+SMPI_CALL(int, Win_get_name, (MPI_Win win, char *win_name, int *resultlen))
+SMPI_CALL(int, Win_fence, (int assert, MPI_Win win))
+SMPI_CALL(int, Win_lock, (int lock_type, int rank, int assert, MPI_Win win))
+SMPI_CALL(int, Win_unlock, (int rank, MPI_Win win))
+SMPI_CALL(int, Win_lock_all, (int assert, MPI_Win win))
+SMPI_CALL(int, Win_unlock_all, (MPI_Win win))
+SMPI_CALL(int, Win_flush, (int rank, MPI_Win win))
+SMPI_CALL(int, Win_flush_local, (int rank, MPI_Win win))
+SMPI_CALL(int, Win_flush_all, (MPI_Win win))
+SMPI_CALL(int, Win_flush_local_all, (MPI_Win win))
+SMPI_CALL(int, Win_sync, (MPI_Win win))
+SMPI_CALL(int, Win_post, (MPI_Group group, int assert, MPI_Win win))
+SMPI_CALL(int, Win_start, (MPI_Group group, int assert, MPI_Win win))
+SMPI_CALL(int, Win_complete, (MPI_Win win))
+SMPI_CALL(int, Win_wait, (MPI_Win win))
+SMPI_CALL(int, Win_test, (MPI_Win win, int *flag))
+SMPI_CALL(int, Put, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win))
+SMPI_CALL(int, Rput, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request))
+SMPI_CALL(int, Get, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win))
+SMPI_CALL(int, Rget, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request))
+SMPI_CALL(int, Accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
+SMPI_CALL(int, Raccumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request))
+SMPI_CALL(int, Get_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
+SMPI_CALL(int, Rget_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request))
+SMPI_CALL(int, Fetch_and_op, (const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win))
+SMPI_CALL(int, Compare_and_swap, (const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win))
+SMPI_CALL(int, Win_create_keyval, (MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state))
+SMPI_CALL(int, Win_free_keyval, (int *win_keyval))
+SMPI_CALL(int, Win_set_attr, (MPI_Win win, int win_keyval, void *attribute_val))
+SMPI_CALL(int, Win_get_attr, (MPI_Win win, int win_keyval, void *attribute_val, int *flag))
+SMPI_CALL(int, Win_delete_attr, (MPI_Win win, int win_keyval))
+SMPI_CALL(int, Win_create_errhandler, (MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler))
+SMPI_CALL(int, Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler))
+SMPI_CALL(int, Win_get_errhandler, (MPI_Win win, MPI_Errhandler *errhandler))
+SMPI_CALL(int, Win_call_errhandler, (MPI_Win win, int errorcode))
+SMPI_CALL(MPI_Fint, Win_c2f, (MPI_Win win))
+SMPI_CALL(MPI_Win, Win_f2c, (MPI_Fint win))
+
 /* Handle conversions (handles are integers: the identity). */
 SMPI_CALL(MPI_Fint, Comm_c2f, (MPI_Comm comm))
 SMPI_CALL(MPI_Comm, Comm_f2c, (MPI_Fint comm))

@@ -61,6 +61,18 @@ macro_rules! with_abi_symbols {
             MPI_Type_c2f, MPI_Type_f2c, MPI_Request_c2f, MPI_Request_f2c, MPI_Op_c2f,
             MPI_Op_f2c, MPI_Errhandler_c2f, MPI_Errhandler_f2c, MPI_Message_c2f,
             MPI_Message_f2c,
+            MPI_Alloc_mem, MPI_Free_mem, MPI_Win_create, MPI_Win_allocate,
+            MPI_Win_allocate_shared, MPI_Win_create_dynamic, MPI_Win_shared_query,
+            MPI_Win_attach, MPI_Win_detach, MPI_Win_free, MPI_Win_get_group, MPI_Win_set_info,
+            MPI_Win_get_info, MPI_Win_set_name, MPI_Win_get_name, MPI_Win_fence, MPI_Win_lock,
+            MPI_Win_unlock, MPI_Win_lock_all, MPI_Win_unlock_all, MPI_Win_flush,
+            MPI_Win_flush_local, MPI_Win_flush_all, MPI_Win_flush_local_all, MPI_Win_sync,
+            MPI_Win_post, MPI_Win_start, MPI_Win_complete, MPI_Win_wait, MPI_Win_test, MPI_Put,
+            MPI_Rput, MPI_Get, MPI_Rget, MPI_Accumulate, MPI_Raccumulate, MPI_Get_accumulate,
+            MPI_Rget_accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap, MPI_Win_create_keyval,
+            MPI_Win_free_keyval, MPI_Win_set_attr, MPI_Win_get_attr, MPI_Win_delete_attr,
+            MPI_Win_create_errhandler, MPI_Win_set_errhandler, MPI_Win_get_errhandler,
+            MPI_Win_call_errhandler, MPI_Win_c2f, MPI_Win_f2c,
             smpi_sleep, smpi_usleep, smpi_nanosleep, smpi_gettimeofday, smpi_clock_gettime,
             smpi_exit, smpi_execute_flops, smpi_execute, smpi_execute_benched
         }

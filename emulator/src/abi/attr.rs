@@ -1,9 +1,9 @@
-//! Attributes on communicators and datatypes: keyvals with the program's
+//! Attributes on communicators, datatypes and windows: keyvals with the program's
 //! copy and delete callbacks, called outside the world's borrow.
 
 use std::ffi::{c_int, c_void};
 
-use super::{call, out};
+use super::{call, call_in, out, ErrScope};
 use crate::engine::{self, World};
 use crate::mpi::{self, class, MpiError, MpiResult};
 
@@ -23,6 +23,18 @@ const DUP_FN: usize = 1;
 pub(crate) enum Kind {
     Comm,
     Type,
+    Win,
+}
+
+impl Kind {
+    /// Whose error handler judges a call on `object`.
+    fn scope(self, object: c_int) -> ErrScope {
+        match self {
+            Kind::Comm => ErrScope::Comm(object),
+            Kind::Type => ErrScope::Comm(mpi::COMM_WORLD),
+            Kind::Win => ErrScope::Win(object),
+        }
+    }
 }
 
 /// The current rank's attributes of `kind`: (object, keyval, value), in
@@ -32,6 +44,7 @@ fn list(w: &mut World, kind: Kind) -> &mut Vec<(c_int, c_int, usize)> {
     match kind {
         Kind::Comm => &mut w.mpi.ranks[me].attrs,
         Kind::Type => &mut w.mpi.ranks[me].type_attrs,
+        Kind::Win => &mut w.mpi.ranks[me].win_attrs,
     }
 }
 
@@ -40,6 +53,7 @@ fn check_object(w: &World, kind: Kind, handle: c_int) -> MpiResult<()> {
     match kind {
         Kind::Comm => w.comm(handle).map(|_| ()),
         Kind::Type => w.mpi.datatype(handle).map(|_| ()),
+        Kind::Win => w.win_member(handle).map(|_| ()),
     }
 }
 
@@ -149,7 +163,7 @@ fn copy_each(kind: Kind, old: c_int, new: c_int) -> MpiResult<()> {
     Ok(())
 }
 
-fn create_keyval(
+pub(crate) fn create_keyval(
     name: &'static str,
     copy_fn: usize,
     delete_fn: usize,
@@ -171,7 +185,7 @@ fn create_keyval(
     })
 }
 
-fn free_keyval(name: &'static str, keyval: *mut c_int) -> c_int {
+pub(crate) fn free_keyval(name: &'static str, keyval: *mut c_int) -> c_int {
     call(name, mpi::COMM_WORLD, || {
         if keyval.is_null() {
             return Err(MpiError::new(class::ARG, "keyval is a null pointer"));
@@ -199,19 +213,14 @@ fn free_keyval(name: &'static str, keyval: *mut c_int) -> c_int {
     })
 }
 
-fn set_attr(
+pub(crate) fn set_attr(
     name: &'static str,
     kind: Kind,
     object: c_int,
     keyval: c_int,
     value: *mut c_void,
 ) -> c_int {
-    let comm = if kind == Kind::Comm {
-        object
-    } else {
-        mpi::COMM_WORLD
-    };
-    call(name, comm, || {
+    call_in(name, kind.scope(object), || {
         engine::with(|w| check_object(w, kind, object).and_then(|_| w.keyval(keyval)))?;
         let old = engine::with(|w| {
             list(w, kind)
@@ -234,13 +243,8 @@ fn set_attr(
     })
 }
 
-fn delete_attr(name: &'static str, kind: Kind, object: c_int, keyval: c_int) -> c_int {
-    let comm = if kind == Kind::Comm {
-        object
-    } else {
-        mpi::COMM_WORLD
-    };
-    call(name, comm, || {
+pub(crate) fn delete_attr(name: &'static str, kind: Kind, object: c_int, keyval: c_int) -> c_int {
+    call_in(name, kind.scope(object), || {
         // A freed keyval still names the attributes that use it.
         engine::with(|w| check_object(w, kind, object).and_then(|_| w.keyval_in_use(keyval)))?;
         let value = engine::with(|w| {
@@ -264,7 +268,7 @@ fn delete_attr(name: &'static str, kind: Kind, object: c_int, keyval: c_int) -> 
 
 /// Reads an attribute: predefined ones (communicators only; their values
 /// live as long as the simulation) and the program's own.
-fn get_attr(
+pub(crate) fn get_attr(
     name: &'static str,
     kind: Kind,
     object: c_int,
@@ -272,17 +276,21 @@ fn get_attr(
     attribute_val: *mut c_void,
     flag: *mut c_int,
 ) -> c_int {
-    let comm = if kind == Kind::Comm {
-        object
-    } else {
-        mpi::COMM_WORLD
-    };
-    call(name, comm, || {
+    call_in(name, kind.scope(object), || {
         if attribute_val.is_null() {
             return Err(MpiError::new(class::ARG, "attribute_val is a null pointer"));
         }
         let found = engine::with(|w| -> MpiResult<Option<usize>> {
             check_object(w, kind, object)?;
+            if keyval < mpi::KEYVAL_BASE && kind == Kind::Win {
+                return w
+                    .win_member(object)?
+                    .attribute(keyval)
+                    .map(Some)
+                    .ok_or_else(|| {
+                        MpiError::new(class::KEYVAL, format!("invalid window keyval {keyval}"))
+                    });
+            }
             if keyval < mpi::KEYVAL_BASE && kind == Kind::Comm {
                 return w
                     .predefined_attribute(keyval)

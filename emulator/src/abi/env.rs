@@ -266,7 +266,17 @@ pub(crate) unsafe extern "C" fn MPI_Comm_create_errhandler(
     function: usize,
     errhandler: *mut c_int,
 ) -> c_int {
-    call("MPI_Comm_create_errhandler", mpi::COMM_WORLD, || {
+    create_errhandler("MPI_Comm_create_errhandler", function, errhandler)
+}
+
+/// Registers the program's error handler function (for communicators,
+/// windows and files alike: their handlers have the same C shape).
+pub(crate) fn create_errhandler(
+    name: &'static str,
+    function: usize,
+    errhandler: *mut c_int,
+) -> c_int {
+    call(name, mpi::COMM_WORLD, || {
         if function == 0 {
             return Err(MpiError::new(
                 class::ARG,
@@ -372,6 +382,7 @@ identity_conversions! {
     MPI_Op_c2f, MPI_Op_f2c;
     MPI_Errhandler_c2f, MPI_Errhandler_f2c;
     MPI_Message_c2f, MPI_Message_f2c;
+    MPI_Win_c2f, MPI_Win_f2c;
 }
 
 // The MPI-1 names of the error handler calls.

@@ -16,6 +16,7 @@ mod env;
 mod info;
 mod intercoll;
 mod p2p;
+mod rma;
 mod time;
 mod topo;
 mod types;
@@ -33,6 +34,7 @@ use comm::*;
 use env::*;
 use info::*;
 use p2p::*;
+use rma::*;
 use time::*;
 use topo::*;
 use types::*;
@@ -127,9 +129,25 @@ pub(crate) fn abort_simulation(code: i32) -> ! {
     }
 }
 
+/// The object whose error handler judges a call's failure.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ErrScope {
+    Comm(c_int),
+    Win(c_int),
+}
+
 /// Runs the body of MPI call `name`: accounts computation, then applies
 /// the error handler of `comm` to a failure.
 pub(crate) fn call(name: &'static str, comm: c_int, body: impl FnOnce() -> MpiResult<()>) -> c_int {
+    call_in(name, ErrScope::Comm(comm), body)
+}
+
+/// [`call`] for a call on an object other than a communicator.
+pub(crate) fn call_in(
+    name: &'static str,
+    scope: ErrScope,
+    body: impl FnOnce() -> MpiResult<()>,
+) -> c_int {
     bench_end();
     let result = body();
     let owed = engine::with(|w| {
@@ -139,29 +157,44 @@ pub(crate) fn call(name: &'static str, comm: c_int, body: impl FnOnce() -> MpiRe
     engine::sleep(owed, "receive overhead");
     let code = match result {
         Ok(()) => mpi::class::SUCCESS,
-        Err(e) => handle_error(name, comm, e),
+        Err(e) => handle_error(name, scope, e),
     };
     bench_begin();
     code
 }
 
 /// Applies the error handler: fatal (the default) prints and aborts.
-fn handle_error(name: &'static str, comm: c_int, e: MpiError) -> c_int {
-    let (rank, handler) = engine::with(|w| (w.current, w.errhandler(comm)));
+fn handle_error(name: &'static str, scope: ErrScope, e: MpiError) -> c_int {
+    let (rank, handler, object, what) = engine::with(|w| match scope {
+        ErrScope::Comm(c) => (w.current, w.errhandler(c), c, mpi::comm_name(c)),
+        ErrScope::Win(h) => match w.win_member(h) {
+            Ok(m) => (w.current, m.errhandler, h, format!("window {h}")),
+            // No such window: the communicator world's handler applies.
+            Err(_) => (
+                w.current,
+                w.errhandler(mpi::COMM_WORLD),
+                mpi::COMM_WORLD,
+                mpi::comm_name(mpi::COMM_WORLD),
+            ),
+        },
+    });
     if handler == mpi::ERRORS_RETURN {
         return e.class;
     }
     if let Some(f) = engine::with(|w| w.mpi.user_errhandler(handler)) {
-        call_user_errhandler(f, comm, e.class);
+        call_user_errhandler(f, object, e.class);
         return e.class;
     }
     crate::flush_c_stdio();
     eprintln!(
-        "smpirun: rank {rank}: {name}: {} [{}]; the error handler of {} is MPI_ERRORS_ARE_FATAL, so \
-         the simulation stops (set MPI_ERRORS_RETURN to handle errors in the program)",
+        "smpirun: rank {rank}: {name}: {} [{}]; the error handler of {what} is \
+         MPI_ERRORS_ARE_FATAL, so the simulation stops (set MPI_ERRORS_RETURN to handle errors \
+         in the program)",
         e.message,
-        mpi::error_string(e.class).split(':').next().unwrap_or("MPI_ERR_UNKNOWN"),
-        mpi::comm_name(comm),
+        mpi::error_string(e.class)
+            .split(':')
+            .next()
+            .unwrap_or("MPI_ERR_UNKNOWN"),
     );
     abort_simulation(e.class.max(1))
 }

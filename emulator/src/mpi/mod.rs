@@ -9,6 +9,7 @@ pub mod comm;
 pub mod datatype;
 pub mod op;
 pub mod typector;
+pub mod win;
 
 use std::collections::VecDeque;
 use std::ffi::c_void;
@@ -64,6 +65,17 @@ pub mod class {
     pub const REQUEST: i32 = 19;
     pub const UNSUPPORTED_DATAREP: i32 = 48;
     pub const UNSUPPORTED_OPERATION: i32 = 49;
+    pub const LOCKTYPE: i32 = 34;
+    pub const NO_MEM: i32 = 36;
+    pub const RMA_CONFLICT: i32 = 43;
+    pub const RMA_SYNC: i32 = 44;
+    pub const SIZE: i32 = 46;
+    pub const WIN: i32 = 50;
+    pub const BASE: i32 = 51;
+    pub const RMA_RANGE: i32 = 52;
+    pub const RMA_ATTACH: i32 = 53;
+    pub const RMA_SHARED: i32 = 54;
+    pub const RMA_FLAVOR: i32 = 55;
 }
 
 /// The text of each error class, as MPI_Error_string prints it.
@@ -89,13 +101,42 @@ pub fn error_string(code: i32) -> &'static str {
         17 => "MPI_ERR_IN_STATUS: error code is in status",
         18 => "MPI_ERR_PENDING: pending request",
         19 => "MPI_ERR_REQUEST: invalid request (handle)",
+        20 => "MPI_ERR_ACCESS: permission denied",
+        21 => "MPI_ERR_AMODE: invalid file access mode",
+        22 => "MPI_ERR_BAD_FILE: invalid file name",
+        23 => "MPI_ERR_CONVERSION: data conversion failed",
+        24 => "MPI_ERR_DUP_DATAREP: data representation already defined",
+        25 => "MPI_ERR_FILE_EXISTS: file exists",
+        26 => "MPI_ERR_FILE_IN_USE: file in use",
+        27 => "MPI_ERR_FILE: invalid file handle",
         28 => "MPI_ERR_INFO: invalid info object",
         29 => "MPI_ERR_INFO_KEY: invalid info key",
         30 => "MPI_ERR_INFO_VALUE: invalid info value",
         31 => "MPI_ERR_INFO_NOKEY: no such key in the info object",
+        32 => "MPI_ERR_IO: input/output error",
         33 => "MPI_ERR_KEYVAL: invalid attribute key",
+        34 => "MPI_ERR_LOCKTYPE: invalid lock type",
+        35 => "MPI_ERR_NAME: invalid service name",
+        36 => "MPI_ERR_NO_MEM: out of memory",
+        37 => "MPI_ERR_NOT_SAME: collective arguments differ between ranks",
+        38 => "MPI_ERR_NO_SPACE: no space left",
+        39 => "MPI_ERR_NO_SUCH_FILE: no such file",
+        40 => "MPI_ERR_PORT: invalid port name",
+        41 => "MPI_ERR_QUOTA: quota exceeded",
+        42 => "MPI_ERR_READ_ONLY: read-only file or file system",
+        43 => "MPI_ERR_RMA_CONFLICT: conflicting accesses to a window",
+        44 => "MPI_ERR_RMA_SYNC: wrong synchronization of one-sided operations",
+        45 => "MPI_ERR_SERVICE: invalid service",
+        46 => "MPI_ERR_SIZE: invalid size argument",
+        47 => "MPI_ERR_SPAWN: spawning processes failed",
         48 => "MPI_ERR_UNSUPPORTED_DATAREP: unsupported data representation",
         49 => "MPI_ERR_UNSUPPORTED_OPERATION: unsupported operation",
+        50 => "MPI_ERR_WIN: invalid window",
+        51 => "MPI_ERR_BASE: invalid base address",
+        52 => "MPI_ERR_RMA_RANGE: target memory is outside the window",
+        53 => "MPI_ERR_RMA_ATTACH: memory cannot be attached to the window",
+        54 => "MPI_ERR_RMA_SHARED: memory cannot be shared",
+        55 => "MPI_ERR_RMA_FLAVOR: the window's flavor does not allow this call",
         _ => "unknown error code",
     }
 }
@@ -253,6 +294,8 @@ pub enum ReqKind {
     Compound,
     /// MPI_Grequest_start: completed by the program (MPI_Grequest_complete).
     Generalized(Grequest),
+    /// MPI_Rput and friends: completed when the operation's transfer ends.
+    Rma,
 }
 
 /// Handles of user keyvals start here (below are the predefined keys).
@@ -388,6 +431,8 @@ pub struct TransferHooks {
     pub send: Option<ReqId>,
     /// The receiving rank, for eager transfers not matched yet.
     pub dst_rank: usize,
+    /// Set for the transfers of one-sided operations.
+    pub rma: Option<win::RmaHooks>,
 }
 
 /// Per-rank MPI state.
@@ -417,6 +462,8 @@ pub struct RankMpi {
     pub attrs: Vec<(i32, i32, usize)>,
     /// Attributes on datatypes, the same way.
     pub type_attrs: Vec<(i32, i32, usize)>,
+    /// Attributes on windows, the same way.
+    pub win_attrs: Vec<(i32, i32, usize)>,
 }
 
 /// All MPI state of the simulation.
@@ -428,6 +475,7 @@ pub struct Mpi {
     messages: Vec<Option<Envelope>>,
     free_messages: Vec<usize>,
     pub comms: comm::Comms,
+    pub windows: win::Windows,
     /// Functions of user error handlers (handle FIRST_USER_ERRHANDLER + i).
     errhandler_fns: Vec<usize>,
     /// User error classes and codes: (code, class, text).
@@ -459,6 +507,7 @@ impl Mpi {
             messages: vec![None, None], // 0 = MPI_MESSAGE_NULL, 1 = MPI_MESSAGE_NO_PROC
             free_messages: Vec::new(),
             comms: comm::Comms::new(),
+            windows: win::Windows::default(),
             keyvals: Vec::new(),
             errhandler_fns: Vec::new(),
             user_errors: Vec::new(),
@@ -913,7 +962,7 @@ impl World {
                 }
                 Ok(())
             }
-            ReqKind::Generalized(_) => Ok(()),
+            ReqKind::Generalized(_) | ReqKind::Rma => Ok(()),
         }
     }
 
@@ -1021,6 +1070,7 @@ impl World {
                     recv: None,
                     send: env.send,
                     dst_rank: dest_world,
+                    rma: None,
                 };
                 let src_host = self.ranks[self.current].host;
                 let dst_host = self.ranks[dest_world].host;
@@ -1126,6 +1176,7 @@ impl World {
                     recv: Some(rid),
                     send: env.send,
                     dst_rank: r.owner,
+                    rma: None,
                 };
                 let src_host = self.ranks[env.source_world].host;
                 let dst_host = self.ranks[r.owner].host;
@@ -1242,8 +1293,9 @@ impl World {
                     self.cancel(c);
                 }
             }
-            // The ABI layer calls the program's cancel function.
-            ReqKind::Generalized(_) => {}
+            // The ABI layer calls the program's cancel function; a
+            // one-sided operation cannot be cancelled, it completes.
+            ReqKind::Generalized(_) | ReqKind::Rma => {}
             ReqKind::Recv => {
                 let q = &mut self.mpi.ranks[r.owner].posted;
                 if let Some(pos) = q.iter().position(|&x| x == id) {
@@ -1492,15 +1544,21 @@ impl World {
         find(comm).unwrap_or(ERRORS_ARE_FATAL)
     }
 
-    /// Sets the error handler of `comm` for the current rank.
-    pub fn set_errhandler(&mut self, comm: i32, eh: i32) -> MpiResult<()> {
-        self.comm(comm)?;
+    /// Checks that `eh` is a predefined or program error handler.
+    pub fn check_errhandler(&self, eh: i32) -> MpiResult<()> {
         if eh != ERRORS_ARE_FATAL && eh != ERRORS_RETURN && self.mpi.user_errhandler(eh).is_none() {
             return Err(MpiError::new(
                 class::ARG,
                 format!("invalid error handler {eh}"),
             ));
         }
+        Ok(())
+    }
+
+    /// Sets the error handler of `comm` for the current rank.
+    pub fn set_errhandler(&mut self, comm: i32, eh: i32) -> MpiResult<()> {
+        self.comm(comm)?;
+        self.check_errhandler(eh)?;
         let me = self.current;
         let hs = &mut self.mpi.ranks[me].errhandlers;
         match hs.iter_mut().find(|(h, _)| *h == comm) {
@@ -1559,6 +1617,7 @@ impl World {
             ReqKind::Generalized(_) => {
                 "generalized request (waiting for MPI_Grequest_complete)".into()
             }
+            ReqKind::Rma => "one-sided operation".into(),
         };
         let comm = if r.ctx % 2 == 1 {
             format!("{} (collective)", comm_name(r.comm))
@@ -1571,6 +1630,11 @@ impl World {
 
 /// Called by the engine when a transfer's flow ends.
 pub fn transfer_done(w: &mut World, id: TransferId, hooks: TransferHooks) {
+    if let Some(rma) = hooks.rma {
+        w.release_transfer(id);
+        w.rma_transfer_done(rma);
+        return;
+    }
     if let Some(send) = hooks.send {
         if w.mpi.requests.get(send).is_some_and(Option::is_some) {
             w.release_bsend(send);

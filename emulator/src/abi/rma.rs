@@ -1,0 +1,793 @@
+//! One-sided communication: windows, synchronization, operations, and the
+//! window's names, info, attributes and error handlers.
+
+use std::ffi::{c_char, c_int, c_void};
+
+use super::attr::{self, Kind};
+use super::env::copy_c_string;
+use super::{call, call_in, out, ErrScope};
+use crate::engine;
+use crate::mpi::op::Builtin;
+use crate::mpi::win::{self, Buffer, Flavor, OpKind, TargetSpec};
+use crate::mpi::{self, class, MpiError, MpiResult, ReqId};
+
+type Aint = isize;
+
+fn on_win(name: &'static str, w: c_int, body: impl FnOnce() -> MpiResult<()>) -> c_int {
+    call_in(name, ErrScope::Win(w), body)
+}
+
+fn rma_op(op: c_int) -> MpiResult<Builtin> {
+    Builtin::from_handle(op).ok_or_else(|| {
+        MpiError::new(
+            class::OP,
+            format!("invalid operation {op} for an accumulate (only predefined operations)"),
+        )
+    })
+}
+
+/// Writes a new request handle.
+///
+/// # Safety
+/// `request` is null or points to the caller's writable MPI_Request.
+unsafe fn out_request(request: *mut c_int, id: Option<ReqId>) -> MpiResult<()> {
+    let h = id.map_or(0, |id| id as c_int + 1);
+    // SAFETY: per the contract.
+    unsafe { out(request, h, "request") }
+}
+
+/// Creates a window of `flavor` and writes its handle.
+#[allow(clippy::too_many_arguments)]
+fn create_window(
+    name: &'static str,
+    flavor: Flavor,
+    base: usize,
+    size: Aint,
+    disp_unit: c_int,
+    info: c_int,
+    comm: c_int,
+    baseptr: *mut c_void,
+    win: *mut c_int,
+) -> c_int {
+    call(name, comm, || {
+        if win.is_null() {
+            return Err(MpiError::new(class::ARG, "win is a null pointer"));
+        }
+        let h = win::create(comm, flavor, base, size, disp_unit, info, name)?;
+        if matches!(flavor, Flavor::Allocate | Flavor::Shared) {
+            let b = engine::with(|w| w.win_member(h).map(|m| m.base))?;
+            // SAFETY: `baseptr` is the address of the caller's pointer
+            // variable (MPI passes `void *` that is really `void **`).
+            unsafe { out(baseptr as *mut usize, b, "baseptr")? };
+        }
+        // SAFETY: non-null output argument.
+        unsafe { *win = h };
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_create(
+    base: *mut c_void,
+    size: Aint,
+    disp_unit: c_int,
+    info: c_int,
+    comm: c_int,
+    win: *mut c_int,
+) -> c_int {
+    create_window(
+        "MPI_Win_create",
+        Flavor::Create,
+        base as usize,
+        size,
+        disp_unit,
+        info,
+        comm,
+        std::ptr::null_mut(),
+        win,
+    )
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_allocate(
+    size: Aint,
+    disp_unit: c_int,
+    info: c_int,
+    comm: c_int,
+    baseptr: *mut c_void,
+    win: *mut c_int,
+) -> c_int {
+    create_window(
+        "MPI_Win_allocate",
+        Flavor::Allocate,
+        0,
+        size,
+        disp_unit,
+        info,
+        comm,
+        baseptr,
+        win,
+    )
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_allocate_shared(
+    size: Aint,
+    disp_unit: c_int,
+    info: c_int,
+    comm: c_int,
+    baseptr: *mut c_void,
+    win: *mut c_int,
+) -> c_int {
+    create_window(
+        "MPI_Win_allocate_shared",
+        Flavor::Shared,
+        0,
+        size,
+        disp_unit,
+        info,
+        comm,
+        baseptr,
+        win,
+    )
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_create_dynamic(
+    info: c_int,
+    comm: c_int,
+    win: *mut c_int,
+) -> c_int {
+    create_window(
+        "MPI_Win_create_dynamic",
+        Flavor::Dynamic,
+        0,
+        0,
+        1,
+        info,
+        comm,
+        std::ptr::null_mut(),
+        win,
+    )
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_shared_query(
+    win: c_int,
+    rank: c_int,
+    size: *mut Aint,
+    disp_unit: *mut c_int,
+    baseptr: *mut c_void,
+) -> c_int {
+    on_win("MPI_Win_shared_query", win, || {
+        let (s, d, b) = win::shared_query(win, rank)?;
+        // SAFETY: the caller's output arguments; baseptr is really a
+        // `void **`.
+        unsafe {
+            out(size, s as Aint, "size")?;
+            out(disp_unit, d as c_int, "disp_unit")?;
+            out(baseptr as *mut usize, b, "baseptr")
+        }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_attach(win: c_int, base: *mut c_void, size: Aint) -> c_int {
+    on_win("MPI_Win_attach", win, || {
+        win::attach(win, base as usize, size)
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_detach(win: c_int, base: *const c_void) -> c_int {
+    on_win("MPI_Win_detach", win, || win::detach(win, base as usize))
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_free(win: *mut c_int) -> c_int {
+    let h = if win.is_null() {
+        win::WIN_NULL
+    } else {
+        // SAFETY: non-null in/out argument.
+        unsafe { *win }
+    };
+    on_win("MPI_Win_free", h, || {
+        if win.is_null() {
+            return Err(MpiError::new(class::ARG, "win is a null pointer"));
+        }
+        engine::with(|w| w.win_member(h).map(|_| ()))?;
+        attr::delete_all(Kind::Win, h)?;
+        win::free(h)?;
+        // SAFETY: non-null in/out argument.
+        unsafe { *win = win::WIN_NULL };
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_get_group(win: c_int, group: *mut c_int) -> c_int {
+    on_win("MPI_Win_get_group", win, || {
+        let g = engine::with(|w| -> MpiResult<c_int> {
+            let g = w.window(win)?.0.group.clone();
+            Ok(w.mpi.comms.add_group(g))
+        })?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(group, g, "group") }
+    })
+}
+
+/// The info keys MPI defines for windows, with MPICH's defaults.
+const WIN_HINTS: &[(&str, &str)] = &[
+    ("no_locks", "false"),
+    ("accumulate_ordering", "rar,raw,war,waw"),
+    ("accumulate_ops", "same_op_no_op"),
+    ("same_size", "false"),
+    ("same_disp_unit", "false"),
+    ("alloc_shared_noncontig", "false"),
+];
+
+pub(crate) unsafe extern "C" fn MPI_Win_set_info(win: c_int, info: c_int) -> c_int {
+    on_win("MPI_Win_set_info", win, || {
+        engine::with(|w| -> MpiResult<()> {
+            w.window(win)?;
+            let hints = w.mpi.hints(info)?;
+            let mut obj_hints = w.window(win)?.0.info.clone();
+            for (k, v) in hints {
+                match obj_hints.iter_mut().find(|e| e.0 == k) {
+                    Some(e) => e.1 = v,
+                    None => obj_hints.push((k, v)),
+                }
+            }
+            w.set_win_info(win, obj_hints)?;
+            Ok(())
+        })
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_get_info(win: c_int, info: *mut c_int) -> c_int {
+    on_win("MPI_Win_get_info", win, || {
+        let h = engine::with(|w| -> MpiResult<c_int> {
+            let set = w.window(win)?.0.info.clone();
+            let entries = WIN_HINTS
+                .iter()
+                .map(|&(k, default)| {
+                    let v = set
+                        .iter()
+                        .find(|e| e.0 == k)
+                        .map_or(default.to_string(), |e| e.1.clone());
+                    (k.to_string(), v)
+                })
+                .collect();
+            Ok(w.mpi.add_info(entries))
+        })?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(info, h, "info_used") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_set_name(win: c_int, name: *const c_char) -> c_int {
+    on_win("MPI_Win_set_name", win, || {
+        if name.is_null() {
+            return Err(MpiError::new(class::ARG, "name is a null pointer"));
+        }
+        // SAFETY: a NUL-terminated string from the caller.
+        let s = unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy();
+        let s: String = s.chars().take(127).collect();
+        engine::with(|w| w.win_member_mut(win).map(|m| m.name = s))
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_get_name(
+    win: c_int,
+    name: *mut c_char,
+    resultlen: *mut c_int,
+) -> c_int {
+    on_win("MPI_Win_get_name", win, || {
+        let n = engine::with(|w| w.win_member(win).map(|m| m.name.clone()))?;
+        if name.is_null() {
+            return Err(MpiError::new(class::ARG, "name is a null pointer"));
+        }
+        // SAFETY: MPI requires MPI_MAX_OBJECT_NAME (128) bytes.
+        let len = unsafe { copy_c_string(name, 128, &n) };
+        // SAFETY: the caller's output argument.
+        unsafe { out(resultlen, len as c_int, "resultlen") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_fence(assert: c_int, win: c_int) -> c_int {
+    on_win("MPI_Win_fence", win, || win::fence(win, assert))
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_lock(
+    lock_type: c_int,
+    rank: c_int,
+    assert: c_int,
+    win: c_int,
+) -> c_int {
+    on_win("MPI_Win_lock", win, || {
+        win::lock(win, lock_type, rank, assert)
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_unlock(rank: c_int, win: c_int) -> c_int {
+    on_win("MPI_Win_unlock", win, || win::unlock(win, rank))
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_lock_all(assert: c_int, win: c_int) -> c_int {
+    on_win("MPI_Win_lock_all", win, || win::lock_all(win, assert))
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_unlock_all(win: c_int) -> c_int {
+    on_win("MPI_Win_unlock_all", win, || win::unlock_all(win))
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_flush(rank: c_int, win: c_int) -> c_int {
+    on_win("MPI_Win_flush", win, || {
+        win::flush(win, Some(rank), "MPI_Win_flush")
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_flush_local(rank: c_int, win: c_int) -> c_int {
+    on_win("MPI_Win_flush_local", win, || {
+        win::flush(win, Some(rank), "MPI_Win_flush_local")
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_flush_all(win: c_int) -> c_int {
+    on_win("MPI_Win_flush_all", win, || {
+        win::flush(win, None, "MPI_Win_flush_all")
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_flush_local_all(win: c_int) -> c_int {
+    on_win("MPI_Win_flush_local_all", win, || {
+        win::flush(win, None, "MPI_Win_flush_local_all")
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_sync(win: c_int) -> c_int {
+    on_win("MPI_Win_sync", win, || win::sync(win))
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_post(group: c_int, assert: c_int, win: c_int) -> c_int {
+    on_win("MPI_Win_post", win, || win::post(win, group, assert))
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_start(group: c_int, assert: c_int, win: c_int) -> c_int {
+    on_win("MPI_Win_start", win, || win::start(win, group, assert))
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_complete(win: c_int) -> c_int {
+    on_win("MPI_Win_complete", win, || win::complete(win))
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_wait(win: c_int) -> c_int {
+    on_win("MPI_Win_wait", win, || {
+        win::wait_exposure(win, true).map(|_| ())
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_test(win: c_int, flag: *mut c_int) -> c_int {
+    on_win("MPI_Win_test", win, || {
+        let done = win::wait_exposure(win, false)?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(flag, c_int::from(done), "flag") }
+    })
+}
+
+/// Issues one operation for an ABI entry point.
+fn issue(
+    name: &'static str,
+    win: c_int,
+    kind: OpKind,
+    origin: Buffer,
+    target: TargetSpec,
+    request: Option<*mut c_int>,
+) -> c_int {
+    on_win(name, win, || {
+        if let Some(r) = request {
+            if r.is_null() {
+                return Err(MpiError::new(class::ARG, "request is a null pointer"));
+            }
+        }
+        let id = engine::with(|w| w.rma_issue(win, kind, origin, target, request.is_some()))?;
+        if let Some(r) = request {
+            // SAFETY: non-null output argument (checked above).
+            unsafe { out_request(r, id)? };
+        }
+        Ok(())
+    })
+}
+
+fn origin(addr: *const c_void, count: c_int, dtype: c_int) -> Buffer {
+    Buffer {
+        addr: addr as usize,
+        count: i64::from(count),
+        dtype,
+    }
+}
+
+fn target(rank: c_int, disp: Aint, count: c_int, dtype: c_int) -> TargetSpec {
+    TargetSpec {
+        rank,
+        disp,
+        count: i64::from(count),
+        dtype,
+    }
+}
+
+/// The entry points of put and get (with and without a request).
+macro_rules! transfer_calls {
+    ($($name:ident, $rname:ident, $kind:expr, $ptr:ty);* $(;)?) => {$(
+        pub(crate) unsafe extern "C" fn $name(
+            origin_addr: $ptr,
+            origin_count: c_int,
+            origin_datatype: c_int,
+            target_rank: c_int,
+            target_disp: Aint,
+            target_count: c_int,
+            target_datatype: c_int,
+            win: c_int,
+        ) -> c_int {
+            issue(
+                stringify!($name),
+                win,
+                $kind,
+                origin(origin_addr as *const c_void, origin_count, origin_datatype),
+                target(target_rank, target_disp, target_count, target_datatype),
+                None,
+            )
+        }
+
+        #[allow(clippy::too_many_arguments)]
+        pub(crate) unsafe extern "C" fn $rname(
+            origin_addr: $ptr,
+            origin_count: c_int,
+            origin_datatype: c_int,
+            target_rank: c_int,
+            target_disp: Aint,
+            target_count: c_int,
+            target_datatype: c_int,
+            win: c_int,
+            request: *mut c_int,
+        ) -> c_int {
+            issue(
+                stringify!($rname),
+                win,
+                $kind,
+                origin(origin_addr as *const c_void, origin_count, origin_datatype),
+                target(target_rank, target_disp, target_count, target_datatype),
+                Some(request),
+            )
+        }
+    )*};
+}
+
+transfer_calls! {
+    MPI_Put, MPI_Rput, OpKind::Put, *const c_void;
+    MPI_Get, MPI_Rget, OpKind::Get, *mut c_void;
+}
+
+#[allow(clippy::too_many_arguments)]
+fn accumulate_call(
+    name: &'static str,
+    origin_addr: *const c_void,
+    origin_count: c_int,
+    origin_datatype: c_int,
+    target_rank: c_int,
+    target_disp: Aint,
+    target_count: c_int,
+    target_datatype: c_int,
+    op: c_int,
+    win: c_int,
+    request: Option<*mut c_int>,
+) -> c_int {
+    let kind = match rma_op(op) {
+        Ok(Builtin::NoOp) => Err(MpiError::new(
+            class::OP,
+            "MPI_NO_OP is allowed only in MPI_Get_accumulate and MPI_Fetch_and_op",
+        )),
+        Ok(b) => Ok(OpKind::Accumulate(b)),
+        Err(e) => Err(e),
+    };
+    match kind {
+        Ok(kind) => issue(
+            name,
+            win,
+            kind,
+            origin(origin_addr, origin_count, origin_datatype),
+            target(target_rank, target_disp, target_count, target_datatype),
+            request,
+        ),
+        Err(e) => on_win(name, win, || Err(e)),
+    }
+}
+
+pub(crate) unsafe extern "C" fn MPI_Accumulate(
+    origin_addr: *const c_void,
+    origin_count: c_int,
+    origin_datatype: c_int,
+    target_rank: c_int,
+    target_disp: Aint,
+    target_count: c_int,
+    target_datatype: c_int,
+    op: c_int,
+    win: c_int,
+) -> c_int {
+    accumulate_call(
+        "MPI_Accumulate",
+        origin_addr,
+        origin_count,
+        origin_datatype,
+        target_rank,
+        target_disp,
+        target_count,
+        target_datatype,
+        op,
+        win,
+        None,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe extern "C" fn MPI_Raccumulate(
+    origin_addr: *const c_void,
+    origin_count: c_int,
+    origin_datatype: c_int,
+    target_rank: c_int,
+    target_disp: Aint,
+    target_count: c_int,
+    target_datatype: c_int,
+    op: c_int,
+    win: c_int,
+    request: *mut c_int,
+) -> c_int {
+    accumulate_call(
+        "MPI_Raccumulate",
+        origin_addr,
+        origin_count,
+        origin_datatype,
+        target_rank,
+        target_disp,
+        target_count,
+        target_datatype,
+        op,
+        win,
+        Some(request),
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+fn get_accumulate_call(
+    name: &'static str,
+    origin_buf: Buffer,
+    result: Buffer,
+    target_spec: TargetSpec,
+    op: c_int,
+    win: c_int,
+    request: Option<*mut c_int>,
+) -> c_int {
+    match rma_op(op) {
+        Ok(op) => issue(
+            name,
+            win,
+            OpKind::GetAccumulate { op, result },
+            origin_buf,
+            target_spec,
+            request,
+        ),
+        Err(e) => on_win(name, win, || Err(e)),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe extern "C" fn MPI_Get_accumulate(
+    origin_addr: *const c_void,
+    origin_count: c_int,
+    origin_datatype: c_int,
+    result_addr: *mut c_void,
+    result_count: c_int,
+    result_datatype: c_int,
+    target_rank: c_int,
+    target_disp: Aint,
+    target_count: c_int,
+    target_datatype: c_int,
+    op: c_int,
+    win: c_int,
+) -> c_int {
+    get_accumulate_call(
+        "MPI_Get_accumulate",
+        origin(origin_addr, origin_count, origin_datatype),
+        origin(result_addr, result_count, result_datatype),
+        target(target_rank, target_disp, target_count, target_datatype),
+        op,
+        win,
+        None,
+    )
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe extern "C" fn MPI_Rget_accumulate(
+    origin_addr: *const c_void,
+    origin_count: c_int,
+    origin_datatype: c_int,
+    result_addr: *mut c_void,
+    result_count: c_int,
+    result_datatype: c_int,
+    target_rank: c_int,
+    target_disp: Aint,
+    target_count: c_int,
+    target_datatype: c_int,
+    op: c_int,
+    win: c_int,
+    request: *mut c_int,
+) -> c_int {
+    get_accumulate_call(
+        "MPI_Rget_accumulate",
+        origin(origin_addr, origin_count, origin_datatype),
+        origin(result_addr, result_count, result_datatype),
+        target(target_rank, target_disp, target_count, target_datatype),
+        op,
+        win,
+        Some(request),
+    )
+}
+
+pub(crate) unsafe extern "C" fn MPI_Fetch_and_op(
+    origin_addr: *const c_void,
+    result_addr: *mut c_void,
+    datatype: c_int,
+    target_rank: c_int,
+    target_disp: Aint,
+    op: c_int,
+    win: c_int,
+) -> c_int {
+    get_accumulate_call(
+        "MPI_Fetch_and_op",
+        origin(origin_addr, 1, datatype),
+        origin(result_addr, 1, datatype),
+        target(target_rank, target_disp, 1, datatype),
+        op,
+        win,
+        None,
+    )
+}
+
+pub(crate) unsafe extern "C" fn MPI_Compare_and_swap(
+    origin_addr: *const c_void,
+    compare_addr: *const c_void,
+    result_addr: *mut c_void,
+    datatype: c_int,
+    target_rank: c_int,
+    target_disp: Aint,
+    win: c_int,
+) -> c_int {
+    issue(
+        "MPI_Compare_and_swap",
+        win,
+        OpKind::CompareAndSwap {
+            compare: compare_addr as usize,
+            result: result_addr as usize,
+        },
+        origin(origin_addr, 1, datatype),
+        target(target_rank, target_disp, 1, datatype),
+        None,
+    )
+}
+
+/// MPI_Alloc_mem: memory from the C allocator (MPI_Free_mem frees it).
+pub(crate) unsafe extern "C" fn MPI_Alloc_mem(
+    size: Aint,
+    _info: c_int,
+    baseptr: *mut c_void,
+) -> c_int {
+    call("MPI_Alloc_mem", mpi::COMM_WORLD, || {
+        let n = usize::try_from(size)
+            .map_err(|_| MpiError::new(class::SIZE, format!("invalid size {size}")))?;
+        // SAFETY: plain C allocation; a zero size still gets a unique
+        // pointer so that MPI_Free_mem can free it.
+        let p = unsafe { libc::malloc(n.max(1)) };
+        if p.is_null() {
+            return Err(MpiError::new(
+                class::NO_MEM,
+                format!("MPI_Alloc_mem: cannot allocate {n} bytes"),
+            ));
+        }
+        // SAFETY: baseptr is the address of the caller's pointer variable.
+        unsafe { out(baseptr as *mut usize, p as usize, "baseptr") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Free_mem(base: *mut c_void) -> c_int {
+    call("MPI_Free_mem", mpi::COMM_WORLD, || {
+        // SAFETY: MPI requires `base` to come from MPI_Alloc_mem (malloc).
+        unsafe { libc::free(base) };
+        Ok(())
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_create_keyval(
+    copy_fn: usize,
+    delete_fn: usize,
+    keyval: *mut c_int,
+    extra_state: *mut c_void,
+) -> c_int {
+    attr::create_keyval(
+        "MPI_Win_create_keyval",
+        copy_fn,
+        delete_fn,
+        keyval,
+        extra_state,
+    )
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_free_keyval(keyval: *mut c_int) -> c_int {
+    attr::free_keyval("MPI_Win_free_keyval", keyval)
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_set_attr(
+    win: c_int,
+    keyval: c_int,
+    value: *mut c_void,
+) -> c_int {
+    attr::set_attr("MPI_Win_set_attr", Kind::Win, win, keyval, value)
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_get_attr(
+    win: c_int,
+    keyval: c_int,
+    attribute_val: *mut c_void,
+    flag: *mut c_int,
+) -> c_int {
+    attr::get_attr(
+        "MPI_Win_get_attr",
+        Kind::Win,
+        win,
+        keyval,
+        attribute_val,
+        flag,
+    )
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_delete_attr(win: c_int, keyval: c_int) -> c_int {
+    attr::delete_attr("MPI_Win_delete_attr", Kind::Win, win, keyval)
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_create_errhandler(
+    function: usize,
+    errhandler: *mut c_int,
+) -> c_int {
+    super::env::create_errhandler("MPI_Win_create_errhandler", function, errhandler)
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_set_errhandler(win: c_int, errhandler: c_int) -> c_int {
+    on_win("MPI_Win_set_errhandler", win, || {
+        engine::with(|w| {
+            w.check_errhandler(errhandler)?;
+            w.win_member_mut(win).map(|m| m.errhandler = errhandler)
+        })
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_get_errhandler(
+    win: c_int,
+    errhandler: *mut c_int,
+) -> c_int {
+    on_win("MPI_Win_get_errhandler", win, || {
+        let eh = engine::with(|w| w.win_member(win).map(|m| m.errhandler))?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(errhandler, eh, "errhandler") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Win_call_errhandler(win: c_int, errorcode: c_int) -> c_int {
+    let handler = engine::with(|w| w.win_member(win).map(|m| m.errhandler));
+    match handler {
+        Ok(mpi::ERRORS_RETURN) => errorcode,
+        Ok(h) => match engine::with(|w| w.mpi.user_errhandler(h)) {
+            Some(f) => {
+                super::call_user_errhandler(f, win, errorcode);
+                0
+            }
+            // MPI_ERRORS_ARE_FATAL.
+            None => on_win("MPI_Win_call_errhandler", win, || {
+                Err(MpiError::new(
+                    errorcode,
+                    format!("the program raised error code {errorcode}"),
+                ))
+            }),
+        },
+        Err(e) => on_win("MPI_Win_call_errhandler", win, || Err(e)),
+    }
+}
