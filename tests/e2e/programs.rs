@@ -412,3 +412,17 @@ fn group_calls_and_communicator_queries() {
         );
     }
 }
+
+#[test]
+fn one_sided_communication_works_in_every_mode() {
+    let app = build("tests/c/rma.c");
+    for np in ["1", "2", "5"] {
+        let o = run(&["-np", np, NO_COMPUTE, app.to_str().unwrap()]);
+        assert!(
+            o.status.success() && stdout(&o).contains(" No Errors"),
+            "np {np}:\n{}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+    }
+}

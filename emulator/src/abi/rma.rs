@@ -8,7 +8,7 @@ use super::env::copy_c_string;
 use super::{call, call_in, out, ErrScope};
 use crate::engine;
 use crate::mpi::op::Builtin;
-use crate::mpi::win::{self, Buffer, Flavor, OpKind, TargetSpec};
+use crate::mpi::win::{self, Buffer, Flavor, OpKind, TargetSpec, WIN_HINTS};
 use crate::mpi::{self, class, MpiError, MpiResult, ReqId};
 
 type Aint = isize;
@@ -207,29 +207,21 @@ pub(crate) unsafe extern "C" fn MPI_Win_get_group(win: c_int, group: *mut c_int)
     })
 }
 
-/// The info keys MPI defines for windows, with MPICH's defaults.
-const WIN_HINTS: &[(&str, &str)] = &[
-    ("no_locks", "false"),
-    ("accumulate_ordering", "rar,raw,war,waw"),
-    ("accumulate_ops", "same_op_no_op"),
-    ("same_size", "false"),
-    ("same_disp_unit", "false"),
-    ("alloc_shared_noncontig", "false"),
-];
-
 pub(crate) unsafe extern "C" fn MPI_Win_set_info(win: c_int, info: c_int) -> c_int {
     on_win("MPI_Win_set_info", win, || {
         engine::with(|w| -> MpiResult<()> {
-            w.window(win)?;
             let hints = w.mpi.hints(info)?;
-            let mut obj_hints = w.window(win)?.0.info.clone();
+            let m = w.win_member_mut(win)?;
+            // Keys MPI does not define for windows are ignored (as MPICH).
             for (k, v) in hints {
-                match obj_hints.iter_mut().find(|e| e.0 == k) {
+                if !WIN_HINTS.iter().any(|h| h.0 == k) {
+                    continue;
+                }
+                match m.info.iter_mut().find(|e| e.0 == k) {
                     Some(e) => e.1 = v,
-                    None => obj_hints.push((k, v)),
+                    None => m.info.push((k, v)),
                 }
             }
-            w.set_win_info(win, obj_hints)?;
             Ok(())
         })
     })
@@ -238,7 +230,7 @@ pub(crate) unsafe extern "C" fn MPI_Win_set_info(win: c_int, info: c_int) -> c_i
 pub(crate) unsafe extern "C" fn MPI_Win_get_info(win: c_int, info: *mut c_int) -> c_int {
     on_win("MPI_Win_get_info", win, || {
         let h = engine::with(|w| -> MpiResult<c_int> {
-            let set = w.window(win)?.0.info.clone();
+            let set = &w.win_member(win)?.info;
             let entries = WIN_HINTS
                 .iter()
                 .map(|&(k, default)| {

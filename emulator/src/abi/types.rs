@@ -563,6 +563,16 @@ pub(crate) unsafe extern "C" fn MPI_Get_address(
     })
 }
 
+/// MPI_Aint_add: address arithmetic, wrapping as C pointer sums do.
+pub(crate) unsafe extern "C" fn MPI_Aint_add(base: isize, disp: isize) -> isize {
+    base.wrapping_add(disp)
+}
+
+/// MPI_Aint_diff: the distance between two addresses.
+pub(crate) unsafe extern "C" fn MPI_Aint_diff(addr1: isize, addr2: isize) -> isize {
+    addr1.wrapping_sub(addr2)
+}
+
 pub(crate) unsafe extern "C" fn MPI_Pack_size(
     incount: c_int,
     dt: c_int,

@@ -257,6 +257,30 @@ fn loc_pair<V: Elem + PartialOrd, I: Elem + PartialOrd>(
     true
 }
 
+extern "C" {
+    /// csrc/long_double.c: `op` on `n` packed elements of `kind` (0 real,
+    /// 1 complex, 2 (value, int) pair); 0 when undefined.
+    fn smpi_long_double_apply(
+        op: i32,
+        kind: i32,
+        input: *const u8,
+        inout: *mut u8,
+        n: usize,
+    ) -> i32;
+}
+
+/// An operation on C long double elements of `size` packed bytes each.
+fn long_double(op: Builtin, kind: i32, input: &[u8], inout: &mut [u8], size: usize) -> bool {
+    let n = inout.len() / size;
+    if input.len() < n * size {
+        return false;
+    }
+    // SAFETY: both slices hold `n` packed elements of `size` bytes, which
+    // is what the C function reads and writes (with memcpy, so alignment
+    // does not matter).
+    unsafe { smpi_long_double_apply(op as i32, kind, input.as_ptr(), inout.as_mut_ptr(), n) != 0 }
+}
+
 /// inout = input (op) inout, element-wise, on packed basic elements.
 /// Returns false if `op` is not defined on `basic`.
 pub fn apply(op: Builtin, basic: Basic, input: &[u8], inout: &mut [u8]) -> bool {
@@ -296,7 +320,10 @@ pub fn apply(op: Builtin, basic: Basic, input: &[u8], inout: &mut [u8]) -> bool 
         PairI16I32 => loc_op::<i16>(op, input, inout, 6, 2),
         PairF64F64 => loc_pair::<f64, f64>(op, input, inout),
         PairF32F32 => loc_pair::<f32, f32>(op, input, inout),
-        Char | LongDouble | ComplexLongDouble | PairLongDoubleI32 => false,
+        LongDouble => long_double(op, 0, input, inout, 16),
+        ComplexLongDouble => long_double(op, 1, input, inout, 32),
+        PairLongDoubleI32 => long_double(op, 2, input, inout, 20),
+        Char => false,
     }
 }
 
@@ -339,6 +366,44 @@ mod tests {
         let mut b = ints(&[9, 1, 1, 2]);
         assert!(apply(Builtin::Maxloc, Basic::PairI32I32, &a, &mut b));
         assert_eq!(b, ints(&[9, 1, 3, 7]));
+    }
+
+    #[test]
+    fn long_double_sum_and_maxloc() {
+        let ld = |v: f64| {
+            // An x87 extended value of a small integer: its f64 bits widened.
+            let mut b = [0u8; 16];
+            let bits = v.to_bits();
+            let exp = ((bits >> 52) & 0x7ff) as u16;
+            let mant = (bits & ((1 << 52) - 1)) << 11 | (1 << 63);
+            let e = if v == 0.0 { 0 } else { exp - 1023 + 16383 };
+            b[..8].copy_from_slice(&(if v == 0.0 { 0 } else { mant }).to_le_bytes());
+            b[8..10].copy_from_slice(&e.to_le_bytes());
+            b
+        };
+        if cfg!(target_arch = "x86_64") {
+            let a = ld(2.0);
+            let mut b = ld(3.0);
+            assert!(apply(Builtin::Sum, Basic::LongDouble, &a, &mut b));
+            assert_eq!(b, ld(5.0));
+            let mut pa = ld(7.0).to_vec()[..16].to_vec();
+            pa.extend_from_slice(&1i32.to_ne_bytes());
+            let mut pb = ld(4.0).to_vec();
+            pb.extend_from_slice(&9i32.to_ne_bytes());
+            assert!(apply(
+                Builtin::Maxloc,
+                Basic::PairLongDoubleI32,
+                &pa,
+                &mut pb
+            ));
+            assert_eq!(pb, pa);
+        }
+        assert!(!apply(
+            Builtin::Band,
+            Basic::LongDouble,
+            &[0u8; 16],
+            &mut [0u8; 16]
+        ));
     }
 
     #[test]

@@ -24,7 +24,7 @@ use std::rc::Rc;
 
 use platforms::HostId;
 
-use super::datatype::{self, Datatype};
+use super::datatype::{self, Basic, Datatype};
 use super::op::{self, Builtin};
 use super::{class, CommView, Group, MpiError, MpiResult, ReqId, ReqKind, Status, PROC_NULL};
 use crate::engine::{self, World};
@@ -41,6 +41,16 @@ pub const MODE_NOSUCCEED: i32 = 16384;
 const MODE_ALL: i32 = MODE_NOCHECK | MODE_NOSTORE | MODE_NOPUT | MODE_NOPRECEDE | MODE_NOSUCCEED;
 /// MPI_WIN_UNIFIED: one copy of window memory, seen by loads and RMA alike.
 pub const WIN_UNIFIED: i32 = 2;
+
+/// The info keys MPI defines for windows, with MPICH's defaults.
+pub const WIN_HINTS: &[(&str, &str)] = &[
+    ("no_locks", "false"),
+    ("accumulate_ordering", "rar,raw,war,waw"),
+    ("accumulate_ops", "same_op_no_op"),
+    ("same_size", "false"),
+    ("same_disp_unit", "false"),
+    ("alloc_shared_noncontig", "false"),
+];
 
 /// Predefined window attribute keys (after the communicator ones).
 pub const WIN_BASE: i32 = 8;
@@ -90,6 +100,8 @@ pub struct Member {
     attr_ints: Box<[i32; 3]>,
     pub name: String,
     pub errhandler: i32,
+    /// Info hints set by this member (they are local, like names).
+    pub info: Vec<(String, String)>,
     pub freed: bool,
 }
 
@@ -116,7 +128,6 @@ pub struct WinObj {
     /// The single block of a shared window, once every member's size is
     /// known.
     shared_block: Option<Box<[u128]>>,
-    pub info: Vec<(String, String)>,
     /// Members that have not freed it yet.
     refs: usize,
     /// Members that have not joined the creation yet.
@@ -248,12 +259,6 @@ impl World {
         Ok((obj, me))
     }
 
-    /// Replaces the info hints of `win`.
-    pub fn set_win_info(&mut self, win: i32, hints: Vec<(String, String)>) -> MpiResult<()> {
-        self.window_mut(win)?.0.info = hints;
-        Ok(())
-    }
-
     /// The current rank's member record of `win`.
     pub fn win_member(&self, win: i32) -> MpiResult<&Member> {
         let (obj, me) = self.window(win)?;
@@ -311,6 +316,7 @@ impl World {
                         attr_ints: Box::new([1, flavor as i32, WIN_UNIFIED]),
                         name: String::new(),
                         errhandler: super::ERRORS_ARE_FATAL,
+                        info: Vec::new(),
                         freed: false,
                     })
                     .collect();
@@ -324,7 +330,6 @@ impl World {
                     exclusive_holders: 0,
                     waiters: Vec::new(),
                     shared_block: None,
-                    info,
                     refs: n,
                     joining: n,
                 });
@@ -342,6 +347,11 @@ impl World {
         m.base = base;
         m.size = size;
         m.disp_unit = disp_unit;
+        // Keys MPI does not define for windows are ignored (as MPICH).
+        m.info = info
+            .into_iter()
+            .filter(|(k, _)| WIN_HINTS.iter().any(|h| h.0 == k))
+            .collect();
         *m.attr_size = size as isize;
         m.attr_ints[0] = disp_unit as i32;
         if flavor == Flavor::Allocate {
@@ -405,7 +415,17 @@ impl World {
             + ty.true_extent as i128;
         let inside = |start: usize, len: usize| lo >= start as i128 && hi <= (start + len) as i128;
         let ok = if obj.flavor == Flavor::Dynamic {
-            m.regions.iter().any(|&(s, l)| inside(s, l))
+            // Adjacent attached regions cover a range together (MPICH
+            // accepts an access across them).
+            let mut regions = m.regions.clone();
+            regions.sort_unstable();
+            let mut covered = lo;
+            for (s, l) in regions {
+                if (s as i128) <= covered && (s + l) as i128 > covered {
+                    covered = (s + l) as i128;
+                }
+            }
+            covered >= hi
         } else {
             inside(m.base, m.size)
         };
@@ -481,8 +501,15 @@ impl World {
                 format!("invalid target count {}", target.count),
             )
         })?;
-        let oty = self.checked_type(origin.dtype, "origin")?;
         let tty = self.checked_type(target.dtype, "target")?;
+        // MPI_NO_OP reads no origin data: its origin arguments may be
+        // null (MPI_DATATYPE_NULL included).
+        let oty = match kind {
+            OpKind::GetAccumulate {
+                op: Builtin::NoOp, ..
+            } => Rc::clone(&tty),
+            _ => self.checked_type(origin.dtype, "origin")?,
+        };
         let result = match kind {
             OpKind::GetAccumulate { result, .. } => {
                 let n = usize::try_from(result.count).map_err(|_| {
@@ -1303,7 +1330,10 @@ fn accumulate(
     tcount: usize,
     result: Option<(usize, &Rc<Datatype>)>,
 ) -> MpiResult<()> {
-    let Some((basic, _)) = tty.basic else {
+    if tcount * tty.size == 0 {
+        return Ok(());
+    }
+    let Some((basic, per_element)) = tty.basic else {
         return Err(err(
             class::TYPE,
             format!(
@@ -1315,7 +1345,17 @@ fn accumulate(
     let mut old = Vec::with_capacity(tcount * tty.size);
     // SAFETY: the target range was checked to lie in the window.
     unsafe { datatype::pack(tty, taddr as *const c_void, tcount, &mut old) };
-    if op != Builtin::NoOp && oty.basic.map(|b| b.0) != Some(basic) {
+    // MPICH accumulates on (one-byte) C chars as on signed chars.
+    let one_byte = tty.size / per_element.max(1) == 1;
+    let arithmetic = |b: Basic| {
+        if b == Basic::Char && one_byte {
+            Basic::I8
+        } else {
+            b
+        }
+    };
+    let basic = arithmetic(basic);
+    if op != Builtin::NoOp && oty.basic.map(|b| arithmetic(b.0)) != Some(basic) {
         return Err(err(
             class::TYPE,
             format!(
