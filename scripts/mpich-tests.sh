@@ -196,6 +196,7 @@ cat > "$BUILD/include/mpitestconf.h" <<'EOF'
 #define POINTERINT_t long
 #define STDC_HEADERS 1
 #define HAVE_MPI_WIN_CREATE 1
+#define HAVE_MPI_INTEGER16 1
 /* The thread helpers (mtest_thread.c) are not linked, but the header wants a
    package name; POSIX is what configure picks on Linux. */
 #define THREAD_PACKAGE_NAME THREAD_PACKAGE_POSIX
@@ -219,7 +220,7 @@ cat > "$T/dtpools/dtpoolsconf.h" <<'EOF'
 #endif
 EOF
 
-UTIL_SRCS=("$T/util/mtest.c" "$T/util/mtest_common.c" "$T/util/mtest_single.c")
+UTIL_SRCS=("$T/util/mtest.c" "$T/util/mtest_common.c" "$T/util/mtest_single.c" "$T/util/dtypes.c")
 DTP_SRCS=("$T"/dtpools/src/*.c)
 INCLUDES=(-I"$BUILD/include" -I"$T/include" -I"$T/dtpools/include")
 

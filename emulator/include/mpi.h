@@ -121,6 +121,14 @@ typedef struct MPI_Status {
 #define MPI_INTEGER8 ((MPI_Datatype)58)
 #define MPI_REAL4 ((MPI_Datatype)59)
 #define MPI_REAL8 ((MPI_Datatype)60)
+#define MPI_REAL16 ((MPI_Datatype)61)
+#define MPI_COMPLEX8 ((MPI_Datatype)62)
+#define MPI_COMPLEX16 ((MPI_Datatype)63)
+#define MPI_COMPLEX32 ((MPI_Datatype)64)
+#define MPI_INTEGER16 ((MPI_Datatype)65)
+#define MPI_TYPECLASS_REAL 1
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
 
 #define MPI_OP_NULL ((MPI_Op)0)
 #define MPI_MAX ((MPI_Op)1)
@@ -263,6 +271,10 @@ typedef struct MPI_Status {
 
 #define MPI_ORDER_C 56
 #define MPI_ORDER_FORTRAN 57
+#define MPI_DISTRIBUTE_BLOCK 121
+#define MPI_DISTRIBUTE_CYCLIC 122
+#define MPI_DISTRIBUTE_NONE 123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
 
 typedef int(MPI_Grequest_query_function)(void *extra_state, MPI_Status *status);
 typedef int(MPI_Grequest_free_function)(void *extra_state);
@@ -456,6 +468,9 @@ SMPI_CALL(int, Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement))
 SMPI_CALL(int, Pack_external_size, (const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size))
 SMPI_CALL(int, Pack_external, (const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position))
 SMPI_CALL(int, Unpack_external, (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype))
+SMPI_CALL(int, Type_create_darray, (int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype))
+SMPI_CALL(int, Type_get_contents, (MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]))
+SMPI_CALL(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype))
 SMPI_CALL(int, Type_create_subarray, (int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype))
 SMPI_CALL(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size))
 SMPI_CALL(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm))

@@ -38,11 +38,63 @@ unsafe fn slice<'a, T>(p: *const T, n: usize, what: &str) -> MpiResult<&'a [T]> 
 }
 
 /// Stores a new type with its envelope and writes its handle.
-fn finish(mut t: Datatype, env: Envelope, newtype: *mut c_int) -> MpiResult<()> {
-    t.envelope = env;
-    let h = engine::with(|w| w.mpi.add_datatype(t));
+fn finish(mut t: Datatype, mut env: Envelope, newtype: *mut c_int) -> MpiResult<()> {
+    let h = engine::with(|w| -> MpiResult<c_int> {
+        env.types = env
+            .datatypes
+            .iter()
+            .map(|&d| w.mpi.datatype(d).map(Rc::clone))
+            .collect::<MpiResult<_>>()?;
+        t.envelope = env;
+        Ok(w.mpi.add_datatype(t))
+    })?;
     // SAFETY: the caller's output argument.
     unsafe { out(newtype, h, "newtype") }
+}
+
+/// The elements of a global array (dimensions `sz`, C order: the last
+/// varies fastest) whose index in each dimension d lies in one of the
+/// runs `runs[d]` (start, length), in array order; lower bound 0, extent
+/// the whole array (MPI_Type_create_subarray and _darray).
+fn grid_type(old: &Datatype, sz: &[isize], runs: &[Vec<(isize, usize)>]) -> Datatype {
+    let nd = sz.len();
+    let mut stride = vec![old.extent; nd];
+    for d in (0..nd - 1).rev() {
+        stride[d] = stride[d + 1] * sz[d + 1];
+    }
+    // The indices of the outer dimensions, then one block per run of the
+    // last dimension at each combination of them.
+    let outer: Vec<Vec<isize>> = runs[..nd - 1]
+        .iter()
+        .map(|r| r.iter().flat_map(|&(s, l)| s..s + l as isize).collect())
+        .collect();
+    let (mut lens, mut disps) = (Vec::new(), Vec::new());
+    if outer.iter().all(|o| !o.is_empty()) {
+        let mut counter = vec![0usize; nd - 1];
+        'combinations: loop {
+            let base: isize = (0..nd - 1).map(|d| outer[d][counter[d]] * stride[d]).sum();
+            for &(s, l) in &runs[nd - 1] {
+                lens.push(l);
+                disps.push(base + s * stride[nd - 1]);
+            }
+            // Next combination, the last outer dimension fastest.
+            let mut d = nd - 1;
+            loop {
+                if d == 0 {
+                    break 'combinations;
+                }
+                d -= 1;
+                counter[d] += 1;
+                if counter[d] < outer[d].len() {
+                    continue 'combinations;
+                }
+                counter[d] = 0;
+            }
+        }
+    }
+    let t = blocks(old, &lens, &disps);
+    let full: isize = sz.iter().product::<isize>() * old.extent;
+    typector::resized(&t, 0, full)
 }
 
 /// Blocks of `blocklen` elements of `old` at byte displacements `disps`.
@@ -75,6 +127,7 @@ pub(crate) unsafe extern "C" fn MPI_Type_contiguous(
                 integers: vec![count],
                 addresses: vec![],
                 datatypes: vec![old],
+                ..Default::default()
             },
             newtype,
         )
@@ -103,6 +156,7 @@ pub(crate) unsafe extern "C" fn MPI_Type_vector(
                 integers: vec![count, blocklen, stride],
                 addresses: vec![],
                 datatypes: vec![old],
+                ..Default::default()
             },
             newtype,
         )
@@ -128,6 +182,7 @@ fn hvector(
             integers: vec![count, blocklen],
             addresses: vec![stride],
             datatypes: vec![old],
+            ..Default::default()
         },
         newtype,
     )
@@ -190,6 +245,7 @@ pub(crate) unsafe extern "C" fn MPI_Type_indexed(
                 integers: ints,
                 addresses: vec![],
                 datatypes: vec![old],
+                ..Default::default()
             },
             newtype,
         )
@@ -226,6 +282,7 @@ fn hindexed(
             integers: ints,
             addresses: d.to_vec(),
             datatypes: vec![old],
+            ..Default::default()
         },
         newtype,
     )
@@ -279,6 +336,7 @@ pub(crate) unsafe extern "C" fn MPI_Type_create_indexed_block(
                 integers: ints,
                 addresses: vec![],
                 datatypes: vec![old],
+                ..Default::default()
             },
             newtype,
         )
@@ -306,6 +364,7 @@ pub(crate) unsafe extern "C" fn MPI_Type_create_hindexed_block(
                 integers: vec![count, blocklen],
                 addresses: d.to_vec(),
                 datatypes: vec![old],
+                ..Default::default()
             },
             newtype,
         )
@@ -351,6 +410,7 @@ pub(crate) unsafe extern "C" fn MPI_Type_create_struct(
                 integers: ints,
                 addresses: d.to_vec(),
                 datatypes: ts.to_vec(),
+                ..Default::default()
             },
             newtype,
         )
@@ -373,6 +433,7 @@ pub(crate) unsafe extern "C" fn MPI_Type_create_resized(
                 integers: vec![],
                 addresses: vec![lb, extent],
                 datatypes: vec![old],
+                ..Default::default()
             },
             newtype,
         )
@@ -391,6 +452,7 @@ pub(crate) unsafe extern "C" fn MPI_Type_dup(old: c_int, newtype: *mut c_int) ->
                 integers: vec![],
                 addresses: vec![],
                 datatypes: vec![old],
+                ..Default::default()
             },
             newtype,
         )?;
@@ -512,6 +574,122 @@ pub(crate) unsafe extern "C" fn MPI_Type_get_envelope(
             out(nd, e.datatypes.len() as c_int, "num_datatypes")?;
             out(combiner, e.combiner, "combiner")
         }
+    })
+}
+
+/// MPI_Type_match_size: the Fortran sized type of a class and size.
+pub(crate) unsafe extern "C" fn MPI_Type_match_size(
+    typeclass: c_int,
+    size: c_int,
+    datatype: *mut c_int,
+) -> c_int {
+    call("MPI_Type_match_size", mpi::COMM_WORLD, || {
+        let name = match (typeclass, size) {
+            (1, 4) => "MPI_REAL4",
+            (1, 8) => "MPI_REAL8",
+            (1, 16) => "MPI_REAL16",
+            (2, 1) => "MPI_INTEGER1",
+            (2, 2) => "MPI_INTEGER2",
+            (2, 4) => "MPI_INTEGER4",
+            (2, 8) => "MPI_INTEGER8",
+            (2, 16) => "MPI_INTEGER16",
+            (3, 8) => "MPI_COMPLEX8",
+            (3, 16) => "MPI_COMPLEX16",
+            (3, 32) => "MPI_COMPLEX32",
+            (1..=3, _) => {
+                return Err(MpiError::new(
+                    class::ARG,
+                    format!("no type of class {typeclass} has {size} bytes"),
+                ))
+            }
+            _ => {
+                return Err(MpiError::new(
+                    class::ARG,
+                    format!(
+                        "invalid type class {typeclass} (MPI_TYPECLASS_REAL, _INTEGER or _COMPLEX)"
+                    ),
+                ))
+            }
+        };
+        let h = engine::with(|w| {
+            w.mpi
+                .datatypes
+                .iter()
+                .position(|t| t.as_ref().is_some_and(|t| t.predefined && t.name == name))
+        })
+        .ok_or_else(|| MpiError::new(class::INTERN, format!("{name} is missing")))?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(datatype, h as c_int, "datatype") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Type_get_contents(
+    dt: c_int,
+    max_integers: c_int,
+    max_addresses: c_int,
+    max_datatypes: c_int,
+    integers: *mut c_int,
+    addresses: *mut isize,
+    datatypes: *mut c_int,
+) -> c_int {
+    call("MPI_Type_get_contents", mpi::COMM_WORLD, || {
+        let t = get(dt)?;
+        let e = &t.envelope;
+        if e.combiner == typector::COMBINER_NAMED {
+            return Err(MpiError::new(
+                class::TYPE,
+                format!("{} is a named type: it has no contents", t.name),
+            ));
+        }
+        let fits = |have: c_int, need: usize| usize::try_from(have).is_ok_and(|h| h >= need);
+        if !fits(max_integers, e.integers.len())
+            || !fits(max_addresses, e.addresses.len())
+            || !fits(max_datatypes, e.datatypes.len())
+        {
+            return Err(MpiError::new(
+                class::ARG,
+                format!(
+                    "the arrays are too small: the type needs {} integers, {} addresses and {} \
+                     datatypes (see MPI_Type_get_envelope)",
+                    e.integers.len(),
+                    e.addresses.len(),
+                    e.datatypes.len()
+                ),
+            ));
+        }
+        // Derived types come back as new handles (the program frees them).
+        let handles: Vec<c_int> = engine::with(|w| {
+            e.datatypes
+                .iter()
+                .zip(&e.types)
+                .map(|(&h, ty)| {
+                    if ty.predefined {
+                        h
+                    } else {
+                        w.mpi.add_datatype((**ty).clone())
+                    }
+                })
+                .collect()
+        });
+        // SAFETY: the caller's arrays hold at least as many entries as
+        // checked above.
+        unsafe {
+            for (arr, vals) in [(integers, &e.integers), (datatypes, &handles)] {
+                if !vals.is_empty() {
+                    if arr.is_null() {
+                        return Err(MpiError::new(class::ARG, "an output array is null"));
+                    }
+                    std::ptr::copy_nonoverlapping(vals.as_ptr(), arr, vals.len());
+                }
+            }
+            if !e.addresses.is_empty() {
+                if addresses.is_null() {
+                    return Err(MpiError::new(class::ARG, "array_of_addresses is null"));
+                }
+                std::ptr::copy_nonoverlapping(e.addresses.as_ptr(), addresses, e.addresses.len());
+            }
+        }
+        Ok(())
     })
 }
 
@@ -716,32 +894,8 @@ pub(crate) unsafe extern "C" fn MPI_Type_create_subarray(
             idx.iter().map(|&d| sub[d] as usize).collect(),
             idx.iter().map(|&d| st[d] as isize).collect(),
         );
-        let mut stride = vec![o.extent; nd];
-        for d in (0..nd - 1).rev() {
-            stride[d] = stride[d + 1] * sz[d + 1];
-        }
-        let base: isize = (0..nd).map(|d| st[d] * stride[d]).sum();
-        // One contiguous run of the last dimension per index of the others.
-        let outer: usize = sub[..nd - 1].iter().product();
-        let mut disps = Vec::with_capacity(outer);
-        let mut counter = vec![0usize; nd - 1];
-        for _ in 0..outer {
-            disps.push(
-                base + (0..nd - 1)
-                    .map(|d| counter[d] as isize * stride[d])
-                    .sum::<isize>(),
-            );
-            for d in (0..nd - 1).rev() {
-                counter[d] += 1;
-                if counter[d] < sub[d] {
-                    break;
-                }
-                counter[d] = 0;
-            }
-        }
-        let t = blocks(&o, &vec![sub[nd - 1]; disps.len()], &disps);
-        let full: isize = sz.iter().product::<isize>() * o.extent;
-        let t = typector::resized(&t, 0, full);
+        let runs: Vec<Vec<(isize, usize)>> = (0..nd).map(|d| vec![(st[d], sub[d])]).collect();
+        let t = grid_type(&o, &sz, &runs);
         let mut ints = vec![ndims];
         for a in [sizes, subsizes, starts] {
             // SAFETY: as above.
@@ -755,6 +909,154 @@ pub(crate) unsafe extern "C" fn MPI_Type_create_subarray(
                 integers: ints,
                 addresses: vec![],
                 datatypes: vec![old],
+                ..Default::default()
+            },
+            newtype,
+        )
+    })
+}
+
+const DISTRIBUTE_BLOCK: c_int = 121;
+const DISTRIBUTE_CYCLIC: c_int = 122;
+const DISTRIBUTE_NONE: c_int = 123;
+const DISTRIBUTE_DFLT_DARG: c_int = -49767;
+
+/// The runs of indices (start, length) of one dimension of `gsize`
+/// elements that process coordinate `coord` of `psize` owns.
+fn distribution(
+    d: usize,
+    gsize: c_int,
+    distrib: c_int,
+    darg: c_int,
+    psize: c_int,
+    coord: c_int,
+) -> MpiResult<Vec<(isize, usize)>> {
+    let bad = |why: String| MpiError::new(class::ARG, format!("dimension {d}: {why}"));
+    let (g, p, c) = (gsize as isize, psize as isize, coord as isize);
+    match distrib {
+        DISTRIBUTE_NONE => {
+            if psize != 1 {
+                return Err(bad(format!(
+                    "MPI_DISTRIBUTE_NONE needs 1 process, not {psize}"
+                )));
+            }
+            Ok(vec![(0, g as usize)])
+        }
+        DISTRIBUTE_BLOCK => {
+            let b = if darg == DISTRIBUTE_DFLT_DARG {
+                (g + p - 1) / p
+            } else {
+                darg as isize
+            };
+            if b < 1 || b * p < g {
+                return Err(bad(format!(
+                    "block size {b} times {psize} processes does not cover {gsize} elements"
+                )));
+            }
+            let start = (c * b).min(g);
+            Ok(vec![(
+                start,
+                ((c + 1) * b).min(g).saturating_sub(start) as usize,
+            )])
+        }
+        DISTRIBUTE_CYCLIC => {
+            let k = if darg == DISTRIBUTE_DFLT_DARG {
+                1
+            } else {
+                darg as isize
+            };
+            if k < 1 {
+                return Err(bad(format!("invalid cyclic block size {darg}")));
+            }
+            let mut runs = Vec::new();
+            let mut start = c * k;
+            while start < g {
+                runs.push((start, (start + k).min(g).saturating_sub(start) as usize));
+                start += p * k;
+            }
+            Ok(runs)
+        }
+        other => Err(bad(format!("invalid distribution {other}"))),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe extern "C" fn MPI_Type_create_darray(
+    size: c_int,
+    rank: c_int,
+    ndims: c_int,
+    gsizes: *const c_int,
+    distribs: *const c_int,
+    dargs: *const c_int,
+    psizes: *const c_int,
+    order: c_int,
+    old: c_int,
+    newtype: *mut c_int,
+) -> c_int {
+    call("MPI_Type_create_darray", mpi::COMM_WORLD, || {
+        let nd = nonneg(ndims, "ndims")?;
+        if nd == 0 {
+            return Err(MpiError::new(class::ARG, "ndims must be at least 1"));
+        }
+        if size < 1 || rank < 0 || rank >= size {
+            return Err(MpiError::new(
+                class::ARG,
+                format!("invalid rank {rank} of {size} processes"),
+            ));
+        }
+        // SAFETY: MPI passes arrays of `ndims` entries.
+        let (gs, dis, das, ps) = unsafe {
+            (
+                slice(gsizes, nd, "gsizes")?,
+                slice(distribs, nd, "distribs")?,
+                slice(dargs, nd, "dargs")?,
+                slice(psizes, nd, "psizes")?,
+            )
+        };
+        if ps.iter().any(|&p| p < 1) || ps.iter().map(|&p| p as i64).product::<i64>() != size as i64
+        {
+            return Err(MpiError::new(
+                class::ARG,
+                format!("the process grid {ps:?} does not have {size} processes"),
+            ));
+        }
+        if gs.iter().any(|&g| g < 1) {
+            return Err(MpiError::new(class::ARG, format!("invalid gsizes {gs:?}")));
+        }
+        // The process grid is row-major whatever the array order.
+        let mut coords = vec![0; nd];
+        let mut r = rank;
+        for d in (0..nd).rev() {
+            coords[d] = r % ps[d];
+            r /= ps[d];
+        }
+        let mut runs = Vec::with_capacity(nd);
+        for d in 0..nd {
+            runs.push(distribution(d, gs[d], dis[d], das[d], ps[d], coords[d])?);
+        }
+        // Work in C order: the last dimension varies fastest.
+        let idx: Vec<usize> = match order {
+            ORDER_C => (0..nd).collect(),
+            ORDER_FORTRAN => (0..nd).rev().collect(),
+            _ => return Err(MpiError::new(class::ARG, format!("invalid order {order}"))),
+        };
+        let o = get(old)?;
+        let sz: Vec<isize> = idx.iter().map(|&d| gs[d] as isize).collect();
+        let runs: Vec<Vec<(isize, usize)>> = idx.iter().map(|&d| runs[d].clone()).collect();
+        let t = grid_type(&o, &sz, &runs);
+        let mut ints = vec![size, rank, ndims];
+        for a in [gs, dis, das, ps] {
+            ints.extend_from_slice(a);
+        }
+        ints.push(order);
+        finish(
+            t,
+            Envelope {
+                combiner: typector::COMBINER_DARRAY,
+                integers: ints,
+                addresses: vec![],
+                datatypes: vec![old],
+                ..Default::default()
             },
             newtype,
         )

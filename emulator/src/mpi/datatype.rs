@@ -66,6 +66,10 @@ pub struct Datatype {
     /// extent is padded to a multiple of it, as a C compiler pads).
     pub align: usize,
     pub predefined: bool,
+    /// The lower (upper) bound was set explicitly (an MPI_LB (MPI_UB)
+    /// marker, or a resize) and sticks through constructors built on it.
+    pub explicit_lb: bool,
+    pub explicit_ub: bool,
     pub committed: bool,
     /// How it was constructed (MPI_Type_get_envelope).
     pub envelope: super::typector::Envelope,
@@ -122,6 +126,8 @@ impl Datatype {
                     | "MPI_CXX_LONG_DOUBLE_COMPLEX"
             ),
             predefined: true,
+            explicit_lb: name == "MPI_LB",
+            explicit_ub: name == "MPI_UB",
             committed: true,
             envelope: super::typector::Envelope {
                 combiner: super::typector::COMBINER_NAMED,
@@ -223,7 +229,8 @@ pub fn predefined_types() -> Vec<Option<Datatype>> {
         Some(d("MPI_UINT32_T", 4, Some(U32))),
         Some(d("MPI_UINT64_T", 8, Some(U64))),
         Some(d("MPI_C_BOOL", 1, Some(Bool))),
-        Some(d("MPI_C_FLOAT_COMPLEX", 8, Some(ComplexF32))),
+        // MPI_C_COMPLEX and MPI_C_FLOAT_COMPLEX are one type: MPICH names it so.
+        Some(d("MPI_C_COMPLEX", 8, Some(ComplexF32))),
         Some(d("MPI_C_DOUBLE_COMPLEX", 16, Some(ComplexF64))),
         Some(d(
             "MPI_C_LONG_DOUBLE_COMPLEX",
@@ -276,6 +283,12 @@ pub fn predefined_types() -> Vec<Option<Datatype>> {
         Some(d("MPI_INTEGER8", 8, Some(I64))),
         Some(d("MPI_REAL4", 4, Some(F32))),
         Some(d("MPI_REAL8", 8, Some(F64))),
+        Some(d("MPI_REAL16", long_double, Some(LongDouble))),
+        Some(d("MPI_COMPLEX8", 8, Some(ComplexF32))),
+        Some(d("MPI_COMPLEX16", 16, Some(ComplexF64))),
+        Some(d("MPI_COMPLEX32", 2 * long_double, Some(ComplexLongDouble))),
+        // Fortran INTEGER*16 (C __int128): moved, not reduced.
+        Some(d("MPI_INTEGER16", 16, None)),
     ]
 }
 

@@ -11,6 +11,9 @@ pub struct Envelope {
     pub integers: Vec<i32>,
     pub addresses: Vec<isize>,
     pub datatypes: Vec<i32>,
+    /// The datatypes as they were at construction (their handles may be
+    /// freed since), for MPI_Type_get_contents.
+    pub types: Vec<std::rc::Rc<Datatype>>,
 }
 
 pub const COMBINER_NAMED: i32 = 1;
@@ -24,6 +27,7 @@ pub const COMBINER_INDEXED_BLOCK: i32 = 8;
 pub const COMBINER_HINDEXED_BLOCK: i32 = 9;
 pub const COMBINER_STRUCT: i32 = 10;
 pub const COMBINER_SUBARRAY: i32 = 11;
+pub const COMBINER_DARRAY: i32 = 12;
 pub const COMBINER_RESIZED: i32 = 13;
 
 /// One piece of a constructor: `blocklen` consecutive elements of `child`
@@ -44,11 +48,28 @@ pub fn build(pieces: &[Piece<'_>]) -> Datatype {
     let mut align = 1usize;
     let mut elements: Vec<(u32, u64)> = Vec::new();
     let mut external32_native = true;
+    // Bounds set by MPI_LB/MPI_UB markers (or resized children): they win
+    // over the bounds of the data.
+    let (mut marked_lb, mut marked_ub): (Option<isize>, Option<isize>) = (None, None);
     for p in pieces {
         if p.blocklen == 0 {
             continue;
         }
         let c = p.child;
+        let last = (p.blocklen as isize - 1) * c.extent;
+        let (lo, hi) = (p.disp + last.min(0), p.disp + last.max(0));
+        if c.explicit_lb {
+            marked_lb = Some(marked_lb.map_or(lo + c.lb, |m| m.min(lo + c.lb)));
+        }
+        if c.explicit_ub {
+            let u = hi + c.lb + c.extent;
+            marked_ub = Some(marked_ub.map_or(u, |m| m.max(u)));
+        }
+        // The markers themselves hold no data and bound nothing else.
+        let marker = c.predefined && (c.explicit_lb || c.explicit_ub);
+        if marker {
+            continue;
+        }
         align = align.max(c.align);
         external32_native &= c.external32_native;
         if c.elements.len() == 1 {
@@ -64,8 +85,6 @@ pub fn build(pieces: &[Piece<'_>]) -> Datatype {
         size += p.blocklen * c.size;
         // Element k starts at disp + k*extent; with a negative extent the
         // last element is the lowest.
-        let last = (p.blocklen as isize - 1) * c.extent;
-        let (lo, hi) = (p.disp + last.min(0), p.disp + last.max(0));
         lb = lb.min(lo + c.lb);
         ub = ub.max(hi + c.lb + c.extent);
         if c.size > 0 {
@@ -94,6 +113,9 @@ pub fn build(pieces: &[Piece<'_>]) -> Datatype {
         lb = 0;
         ub = 0;
     }
+    let (explicit_lb, explicit_ub) = (marked_lb.is_some(), marked_ub.is_some());
+    lb = marked_lb.unwrap_or(lb);
+    ub = marked_ub.unwrap_or(ub);
     if tlb == isize::MAX {
         tlb = 0;
         tub = 0;
@@ -111,6 +133,8 @@ pub fn build(pieces: &[Piece<'_>]) -> Datatype {
         elements,
         external32_native,
         predefined: false,
+        explicit_lb,
+        explicit_ub,
         committed: false,
         envelope: Envelope::default(),
     }
@@ -122,7 +146,7 @@ pub fn build(pieces: &[Piece<'_>]) -> Datatype {
 pub fn pad_to_alignment(mut t: Datatype) -> Datatype {
     let a = t.align.max(1) as isize;
     let rem = t.extent.rem_euclid(a);
-    if rem != 0 && t.extent > 0 {
+    if rem != 0 && t.extent > 0 && !t.explicit_ub {
         t.extent += a - rem;
     }
     t
@@ -135,6 +159,8 @@ pub fn resized(child: &Datatype, lb: isize, extent: isize) -> Datatype {
         lb,
         extent,
         predefined: false,
+        explicit_lb: true,
+        explicit_ub: true,
         committed: false,
         ..child.clone()
     }
