@@ -1,14 +1,19 @@
-//! Virtual topologies: Cartesian grids.
+//! Virtual topologies: Cartesian grids, graphs and distributed graphs.
 
 use std::ffi::c_int;
 
 use super::{call, out};
 use crate::engine;
-use crate::mpi::comm::Topology;
+use crate::mpi::coll::{coll_error, execute, Buffers, Reduction};
+use crate::mpi::comm::{Neighbours, Topology};
 use crate::mpi::{self, class, MpiError, MpiResult};
 
 const GRAPH: c_int = 1;
 const CART: c_int = 2;
+const DIST_GRAPH: c_int = 3;
+/// MPI_UNWEIGHTED and MPI_WEIGHTS_EMPTY (as in mpi.h).
+const UNWEIGHTED: usize = 2;
+const WEIGHTS_EMPTY: usize = 3;
 
 /// Reads `n` ints from a C array.
 ///
@@ -282,6 +287,7 @@ pub(crate) unsafe extern "C" fn MPI_Topo_test(comm: c_int, status: *mut c_int) -
         let s = match t.as_deref() {
             Some(Topology::Cart { .. }) => CART,
             Some(Topology::Graph { .. }) => GRAPH,
+            Some(Topology::DistGraph { .. }) => DIST_GRAPH,
             None => mpi::UNDEFINED,
         };
         // SAFETY: the caller's output argument.
@@ -412,5 +418,244 @@ pub(crate) unsafe extern "C" fn MPI_Graph_map(
         };
         // SAFETY: the caller's output argument.
         unsafe { out(newrank, r, "newrank") }
+    })
+}
+
+/// Reads `n` weights, or None for MPI_UNWEIGHTED (MPI_WEIGHTS_EMPTY with
+/// no edges is weighted).
+///
+/// # Safety
+/// `p` is one of the two constants or points to `n` readable ints.
+unsafe fn weights(p: *const c_int, n: usize, what: &str) -> MpiResult<Option<Vec<c_int>>> {
+    match p as usize {
+        UNWEIGHTED => Ok(None),
+        WEIGHTS_EMPTY if n == 0 => Ok(Some(Vec::new())),
+        WEIGHTS_EMPTY => Err(MpiError::new(
+            class::ARG,
+            format!("{what} is MPI_WEIGHTS_EMPTY but there are {n} edges"),
+        )),
+        // SAFETY: per the contract.
+        _ => unsafe { ints(p, n, what) }.map(Some),
+    }
+}
+
+fn degree(n: c_int, what: &str) -> MpiResult<usize> {
+    usize::try_from(n).map_err(|_| MpiError::new(class::ARG, format!("invalid {what} {n}")))
+}
+
+/// Makes the distributed graph communicator and waits until every member
+/// has added its edges (a barrier on the new communicator).
+fn finish_dist_graph(
+    comm: c_int,
+    edges: &[(c_int, c_int, c_int)],
+    weighted: bool,
+    out_comm: *mut c_int,
+) -> MpiResult<()> {
+    if out_comm.is_null() {
+        return Err(MpiError::new(
+            class::ARG,
+            "comm_dist_graph is a null pointer",
+        ));
+    }
+    let h = engine::with(|w| w.dist_graph_create(comm, edges, weighted))?;
+    let view = engine::with(|w| w.comm(h))?;
+    let s = collectives::barrier(view.my_rank, view.size()).map_err(coll_error)?;
+    execute(
+        &view,
+        &s,
+        Buffers::none(),
+        Reduction::None,
+        "MPI_Dist_graph_create",
+    )?;
+    // SAFETY: non-null output argument.
+    unsafe { *out_comm = h };
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe extern "C" fn MPI_Dist_graph_create_adjacent(
+    comm: c_int,
+    indegree: c_int,
+    sources: *const c_int,
+    sourceweights: *const c_int,
+    outdegree: c_int,
+    destinations: *const c_int,
+    destweights: *const c_int,
+    _info: c_int,
+    _reorder: c_int,
+    comm_dist_graph: *mut c_int,
+) -> c_int {
+    call("MPI_Dist_graph_create_adjacent", comm, || {
+        let (ni, no) = (
+            degree(indegree, "indegree")?,
+            degree(outdegree, "outdegree")?,
+        );
+        let me = engine::with(|w| w.comm(comm).map(|v| v.my_rank as c_int))?;
+        // SAFETY: MPI passes arrays of the degrees' lengths (or the
+        // weight constants).
+        let (src, sw, dst, dw) = unsafe {
+            (
+                ints(sources, ni, "sources")?,
+                weights(sourceweights, ni, "sourceweights")?,
+                ints(destinations, no, "destinations")?,
+                weights(destweights, no, "destweights")?,
+            )
+        };
+        let weighted = sw.is_some() || dw.is_some();
+        let mut edges: Vec<(c_int, c_int, c_int)> = Vec::with_capacity(ni + no);
+        for (i, &d) in dst.iter().enumerate() {
+            edges.push((me, d, dw.as_ref().map_or(1, |w| w[i])));
+        }
+        let incoming: Vec<(c_int, c_int)> = src
+            .iter()
+            .enumerate()
+            .map(|(i, &s)| (s, sw.as_ref().map_or(1, |w| w[i])))
+            .collect();
+        finish_adjacent(comm, &edges, &incoming, weighted, comm_dist_graph)
+    })
+}
+
+/// The adjacent form: each rank states both its in- and out-neighbours,
+/// in the order the neighbourhood collectives then use, so each side's
+/// lists are set from its own call.
+fn finish_adjacent(
+    comm: c_int,
+    out_edges: &[(c_int, c_int, c_int)],
+    incoming: &[(c_int, c_int)],
+    weighted: bool,
+    out_comm: *mut c_int,
+) -> MpiResult<()> {
+    if out_comm.is_null() {
+        return Err(MpiError::new(
+            class::ARG,
+            "comm_dist_graph is a null pointer",
+        ));
+    }
+    let h = engine::with(|w| w.dist_graph_create_adjacent(comm, out_edges, incoming, weighted))?;
+    let view = engine::with(|w| w.comm(h))?;
+    let s = collectives::barrier(view.my_rank, view.size()).map_err(coll_error)?;
+    execute(
+        &view,
+        &s,
+        Buffers::none(),
+        Reduction::None,
+        "MPI_Dist_graph_create_adjacent",
+    )?;
+    // SAFETY: non-null output argument.
+    unsafe { *out_comm = h };
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe extern "C" fn MPI_Dist_graph_create(
+    comm: c_int,
+    n: c_int,
+    sources: *const c_int,
+    degrees: *const c_int,
+    destinations: *const c_int,
+    weights_arg: *const c_int,
+    _info: c_int,
+    _reorder: c_int,
+    comm_dist_graph: *mut c_int,
+) -> c_int {
+    call("MPI_Dist_graph_create", comm, || {
+        let n = degree(n, "n")?;
+        // SAFETY: MPI passes `n` sources and degrees, then sum(degrees)
+        // destinations and weights.
+        let (src, deg) = unsafe { (ints(sources, n, "sources")?, ints(degrees, n, "degrees")?) };
+        let mut total = 0usize;
+        for &d in &deg {
+            total += degree(d, "degree")?;
+        }
+        // SAFETY: as above.
+        let (dst, wts) = unsafe {
+            (
+                ints(destinations, total, "destinations")?,
+                weights(weights_arg, total, "weights")?,
+            )
+        };
+        let mut edges = Vec::with_capacity(total);
+        let mut k = 0;
+        for (i, &s) in src.iter().enumerate() {
+            for _ in 0..deg[i] {
+                edges.push((s, dst[k], wts.as_ref().map_or(1, |w| w[k])));
+                k += 1;
+            }
+        }
+        finish_dist_graph(comm, &edges, wts.is_some(), comm_dist_graph)
+    })
+}
+
+/// The current rank's (sources, destinations) with weights, and whether
+/// the graph is weighted.
+fn dist_graph(comm: c_int) -> MpiResult<(Neighbours, bool)> {
+    engine::with(|w| {
+        let me = w.comm(comm)?.my_rank;
+        match w.topology(comm)?.as_deref() {
+            Some(Topology::DistGraph {
+                sources,
+                destinations,
+                weighted,
+            }) => Ok(((sources[me].clone(), destinations[me].clone()), *weighted)),
+            _ => Err(MpiError::new(
+                class::TOPOLOGY,
+                format!("{} has no distributed graph topology", mpi::comm_name(comm)),
+            )),
+        }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_Dist_graph_neighbors_count(
+    comm: c_int,
+    indegree: *mut c_int,
+    outdegree: *mut c_int,
+    weighted: *mut c_int,
+) -> c_int {
+    call("MPI_Dist_graph_neighbors_count", comm, || {
+        let ((i, o), wt) = dist_graph(comm)?;
+        // SAFETY: the caller's output arguments.
+        unsafe {
+            out(indegree, i.len() as c_int, "indegree")?;
+            out(outdegree, o.len() as c_int, "outdegree")?;
+            out(weighted, c_int::from(wt), "weighted")
+        }
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe extern "C" fn MPI_Dist_graph_neighbors(
+    comm: c_int,
+    maxindegree: c_int,
+    sources: *mut c_int,
+    sourceweights: *mut c_int,
+    maxoutdegree: c_int,
+    destinations: *mut c_int,
+    destweights: *mut c_int,
+) -> c_int {
+    call("MPI_Dist_graph_neighbors", comm, || {
+        let ((i, o), wt) = dist_graph(comm)?;
+        let (mi, mo) = (
+            degree(maxindegree, "maxindegree")?,
+            degree(maxoutdegree, "maxoutdegree")?,
+        );
+        let (i, o) = (&i[..i.len().min(mi)], &o[..o.len().min(mo)]);
+        let firsts = |v: &[(i32, i32)]| v.iter().map(|e| e.0).collect::<Vec<_>>();
+        let seconds = |v: &[(i32, i32)]| v.iter().map(|e| e.1).collect::<Vec<_>>();
+        // SAFETY: the caller's arrays hold maxindegree / maxoutdegree
+        // entries; weights are written only for weighted graphs and real
+        // arrays.
+        unsafe {
+            write_ints(sources, &firsts(i), "sources")?;
+            write_ints(destinations, &firsts(o), "destinations")?;
+            if wt {
+                if sourceweights as usize > WEIGHTS_EMPTY {
+                    write_ints(sourceweights, &seconds(i), "sourceweights")?;
+                }
+                if destweights as usize > WEIGHTS_EMPTY {
+                    write_ints(destweights, &seconds(o), "destweights")?;
+                }
+            }
+        }
+        Ok(())
     })
 }

@@ -39,9 +39,67 @@ pub enum Topology {
     /// MPI_Graph_create: node i's neighbours are
     /// edges[index[i-1]..index[i]] (index[-1] = 0).
     Graph { index: Vec<i32>, edges: Vec<i32> },
+    /// MPI_Dist_graph_create(_adjacent): each rank's in-edges (sources)
+    /// and out-edges (destinations) with their weights, by rank.
+    DistGraph {
+        sources: Vec<Vec<(i32, i32)>>,
+        destinations: Vec<Vec<(i32, i32)>>,
+        weighted: bool,
+    },
 }
 
+/// Neighbours of a rank: (rank, direction tag) per in-neighbour, then per
+/// out-neighbour.
+pub type Neighbours = (Vec<(i32, i32)>, Vec<(i32, i32)>);
+
 impl Topology {
+    /// The in- and out-neighbours of `rank` in the order the neighbourhood
+    /// collectives use, each with the direction tag that tells apart two
+    /// messages between the same ranks (a periodic dimension of size 1 or
+    /// 2 makes a rank both neighbours): a message sent to out-neighbour j
+    /// carries the tag its receiver expects from that in-neighbour.
+    pub fn neighbours(&self, rank: usize) -> Neighbours {
+        match self {
+            Topology::Cart { dims, periods } => {
+                let c = Self::coords(dims, rank as i32);
+                let (mut ins, mut outs) = (Vec::new(), Vec::new());
+                for d in 0..dims.len() {
+                    let at = |delta: i32| {
+                        let mut x = c.clone();
+                        x[d] += delta;
+                        Self::rank_at(dims, periods, &x).unwrap_or(super::PROC_NULL)
+                    };
+                    let (minus, plus) = (at(-1), at(1));
+                    // Receive block 2d comes from the minus side (which sent
+                    // it towards its plus side), 2d+1 from the plus side.
+                    ins.push((minus, 1));
+                    ins.push((plus, 0));
+                    outs.push((minus, 0));
+                    outs.push((plus, 1));
+                }
+                (ins, outs)
+            }
+            Topology::Graph { index, edges } => {
+                let lo = if rank == 0 {
+                    0
+                } else {
+                    index[rank - 1] as usize
+                };
+                let hi = index[rank] as usize;
+                let n: Vec<(i32, i32)> = edges[lo..hi].iter().map(|&e| (e, 0)).collect();
+                (n.clone(), n)
+            }
+            Topology::DistGraph {
+                sources,
+                destinations,
+                ..
+            } => (
+                sources[rank].iter().map(|&(s, _)| (s, 0)).collect(),
+                destinations[rank].iter().map(|&(d, _)| (d, 0)).collect(),
+            ),
+        }
+    }
+
     /// Coordinates of `rank` in a Cartesian topology.
     pub fn coords(dims: &[i32], mut rank: i32) -> Vec<i32> {
         let mut c = vec![0; dims.len()];
@@ -370,6 +428,101 @@ impl World {
         let list: Vec<u32> = (0..nnodes).map(|r| v.group.world(r) as u32).collect();
         let h = self.join_new_comm(&v, seq, -3, nnodes, || Group::List(Rc::from(list)));
         self.set_topology(h, Topology::Graph { index, edges });
+        Ok(h)
+    }
+
+    /// MPI_Dist_graph_create without reordering: a communicator with the
+    /// group of `comm`, to which each member adds `edges` (source,
+    /// destination, weight). The graph is complete once every member has
+    /// called (the caller then synchronizes).
+    pub fn dist_graph_create(
+        &mut self,
+        comm: i32,
+        edges: &[(i32, i32, i32)],
+        weighted: bool,
+    ) -> MpiResult<i32> {
+        self.dist_graph_join(comm, edges, weighted, |sources, destinations, _| {
+            for &(s, d, wt) in edges {
+                destinations[s as usize].push((d, wt));
+                sources[d as usize].push((s, wt));
+            }
+        })
+    }
+
+    /// MPI_Dist_graph_create_adjacent: each member states its own in- and
+    /// out-neighbours, in the order its neighbourhood collectives use.
+    pub fn dist_graph_create_adjacent(
+        &mut self,
+        comm: i32,
+        out_edges: &[(i32, i32, i32)],
+        incoming: &[(i32, i32)],
+        weighted: bool,
+    ) -> MpiResult<i32> {
+        let checked: Vec<(i32, i32, i32)> = incoming.iter().map(|&(s, w)| (s, 0, w)).collect();
+        self.check_edges(comm, &checked, weighted)?;
+        self.dist_graph_join(comm, out_edges, weighted, |sources, destinations, me| {
+            destinations[me] = out_edges.iter().map(|e| (e.1, e.2)).collect();
+            sources[me] = incoming.to_vec();
+        })
+    }
+
+    fn check_edges(&self, comm: i32, edges: &[(i32, i32, i32)], weighted: bool) -> MpiResult<()> {
+        let n = self.comm(comm)?.size();
+        if let Some(e) = edges
+            .iter()
+            .find(|e| e.0 < 0 || e.0 as usize >= n || e.1 < 0 || e.1 as usize >= n)
+        {
+            return Err(MpiError::new(
+                class::RANK,
+                format!("edge {} -> {} in a communicator of {n} ranks", e.0, e.1),
+            ));
+        }
+        if weighted && edges.iter().any(|e| e.2 < 0) {
+            return Err(MpiError::new(class::ARG, "negative edge weight"));
+        }
+        Ok(())
+    }
+
+    /// Joins the distributed graph communicator being made from `comm`
+    /// and lets `add` record the current rank's part of the graph.
+    fn dist_graph_join(
+        &mut self,
+        comm: i32,
+        edges: &[(i32, i32, i32)],
+        weighted: bool,
+        add: impl FnOnce(&mut [Vec<(i32, i32)>], &mut [Vec<(i32, i32)>], usize),
+    ) -> MpiResult<i32> {
+        let v = self.comm(comm)?.intra("MPI_Dist_graph_create")?;
+        self.check_edges(comm, edges, weighted)?;
+        let n = v.size();
+        let seq = self.next_creation_seq(comm);
+        let g = match &v.group {
+            Group::Single(w) => Group::List(Rc::from(vec![*w as u32])),
+            other => other.clone(),
+        };
+        let h = self.join_new_comm(&v, seq, -4, n, || g);
+        let Some(Some(obj)) = usize::try_from(h)
+            .ok()
+            .and_then(|i| self.mpi.comms.table.get_mut(i))
+        else {
+            return Err(MpiError::new(class::INTERN, "new communicator missing"));
+        };
+        let t = obj.topology.get_or_insert_with(|| {
+            Rc::new(Topology::DistGraph {
+                sources: vec![Vec::new(); n],
+                destinations: vec![Vec::new(); n],
+                weighted: false,
+            })
+        });
+        if let Topology::DistGraph {
+            sources,
+            destinations,
+            weighted: w,
+        } = Rc::make_mut(t)
+        {
+            *w |= weighted;
+            add(sources, destinations, v.my_rank);
+        }
         Ok(h)
     }
 
