@@ -426,3 +426,17 @@ fn one_sided_communication_works_in_every_mode() {
         );
     }
 }
+
+#[test]
+fn distributed_graphs_and_neighbourhood_collectives() {
+    let app = build("tests/c/neighbors.c");
+    for np in ["1", "2", "3", "6"] {
+        let o = run(&["-np", np, NO_COMPUTE, app.to_str().unwrap()]);
+        assert!(
+            o.status.success() && stdout(&o).contains(" No Errors"),
+            "np {np}:\n{}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+    }
+}
