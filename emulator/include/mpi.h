@@ -554,6 +554,14 @@ SMPI_CALL(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler))
 SMPI_CALL(int, Errhandler_get, (MPI_Comm comm, MPI_Errhandler *errhandler))
 SMPI_CALL(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
 SMPI_CALL(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
+/* File error handlers: MPI-IO is not provided, so MPI_FILE_NULL (whose
+   handler is the default for files) is the only file they accept. */
+typedef void(MPI_File_errhandler_function)(MPI_File *file, int *error_code, ...);
+typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
+SMPI_CALL(int, File_create_errhandler, (MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler))
+SMPI_CALL(int, File_set_errhandler, (MPI_File file, MPI_Errhandler errhandler))
+SMPI_CALL(int, File_get_errhandler, (MPI_File file, MPI_Errhandler *errhandler))
+SMPI_CALL(int, File_call_errhandler, (MPI_File fh, int errorcode))
 SMPI_CALL(int, Errhandler_free, (MPI_Errhandler *errhandler))
 
 /* One-sided communication. */

@@ -76,7 +76,8 @@ macro_rules! with_abi_symbols {
             MPI_Rget_accumulate, MPI_Fetch_and_op, MPI_Compare_and_swap, MPI_Win_create_keyval,
             MPI_Win_free_keyval, MPI_Win_set_attr, MPI_Win_get_attr, MPI_Win_delete_attr,
             MPI_Win_create_errhandler, MPI_Win_set_errhandler, MPI_Win_get_errhandler,
-            MPI_Win_call_errhandler, MPI_Win_c2f, MPI_Win_f2c,
+            MPI_Win_call_errhandler, MPI_Win_c2f, MPI_Win_f2c, MPI_File_create_errhandler,
+            MPI_File_set_errhandler, MPI_File_get_errhandler, MPI_File_call_errhandler,
             smpi_sleep, smpi_usleep, smpi_nanosleep, smpi_gettimeofday, smpi_clock_gettime,
             smpi_exit, smpi_execute_flops, smpi_execute, smpi_execute_benched
         }

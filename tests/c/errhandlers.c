@@ -45,8 +45,24 @@ int main(int argc, char **argv)
     MPI_Comm_call_errhandler(MPI_COMM_WORLD, mycode);
     CHECK(calls == 2 && last_code == mycode, "call_errhandler: calls %d code %d", calls, last_code);
 
+    /* Files: MPI_FILE_NULL's handler is MPI_ERRORS_RETURN until set. */
+    MPI_File_get_errhandler(MPI_FILE_NULL, &got);
+    CHECK(got == MPI_ERRORS_RETURN, "default file handler %d", got);
+    rc = MPI_File_call_errhandler(MPI_FILE_NULL, mycode);
+    CHECK(rc == mycode && calls == 2, "file call_errhandler returned %d", rc);
+    MPI_Errhandler feh;
+    MPI_File_create_errhandler((MPI_File_errhandler_function *)handler, &feh);
+    MPI_File_set_errhandler(MPI_FILE_NULL, feh);
+    MPI_File_call_errhandler(MPI_FILE_NULL, MPI_ERR_IO);
+    CHECK(calls == 3 && last_code == MPI_ERR_IO, "file handler: calls %d code %d", calls,
+          last_code);
+
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    rc = MPI_File_set_errhandler(42, MPI_ERRORS_RETURN);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_FILE, "a file other than MPI_FILE_NULL: class %d", cls);
     MPI_Errhandler_free(&eh);
+    MPI_Errhandler_free(&feh);
     MPI_Reduce(&errors, &total, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0)
         printf(total == 0 ? " No Errors\n" : " Found %d errors\n", total);

@@ -350,6 +350,81 @@ pub(crate) unsafe extern "C" fn MPI_Comm_get_errhandler(
     })
 }
 
+/// MPI-IO is absent, so no file can exist: MPI_FILE_NULL, whose handler
+/// is the default for files, is the only file the handler calls accept.
+fn file_null(file: c_int) -> mpi::MpiResult<()> {
+    if file != 0 {
+        return Err(MpiError::new(
+            class::FILE,
+            format!(
+                "invalid file handle {file} (MPI-IO is not provided: only MPI_FILE_NULL exists)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn file_errhandler() -> c_int {
+    engine::with(|w| {
+        let me = w.current;
+        w.mpi.ranks[me]
+            .file_errhandler
+            .unwrap_or(mpi::ERRORS_RETURN)
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_File_create_errhandler(
+    function: usize,
+    errhandler: *mut c_int,
+) -> c_int {
+    create_errhandler("MPI_File_create_errhandler", function, errhandler)
+}
+
+pub(crate) unsafe extern "C" fn MPI_File_set_errhandler(file: c_int, errhandler: c_int) -> c_int {
+    call("MPI_File_set_errhandler", mpi::COMM_WORLD, || {
+        file_null(file)?;
+        engine::with(|w| {
+            w.check_errhandler(errhandler)?;
+            let me = w.current;
+            w.mpi.ranks[me].file_errhandler = Some(errhandler);
+            Ok(())
+        })
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_File_get_errhandler(
+    file: c_int,
+    errhandler: *mut c_int,
+) -> c_int {
+    call("MPI_File_get_errhandler", mpi::COMM_WORLD, || {
+        file_null(file)?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(errhandler, file_errhandler(), "errhandler") }
+    })
+}
+
+pub(crate) unsafe extern "C" fn MPI_File_call_errhandler(file: c_int, errorcode: c_int) -> c_int {
+    if let Err(e) = file_null(file) {
+        return call("MPI_File_call_errhandler", mpi::COMM_WORLD, || Err(e));
+    }
+    match file_errhandler() {
+        mpi::ERRORS_RETURN => errorcode,
+        h => match engine::with(|w| w.mpi.user_errhandler(h)) {
+            Some(f) => {
+                super::call_user_errhandler(f, file, errorcode);
+                0
+            }
+            // MPI_ERRORS_ARE_FATAL set on MPI_FILE_NULL.
+            None => call("MPI_File_call_errhandler", mpi::COMM_WORLD, || {
+                Err(MpiError::new(
+                    errorcode,
+                    format!("the program raised error code {errorcode} on MPI_FILE_NULL"),
+                ))
+            }),
+        },
+    }
+}
+
 pub(crate) unsafe extern "C" fn MPI_Errhandler_free(errhandler: *mut c_int) -> c_int {
     call("MPI_Errhandler_free", mpi::COMM_WORLD, || {
         if errhandler.is_null() {

@@ -67,6 +67,7 @@ pub mod class {
     pub const UNSUPPORTED_OPERATION: i32 = 49;
     pub const LOCKTYPE: i32 = 34;
     pub const NO_MEM: i32 = 36;
+    pub const FILE: i32 = 27;
     pub const RMA_CONFLICT: i32 = 43;
     pub const RMA_SYNC: i32 = 44;
     pub const SIZE: i32 = 46;
@@ -453,6 +454,9 @@ pub struct RankMpi {
     pub coll_seq: Vec<(u32, u32)>,
     /// Error handlers set on communicators (absent: MPI_ERRORS_ARE_FATAL).
     pub errhandlers: Vec<(i32, i32)>,
+    /// The error handler of MPI_FILE_NULL, the default for files (None:
+    /// MPI_ERRORS_RETURN, as MPI specifies).
+    pub file_errhandler: Option<i32>,
     /// Names set on communicators.
     pub names: Vec<(i32, String)>,
     /// Info hints set on communicators (MPI_Comm_set_info).
