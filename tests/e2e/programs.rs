@@ -440,3 +440,15 @@ fn distributed_graphs_and_neighbourhood_collectives() {
         );
     }
 }
+
+#[test]
+fn darray_contents_match_size_and_bound_markers() {
+    let app = build("tests/c/datatypes.c");
+    let o = run(&["-np", "1", NO_COMPUTE, app.to_str().unwrap()]);
+    assert!(
+        o.status.success() && stdout(&o).contains(" No Errors"),
+        "{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+}
