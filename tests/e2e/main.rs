@@ -88,6 +88,22 @@ pub fn stderr(o: &Output) -> String {
 }
 
 /// Deterministic runs: computation timing off.
+/// Builds a self-checking test program and runs it on each of `nps` rank
+/// counts with computation timing off: it must exit 0 and print
+/// " No Errors".
+pub fn assert_self_checks(source: &str, nps: &[&str]) {
+    let app = build(source);
+    for np in nps {
+        let o = run(&["-np", np, NO_COMPUTE, app.to_str().unwrap()]);
+        assert!(
+            o.status.success() && stdout(&o).contains(" No Errors"),
+            "{source} on {np} ranks:\n{}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+    }
+}
+
 pub const NO_COMPUTE: &str = "--cfg=smpi/simulate-computation:no";
 
 /// Writes `text` to a file in the scratch directory.

@@ -57,30 +57,15 @@ fn global_counter_is_private_per_rank_unless_disabled() {
 
 #[test]
 fn point_to_point_semantics() {
-    let app = build("tests/c/p2p_semantics.c");
-    for np in ["4", "7"] {
-        let o = run(&["-np", np, NO_COMPUTE, app.to_str().unwrap()]);
-        assert!(
-            o.status.success() && stdout(&o).contains(" No Errors"),
-            "np {np}:\n{}{}",
-            stdout(&o),
-            stderr(&o)
-        );
-    }
+    assert_self_checks("tests/c/p2p_semantics.c", &["4", "7"]);
 }
 
 #[test]
 fn every_blocking_collective_gives_the_right_data() {
-    let app = build("tests/c/collectives.c");
-    for np in ["1", "2", "3", "5", "8", "13", "33"] {
-        let o = run(&["-np", np, NO_COMPUTE, app.to_str().unwrap()]);
-        assert!(
-            o.status.success() && stdout(&o).contains(" No Errors"),
-            "np {np}:\n{}{}",
-            stdout(&o),
-            stderr(&o)
-        );
-    }
+    assert_self_checks(
+        "tests/c/collectives.c",
+        &["1", "2", "3", "5", "8", "13", "33"],
+    );
 }
 
 #[test]
@@ -203,16 +188,7 @@ fn hostfile_maps_ranks_and_wraps_around() {
 
 #[test]
 fn attributes_intercommunicators_and_generalized_requests() {
-    let app = build("tests/c/comm_features.c");
-    for np in ["4", "7"] {
-        let o = run(&["-np", np, NO_COMPUTE, app.to_str().unwrap()]);
-        assert!(
-            o.status.success() && stdout(&o).contains(" No Errors"),
-            "np {np}:\n{}{}",
-            stdout(&o),
-            stderr(&o)
-        );
-    }
+    assert_self_checks("tests/c/comm_features.c", &["4", "7"]);
 }
 
 /// A FLAT SimGrid cluster (private SPLITDUPLEX links, shared backbone).
@@ -305,40 +281,17 @@ fn protocol_options_change_timing_as_in_simgrid() {
 
 #[test]
 fn info_objects() {
-    let app = build("tests/c/info.c");
-    let o = run(&["-np", "3", NO_COMPUTE, app.to_str().unwrap()]);
-    assert!(
-        o.status.success() && stdout(&o).contains(" No Errors"),
-        "{}{}",
-        stdout(&o),
-        stderr(&o)
-    );
+    assert_self_checks("tests/c/info.c", &["3"]);
 }
 
 #[test]
 fn user_error_handlers_and_error_classes() {
-    let app = build("tests/c/errhandlers.c");
-    let o = run(&["-np", "2", NO_COMPUTE, app.to_str().unwrap()]);
-    assert!(
-        o.status.success() && stdout(&o).contains(" No Errors"),
-        "{}{}",
-        stdout(&o),
-        stderr(&o)
-    );
+    assert_self_checks("tests/c/errhandlers.c", &["2"]);
 }
 
 #[test]
 fn cartesian_topologies() {
-    let app = build("tests/c/cart.c");
-    for np in ["12", "14"] {
-        let o = run(&["-np", np, NO_COMPUTE, app.to_str().unwrap()]);
-        assert!(
-            o.status.success() && stdout(&o).contains(" No Errors"),
-            "np {np}:\n{}{}",
-            stdout(&o),
-            stderr(&o)
-        );
-    }
+    assert_self_checks("tests/c/cart.c", &["12", "14"]);
 }
 
 #[test]
@@ -368,16 +321,7 @@ fn shared_memory_split_groups_ranks_by_host() {
 
 #[test]
 fn collectives_over_intercommunicators() {
-    let app = build("tests/c/intercomm_coll.c");
-    for np in ["2", "5", "8"] {
-        let o = run(&["-np", np, NO_COMPUTE, app.to_str().unwrap()]);
-        assert!(
-            o.status.success() && stdout(&o).contains(" No Errors"),
-            "np {np}:\n{}{}",
-            stdout(&o),
-            stderr(&o)
-        );
-    }
+    assert_self_checks("tests/c/intercomm_coll.c", &["2", "5", "8"]);
 }
 
 #[test]
@@ -401,54 +345,20 @@ fn split_into_316_groups_and_allreduce_in_each() {
 
 #[test]
 fn group_calls_and_communicator_queries() {
-    let app = build("tests/c/groups.c");
-    for np in ["4", "7"] {
-        let o = run(&["-np", np, NO_COMPUTE, app.to_str().unwrap()]);
-        assert!(
-            o.status.success() && stdout(&o).contains(" No Errors"),
-            "np {np}:\n{}{}",
-            stdout(&o),
-            stderr(&o)
-        );
-    }
+    assert_self_checks("tests/c/groups.c", &["4", "7"]);
 }
 
 #[test]
 fn one_sided_communication_works_in_every_mode() {
-    let app = build("tests/c/rma.c");
-    for np in ["1", "2", "5"] {
-        let o = run(&["-np", np, NO_COMPUTE, app.to_str().unwrap()]);
-        assert!(
-            o.status.success() && stdout(&o).contains(" No Errors"),
-            "np {np}:\n{}{}",
-            stdout(&o),
-            stderr(&o)
-        );
-    }
+    assert_self_checks("tests/c/rma.c", &["1", "2", "5"]);
 }
 
 #[test]
 fn distributed_graphs_and_neighbourhood_collectives() {
-    let app = build("tests/c/neighbors.c");
-    for np in ["1", "2", "3", "6"] {
-        let o = run(&["-np", np, NO_COMPUTE, app.to_str().unwrap()]);
-        assert!(
-            o.status.success() && stdout(&o).contains(" No Errors"),
-            "np {np}:\n{}{}",
-            stdout(&o),
-            stderr(&o)
-        );
-    }
+    assert_self_checks("tests/c/neighbors.c", &["1", "2", "3", "6"]);
 }
 
 #[test]
 fn darray_contents_match_size_and_bound_markers() {
-    let app = build("tests/c/datatypes.c");
-    let o = run(&["-np", "1", NO_COMPUTE, app.to_str().unwrap()]);
-    assert!(
-        o.status.success() && stdout(&o).contains(" No Errors"),
-        "{}{}",
-        stdout(&o),
-        stderr(&o)
-    );
+    assert_self_checks("tests/c/datatypes.c", &["1"]);
 }

@@ -216,6 +216,24 @@ pub(crate) fn call_user_errhandler(function: usize, comm: c_int, code: c_int) {
     unsafe { f(&mut c, &mut k) };
 }
 
+/// Reads `n` values of a C array, failing with MPI_ERR_ARG on null.
+///
+/// # Safety
+/// `p` points to `n` readable values when `n > 0`.
+pub(crate) unsafe fn read_array<T: Copy>(p: *const T, n: usize, what: &str) -> MpiResult<Vec<T>> {
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    if p.is_null() {
+        return Err(MpiError::new(
+            mpi::class::ARG,
+            format!("{what} is a null pointer"),
+        ));
+    }
+    // SAFETY: per the contract.
+    Ok(unsafe { std::slice::from_raw_parts(p, n) }.to_vec())
+}
+
 /// Writes `v` through an output pointer, failing with MPI_ERR_ARG on null.
 ///
 /// # Safety

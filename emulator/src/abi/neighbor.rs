@@ -7,7 +7,7 @@
 use std::ffi::{c_int, c_void};
 use std::rc::Rc;
 
-use super::{call, out};
+use super::{call, out, read_array as array};
 use crate::engine;
 use crate::mpi::comm::Neighbours;
 use crate::mpi::{
@@ -149,24 +149,6 @@ fn start(
 
 fn extent(dtype: c_int) -> MpiResult<isize> {
     engine::with(|w| w.mpi.datatype(dtype).map(|t| t.extent))
-}
-
-/// Reads `n` values of a C array.
-///
-/// # Safety
-/// `p` points to `n` readable values when `n > 0`.
-unsafe fn array<T: Copy>(p: *const T, n: usize, what: &str) -> MpiResult<Vec<T>> {
-    if n == 0 {
-        return Ok(Vec::new());
-    }
-    if p.is_null() {
-        return Err(MpiError::new(
-            class::ARG,
-            format!("{what} is a null pointer"),
-        ));
-    }
-    // SAFETY: per the contract.
-    Ok(unsafe { std::slice::from_raw_parts(p, n) }.to_vec())
 }
 
 /// The same block of `sendbuf` to every out-neighbour, block i of

@@ -20,17 +20,8 @@ const WEIGHTS_EMPTY: usize = 3;
 /// # Safety
 /// `p` points to `n` readable ints when `n > 0`.
 unsafe fn ints(p: *const c_int, n: usize, what: &str) -> MpiResult<Vec<c_int>> {
-    if n == 0 {
-        return Ok(Vec::new());
-    }
-    if p.is_null() {
-        return Err(MpiError::new(
-            class::ARG,
-            format!("{what} is a null pointer"),
-        ));
-    }
     // SAFETY: per the contract.
-    Ok(unsafe { std::slice::from_raw_parts(p, n) }.to_vec())
+    unsafe { super::read_array(p, n, what) }
 }
 
 /// Writes `v` into a C array of at least `v.len()` ints.
@@ -443,13 +434,13 @@ fn degree(n: c_int, what: &str) -> MpiResult<usize> {
     usize::try_from(n).map_err(|_| MpiError::new(class::ARG, format!("invalid {what} {n}")))
 }
 
-/// Makes the distributed graph communicator and waits until every member
-/// has added its edges (a barrier on the new communicator).
+/// Makes a distributed graph communicator (`create` joins it and records
+/// the current rank's part of the graph), waits until every member has
+/// added its part (a barrier on the new communicator), and writes it.
 fn finish_dist_graph(
-    comm: c_int,
-    edges: &[(c_int, c_int, c_int)],
-    weighted: bool,
+    create: impl FnOnce(&mut crate::engine::World) -> MpiResult<c_int>,
     out_comm: *mut c_int,
+    call_name: &'static str,
 ) -> MpiResult<()> {
     if out_comm.is_null() {
         return Err(MpiError::new(
@@ -457,16 +448,10 @@ fn finish_dist_graph(
             "comm_dist_graph is a null pointer",
         ));
     }
-    let h = engine::with(|w| w.dist_graph_create(comm, edges, weighted))?;
+    let h = engine::with(create)?;
     let view = engine::with(|w| w.comm(h))?;
     let s = collectives::barrier(view.my_rank, view.size()).map_err(coll_error)?;
-    execute(
-        &view,
-        &s,
-        Buffers::none(),
-        Reduction::None,
-        "MPI_Dist_graph_create",
-    )?;
+    execute(&view, &s, Buffers::none(), Reduction::None, call_name)?;
     // SAFETY: non-null output argument.
     unsafe { *out_comm = h };
     Ok(())
@@ -511,39 +496,14 @@ pub(crate) unsafe extern "C" fn MPI_Dist_graph_create_adjacent(
             .enumerate()
             .map(|(i, &s)| (s, sw.as_ref().map_or(1, |w| w[i])))
             .collect();
-        finish_adjacent(comm, &edges, &incoming, weighted, comm_dist_graph)
+        // Each rank states its own in- and out-neighbours, in the order
+        // its neighbourhood collectives use.
+        finish_dist_graph(
+            |w| w.dist_graph_create_adjacent(comm, &edges, &incoming, weighted),
+            comm_dist_graph,
+            "MPI_Dist_graph_create_adjacent",
+        )
     })
-}
-
-/// The adjacent form: each rank states both its in- and out-neighbours,
-/// in the order the neighbourhood collectives then use, so each side's
-/// lists are set from its own call.
-fn finish_adjacent(
-    comm: c_int,
-    out_edges: &[(c_int, c_int, c_int)],
-    incoming: &[(c_int, c_int)],
-    weighted: bool,
-    out_comm: *mut c_int,
-) -> MpiResult<()> {
-    if out_comm.is_null() {
-        return Err(MpiError::new(
-            class::ARG,
-            "comm_dist_graph is a null pointer",
-        ));
-    }
-    let h = engine::with(|w| w.dist_graph_create_adjacent(comm, out_edges, incoming, weighted))?;
-    let view = engine::with(|w| w.comm(h))?;
-    let s = collectives::barrier(view.my_rank, view.size()).map_err(coll_error)?;
-    execute(
-        &view,
-        &s,
-        Buffers::none(),
-        Reduction::None,
-        "MPI_Dist_graph_create_adjacent",
-    )?;
-    // SAFETY: non-null output argument.
-    unsafe { *out_comm = h };
-    Ok(())
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -582,7 +542,11 @@ pub(crate) unsafe extern "C" fn MPI_Dist_graph_create(
                 k += 1;
             }
         }
-        finish_dist_graph(comm, &edges, wts.is_some(), comm_dist_graph)
+        finish_dist_graph(
+            |w| w.dist_graph_create(comm, &edges, wts.is_some()),
+            comm_dist_graph,
+            "MPI_Dist_graph_create",
+        )
     })
 }
 
