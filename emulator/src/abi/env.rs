@@ -3,7 +3,7 @@
 
 use std::ffi::{c_char, c_int};
 
-use super::{call, out};
+use super::{call, call_in, out, ErrScope};
 use crate::engine;
 use crate::mpi::{self, class, MpiError};
 
@@ -291,22 +291,42 @@ pub(crate) fn create_errhandler(
 
 pub(crate) unsafe extern "C" fn MPI_Comm_call_errhandler(comm: c_int, errorcode: c_int) -> c_int {
     let handler = engine::with(|w| w.comm(comm).map(|_| w.errhandler(comm)));
+    call_errhandler(
+        "MPI_Comm_call_errhandler",
+        handler,
+        comm,
+        ErrScope::Comm(comm),
+        errorcode,
+    )
+}
+
+/// MPI_*_call_errhandler once the object's `handler` is known: the
+/// program's function is called (and the call succeeds), MPI_ERRORS_RETURN
+/// returns the code, MPI_ERRORS_ARE_FATAL stops the simulation. An invalid
+/// object is reported on MPI_COMM_WORLD.
+pub(crate) fn call_errhandler(
+    name: &'static str,
+    handler: mpi::MpiResult<c_int>,
+    object: c_int,
+    scope: ErrScope,
+    errorcode: c_int,
+) -> c_int {
     match handler {
         Ok(mpi::ERRORS_RETURN) => errorcode,
         Ok(h) => match engine::with(|w| w.mpi.user_errhandler(h)) {
             Some(f) => {
-                super::call_user_errhandler(f, comm, errorcode);
+                super::call_user_errhandler(f, object, errorcode);
                 0
             }
             // MPI_ERRORS_ARE_FATAL.
-            None => call("MPI_Comm_call_errhandler", comm, || {
+            None => call_in(name, scope, || {
                 Err(MpiError::new(
                     errorcode,
                     format!("the program raised error code {errorcode}"),
                 ))
             }),
         },
-        Err(e) => call("MPI_Comm_call_errhandler", mpi::COMM_WORLD, || Err(e)),
+        Err(e) => call(name, mpi::COMM_WORLD, || Err(e)),
     }
 }
 
@@ -404,25 +424,14 @@ pub(crate) unsafe extern "C" fn MPI_File_get_errhandler(
 }
 
 pub(crate) unsafe extern "C" fn MPI_File_call_errhandler(file: c_int, errorcode: c_int) -> c_int {
-    if let Err(e) = file_null(file) {
-        return call("MPI_File_call_errhandler", mpi::COMM_WORLD, || Err(e));
-    }
-    match file_errhandler() {
-        mpi::ERRORS_RETURN => errorcode,
-        h => match engine::with(|w| w.mpi.user_errhandler(h)) {
-            Some(f) => {
-                super::call_user_errhandler(f, file, errorcode);
-                0
-            }
-            // MPI_ERRORS_ARE_FATAL set on MPI_FILE_NULL.
-            None => call("MPI_File_call_errhandler", mpi::COMM_WORLD, || {
-                Err(MpiError::new(
-                    errorcode,
-                    format!("the program raised error code {errorcode} on MPI_FILE_NULL"),
-                ))
-            }),
-        },
-    }
+    let handler = file_null(file).map(|()| file_errhandler());
+    call_errhandler(
+        "MPI_File_call_errhandler",
+        handler,
+        file,
+        ErrScope::Comm(mpi::COMM_WORLD),
+        errorcode,
+    )
 }
 
 pub(crate) unsafe extern "C" fn MPI_Errhandler_free(errhandler: *mut c_int) -> c_int {

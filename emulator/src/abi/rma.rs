@@ -765,21 +765,11 @@ pub(crate) unsafe extern "C" fn MPI_Win_get_errhandler(
 
 pub(crate) unsafe extern "C" fn MPI_Win_call_errhandler(win: c_int, errorcode: c_int) -> c_int {
     let handler = engine::with(|w| w.win_member(win).map(|m| m.errhandler));
-    match handler {
-        Ok(mpi::ERRORS_RETURN) => errorcode,
-        Ok(h) => match engine::with(|w| w.mpi.user_errhandler(h)) {
-            Some(f) => {
-                super::call_user_errhandler(f, win, errorcode);
-                0
-            }
-            // MPI_ERRORS_ARE_FATAL.
-            None => on_win("MPI_Win_call_errhandler", win, || {
-                Err(MpiError::new(
-                    errorcode,
-                    format!("the program raised error code {errorcode}"),
-                ))
-            }),
-        },
-        Err(e) => on_win("MPI_Win_call_errhandler", win, || Err(e)),
-    }
+    super::env::call_errhandler(
+        "MPI_Win_call_errhandler",
+        handler,
+        win,
+        ErrScope::Win(win),
+        errorcode,
+    )
 }
