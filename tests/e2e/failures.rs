@@ -146,3 +146,20 @@ fn bad_arguments_give_their_error_classes() {
         );
     }
 }
+
+#[test]
+fn deadlock_on_a_window_lock_names_the_lock() {
+    let app = build("tests/c/rma_deadlock.c");
+    let o = run(&["-np", "2", NO_COMPUTE, app.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("deadlock"), "{err}");
+    assert!(
+        err.contains("rank 0 is blocked in MPI_Recv(receive from 1, tag 7, MPI_COMM_WORLD)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("rank 1 is blocked in MPI_Win_lock(exclusive lock on rank 0 of window 1)"),
+        "{err}"
+    );
+}
