@@ -65,16 +65,6 @@ fn graph(comm: c_int) -> MpiResult<(Vec<i32>, Vec<i32>)> {
     }
 }
 
-/// The neighbours of `rank` in a graph.
-fn neighbours(index: &[i32], edges: &[i32], rank: usize) -> Vec<i32> {
-    let start = if rank == 0 {
-        0
-    } else {
-        index[rank - 1] as usize
-    };
-    edges[start..index[rank] as usize].to_vec()
-}
-
 fn ndims_of(n: c_int) -> MpiResult<usize> {
     usize::try_from(n).map_err(|_| MpiError::new(class::DIMS, format!("invalid ndims {n}")))
 }
@@ -358,7 +348,7 @@ pub(crate) unsafe extern "C" fn MPI_Graph_neighbors_count(
         unsafe {
             out(
                 nneighbors,
-                neighbours(&idx, &e, r).len() as c_int,
+                Topology::graph_neighbours(&idx, &e, r).len() as c_int,
                 "nneighbors",
             )
         }
@@ -377,7 +367,7 @@ pub(crate) unsafe extern "C" fn MPI_Graph_neighbors(
             .ok()
             .filter(|&r| r < idx.len())
             .ok_or_else(|| MpiError::new(class::RANK, format!("invalid rank {rank}")))?;
-        let n = neighbours(&idx, &e, r);
+        let n = Topology::graph_neighbours(&idx, &e, r);
         let m = usize::try_from(maxneighbors).unwrap_or(0).min(n.len());
         // SAFETY: MPI passes an array of maxneighbors entries.
         unsafe { write_ints(neighbors, &n[..m], "neighbors") }

@@ -80,13 +80,10 @@ impl Topology {
                 (ins, outs)
             }
             Topology::Graph { index, edges } => {
-                let lo = if rank == 0 {
-                    0
-                } else {
-                    index[rank - 1] as usize
-                };
-                let hi = index[rank] as usize;
-                let n: Vec<(i32, i32)> = edges[lo..hi].iter().map(|&e| (e, 0)).collect();
+                let n: Vec<(i32, i32)> = Self::graph_neighbours(index, edges, rank)
+                    .iter()
+                    .map(|&e| (e, 0))
+                    .collect();
                 (n.clone(), n)
             }
             Topology::DistGraph {
@@ -98,6 +95,16 @@ impl Topology {
                 destinations[rank].iter().map(|&(d, _)| (d, 0)).collect(),
             ),
         }
+    }
+
+    /// The neighbours of `rank` in an MPI_Graph_create graph.
+    pub fn graph_neighbours<'a>(index: &[i32], edges: &'a [i32], rank: usize) -> &'a [i32] {
+        let start = if rank == 0 {
+            0
+        } else {
+            index[rank - 1] as usize
+        };
+        &edges[start..index[rank] as usize]
     }
 
     /// Coordinates of `rank` in a Cartesian topology.

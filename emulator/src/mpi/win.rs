@@ -851,8 +851,7 @@ pub fn create(
 /// MPI_Win_free for the current rank (collective).
 pub fn free(win: i32) -> MpiResult<()> {
     engine::with(|w| -> MpiResult<()> {
-        let m = w.win_member(win)?;
-        if m.lock_all || !m.locks.is_empty() || m.access.is_some() || m.exposure.is_some() {
+        if w.win_member(win)?.in_lock_or_pscw_epoch() {
             return Err(err(
                 class::RMA_SYNC,
                 format!("window {win} is freed inside an epoch (unlock, complete or wait first)"),
@@ -879,8 +878,7 @@ pub fn free(win: i32) -> MpiResult<()> {
 pub fn fence(win: i32, assert: i32) -> MpiResult<()> {
     check_assert(assert)?;
     engine::with(|w| -> MpiResult<()> {
-        let m = w.win_member(win)?;
-        if m.lock_all || !m.locks.is_empty() || m.access.is_some() || m.exposure.is_some() {
+        if w.win_member(win)?.in_lock_or_pscw_epoch() {
             return Err(err(
                 class::RMA_SYNC,
                 format!("MPI_Win_fence on window {win} inside a lock or post/start epoch"),
@@ -1301,6 +1299,12 @@ pub fn shared_query(win: i32, rank: i32) -> MpiResult<(usize, usize, usize)> {
 }
 
 impl Member {
+    /// Whether a lock or a post/start epoch is open (fence and free must
+    /// not be called inside one).
+    fn in_lock_or_pscw_epoch(&self) -> bool {
+        self.lock_all || !self.locks.is_empty() || self.access.is_some() || self.exposure.is_some()
+    }
+
     /// Address of a predefined attribute's value for MPI_Win_get_attr
     /// (MPI_WIN_BASE is the base itself).
     pub fn attribute(&self, keyval: i32) -> Option<usize> {
