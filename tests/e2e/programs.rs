@@ -224,6 +224,51 @@ fn ring_lap_times_match_simgrid_on_a_flat_cluster() {
     }
 }
 
+/// SimGrid 3.32's simulated times for examples/patterns.c on the 64-node
+/// FLAT_CLUSTER (64 ranks, one per node), from its smpirun with
+/// --cfg=smpi/simulate-computation:no.
+const SIMGRID_PATTERNS: &[(&str, &str, f64)] = &[
+    ("pingpong", "1", 0.001007670),
+    ("pingpong", "65536", 0.006936756),
+    ("pingpong", "1048576", 0.023657007),
+    ("incast", "4096", 0.000314462),
+    ("incast", "1048576", 0.056471991),
+    ("ring", "1048576", 0.030254237),
+    ("pairwise", "65536", 0.136345566),
+    ("pairwise", "1048576", 1.906016955),
+];
+
+#[test]
+fn communication_patterns_match_simgrid_on_a_64_node_flat_cluster() {
+    let app = build("examples/patterns.c");
+    let platform = write_scratch("flat64_patterns.xml", FLAT_CLUSTER);
+    for &(pattern, bytes, expected) in SIMGRID_PATTERNS {
+        let o = run(&[
+            "-np",
+            "64",
+            "-platform",
+            platform.to_str().unwrap(),
+            NO_COMPUTE,
+            app.to_str().unwrap(),
+            pattern,
+            bytes,
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        let got: f64 = out
+            .split_whitespace()
+            .rev()
+            .nth(1)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no time in: {out}"));
+        let rel = (got - expected).abs() / expected;
+        assert!(
+            rel < 0.01,
+            "{pattern} {bytes}: ours {got:e} s, SimGrid {expected:e} s (relative error {rel:e})"
+        );
+    }
+}
+
 fn received_at(o: &std::process::Output) -> f64 {
     let out = stdout(o);
     out.lines()
