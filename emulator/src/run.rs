@@ -322,7 +322,6 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     let stack_kib = cfg.int("contexts/stack-size");
     let stack_bytes = usize::try_from(stack_kib.saturating_mul(1024)).unwrap_or(usize::MAX);
 
-    privatize::raise_open_file_limit();
     let loader = AppLoader::new(
         &program,
         privatization,

@@ -8,11 +8,14 @@
 //! ([`inspect`]), then loads it once per rank ([`AppLoader`]) so that every
 //! rank gets its own globals.
 //!
-//! Private copies are in-memory files (`memfd_create`) opened through
-//! `/proc/self/fd/N`: glibc's `dlopen` returns the already loaded handle for
-//! an inode (and for a path string) it has seen, so hard links or reused
-//! paths would silently share one copy. Each copy keeps its descriptor open
-//! for its whole life, which keeps its path unique.
+//! Private copies are in-memory files (`memfd_create`). glibc's `dlopen`
+//! returns the already loaded handle for an inode, and for a path string,
+//! it has seen, so hard links or reused paths would silently share one
+//! copy. Each copy is opened through its own symbolic link, `rank-R` in a
+//! private temporary directory, pointing at `/proc/PID/fd/N`: the name is
+//! unique for the whole run, and both the link and the descriptor are
+//! dropped once the copy is mapped (its mappings keep the file alive), so
+//! the number of open files stays at one whatever the number of ranks.
 //!
 //! This is the only crate that calls `dlopen` or reads ELF files.
 
@@ -67,12 +70,11 @@ pub enum LoadError {
         found: u64,
         expected: u64,
     },
-    #[error("cannot make a private copy of '{path}' for rank {rank}: {source}{hint}")]
+    #[error("cannot make a private copy of '{path}' for rank {rank}: {source}")]
     Copy {
         path: PathBuf,
         rank: usize,
         source: std::io::Error,
-        hint: String,
     },
     #[error("cannot load '{path}' for rank {rank}: {message}{hint}")]
     Dlopen {
@@ -217,9 +219,7 @@ pub enum Privatization {
 /// One loaded copy of the application.
 pub struct LoadedApp {
     main: MainFn,
-    // Drop order: the library is closed before its backing file descriptor.
     _library: libloading::os::unix::Library,
-    _memfd: Option<OwnedFd>,
 }
 
 impl LoadedApp {
@@ -237,6 +237,17 @@ pub struct AppLoader {
     abi_table: *const c_void,
     shared: Option<Rc<LoadedApp>>,
     loaded: usize,
+    /// Where the per-rank links live (created on first use).
+    links: Option<LinkDir>,
+}
+
+/// A private temporary directory, removed with what is left in it.
+struct LinkDir(PathBuf);
+
+impl Drop for LinkDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 impl AppLoader {
@@ -261,6 +272,7 @@ impl AppLoader {
             abi_table,
             shared: None,
             loaded: 0,
+            links: None,
         })
     }
 
@@ -283,36 +295,48 @@ impl AppLoader {
                 }
                 let path = self.info.path.clone();
                 let canonical = std::fs::canonicalize(&path).unwrap_or(path);
-                let app = Rc::new(self.open(&canonical, None, rank)?);
+                let app = Rc::new(self.open(&canonical, rank)?);
                 self.shared = Some(Rc::clone(&app));
                 Ok(app)
             }
             Privatization::PerRank => {
                 let fd = self.private_copy(rank)?;
-                let path = PathBuf::from(format!("/proc/self/fd/{}", fd.as_raw_fd()));
-                Ok(Rc::new(self.open(&path, Some(fd), rank)?))
+                let link = self.link_dir(rank)?.join(format!("rank-{rank}"));
+                let target = format!("/proc/{}/fd/{}", std::process::id(), fd.as_raw_fd());
+                std::os::unix::fs::symlink(&target, &link).map_err(|source| LoadError::Copy {
+                    path: self.info.path.clone(),
+                    rank,
+                    source,
+                })?;
+                let app = self.open(&link, rank);
+                let _ = std::fs::remove_file(&link);
+                drop(fd);
+                Ok(Rc::new(app?))
             }
         }
     }
 
-    /// Writes the image into a new in-memory file.
-    fn private_copy(&self, rank: usize) -> Result<OwnedFd, LoadError> {
-        let copy_err = |source: std::io::Error| {
-            let hint = if source.raw_os_error() == Some(libc::EMFILE) {
-                format!(
-                    " (each rank's copy keeps a file descriptor open; raise the limit with \
-                     `ulimit -n {}` or run with -no-privatize)",
-                    rank.saturating_mul(2).max(4096)
-                )
-            } else {
-                String::new()
-            };
-            LoadError::Copy {
+    /// The directory of the per-rank links, created on first use.
+    fn link_dir(&mut self, rank: usize) -> Result<&Path, LoadError> {
+        if self.links.is_none() {
+            let dir = std::env::temp_dir().join(format!("smpi-rs-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).map_err(|source| LoadError::Copy {
                 path: self.info.path.clone(),
                 rank,
                 source,
-                hint,
-            }
+            })?;
+            self.links = Some(LinkDir(dir));
+        }
+        Ok(&self.links.as_ref().expect("created above").0)
+    }
+
+    /// Writes the image into a new in-memory file.
+    fn private_copy(&self, rank: usize) -> Result<OwnedFd, LoadError> {
+        let copy_err = |source: std::io::Error| LoadError::Copy {
+            path: self.info.path.clone(),
+            rank,
+            source,
         };
         let name = CString::new(format!("smpi-rank-{rank}")).map_err(|e| copy_err(e.into()))?;
         // SAFETY: memfd_create takes a NUL-terminated name and flags; it
@@ -328,12 +352,7 @@ impl AppLoader {
         Ok(OwnedFd::from(file))
     }
 
-    fn open(
-        &mut self,
-        path: &Path,
-        memfd: Option<OwnedFd>,
-        rank: usize,
-    ) -> Result<LoadedApp, LoadError> {
+    fn open(&mut self, path: &Path, rank: usize) -> Result<LoadedApp, LoadError> {
         let dl_err = |message: String| {
             let hint = if message.contains("static TLS") {
                 " (the program uses thread-local variables and glibc's static TLS space \
@@ -387,34 +406,8 @@ impl AppLoader {
         Ok(LoadedApp {
             main,
             _library: library,
-            _memfd: memfd,
         })
     }
-}
-
-/// Raises the soft limit on open files to the hard limit (each private copy
-/// keeps one descriptor). Returns the new soft limit.
-pub fn raise_open_file_limit() -> u64 {
-    let mut lim = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit/setrlimit write/read the struct we pass.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) != 0 {
-            return 0;
-        }
-        if lim.rlim_cur < lim.rlim_max {
-            let wanted = libc::rlimit {
-                rlim_cur: lim.rlim_max,
-                rlim_max: lim.rlim_max,
-            };
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &wanted) == 0 {
-                return wanted.rlim_cur;
-            }
-        }
-    }
-    lim.rlim_cur
 }
 
 #[cfg(test)]
