@@ -58,7 +58,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "smpi/or", kind: Kind::Text, default: "", help: "receive overhead by size, `size:a:b;...` (a + b*bytes seconds)" },
     OptionSpec { name: "smpi/os", kind: Kind::Text, default: "", help: "send overhead by size, `size:a:b;...` (a + b*bytes seconds)" },
     OptionSpec { name: "smpi/ois", kind: Kind::Text, default: "", help: "non-blocking send overhead by size, `size:a:b;...`" },
-    OptionSpec { name: "smpi/privatization", kind: Kind::Text, default: "dlopen", help: "give each rank its own globals: dlopen (yes) or no" },
+    OptionSpec { name: "smpi/privatization", kind: Kind::Text, default: "auto", help: "give each rank its own globals: swap (one copy, globals swapped at each switch; alias mmap), dlopen (yes: one copy per rank), no, or auto (swap when the program allows it, else dlopen)" },
     OptionSpec { name: "smpi/send-is-detached-thresh", kind: Kind::Int, default: "65536", help: "standard sends smaller than this return at once (buffered)" },
     OptionSpec { name: "smpi/simulate-computation", kind: Kind::Bool, default: "yes", help: "measure CPU time between MPI calls and simulate it" },
     OptionSpec { name: "smpi/test", kind: Kind::Float, default: "1e-4", help: "simulated cost of each MPI_Test, in s" },

@@ -11,6 +11,7 @@ use std::cell::RefCell;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap, VecDeque};
 use std::fmt;
+use std::rc::Rc;
 
 use fluidnet::{ActionId, ActionSpec, ResourceId};
 use platforms::{Direction, HostId, LinkUse, Platform};
@@ -181,9 +182,28 @@ pub struct World {
     pub thread_level_noted: bool,
     /// Number of ranks not yet done.
     live: usize,
+    /// The program's globals when they are swapped between ranks
+    /// (`smpi/privatization:swap`): the rank now running has its own in
+    /// place, and code touching another rank's memory calls
+    /// [`World::activate_memory`] first.
+    pub segment: Option<Rc<privatize::DataSegment>>,
 }
 
 impl World {
+    /// Puts `rank`'s globals in place (swap privatization; nothing to do
+    /// otherwise).
+    pub fn activate_memory(&self, rank: usize) {
+        if let Some(s) = &self.segment {
+            s.activate(rank);
+        }
+    }
+
+    /// Whether `[addr, addr + len)` lies in the swapped globals, so that
+    /// touching it for another rank needs [`Self::activate_memory`].
+    pub fn in_swapped_memory(&self, addr: usize, len: usize) -> bool {
+        self.segment.as_ref().is_some_and(|s| s.contains(addr, len))
+    }
+
     /// Builds the world for `hosts.len()` ranks, rank i on `hosts[i]`.
     pub fn new(
         platform: Platform,
@@ -264,6 +284,7 @@ impl World {
             quiet: false,
             thread_level_noted: false,
             live: n,
+            segment: None,
         }
     }
 
@@ -623,7 +644,10 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
                     }
                 }
             }
-            with(|w| w.current = rank);
+            with(|w| {
+                w.current = rank;
+                w.activate_memory(rank);
+            });
             let Some((co, guard)) = coroutines[rank].as_mut() else {
                 continue;
             };

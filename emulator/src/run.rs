@@ -289,9 +289,13 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         cfg.set("smpi/privatization", "no")?;
     }
     let privatization = match cfg.text("smpi/privatization") {
+        "auto" => Privatization::Auto,
         "no" | "0" | "false" | "off" => Privatization::Shared,
         "dlopen" | "yes" | "1" | "true" | "on" => Privatization::PerRank,
-        other => bail!("option smpi/privatization: '{other}' is not one of dlopen, yes, no"),
+        "swap" | "mmap" => Privatization::Swap,
+        other => {
+            bail!("option smpi/privatization: '{other}' is not one of auto, dlopen, swap, no")
+        }
     };
     let simulate = cfg.bool("smpi/simulate-computation");
     let needs_speed = simulate || platform.is_none() || cfg.text("smpi/host-speed") != "auto";
@@ -322,12 +326,13 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     let stack_kib = cfg.int("contexts/stack-size");
     let stack_bytes = usize::try_from(stack_kib.saturating_mul(1024)).unwrap_or(usize::MAX);
 
-    let loader = AppLoader::new(
+    let mut loader = AppLoader::new(
         &program,
         privatization,
         abi_hash(),
         ABI_TABLE.0.as_ptr().cast(),
     )?;
+    let segment = loader.data_segment()?;
     let mut factory = Factory {
         loader,
         program: program.clone(),
@@ -341,6 +346,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     };
     let mut world = World::new(platform, model, hosts, Mpi::new(np), compute);
     world.quiet = opts.quiet;
+    world.segment = segment;
     engine::install(world);
     context::install_crash_handler(stack_kib);
     let outcome = engine::run(&mut factory);

@@ -76,6 +76,11 @@ pub enum LoadError {
         rank: usize,
         source: std::io::Error,
     },
+    #[error(
+        "'{path}' cannot have its globals swapped between ranks (smpi/privatization:swap): \
+         {why}; use --cfg=smpi/privatization:dlopen"
+    )]
+    CannotSwap { path: PathBuf, why: String },
     #[error("cannot load '{path}' for rank {rank}: {message}{hint}")]
     Dlopen {
         path: PathBuf,
@@ -96,7 +101,49 @@ pub struct AppInfo {
     pub has_tls: bool,
     /// The shared libraries it needs (`DT_NEEDED`).
     pub needed: Vec<String>,
+    /// The parts of its writable segments that stay writable after loading
+    /// (everything past the RELRO pages), as file virtual addresses
+    /// `[start, end)`: its globals.
+    pub writable: Vec<(u64, u64)>,
+    /// Entries of `.init_array`: the C runtime's one, plus the program's
+    /// own constructors (C++ static initialisers, `constructor` functions).
+    pub constructors: usize,
 }
+
+impl AppInfo {
+    /// Bytes of globals (see [`Self::writable`]).
+    pub fn writable_bytes(&self) -> u64 {
+        self.writable.iter().map(|(a, b)| b - a).sum()
+    }
+
+    /// Why [`Privatization::Swap`] cannot give this program private
+    /// globals, if it cannot: constructors run once per load (so objects
+    /// they build on the heap would be shared), thread-local variables are
+    /// not in the swapped segment, and large segments are slow to swap.
+    pub fn swap_obstacle(&self) -> Option<String> {
+        if self.has_tls {
+            Some("it has thread-local variables".into())
+        } else if self.constructors > 1 {
+            Some(format!(
+                "it has {} constructors of its own (C++ static initialisers or \
+                 constructor functions)",
+                self.constructors - 1
+            ))
+        } else if self.writable_bytes() > SWAP_MAX_BYTES {
+            Some(format!(
+                "its globals take {} bytes, more than the {SWAP_MAX_BYTES} copied at each \
+                 switch",
+                self.writable_bytes()
+            ))
+        } else {
+            None
+        }
+    }
+}
+
+/// Largest global segment [`Privatization::Swap`] copies in and out at each
+/// switch between ranks (two copies of 16 KiB take about a microsecond).
+pub const SWAP_MAX_BYTES: u64 = 16 * 1024;
 
 /// Checks that `path` is a program built by smpicc for this machine.
 pub fn inspect(path: &Path, expected_abi: u64) -> Result<AppInfo, LoadError> {
@@ -183,12 +230,49 @@ fn inspect_bytes(bytes: &[u8], path: &Path, expected_abi: u64) -> Result<AppInfo
         .iter()
         .any(|p| p.p_type == goblin::elf::program_header::PT_TLS);
     let needed = elf.libraries.iter().map(|s| s.to_string()).collect();
+    let constructors = elf.dynamic.as_ref().map_or(0, |d| d.info.init_arraysz / 8);
     Ok(AppInfo {
         path: path.to_owned(),
         abi_hash,
         has_tls,
         needed,
+        writable: writable_ranges(&elf),
+        constructors,
     })
+}
+
+/// The writable parts of the loadable segments that the dynamic linker does
+/// not make read-only after relocation (glibc protects the RELRO range
+/// rounded down to whole pages at both ends).
+fn writable_ranges(elf: &Elf) -> Vec<(u64, u64)> {
+    use goblin::elf::program_header::{PF_W, PT_GNU_RELRO, PT_LOAD};
+    const PAGE: u64 = 4096;
+    let relro = elf
+        .program_headers
+        .iter()
+        .find(|p| p.p_type == PT_GNU_RELRO)
+        .map(|p| {
+            (
+                p.p_vaddr & !(PAGE - 1),
+                (p.p_vaddr + p.p_memsz) & !(PAGE - 1),
+            )
+        });
+    let mut out = Vec::new();
+    for p in &elf.program_headers {
+        if p.p_type != PT_LOAD || p.p_flags & PF_W == 0 {
+            continue;
+        }
+        let (mut start, end) = (p.p_vaddr, p.p_vaddr + p.p_memsz);
+        if let Some((lo, hi)) = relro {
+            if lo <= start && hi > start {
+                start = hi.min(end);
+            }
+        }
+        if start < end {
+            out.push((start, end));
+        }
+    }
+    out
 }
 
 /// Reads the little/big-endian u64 stored at virtual address `vaddr` of the file.
@@ -214,6 +298,109 @@ pub enum Privatization {
     PerRank,
     /// One copy shared by all ranks (`-no-privatize`, `smpi/privatization:no`).
     Shared,
+    /// One copy whose globals are swapped: each rank has a saved image of
+    /// the program's writable data, copied in when it runs ([`DataSegment`]).
+    /// Only for programs without an [`AppInfo::swap_obstacle`].
+    Swap,
+    /// [`Self::Swap`] when the program allows it, else [`Self::PerRank`]
+    /// (resolved by [`AppLoader::new`]).
+    Auto,
+}
+
+/// The globals of a program loaded once for all ranks under
+/// [`Privatization::Swap`]: one saved image per rank, and the rank whose
+/// image is in place. Whoever reads or writes a rank's memory must first
+/// [`Self::activate`] that rank if the memory lies in [`Self::contains`].
+pub struct DataSegment {
+    /// Absolute `[start, end)` ranges of the loaded copy's globals.
+    ranges: Vec<(usize, usize)>,
+    /// Their contents right after loading, which every rank starts from.
+    pristine: Box<[u8]>,
+    images: std::cell::RefCell<Vec<Option<Box<[u8]>>>>,
+    owner: std::cell::Cell<Option<usize>>,
+    /// Keeps the copy loaded while its globals are swapped.
+    _app: Rc<LoadedApp>,
+}
+
+impl DataSegment {
+    fn new(app: Rc<LoadedApp>, base: usize, writable: &[(u64, u64)]) -> Self {
+        let ranges: Vec<(usize, usize)> = writable
+            .iter()
+            .map(|&(a, b)| (base + a as usize, base + b as usize))
+            .collect();
+        let mut pristine = vec![0u8; ranges.iter().map(|(a, b)| b - a).sum()];
+        let mut at = 0;
+        for &(a, b) in &ranges {
+            // SAFETY: [a, b) is a writable range of the loaded copy (from
+            // its program headers), mapped while `_app` keeps it loaded.
+            unsafe {
+                std::ptr::copy_nonoverlapping(a as *const u8, pristine[at..].as_mut_ptr(), b - a)
+            };
+            at += b - a;
+        }
+        Self {
+            ranges,
+            pristine: pristine.into_boxed_slice(),
+            images: std::cell::RefCell::new(Vec::new()),
+            owner: std::cell::Cell::new(None),
+            _app: app,
+        }
+    }
+
+    /// Bytes swapped at each switch.
+    pub fn len(&self) -> usize {
+        self.pristine.len()
+    }
+
+    /// Whether there are no globals at all.
+    pub fn is_empty(&self) -> bool {
+        self.pristine.is_empty()
+    }
+
+    /// The rank whose globals are in place.
+    pub fn owner(&self) -> Option<usize> {
+        self.owner.get()
+    }
+
+    /// Whether `[addr, addr + len)` overlaps the globals.
+    pub fn contains(&self, addr: usize, len: usize) -> bool {
+        let end = addr.saturating_add(len.max(1));
+        self.ranges.iter().any(|&(a, b)| addr < b && end > a)
+    }
+
+    /// Puts `rank`'s globals in place, saving those of the rank that had
+    /// them.
+    pub fn activate(&self, rank: usize) {
+        let owner = self.owner.get();
+        if owner == Some(rank) {
+            return;
+        }
+        let mut images = self.images.borrow_mut();
+        if images.len() <= rank.max(owner.unwrap_or(0)) {
+            images.resize_with(rank.max(owner.unwrap_or(0)) + 1, || None);
+        }
+        if let Some(o) = owner {
+            let image = images[o].get_or_insert_with(|| self.pristine.clone());
+            let mut at = 0;
+            for &(a, b) in &self.ranges {
+                // SAFETY: as in `new`: a writable range of the loaded copy.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(a as *const u8, image[at..].as_mut_ptr(), b - a)
+                };
+                at += b - a;
+            }
+        }
+        let image: &[u8] = images[rank].as_deref().unwrap_or(&self.pristine);
+        let mut at = 0;
+        for &(a, b) in &self.ranges {
+            // SAFETY: as in `new`; no reference into that memory is held
+            // here, and the application is not running code that uses it
+            // (one thread: we are between its instructions).
+            unsafe { std::ptr::copy_nonoverlapping(image[at..].as_ptr(), a as *mut u8, b - a) };
+            at += b - a;
+        }
+        self.owner.set(Some(rank));
+    }
 }
 
 /// One loaded copy of the application.
@@ -239,6 +426,16 @@ pub struct AppLoader {
     loaded: usize,
     /// Where the per-rank links live (created on first use).
     links: Option<LinkDir>,
+    segment: Option<Rc<DataSegment>>,
+}
+
+fn empty_dl_info() -> libc::Dl_info {
+    libc::Dl_info {
+        dli_fname: std::ptr::null(),
+        dli_fbase: std::ptr::null_mut(),
+        dli_sname: std::ptr::null(),
+        dli_saddr: std::ptr::null_mut(),
+    }
 }
 
 /// A private temporary directory, removed with what is left in it.
@@ -265,6 +462,17 @@ impl AppLoader {
             source,
         })?;
         let info = inspect_bytes(&image, path, expected_abi)?;
+        let mode = match (mode, info.swap_obstacle()) {
+            (Privatization::Auto, None) => Privatization::Swap,
+            (Privatization::Auto, Some(_)) => Privatization::PerRank,
+            (Privatization::Swap, Some(why)) => {
+                return Err(LoadError::CannotSwap {
+                    path: path.to_owned(),
+                    why,
+                })
+            }
+            (m, _) => m,
+        };
         Ok(Self {
             info,
             image,
@@ -273,7 +481,13 @@ impl AppLoader {
             shared: None,
             loaded: 0,
             links: None,
+            segment: None,
         })
+    }
+
+    /// How ranks get their globals (never [`Privatization::Auto`]).
+    pub fn mode(&self) -> Privatization {
+        self.mode
     }
 
     /// What the application is.
@@ -289,7 +503,7 @@ impl AppLoader {
     /// The copy that `rank` runs: a fresh one per rank, or the shared one.
     pub fn load(&mut self, rank: usize) -> Result<Rc<LoadedApp>, LoadError> {
         match self.mode {
-            Privatization::Shared => {
+            Privatization::Shared | Privatization::Swap | Privatization::Auto => {
                 if let Some(app) = &self.shared {
                     return Ok(Rc::clone(app));
                 }
@@ -314,6 +528,32 @@ impl AppLoader {
                 Ok(Rc::new(app?))
             }
         }
+    }
+
+    /// Under [`Privatization::Swap`], the swapped globals of the shared copy
+    /// (loading it if needed); `None` in the other modes.
+    pub fn data_segment(&mut self) -> Result<Option<Rc<DataSegment>>, LoadError> {
+        if self.mode != Privatization::Swap {
+            return Ok(None);
+        }
+        if self.segment.is_none() {
+            let app = self.load(0)?;
+            let mut info: libc::Dl_info = empty_dl_info();
+            // SAFETY: dladdr only reads the loader's tables for an address
+            // and fills the struct we pass.
+            let found = unsafe { libc::dladdr(app.main as *const c_void, &mut info) };
+            if found == 0 || info.dli_fbase.is_null() {
+                return Err(LoadError::Dlopen {
+                    path: self.info.path.clone(),
+                    rank: 0,
+                    message: "cannot find where the program was loaded (dladdr)".into(),
+                    hint: String::new(),
+                });
+            }
+            let base = info.dli_fbase as usize;
+            self.segment = Some(Rc::new(DataSegment::new(app, base, &self.info.writable)));
+        }
+        Ok(self.segment.clone())
     }
 
     /// The directory of the per-rank links, created on first use.

@@ -56,6 +56,54 @@ fn global_counter_is_private_per_rank_unless_disabled() {
 }
 
 #[test]
+fn globals_used_as_buffers_stay_private_when_swapped_or_copied() {
+    let app = build("tests/c/globals_as_buffers.c");
+    for mode in ["swap", "dlopen"] {
+        for np in ["2", "3", "5"] {
+            let o = run(&[
+                "-np",
+                np,
+                NO_COMPUTE,
+                "--cfg=smpi/send-is-detached-thresh:1024",
+                &format!("--cfg=smpi/privatization:{mode}"),
+                app.to_str().unwrap(),
+            ]);
+            assert!(
+                o.status.success() && stdout(&o).contains(" No Errors"),
+                "{mode} on {np} ranks:\n{}{}",
+                stdout(&o),
+                stderr(&o)
+            );
+        }
+    }
+}
+
+#[test]
+fn swap_privatization_refuses_programs_with_large_globals() {
+    let src = write_scratch(
+        "large_globals.c",
+        "#include <mpi.h>\ndouble big[100000];\nint main(int c, char **v) { MPI_Init(&c, &v); big[c] = 1; MPI_Finalize(); return 0; }\n",
+    );
+    let app = build(src.to_str().unwrap());
+    let o = run(&[
+        "-np",
+        "2",
+        NO_COMPUTE,
+        "--cfg=smpi/privatization:swap",
+        app.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("more than the 16384") && err.contains("smpi/privatization:dlopen"),
+        "{err}"
+    );
+    // auto falls back to one copy per rank.
+    let o = run(&["-np", "2", NO_COMPUTE, app.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
 fn point_to_point_semantics() {
     assert_self_checks("tests/c/p2p_semantics.c", &["4", "7"]);
 }

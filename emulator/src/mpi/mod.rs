@@ -1134,9 +1134,16 @@ impl World {
         if env.bytes > capacity {
             status.error = class::TRUNCATE;
         }
+        // Under swap privatization the sender's and the receiver's globals
+        // are not in place at once: whichever buffer lies in them is read
+        // or written with its owner's in place, through a copy if both do.
+        let in_place = self.segment.as_ref().and_then(|s| s.owner());
         match &env.payload {
             Payload::Buffered(data) => {
                 let n = data.len().min(capacity);
+                if self.may_touch_globals(r.buf, &rty, r.count) {
+                    self.activate_memory(r.owner);
+                }
                 // SAFETY: the receive buffer holds `count` elements of `rty`
                 // (MPI's contract); we write at most `capacity` bytes.
                 unsafe { datatype::unpack(&rty, r.buf as *mut c_void, &data[..n]) };
@@ -1144,7 +1151,10 @@ impl World {
             Payload::InSendBuffer(sid) => {
                 let s = self.mpi.request(*sid);
                 let n = env.bytes.min(capacity);
-                if s.dtype.is_contiguous() && rty.is_contiguous() {
+                let send_globals = self.may_touch_globals(s.buf, &s.dtype, s.count);
+                let recv_globals = self.may_touch_globals(r.buf, &rty, r.count);
+                if !send_globals && !recv_globals && s.dtype.is_contiguous() && rty.is_contiguous()
+                {
                     // SAFETY: the sender has not completed its send, so its
                     // buffer holds `env.bytes` valid bytes; the receive
                     // buffer holds `capacity` (MPI's contract); n is within
@@ -1153,12 +1163,21 @@ impl World {
                     unsafe { std::ptr::copy(s.buf as *const u8, r.buf as *mut u8, n) };
                 } else {
                     let mut data = Vec::with_capacity(env.bytes);
+                    if send_globals {
+                        self.activate_memory(s.owner);
+                    }
                     // SAFETY: as above; pack reads the sender's elements.
                     unsafe { datatype::pack(&s.dtype, s.buf as *const c_void, s.count, &mut data) };
+                    if recv_globals {
+                        self.activate_memory(r.owner);
+                    }
                     // SAFETY: as above for the receive buffer.
                     unsafe { datatype::unpack(&rty, r.buf as *mut c_void, &data[..n]) };
                 }
             }
+        }
+        if let Some(rank) = in_place {
+            self.activate_memory(rank);
         }
         {
             let rr = self.mpi.request_mut(rid);
@@ -1599,6 +1618,13 @@ impl World {
                 0
             }
         }
+    }
+
+    /// Whether `count` elements of `ty` at `buf` may lie in the globals
+    /// swapped between ranks (always assumed for non-contiguous layouts).
+    pub fn may_touch_globals(&self, buf: usize, ty: &Datatype, count: usize) -> bool {
+        self.segment.is_some()
+            && (!ty.is_contiguous() || self.in_swapped_memory(buf, count * ty.size))
     }
 
     /// One-line description of a pending request, for deadlock reports.

@@ -540,6 +540,19 @@ impl World {
             ));
         }
         let taddr = self.target_address(obj, t, target.disp, tcount, &tty)?;
+        let target_world = obj.group.world(t);
+        // Under swap privatization a target range in the globals is touched
+        // with the target's globals in place, the origin's buffers with the
+        // origin's.
+        let sides = Sides {
+            segment: self
+                .segment
+                .as_deref()
+                .filter(|_| target_world != self.current)
+                .filter(|_| self.may_touch_globals(taddr, &tty, tcount)),
+            origin: self.current,
+            target: target_world,
+        };
         let obytes = ocount * oty.size;
         let tbytes = tcount * tty.size;
         let mismatch = |what: &str, a: usize, b: usize| {
@@ -560,10 +573,11 @@ impl World {
                 // SAFETY: the origin buffer holds `ocount` elements of
                 // `oty` and the target range was checked to lie in the
                 // target's window (MPI's contract for both).
-                unsafe {
-                    datatype::pack(&oty, origin.addr as *const c_void, ocount, &mut data);
-                    datatype::unpack(&tty, taddr as *mut c_void, &data);
-                }
+                unsafe { datatype::pack(&oty, origin.addr as *const c_void, ocount, &mut data) };
+                sides.target();
+                // SAFETY: as above.
+                unsafe { datatype::unpack(&tty, taddr as *mut c_void, &data) };
+                sides.origin();
                 (obytes, 0)
             }
             OpKind::Get => {
@@ -571,18 +585,29 @@ impl World {
                     return Err(mismatch("origin", obytes, tbytes));
                 }
                 let mut data = Vec::with_capacity(tbytes);
+                sides.target();
                 // SAFETY: as for a put, in the other direction.
-                unsafe {
-                    datatype::pack(&tty, taddr as *const c_void, tcount, &mut data);
-                    datatype::unpack(&oty, origin.addr as *mut c_void, &data);
-                }
+                unsafe { datatype::pack(&tty, taddr as *const c_void, tcount, &mut data) };
+                sides.origin();
+                // SAFETY: as for a put.
+                unsafe { datatype::unpack(&oty, origin.addr as *mut c_void, &data) };
                 (0, tbytes)
             }
             OpKind::Accumulate(op) => {
                 if obytes != tbytes {
                     return Err(mismatch("origin", obytes, tbytes));
                 }
-                accumulate(op, &oty, origin.addr, ocount, &tty, taddr, tcount, None)?;
+                accumulate(
+                    &sides,
+                    op,
+                    &oty,
+                    origin.addr,
+                    ocount,
+                    &tty,
+                    taddr,
+                    tcount,
+                    None,
+                )?;
                 (obytes, 0)
             }
             OpKind::GetAccumulate { op, .. } => {
@@ -600,6 +625,7 @@ impl World {
                     obytes
                 };
                 accumulate(
+                    &sides,
                     op,
                     &oty,
                     origin.addr,
@@ -625,11 +651,14 @@ impl World {
                 // SAFETY: origin, compare and result each hold one element
                 // of the datatype, and the target element is in the window.
                 unsafe {
+                    let new = std::slice::from_raw_parts(origin.addr as *const u8, n).to_vec();
+                    let cmp = std::slice::from_raw_parts(compare as *const u8, n).to_vec();
+                    sides.target();
                     let old = std::slice::from_raw_parts(taddr as *const u8, n).to_vec();
-                    let cmp = std::slice::from_raw_parts(compare as *const u8, n);
                     if old == cmp {
-                        std::ptr::copy(origin.addr as *const u8, taddr as *mut u8, n);
+                        std::ptr::copy(new.as_ptr(), taddr as *mut u8, n);
                     }
+                    sides.origin();
                     std::ptr::copy_nonoverlapping(old.as_ptr(), result as *mut u8, n);
                 }
                 (2 * n, n)
@@ -637,7 +666,6 @@ impl World {
         };
         let request = want_request.then(|| self.new_rma_request(comm));
         let origin_host = self.ranks[self.current].host;
-        let target_world = self.window(win)?.0.group.world(t);
         let target_host = self.ranks[target_world].host;
         let legs: Vec<(HostId, HostId, usize)> = [
             (origin_host, target_host, to_target),
@@ -1319,12 +1347,36 @@ impl Member {
     }
 }
 
+/// Whose globals must be in place to touch each side of a one-sided
+/// operation: `segment` is set when the target range lies in the globals
+/// swapped between ranks and the target is another rank.
+struct Sides<'a> {
+    segment: Option<&'a privatize::DataSegment>,
+    origin: usize,
+    target: usize,
+}
+
+impl Sides<'_> {
+    fn target(&self) {
+        if let Some(s) = self.segment {
+            s.activate(self.target);
+        }
+    }
+
+    fn origin(&self) {
+        if let Some(s) = self.segment {
+            s.activate(self.origin);
+        }
+    }
+}
+
 /// Accumulates `ocount` elements of `oty` at `oaddr` into the target
 /// (`tcount` of `tty` at `taddr`) with `op`, after copying the old target
 /// data to `result` when given. Both sides must be made of the same
 /// predefined type.
 #[allow(clippy::too_many_arguments)]
 fn accumulate(
+    sides: &Sides,
     op: Builtin,
     oty: &Datatype,
     oaddr: usize,
@@ -1347,8 +1399,10 @@ fn accumulate(
         ));
     };
     let mut old = Vec::with_capacity(tcount * tty.size);
+    sides.target();
     // SAFETY: the target range was checked to lie in the window.
     unsafe { datatype::pack(tty, taddr as *const c_void, tcount, &mut old) };
+    sides.origin();
     // MPICH accumulates on (one-byte) C chars as on signed chars.
     let one_byte = tty.size / per_element.max(1) == 1;
     let arithmetic = |b: Basic| {
@@ -1387,8 +1441,10 @@ fn accumulate(
         unsafe { datatype::unpack(rty, raddr as *mut c_void, &old) };
     }
     if op != Builtin::NoOp {
+        sides.target();
         // SAFETY: as above for the target range.
         unsafe { datatype::unpack(tty, taddr as *mut c_void, &new) };
+        sides.origin();
     }
     Ok(())
 }
