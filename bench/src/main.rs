@@ -1,0 +1,497 @@
+//! `vs-simgrid`: the figures of issue 4, printed, never judged.
+//!
+//! (a) ten 8-byte `MPI_Allreduce` on 1,024 and 4,096 ranks of a flat
+//!     cluster, (b) one all-to-all of 64 KiB blocks on 256 ranks of a
+//!     two-level fat tree, each run under our `smpirun` and SimGrid 3.32's
+//!     side by side (same C program, same platform file, computation timing
+//!     off), with the median wall time and peak memory of several runs and
+//!     their ratios; (c) the fluid solver alone: completions per second with
+//!     10^3, 10^4 and 10^5 flows in flight.
+//!
+//! Run it with `scripts/bench-vs-simgrid.sh` (release build, installs
+//! SimGrid if needed). Options: `--runs N` (default 3), `--no-simgrid`,
+//! `--only a|b|c`, `--max-ranks N` (skip larger cases).
+
+use std::io::Read;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use fluidnet::{ActionId, ActionSpec, Precision, ResourceId, Sharing, System};
+
+/// What one run of a command cost.
+struct Measured {
+    wall: f64,
+    peak_kib: u64,
+    stdout: String,
+    stderr: String,
+    success: bool,
+}
+
+/// Runs `cmd` to completion and reads its wall time and peak resident set
+/// (the kernel's `ru_maxrss` of that child alone, through `wait4`).
+fn measure(cmd: &mut Command) -> Result<Measured> {
+    let start = Instant::now();
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("cannot start {cmd:?}"))?;
+    let mut out = child.stdout.take().context("stdout")?;
+    let mut err = child.stderr.take().context("stderr")?;
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = err.read_to_string(&mut s);
+        s
+    });
+    let mut stdout = String::new();
+    let _ = out.read_to_string(&mut stdout);
+    let stderr = reader.join().unwrap_or_default();
+    let pid = child.id() as libc::pid_t;
+    let mut status: libc::c_int = 0;
+    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our own child, not yet reaped (`Child::wait` is never
+    // called); status and usage point to live locals.
+    let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    if rc != pid {
+        bail!("wait4 on {cmd:?}: {}", std::io::Error::last_os_error());
+    }
+    let wall = start.elapsed().as_secs_f64();
+    let success = std::process::ExitStatus::from_raw(status).success();
+    Ok(Measured {
+        wall,
+        peak_kib: u64::try_from(usage.ru_maxrss).unwrap_or(0),
+        stdout,
+        stderr,
+        success,
+    })
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// An emulator under test: its compiler wrapper and launcher.
+struct Emulator {
+    name: &'static str,
+    smpicc: PathBuf,
+    smpirun: PathBuf,
+}
+
+struct Options {
+    runs: usize,
+    simgrid: bool,
+    only: Option<char>,
+    max_ranks: usize,
+}
+
+fn parse_options() -> Result<Options> {
+    let mut o = Options {
+        runs: 3,
+        simgrid: true,
+        only: None,
+        max_ranks: usize::MAX,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--runs" => {
+                o.runs = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .filter(|&n| n > 0)
+                    .context("--runs takes a positive number")?
+            }
+            "--no-simgrid" => o.simgrid = false,
+            "--only" => {
+                o.only = args
+                    .next()
+                    .and_then(|v| v.chars().next())
+                    .filter(|c| "abc".contains(*c))
+                    .map(Some)
+                    .context("--only takes a, b or c")?
+            }
+            "--max-ranks" => {
+                o.max_ranks = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .context("--max-ranks takes a number")?
+            }
+            other => bail!("unknown option {other} (see the top of bench/src/main.rs)"),
+        }
+    }
+    Ok(o)
+}
+
+fn main() -> Result<()> {
+    let opts = parse_options()?;
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .context("repository root")?
+        .to_path_buf();
+    let ours_dir = std::env::current_exe()?
+        .parent()
+        .context("directory of vs-simgrid")?
+        .to_path_buf();
+    let mut emulators = vec![Emulator {
+        name: "ours",
+        smpicc: ours_dir.join("smpicc"),
+        smpirun: ours_dir.join("smpirun"),
+    }];
+    if !emulators[0].smpirun.is_file() {
+        bail!(
+            "{} is missing: build the workspace in release mode first (scripts/bench-vs-simgrid.sh does)",
+            emulators[0].smpirun.display()
+        );
+    }
+    if opts.simgrid {
+        let sg = Emulator {
+            name: "SimGrid",
+            smpicc: PathBuf::from("/usr/bin/smpicc"),
+            smpirun: PathBuf::from("/usr/bin/smpirun"),
+        };
+        if sg.smpirun.is_file() {
+            emulators.push(sg);
+        } else {
+            println!("SimGrid's smpirun is not installed: printing our figures only");
+        }
+    }
+    let scratch = std::env::temp_dir().join(format!("smpi-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch)?;
+    println!(
+        "median of {} runs; wall time in s, peak resident memory in MB",
+        opts.runs
+    );
+    let wants = |c: char| opts.only.map_or(true, |o| o == c);
+    if wants('a') || wants('b') {
+        let allreduce = compile_all(&emulators, &repo.join("bench/c/allreduce.c"), &scratch)?;
+        let alltoall = compile_all(&emulators, &repo.join("bench/c/alltoall.c"), &scratch)?;
+        if wants('a') {
+            println!("\n(a) ten 8-byte MPI_Allreduce, flat cluster");
+            for ranks in [1024, 4096] {
+                if ranks > opts.max_ranks {
+                    continue;
+                }
+                let (platform, hostfile) = flat_cluster(&scratch, ranks)?;
+                compare(
+                    &emulators,
+                    &allreduce,
+                    &platform,
+                    &hostfile,
+                    ranks,
+                    &["10"],
+                    opts.runs,
+                )?;
+            }
+        }
+        if wants('b') {
+            println!("\n(b) MPI_Alltoall of 64 KiB blocks, 256 ranks, fat tree (16 leaves x 16 hosts, 16 tops)");
+            let (platform, hostfile) = fat_tree(&scratch, 16, 16, 16)?;
+            compare(
+                &emulators,
+                &alltoall,
+                &platform,
+                &hostfile,
+                256,
+                &["65536"],
+                opts.runs,
+            )?;
+        }
+    }
+    if wants('c') {
+        println!("\n(c) fluid solver alone: completions per second with N flows in flight");
+        solver_benchmark();
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    Ok(())
+}
+
+/// Builds `source` with each emulator's compiler; the programs in order.
+fn compile_all(emulators: &[Emulator], source: &Path, scratch: &Path) -> Result<Vec<PathBuf>> {
+    let stem = source
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .context("source name")?;
+    let mut programs = Vec::new();
+    for e in emulators {
+        let out = scratch.join(format!("{stem}-{}", e.name));
+        let o = Command::new(&e.smpicc)
+            .arg("-O2")
+            .arg("-o")
+            .arg(&out)
+            .arg(source)
+            .output()
+            .with_context(|| format!("cannot run {}", e.smpicc.display()))?;
+        if !o.status.success() {
+            bail!(
+                "{} failed on {}:\n{}",
+                e.smpicc.display(),
+                source.display(),
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+        programs.push(out);
+    }
+    Ok(programs)
+}
+
+/// Runs every emulator `runs` times on the same program and platform and
+/// prints one line each, then the ratios.
+fn compare(
+    emulators: &[Emulator],
+    programs: &[PathBuf],
+    platform: &Path,
+    hostfile: &Path,
+    ranks: usize,
+    args: &[&str],
+    runs: usize,
+) -> Result<()> {
+    let mut medians = Vec::new();
+    for (e, program) in emulators.iter().zip(programs) {
+        let mut walls = Vec::new();
+        let mut peaks = Vec::new();
+        let mut line = String::from("(no output)");
+        for _ in 0..runs {
+            let m = measure(
+                Command::new(&e.smpirun)
+                    .arg("-np")
+                    .arg(ranks.to_string())
+                    .arg("-platform")
+                    .arg(platform)
+                    .arg("-hostfile")
+                    .arg(hostfile)
+                    .arg("--cfg=smpi/simulate-computation:no")
+                    .arg(program)
+                    .args(args),
+            )?;
+            if !m.success {
+                println!(
+                    "  {:8} {ranks:5} ranks: FAILED\n{}",
+                    e.name,
+                    m.stderr
+                        .lines()
+                        .rev()
+                        .take(5)
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                );
+                break;
+            }
+            line = m.stdout.lines().next().unwrap_or("").to_string();
+            walls.push(m.wall);
+            peaks.push(m.peak_kib as f64 / 1024.0);
+        }
+        if walls.is_empty() {
+            medians.push(None);
+            continue;
+        }
+        let (w, p) = (median(walls), median(peaks));
+        println!(
+            "  {:8} {ranks:5} ranks: {w:8.2} s {p:8.1} MB   | {line}",
+            e.name
+        );
+        medians.push(Some((w, p)));
+    }
+    if let [Some((ow, op)), Some((sw, sp))] = medians[..] {
+        println!(
+            "  ratio SimGrid/ours: wall time {:.1}x, peak memory {:.2}x (ours is {:.0}% of SimGrid's memory)",
+            sw / ow,
+            sp / op,
+            100.0 * op / sp
+        );
+    }
+    Ok(())
+}
+
+const HEADER: &str = "<?xml version=\"1.0\"?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\">\n";
+
+/// A FLAT cluster of `n` hosts (private links, shared backbone) and a
+/// hostfile listing them in order.
+fn flat_cluster(dir: &Path, n: usize) -> Result<(PathBuf, PathBuf)> {
+    let platform = dir.join(format!("flat{n}.xml"));
+    std::fs::write(
+        &platform,
+        format!(
+            "{HEADER}  <zone id=\"world\" routing=\"Full\">\n    <cluster id=\"c\" prefix=\"node-\" suffix=\"\" radical=\"0-{}\" speed=\"1Gf\" bw=\"1.25GBps\" lat=\"10us\" bb_bw=\"2.5GBps\" bb_lat=\"5us\"/>\n  </zone>\n</platform>\n",
+            n - 1
+        ),
+    )?;
+    let hostfile = dir.join(format!("hosts{n}"));
+    std::fs::write(
+        &hostfile,
+        (0..n).map(|i| format!("node-{i}\n")).collect::<String>(),
+    )?;
+    Ok((platform, hostfile))
+}
+
+/// A two-level fat tree written out as a Full zone with explicit routes,
+/// so that both emulators read the very same links and paths: `leaves`
+/// leaf switches of `per_leaf` hosts each, `tops` top switches, one link
+/// between every leaf and every top. A route between leaves goes up
+/// through top `destination % tops` (D-mod-K).
+fn fat_tree(dir: &Path, leaves: usize, per_leaf: usize, tops: usize) -> Result<(PathBuf, PathBuf)> {
+    use std::fmt::Write as _;
+    let n = leaves * per_leaf;
+    let mut x = String::from(HEADER);
+    x.push_str("  <zone id=\"world\" routing=\"Full\">\n");
+    for h in 0..n {
+        writeln!(x, "    <host id=\"node-{h}\" speed=\"1Gf\"/>")?;
+    }
+    for h in 0..n {
+        writeln!(
+            x,
+            "    <link id=\"host-{h}\" bandwidth=\"1.25GBps\" latency=\"1us\"/>"
+        )?;
+    }
+    for l in 0..leaves {
+        for t in 0..tops {
+            writeln!(
+                x,
+                "    <link id=\"leaf-{l}-top-{t}\" bandwidth=\"1.25GBps\" latency=\"1us\"/>"
+            )?;
+        }
+    }
+    for a in 0..n {
+        for b in a + 1..n {
+            let (la, lb) = (a / per_leaf, b / per_leaf);
+            write!(
+                x,
+                "    <route src=\"node-{a}\" dst=\"node-{b}\"><link_ctn id=\"host-{a}\"/>"
+            )?;
+            if la != lb {
+                let t = b % tops;
+                write!(
+                    x,
+                    "<link_ctn id=\"leaf-{la}-top-{t}\"/><link_ctn id=\"leaf-{lb}-top-{t}\"/>"
+                )?;
+            }
+            writeln!(x, "<link_ctn id=\"host-{b}\"/></route>")?;
+        }
+    }
+    x.push_str("  </zone>\n</platform>\n");
+    let platform = dir.join(format!("fattree{n}.xml"));
+    std::fs::write(&platform, x)?;
+    let hostfile = dir.join(format!("fattree-hosts{n}"));
+    std::fs::write(
+        &hostfile,
+        (0..n).map(|i| format!("node-{i}\n")).collect::<String>(),
+    )?;
+    Ok((platform, hostfile))
+}
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// How the solver benchmark lays its flows out.
+#[derive(Clone, Copy)]
+enum Layout {
+    /// Every flow on its own two links: components of one flow.
+    Disjoint,
+    /// Hosts in groups of 16, flows within a group: components of about
+    /// 64 flows.
+    Groups,
+    /// Flows between any hosts through one backbone: one component.
+    Backbone,
+}
+
+fn solver_benchmark() {
+    println!(
+        "  {:>7} {:>10} {:>12} {:>14}",
+        "flows", "layout", "events", "events/s"
+    );
+    for flows in [1_000usize, 10_000, 100_000] {
+        for (layout, name) in [
+            (Layout::Disjoint, "disjoint"),
+            (Layout::Groups, "groups-16"),
+            (Layout::Backbone, "backbone"),
+        ] {
+            let (events, rate) = solver_case(flows, layout);
+            println!("  {flows:>7} {name:>10} {events:>12} {rate:>14.0}");
+        }
+    }
+}
+
+/// Keeps `flows` flows in flight (a new one starts whenever one ends) for
+/// about a second of wall time; returns the completions and their rate.
+fn solver_case(flows: usize, layout: Layout) -> (usize, f64) {
+    let mut sys = System::new(Precision::default());
+    let hosts = match layout {
+        Layout::Disjoint => 2 * flows,
+        Layout::Groups | Layout::Backbone => (flows / 4).max(32),
+    };
+    // Up and down link of each host, as a SimGrid cluster has.
+    let links: Vec<[ResourceId; 2]> = (0..hosts)
+        .map(|_| {
+            [
+                sys.add_resource(1.25e9, Sharing::Shared),
+                sys.add_resource(1.25e9, Sharing::Shared),
+            ]
+        })
+        .collect();
+    let backbone = sys.add_resource(2.5e9 * 16.0, Sharing::Shared);
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut next_pair = 0usize;
+    let mut start = |sys: &mut System, rng: &mut Rng| -> ActionId {
+        let (src, dst) = match layout {
+            Layout::Disjoint => {
+                let i = next_pair % flows;
+                next_pair += 1;
+                (2 * i, 2 * i + 1)
+            }
+            Layout::Groups => {
+                let g = rng.below(hosts / 16) * 16;
+                let a = g + rng.below(16);
+                (a, g + (a - g + 1 + rng.below(15)) % 16)
+            }
+            Layout::Backbone => {
+                let a = rng.below(hosts);
+                (a, (a + 1 + rng.below(hosts - 1)) % hosts)
+            }
+        };
+        let mut uses = vec![(links[src][0], 1.0), (links[dst][1], 1.0)];
+        if matches!(layout, Layout::Backbone) {
+            uses.push((backbone, 1.0));
+        }
+        let amount = 1e4 + (rng.below(1_000_000) as f64);
+        sys.start(&ActionSpec {
+            amount,
+            penalty: 2e-5 + 8775.0 / 1.25e9,
+            bound: Some(1.25e9),
+            uses: &uses,
+        })
+    };
+    for _ in 0..flows {
+        start(&mut sys, &mut rng);
+    }
+    let begin = Instant::now();
+    let mut done = Vec::new();
+    let mut events = 0usize;
+    while begin.elapsed().as_secs_f64() < 1.0 {
+        let Some(t) = sys.next_completion() else {
+            break;
+        };
+        done.clear();
+        sys.advance(t, &mut done);
+        for _ in 0..done.len() {
+            start(&mut sys, &mut rng);
+        }
+        events += done.len();
+    }
+    (events, events as f64 / begin.elapsed().as_secs_f64())
+}
