@@ -44,6 +44,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "network/bandwidth-factor", kind: Kind::Text, default: DEFAULT_BW_FACTOR, help: "bandwidth factors by message size, `size:factor;...` (alias smpi/bw-factor)" },
     OptionSpec { name: "network/crosstraffic", kind: Kind::Bool, default: "yes", help: "the reverse route carries 5% of each flow (acknowledgements)" },
     OptionSpec { name: "network/latency-factor", kind: Kind::Text, default: DEFAULT_LAT_FACTOR, help: "latency factors by message size, `size:factor;...` (alias smpi/lat-factor)" },
+    OptionSpec { name: "network/model", kind: Kind::Text, default: "SMPI", help: "SMPI (max-min sharing with SMPI's factors) or Constant (latency + size / bandwidth of the route, no contention: for teaching and very large runs)" },
     OptionSpec { name: "network/loopback-bw", kind: Kind::Float, default: "10e9", help: "bandwidth of the same-host loopback link, in B/s" },
     OptionSpec { name: "network/loopback-lat", kind: Kind::Float, default: "0", help: "latency of the same-host loopback link, in s" },
     OptionSpec { name: "network/TCP-gamma", kind: Kind::Float, default: "4194304", help: "TCP window size: a flow's rate is bounded by TCP-gamma / (2 * route latency)" },

@@ -87,6 +87,8 @@ pub enum TimerEvent {
     Wake(usize),
     /// Ends the latency phase of a transfer: its flow starts.
     LatencyDone(TransferId),
+    /// Ends a whole transfer (`network/model:Constant`).
+    TransferDone(TransferId),
 }
 
 struct Timer {
@@ -368,6 +370,16 @@ impl World {
             .iter()
             .map(|u| self.platform.link(u.link).latency)
             .sum();
+        if self.model.constant {
+            let bandwidth = route
+                .iter()
+                .map(|u| self.platform.link(u.link).bandwidth)
+                .fold(f64::INFINITY, f64::min);
+            self.route = route;
+            let duration = latency + bytes as f64 / bandwidth;
+            self.add_timer(self.now + duration, TimerEvent::TransferDone(id));
+            return id;
+        }
         let delay = latency * self.model.latency_factor(bytes);
         self.route = route;
         if delay > 0.0 {
@@ -511,6 +523,7 @@ impl World {
                     self.wake(rank);
                 }
                 TimerEvent::LatencyDone(id) => self.start_flow(id),
+                TimerEvent::TransferDone(id) => self.finish_transfer(id),
             }
         }
     }

@@ -21,6 +21,10 @@ pub struct Flow {
 /// The network and protocol parameters in force.
 #[derive(Debug, Clone)]
 pub struct NetModel {
+    /// `network/model:Constant`: a message takes the route's latency plus
+    /// its size over the route's smallest bandwidth, with no sharing, no
+    /// factors and no envelope.
+    pub constant: bool,
     pub precision: fluidnet::Precision,
     bandwidth_factor: FactorTable,
     latency_factor: FactorTable,
@@ -41,7 +45,19 @@ pub struct NetModel {
 
 impl NetModel {
     pub fn from_config(cfg: &Config) -> Result<Self, ConfigError> {
+        let constant = match cfg.text("network/model").to_ascii_lowercase().as_str() {
+            "smpi" => false,
+            "constant" => true,
+            other => {
+                return Err(ConfigError::BadValue {
+                    name: "network/model".into(),
+                    value: other.into(),
+                    expected: "SMPI or Constant",
+                })
+            }
+        };
         Ok(Self {
+            constant,
             precision: fluidnet::Precision {
                 timing: cfg.float("precision/timing"),
                 work: cfg.float("precision/work-amount"),

@@ -317,6 +317,53 @@ fn communication_patterns_match_simgrid_on_a_64_node_flat_cluster() {
     }
 }
 
+#[test]
+fn the_constant_network_model_is_latency_plus_size_over_bandwidth() {
+    // On FLAT_CLUSTER a message crosses two private links (10 us,
+    // 1.25 GB/s) and the backbone (5 us, 2.5 GB/s): 25 us + S / 1.25e9 s.
+    let app = build("examples/patterns.c");
+    let platform = write_scratch("flat64_constant.xml", FLAT_CLUSTER);
+    let one = 25e-6 + 1048576.0 / 1.25e9;
+    // Twenty messages one after the other; then 63 at once, which do not
+    // slow each other down.
+    for (pattern, expected) in [("pingpong", 20.0 * one), ("incast", one)] {
+        let o = run(&[
+            "-np",
+            "64",
+            "-platform",
+            platform.to_str().unwrap(),
+            NO_COMPUTE,
+            "--cfg=network/model:Constant",
+            app.to_str().unwrap(),
+            pattern,
+            "1048576",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        let got: f64 = out
+            .split_whitespace()
+            .rev()
+            .nth(1)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no time in: {out}"));
+        assert!(
+            (got - expected).abs() < 1e-9,
+            "{pattern}: {got:e} s, expected {expected:e} s"
+        );
+    }
+    let o = run(&[
+        "-np",
+        "2",
+        NO_COMPUTE,
+        "--cfg=network/model:LV08",
+        app.to_str().unwrap(),
+        "ring",
+        "8",
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("SMPI or Constant"), "{}", stderr(&o));
+}
+
 fn received_at(o: &std::process::Output) -> f64 {
     let out = stdout(o);
     out.lines()
