@@ -200,12 +200,6 @@ impl World {
         }
     }
 
-    /// Whether `[addr, addr + len)` lies in the swapped globals, so that
-    /// touching it for another rank needs [`Self::activate_memory`].
-    pub fn in_swapped_memory(&self, addr: usize, len: usize) -> bool {
-        self.segment.as_ref().is_some_and(|s| s.contains(addr, len))
-    }
-
     /// Builds the world for `hosts.len()` ranks, rank i on `hosts[i]`.
     pub fn new(
         platform: Platform,

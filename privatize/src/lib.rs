@@ -329,15 +329,7 @@ impl DataSegment {
             .map(|&(a, b)| (base + a as usize, base + b as usize))
             .collect();
         let mut pristine = vec![0u8; ranges.iter().map(|(a, b)| b - a).sum()];
-        let mut at = 0;
-        for &(a, b) in &ranges {
-            // SAFETY: [a, b) is a writable range of the loaded copy (from
-            // its program headers), mapped while `_app` keeps it loaded.
-            unsafe {
-                std::ptr::copy_nonoverlapping(a as *const u8, pristine[at..].as_mut_ptr(), b - a)
-            };
-            at += b - a;
-        }
+        save_ranges(&ranges, &mut pristine);
         Self {
             ranges,
             pristine: pristine.into_boxed_slice(),
@@ -345,16 +337,6 @@ impl DataSegment {
             owner: std::cell::Cell::new(None),
             _app: app,
         }
-    }
-
-    /// Bytes swapped at each switch.
-    pub fn len(&self) -> usize {
-        self.pristine.len()
-    }
-
-    /// Whether there are no globals at all.
-    pub fn is_empty(&self) -> bool {
-        self.pristine.is_empty()
     }
 
     /// The rank whose globals are in place.
@@ -376,30 +358,47 @@ impl DataSegment {
             return;
         }
         let mut images = self.images.borrow_mut();
-        if images.len() <= rank.max(owner.unwrap_or(0)) {
-            images.resize_with(rank.max(owner.unwrap_or(0)) + 1, || None);
+        let needed = rank.max(owner.unwrap_or(0)) + 1;
+        if images.len() < needed {
+            images.resize_with(needed, || None);
         }
         if let Some(o) = owner {
-            let image = images[o].get_or_insert_with(|| self.pristine.clone());
-            let mut at = 0;
-            for &(a, b) in &self.ranges {
-                // SAFETY: as in `new`: a writable range of the loaded copy.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(a as *const u8, image[at..].as_mut_ptr(), b - a)
-                };
-                at += b - a;
-            }
+            let len = self.pristine.len();
+            let image = images[o].get_or_insert_with(|| vec![0u8; len].into_boxed_slice());
+            save_ranges(&self.ranges, image);
         }
-        let image: &[u8] = images[rank].as_deref().unwrap_or(&self.pristine);
-        let mut at = 0;
-        for &(a, b) in &self.ranges {
-            // SAFETY: as in `new`; no reference into that memory is held
-            // here, and the application is not running code that uses it
-            // (one thread: we are between its instructions).
-            unsafe { std::ptr::copy_nonoverlapping(image[at..].as_ptr(), a as *mut u8, b - a) };
-            at += b - a;
-        }
+        restore_ranges(
+            &self.ranges,
+            images[rank].as_deref().unwrap_or(&self.pristine),
+        );
         self.owner.set(Some(rank));
+    }
+}
+
+/// Copies the contents of `ranges`, one after the other, into `image`.
+/// `ranges` are writable ranges of a copy kept loaded by a [`DataSegment`]
+/// (from its program headers); `image` holds their total length.
+fn save_ranges(ranges: &[(usize, usize)], image: &mut [u8]) {
+    let mut at = 0;
+    for &(a, b) in ranges {
+        let dst = &mut image[at..at + (b - a)];
+        // SAFETY: [a, b) is mapped and writable while the copy is loaded,
+        // and `dst` has exactly b - a bytes.
+        unsafe { std::ptr::copy_nonoverlapping(a as *const u8, dst.as_mut_ptr(), b - a) };
+        at += b - a;
+    }
+}
+
+/// Copies `image` back into `ranges` (the reverse of [`save_ranges`]).
+fn restore_ranges(ranges: &[(usize, usize)], image: &[u8]) {
+    let mut at = 0;
+    for &(a, b) in ranges {
+        let src = &image[at..at + (b - a)];
+        // SAFETY: as in `save_ranges`; no reference into that memory is
+        // held, and the application is not running code that uses it (one
+        // thread: we are between its instructions).
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), a as *mut u8, b - a) };
+        at += b - a;
     }
 }
 

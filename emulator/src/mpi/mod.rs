@@ -1623,8 +1623,9 @@ impl World {
     /// Whether `count` elements of `ty` at `buf` may lie in the globals
     /// swapped between ranks (always assumed for non-contiguous layouts).
     pub fn may_touch_globals(&self, buf: usize, ty: &Datatype, count: usize) -> bool {
-        self.segment.is_some()
-            && (!ty.is_contiguous() || self.in_swapped_memory(buf, count * ty.size))
+        self.segment
+            .as_ref()
+            .is_some_and(|s| !ty.is_contiguous() || s.contains(buf, count * ty.size))
     }
 
     /// One-line description of a pending request, for deadlock reports.
