@@ -92,12 +92,20 @@ pub fn stderr(o: &Output) -> String {
 /// counts with computation timing off: it must exit 0 and print
 /// " No Errors".
 pub fn assert_self_checks(source: &str, nps: &[&str]) {
+    assert_self_checks_with(source, nps, &[]);
+}
+
+/// [`assert_self_checks`] with more smpirun options (`--cfg=...`).
+pub fn assert_self_checks_with(source: &str, nps: &[&str], options: &[&str]) {
     let app = build(source);
     for np in nps {
-        let o = run(&["-np", np, NO_COMPUTE, app.to_str().unwrap()]);
+        let mut args = vec!["-np", np, NO_COMPUTE];
+        args.extend_from_slice(options);
+        args.push(app.to_str().unwrap());
+        let o = run(&args);
         assert!(
             o.status.success() && stdout(&o).contains(" No Errors"),
-            "{source} on {np} ranks:\n{}{}",
+            "{source} on {np} ranks with {options:?}:\n{}{}",
             stdout(&o),
             stderr(&o)
         );

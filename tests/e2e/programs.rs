@@ -57,24 +57,15 @@ fn global_counter_is_private_per_rank_unless_disabled() {
 
 #[test]
 fn globals_used_as_buffers_stay_private_when_swapped_or_copied() {
-    let app = build("tests/c/globals_as_buffers.c");
     for mode in ["swap", "dlopen"] {
-        for np in ["2", "3", "5"] {
-            let o = run(&[
-                "-np",
-                np,
-                NO_COMPUTE,
+        assert_self_checks_with(
+            "tests/c/globals_as_buffers.c",
+            &["2", "3", "5"],
+            &[
                 "--cfg=smpi/send-is-detached-thresh:1024",
                 &format!("--cfg=smpi/privatization:{mode}"),
-                app.to_str().unwrap(),
-            ]);
-            assert!(
-                o.status.success() && stdout(&o).contains(" No Errors"),
-                "{mode} on {np} ranks:\n{}{}",
-                stdout(&o),
-                stderr(&o)
-            );
-        }
+            ],
+        );
     }
 }
 
@@ -288,27 +279,8 @@ const SIMGRID_PATTERNS: &[(&str, &str, f64)] = &[
 
 #[test]
 fn communication_patterns_match_simgrid_on_a_64_node_flat_cluster() {
-    let app = build("examples/patterns.c");
-    let platform = write_scratch("flat64_patterns.xml", FLAT_CLUSTER);
     for &(pattern, bytes, expected) in SIMGRID_PATTERNS {
-        let o = run(&[
-            "-np",
-            "64",
-            "-platform",
-            platform.to_str().unwrap(),
-            NO_COMPUTE,
-            app.to_str().unwrap(),
-            pattern,
-            bytes,
-        ]);
-        assert!(o.status.success(), "{}", stderr(&o));
-        let out = stdout(&o);
-        let got: f64 = out
-            .split_whitespace()
-            .rev()
-            .nth(1)
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_else(|| panic!("no time in: {out}"));
+        let got = pattern_time_on_flat64(&[], pattern, bytes);
         let rel = (got - expected).abs() / expected;
         assert!(
             rel < 0.01,
@@ -317,40 +289,45 @@ fn communication_patterns_match_simgrid_on_a_64_node_flat_cluster() {
     }
 }
 
+/// The time examples/patterns.c prints for `pattern` of `bytes` on 64 ranks
+/// of FLAT_CLUSTER, with the `--cfg` options in `cfg`.
+fn pattern_time_on_flat64(cfg: &[&str], pattern: &str, bytes: &str) -> f64 {
+    let app = build("examples/patterns.c");
+    let platform = write_scratch("flat64_patterns.xml", FLAT_CLUSTER);
+    let mut args = vec![
+        "-np",
+        "64",
+        "-platform",
+        platform.to_str().unwrap(),
+        NO_COMPUTE,
+    ];
+    args.extend_from_slice(cfg);
+    args.extend_from_slice(&[app.to_str().unwrap(), pattern, bytes]);
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    out.split_whitespace()
+        .rev()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no time in: {out}"))
+}
+
 #[test]
 fn the_constant_network_model_is_latency_plus_size_over_bandwidth() {
     // On FLAT_CLUSTER a message crosses two private links (10 us,
     // 1.25 GB/s) and the backbone (5 us, 2.5 GB/s): 25 us + S / 1.25e9 s.
-    let app = build("examples/patterns.c");
-    let platform = write_scratch("flat64_constant.xml", FLAT_CLUSTER);
     let one = 25e-6 + 1048576.0 / 1.25e9;
     // Twenty messages one after the other; then 63 at once, which do not
     // slow each other down.
     for (pattern, expected) in [("pingpong", 20.0 * one), ("incast", one)] {
-        let o = run(&[
-            "-np",
-            "64",
-            "-platform",
-            platform.to_str().unwrap(),
-            NO_COMPUTE,
-            "--cfg=network/model:Constant",
-            app.to_str().unwrap(),
-            pattern,
-            "1048576",
-        ]);
-        assert!(o.status.success(), "{}", stderr(&o));
-        let out = stdout(&o);
-        let got: f64 = out
-            .split_whitespace()
-            .rev()
-            .nth(1)
-            .and_then(|v| v.parse().ok())
-            .unwrap_or_else(|| panic!("no time in: {out}"));
+        let got = pattern_time_on_flat64(&["--cfg=network/model:Constant"], pattern, "1048576");
         assert!(
             (got - expected).abs() < 1e-9,
             "{pattern}: {got:e} s, expected {expected:e} s"
         );
     }
+    let app = build("examples/patterns.c");
     let o = run(&[
         "-np",
         "2",
@@ -438,24 +415,17 @@ fn cartesian_topologies() {
 fn shared_memory_split_groups_ranks_by_host() {
     // Two ranks per host: MPI_COMM_TYPE_SHARED pairs them (comm_features.c
     // checks it, with everything else it covers).
-    let app = build("tests/c/comm_features.c");
     let platform = write_scratch("flat_shared.xml", FLAT_CLUSTER);
     let hostfile = write_scratch("two_per_host.txt", "node-0:2\nnode-1:2\nnode-2:2\n");
-    let o = run(&[
-        "-np",
-        "6",
-        "-platform",
-        platform.to_str().unwrap(),
-        "-hostfile",
-        hostfile.to_str().unwrap(),
-        NO_COMPUTE,
-        app.to_str().unwrap(),
-    ]);
-    assert!(
-        o.status.success() && stdout(&o).contains(" No Errors"),
-        "{}{}",
-        stdout(&o),
-        stderr(&o)
+    assert_self_checks_with(
+        "tests/c/comm_features.c",
+        &["6"],
+        &[
+            "-platform",
+            platform.to_str().unwrap(),
+            "-hostfile",
+            hostfile.to_str().unwrap(),
+        ],
     );
 }
 
