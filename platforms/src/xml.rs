@@ -57,7 +57,9 @@ pub(crate) fn load(text: &str, file: &str) -> Res<Platform> {
     })?;
     let loader = Loader {
         file,
-        doc: &doc,
+        line_starts: std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect(),
         builder: Builder::new(),
         config: Vec::new(),
         warnings: Vec::new(),
@@ -65,17 +67,20 @@ pub(crate) fn load(text: &str, file: &str) -> Res<Platform> {
     loader.platform(doc.root_element())
 }
 
-struct Loader<'a, 'input> {
+struct Loader<'a> {
     file: &'a str,
-    doc: &'a Document<'input>,
+    /// Byte offset of each line's start: roxmltree's own position lookup
+    /// scans the text from its start, which is quadratic over a file of
+    /// tens of thousands of routes.
+    line_starts: Vec<usize>,
     builder: Builder,
     config: Vec<(String, String)>,
     warnings: Vec<String>,
 }
 
-impl<'a, 'input> Loader<'a, 'input> {
+impl<'a> Loader<'a> {
     fn line_at(&self, pos: usize) -> u32 {
-        self.doc.text_pos_at(pos).row
+        u32::try_from(self.line_starts.partition_point(|&start| start <= pos)).unwrap_or(u32::MAX)
     }
 
     fn line(&self, node: Node) -> u32 {
@@ -112,7 +117,7 @@ impl<'a, 'input> Loader<'a, 'input> {
 
     /// The child elements of `node`, refusing text other than whitespace
     /// (comments and processing instructions are skipped).
-    fn elements<'n>(&self, node: Node<'n, 'input>) -> Res<Vec<Node<'n, 'input>>> {
+    fn elements<'n, 'input>(&self, node: Node<'n, 'input>) -> Res<Vec<Node<'n, 'input>>> {
         let mut out = Vec::new();
         for child in node.children() {
             match child.node_type() {
@@ -169,7 +174,12 @@ impl<'a, 'input> Loader<'a, 'input> {
         Ok(())
     }
 
-    fn required<'n>(&self, node: Node<'n, 'input>, what: &str, attr: &'static str) -> Res<&'n str> {
+    fn required<'n, 'input>(
+        &self,
+        node: Node<'n, 'input>,
+        what: &str,
+        attr: &'static str,
+    ) -> Res<&'n str> {
         node.attribute(attr).ok_or_else(|| {
             self.at(
                 node,
