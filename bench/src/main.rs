@@ -187,34 +187,30 @@ fn main() -> Result<()> {
                     continue;
                 }
                 let (platform, hostfile) = flat_cluster(&scratch, ranks)?;
-                compare(
-                    &emulators,
-                    &allreduce,
-                    &platform,
-                    &hostfile,
+                let case = Case {
+                    platform,
+                    hostfile,
                     ranks,
-                    &["10"],
-                    &[],
-                    opts.runs,
-                )?;
+                    args: &["10"],
+                    simgrid_cfg: &[],
+                };
+                compare(&emulators, &allreduce, &case, opts.runs)?;
             }
         }
         if wants('b') {
             println!("\n(b) MPI_Alltoall of 64 KiB blocks, 256 ranks, fat tree (16 leaves x 16 hosts, 16 tops), basic_linear on both");
             let (platform, hostfile) = fat_tree(&scratch, 16, 16, 16)?;
-            compare(
-                &emulators,
-                &alltoall,
-                &platform,
-                &hostfile,
-                256,
-                &["65536"],
+            let case = Case {
+                platform,
+                hostfile,
+                ranks: 256,
+                args: &["65536"],
                 // SimGrid's default selector runs Open MPI's decision (ring
                 // at this size); ours runs basic_linear until the selectors
                 // of issue 6. Naming it keeps the work the same.
-                &["--cfg=smpi/alltoall:basic_linear"],
-                opts.runs,
-            )?;
+                simgrid_cfg: &["--cfg=smpi/alltoall:basic_linear"],
+            };
+            compare(&emulators, &alltoall, &case, opts.runs)?;
         }
     }
     if wants('c') {
@@ -256,16 +252,25 @@ fn compile_all(emulators: &[Emulator], source: &Path, scratch: &Path) -> Result<
 
 /// Runs every emulator `runs` times on the same program and platform and
 /// prints one line each, then the ratios.
-fn compare(
-    emulators: &[Emulator],
-    programs: &[PathBuf],
-    platform: &Path,
-    hostfile: &Path,
+/// One benchmark case: where and how the program runs.
+struct Case<'a> {
+    platform: PathBuf,
+    hostfile: PathBuf,
     ranks: usize,
-    args: &[&str],
-    simgrid_cfg: &[&str],
-    runs: usize,
-) -> Result<()> {
+    /// The program's own arguments.
+    args: &'a [&'a str],
+    /// `--cfg` options given to SimGrid only.
+    simgrid_cfg: &'a [&'a str],
+}
+
+fn compare(emulators: &[Emulator], programs: &[PathBuf], case: &Case, runs: usize) -> Result<()> {
+    let Case {
+        platform,
+        hostfile,
+        ranks,
+        args,
+        simgrid_cfg,
+    } = case;
     let mut medians = Vec::new();
     for (e, program) in emulators.iter().zip(programs) {
         let mut walls = Vec::new();
@@ -283,9 +288,9 @@ fn compare(
                     .arg("-hostfile")
                     .arg(hostfile)
                     .arg("--cfg=smpi/simulate-computation:no")
-                    .args(if e.simgrid { simgrid_cfg } else { &[] })
+                    .args(if e.simgrid { *simgrid_cfg } else { &[] })
                     .arg(program)
-                    .args(args),
+                    .args(*args),
             )?;
             if !m.success {
                 println!(
