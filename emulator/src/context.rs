@@ -153,6 +153,61 @@ pub fn suspend(why: Suspend) {
     YIELDER.with(|c| c.set(y));
 }
 
+/// Runs `f` on the maestro's stack when called from a rank, directly
+/// otherwise. The runtime's own frames (matching, delivery, routing, the
+/// solver) then never touch a rank's stack, which keeps the part of each
+/// rank stack the kernel must back with memory to the C program's frames
+/// and a thin layer of ours: one page per rank for most programs.
+///
+/// `f` must not suspend; it is run with no yielder published, so a
+/// `suspend` inside it panics instead of switching from the wrong stack.
+pub fn off_rank_stack<R>(f: impl FnOnce() -> R) -> R {
+    let y = YIELDER.with(|y| y.get());
+    if y.is_null() {
+        return f();
+    }
+    // SAFETY: YIELDER is set by `spawn`'s closure for the coroutine now
+    // running on this thread; the yielder lives on that coroutine's stack
+    // for as long as the coroutine runs, which covers this call.
+    let yielder = unsafe { &*y };
+    let job = SameThread { f, yielder: y };
+    yielder.on_parent_stack(move || job.run())
+}
+
+/// A closure run by `on_parent_stack`, which asks for `Send` so that a
+/// yielder cannot leak into the parent context and be suspended from
+/// there. The closure runs on this same thread (only the stack changes),
+/// and `off_rank_stack` hides the yielder while it runs.
+struct SameThread<F> {
+    f: F,
+    yielder: *const Yielder<(), Suspend>,
+}
+
+// SAFETY: see `SameThread`: nothing crosses threads, and the one hazard the
+// bound guards against (suspending from the parent stack) is ruled out by
+// clearing YIELDER for the duration of the call.
+unsafe impl<F> Send for SameThread<F> {}
+
+impl<F> SameThread<F> {
+    fn run<R>(self) -> R
+    where
+        F: FnOnce() -> R,
+    {
+        YIELDER.with(|c| c.set(ptr::null()));
+        let _restore = RestoreYielder(self.yielder);
+        (self.f)()
+    }
+}
+
+/// Publishes the rank's yielder again when the job ends, panicking or not.
+struct RestoreYielder(*const Yielder<(), Suspend>);
+
+impl Drop for RestoreYielder {
+    fn drop(&mut self) {
+        YIELDER.with(|c| c.set(self.0));
+    }
+}
+
 /// Ends a rank that will never be resumed, freeing its stack without
 /// unwinding (its frames include C code that cannot be unwound).
 pub fn discard(mut co: RankCoroutine) {
@@ -362,6 +417,36 @@ mod tests {
         });
         assert_eq!(resume(&mut co, 1, guard), Suspend::Exit(3));
         discard(co);
+    }
+
+    /// Whether the address of a local of the calling frame lies in
+    /// [lo, hi).
+    #[inline(never)]
+    fn frame_within(lo: usize, hi: usize) -> bool {
+        let local = 0u8;
+        let at = std::hint::black_box(&local) as *const u8 as usize;
+        (lo..hi).contains(&at)
+    }
+
+    #[test]
+    fn off_rank_stack_runs_on_the_maestro_stack_and_forbids_suspending() {
+        let stack = RankStack::new(256 * 1024).unwrap();
+        let guard = stack.guard();
+        // The guard zone sits right below the usable stack.
+        let (lo, hi) = (guard.1, guard.1 + 256 * 1024);
+        let mut co = spawn(stack, move || {
+            assert!(frame_within(lo, hi), "the rank runs on its own stack");
+            assert!(off_rank_stack(|| !frame_within(lo, hi)));
+            // Back on the rank stack, suspending works again...
+            suspend(Suspend::Park);
+            // ...but not from the maestro's stack.
+            let refused = std::panic::catch_unwind(|| off_rank_stack(|| suspend(Suspend::Park)));
+            i32::from(refused.is_err())
+        });
+        assert_eq!(resume(&mut co, 0, guard), Suspend::Park);
+        assert_eq!(resume(&mut co, 0, guard), Suspend::Exit(1));
+        // On the maestro, it is a plain call.
+        assert_eq!(off_rank_stack(|| 5), 5);
     }
 
     #[test]

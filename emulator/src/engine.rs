@@ -26,15 +26,19 @@ thread_local! {
 
 /// Runs `f` on the world. Panics if called outside a simulation or from
 /// inside another `with` (which would be a bug in the runtime).
+/// From a rank, `f` runs on the maestro's stack (see
+/// [`context::off_rank_stack`]).
 pub fn with<R>(f: impl FnOnce(&mut World) -> R) -> R {
-    WORLD.with(|cell| {
-        let mut guard = cell
-            .try_borrow_mut()
-            .expect("internal error: re-entrant access to the simulation state");
-        let world = guard
-            .as_mut()
-            .expect("MPI was called outside smpirun (no simulation is running)");
-        f(world)
+    context::off_rank_stack(|| {
+        WORLD.with(|cell| {
+            let mut guard = cell
+                .try_borrow_mut()
+                .expect("internal error: re-entrant access to the simulation state");
+            let world = guard
+                .as_mut()
+                .expect("MPI was called outside smpirun (no simulation is running)");
+            f(world)
+        })
     })
 }
 
