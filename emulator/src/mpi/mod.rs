@@ -7,11 +7,12 @@
 pub mod coll;
 pub mod comm;
 pub mod datatype;
+mod matching;
 pub mod op;
 pub mod typector;
 pub mod win;
 
-use std::collections::VecDeque;
+use matching::MatchQueue;
 use std::ffi::c_void;
 use std::rc::Rc;
 
@@ -441,8 +442,8 @@ pub struct TransferHooks {
 pub struct RankMpi {
     pub initialized: bool,
     pub finalized: bool,
-    posted: VecDeque<ReqId>,
-    unexpected: VecDeque<Envelope>,
+    posted: MatchQueue<ReqId>,
+    unexpected: MatchQueue<Envelope>,
     /// Blocked in MPI_Probe: wake on any new envelope.
     probing: bool,
     /// Attached buffer for buffered sends: (address, size, bytes in use).
@@ -1055,18 +1056,11 @@ impl World {
             env.send = Some(id);
         }
         // Find a posted receive.
-        let posted = &self.mpi.ranks[dest_world].posted;
-        let found = posted.iter().position(|&rid| {
-            let rr = self.mpi.request(rid);
-            rr.ctx == env.ctx
-                && (rr.peer == ANY_SOURCE || rr.peer == env.source)
-                && (rr.tag == ANY_TAG || rr.tag == env.tag)
-        });
-        if let Some(pos) = found {
-            let rid = self.mpi.ranks[dest_world]
-                .posted
-                .remove(pos)
-                .expect("posted receive");
+        let posted = &mut self.mpi.ranks[dest_world].posted;
+        if let Some(rid) = posted
+            .find(env.ctx, env.source, env.tag)
+            .and_then(|slot| posted.take(slot))
+        {
             self.deliver(env, rid);
         } else {
             if bytes < self.model.async_small_thresh {
@@ -1081,7 +1075,7 @@ impl World {
                 env.transfer = Some(self.start_transfer(src_host, dst_host, bytes, hooks));
             }
             let rm = &mut self.mpi.ranks[dest_world];
-            rm.unexpected.push_back(env);
+            rm.unexpected.push(env.ctx, env.source, env.tag, env);
             if rm.probing {
                 rm.probing = false;
                 self.wake(dest_world);
@@ -1103,18 +1097,14 @@ impl World {
             );
             return;
         }
-        let me = r.owner;
-        let found = self.mpi.ranks[me].unexpected.iter().position(|e| {
-            e.ctx == r.ctx
-                && (r.peer == ANY_SOURCE || r.peer == e.source)
-                && (r.tag == ANY_TAG || r.tag == e.tag)
-        });
-        match found {
-            Some(pos) => {
-                let env = self.mpi.ranks[me].unexpected.remove(pos).expect("envelope");
-                self.deliver(env, id);
-            }
-            None => self.mpi.ranks[me].posted.push_back(id),
+        let rm = &mut self.mpi.ranks[r.owner];
+        match rm
+            .unexpected
+            .find(r.ctx, r.peer, r.tag)
+            .and_then(|slot| rm.unexpected.take(slot))
+        {
+            Some(env) => self.deliver(env, id),
+            None => rm.posted.push(r.ctx, r.peer, r.tag, id),
         }
     }
 
@@ -1321,8 +1311,8 @@ impl World {
             ReqKind::Generalized(_) | ReqKind::Rma => {}
             ReqKind::Recv => {
                 let q = &mut self.mpi.ranks[r.owner].posted;
-                if let Some(pos) = q.iter().position(|&x| x == id) {
-                    q.remove(pos);
+                if let Some(slot) = q.find_newest(r.ctx, r.peer, |&x| x == id) {
+                    q.take(slot);
                     self.complete(
                         id,
                         Status {
@@ -1338,21 +1328,16 @@ impl World {
                 }
                 let dest = r.peer_world;
                 let me = self.current;
-                let q = &self.mpi.ranks[dest].unexpected;
+                let q = &mut self.mpi.ranks[dest].unexpected;
                 // The newest unmatched, unstarted message of this send.
-                let pos = q.iter().rposition(|e| {
+                let slot = q.find_newest(r.ctx, r.my_rank, |e| {
                     e.transfer.is_none()
                         && e.source_world == me
-                        && e.ctx == r.ctx
                         && e.tag == r.tag
                         && (e.send == Some(id)
                             || (r.complete && matches!(e.payload, Payload::Buffered(_))))
                 });
-                if let Some(pos) = pos {
-                    let env = self.mpi.ranks[dest]
-                        .unexpected
-                        .remove(pos)
-                        .expect("envelope");
+                if let Some(env) = slot.and_then(|slot| q.take(slot)) {
                     if let Some(shadow) = env.send.filter(|&s| s != id) {
                         self.release_bsend(shadow);
                         self.mpi.remove_request(shadow);
@@ -1387,13 +1372,10 @@ impl World {
     }
 
     /// Looks for a matching message without receiving it.
-    fn probe_match(&self, source: i32, tag: i32, ctx: u32) -> Option<usize> {
-        let me = self.current;
-        self.mpi.ranks[me].unexpected.iter().position(|e| {
-            e.ctx == ctx
-                && (source == ANY_SOURCE || source == e.source)
-                && (tag == ANY_TAG || tag == e.tag)
-        })
+    fn probe_match(&self, source: i32, tag: i32, ctx: u32) -> Option<matching::Slot> {
+        self.mpi.ranks[self.current]
+            .unexpected
+            .find(ctx, source, tag)
     }
 
     /// MPI_Iprobe (without its cost): the status of a matching message.
@@ -1408,15 +1390,16 @@ impl World {
                 ..Status::empty()
             }));
         }
-        Ok(self.probe_match(source, tag, view.ctx).map(|pos| {
-            let e = &self.mpi.ranks[self.current].unexpected[pos];
-            Status {
+        let unexpected = &self.mpi.ranks[self.current].unexpected;
+        Ok(self.probe_match(source, tag, view.ctx).and_then(|slot| {
+            let e = unexpected.get(slot)?;
+            Some(Status {
                 source: e.source,
                 tag: e.tag,
                 error: 0,
                 bytes: e.bytes,
                 cancelled: false,
-            }
+            })
         }))
     }
 
@@ -1440,11 +1423,13 @@ impl World {
                 },
             )));
         }
-        let Some(pos) = self.probe_match(source, tag, view.ctx) else {
+        let me = self.current;
+        let Some(env) = self
+            .probe_match(source, tag, view.ctx)
+            .and_then(|slot| self.mpi.ranks[me].unexpected.take(slot))
+        else {
             return Ok(None);
         };
-        let me = self.current;
-        let env = self.mpi.ranks[me].unexpected.remove(pos).expect("envelope");
         let st = Status {
             source: env.source,
             tag: env.tag,
