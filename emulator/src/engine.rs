@@ -67,7 +67,27 @@ pub enum RunState {
 #[derive(Debug, Clone, Default)]
 pub struct BlockedIn {
     pub call: &'static str,
-    pub detail: String,
+    pub detail: Detail,
+}
+
+/// What a blocked rank waits for. Kept as data and put into words only by
+/// a deadlock report: ranks block on every wait, and formatting there cost
+/// an allocation per wait.
+#[derive(Debug, Clone, Default)]
+pub enum Detail {
+    #[default]
+    None,
+    Text(&'static str),
+    Owned(String),
+    /// Sleeping this many seconds.
+    Sleep(f64),
+    /// Computing this many flops.
+    Compute(f64),
+    /// Waiting for requests: the first incomplete one, and how many are.
+    Requests {
+        first: crate::mpi::ReqId,
+        pending: usize,
+    },
 }
 
 /// A simulated process.
@@ -303,7 +323,7 @@ impl World {
     }
 
     /// Marks the current rank blocked in `call` (the caller then parks).
-    pub fn block_current(&mut self, call: &'static str, detail: String) {
+    pub fn block_current(&mut self, call: &'static str, detail: Detail) {
         let r = &mut self.ranks[self.current];
         r.state = RunState::Blocked;
         r.blocked_in = BlockedIn { call, detail };
@@ -565,10 +585,21 @@ impl World {
         const SHOWN: usize = 64;
         for &r in blocked.iter().take(SHOWN) {
             let b = &self.ranks[r].blocked_in;
-            s.push_str(&format!(
-                "  rank {r} is blocked in {}({})\n",
-                b.call, b.detail
-            ));
+            let detail = match &b.detail {
+                Detail::None => String::new(),
+                Detail::Text(t) => (*t).to_string(),
+                Detail::Owned(t) => t.clone(),
+                Detail::Sleep(seconds) => format!("for {seconds:e} s"),
+                Detail::Compute(flops) => format!("computing {flops:e} flops"),
+                Detail::Requests { first, pending } => {
+                    let mut d = self.describe_request(*first);
+                    if *pending > 1 {
+                        d.push_str(&format!(", and {} more pending requests", pending - 1));
+                    }
+                    d
+                }
+            };
+            s.push_str(&format!("  rank {r} is blocked in {}({detail})\n", b.call));
         }
         if blocked.len() > SHOWN {
             s.push_str(&format!(
@@ -730,14 +761,14 @@ pub fn sleep(seconds: f64, call: &'static str) {
         let rank = w.current;
         w.ranks[rank].sleeping = true;
         w.add_timer(at, TimerEvent::Wake(rank));
-        w.block_current(call, format!("for {seconds:e} s"));
+        w.block_current(call, Detail::Sleep(seconds));
     });
     loop {
         park();
         if !with(|w| w.ranks[w.current].sleeping) {
             break;
         }
-        with(|w| w.block_current(call, String::new()));
+        with(|w| w.block_current(call, Detail::Sleep(seconds)));
     }
 }
 
@@ -748,13 +779,13 @@ pub fn execute(flops: f64, call: &'static str) {
     }
     with(|w| {
         w.start_exec(flops);
-        w.block_current(call, format!("computing {flops:e} flops"));
+        w.block_current(call, Detail::Compute(flops));
     });
     loop {
         park();
         if with(|w| w.ranks[w.current].exec.is_none()) {
             break;
         }
-        with(|w| w.block_current(call, String::new()));
+        with(|w| w.block_current(call, Detail::Compute(flops)));
     }
 }

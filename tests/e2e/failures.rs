@@ -18,6 +18,21 @@ fn deadlock_names_every_blocked_rank_and_call() {
 }
 
 #[test]
+fn deadlock_in_waitall_names_the_first_pending_request_and_counts_the_others() {
+    let app = build("tests/c/deadlock.c");
+    let o = run(&["-np", "2", NO_COMPUTE, app.to_str().unwrap(), "waitall"]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    for (rank, peer) in [(0, 1), (1, 0)] {
+        let line = format!(
+            "rank {rank} is blocked in MPI_Waitall(receive from {peer}, tag 42, MPI_COMM_WORLD, \
+             and 1 more pending requests)"
+        );
+        assert!(err.contains(&line), "missing '{line}' in:\n{err}");
+    }
+}
+
+#[test]
 fn segfault_names_the_rank_and_the_simulated_time() {
     let app = build("tests/c/segfault.c");
     let o = run(&["-np", "3", NO_COMPUTE, app.to_str().unwrap()]);

@@ -4,7 +4,7 @@ use std::ffi::{c_int, c_void};
 use std::rc::Rc;
 
 use super::{call, out, status_bytes, write_status, CStatus};
-use crate::engine;
+use crate::engine::{self, Detail};
 use crate::mpi::{
     self, class, is_complete, wait_for, MpiError, MpiResult, ReqId, ReqKind, SendMode, Status,
 };
@@ -658,7 +658,7 @@ pub(crate) unsafe extern "C" fn MPI_Buffer_detach(
                 if busy {
                     w.block_current(
                         "MPI_Buffer_detach",
-                        "buffered messages not delivered yet".into(),
+                        Detail::Text("buffered messages not delivered yet"),
                     );
                 }
                 busy
@@ -744,7 +744,10 @@ pub(crate) unsafe extern "C" fn MPI_Probe(
                 };
                 w.block_current(
                     "MPI_Probe",
-                    format!("source {src_s}, tag {tag_s}, {}", mpi::comm_name(comm)),
+                    Detail::Owned(format!(
+                        "source {src_s}, tag {tag_s}, {}",
+                        mpi::comm_name(comm)
+                    )),
                 );
             });
             engine::park();
@@ -819,7 +822,10 @@ pub(crate) unsafe extern "C" fn MPI_Mprobe(
             w.set_probing();
             w.block_current(
                 "MPI_Mprobe",
-                format!("source {source}, tag {tag}, {}", mpi::comm_name(comm)),
+                Detail::Owned(format!(
+                    "source {source}, tag {tag}, {}",
+                    mpi::comm_name(comm)
+                )),
             );
         });
         engine::park();

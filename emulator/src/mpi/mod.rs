@@ -16,7 +16,7 @@ use matching::MatchQueue;
 use std::ffi::c_void;
 use std::rc::Rc;
 
-use crate::engine::{self, TransferId, World};
+use crate::engine::{self, Detail, TransferId, World};
 use datatype::Datatype;
 
 pub const ANY_SOURCE: i32 = -2;
@@ -1693,29 +1693,21 @@ pub fn wait_for(ids: &[ReqId], call: &'static str, done: impl Fn(&World) -> bool
                 }
                 return true;
             }
-            let mut detail = String::new();
+            let mut first = None;
+            let mut pending = 0;
             for &id in ids {
                 if let Some(Some(r)) = w.mpi.requests.get_mut(id) {
                     if !r.complete {
                         r.waiting = true;
-                        if detail.is_empty() {
-                            detail = w.describe_request(id);
-                        }
+                        first.get_or_insert(id);
+                        pending += 1;
                     }
                 }
             }
-            let pending = ids
-                .iter()
-                .filter(|&&id| {
-                    w.mpi
-                        .requests
-                        .get(id)
-                        .is_some_and(|r| r.as_ref().is_some_and(|r| !r.complete))
-                })
-                .count();
-            if pending > 1 {
-                detail.push_str(&format!(", and {} more pending requests", pending - 1));
-            }
+            let detail = match first {
+                Some(first) => Detail::Requests { first, pending },
+                None => Detail::None,
+            };
             w.block_current(call, detail);
             false
         });

@@ -27,7 +27,7 @@ use platforms::HostId;
 use super::datatype::{self, Basic, Datatype};
 use super::op::{self, Builtin};
 use super::{class, CommView, Group, MpiError, MpiResult, ReqId, ReqKind, Status, PROC_NULL};
-use crate::engine::{self, World};
+use crate::engine::{self, Detail, World};
 
 pub const WIN_NULL: i32 = 0;
 pub const LOCK_EXCLUSIVE: i32 = 234;
@@ -794,7 +794,7 @@ fn wait_on_window(
             if let Some(obj) = w.mpi.windows.get_mut(win) {
                 obj.waiters.push(me);
             }
-            w.block_current(call, detail.to_string());
+            w.block_current(call, Detail::Owned(detail.to_string()));
             false
         });
         if done {
