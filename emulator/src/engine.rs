@@ -63,6 +63,16 @@ pub enum RunState {
     Done,
 }
 
+/// Reused buffers for computing a flow: the route, the reverse route, the
+/// links' (bandwidth, latency) and the fluid resources used.
+#[derive(Default)]
+struct FlowScratch {
+    route: Vec<LinkUse>,
+    back: Vec<LinkUse>,
+    links: Vec<(f64, f64)>,
+    uses: Vec<(ResourceId, f64)>,
+}
+
 /// What a blocked rank waits in, for the deadlock report.
 #[derive(Debug, Clone, Default)]
 pub struct BlockedIn {
@@ -195,7 +205,9 @@ pub struct World {
     owners: HashMap<ActionId, ActionOwner>,
     transfers: Vec<Option<Transfer>>,
     free_transfers: Vec<u32>,
-    route: Vec<LinkUse>,
+    /// Scratch buffers of `start_transfer` and `start_flow`, kept so that a
+    /// message allocates nothing for its route.
+    scratch: FlowScratch,
     pub mpi: Mpi,
     pub compute: Compute,
     /// Set by MPI_Abort: (rank, error code).
@@ -296,7 +308,7 @@ impl World {
             owners: HashMap::new(),
             transfers: Vec::new(),
             free_transfers: Vec::new(),
-            route: Vec::new(),
+            scratch: FlowScratch::default(),
             mpi,
             compute,
             aborted: None,
@@ -381,8 +393,7 @@ impl World {
                 TransferId((self.transfers.len() - 1) as u32)
             }
         };
-        self.route.clear();
-        let mut route = std::mem::take(&mut self.route);
+        let mut route = std::mem::take(&mut self.scratch.route);
         self.platform_route(src, dst, &mut route);
         let latency: f64 = route
             .iter()
@@ -393,13 +404,13 @@ impl World {
                 .iter()
                 .map(|u| self.platform.link(u.link).bandwidth)
                 .fold(f64::INFINITY, f64::min);
-            self.route = route;
+            self.scratch.route = route;
             let duration = latency + bytes as f64 / bandwidth;
             self.add_timer(self.now + duration, TimerEvent::TransferDone(id));
             return id;
         }
         let delay = latency * self.model.latency_factor(bytes);
-        self.route = route;
+        self.scratch.route = route;
         if delay > 0.0 {
             self.add_timer(self.now + delay, TimerEvent::LatencyDone(id));
         } else {
@@ -440,23 +451,22 @@ impl World {
                 .expect("flow of a live transfer");
             (t.src_host, t.dst_host, t.bytes)
         };
-        let mut route = std::mem::take(&mut self.route);
-        self.platform_route(src, dst, &mut route);
-        let links: Vec<(f64, f64)> = route
-            .iter()
-            .map(|u| {
-                let l = self.platform.link(u.link);
-                (l.bandwidth, l.latency)
-            })
-            .collect();
-        let mut uses: Vec<(ResourceId, f64)> =
-            route.iter().map(|u| (self.resource_of(u), 1.0)).collect();
+        let mut sc = std::mem::take(&mut self.scratch);
+        self.platform_route(src, dst, &mut sc.route);
+        sc.links.clear();
+        sc.links.extend(sc.route.iter().map(|u| {
+            let l = self.platform.link(u.link);
+            (l.bandwidth, l.latency)
+        }));
+        sc.uses.clear();
+        sc.uses
+            .extend(sc.route.iter().map(|u| (self.resource_of(u), 1.0)));
         if self.model.crosstraffic {
-            let mut back = Vec::new();
-            self.platform_route(dst, src, &mut back);
-            uses.extend(back.iter().map(|u| (self.resource_of(u), 0.05)));
+            self.platform_route(dst, src, &mut sc.back);
+            sc.uses
+                .extend(sc.back.iter().map(|u| (self.resource_of(u), 0.05)));
         }
-        self.route = route;
+        let uses = &mut sc.uses;
         // A resource on both the route and the reverse route (a SHARED
         // link used both ways) carries the sum of both coefficients; a
         // FATPIPE bounds each flow by its largest use (SimGrid's rules).
@@ -472,13 +482,14 @@ impl World {
             }
             true
         });
-        let flow = self.model.flow(bytes, &links);
+        let flow = self.model.flow(bytes, &sc.links);
         let action = self.fluid.start(&ActionSpec {
             amount: flow.amount,
             penalty: flow.penalty,
             bound: flow.bound,
-            uses: &uses,
+            uses,
         });
+        self.scratch = sc;
         self.owners.insert(action, ActionOwner::Transfer(id));
         if let Some(t) = self.transfers[id.0 as usize].as_mut() {
             t.action = Some(action);
