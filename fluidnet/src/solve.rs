@@ -93,6 +93,10 @@ pub(crate) struct Scratch {
     rates: Vec<f64>,
     /// (bound * penalty, local action), ascending.
     bounds: Vec<(f64, u32)>,
+    /// Resources whose level changed during a batch of fixes, and whether
+    /// each is in that list.
+    touched: Vec<u32>,
+    marked: Vec<bool>,
     levels: BinaryHeap<Level>,
 }
 
@@ -108,6 +112,8 @@ impl Scratch {
         self.actions.clear();
         self.rates.clear();
         self.bounds.clear();
+        self.touched.clear();
+        self.marked.clear();
         self.levels.clear();
     }
 
@@ -120,6 +126,20 @@ impl Scratch {
             // only keeps a denormal underflow from dividing by zero.
             remaining / self.usage[l].value().max(f64::MIN_POSITIVE)
         }
+    }
+
+    /// Pushes the new level of every resource in `touched` (its older
+    /// entries become stale) and empties the list.
+    fn push_touched(&mut self) {
+        for k in 0..self.touched.len() {
+            let l = self.touched[k] as usize;
+            self.marked[l] = false;
+            if !self.closed[l] {
+                self.version[l] += 1;
+                self.push_level(l);
+            }
+        }
+        self.touched.clear();
     }
 
     fn push_level(&mut self, l: usize) {
@@ -194,6 +214,7 @@ impl System {
             sc.unfixed.push(res.elements.len() as u32);
             sc.version.push(0);
             sc.closed.push(false);
+            sc.marked.push(false);
             sc.push_level(l);
         }
         for (i, &a) in sc.actions.iter().enumerate() {
@@ -253,9 +274,13 @@ impl System {
                         let i = act.local as usize;
                         if self.scratch.rates[i].is_nan() {
                             let rate = top.level / act.penalty;
-                            self.fix(i, rate);
+                            self.fix_quietly(i, rate);
                         }
                     }
+                    // One new level per resource these fixes changed,
+                    // rather than one per fix: the intermediate ones would
+                    // all be stale before the next pop.
+                    self.scratch.push_touched();
                 }
             }
         }
@@ -275,8 +300,10 @@ impl System {
         }
     }
 
-    /// Fixes local action `i` at `rate` and updates the resources it uses.
-    fn fix(&mut self, i: usize, rate: f64) {
+    /// Fixes local action `i` at `rate` and updates the resources it uses,
+    /// recording those whose level changed in `touched` for the caller to
+    /// push once.
+    fn fix_quietly(&mut self, i: usize, rate: f64) {
         let sc = &mut self.scratch;
         sc.rates[i] = rate;
         let act = self.slots[sc.actions[i] as usize]
@@ -290,14 +317,21 @@ impl System {
             }
             sc.unfixed[l] -= 1;
             if sc.unfixed[l] == 0 {
-                // Nothing left to constrain, whatever rounding left over.
                 sc.closed[l] = true;
                 continue;
             }
             sc.remaining[l].add(-rate * u.coef);
             sc.usage[l].add(-u.weight);
-            sc.version[l] += 1;
-            sc.push_level(l);
+            if !sc.marked[l] {
+                sc.marked[l] = true;
+                sc.touched.push(l as u32);
+            }
         }
+    }
+
+    /// Fixes local action `i` at `rate` and updates the resources it uses.
+    fn fix(&mut self, i: usize, rate: f64) {
+        self.fix_quietly(i, rate);
+        self.scratch.push_touched();
     }
 }
