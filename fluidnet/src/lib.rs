@@ -38,9 +38,8 @@
 //! it uses dirty. Only the connected components (resources linked by the
 //! actions that use them) containing a dirty resource are solved again,
 //! lazily, by the next call that needs rates or dates. Completion dates
-//! sit in a binary heap; an entry is stale once its action got a new rate
-//! or left, and stale entries are skipped (and swept out when they
-//! outnumber the live ones).
+//! sit in a binary heap indexed by action, where a new rate moves the
+//! action's one entry (see `dates`).
 //!
 //! # Time and completions
 //!
@@ -68,10 +67,8 @@
 //! action of `flops` amount using the host's CPU resource (capacity s,
 //! coefficient 1), penalty 1, bound s.
 
+mod dates;
 mod solve;
-
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 /// A resource (a link, a link direction, a CPU), as returned by
 /// [`System::add_resource`].
@@ -180,8 +177,6 @@ struct Resource {
 struct Action {
     /// Start order: deterministic tie-break between completions.
     seq: u64,
-    /// Heap entries carrying another stamp are stale.
-    stamp: u64,
     amount: f64,
     /// Work done up to `updated`.
     progress: f64,
@@ -216,40 +211,6 @@ struct Slot {
     action: Option<Action>,
 }
 
-/// A completion date in the heap.
-struct Entry {
-    date: f64,
-    seq: u64,
-    index: u32,
-    stamp: u64,
-}
-
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Entry {
-    /// Reversed so that the max-heap pops the earliest date, then the
-    /// oldest action.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .date
-            .total_cmp(&self.date)
-            .then_with(|| other.seq.cmp(&self.seq))
-    }
-}
-
-/// Stale entries tolerated in the heap beyond the live actions before a
-/// sweep; sweeping costs O(heap), so it is amortised over as many pushes.
-const HEAP_SLACK: usize = 1024;
-
 /// The fluid system: resources, running actions, and the clock.
 pub struct System {
     precision: Precision,
@@ -260,9 +221,8 @@ pub struct System {
     live: usize,
     /// Shared resources whose component must be solved again.
     dirty: Vec<u32>,
-    heap: BinaryHeap<Entry>,
+    dates: dates::Dates,
     seq: u64,
-    stamp: u64,
     epoch: u64,
     scratch: solve::Scratch,
     /// Completed in one batch, sorted by start order: (seq, index).
@@ -293,9 +253,8 @@ impl System {
             free: Vec::new(),
             live: 0,
             dirty: Vec::new(),
-            heap: BinaryHeap::new(),
+            dates: dates::Dates::default(),
             seq: 0,
-            stamp: 0,
             epoch: 0,
             scratch: solve::Scratch::default(),
             batch: Vec::new(),
@@ -429,7 +388,6 @@ impl System {
         let slot = &mut self.slots[index as usize];
         slot.action = Some(Action {
             seq: self.seq,
-            stamp: 0,
             amount: spec.amount,
             progress: 0.0,
             updated: self.now,
@@ -494,11 +452,9 @@ impl System {
             self.now = date.min(to);
             let limit = self.now + timing;
             self.batch.clear();
-            while self.heap.peek().is_some_and(|e| e.date <= limit) {
-                let e = self.heap.pop().expect("peeked entry");
-                if self.valid(&e) {
-                    self.batch.push((e.seq, e.index));
-                }
+            while let Some((_, seq, index)) = self.dates.first().filter(|e| e.0 <= limit) {
+                self.dates.remove(index);
+                self.batch.push((seq, index));
             }
             self.batch.sort_unstable();
             for k in 0..self.batch.len() {
@@ -545,19 +501,9 @@ impl System {
             .and_then(|s| s.action.as_ref())
     }
 
-    fn valid(&self, e: &Entry) -> bool {
-        matches!(&self.slots[e.index as usize].action, Some(a) if a.stamp == e.stamp)
-    }
-
-    /// The earliest valid date in the heap, dropping stale entries on top.
-    fn peek_date(&mut self) -> Option<f64> {
-        while let Some(top) = self.heap.peek() {
-            if self.valid(top) {
-                return Some(top.date.max(self.now));
-            }
-            self.heap.pop();
-        }
-        None
+    /// The earliest completion date, never before now.
+    fn peek_date(&self) -> Option<f64> {
+        self.dates.first().map(|(date, _, _)| date.max(self.now))
     }
 
     fn touch(&mut self, r: u32) {
@@ -574,6 +520,7 @@ impl System {
             return;
         };
         slot.generation = slot.generation.wrapping_add(1);
+        self.dates.remove(index);
         for u in &a.uses {
             let elements = &mut self.resources[u.resource as usize].elements;
             elements.swap_remove(u.position as usize);
@@ -604,16 +551,14 @@ impl System {
         self.schedule(index);
     }
 
-    /// Pushes action `index`'s completion date (from its `updated`,
-    /// `progress` and `rate`), making its older heap entries stale.
+    /// Sets action `index`'s completion date from its `updated`,
+    /// `progress` and `rate` (none while its rate is 0).
     fn schedule(&mut self, index: u32) {
-        self.stamp += 1;
         let work = self.precision.work;
         let a = self.slots[index as usize]
             .action
-            .as_mut()
+            .as_ref()
             .expect("a scheduled action is live");
-        a.stamp = self.stamp;
         let left = a.amount - a.progress - work;
         let date = if left <= 0.0 || a.rate == f64::INFINITY {
             a.updated
@@ -624,18 +569,9 @@ impl System {
             f64::INFINITY
         };
         if date.is_finite() {
-            self.heap.push(Entry {
-                date,
-                seq: a.seq,
-                index,
-                stamp: a.stamp,
-            });
-            if self.heap.len() > 2 * self.live + HEAP_SLACK {
-                let slots = &self.slots;
-                self.heap.retain(
-                    |e| matches!(&slots[e.index as usize].action, Some(a) if a.stamp == e.stamp),
-                );
-            }
+            self.dates.set(index, a.seq, date);
+        } else {
+            self.dates.remove(index);
         }
     }
 
