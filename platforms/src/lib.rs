@@ -16,12 +16,15 @@
 //!   holding `<host>`, `<link>` and `<route>` elements, or a single
 //!   `<cluster>`;
 //! * a `<cluster topology="FLAT">`, with hosts and links named exactly as
-//!   SimGrid names them (see below).
+//!   SimGrid names them (see below);
+//! * a `<cluster>` of topology TORUS, FAT_TREE or DRAGONFLY with its
+//!   `topo_parameters`: the same links, link names and routes as SimGrid
+//!   3.32 (see the `topology` module), routed on demand.
 //!
 //! Anything else SimGrid accepts (nested zones, routers, Floyd or Dijkstra
-//! routing, torus, fat tree and dragonfly clusters, profiles, pstates...)
-//! is refused with an error saying it is not supported yet, and anything
-//! SimGrid refuses is refused too; every error names the file and the line.
+//! routing, limiters on non-FLAT clusters, profiles, pstates...) is refused
+//! with an error saying it is not supported yet, and anything SimGrid
+//! refuses is refused too; every error names the file and the line.
 //!
 //! # Routes
 //!
@@ -103,6 +106,7 @@ mod error;
 mod hostfile;
 mod model;
 mod platform;
+mod topology;
 pub mod units;
 mod xml;
 

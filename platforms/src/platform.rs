@@ -6,6 +6,7 @@ use std::path::Path;
 use crate::cluster::{self, ClusterRouting, ClusterSpec, LinkSpec, SameHost};
 use crate::error::{PlatformError, Problem, RouteError};
 use crate::model::{Direction, Host, HostId, Link, LinkId, LinkUse, Sharing};
+use crate::topology::TopologyRouting;
 use crate::units::{format_bandwidth, format_time};
 
 /// Name of the platform-wide loopback link, as SimGrid calls it.
@@ -55,6 +56,8 @@ pub(crate) enum Routing {
     Empty,
     /// A FLAT cluster: routes are computed from each host's links.
     Cluster(ClusterRouting),
+    /// A TORUS, FAT_TREE or DRAGONFLY cluster, routed on demand.
+    Topology(TopologyRouting),
 }
 
 /// The explicit routes of a Full zone, keyed by (source, destination).
@@ -443,6 +446,10 @@ impl Platform {
                     Err(self.missing_route(src, dst))
                 }
             }
+            Routing::Topology(t) => {
+                t.route(src, dst, out);
+                Ok(())
+            }
             Routing::Empty => Err(self.missing_route(src, dst)),
         }
     }
@@ -451,7 +458,7 @@ impl Platform {
     /// that has none. Costs one lookup per pair of hosts.
     pub fn check_routes(&self) -> Result<(), RouteError> {
         match &self.routing {
-            Routing::Cluster(_) => Ok(()),
+            Routing::Cluster(_) | Routing::Topology(_) => Ok(()),
             Routing::Empty => match self.hosts.len() {
                 0 => Ok(()),
                 1 => Err(self.missing_route(HostId(0), HostId(0))),
@@ -522,6 +529,11 @@ impl Platform {
             Routing::Empty => format!(
                 "zone '{}' (routing None, no routes): {hosts}, {links}",
                 self.zone.name
+            ),
+            Routing::Topology(t) => format!(
+                "{zone}cluster '{}' ({}): {hosts}, {links}",
+                self.zone.name,
+                t.description()
             ),
             Routing::Cluster(c) => {
                 let link_summary = |id: Option<LinkId>| match id {

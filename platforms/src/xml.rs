@@ -12,6 +12,7 @@ use crate::cluster::{self, ClusterSpec, LinkSpec, SameHost};
 use crate::error::{PlatformError, Problem};
 use crate::model::{Direction, Host, Link, LinkUse, Sharing};
 use crate::platform::{Builder, FullRoutes, Platform, Routing, ZoneInfo};
+use crate::topology::{self, Topology};
 use crate::units::{self, Quantity};
 
 type Res<T> = Result<T, PlatformError>;
@@ -758,19 +759,25 @@ impl<'a> Loader<'a> {
         )?;
         let id = self.required(node, "<cluster>", "id")?;
         let what = format!("cluster '{id}'");
-        match node.attribute("topology").unwrap_or("FLAT") {
+        let topology = match node.attribute("topology").unwrap_or("FLAT") {
             // topo_parameters means nothing to a FLAT cluster; SimGrid
             // ignores it too. router_id names the cluster's router, which
             // only matters to routes between zones (not supported yet).
-            "FLAT" => {}
+            "FLAT" => None,
             t @ ("TORUS" | "FAT_TREE" | "DRAGONFLY") => {
-                return Err(self.at_attr(
-                    node,
-                    "topology",
-                    Problem::NotSupported(format!(
-                        "{what}: topology=\"{t}\" (only FLAT is supported)"
-                    )),
-                ));
+                let params = self.required(node, &what, "topo_parameters")?;
+                Some(Topology::parse(t, params).map_err(|why| {
+                    self.at_attr(
+                        node,
+                        "topo_parameters",
+                        Problem::BadValue {
+                            element: what.clone(),
+                            attribute: "topo_parameters",
+                            value: params.to_string(),
+                            expected: why,
+                        },
+                    )
+                })?)
             }
             other => {
                 return Err(self.at_attr(
@@ -784,7 +791,7 @@ impl<'a> Loader<'a> {
                     },
                 ));
             }
-        }
+        };
         let prefix = self.required(node, &what, "prefix")?;
         let suffix = self.required(node, &what, "suffix")?;
         let radical = self.required(node, &what, "radical")?;
@@ -868,8 +875,18 @@ impl<'a> Loader<'a> {
             same_host: SameHost::ThroughSwitch,
         };
         let line = self.line(node);
-        let routing =
-            cluster::build(&spec, &mut self.builder, line).map_err(|p| self.error(line, p))?;
+        let routing = match &topology {
+            None => Routing::Cluster(
+                cluster::build(&spec, &mut self.builder, line).map_err(|p| self.error(line, p))?,
+            ),
+            Some(t) => {
+                self.check_topology_cluster(node, &what, t, &spec)?;
+                Routing::Topology(
+                    topology::build(&spec, t, &mut self.builder, line)
+                        .map_err(|p| self.error(line, p))?,
+                )
+            }
+        };
         let (enclosing, mut zone_properties) = match enclosing {
             Some((zone_id, props)) => (Some(zone_id), props),
             None => (None, Vec::new()),
@@ -880,7 +897,58 @@ impl<'a> Loader<'a> {
             enclosing,
             properties: zone_properties,
         };
-        Ok((zone, Routing::Cluster(routing)))
+        Ok((zone, routing))
+    }
+
+    /// What a TORUS, FAT_TREE or DRAGONFLY cluster needs beyond a FLAT one:
+    /// one radical value per node of the topology. A backbone means nothing
+    /// to it (SimGrid ignores one, with a warning here); per-node limiter
+    /// links are not supported yet.
+    fn check_topology_cluster(
+        &mut self,
+        node: Node,
+        what: &str,
+        topology: &Topology,
+        spec: &ClusterSpec,
+    ) -> Res<()> {
+        if spec.radicals.len() as u64 != topology.nodes() {
+            return Err(self.at_attr(
+                node,
+                "radical",
+                Problem::BadValue {
+                    element: what.to_string(),
+                    attribute: "radical",
+                    value: node.attribute("radical").unwrap_or("").to_string(),
+                    expected: format!(
+                        "{} values, one per node of the {} topology (it has {})",
+                        topology.nodes(),
+                        topology.kind(),
+                        spec.radicals.len()
+                    ),
+                },
+            ));
+        }
+        if spec.limiter_bandwidth.is_some() {
+            return Err(self.at_attr(
+                node,
+                "limiter_link",
+                Problem::NotSupported(format!(
+                    "{what}: limiter_link on a {} cluster (only FLAT clusters have limiters here)",
+                    topology.kind()
+                )),
+            ));
+        }
+        for attr in ["bb_bw", "bb_lat", "bb_sharing_policy"] {
+            if node.attribute(attr).is_some() {
+                self.warnings.push(format!(
+                    "{}:{}: {what}: {attr} is ignored: a {} cluster has no backbone (SimGrid ignores it too)",
+                    self.file,
+                    self.attr_line(node, attr),
+                    topology.kind()
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// A backbone or loopback link exists, as in SimGrid, when its bandwidth
