@@ -7,6 +7,7 @@
  *   incast    every other rank sends BYTES to rank 0 at once;
  *   ring      every rank sends BYTES to the next one and receives from the
  *             previous one (MPI_Sendrecv);
+ *   half      the same shifted by half the ranks: rank r sends to r+P/2;
  *   pairwise  an all-to-all in size-1 rounds: in round k, rank r sends
  *             BYTES to r+k and receives from r-k.
  *
@@ -57,7 +58,7 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc != 3) {
         if (rank == 0)
-            fprintf(stderr, "usage: patterns pingpong|incast|ring|pairwise BYTES\n");
+            fprintf(stderr, "usage: patterns pingpong|incast|ring|half|pairwise BYTES\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *pattern = argv[1];
@@ -70,6 +71,8 @@ int main(int argc, char **argv) {
         incast(rank, size, buf, bytes);
     } else if (!strcmp(pattern, "ring")) {
         shift(rank, size, buf, in, bytes, 1);
+    } else if (!strcmp(pattern, "half") && size >= 2) {
+        shift(rank, size, buf, in, bytes, size / 2);
     } else if (!strcmp(pattern, "pairwise")) {
         for (int k = 1; k < size; k++)
             shift(rank, size, buf, in, bytes, k);

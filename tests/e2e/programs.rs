@@ -273,6 +273,7 @@ const SIMGRID_PATTERNS: &[(&str, &str, f64)] = &[
     ("incast", "4096", 0.000314462),
     ("incast", "1048576", 0.056471991),
     ("ring", "1048576", 0.030254237),
+    ("half", "1048576", 0.030254237),
     ("pairwise", "65536", 0.136345566),
     ("pairwise", "1048576", 1.906016955),
 ];
@@ -289,11 +290,105 @@ fn communication_patterns_match_simgrid_on_a_64_node_flat_cluster() {
     }
 }
 
+/// 64-node clusters of the topologies SimGrid offers, with the same links
+/// (1.25 GBps, 10 us) as FLAT_CLUSTER.
+fn cluster64(topology: &str, params: &str) -> String {
+    format!(
+        r#"<?xml version="1.0"?>
+<platform version="4.1">
+  <cluster id="c" prefix="node-" suffix="" radical="0-63" speed="1Gf" bw="1.25GBps" lat="10us"
+           topology="{topology}" topo_parameters="{params}"/>
+</platform>
+"#
+    )
+}
+
+/// SimGrid 3.32's simulated times for examples/patterns.c on 64-node
+/// FAT_TREE, TORUS and DRAGONFLY clusters (see `cluster64`), obtained as
+/// for SIMGRID_PATTERNS: (topology, parameters, pattern, bytes, time).
+const SIMGRID_TOPOLOGY_PATTERNS: &[(&str, &str, &str, &str, f64)] = &[
+    ("FAT_TREE", "2;8,8;1,2;1,1", "incast", "4096", 0.000312962),
+    (
+        "FAT_TREE",
+        "2;8,8;1,2;1,1",
+        "incast",
+        "1048576",
+        0.056413773,
+    ),
+    ("FAT_TREE", "2;8,8;1,2;1,1", "ring", "1048576", 0.001391003),
+    ("FAT_TREE", "2;8,8;1,2;1,1", "half", "1048576", 0.004211137),
+    (
+        "FAT_TREE",
+        "2;8,8;1,2;1,1",
+        "pairwise",
+        "65536",
+        0.042665591,
+    ),
+    (
+        "FAT_TREE",
+        "2;8,8;1,2;1,1",
+        "pairwise",
+        "1048576",
+        0.242645202,
+    ),
+    ("TORUS", "4,4,4", "incast", "4096", 0.000169216),
+    ("TORUS", "4,4,4", "incast", "1048576", 0.028652767),
+    ("TORUS", "4,4,4", "ring", "1048576", 0.001241068),
+    ("TORUS", "4,4,4", "half", "1048576", 0.002105569),
+    ("TORUS", "4,4,4", "pairwise", "65536", 0.034080207),
+    ("TORUS", "4,4,4", "pairwise", "1048576", 0.136231406),
+    ("DRAGONFLY", "2,1;2,1;4,1;4", "incast", "4096", 0.000311132),
+    (
+        "DRAGONFLY",
+        "2,1;2,1;4,1;4",
+        "incast",
+        "1048576",
+        0.056413773,
+    ),
+    ("DRAGONFLY", "2,1;2,1;4,1;4", "ring", "1048576", 0.001699783),
+    ("DRAGONFLY", "2,1;2,1;4,1;4", "half", "1048576", 0.030429459),
+    (
+        "DRAGONFLY",
+        "2,1;2,1;4,1;4",
+        "pairwise",
+        "65536",
+        0.085582267,
+    ),
+    (
+        "DRAGONFLY",
+        "2,1;2,1;4,1;4",
+        "pairwise",
+        "1048576",
+        1.028064028,
+    ),
+];
+
+#[test]
+fn communication_patterns_match_simgrid_on_fat_tree_torus_and_dragonfly_clusters() {
+    for &(topology, params, pattern, bytes, expected) in SIMGRID_TOPOLOGY_PATTERNS {
+        let xml = cluster64(topology, params);
+        let name = format!("{topology}64.xml");
+        let got = pattern_time((&name, &xml), &[], pattern, bytes);
+        let rel = (got - expected).abs() / expected;
+        assert!(
+            rel < 0.01,
+            "{topology} {pattern} {bytes}: ours {got:e} s, SimGrid {expected:e} s \
+             (relative error {rel:e})"
+        );
+    }
+}
+
 /// The time examples/patterns.c prints for `pattern` of `bytes` on 64 ranks
 /// of FLAT_CLUSTER, with the `--cfg` options in `cfg`.
 fn pattern_time_on_flat64(cfg: &[&str], pattern: &str, bytes: &str) -> f64 {
+    pattern_time(("flat64_patterns.xml", FLAT_CLUSTER), cfg, pattern, bytes)
+}
+
+/// The time examples/patterns.c prints for `pattern` of `bytes` on 64
+/// ranks of the platform (scratch file name, XML text).
+fn pattern_time(platform: (&str, &str), cfg: &[&str], pattern: &str, bytes: &str) -> f64 {
     let app = build("examples/patterns.c");
-    let platform = write_scratch("flat64_patterns.xml", FLAT_CLUSTER);
+    let platform = write_scratch(platform.0, platform.1);
     let mut args = vec![
         "-np",
         "64",
