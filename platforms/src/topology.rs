@@ -188,6 +188,33 @@ impl Topology {
         }
     }
 
+    /// The number of links the topology creates between its elements.
+    pub fn links(&self) -> usize {
+        match self {
+            Topology::Torus(dims) => self.nodes() as usize * dims.len(),
+            Topology::FatTree(s) => {
+                // Level i has u1..ui * d(i+1)..dL elements, each with u(i+1)
+                // parents and c(i+1) links to each.
+                (0..s.down.len())
+                    .map(|i| {
+                        let ups: usize = s.up[..i].iter().map(|&u| u as usize).product();
+                        let downs: usize = s.down[i..].iter().map(|&d| d as usize).product();
+                        ups * downs * (s.up[i] * s.count[i]) as usize
+                    })
+                    .sum()
+            }
+            Topology::Dragonfly(s) => {
+                let (g, c, r, n) = (
+                    s.groups as usize,
+                    s.chassis as usize,
+                    s.routers as usize,
+                    s.nodes as usize,
+                );
+                g * c * r * n + g * c * r * (r - 1) / 2 + g * r * c * (c - 1) / 2 + g * (g - 1) / 2
+            }
+        }
+    }
+
     /// The name SimGrid gives it in `topology=`.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -224,15 +251,9 @@ struct Pair {
 /// Creates one topology link as SimGrid does: split-duplex when the
 /// cluster says SPLITDUPLEX, else SHARED (SimGrid creates these links
 /// without a policy, whatever the cluster's).
-fn add_pair(
-    b: &mut Builder,
-    spec: &ClusterSpec,
-    name: String,
-    bandwidth: f64,
-    line: u32,
-) -> Result<Pair, Problem> {
+fn add_pair(b: &mut Builder, spec: &ClusterSpec, name: String, bandwidth: f64, line: u32) -> Pair {
     let split = spec.private.sharing == Sharing::SplitDuplex;
-    let link = b.add_link(
+    let link = b.add_generated_link(
         Link {
             name,
             bandwidth,
@@ -245,13 +266,13 @@ fn add_pair(
             properties: Vec::new(),
         },
         line,
-    )?;
+    );
     let (up, down) = if split {
         (Direction::Up, Direction::Down)
     } else {
         (Direction::None, Direction::None)
     };
-    Ok(Pair {
+    Pair {
         up: LinkUse {
             link,
             direction: up,
@@ -260,7 +281,7 @@ fn add_pair(
             link,
             direction: down,
         },
-    })
+    }
 }
 
 /// Builds the cluster `spec` with topology `topology`: hosts (with their
@@ -271,7 +292,11 @@ pub(crate) fn build(
     b: &mut Builder,
     line: u32,
 ) -> Result<TopologyRouting, Problem> {
-    let mut loopback = Vec::with_capacity(spec.radicals.len());
+    let n = spec.radicals.len();
+    let loopbacks = if spec.loopback.is_some() { n } else { 0 };
+    b.reserve(n, loopbacks + topology.links());
+    let links_before = b.link_count();
+    let mut loopback = Vec::with_capacity(n);
     for &n in &spec.radicals {
         let host = b.add_host(
             Host {
@@ -283,8 +308,8 @@ pub(crate) fn build(
             line,
         )?;
         debug_assert_eq!(host.0 as usize, loopback.len());
-        loopback.push(match spec.loopback {
-            Some((bandwidth, latency)) => Some(b.add_link(
+        loopback.push(spec.loopback.map(|(bandwidth, latency)| {
+            b.add_generated_link(
                 Link {
                     name: format!("{}_link_{n}_loopback", spec.id),
                     bandwidth,
@@ -293,9 +318,8 @@ pub(crate) fn build(
                     properties: Vec::new(),
                 },
                 line,
-            )?),
-            None => None,
-        });
+            )
+        }));
     }
     let bw = spec.private.bandwidth;
     let net = match topology {
@@ -303,6 +327,11 @@ pub(crate) fn build(
         Topology::FatTree(shape) => Net::FatTree(FatTree::build(spec, shape, b, line)?),
         Topology::Dragonfly(shape) => Net::Dragonfly(Dragonfly::build(spec, *shape, b, line)?),
     };
+    debug_assert_eq!(
+        b.link_count() - links_before,
+        loopbacks + topology.links(),
+        "Topology::links counts what build creates"
+    );
     let description = match topology {
         Topology::Torus(dims) => format!(
             "TORUS {}",
@@ -397,7 +426,7 @@ impl Torus {
                 };
                 // SimGrid names links by node index, not by radical.
                 let name = format!("{}_link_from_{i}_to_{neighbour}", spec.id);
-                links.push(add_pair(b, spec, name, spec.private.bandwidth, line)?);
+                links.push(add_pair(b, spec, name, spec.private.bandwidth, line));
                 product *= d;
             }
         }
@@ -577,7 +606,7 @@ impl FatTree {
                             name_id(parent),
                             links.len()
                         );
-                        let pair = add_pair(b, spec, name, spec.private.bandwidth, line)?;
+                        let pair = add_pair(b, spec, name, spec.private.bandwidth, line);
                         let l = links.len() as u32;
                         links.push(FtLink {
                             up_node: parent as u32,
@@ -694,7 +723,7 @@ impl Dragonfly {
         for (i, router) in routers.iter_mut().enumerate() {
             for j in 0..nodes {
                 let name = format!("local_link_from_router_{i}_to_node_{j}_{unique}");
-                router.nodes.push(add_pair(b, spec, name, bw, line)?);
+                router.nodes.push(add_pair(b, spec, name, bw, line));
                 unique += 1;
             }
         }
@@ -705,7 +734,7 @@ impl Dragonfly {
                         "green_link_in_chassis_{}_between_routers_{j}_and_{k}_{unique}",
                         i % chassis
                     );
-                    let p = add_pair(b, spec, name, bw * f64::from(green), line)?;
+                    let p = add_pair(b, spec, name, bw * f64::from(green), line);
                     routers[(i * blades + j) as usize].green[k as usize] = Some(p.up);
                     routers[(i * blades + k) as usize].green[j as usize] = Some(p.down);
                     unique += 1;
@@ -719,7 +748,7 @@ impl Dragonfly {
                         let name = format!(
                             "black_link_in_group_{g}_between_chassis_{j}_and_{k}_blade_{l}_{unique}"
                         );
-                        let p = add_pair(b, spec, name, bw * f64::from(black), line)?;
+                        let p = add_pair(b, spec, name, bw * f64::from(black), line);
                         let base = g * blades * chassis;
                         routers[(base + j * blades + l) as usize].black[k as usize] = Some(p.up);
                         routers[(base + k * blades + l) as usize].black[j as usize] = Some(p.down);
@@ -734,7 +763,7 @@ impl Dragonfly {
                 let rj = j * blades * chassis + i;
                 let name =
                     format!("blue_link_between_group_{i}_and_{j}_routers_{ri}_and_{rj}_{unique}");
-                let p = add_pair(b, spec, name, bw * f64::from(blue), line)?;
+                let p = add_pair(b, spec, name, bw * f64::from(blue), line);
                 routers[ri as usize].blue = Some(p.up);
                 routers[rj as usize].blue = Some(p.down);
                 unique += 1;
