@@ -9,12 +9,13 @@
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{BinaryHeap, VecDeque};
 use std::fmt;
 use std::rc::Rc;
 
 use fluidnet::{ActionId, ActionSpec, ResourceId};
 use platforms::{Direction, HostId, LinkUse, Platform};
+use rustc_hash::FxHashMap;
 
 use crate::context::{self, Suspend};
 use crate::mpi::Mpi;
@@ -202,7 +203,7 @@ pub struct World {
     host_cpus: Vec<ResourceId>,
     /// Whether each fluid resource (by index) is a FATPIPE.
     fatpipe: Vec<bool>,
-    owners: HashMap<ActionId, ActionOwner>,
+    owners: FxHashMap<ActionId, ActionOwner>,
     transfers: Vec<Option<Transfer>>,
     free_transfers: Vec<u32>,
     /// Scratch buffers of `start_transfer` and `start_flow`, kept so that a
@@ -305,7 +306,7 @@ impl World {
             link_resources,
             host_cpus,
             fatpipe,
-            owners: HashMap::new(),
+            owners: FxHashMap::default(),
             transfers: Vec::new(),
             free_transfers: Vec::new(),
             scratch: FlowScratch::default(),

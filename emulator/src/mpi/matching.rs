@@ -14,8 +14,7 @@
 //! The maps are only looked up, never iterated in hash order, so results
 //! stay deterministic.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use rustc_hash::FxHashMap;
 
 use super::{ANY_SOURCE, ANY_TAG};
 
@@ -47,32 +46,6 @@ struct Ends {
     tail: u32,
 }
 
-/// A multiplicative hash for the small integer keys of the buckets:
-/// SipHash's resistance to crafted keys buys nothing here and cost a
-/// visible share of a 4,096-rank run.
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.write_u64(u64::from(n));
-    }
-    fn write_i32(&mut self, n: i32) {
-        self.write_u64(u64::from(n as u32));
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
 /// Items keyed by (context, source, tag), either side possibly a wildcard
 /// (`ANY_SOURCE` or `ANY_TAG`). Nodes live in one vector reused through a
 /// free list, so queuing and matching allocate nothing in steady state.
@@ -81,7 +54,9 @@ pub(crate) struct MatchQueue<T> {
     next_seq: u64,
     nodes: Vec<Node<T>>,
     free: Vec<u32>,
-    buckets: HashMap<(u32, i32), Ends, BuildHasherDefault<KeyHasher>>,
+    /// FxHash: SipHash's resistance to crafted keys buys nothing for these
+    /// small integer keys and cost a visible share of a 4,096-rank run.
+    buckets: FxHashMap<(u32, i32), Ends>,
 }
 
 impl<T> Default for MatchQueue<T> {
@@ -90,7 +65,7 @@ impl<T> Default for MatchQueue<T> {
             next_seq: 0,
             nodes: Vec::new(),
             free: Vec::new(),
-            buckets: HashMap::default(),
+            buckets: FxHashMap::default(),
         }
     }
 }
