@@ -45,7 +45,13 @@ simulated platform. MPI_Wtime returns simulated time.
   -np N              number of ranks (default: one per hostfile slot, or per
                      platform host)
   -platform FILE     SimGrid platform XML (default: a built-in cluster of N
-                     hosts, see below)
+                     hosts, see below), or a compact description:
+                       flat:N  torus:D1,D2,..  'fat-tree:L;D..;U..;C..'
+                       'dragonfly:G,Lb;C,Lk;R,Lg;N'
+                     followed by :key=value options (bw, lat, sharing,
+                     speed, cores, loopback_bw, loopback_lat, and for flat
+                     bb_bw, bb_lat, bb_sharing), e.g.
+                       -platform 'fat-tree:2;16,32;1,16;1,1:bw=10Gbps:lat=24us'
   -hostfile FILE     one host name per line, `host:N` for N slots; rank i runs
                      on slot i mod (number of slots)
   --cfg=name:value   set an option (list below); overrides the platform's
@@ -200,6 +206,23 @@ fn host_speed(cfg: &Config, quiet: bool) -> Result<f64> {
     }
 }
 
+/// Loads `-platform`'s argument: a SimGrid XML file, or a compact
+/// description (`fat-tree:2;16,32;1,16;1,1:bw=10Gbps`) when no file has
+/// that name.
+fn load_platform(arg: &PathBuf) -> Result<Platform> {
+    let text = arg.to_string_lossy();
+    if !arg.exists() && platforms::is_compact(&text) {
+        return Ok(Platform::from_compact(&text)?);
+    }
+    Platform::from_xml_file(arg).map_err(|e| match e {
+        platforms::PlatformError::Io { .. } => anyhow!(
+            "{e}\n(-platform takes a SimGrid XML file or a compact description such as \
+             flat:64:bw=10Gbps, torus:4,4,4, 'fat-tree:2;8,8;1,2;1,1' or 'dragonfly:2,1;2,1;4,1;4')"
+        ),
+        e => e.into(),
+    })
+}
+
 /// Maps ranks to hosts: hostfile slots in order, else platform hosts in
 /// order, wrapping around when there are more ranks.
 fn map_ranks(platform: &Platform, hostfile: Option<&PathBuf>, np: usize) -> Result<Vec<HostId>> {
@@ -267,7 +290,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
 
     let mut cfg = Config::default();
     let mut platform = match &opts.platform {
-        Some(p) => Some(Platform::from_xml_file(p)?),
+        Some(p) => Some(load_platform(p)?),
         None => None,
     };
     if let Some(p) = &platform {

@@ -25,6 +25,15 @@ pub enum PlatformError {
         /// What is wrong (boxed to keep `Result`s small).
         problem: Box<Problem>,
     },
+    /// A compact platform description (`fat-tree:2;4,4;1,2;1,1:bw=10Gbps`)
+    /// that is malformed.
+    #[error("platform '{spec}': {problem}")]
+    Compact {
+        /// The description as given.
+        spec: String,
+        /// What is wrong.
+        problem: Box<Problem>,
+    },
     /// A hostfile that names no host at all.
     #[error("{file}: the hostfile lists no host")]
     EmptyHostfile {
@@ -37,7 +46,9 @@ impl PlatformError {
     /// The problem, when the error is about the content of a file.
     pub fn problem(&self) -> Option<&Problem> {
         match self {
-            PlatformError::Invalid { problem, .. } => Some(&**problem),
+            PlatformError::Invalid { problem, .. } | PlatformError::Compact { problem, .. } => {
+                Some(&**problem)
+            }
             _ => None,
         }
     }

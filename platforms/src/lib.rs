@@ -102,6 +102,7 @@
 #![warn(missing_docs)]
 
 mod cluster;
+mod compact;
 mod error;
 mod hostfile;
 mod model;
@@ -111,6 +112,7 @@ pub mod units;
 mod xml;
 
 pub use cluster::MAX_CLUSTER_HOSTS;
+pub use compact::is_compact;
 pub use error::{PlatformError, Problem, RouteError};
 pub use hostfile::{parse_hostfile, HostfileEntry};
 pub use model::{Direction, Host, HostId, Link, LinkId, LinkUse, Sharing};

@@ -307,6 +307,13 @@ impl Platform {
         Platform::from_xml_str(&text, &file)
     }
 
+    /// Builds the cluster a compact description gives, such as
+    /// `fat-tree:2;16,32;1,16;1,1:bw=10Gbps:lat=24us:speed=1Gf` (see
+    /// [`is_compact`](crate::is_compact) and the crate documentation).
+    pub fn from_compact(spec: &str) -> Result<Platform, PlatformError> {
+        crate::compact::load(spec)
+    }
+
     /// Reads SimGrid platform XML (version 4.1) from a string; `file_name`
     /// is used in error messages.
     pub fn from_xml_str(text: &str, file_name: &str) -> Result<Platform, PlatformError> {

@@ -567,3 +567,51 @@ fn distributed_graphs_and_neighbourhood_collectives() {
 fn darray_contents_match_size_and_bound_markers() {
     assert_self_checks("tests/c/datatypes.c", &["1"]);
 }
+
+#[test]
+fn a_compact_platform_runs_like_its_xml_cluster() {
+    // The TORUS row of SIMGRID_TOPOLOGY_PATTERNS, described on the command
+    // line instead of in a file.
+    let app = build("examples/patterns.c");
+    let o = run(&[
+        "-np",
+        "64",
+        "-platform",
+        "torus:4,4,4:bw=1.25GBps:lat=10us",
+        NO_COMPUTE,
+        app.to_str().unwrap(),
+        "ring",
+        "1048576",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("ring 1048576 bytes on 64 ranks: 0.001241068 s"),
+        "{}",
+        stdout(&o)
+    );
+    let o = run(&[
+        "-platform",
+        "torus:4,4,4:bw=10Gbs",
+        NO_COMPUTE,
+        app.to_str().unwrap(),
+        "ring",
+        "8",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("platform 'torus:4,4,4:bw=10Gbs': compact platform: bw '10Gbs'"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&[
+        "-platform",
+        "no-such.xml",
+        NO_COMPUTE,
+        app.to_str().unwrap(),
+    ]);
+    assert!(
+        stderr(&o).contains("or a compact description"),
+        "{}",
+        stderr(&o)
+    );
+}
