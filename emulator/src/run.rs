@@ -209,7 +209,7 @@ fn host_speed(cfg: &Config, quiet: bool) -> Result<f64> {
 /// Loads `-platform`'s argument: a SimGrid XML file, or a compact
 /// description (`fat-tree:2;16,32;1,16;1,1:bw=10Gbps`) when no file has
 /// that name.
-fn load_platform(arg: &PathBuf) -> Result<Platform> {
+fn load_platform(arg: &std::path::Path) -> Result<Platform> {
     let text = arg.to_string_lossy();
     if !arg.exists() && platforms::is_compact(&text) {
         return Ok(Platform::from_compact(&text)?);
