@@ -615,3 +615,34 @@ fn a_compact_platform_runs_like_its_xml_cluster() {
         stderr(&o)
     );
 }
+
+#[test]
+fn ranks_on_one_host_share_its_cores() {
+    // Ranks go to hosts in turn: with 2 hosts, host 0 runs ranks 0, 2, 4...
+    // Each rank computes 1 Gflop on 1 Gflop/s cores.
+    let app = build("tests/c/cores.c");
+    for (platform, np, each) in [
+        ("flat:2:speed=1Gf:cores=2", "4", 1.0), // 2 ranks on 2 cores
+        ("flat:2:speed=1Gf:cores=2", "6", 1.5), // 3 ranks share 2 cores
+        ("flat:2:speed=1Gf", "4", 2.0),         // 2 ranks share 1 core
+        ("flat:4:speed=1Gf", "4", 1.0),         // one rank per host
+    ] {
+        let o = run(&[
+            "-np",
+            np,
+            "-platform",
+            platform,
+            NO_COMPUTE,
+            app.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        for r in 0..np.parse::<usize>().unwrap() {
+            let line = format!("rank {r} done at {each:.6}");
+            assert!(
+                out.contains(&line),
+                "{platform} -np {np}: no '{line}' in\n{out}"
+            );
+        }
+    }
+}
