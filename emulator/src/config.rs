@@ -56,6 +56,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "smpi/cpu-threshold", kind: Kind::Float, default: "1e-6", help: "computation bursts shorter than this (in s) are not simulated" },
     OptionSpec { name: "smpi/host-speed", kind: Kind::Text, default: "auto", help: "speed of this machine in flop/s, to turn measured CPU time into flops (auto: measured once and cached)" },
     OptionSpec { name: "smpi/iprobe", kind: Kind::Float, default: "1e-4", help: "simulated cost of each MPI_Iprobe, in s" },
+    OptionSpec { name: "smpi/map", kind: Kind::Text, default: "hostfile", help: "rank placement: hostfile (rank i on slot i mod slots), round-robin (over hosts), block (consecutive ranks per host), random:SEED (the hostfile placement shuffled); -map prints it" },
     OptionSpec { name: "smpi/or", kind: Kind::Text, default: "", help: "receive overhead by size, `size:a:b;...` (a + b*bytes seconds)" },
     OptionSpec { name: "smpi/os", kind: Kind::Text, default: "", help: "send overhead by size, `size:a:b;...` (a + b*bytes seconds)" },
     OptionSpec { name: "smpi/ois", kind: Kind::Text, default: "", help: "non-blocking send overhead by size, `size:a:b;...`" },

@@ -9,6 +9,7 @@ pub mod config;
 pub mod context;
 pub mod engine;
 pub mod hostspeed;
+pub mod mapping;
 pub mod mpi;
 pub mod netmodel;
 pub mod run;

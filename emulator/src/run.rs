@@ -17,6 +17,7 @@ use crate::abi_symbols::abi_hash;
 use crate::config::{self, Config};
 use crate::context::{self, RankStack};
 use crate::engine::{self, Compute, Outcome, RankFactory, World};
+use crate::mapping::Mapping;
 use crate::mpi::Mpi;
 use crate::netmodel::NetModel;
 
@@ -29,6 +30,8 @@ pub struct Options {
     pub cfg: Vec<String>,
     pub no_privatize: bool,
     pub quiet: bool,
+    /// `-map`: print where each rank runs.
+    pub print_map: bool,
     pub help: bool,
     pub version: bool,
     pub program: Option<PathBuf>,
@@ -59,6 +62,8 @@ simulated platform. MPI_Wtime returns simulated time.
   -no-privatize      all ranks share one copy of the program's globals
                      (same as --cfg=smpi/privatization:no)
   -quiet             do not print the final timing line
+  -map               print the host of each rank (`[rank R] -> host`) before
+                     running; --cfg=smpi/map chooses the placement
   -help              this text; -version prints the version
 
 The built-in platform (no -platform): a flat cluster of N hosts named
@@ -100,6 +105,7 @@ pub fn parse_args(args: Vec<OsString>) -> Result<Options> {
             }
             "-no-privatize" | "--no-privatize" => o.no_privatize = true,
             "-quiet" | "--quiet" => o.quiet = true,
+            "-map" | "--map" => o.print_map = true,
             "-help" | "--help" | "-h" => o.help = true,
             "-version" | "--version" => o.version = true,
             _ if s.starts_with("--cfg=") => o.cfg.push(s["--cfg=".len()..].to_string()),
@@ -223,9 +229,9 @@ fn load_platform(arg: &std::path::Path) -> Result<Platform> {
     })
 }
 
-/// Maps ranks to hosts: hostfile slots in order, else platform hosts in
-/// order, wrapping around when there are more ranks.
-fn map_ranks(platform: &Platform, hostfile: Option<&PathBuf>, np: usize) -> Result<Vec<HostId>> {
+/// The slots ranks are placed on: hostfile lines in order (`host:N` gives
+/// N slots), else each platform host once.
+fn slots(platform: &Platform, hostfile: Option<&PathBuf>) -> Result<Vec<HostId>> {
     let slots: Vec<HostId> = match hostfile {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -253,7 +259,7 @@ fn map_ranks(platform: &Platform, hostfile: Option<&PathBuf>, np: usize) -> Resu
     if slots.is_empty() {
         bail!("no host to run on: the hostfile or platform is empty");
     }
-    Ok((0..np).map(|i| slots[i % slots.len()]).collect())
+    Ok(slots)
 }
 
 fn count_hostfile_slots(path: &PathBuf) -> Result<usize> {
@@ -343,7 +349,16 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         cfg.float("network/loopback-bw"),
         cfg.float("network/loopback-lat"),
     );
-    let hosts = map_ranks(&platform, opts.hostfile.as_ref(), np)?;
+    let mapping =
+        Mapping::parse(cfg.text("smpi/map")).map_err(|e| anyhow!("option smpi/map: {e}"))?;
+    let hosts = mapping.place(&slots(&platform, opts.hostfile.as_ref())?, np);
+    if opts.print_map {
+        let mut out = String::new();
+        for (rank, host) in hosts.iter().enumerate() {
+            out.push_str(&format!("[rank {rank}] -> {}\n", platform.host(*host).name));
+        }
+        print!("{out}");
+    }
 
     let model = NetModel::from_config(&cfg)?;
     let stack_kib = cfg.int("contexts/stack-size");

@@ -646,3 +646,65 @@ fn ranks_on_one_host_share_its_cores() {
         }
     }
 }
+
+#[test]
+fn smpi_map_places_ranks_and_map_prints_the_placement() {
+    let app = build("examples/hello.c");
+    let placement = |map: &str| -> Vec<String> {
+        let o = run(&[
+            "-np",
+            "6",
+            "-platform",
+            "flat:3",
+            "-map",
+            &format!("--cfg=smpi/map:{map}"),
+            NO_COMPUTE,
+            app.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        (0..6)
+            .map(|r| {
+                let printed = out
+                    .lines()
+                    .find_map(|l| l.strip_prefix(&format!("[rank {r}] -> ")))
+                    .unwrap_or_else(|| panic!("no -map line for rank {r} in\n{out}"))
+                    .to_string();
+                // The program sees the same host.
+                let seen = format!("Hello from rank {r} of 6 on {printed}");
+                assert!(out.contains(&seen), "{map}: no '{seen}' in\n{out}");
+                printed
+            })
+            .collect()
+    };
+    let names =
+        |hosts: &[usize]| -> Vec<String> { hosts.iter().map(|h| format!("node-{h}")).collect() };
+    assert_eq!(placement("hostfile"), names(&[0, 1, 2, 0, 1, 2]));
+    assert_eq!(placement("round-robin"), names(&[0, 1, 2, 0, 1, 2]));
+    assert_eq!(placement("block"), names(&[0, 0, 1, 1, 2, 2]));
+    let random = placement("random:7");
+    assert_eq!(
+        random,
+        placement("random:7"),
+        "the seed fixes the placement"
+    );
+    let mut sorted = random.clone();
+    sorted.sort();
+    assert_eq!(
+        sorted,
+        names(&[0, 0, 1, 1, 2, 2]),
+        "every host keeps two ranks"
+    );
+    let o = run(&[
+        "-np",
+        "2",
+        "--cfg=smpi/map:scatter",
+        NO_COMPUTE,
+        app.to_str().unwrap(),
+    ]);
+    assert!(
+        stderr(&o).contains("option smpi/map: 'scatter' is not a placement"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -1,0 +1,134 @@
+//! Rank placement (`--cfg=smpi/map`): which host each rank runs on.
+//!
+//! The starting point is the list of slots: the hostfile's lines in order
+//! (`host:N` gives N slots), or one slot per platform host. Then:
+//!
+//! * `hostfile` (default, SimGrid's rule): rank i takes slot i mod S;
+//! * `round-robin`: rank i goes to host i mod H, over the distinct hosts of
+//!   the slot list in order of first appearance (consecutive ranks on
+//!   different hosts);
+//! * `block`: consecutive ranks share a host: host k takes ranks
+//!   k*B .. k*B+B-1 with B = ceil(np / H);
+//! * `random:SEED`: the `hostfile` placement, shuffled by a permutation
+//!   drawn from SEED (the same seed gives the same placement, and every
+//!   host keeps its number of ranks).
+
+use platforms::HostId;
+
+/// A placement rule, as `smpi/map` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mapping {
+    Hostfile,
+    RoundRobin,
+    Block,
+    Random(u64),
+}
+
+impl Mapping {
+    /// Parses `smpi/map`'s value.
+    pub fn parse(text: &str) -> Result<Mapping, String> {
+        match text {
+            "hostfile" | "" => Ok(Mapping::Hostfile),
+            "round-robin" => Ok(Mapping::RoundRobin),
+            "block" => Ok(Mapping::Block),
+            _ => match text.strip_prefix("random:").map(str::parse::<u64>) {
+                Some(Ok(seed)) => Ok(Mapping::Random(seed)),
+                _ => Err(format!(
+                    "'{text}' is not a placement: use hostfile, round-robin, block or \
+                     random:SEED (SEED a whole number, such as random:42)"
+                )),
+            },
+        }
+    }
+
+    /// The host of each of `np` ranks, from `slots` (not empty).
+    pub fn place(self, slots: &[HostId], np: usize) -> Vec<HostId> {
+        let by_slot = || (0..np).map(|i| slots[i % slots.len()]).collect::<Vec<_>>();
+        match self {
+            Mapping::Hostfile => by_slot(),
+            Mapping::RoundRobin => {
+                let hosts = distinct(slots);
+                (0..np).map(|i| hosts[i % hosts.len()]).collect()
+            }
+            Mapping::Block => {
+                let hosts = distinct(slots);
+                let per_host = np.div_ceil(hosts.len()).max(1);
+                (0..np).map(|i| hosts[i / per_host]).collect()
+            }
+            Mapping::Random(seed) => {
+                let mut placed = by_slot();
+                let mut rng = SplitMix(seed);
+                // Fisher-Yates.
+                for i in (1..placed.len()).rev() {
+                    let j = (rng.next() % (i as u64 + 1)) as usize;
+                    placed.swap(i, j);
+                }
+                placed
+            }
+        }
+    }
+}
+
+/// The hosts of `slots` without repeats, in order of first appearance.
+fn distinct(slots: &[HostId]) -> Vec<HostId> {
+    let mut seen = std::collections::HashSet::new();
+    slots.iter().copied().filter(|h| seen.insert(*h)).collect()
+}
+
+/// SplitMix64: a small, well-mixed generator; placements must not depend
+/// on a library's choice of algorithm.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h(ids: &[u32]) -> Vec<HostId> {
+        ids.iter().map(|&i| HostId(i)).collect()
+    }
+
+    #[test]
+    fn placements() {
+        // Hostfile a:2, b:2, c:1 -> slots a a b b c.
+        let slots = h(&[0, 0, 1, 1, 2]);
+        assert_eq!(
+            Mapping::Hostfile.place(&slots, 7),
+            h(&[0, 0, 1, 1, 2, 0, 0])
+        );
+        assert_eq!(
+            Mapping::RoundRobin.place(&slots, 7),
+            h(&[0, 1, 2, 0, 1, 2, 0])
+        );
+        assert_eq!(Mapping::Block.place(&slots, 7), h(&[0, 0, 0, 1, 1, 1, 2]));
+        assert_eq!(Mapping::Block.place(&h(&[0, 1, 2, 3]), 2), h(&[0, 1]));
+        let r = Mapping::Random(42).place(&slots, 7);
+        assert_eq!(r, Mapping::Random(42).place(&slots, 7), "seeded");
+        assert_ne!(r, Mapping::Random(43).place(&slots, 7));
+        let mut sorted = r.clone();
+        sorted.sort();
+        let mut expected = Mapping::Hostfile.place(&slots, 7);
+        expected.sort();
+        assert_eq!(sorted, expected, "a permutation of the hostfile placement");
+    }
+
+    #[test]
+    fn parsing() {
+        assert_eq!(Mapping::parse("hostfile"), Ok(Mapping::Hostfile));
+        assert_eq!(Mapping::parse("round-robin"), Ok(Mapping::RoundRobin));
+        assert_eq!(Mapping::parse("block"), Ok(Mapping::Block));
+        assert_eq!(Mapping::parse("random:7"), Ok(Mapping::Random(7)));
+        for bad in ["random", "random:x", "scatter"] {
+            assert!(Mapping::parse(bad).unwrap_err().contains("random:SEED"));
+        }
+    }
+}
