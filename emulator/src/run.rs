@@ -32,6 +32,9 @@ pub struct Options {
     pub quiet: bool,
     /// `-map`: print where each rank runs.
     pub print_map: bool,
+    /// `-print-platform [HOST HOST]`: describe the platform (and a route)
+    /// instead of running a program.
+    pub print_platform: bool,
     pub help: bool,
     pub version: bool,
     pub program: Option<PathBuf>,
@@ -64,6 +67,10 @@ simulated platform. MPI_Wtime returns simulated time.
   -quiet             do not print the final timing line
   -map               print the host of each rank (`[rank R] -> host`) before
                      running; --cfg=smpi/map chooses the placement
+  -print-platform [A B]
+                     describe the platform (hosts, links, a bisection
+                     figure) and, given two host names, the route from A to
+                     B, instead of running a program
   -help              this text; -version prints the version
 
 The built-in platform (no -platform): a flat cluster of N hosts named
@@ -106,6 +113,7 @@ pub fn parse_args(args: Vec<OsString>) -> Result<Options> {
             "-no-privatize" | "--no-privatize" => o.no_privatize = true,
             "-quiet" | "--quiet" => o.quiet = true,
             "-map" | "--map" => o.print_map = true,
+            "-print-platform" | "--print-platform" => o.print_platform = true,
             "-help" | "--help" | "-h" => o.help = true,
             "-version" | "--version" => o.version = true,
             _ if s.starts_with("--cfg=") => o.cfg.push(s["--cfg=".len()..].to_string()),
@@ -212,6 +220,121 @@ fn host_speed(cfg: &Config, quiet: bool) -> Result<f64> {
     }
 }
 
+/// `-print-platform [A B]`: a summary of the platform and, given two host
+/// names, the route between them link by link.
+fn print_platform(opts: &Options) -> Result<i32> {
+    use platforms::units::{format_bandwidth, format_speed, format_time};
+    let platform = match &opts.platform {
+        Some(p) => load_platform(p)?,
+        None => Platform::default_cluster(opts.np.unwrap_or(4), crate::hostspeed::cached().0),
+    };
+    let mut out = format!("{}\n", platform.describe());
+    for w in platform.warnings() {
+        out.push_str(&format!("warning: {w}\n"));
+    }
+    let hosts = platform.hosts();
+    if let (Some(first), Some(last)) = (hosts.first(), hosts.last()) {
+        let (lo, hi) = hosts.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), h| {
+            (lo.min(h.speed), hi.max(h.speed))
+        });
+        let cores: u64 = hosts.iter().map(|h| u64::from(h.cores)).sum();
+        let speed = if lo == hi {
+            format_speed(lo)
+        } else {
+            format!("{} to {}", format_speed(lo), format_speed(hi))
+        };
+        out.push_str(&format!(
+            "hosts: {} ({} .. {}), {speed} per core, {cores} cores in all\n",
+            hosts.len(),
+            first.name,
+            last.name
+        ));
+    }
+    // Links by (bandwidth, latency), largest group first.
+    let mut kinds: Vec<((u64, u64), usize)> = Vec::new();
+    for l in platform.links().iter().skip(1) {
+        let key = (l.bandwidth.to_bits(), l.latency.to_bits());
+        match kinds.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, n)) => *n += 1,
+            None => kinds.push((key, 1)),
+        }
+    }
+    kinds.sort_by(|a, b| b.1.cmp(&a.1));
+    let kinds: Vec<String> = kinds
+        .iter()
+        .map(|((bw, lat), n)| {
+            format!(
+                "{n} of {} and {}",
+                format_bandwidth(f64::from_bits(*bw)),
+                format_time(f64::from_bits(*lat))
+            )
+        })
+        .collect();
+    out.push_str(&format!(
+        "links: {} besides the global loopback: {}\n",
+        platform.links().len() - 1,
+        kinds.join(", ")
+    ));
+    match platform.bisection_hint() {
+        Some(b) => out.push_str(&format!("bisection: {b}\n")),
+        None => out.push_str("bisection: not estimated for zones with explicit routes\n"),
+    }
+    let names: Vec<String> = opts
+        .program
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .chain(opts.args.iter().map(|a| a.to_string_lossy().into_owned()))
+        .collect();
+    match &names[..] {
+        [] => {}
+        [a, b] => {
+            let find = |name: &str| {
+                platform.host_by_name(name).ok_or_else(|| {
+                    anyhow!(
+                        "-print-platform: no host '{name}' in the platform (its hosts run from '{}' to '{}')",
+                        hosts.first().map_or("", |h| h.name.as_str()),
+                        hosts.last().map_or("", |h| h.name.as_str())
+                    )
+                })
+            };
+            let (src, dst) = (find(a)?, find(b)?);
+            let mut route = Vec::new();
+            platform.route(src, dst, &mut route)?;
+            let latency: f64 = route.iter().map(|u| platform.link(u.link).latency).sum();
+            let bottleneck = route
+                .iter()
+                .map(|u| platform.link(u.link).bandwidth)
+                .fold(f64::INFINITY, f64::min);
+            out.push_str(&format!(
+                "route {a} -> {b}: {} links, latency {}, narrowest {}\n",
+                route.len(),
+                format_time(latency),
+                if route.is_empty() {
+                    "none".to_string()
+                } else {
+                    format_bandwidth(bottleneck)
+                }
+            ));
+            for u in &route {
+                let l = platform.link(u.link);
+                out.push_str(&format!(
+                    "  {}  {} {} {}\n",
+                    platform.link_use_name(*u),
+                    format_bandwidth(l.bandwidth),
+                    format_time(l.latency),
+                    l.sharing.simgrid_name()
+                ));
+            }
+        }
+        _ => bail!(
+            "-print-platform takes no argument or two host names, got {}",
+            names.len()
+        ),
+    }
+    print!("{out}");
+    Ok(0)
+}
+
 /// Loads `-platform`'s argument: a SimGrid XML file, or a compact
 /// description (`fat-tree:2;16,32;1,16;1,1:bw=10Gbps`) when no file has
 /// that name.
@@ -288,6 +411,9 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             platforms::units::format_speed(speed)
         );
         return Ok(0);
+    }
+    if opts.print_platform {
+        return print_platform(&opts);
     }
     let program = opts
         .program

@@ -551,6 +551,48 @@ impl Platform {
         link.latency = latency;
     }
 
+    /// A rough figure of the network's bisection bandwidth for clusters
+    /// (how much can cross between two halves of the hosts at once, per
+    /// direction) with how it is counted; `None` for zones with explicit
+    /// routes, where it would need a min-cut.
+    pub fn bisection_hint(&self) -> Option<String> {
+        let bw = |id: LinkId| format_bandwidth(self.link(id).bandwidth);
+        match &self.routing {
+            Routing::Topology(t) => {
+                let (count, link, how) = t.bisection()?;
+                let total = count as f64 * self.link(link).bandwidth;
+                Some(format!(
+                    "{} ({} of {}, {how})",
+                    format_bandwidth(total),
+                    plural(count as usize, "link"),
+                    bw(link)
+                ))
+            }
+            Routing::Cluster(c) => {
+                let private = c.first_private_link()?;
+                let half = (self.hosts.len() / 2) as f64 * self.link(private).bandwidth;
+                match c.backbone() {
+                    Some(bb)
+                        if self.link(bb).sharing == Sharing::Shared
+                            && self.link(bb).bandwidth < half =>
+                    {
+                        Some(format!(
+                            "{} (the shared backbone; the private links of half the hosts carry {})",
+                            bw(bb),
+                            format_bandwidth(half)
+                        ))
+                    }
+                    _ => Some(format!(
+                        "{} (the private links of half the hosts, {} each)",
+                        format_bandwidth(half),
+                        bw(private)
+                    )),
+                }
+            }
+            Routing::Full(_) | Routing::Empty => None,
+        }
+    }
+
     /// A one-line summary: the zone, its routing, and the numbers of hosts
     /// and links.
     pub fn describe(&self) -> String {

@@ -395,6 +395,48 @@ impl TopologyRouting {
     pub fn description(&self) -> &str {
         &self.description
     }
+
+    /// The textbook bisection of the topology: how many links cross the
+    /// cut, one of them (for its bandwidth), and how the cut is made.
+    pub fn bisection(&self) -> Option<(u64, LinkId, &'static str)> {
+        match &self.net {
+            Net::Torus(t) => {
+                // Cut across the largest dimension: each of its rings is
+                // cut twice (once for a ring of 2, which has one link).
+                let n: u64 = t.dims.iter().map(|&d| u64::from(d)).product();
+                let (j, &d) = t.dims.iter().enumerate().max_by_key(|&(_, &d)| d)?;
+                let per_ring = if d > 2 { 2 } else { 1 };
+                let link = t.links.get(j)?.up.link;
+                Some((
+                    n / u64::from(d) * per_ring,
+                    link,
+                    "cutting the largest dimension in two",
+                ))
+            }
+            Net::FatTree(f) => {
+                let top = f.down.len() as u32;
+                let mut links = f
+                    .links
+                    .iter()
+                    .filter(|l| f.nodes[l.up_node as usize].level == top);
+                let first = links.next()?.pair.up.link;
+                Some((
+                    (links.count() as u64 + 1) / 2,
+                    first,
+                    "half the links into the top level",
+                ))
+            }
+            Net::Dragonfly(d) => {
+                let g = u64::from(d.shape.groups);
+                let blue = d.routers.iter().find_map(|r| r.blue)?.link;
+                Some((
+                    (g / 2) * (g - g / 2),
+                    blue,
+                    "the blue links between two halves of the groups",
+                ))
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------- TORUS

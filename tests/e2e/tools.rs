@@ -150,3 +150,43 @@ fn smpicxx_builds_and_runs_a_cxx_program() {
     assert!(r.status.success(), "{}{}", stdout(&r), stderr(&r));
     assert!(stdout(&r).contains("cxx ok sum 10"), "{}", stdout(&r));
 }
+
+#[test]
+fn print_platform_describes_the_platform_and_a_route() {
+    let o = run(&[
+        "-platform",
+        "fat-tree:2;8,8;1,2;1,1:bw=1.25GBps:lat=10us",
+        "-print-platform",
+        "node-0",
+        "node-63",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for line in [
+        "cluster 'cluster' (FAT_TREE 2;8,8;1,2;1,1, links SPLITDUPLEX 1.25GBps 10us): 64 hosts, 80 links",
+        "hosts: 64 (node-0 .. node-63), 1Gf per core, 64 cores in all",
+        "links: 80 besides the global loopback: 80 of 1.25GBps and 10us",
+        "bisection: 10GBps (8 links of 1.25GBps, half the links into the top level)",
+        "route node-0 -> node-63: 4 links, latency 40us, narrowest 1.25GBps",
+        "  link_from_0_127_0_UP  1.25GBps 10us SPLITDUPLEX",
+        "  link_from_63_120_63_DOWN  1.25GBps 10us SPLITDUPLEX",
+    ] {
+        assert!(out.contains(line), "no '{line}' in:\n{out}");
+    }
+    for (platform, bisection) in [
+        ("torus:4,4,8:bw=1GBps", "bisection: 32GBps (32 links of 1GBps, cutting the largest dimension in two)"),
+        ("dragonfly:4,1;1,1;4,1;2:bw=1GBps", "bisection: 4GBps (4 links of 1GBps, the blue links between two halves of the groups)"),
+        ("flat:8:bw=1GBps:bb_bw=2GBps", "bisection: 2GBps (the shared backbone; the private links of half the hosts carry 4GBps)"),
+    ] {
+        let o = run(&["-platform", platform, "-print-platform"]);
+        assert!(stdout(&o).contains(bisection), "{platform}:\n{}", stdout(&o));
+    }
+    let o = run(&["-platform", "flat:8", "-print-platform", "node-0", "node-9"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o)
+            .contains("no host 'node-9' in the platform (its hosts run from 'node-0' to 'node-7')"),
+        "{}",
+        stderr(&o)
+    );
+}
