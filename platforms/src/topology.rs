@@ -420,11 +420,8 @@ impl TopologyRouting {
                     .iter()
                     .filter(|l| f.nodes[l.up_node as usize].level == top);
                 let first = links.next()?.pair.up.link;
-                Some((
-                    (links.count() as u64 + 1) / 2,
-                    first,
-                    "half the links into the top level",
-                ))
+                let total = 1 + links.count() as u64;
+                Some((total / 2, first, "half the links into the top level"))
             }
             Net::Dragonfly(d) => {
                 let g = u64::from(d.shape.groups);
