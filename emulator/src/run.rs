@@ -259,7 +259,7 @@ fn print_platform(opts: &Options) -> Result<i32> {
             None => kinds.push((key, 1)),
         }
     }
-    kinds.sort_by(|a, b| b.1.cmp(&a.1));
+    kinds.sort_by_key(|k| std::cmp::Reverse(k.1));
     let kinds: Vec<String> = kinds
         .iter()
         .map(|((bw, lat), n)| {
