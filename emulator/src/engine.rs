@@ -19,7 +19,7 @@ use rustc_hash::FxHashMap;
 
 use crate::context::{self, Suspend};
 use crate::mpi::Mpi;
-use crate::netmodel::NetModel;
+use crate::netmodel::{NetModel, RoutingChoice};
 
 thread_local! {
     static WORLD: RefCell<Option<World>> = const { RefCell::new(None) };
@@ -164,6 +164,9 @@ pub struct Transfer {
     pub bytes: usize,
     pub action: Option<ActionId>,
     pub done: bool,
+    /// Set when the transfer takes a Valiant route: the salt that draws
+    /// its intermediate router (the flow and its reverse use the same).
+    valiant: Option<u64>,
     /// What to complete when the transfer ends (set by the MPI layer).
     pub on_done: crate::mpi::TransferHooks,
 }
@@ -206,6 +209,12 @@ pub struct World {
     owners: FxHashMap<ActionId, ActionOwner>,
     transfers: Vec<Option<Transfer>>,
     free_transfers: Vec<u32>,
+    /// Under UGAL routing, the messages in flight (latency phase or flow)
+    /// whose route crosses each fluid resource.
+    in_flight: Vec<u32>,
+    /// Valiant salts drawn so far (each transfer that might take a Valiant
+    /// route draws one, so runs are reproducible).
+    route_draws: u64,
     /// Scratch buffers of `start_transfer` and `start_flow`, kept so that a
     /// message allocates nothing for its route.
     scratch: FlowScratch,
@@ -275,6 +284,11 @@ impl World {
             })
             .collect();
         let mut fatpipe = vec![false; fluid_resource_count(&link_resources, &host_cpus)];
+        let in_flight = if model.routing == RoutingChoice::Ugal {
+            vec![0; fatpipe.len()]
+        } else {
+            Vec::new()
+        };
         for (l, pair) in platform.links().iter().zip(&link_resources) {
             if matches!(l.sharing, platforms::Sharing::FatPipe) {
                 fatpipe[pair[0].0 as usize] = true;
@@ -305,10 +319,12 @@ impl World {
             fluid,
             link_resources,
             host_cpus,
+            in_flight,
             fatpipe,
             owners: FxHashMap::default(),
             transfers: Vec::new(),
             free_transfers: Vec::new(),
+            route_draws: 0,
             scratch: FlowScratch::default(),
             mpi,
             compute,
@@ -376,12 +392,14 @@ impl World {
         bytes: usize,
         on_done: crate::mpi::TransferHooks,
     ) -> TransferId {
+        let valiant = self.choose_route(src, dst);
         let transfer = Transfer {
             src_host: src,
             dst_host: dst,
             bytes,
             action: None,
             done: false,
+            valiant,
             on_done,
         };
         let id = match self.free_transfers.pop() {
@@ -395,7 +413,7 @@ impl World {
             }
         };
         let mut route = std::mem::take(&mut self.scratch.route);
-        self.platform_route(src, dst, &mut route);
+        self.platform_route(src, dst, valiant, &mut route);
         let latency: f64 = route
             .iter()
             .map(|u| self.platform.link(u.link).latency)
@@ -411,6 +429,7 @@ impl World {
             return id;
         }
         let delay = latency * self.model.latency_factor(bytes);
+        self.count_in_flight(&route, true);
         self.scratch.route = route;
         if delay > 0.0 {
             self.add_timer(self.now + delay, TimerEvent::LatencyDone(id));
@@ -420,10 +439,50 @@ impl World {
         id
     }
 
-    /// The route from `src` to `dst`; a missing route stops the simulation
-    /// with the platform's explanation.
-    fn platform_route(&mut self, src: HostId, dst: HostId, out: &mut Vec<LinkUse>) {
-        if let Err(e) = self.platform.route(src, dst, out) {
+    /// Whether a new transfer from `src` to `dst` takes a Valiant route
+    /// (its salt) or the minimal one (`None`), by `network/routing`.
+    fn choose_route(&mut self, src: HostId, dst: HostId) -> Option<u64> {
+        if self.model.routing == RoutingChoice::Minimal || src == dst {
+            return None;
+        }
+        self.route_draws += 1;
+        let salt = self
+            .model
+            .routing_seed
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .wrapping_add(self.route_draws);
+        if self.model.routing == RoutingChoice::Valiant {
+            return Some(salt);
+        }
+        // UGAL: compare the messages in flight on both routes.
+        let mut sc = std::mem::take(&mut self.scratch);
+        self.platform_route(src, dst, None, &mut sc.route);
+        self.platform_route(src, dst, Some(salt), &mut sc.back);
+        let load = |route: &[LinkUse]| -> u64 {
+            route
+                .iter()
+                .map(|u| u64::from(self.in_flight[self.resource_of(u).0 as usize]))
+                .sum()
+        };
+        let valiant = load(&sc.route) > load(&sc.back);
+        self.scratch = sc;
+        valiant.then_some(salt)
+    }
+
+    /// The route from `src` to `dst` (a Valiant one for `Some(salt)`); a
+    /// missing route stops the simulation with the platform's explanation.
+    fn platform_route(
+        &mut self,
+        src: HostId,
+        dst: HostId,
+        valiant: Option<u64>,
+        out: &mut Vec<LinkUse>,
+    ) {
+        let found = match valiant {
+            None => self.platform.route(src, dst, out),
+            Some(salt) => self.platform.valiant_route(src, dst, salt, out),
+        };
+        if let Err(e) = found {
             if self.failure.is_none() {
                 self.failure = Some(format!(
                     "smpirun: rank {} sends a message from host '{}' to host '{}', but {e}",
@@ -446,14 +505,14 @@ impl World {
 
     /// The flow phase of a transfer: enters the max-min system.
     fn start_flow(&mut self, id: TransferId) {
-        let (src, dst, bytes) = {
+        let (src, dst, bytes, valiant) = {
             let t = self.transfers[id.0 as usize]
                 .as_ref()
                 .expect("flow of a live transfer");
-            (t.src_host, t.dst_host, t.bytes)
+            (t.src_host, t.dst_host, t.bytes, t.valiant)
         };
         let mut sc = std::mem::take(&mut self.scratch);
-        self.platform_route(src, dst, &mut sc.route);
+        self.platform_route(src, dst, valiant, &mut sc.route);
         sc.links.clear();
         sc.links.extend(sc.route.iter().map(|u| {
             let l = self.platform.link(u.link);
@@ -463,7 +522,7 @@ impl World {
         sc.uses
             .extend(sc.route.iter().map(|u| (self.resource_of(u), 1.0)));
         if self.model.crosstraffic {
-            self.platform_route(dst, src, &mut sc.back);
+            self.platform_route(dst, src, valiant, &mut sc.back);
             sc.uses
                 .extend(sc.back.iter().map(|u| (self.resource_of(u), 0.05)));
         }
@@ -558,15 +617,36 @@ impl World {
         }
     }
 
+    /// Under UGAL, adds (or removes) a message on each resource of `route`.
+    fn count_in_flight(&mut self, route: &[LinkUse], add: bool) {
+        if self.in_flight.is_empty() {
+            return;
+        }
+        for u in route {
+            let r = self.resource_of(u).0 as usize;
+            self.in_flight[r] = if add {
+                self.in_flight[r] + 1
+            } else {
+                self.in_flight[r].saturating_sub(1)
+            };
+        }
+    }
+
     fn finish_transfer(&mut self, id: TransferId) {
-        let hooks = match self.transfer_mut(id) {
+        let (hooks, src, dst, valiant) = match self.transfer_mut(id) {
             Some(t) => {
                 t.done = true;
                 t.action = None;
-                t.on_done.clone()
+                (t.on_done.clone(), t.src_host, t.dst_host, t.valiant)
             }
             None => return,
         };
+        if !self.in_flight.is_empty() {
+            let mut route = std::mem::take(&mut self.scratch.route);
+            self.platform_route(src, dst, valiant, &mut route);
+            self.count_in_flight(&route, false);
+            self.scratch.route = route;
+        }
         crate::mpi::transfer_done(self, id, hooks);
     }
 

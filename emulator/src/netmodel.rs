@@ -18,6 +18,18 @@ pub struct Flow {
     pub bound: Option<f64>,
 }
 
+/// `network/routing`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RoutingChoice {
+    /// The topology's minimal routes (SimGrid's).
+    Minimal,
+    /// Every message through a random intermediate group (dragonfly).
+    Valiant,
+    /// Valiant for a message whose minimal route carries more flows in
+    /// flight, when it starts, than its Valiant route; else minimal.
+    Ugal,
+}
+
 /// The network and protocol parameters in force.
 #[derive(Debug, Clone)]
 pub struct NetModel {
@@ -31,6 +43,11 @@ pub struct NetModel {
     weight_s: f64,
     tcp_gamma: f64,
     pub crosstraffic: bool,
+    /// `network/routing`: how routes are chosen where the platform offers
+    /// a choice (dragonfly clusters).
+    pub routing: RoutingChoice,
+    /// `network/routing-seed`: draws of Valiant intermediate routers.
+    pub routing_seed: u64,
     /// Standard sends below this many bytes are detached (buffered).
     pub detached_thresh: usize,
     /// Messages below this many bytes start before the receive is posted.
@@ -74,6 +91,19 @@ impl NetModel {
             weight_s: cfg.float("network/weight-S"),
             tcp_gamma: cfg.float("network/TCP-gamma"),
             crosstraffic: cfg.bool("network/crosstraffic"),
+            routing: match cfg.text("network/routing").to_ascii_lowercase().as_str() {
+                "minimal" => RoutingChoice::Minimal,
+                "valiant" => RoutingChoice::Valiant,
+                "ugal" => RoutingChoice::Ugal,
+                other => {
+                    return Err(ConfigError::BadValue {
+                        name: "network/routing".into(),
+                        value: other.into(),
+                        expected: "minimal, valiant or ugal",
+                    })
+                }
+            },
+            routing_seed: cfg.int("network/routing-seed"),
             detached_thresh: usize::try_from(cfg.int("smpi/send-is-detached-thresh"))
                 .unwrap_or(usize::MAX),
             async_small_thresh: usize::try_from(cfg.int("smpi/async-small-thresh"))

@@ -19,7 +19,7 @@ use crate::context::{self, RankStack};
 use crate::engine::{self, Compute, Outcome, RankFactory, World};
 use crate::mapping::Mapping;
 use crate::mpi::Mpi;
-use crate::netmodel::NetModel;
+use crate::netmodel::{NetModel, RoutingChoice};
 
 /// The parsed command line.
 #[derive(Debug, Default)]
@@ -487,6 +487,14 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     }
 
     let model = NetModel::from_config(&cfg)?;
+    if model.routing != RoutingChoice::Minimal && !platform.has_valiant_routes() {
+        bail!(
+            "option network/routing:{}: only DRAGONFLY clusters have non-minimal routes, and \
+             this platform is {}",
+            cfg.text("network/routing"),
+            platform.describe()
+        );
+    }
     let stack_kib = cfg.int("contexts/stack-size");
     let stack_bytes = usize::try_from(stack_kib.saturating_mul(1024)).unwrap_or(usize::MAX);
 

@@ -495,6 +495,33 @@ impl Platform {
         }
     }
 
+    /// Whether the platform offers Valiant routes ([`Self::valiant_route`]):
+    /// DRAGONFLY clusters.
+    pub fn has_valiant_routes(&self) -> bool {
+        matches!(&self.routing, Routing::Topology(t) if t.has_valiant())
+    }
+
+    /// A Valiant route from `src` to `dst` into `out`: through a router of
+    /// a group that is neither the source's nor the destination's, chosen
+    /// from `salt` (the same salt, the same route), minimal on each side.
+    /// Falls back to [`Self::route`] where there is no such route (not a
+    /// dragonfly, the same host, only two groups involved).
+    pub fn valiant_route(
+        &self,
+        src: HostId,
+        dst: HostId,
+        salt: u64,
+        out: &mut Vec<LinkUse>,
+    ) -> Result<(), RouteError> {
+        out.clear();
+        if let Routing::Topology(t) = &self.routing {
+            if t.valiant(src, dst, salt, out) {
+                return Ok(());
+            }
+        }
+        self.route(src, dst, out)
+    }
+
     /// Checks that every pair of hosts has a route, naming the first pair
     /// that has none. Costs one lookup per pair of hosts.
     pub fn check_routes(&self) -> Result<(), RouteError> {

@@ -391,6 +391,21 @@ impl TopologyRouting {
         }
     }
 
+    /// Writes a Valiant route from `src` to `dst` (see `Dragonfly::valiant`)
+    /// into `out` (already cleared); `false` when the topology has none for
+    /// this pair (not a dragonfly, the same host, or no third group).
+    pub fn valiant(&self, src: HostId, dst: HostId, salt: u64, out: &mut Vec<LinkUse>) -> bool {
+        match &self.net {
+            Net::Dragonfly(d) if src != dst => d.valiant(src.0, dst.0, salt, out),
+            _ => false,
+        }
+    }
+
+    /// Whether routes may take another way than the minimal one.
+    pub fn has_valiant(&self) -> bool {
+        matches!(self.net, Net::Dragonfly(_))
+    }
+
     /// The topology, its parameters and its links, for summaries.
     pub fn description(&self) -> &str {
         &self.description
@@ -832,39 +847,90 @@ impl Dragonfly {
     fn route(&self, src: u32, dst: u32, out: &mut Vec<LinkUse>) {
         let me = self.coords(src);
         let target = self.coords(dst);
-        let mine = self.router_index(me[0], me[1], me[2]);
-        let theirs = self.router_index(target[0], target[1], target[2]);
-        out.push(self.routers[mine].nodes[me[3] as usize].up);
+        out.push(self.router(me).nodes[me[3] as usize].up);
+        self.between(
+            (me[0], me[1], me[2]),
+            (target[0], target[1], target[2]),
+            out,
+        );
+        out.push(self.router(target).nodes[target[3] as usize].down);
+    }
+
+    fn router(&self, c: [u32; 4]) -> &Router {
+        &self.routers[self.router_index(c[0], c[1], c[2])]
+    }
+
+    /// A Valiant route: minimal to a router of a group other than the
+    /// source's and the destination's, drawn from `salt`, then minimal to
+    /// the destination. `false` (and nothing written) when there is no such
+    /// group.
+    fn valiant(&self, src: u32, dst: u32, salt: u64, out: &mut Vec<LinkUse>) -> bool {
+        let me = self.coords(src);
+        let target = self.coords(dst);
+        let s = &self.shape;
+        let others = (0..s.groups).filter(|&g| g != me[0] && g != target[0]);
+        let count = others.clone().count() as u64;
+        if count == 0 {
+            return false;
+        }
+        let mut r = salt;
+        let mut draw = |n: u64| {
+            // SplitMix64 steps: well mixed even for consecutive salts.
+            r = r.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = r;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            ((z ^ (z >> 31)) % n) as u32
+        };
+        let group = others
+            .clone()
+            .nth(draw(count) as usize)
+            .expect("drawn below the count");
+        let via = (
+            group,
+            draw(u64::from(s.chassis)),
+            draw(u64::from(s.routers)),
+        );
+        out.push(self.router(me).nodes[me[3] as usize].up);
+        self.between((me[0], me[1], me[2]), via, out);
+        self.between(via, (target[0], target[1], target[2]), out);
+        out.push(self.router(target).nodes[target[3] as usize].down);
+        true
+    }
+
+    /// SimGrid's minimal route between two routers, (group, chassis,
+    /// blade) each.
+    fn between(&self, from: (u32, u32, u32), target: (u32, u32, u32), out: &mut Vec<LinkUse>) {
+        if from == target {
+            return;
+        }
         // Where the current router is: (group, chassis, blade).
-        let mut at = (me[0], me[1], me[2]);
+        let mut at = from;
         let link = |at: (u32, u32, u32)| &self.routers[self.router_index(at.0, at.1, at.2)];
         let expect = "the topology has this link";
-        if theirs != mine {
-            if target[0] != at.0 {
-                // To the router of our chassis whose blade number is the
-                // target group: it holds, in chassis 0, the blue link.
-                if at.2 != target[0] {
-                    out.push(link(at).green[target[0] as usize].expect(expect));
-                    at.2 = target[0];
-                }
-                if at.1 != 0 {
-                    out.push(link(at).black[0].expect(expect));
-                    at.1 = 0;
-                }
-                out.push(link(at).blue.expect(expect));
-                at = (target[0], 0, me[0]);
+        if target.0 != at.0 {
+            // To the router of our chassis whose blade number is the
+            // target group: it holds, in chassis 0, the blue link.
+            if at.2 != target.0 {
+                out.push(link(at).green[target.0 as usize].expect(expect));
+                at.2 = target.0;
             }
-            if target[2] != at.2 {
-                out.push(link(at).green[target[2] as usize].expect(expect));
-                // SimGrid then stands at the target blade's router of
-                // chassis 0, whatever chassis the green hop was in: a route
-                // within chassis 1 goes on to chassis 0 and back.
-                at = (target[0], 0, target[2]);
+            if at.1 != 0 {
+                out.push(link(at).black[0].expect(expect));
+                at.1 = 0;
             }
-            if target[1] != at.1 {
-                out.push(link(at).black[target[1] as usize].expect(expect));
-            }
+            out.push(link(at).blue.expect(expect));
+            at = (target.0, 0, from.0);
         }
-        out.push(self.routers[theirs].nodes[target[3] as usize].down);
+        if target.2 != at.2 {
+            out.push(link(at).green[target.2 as usize].expect(expect));
+            // SimGrid then stands at the target blade's router of chassis
+            // 0, whatever chassis the green hop was in: a route within
+            // chassis 1 goes on to chassis 0 and back.
+            at = (target.0, 0, target.2);
+        }
+        if target.1 != at.1 {
+            out.push(link(at).black[target.1 as usize].expect(expect));
+        }
     }
 }

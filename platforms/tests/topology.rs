@@ -292,3 +292,60 @@ fn bad_shapes_name_the_problem() {
     let no_params = r#"<platform version="4.1"><cluster id="c" prefix="n" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" topology="TORUS"/></platform>"#;
     assert!(error(no_params).to_string().contains("topo_parameters"));
 }
+
+#[test]
+fn dragonfly_valiant_routes_go_through_a_third_group() {
+    // 3 groups of one chassis of 4 routers of 2 nodes: node i is in group
+    // i / 8.
+    let p = load(&cluster("DRAGONFLY", "3,1;1,1;4,1;2", 24, ""));
+    assert!(p.has_valiant_routes());
+    let valiant = |src: usize, dst: usize, salt: u64| -> Vec<String> {
+        let mut out: Vec<LinkUse> = Vec::new();
+        let (s, d) = (
+            host(&p, &format!("node-{src}")),
+            host(&p, &format!("node-{dst}")),
+        );
+        p.valiant_route(s, d, salt, &mut out).unwrap();
+        out.iter().map(|&u| p.link_use_name(u)).collect()
+    };
+    let blue = |route: &[String]| -> Vec<String> {
+        route
+            .iter()
+            .filter(|l| l.starts_with("blue_link_between_group_"))
+            .map(|l| {
+                l["blue_link_between_group_".len().."blue_link_between_group_".len() + 7]
+                    .to_string()
+            })
+            .collect()
+    };
+    // Group 0 -> group 1: minimal crosses the 0-1 blue link; Valiant goes
+    // 0 -> 2 -> 1.
+    assert_eq!(blue(&route(&p, 0, 8)), ["0_and_1"]);
+    for salt in 0..20 {
+        let r = valiant(0, 8, salt);
+        assert_eq!(blue(&r), ["0_and_2", "1_and_2"], "salt {salt}: {r:?}");
+        assert_eq!(r[0], "local_link_from_router_0_to_node_0_0_UP");
+        assert_eq!(
+            r.last().unwrap(),
+            "local_link_from_router_4_to_node_0_8_DOWN"
+        );
+        assert_eq!(r, valiant(0, 8, salt), "the salt fixes the route");
+    }
+    // Within group 0 (routers 0 and 1), Valiant leaves the group and comes
+    // back: through group 1 or 2, depending on the salt.
+    let groups: std::collections::BTreeSet<Vec<String>> =
+        (0..20).map(|salt| blue(&valiant(0, 2, salt))).collect();
+    assert_eq!(
+        groups.into_iter().collect::<Vec<_>>(),
+        [vec!["0_and_1", "0_and_1"], vec!["0_and_2", "0_and_2"]]
+    );
+    // Two groups: no third one, so Valiant is minimal.
+    let two = load(&cluster("DRAGONFLY", "2,1;1,1;2,1;2", 8, ""));
+    let mut out = Vec::new();
+    two.valiant_route(HostId(0), HostId(7), 5, &mut out)
+        .unwrap();
+    let mut minimal = Vec::new();
+    two.route(HostId(0), HostId(7), &mut minimal).unwrap();
+    assert_eq!(out, minimal);
+    assert!(!load(&cluster("TORUS", "4", 4, "")).has_valiant_routes());
+}

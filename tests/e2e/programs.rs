@@ -708,3 +708,55 @@ fn smpi_map_places_ranks_and_map_prints_the_placement() {
         stderr(&o)
     );
 }
+
+#[test]
+fn valiant_and_ugal_routing_relieve_a_dragonfly_under_adversarial_traffic() {
+    // 8 groups of 8 routers of 4 nodes: every rank sends 1 MiB to the
+    // same place in the next group, all through one blue link per group
+    // when routed minimally.
+    let app = build("tests/c/dragonfly_shift.c");
+    let time = |routing: &str, seed: &str| -> f64 {
+        let o = run(&[
+            "-platform",
+            "dragonfly:8,1;1,1;8,1;4:bw=1.25GBps:lat=1us",
+            &format!("--cfg=network/routing:{routing}"),
+            &format!("--cfg=network/routing-seed:{seed}"),
+            NO_COMPUTE,
+            app.to_str().unwrap(),
+            "32",
+            "1048576",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o).trim().parse().unwrap()
+    };
+    let minimal = time("minimal", "0");
+    // 32 MiB through one 1.25 GB/s blue link.
+    assert!((minimal - 0.0286).abs() < 0.001, "minimal {minimal}");
+    let (valiant, ugal) = (time("valiant", "0"), time("ugal", "0"));
+    assert!(
+        valiant < 0.7 * minimal,
+        "valiant {valiant} vs minimal {minimal}"
+    );
+    assert!(ugal < 0.8 * minimal, "ugal {ugal} vs minimal {minimal}");
+    assert_eq!(valiant, time("valiant", "0"), "the seed fixes the routes");
+    assert_ne!(
+        valiant,
+        time("valiant", "1"),
+        "another seed draws other routes"
+    );
+    let o = run(&[
+        "-platform",
+        "torus:4",
+        "--cfg=network/routing:ugal",
+        NO_COMPUTE,
+        app.to_str().unwrap(),
+        "1",
+        "8",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("only DRAGONFLY clusters have non-minimal routes"),
+        "{}",
+        stderr(&o)
+    );
+}
