@@ -81,8 +81,10 @@ struct Node {
 /// (memory grows with the number of hosts, not its square).
 #[derive(Debug, Clone)]
 pub(crate) struct ClusterRouting {
-    /// Indexed by host id: the cluster holds all hosts of the platform.
+    /// Indexed by host id minus `first`.
     nodes: Vec<Node>,
+    /// The id of the cluster's first host.
+    first: u32,
     backbone: Option<LinkId>,
     same_host: SameHost,
 }
@@ -95,9 +97,13 @@ fn whole(link: LinkId) -> LinkUse {
 }
 
 impl ClusterRouting {
+    fn node(&self, h: HostId) -> &Node {
+        &self.nodes[(h.0 - self.first) as usize]
+    }
+
     /// Writes the route from `src` to `dst` into `out` (already cleared).
     pub fn route(&self, src: HostId, dst: HostId, global_loopback: LinkId, out: &mut Vec<LinkUse>) {
-        let s = &self.nodes[src.0 as usize];
+        let s = self.node(src);
         if src == dst {
             if let Some(lo) = s.loopback {
                 out.push(whole(lo));
@@ -108,7 +114,7 @@ impl ClusterRouting {
                 return;
             }
         }
-        let d = &self.nodes[dst.0 as usize];
+        let d = self.node(dst);
         out.extend(s.limiter.map(whole));
         out.push(s.up);
         out.extend(self.backbone.map(whole));
@@ -123,6 +129,23 @@ impl ClusterRouting {
             out.push(d.down);
             out.extend(d.limiter.map(whole));
         }
+    }
+
+    /// The route from host `h` to the cluster's router: its links up to
+    /// the backbone (SimGrid's "to everyone" of the host).
+    pub fn route_to_router(&self, h: HostId, out: &mut Vec<LinkUse>) {
+        let n = self.node(h);
+        out.extend(n.limiter.map(whole));
+        out.push(n.up);
+        out.extend(self.backbone.map(whole));
+    }
+
+    /// The route from the cluster's router to host `h`.
+    pub fn route_from_router(&self, h: HostId, out: &mut Vec<LinkUse>) {
+        let n = self.node(h);
+        out.extend(self.backbone.map(whole));
+        out.push(n.down);
+        out.extend(n.limiter.map(whole));
     }
 
     /// The private link of the first host, to describe the cluster.
@@ -157,6 +180,7 @@ pub(crate) fn build(
         None => None,
     };
     let split = spec.private.sharing == Sharing::SplitDuplex;
+    let first = b.host_count();
     let mut nodes = Vec::with_capacity(spec.radicals.len());
     for &n in &spec.radicals {
         let host = b.add_host(
@@ -168,7 +192,7 @@ pub(crate) fn build(
             },
             line,
         )?;
-        debug_assert_eq!(host.0 as usize, nodes.len());
+        debug_assert_eq!(host.0 as usize, first as usize + nodes.len());
         let link_name = format!("{}_link_{n}", spec.id);
         let loopback = match spec.loopback {
             Some((bandwidth, latency)) => Some(b.add_link(
@@ -233,6 +257,7 @@ pub(crate) fn build(
     }
     Ok(ClusterRouting {
         nodes,
+        first,
         backbone,
         same_host: spec.same_host,
     })

@@ -196,18 +196,20 @@ pub fn load(spec: &str) -> Result<Platform, PlatformError> {
         spec: spec.to_string(),
         problem: Box::new(problem),
     };
+    let zone = builder
+        .begin_zone(
+            ZoneInfo {
+                name: c.id.clone(),
+                enclosing: None,
+                properties: Vec::new(),
+            },
+            None,
+        )
+        .map_err(invalid)?;
     let routing = match &topology {
         None => Routing::Cluster(cluster::build(&c, &mut builder, 0).map_err(invalid)?),
         Some(t) => Routing::Topology(topology::build(&c, t, &mut builder, 0).map_err(invalid)?),
     };
-    Ok(builder.finish(
-        ZoneInfo {
-            name: c.id,
-            enclosing: None,
-            properties: Vec::new(),
-        },
-        routing,
-        Vec::new(),
-        Vec::new(),
-    ))
+    builder.set_routing(zone, routing);
+    Ok(builder.finish(Vec::new(), Vec::new()))
 }

@@ -10,22 +10,29 @@
 //! # What platform files may contain (for now)
 //!
 //! * `<platform version="4.1">` holding `<config>` elements (kept for the
-//!   emulator to apply, see [`Platform::config`]) and exactly one
+//!   emulator to apply, see [`Platform::config`]) and one top-level
 //!   `<zone>` or `<cluster>`;
-//! * a `<zone routing="Full">` (or `routing="None"`, which has no routes)
-//!   holding `<host>`, `<link>` and `<route>` elements, or a single
-//!   `<cluster>`;
-//! * a `<cluster topology="FLAT">`, with hosts and links named exactly as
-//!   SimGrid names them (see below);
-//! * a `<cluster>` of topology TORUS, FAT_TREE or DRAGONFLY with its
-//!   `topo_parameters`: the same links, link names and routes as SimGrid
-//!   3.32 (see the `topology` module), routed on demand.
+//! * `<zone routing="Full">` (or `routing="None"`, which has no routes)
+//!   holding `<host>`, `<router>`, `<link>` and `<route>` elements, nested
+//!   `<zone>`s and `<cluster>`s, and `<zoneRoute>`s between its nested
+//!   zones with their gateways (`gw_src`, `gw_dst`);
+//! * `<cluster>`s of topology FLAT (with a router, named by `router_id` or
+//!   `<prefix><id>_router<suffix>` as in SimGrid, that other zones use as
+//!   gateway), TORUS, FAT_TREE or DRAGONFLY (no router, as in SimGrid 3.32:
+//!   their hosts serve as gateways), with SimGrid's links, link names and
+//!   routes (see the `topology` module), routed on demand.
 //!
-//! Anything else SimGrid accepts (nested zones, routers, Floyd or Dijkstra
-//! routing, limiters on non-FLAT clusters, profiles, pstates...) is refused
+//! Between hosts of different zones the route is SimGrid's: in the
+//! closest zone holding both, the `<zoneRoute>` between the zones holding
+//! them, preceded by the route from the source to its source gateway and
+//! followed by the route from its destination gateway to the destination,
+//! recursively. A cluster's route to its router goes as far as its backbone.
+//!
+//! Anything else SimGrid accepts (Floyd or Dijkstra routing, bypass
+//! routes, limiters on non-FLAT clusters, profiles, pstates...) is refused
 //! with an error saying it is not supported yet, and anything SimGrid
 //! refuses is refused too; every error names the file and the line.
-//!
+
 //! # Routes
 //!
 //! A route is a list of [`LinkUse`]s: links in the order a message crosses

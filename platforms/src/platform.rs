@@ -25,14 +25,45 @@ pub const DEFAULT_LOOPBACK_LATENCY: f64 = 0.0;
 /// link (see [`Platform::global_loopback`]).
 #[derive(Debug, Clone)]
 pub struct Platform {
-    zone: ZoneInfo,
+    /// Zone 0 is the top-level zone (or cluster); nested zones follow.
+    zones: Vec<Zone>,
+    /// The zone of each host (empty when there is only zone 0).
+    host_zone: Vec<u32>,
+    routers: Vec<Router>,
     hosts: Vec<Host>,
     links: Vec<Link>,
     host_index: HashMap<String, HostId>,
     config: Vec<(String, String)>,
-    routing: Routing,
     global_loopback: LinkId,
     warnings: Vec<String>,
+}
+
+/// A zone of the platform: what it is, where it is, how it routes.
+#[derive(Debug, Clone)]
+pub(crate) struct Zone {
+    pub info: ZoneInfo,
+    /// The zone it is nested in (`None` for zone 0).
+    pub parent: Option<u32>,
+    pub routing: Routing,
+    /// A cluster's router (`router_id`), the gateway other zones name.
+    pub router: Option<u32>,
+}
+
+/// A `<router>` (or a cluster's router): a point routes may start or end
+/// at, which runs no rank.
+#[derive(Debug, Clone)]
+pub(crate) struct Router {
+    pub name: String,
+    pub zone: u32,
+}
+
+/// Where a route may start or end: SimGrid's netpoints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Point {
+    Host(HostId),
+    Router(u32),
+    /// A nested zone, as the end of a `<zoneRoute>`.
+    Zone(u32),
 }
 
 /// The zone the hosts live in, for messages and [`Platform::describe`].
@@ -59,16 +90,25 @@ pub(crate) enum Routing {
     Topology(TopologyRouting),
 }
 
-/// The explicit routes of a Full zone, keyed by (source, destination).
+/// The explicit routes of a Full zone, keyed by (source, destination):
+/// `<route>`s between its hosts and routers, `<zoneRoute>`s between its
+/// nested zones (with their gateways).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct FullRoutes {
-    table: HashMap<(HostId, HostId), Box<[LinkUse]>>,
+    table: HashMap<(Point, Point), FullRoute>,
+}
+
+#[derive(Debug, Clone)]
+struct FullRoute {
+    links: Box<[LinkUse]>,
+    /// (gw_src, gw_dst) of a `<zoneRoute>`.
+    gateways: Option<(Point, Point)>,
 }
 
 /// The existing route that keeps a new one from being added to a [`FullRoutes`].
 pub(crate) struct RouteClash {
-    pub src: HostId,
-    pub dst: HostId,
+    pub src: Point,
+    pub dst: Point,
 }
 
 impl FullRoutes {
@@ -77,9 +117,10 @@ impl FullRoutes {
     /// links), refusing to overwrite an existing route as SimGrid does.
     pub fn add(
         &mut self,
-        src: HostId,
-        dst: HostId,
+        src: Point,
+        dst: Point,
         links: Vec<LinkUse>,
+        gateways: Option<(Point, Point)>,
         symmetrical: bool,
     ) -> Result<(), RouteClash> {
         if self.table.contains_key(&(src, dst)) {
@@ -93,14 +134,26 @@ impl FullRoutes {
         }
         if add_reverse {
             let back: Box<[LinkUse]> = links.iter().rev().map(|u| u.reversed()).collect();
-            self.table.insert((dst, src), back);
+            self.table.insert(
+                (dst, src),
+                FullRoute {
+                    links: back,
+                    gateways: gateways.map(|(a, b)| (b, a)),
+                },
+            );
         }
-        self.table.insert((src, dst), links.into_boxed_slice());
+        self.table.insert(
+            (src, dst),
+            FullRoute {
+                links: links.into_boxed_slice(),
+                gateways,
+            },
+        );
         Ok(())
     }
 
-    fn get(&self, src: HostId, dst: HostId) -> Option<&[LinkUse]> {
-        self.table.get(&(src, dst)).map(|r| &r[..])
+    fn get(&self, src: Point, dst: Point) -> Option<&FullRoute> {
+        self.table.get(&(src, dst))
     }
 
     fn len(&self) -> usize {
@@ -118,6 +171,13 @@ pub(crate) struct Builder {
     link_index: HashMap<String, LinkId>,
     link_lines: Vec<u32>,
     global_loopback: LinkId,
+    zones: Vec<Zone>,
+    zone_index: HashMap<String, u32>,
+    /// The zone hosts and routers are being added to.
+    current_zone: u32,
+    host_zone: Vec<u32>,
+    routers: Vec<Router>,
+    router_index: HashMap<String, u32>,
 }
 
 impl Builder {
@@ -132,6 +192,12 @@ impl Builder {
             link_index: HashMap::default(),
             link_lines: Vec::new(),
             global_loopback: LinkId(0),
+            zones: Vec::new(),
+            zone_index: HashMap::default(),
+            current_zone: 0,
+            host_zone: Vec::new(),
+            routers: Vec::new(),
+            router_index: HashMap::default(),
         };
         b.links.push(Link {
             name: GLOBAL_LOOPBACK_NAME.to_string(),
@@ -168,11 +234,110 @@ impl Builder {
                 ),
             });
         }
+        if self.router_index.contains_key(&host.name) {
+            return Err(Problem::Duplicate {
+                kind: "host",
+                name: host.name,
+                first: "it is the name of a router".to_string(),
+            });
+        }
         let id = HostId(index_u32(self.hosts.len()));
         self.host_index.insert(host.name.clone(), id);
         self.hosts.push(host);
         self.host_lines.push(line);
+        self.host_zone.push(self.current_zone);
         Ok(id)
+    }
+
+    /// Opens a zone nested in `parent` (`None`: the top-level one); hosts
+    /// and routers added next belong to it. Its routing is set when it is
+    /// complete ([`Self::set_routing`]).
+    pub fn begin_zone(&mut self, info: ZoneInfo, parent: Option<u32>) -> Result<u32, Problem> {
+        if self.zone_index.contains_key(&info.name) {
+            return Err(Problem::Duplicate {
+                kind: "zone",
+                name: info.name,
+                first: "another zone or cluster has that id".to_string(),
+            });
+        }
+        let id = index_u32(self.zones.len());
+        self.zone_index.insert(info.name.clone(), id);
+        self.zones.push(Zone {
+            info,
+            parent,
+            routing: Routing::Empty,
+            router: None,
+        });
+        self.current_zone = id;
+        Ok(id)
+    }
+
+    /// Gives zone `zone` its routing and makes its parent current again.
+    pub fn set_routing(&mut self, zone: u32, routing: Routing) {
+        let z = &mut self.zones[zone as usize];
+        z.routing = routing;
+        if let Some(parent) = z.parent {
+            self.current_zone = parent;
+        }
+    }
+
+    /// The zone with this id.
+    pub fn zone_by_name(&self, name: &str) -> Option<u32> {
+        self.zone_index.get(name).copied()
+    }
+
+    /// The zone that zone `z` is nested in.
+    pub fn zone_parent(&self, z: u32) -> Option<u32> {
+        self.zones[z as usize].parent
+    }
+
+    /// Adds a router to the current zone; `cluster` marks it as the
+    /// gateway of that (cluster) zone.
+    pub fn add_router(&mut self, name: String, cluster: bool) -> Result<u32, Problem> {
+        if self.router_index.contains_key(&name) || self.host_index.contains_key(&name) {
+            return Err(Problem::Duplicate {
+                kind: "router",
+                name,
+                first: "a host or router already has that name".to_string(),
+            });
+        }
+        let id = index_u32(self.routers.len());
+        self.router_index.insert(name.clone(), id);
+        self.routers.push(Router {
+            name,
+            zone: self.current_zone,
+        });
+        if cluster {
+            let zone = self.current_zone as usize;
+            self.zones[zone].router = Some(id);
+        }
+        Ok(id)
+    }
+
+    /// The host or router with this name.
+    pub fn point_by_name(&self, name: &str) -> Option<Point> {
+        self.host_index
+            .get(name)
+            .map(|&h| Point::Host(h))
+            .or_else(|| self.router_index.get(name).map(|&r| Point::Router(r)))
+    }
+
+    /// The zone a host or router belongs to (a zone: its parent).
+    pub fn point_zone(&self, p: Point) -> u32 {
+        match p {
+            Point::Host(h) => self.host_zone[h.0 as usize],
+            Point::Router(r) => self.routers[r as usize].zone,
+            Point::Zone(z) => self.zones[z as usize].parent.unwrap_or(0),
+        }
+    }
+
+    /// The name of a host, router or zone, for messages.
+    pub fn point_name(&self, p: Point) -> &str {
+        match p {
+            Point::Host(h) => &self.hosts[h.0 as usize].name,
+            Point::Router(r) => &self.routers[r as usize].name,
+            Point::Zone(z) => &self.zones[z as usize].info.name,
+        }
     }
 
     /// Adds a link declared at `line`. Besides its own name, a split-duplex
@@ -247,14 +412,9 @@ impl Builder {
         (self.links[id.0 as usize].sharing == Sharing::SplitDuplex).then_some((id, Some(direction)))
     }
 
-    /// The host declared so far with this name.
-    pub fn host_by_name(&self, name: &str) -> Option<HostId> {
-        self.host_index.get(name).copied()
-    }
-
-    /// A host already added.
-    pub fn host(&self, id: HostId) -> &Host {
-        &self.hosts[id.0 as usize]
+    /// The number of hosts added so far.
+    pub fn host_count(&self) -> u32 {
+        index_u32(self.hosts.len())
     }
 
     /// The number of links added so far (the global loopback included).
@@ -267,21 +427,17 @@ impl Builder {
         &self.links[id.0 as usize]
     }
 
-    /// The finished platform, with how it routes and what its file said.
-    pub fn finish(
-        self,
-        zone: ZoneInfo,
-        routing: Routing,
-        config: Vec<(String, String)>,
-        warnings: Vec<String>,
-    ) -> Platform {
+    /// The finished platform, with what its file said.
+    pub fn finish(self, config: Vec<(String, String)>, warnings: Vec<String>) -> Platform {
+        let nested = self.zones.len() > 1;
         Platform {
-            zone,
+            zones: self.zones,
+            host_zone: if nested { self.host_zone } else { Vec::new() },
+            routers: self.routers,
             hosts: self.hosts,
             links: self.links,
             host_index: self.host_index,
             config,
-            routing,
             global_loopback: self.global_loopback,
             warnings,
         }
@@ -358,18 +514,20 @@ impl Platform {
             same_host: SameHost::GlobalLoopback,
         };
         let mut builder = Builder::new();
+        let zone = builder
+            .begin_zone(
+                ZoneInfo {
+                    name: spec.id.clone(),
+                    enclosing: None,
+                    properties: Vec::new(),
+                },
+                None,
+            )
+            .expect("the first zone");
         let routing = cluster::build(&spec, &mut builder, 0)
             .expect("generated names of the default cluster are unique");
-        builder.finish(
-            ZoneInfo {
-                name: spec.id,
-                enclosing: None,
-                properties: Vec::new(),
-            },
-            Routing::Cluster(routing),
-            Vec::new(),
-            Vec::new(),
-        )
+        builder.set_routing(zone, Routing::Cluster(routing));
+        builder.finish(Vec::new(), Vec::new())
     }
 
     /// All hosts; `HostId(i)` is `hosts()[i]`.
@@ -428,7 +586,7 @@ impl Platform {
 
     /// The `<prop>` pairs of the zone or cluster holding the hosts.
     pub fn zone_properties(&self) -> &[(String, String)] {
-        &self.zone.properties
+        &self.zones[0].info.properties
     }
 
     /// Things SimGrid would warn about while loading (such as unit-less
@@ -468,37 +626,152 @@ impl Platform {
         out: &mut Vec<LinkUse>,
     ) -> Result<(), RouteError> {
         out.clear();
-        match &self.routing {
-            Routing::Cluster(c) => {
-                c.route(src, dst, self.global_loopback, out);
+        if self.host_zone.is_empty() {
+            return self.local_route(0, Point::Host(src), Point::Host(dst), out);
+        }
+        self.global_route(Point::Host(src), Point::Host(dst), out, 0)
+            .map_err(|inner| self.route_error(Point::Host(src), Point::Host(dst), inner))
+    }
+
+    /// The route within zone `z` between two of its points, appended to
+    /// `out`.
+    fn local_route(
+        &self,
+        z: u32,
+        src: Point,
+        dst: Point,
+        out: &mut Vec<LinkUse>,
+    ) -> Result<(), RouteError> {
+        let zone = &self.zones[z as usize];
+        match (&zone.routing, src, dst) {
+            (Routing::Cluster(c), Point::Host(s), Point::Host(d)) => {
+                c.route(s, d, self.global_loopback, out);
                 Ok(())
             }
-            Routing::Full(table) => {
-                if let Some(links) = table.get(src, dst) {
-                    out.extend_from_slice(links);
+            // To or from the cluster's router: as far as the backbone.
+            (Routing::Cluster(c), Point::Host(h), Point::Router(_)) => {
+                c.route_to_router(h, out);
+                Ok(())
+            }
+            (Routing::Cluster(c), Point::Router(_), Point::Host(h)) => {
+                c.route_from_router(h, out);
+                Ok(())
+            }
+            (Routing::Topology(t), Point::Host(s), Point::Host(d)) => {
+                t.route(s, d, out);
+                Ok(())
+            }
+            // SimGrid's TORUS, FAT_TREE and DRAGONFLY zones route to their
+            // router with no link at all.
+            (Routing::Cluster(_) | Routing::Topology(_), _, _) => Ok(()),
+            (Routing::Full(table), _, _) => {
+                if let Some(r) = table.get(src, dst) {
+                    out.extend_from_slice(&r.links);
                     Ok(())
                 } else if src == dst {
-                    out.push(LinkUse {
-                        link: self.global_loopback,
-                        direction: Direction::None,
-                    });
+                    if let Point::Host(_) = src {
+                        out.push(LinkUse {
+                            link: self.global_loopback,
+                            direction: Direction::None,
+                        });
+                    }
                     Ok(())
                 } else {
-                    Err(self.missing_route(src, dst))
+                    Err(self.missing_route(z, src, dst))
                 }
             }
-            Routing::Topology(t) => {
-                t.route(src, dst, out);
-                Ok(())
-            }
-            Routing::Empty => Err(self.missing_route(src, dst)),
+            (Routing::Empty, _, _) => Err(self.missing_route(z, src, dst)),
         }
+    }
+
+    /// The zone a host or router belongs to (a zone: its parent).
+    fn point_zone(&self, p: Point) -> u32 {
+        match p {
+            Point::Host(h) => self.host_zone.get(h.0 as usize).copied().unwrap_or(0),
+            Point::Router(r) => self.routers[r as usize].zone,
+            Point::Zone(z) => self.zones[z as usize].parent.unwrap_or(0),
+        }
+    }
+
+    fn point_name(&self, p: Point) -> &str {
+        match p {
+            Point::Host(h) => &self.hosts[h.0 as usize].name,
+            Point::Router(r) => &self.routers[r as usize].name,
+            Point::Zone(z) => &self.zones[z as usize].info.name,
+        }
+    }
+
+    /// Zone `z` and the zones around it, innermost first.
+    fn ancestry(&self, mut z: u32) -> Vec<u32> {
+        let mut path = vec![z];
+        while let Some(p) = self.zones[z as usize].parent {
+            path.push(p);
+            z = p;
+        }
+        path
+    }
+
+    /// SimGrid's route between two points of different zones: in their
+    /// closest common zone, the route between the zones (or points) that
+    /// hold them, then recursively from the source to that route's source
+    /// gateway and from its destination gateway to the destination.
+    fn global_route(
+        &self,
+        src: Point,
+        dst: Point,
+        out: &mut Vec<LinkUse>,
+        depth: u32,
+    ) -> Result<(), RouteError> {
+        let (zs, zd) = (self.point_zone(src), self.point_zone(dst));
+        if zs == zd {
+            return self.local_route(zs, src, dst, out);
+        }
+        if depth > 64 {
+            return Err(RouteError {
+                src: self.point_name(src).to_string(),
+                dst: self.point_name(dst).to_string(),
+                reason: "the gateways of the <zoneRoute>s lead round in circles".to_string(),
+            });
+        }
+        let (up_s, up_d) = (self.ancestry(zs), self.ancestry(zd));
+        let common = *up_s
+            .iter()
+            .find(|z| up_d.contains(z))
+            .expect("every zone is inside zone 0");
+        // The point itself when it lives in the common zone, else the zone
+        // below the common one that holds it.
+        let side = |p: Point, up: &[u32]| -> Point {
+            match up.iter().position(|&z| z == common) {
+                Some(0) | None => p,
+                Some(i) => Point::Zone(up[i - 1]),
+            }
+        };
+        let (sp, dp) = (side(src, &up_s), side(dst, &up_d));
+        let Routing::Full(table) = &self.zones[common as usize].routing else {
+            return Err(self.missing_route(common, sp, dp));
+        };
+        let Some(route) = table.get(sp, dp) else {
+            return Err(self.missing_route(common, sp, dp));
+        };
+        let (gw_src, gw_dst) = match route.gateways {
+            Some(g) => g,
+            None => (sp, dp),
+        };
+        if gw_src != src {
+            self.global_route(src, gw_src, out, depth + 1)?;
+        }
+        out.extend_from_slice(&route.links);
+        if gw_dst != dst {
+            self.global_route(gw_dst, dst, out, depth + 1)?;
+        }
+        Ok(())
     }
 
     /// Whether the platform offers Valiant routes ([`Self::valiant_route`]):
     /// DRAGONFLY clusters.
     pub fn has_valiant_routes(&self) -> bool {
-        matches!(&self.routing, Routing::Topology(t) if t.has_valiant())
+        self.zones.len() == 1
+            && matches!(&self.zones[0].routing, Routing::Topology(t) if t.has_valiant())
     }
 
     /// A Valiant route from `src` to `dst` into `out`: through a router of
@@ -514,7 +787,7 @@ impl Platform {
         out: &mut Vec<LinkUse>,
     ) -> Result<(), RouteError> {
         out.clear();
-        if let Routing::Topology(t) = &self.routing {
+        if let (1, Routing::Topology(t)) = (self.zones.len(), &self.zones[0].routing) {
             if t.valiant(src, dst, salt, out) {
                 return Ok(());
             }
@@ -525,20 +798,31 @@ impl Platform {
     /// Checks that every pair of hosts has a route, naming the first pair
     /// that has none. Costs one lookup per pair of hosts.
     pub fn check_routes(&self) -> Result<(), RouteError> {
-        match &self.routing {
-            Routing::Cluster(_) | Routing::Topology(_) => Ok(()),
-            Routing::Empty => match self.hosts.len() {
-                0 => Ok(()),
-                1 => Err(self.missing_route(HostId(0), HostId(0))),
-                _ => Err(self.missing_route(HostId(0), HostId(1))),
-            },
-            Routing::Full(table) => {
-                let n = index_u32(self.hosts.len());
+        let n = index_u32(self.hosts.len());
+        match &self.zones[0].routing {
+            _ if self.zones.len() > 1 => {
+                let mut out = Vec::new();
                 for s in 0..n {
                     for d in 0..n {
-                        let (src, dst) = (HostId(s), HostId(d));
+                        if s != d {
+                            self.route(HostId(s), HostId(d), &mut out)?;
+                        }
+                    }
+                }
+                Ok(())
+            }
+            Routing::Cluster(_) | Routing::Topology(_) => Ok(()),
+            Routing::Empty => match n {
+                0 => Ok(()),
+                1 => Err(self.missing_route(0, Point::Host(HostId(0)), Point::Host(HostId(0)))),
+                _ => Err(self.missing_route(0, Point::Host(HostId(0)), Point::Host(HostId(1)))),
+            },
+            Routing::Full(table) => {
+                for s in 0..n {
+                    for d in 0..n {
+                        let (src, dst) = (Point::Host(HostId(s)), Point::Host(HostId(d)));
                         if src != dst && table.get(src, dst).is_none() {
-                            return Err(self.missing_route(src, dst));
+                            return Err(self.missing_route(0, src, dst));
                         }
                     }
                 }
@@ -547,24 +831,47 @@ impl Platform {
         }
     }
 
-    fn missing_route(&self, src: HostId, dst: HostId) -> RouteError {
-        let reason = match self.routing {
-            Routing::Empty => format!(
-                "zone '{}' has routing=\"None\", which has no routes; use routing=\"Full\" \
-                 and <route> elements",
-                self.zone.name
+    /// Zone `z` has no route from `src` to `dst`.
+    fn missing_route(&self, z: u32, src: Point, dst: Point) -> RouteError {
+        let zone = &self.zones[z as usize];
+        let name = &zone.info.name;
+        let (s, d) = (self.point_name(src), self.point_name(dst));
+        let reason = match (&zone.routing, src, dst) {
+            (Routing::Empty, _, _) => format!(
+                "zone '{name}' has routing=\"None\", which has no routes; use routing=\"Full\" \
+                 and <route> elements"
             ),
-            _ => format!(
-                "zone '{}' (routing=\"Full\") declares no <route src=\"{}\" dst=\"{}\">",
-                self.zone.name,
-                self.host(src).name,
-                self.host(dst).name
-            ),
+            (Routing::Full(_), Point::Zone(_), _) | (Routing::Full(_), _, Point::Zone(_)) => {
+                format!("zone '{name}' (routing=\"Full\") declares no <zoneRoute src=\"{s}\" dst=\"{d}\">")
+            }
+            (Routing::Full(_), _, _) => {
+                format!(
+                    "zone '{name}' (routing=\"Full\") declares no <route src=\"{s}\" dst=\"{d}\">"
+                )
+            }
+            _ => format!("zone '{name}' is a cluster and cannot route between the zones inside it"),
         };
         RouteError {
-            src: self.host(src).name.clone(),
-            dst: self.host(dst).name.clone(),
+            src: s.to_string(),
+            dst: d.to_string(),
             reason,
+        }
+    }
+
+    /// A route error between `src` and `dst`: `inner`, or, when `inner`
+    /// is about a leg of the way (through gateways), `inner` placed on it.
+    fn route_error(&self, src: Point, dst: Point, inner: RouteError) -> RouteError {
+        let (s, d) = (self.point_name(src), self.point_name(dst));
+        if inner.src == s && inner.dst == d {
+            return inner;
+        }
+        RouteError {
+            src: s.to_string(),
+            dst: d.to_string(),
+            reason: format!(
+                "on the way, between '{}' and '{}': {}",
+                inner.src, inner.dst, inner.reason
+            ),
         }
     }
 
@@ -584,7 +891,10 @@ impl Platform {
     /// routes, where it would need a min-cut.
     pub fn bisection_hint(&self) -> Option<String> {
         let bw = |id: LinkId| format_bandwidth(self.link(id).bandwidth);
-        match &self.routing {
+        if self.zones.len() > 1 {
+            return None;
+        }
+        match &self.zones[0].routing {
             Routing::Topology(t) => {
                 let (count, link, how) = t.bisection()?;
                 let total = count as f64 * self.link(link).bandwidth;
@@ -626,23 +936,49 @@ impl Platform {
         let hosts = plural(self.hosts.len(), "host");
         // The global loopback exists in every platform; count the others.
         let links = plural(self.links.len() - 1, "link");
-        let zone = match &self.zone.enclosing {
+        let main = &self.zones[0];
+        if self.zones.len() > 1 {
+            let inner: Vec<String> = self.zones[1..]
+                .iter()
+                .map(|z| {
+                    let kind = match &z.routing {
+                        Routing::Full(_) => "Full".to_string(),
+                        Routing::Empty => "None".to_string(),
+                        Routing::Cluster(_) => "FLAT cluster".to_string(),
+                        Routing::Topology(t) => {
+                            let d = t.description();
+                            format!("{} cluster", d.split(' ').next().unwrap_or(d))
+                        }
+                    };
+                    format!("{} ({kind})", z.info.name)
+                })
+                .collect();
+            return format!(
+                "zone '{}' (routing Full) with {}: {}; {hosts}, {links}, {}",
+                main.info.name,
+                plural(self.zones.len() - 1, "nested zone"),
+                inner.join(", "),
+                plural(self.routers.len(), "router")
+            );
+        }
+        let zone = match &main.info.enclosing {
             Some(outer) => format!("zone '{outer}' holding "),
             None => String::new(),
         };
-        match &self.routing {
+        let name = &main.info.name;
+        match &main.routing {
             Routing::Full(table) => format!(
                 "zone '{}' (routing Full): {hosts}, {links}, {}",
-                self.zone.name,
+                name,
                 plural(table.len(), "route")
             ),
             Routing::Empty => format!(
                 "zone '{}' (routing None, no routes): {hosts}, {links}",
-                self.zone.name
+                name
             ),
             Routing::Topology(t) => format!(
                 "{zone}cluster '{}' ({}): {hosts}, {links}",
-                self.zone.name,
+                name,
                 t.description()
             ),
             Routing::Cluster(c) => {
@@ -660,7 +996,7 @@ impl Platform {
                 };
                 format!(
                     "{zone}cluster '{}' (FLAT): {hosts}, {links}; private links {}, backbone {}",
-                    self.zone.name,
+                    name,
                     link_summary(c.first_private_link()),
                     link_summary(c.backbone()),
                 )

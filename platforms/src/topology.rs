@@ -228,7 +228,9 @@ impl Topology {
 /// Routes of a TORUS, FAT_TREE or DRAGONFLY cluster.
 #[derive(Debug, Clone)]
 pub(crate) struct TopologyRouting {
-    /// Per host (the cluster holds all hosts of the platform).
+    /// The id of the cluster's first host: node i is host first + i.
+    first: u32,
+    /// Per node.
     loopback: Vec<Option<LinkId>>,
     net: Net,
     description: String,
@@ -296,6 +298,7 @@ pub(crate) fn build(
     let loopbacks = if spec.loopback.is_some() { n } else { 0 };
     b.reserve(n, loopbacks + topology.links());
     let links_before = b.link_count();
+    let first = b.host_count();
     let mut loopback = Vec::with_capacity(n);
     for &n in &spec.radicals {
         let host = b.add_host(
@@ -307,7 +310,7 @@ pub(crate) fn build(
             },
             line,
         )?;
-        debug_assert_eq!(host.0 as usize, loopback.len());
+        debug_assert_eq!(host.0 as usize, first as usize + loopback.len());
         loopback.push(spec.loopback.map(|(bandwidth, latency)| {
             b.add_generated_link(
                 Link {
@@ -366,6 +369,7 @@ pub(crate) fn build(
         crate::units::format_time(spec.private.latency)
     );
     Ok(TopologyRouting {
+        first,
         loopback,
         net,
         description,
@@ -375,8 +379,9 @@ pub(crate) fn build(
 impl TopologyRouting {
     /// Writes the route from `src` to `dst` into `out` (already cleared).
     pub fn route(&self, src: HostId, dst: HostId, out: &mut Vec<LinkUse>) {
+        let (src, dst) = (src.0 - self.first, dst.0 - self.first);
         if src == dst {
-            if let Some(lo) = self.loopback[src.0 as usize] {
+            if let Some(lo) = self.loopback[src as usize] {
                 out.push(LinkUse {
                     link: lo,
                     direction: Direction::None,
@@ -385,9 +390,9 @@ impl TopologyRouting {
             }
         }
         match &self.net {
-            Net::Torus(t) => t.route(src.0, dst.0, out),
-            Net::FatTree(f) => f.route(src.0, dst.0, out),
-            Net::Dragonfly(d) => d.route(src.0, dst.0, out),
+            Net::Torus(t) => t.route(src, dst, out),
+            Net::FatTree(f) => f.route(src, dst, out),
+            Net::Dragonfly(d) => d.route(src, dst, out),
         }
     }
 
@@ -396,7 +401,9 @@ impl TopologyRouting {
     /// this pair (not a dragonfly, the same host, or no third group).
     pub fn valiant(&self, src: HostId, dst: HostId, salt: u64, out: &mut Vec<LinkUse>) -> bool {
         match &self.net {
-            Net::Dragonfly(d) if src != dst => d.valiant(src.0, dst.0, salt, out),
+            Net::Dragonfly(d) if src != dst => {
+                d.valiant(src.0 - self.first, dst.0 - self.first, salt, out)
+            }
             _ => false,
         }
     }

@@ -11,7 +11,7 @@ use roxmltree::{Document, Node, NodeType, ParsingOptions};
 use crate::cluster::{self, ClusterSpec, LinkSpec, SameHost};
 use crate::error::{PlatformError, Problem};
 use crate::model::{Direction, Host, Link, LinkUse, Sharing};
-use crate::platform::{Builder, FullRoutes, Platform, Routing, ZoneInfo};
+use crate::platform::{Builder, FullRoutes, Platform, Point, Routing, ZoneInfo};
 use crate::topology::{self, Topology};
 use crate::units::{self, Quantity};
 
@@ -20,7 +20,6 @@ type Res<T> = Result<T, PlatformError>;
 /// Elements of SimGrid's DTD that may appear where hosts, links and zones
 /// do, but that this crate does not model yet.
 const UNSUPPORTED_ELEMENTS: &[&str] = &[
-    "AS",
     "ASroute",
     "actor",
     "backbone",
@@ -35,13 +34,10 @@ const UNSUPPORTED_ELEMENTS: &[&str] = &[
     "peer",
     "process",
     "random",
-    "router",
     "storage",
     "storage_type",
     "trace",
     "trace_connect",
-    "zone",
-    "zoneRoute",
 ];
 
 /// Reads a platform from XML text; `file` names it in messages.
@@ -369,14 +365,12 @@ impl<'a> Loader<'a> {
                 Problem::Structure("the platform has no <zone> or <cluster>".to_string()),
             ));
         };
-        let (zone, routing) = if top.tag_name().name() == "cluster" {
-            self.cluster(top, None)?
+        if top.tag_name().name() == "cluster" {
+            self.cluster(top, None, None)?;
         } else {
-            self.zone(top)?
-        };
-        Ok(self
-            .builder
-            .finish(zone, routing, self.config, self.warnings))
+            self.zone(top, None)?;
+        }
+        Ok(self.builder.finish(self.config, self.warnings))
     }
 
     fn unknown_element(&self, node: Node, name: &str, parent: &str) -> PlatformError {
@@ -414,7 +408,8 @@ impl<'a> Loader<'a> {
         Ok((id.to_string(), value.to_string()))
     }
 
-    fn zone(&mut self, node: Node) -> Res<(ZoneInfo, Routing)> {
+    /// A `<zone>` nested in zone `parent` (`None`: the top-level one).
+    fn zone(&mut self, node: Node, parent: Option<u32>) -> Res<u32> {
         self.check_attributes(node, "<zone>", &["id", "routing"], &[])?;
         let id = self.required(node, "<zone>", "id")?;
         let what = format!("zone '{id}'");
@@ -456,37 +451,44 @@ impl<'a> Loader<'a> {
             .into_iter()
             .filter(|c| c.tag_name().name() != "prop")
             .collect();
-        if let Some(&cluster) = content.iter().find(|c| c.tag_name().name() == "cluster") {
-            if content.len() > 1 {
-                return Err(self.not_supported(
-                    node,
-                    format!(
-                        "{what}: a <cluster> next to other hosts, links or clusters in one zone \
-                         (nested zones)"
-                    ),
-                ));
+        // A top-level zone around one cluster is that cluster (SimGrid's
+        // usual way of writing a cluster platform).
+        if let ([cluster], None) = (&content[..], parent) {
+            if cluster.tag_name().name() == "cluster" {
+                return self.cluster(*cluster, None, Some((id.to_string(), properties)));
             }
-            return self.cluster(cluster, Some((id.to_string(), properties)));
         }
+        let info = ZoneInfo {
+            name: id.to_string(),
+            enclosing: None,
+            properties,
+        };
+        let zid = self
+            .builder
+            .begin_zone(info, parent)
+            .map_err(|p| self.at_attr(node, "id", p))?;
         let mut routes = FullRoutes::default();
         for child in content {
             match child.tag_name().name() {
                 "host" => self.host(child)?,
                 "link" => self.link(child)?,
-                "route" if !full => {
+                "router" => self.router(child)?,
+                "route" | "zoneRoute" if !full => {
                     return Err(self.at(
                         child,
                         Problem::Structure(format!(
-                            "{what} has routing=\"None\", which takes no <route>; use \
-                             routing=\"Full\""
+                            "{what} has routing=\"None\", which takes no <{}>; use \
+                             routing=\"Full\"",
+                            child.tag_name().name()
                         )),
                     ));
                 }
-                "route" => self.route(child, &mut routes)?,
-                "zone" => {
-                    return Err(
-                        self.not_supported(child, format!("<zone> inside {what} (nested zones)"))
-                    );
+                "route" | "zoneRoute" => self.route(child, &mut routes, zid)?,
+                "zone" | "AS" => {
+                    self.zone(child, Some(zid))?;
+                }
+                "cluster" => {
+                    self.cluster(child, Some(zid), None)?;
                 }
                 other if UNSUPPORTED_ELEMENTS.contains(&other) => {
                     return Err(self.not_supported(child, format!("<{other}>")));
@@ -494,17 +496,31 @@ impl<'a> Loader<'a> {
                 other => return Err(self.unknown_element(child, other, "zone")),
             }
         }
-        let zone = ZoneInfo {
-            name: id.to_string(),
-            enclosing: None,
-            properties,
-        };
         let routing = if full {
             Routing::Full(routes)
         } else {
             Routing::Empty
         };
-        Ok((zone, routing))
+        self.builder.set_routing(zid, routing);
+        Ok(zid)
+    }
+
+    /// A `<router id>` of the current zone.
+    fn router(&mut self, node: Node) -> Res<()> {
+        self.check_attributes(
+            node,
+            "<router>",
+            &["id"],
+            &[("coordinates", "Vivaldi positions")],
+        )?;
+        let id = self.required(node, "<router>", "id")?;
+        if let Some(child) = self.elements(node)?.first() {
+            return Err(self.unknown_element(*child, child.tag_name().name(), "router"));
+        }
+        self.builder
+            .add_router(id.to_string(), false)
+            .map_err(|p| self.at_attr(node, "id", p))?;
+        Ok(())
     }
 
     /// Properties of a host, link or cluster: its `<prop>` children.
@@ -609,11 +625,25 @@ impl<'a> Loader<'a> {
         Ok(())
     }
 
-    fn route(&mut self, node: Node, routes: &mut FullRoutes) -> Res<()> {
-        self.check_attributes(node, "<route>", &["src", "dst", "symmetrical"], &[])?;
-        let src = self.required(node, "<route>", "src")?;
-        let dst = self.required(node, "<route>", "dst")?;
-        let what = format!("route from '{src}' to '{dst}'");
+    /// A `<route>` (between hosts or routers of zone `zone`) or a
+    /// `<zoneRoute>` (between zones nested in it, with gateways).
+    fn route(&mut self, node: Node, routes: &mut FullRoutes, zone: u32) -> Res<()> {
+        let element = node.tag_name().name();
+        let between_zones = element == "zoneRoute";
+        let tag = format!("<{element}>");
+        let allowed: &[&str] = if between_zones {
+            &["src", "dst", "gw_src", "gw_dst", "symmetrical"]
+        } else {
+            &["src", "dst", "symmetrical"]
+        };
+        self.check_attributes(node, &tag, allowed, &[])?;
+        let src = self.required(node, &tag, "src")?;
+        let dst = self.required(node, &tag, "dst")?;
+        let what = if between_zones {
+            format!("zone route from '{src}' to '{dst}'")
+        } else {
+            format!("route from '{src}' to '{dst}'")
+        };
         let symmetrical = match node.attribute("symmetrical") {
             None | Some("YES") | Some("yes") => true,
             Some("NO") | Some("no") => false,
@@ -630,39 +660,107 @@ impl<'a> Loader<'a> {
                 ));
             }
         };
-        let host = |attr: &str, name: &str| {
-            self.builder.host_by_name(name).ok_or_else(|| {
-                self.at_attr(
+        let unknown = |attr: &str, name: &str| {
+            self.at_attr(
+                node,
+                attr,
+                Problem::UnknownHost {
+                    element: what.clone(),
+                    name: name.to_string(),
+                },
+            )
+        };
+        // A host or router of this zone.
+        let point = |attr: &str, name: &str| -> Res<Point> {
+            let p = self
+                .builder
+                .point_by_name(name)
+                .ok_or_else(|| unknown(attr, name))?;
+            if self.builder.point_zone(p) != zone {
+                return Err(self.at_attr(
                     node,
                     attr,
-                    Problem::UnknownHost {
-                        element: what.clone(),
-                        name: name.to_string(),
-                    },
-                )
-            })
+                    Problem::Structure(format!(
+                        "{what}: '{name}' is not in zone '{}' (a route joins hosts or routers \
+                         of its own zone; between zones, use <zoneRoute>)",
+                        self.builder.point_name(Point::Zone(zone))
+                    )),
+                ));
+            }
+            Ok(p)
         };
-        let src_id = host("src", src)?;
-        let dst_id = host("dst", dst)?;
+        // A zone nested directly in this one.
+        let nested = |attr: &str, name: &str| -> Res<Point> {
+            match self.builder.zone_by_name(name) {
+                Some(z) if self.builder.zone_parent(z) == Some(zone) => Ok(Point::Zone(z)),
+                Some(_) => Err(self.at_attr(
+                    node,
+                    attr,
+                    Problem::Structure(format!(
+                        "{what}: zone '{name}' is not nested directly in zone '{}'",
+                        self.builder.point_name(Point::Zone(zone))
+                    )),
+                )),
+                None => Err(self.at_attr(
+                    node,
+                    attr,
+                    Problem::Structure(format!("{what}: no zone or cluster '{name}' (yet)")),
+                )),
+            }
+        };
+        let (src_id, dst_id, gateways) = if between_zones {
+            let (s, d) = (nested("src", src)?, nested("dst", dst)?);
+            let gw_src = self.required(node, &what, "gw_src")?;
+            let gw_dst = self.required(node, &what, "gw_dst")?;
+            let gw = |attr: &str, name: &str, inside: Point| -> Res<Point> {
+                let p = self
+                    .builder
+                    .point_by_name(name)
+                    .ok_or_else(|| unknown(attr, name))?;
+                // The gateway must lie inside that zone, at any depth.
+                let Point::Zone(target) = inside else {
+                    return Ok(p);
+                };
+                let mut z = Some(self.builder.point_zone(p));
+                while let Some(here) = z {
+                    if here == target {
+                        return Ok(p);
+                    }
+                    z = self.builder.zone_parent(here);
+                }
+                Err(self.at_attr(
+                    node,
+                    attr,
+                    Problem::Structure(format!(
+                        "{what}: gateway '{name}' is not inside zone '{}'",
+                        self.builder.point_name(inside)
+                    )),
+                ))
+            };
+            let gateways = (gw("gw_src", gw_src, s)?, gw("gw_dst", gw_dst, d)?);
+            (s, d, Some(gateways))
+        } else {
+            (point("src", src)?, point("dst", dst)?, None)
+        };
         let mut links = Vec::new();
         for child in self.elements(node)? {
             match child.tag_name().name() {
                 "link_ctn" => links.push(self.link_ctn(child, &what)?),
-                other => return Err(self.unknown_element(child, other, "route")),
+                other => return Err(self.unknown_element(child, other, element)),
             }
         }
-        if links.is_empty() {
+        if links.is_empty() && !between_zones {
             return Err(self.at(node, Problem::EmptyRoute { element: what }));
         }
         routes
-            .add(src_id, dst_id, links, symmetrical)
+            .add(src_id, dst_id, links, gateways, symmetrical)
             .map_err(|clash| {
                 self.at(
                     node,
                     Problem::DuplicateRoute {
                         element: what.clone(),
-                        src: self.builder.host(clash.src).name.clone(),
-                        dst: self.builder.host(clash.dst).name.clone(),
+                        src: self.builder.point_name(clash.src).to_string(),
+                        dst: self.builder.point_name(clash.dst).to_string(),
                     },
                 )
             })
@@ -730,8 +828,9 @@ impl<'a> Loader<'a> {
     fn cluster(
         &mut self,
         node: Node,
+        parent: Option<u32>,
         enclosing: Option<(String, Vec<(String, String)>)>,
-    ) -> Res<(ZoneInfo, Routing)> {
+    ) -> Res<u32> {
         self.check_attributes(
             node,
             "<cluster>",
@@ -875,6 +974,22 @@ impl<'a> Loader<'a> {
             same_host: SameHost::ThroughSwitch,
         };
         let line = self.line(node);
+        let (enclosing, mut zone_properties) = match enclosing {
+            Some((zone_id, props)) => (Some(zone_id), props),
+            None => (None, Vec::new()),
+        };
+        zone_properties.extend(properties);
+        let zid = self
+            .builder
+            .begin_zone(
+                ZoneInfo {
+                    name: spec.id.clone(),
+                    enclosing,
+                    properties: zone_properties,
+                },
+                parent,
+            )
+            .map_err(|p| self.at_attr(node, "id", p))?;
         let routing = match &topology {
             None => Routing::Cluster(
                 cluster::build(&spec, &mut self.builder, line).map_err(|p| self.error(line, p))?,
@@ -887,17 +1002,20 @@ impl<'a> Loader<'a> {
                 )
             }
         };
-        let (enclosing, mut zone_properties) = match enclosing {
-            Some((zone_id, props)) => (Some(zone_id), props),
-            None => (None, Vec::new()),
-        };
-        zone_properties.extend(properties);
-        let zone = ZoneInfo {
-            name: spec.id,
-            enclosing,
-            properties: zone_properties,
-        };
-        Ok((zone, routing))
+        // A FLAT cluster's router, the gateway other zones name: router_id,
+        // or as SimGrid names it. SimGrid 3.32 gives TORUS, FAT_TREE and
+        // DRAGONFLY clusters no router (their hosts serve as gateways).
+        if topology.is_none() {
+            let router = match node.attribute("router_id") {
+                Some(r) if !r.is_empty() => r.to_string(),
+                _ => format!("{}{}_router{}", spec.prefix, spec.id, spec.suffix),
+            };
+            self.builder
+                .add_router(router, true)
+                .map_err(|p| self.at_attr(node, "router_id", p))?;
+        }
+        self.builder.set_routing(zid, routing);
+        Ok(zid)
     }
 
     /// What a TORUS, FAT_TREE or DRAGONFLY cluster needs beyond a FLAT one:

@@ -530,8 +530,11 @@ fn malformed_inputs() {
         ("<platform version=\"4.1\">\n<zone id=\"z\"/></platform>".into(), 2, "zone 'z': missing required attribute 'routing'"),
         ("<platform version=\"4.1\">\n<zone routing=\"Full\"/></platform>".into(), 2, "<zone>: missing required attribute 'id'"),
         (zone("<foo/>"), 3, "unknown element <foo> in <zone>"),
-        (zone("<zone id=\"in\" routing=\"Full\"/>"), 3, "<zone> inside zone 'z' (nested zones) is not supported yet"),
-        (zone("<router id=\"r\"/>"), 3, "<router> is not supported yet"),
+        (zone("<zone id=\"in\" routing=\"Full\"/>\n<zoneRoute src=\"in\" dst=\"out\" gw_src=\"a\" gw_dst=\"b\"/>"), 4, "zone route from 'in' to 'out': no zone or cluster 'out' (yet)"),
+        (zone("<zone id=\"in\" routing=\"Full\"><host id=\"a\" speed=\"1Gf\"/></zone><host id=\"b\" speed=\"1Gf\"/><link id=\"l\" bandwidth=\"1GBps\"/>\n<route src=\"a\" dst=\"b\"><link_ctn id=\"l\"/></route>"), 4, "route from 'a' to 'b': 'a' is not in zone 'z' (a route joins hosts or routers of its own zone; between zones, use <zoneRoute>)"),
+        (zone("<zone id=\"in\" routing=\"Full\"><host id=\"a\" speed=\"1Gf\"/></zone><zone id=\"in2\" routing=\"Full\"><router id=\"r\"/></zone>\n<zoneRoute src=\"in\" dst=\"in2\" gw_src=\"r\" gw_dst=\"r\"/>"), 4, "zone route from 'in' to 'in2': gateway 'r' is not inside zone 'in'"),
+        (zone("<host id=\"r\" speed=\"1Gf\"/>\n<router id=\"r\"/>"), 4, "duplicate router name 'r'"),
+        (zone("<zone id=\"z\" routing=\"Full\"/>"), 3, "duplicate zone name 'z'"),
         (zone("<host id=\"a\" speed=\"1Gf\" color=\"red\"/>"), 3, "<host>: unknown attribute 'color' (expected one of: id, speed, core, pstate, coordinates)"),
         (zone("<host id=\"a\"/>"), 3, "host 'a': missing required attribute 'speed'"),
         (zone("<host id=\"a\" speed=\"1Gz\"/>"), 3, "host 'a': speed '1Gz': unknown unit 'Gz' (expected f, kf,"),
@@ -566,7 +569,6 @@ fn malformed_inputs() {
         (zone(&format!("<link id=\"l\" bandwidth=\"1GBps\"/>\n<route src=\"a\" dst=\"b\"><link_ctn id=\"l\"/></route>{HOSTS}")), 4, "unknown host 'a'"),
         (zone(&format!("{HOSTS}<link id=\"l\" bandwidth=\"1GBps\"/><route src=\"a\" dst=\"b\">\n<foo/></route>")), 4, "unknown element <foo> in <route>"),
         ("<platform version=\"4.1\">\n<zone id=\"z\" routing=\"None\"><host id=\"a\" speed=\"1Gf\"/><link id=\"l\" bandwidth=\"1GBps\"/>\n<route src=\"a\" dst=\"a\"><link_ctn id=\"l\"/></route></zone></platform>".into(), 3, "zone 'z' has routing=\"None\", which takes no <route>"),
-        (zone("<host id=\"a\" speed=\"1Gf\"/>\n<cluster id=\"c\" prefix=\"\" suffix=\"\" radical=\"0\" speed=\"1Gf\" bw=\"1GBps\" lat=\"0\"/>"), 2, "zone 'z': a <cluster> next to other hosts, links or clusters in one zone (nested zones) is not supported yet"),
         ("<platform version=\"4.1\"><config>\n<foo/></config><zone id=\"z\" routing=\"None\"/></platform>".into(), 2, "unknown element <foo> in <config>"),
     ];
     let cluster = |attrs: &str| {
@@ -590,7 +592,7 @@ fn malformed_inputs() {
         (cluster("radical=\"0\" limiter_link=\"fast\""), 2, "cluster 'c': limiter_link 'fast': not a number"),
         (cluster("radical=\"0\" color=\"red\""), 2, "<cluster>: unknown attribute 'color'"),
         ("<platform version=\"4.1\">\n<cluster id=\"c\" suffix=\"\" radical=\"0\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"/></platform>".into(), 2, "cluster 'c': missing required attribute 'prefix'"),
-        ("<platform version=\"4.1\"><cluster id=\"c\" prefix=\"\" suffix=\"\" radical=\"0\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\">\n<router id=\"r\"/></cluster></platform>".into(), 2, "<router> in <cluster> is not supported yet"),
+        ("<platform version=\"4.1\"><cluster id=\"c\" prefix=\"\" suffix=\"\" radical=\"0\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\">\n<router id=\"r\"/></cluster></platform>".into(), 2, "unknown element <router> in <cluster>"),
     ];
     for (xml, line, needle) in cases.into_iter().chain(cluster_cases) {
         let e = match Platform::from_xml_str(&xml, "bad.xml") {

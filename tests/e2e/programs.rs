@@ -760,3 +760,39 @@ fn valiant_and_ugal_routing_relieve_a_dragonfly_under_adversarial_traffic() {
         stderr(&o)
     );
 }
+
+#[test]
+fn communication_patterns_match_simgrid_across_nested_zones() {
+    // Two FLAT clusters and a Full zone joined by <zoneRoute>s through
+    // their routers (platforms/tests/data); one rank per host. SimGrid
+    // 3.32's simulated times for the same file and hostfile.
+    let platform = repo().join("platforms/tests/data/two_clusters_and_a_zone.xml");
+    let hostfile = write_scratch("nested_hosts", "a-0\na-1\nb-0\nb-1\nh1\nh2\n");
+    let app = build("examples/patterns.c");
+    for (pattern, bytes, simgrid) in [
+        ("ring", "1048576", "0.068062314"),
+        ("pairwise", "65536", "0.164516086"),
+        ("incast", "1048576", "0.068061515"),
+        ("half", "100000", "0.037185310"),
+    ] {
+        let o = run(&[
+            "-np",
+            "6",
+            "-platform",
+            platform.to_str().unwrap(),
+            "-hostfile",
+            hostfile.to_str().unwrap(),
+            NO_COMPUTE,
+            app.to_str().unwrap(),
+            pattern,
+            bytes,
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let line = format!("{pattern} {bytes} bytes on 6 ranks: {simgrid} s");
+        assert!(
+            stdout(&o).contains(&line),
+            "want '{line}', got {}",
+            stdout(&o)
+        );
+    }
+}
