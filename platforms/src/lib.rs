@@ -12,7 +12,9 @@
 //! * `<platform version="4.1">` holding `<config>` elements (kept for the
 //!   emulator to apply, see [`Platform::config`]) and one top-level
 //!   `<zone>` or `<cluster>`;
-//! * `<zone routing="Full">` (or `routing="None"`, which has no routes)
+//! * `<zone routing="Full">`, `"Floyd"`, `"Dijkstra"` (shortest chains of
+//!   declared routes, counting links, with SimGrid's tie-breaking; see the
+//!   `graph` module) or `"None"` (no routes),
 //!   holding `<host>`, `<router>`, `<link>` and `<route>` elements, nested
 //!   `<zone>`s and `<cluster>`s, and `<zoneRoute>`s between its nested
 //!   zones with their gateways (`gw_src`, `gw_dst`);
@@ -28,8 +30,7 @@
 //! followed by the route from its destination gateway to the destination,
 //! recursively. A cluster's route to its router goes as far as its backbone.
 //!
-//! Anything else SimGrid accepts (Floyd or Dijkstra routing, bypass
-//! routes, limiters on non-FLAT clusters, profiles, pstates...) is refused
+//! Anything else SimGrid accepts (bypass routes, Vivaldi and Wifi zones, limiters on non-FLAT clusters, profiles, pstates...) is refused
 //! with an error saying it is not supported yet, and anything SimGrid
 //! refuses is refused too; every error names the file and the line.
 
@@ -111,6 +112,7 @@
 mod cluster;
 mod compact;
 mod error;
+mod graph;
 mod hostfile;
 mod model;
 mod platform;

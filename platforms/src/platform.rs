@@ -5,6 +5,7 @@ use std::path::Path;
 
 use crate::cluster::{self, ClusterRouting, ClusterSpec, LinkSpec, SameHost};
 use crate::error::{PlatformError, Problem, RouteError};
+use crate::graph::GraphRoutes;
 use crate::model::{Direction, Host, HostId, Link, LinkId, LinkUse, Sharing};
 use crate::topology::TopologyRouting;
 use crate::units::{format_bandwidth, format_time};
@@ -88,6 +89,8 @@ pub(crate) enum Routing {
     Cluster(ClusterRouting),
     /// A TORUS, FAT_TREE or DRAGONFLY cluster, routed on demand.
     Topology(TopologyRouting),
+    /// `routing="Floyd"` or `"Dijkstra"`: shortest chains of declared routes.
+    Graph(GraphRoutes),
 }
 
 /// The explicit routes of a Full zone, keyed by (source, destination):
@@ -96,6 +99,10 @@ pub(crate) enum Routing {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct FullRoutes {
     table: HashMap<(Point, Point), FullRoute>,
+    /// The keys in the order the routes were declared (a symmetrical
+    /// route's reverse right after it), which Floyd and Dijkstra zones
+    /// depend on to break ties as SimGrid does.
+    order: Vec<(Point, Point)>,
 }
 
 #[derive(Debug, Clone)]
@@ -149,7 +156,21 @@ impl FullRoutes {
                 gateways,
             },
         );
+        self.order.push((src, dst));
+        if add_reverse {
+            self.order.push((dst, src));
+        }
         Ok(())
+    }
+
+    /// Every route, in declaration order: (src, dst, links, gateways).
+    pub fn declared(
+        &self,
+    ) -> impl Iterator<Item = (Point, Point, Vec<LinkUse>, Option<(Point, Point)>)> + '_ {
+        self.order.iter().map(|k| {
+            let r = &self.table[k];
+            (k.0, k.1, r.links.to_vec(), r.gateways)
+        })
     }
 
     fn get(&self, src: Point, dst: Point) -> Option<&FullRoute> {
@@ -178,6 +199,8 @@ pub(crate) struct Builder {
     host_zone: Vec<u32>,
     routers: Vec<Router>,
     router_index: HashMap<String, u32>,
+    /// Each zone's points in creation order (SimGrid's component ids).
+    components: Vec<Vec<Point>>,
 }
 
 impl Builder {
@@ -198,6 +221,7 @@ impl Builder {
             host_zone: Vec::new(),
             routers: Vec::new(),
             router_index: HashMap::default(),
+            components: Vec::new(),
         };
         b.links.push(Link {
             name: GLOBAL_LOOPBACK_NAME.to_string(),
@@ -246,6 +270,9 @@ impl Builder {
         self.hosts.push(host);
         self.host_lines.push(line);
         self.host_zone.push(self.current_zone);
+        if let Some(c) = self.components.get_mut(self.current_zone as usize) {
+            c.push(Point::Host(id));
+        }
         Ok(id)
     }
 
@@ -268,6 +295,10 @@ impl Builder {
             routing: Routing::Empty,
             router: None,
         });
+        self.components.push(Vec::new());
+        if let Some(p) = parent {
+            self.components[p as usize].push(Point::Zone(id));
+        }
         self.current_zone = id;
         Ok(id)
     }
@@ -307,11 +338,25 @@ impl Builder {
             name,
             zone: self.current_zone,
         });
+        self.components[self.current_zone as usize].push(Point::Router(id));
         if cluster {
             let zone = self.current_zone as usize;
             self.zones[zone].router = Some(id);
         }
         Ok(id)
+    }
+
+    /// Zone `z`'s hosts, routers and nested zones, in creation order.
+    pub fn zone_points(&self, z: u32) -> &[Point] {
+        &self.components[z as usize]
+    }
+
+    /// The global loopback link, whole.
+    pub fn loopback_use(&self) -> LinkUse {
+        LinkUse {
+            link: self.global_loopback,
+            direction: Direction::None,
+        }
     }
 
     /// The host or router with this name.
@@ -664,23 +709,71 @@ impl Platform {
             // SimGrid's TORUS, FAT_TREE and DRAGONFLY zones route to their
             // router with no link at all.
             (Routing::Cluster(_) | Routing::Topology(_), _, _) => Ok(()),
-            (Routing::Full(table), _, _) => {
-                if let Some(r) = table.get(src, dst) {
-                    out.extend_from_slice(&r.links);
-                    Ok(())
-                } else if src == dst {
-                    if let Point::Host(_) = src {
-                        out.push(LinkUse {
-                            link: self.global_loopback,
-                            direction: Direction::None,
-                        });
-                    }
-                    Ok(())
-                } else {
-                    Err(self.missing_route(z, src, dst))
+            (Routing::Full(table), _, _) if src == dst && table.get(src, dst).is_none() => {
+                if let Point::Host(_) = src {
+                    out.push(LinkUse {
+                        link: self.global_loopback,
+                        direction: Direction::None,
+                    });
                 }
+                Ok(())
+            }
+            (Routing::Full(_) | Routing::Graph(_), _, _) => {
+                self.zone_route(z, src, dst, out, 0).map(|_| ())
             }
             (Routing::Empty, _, _) => Err(self.missing_route(z, src, dst)),
+        }
+    }
+
+    /// The declared (Full) or computed (Floyd, Dijkstra) route of zone `z`
+    /// between two of its points, appended to `out`, with its gateways when
+    /// it joins nested zones. A Floyd or Dijkstra chain through nested
+    /// zones is stitched, as SimGrid does, with the routes between one
+    /// hop's destination gateway and the next hop's source gateway.
+    fn zone_route(
+        &self,
+        z: u32,
+        src: Point,
+        dst: Point,
+        out: &mut Vec<LinkUse>,
+        depth: u32,
+    ) -> Result<Option<(Point, Point)>, RouteError> {
+        match &self.zones[z as usize].routing {
+            Routing::Full(table) => {
+                let r = table
+                    .get(src, dst)
+                    .ok_or_else(|| self.missing_route(z, src, dst))?;
+                out.extend_from_slice(&r.links);
+                Ok(r.gateways)
+            }
+            Routing::Graph(g) => {
+                let hops = g
+                    .hops(src, dst)
+                    .ok_or_else(|| self.missing_route(z, src, dst))?;
+                let mut previous: Option<Point> = None;
+                for hop in &hops {
+                    if let (Some(prev), Some((gw_src, _))) = (previous, hop.gateways) {
+                        if prev != gw_src {
+                            self.global_route(prev, gw_src, out, depth + 1)?;
+                        }
+                    }
+                    if g.reverses_hops() {
+                        // SimGrid's Dijkstra zone prepends each hop's links
+                        // one by one, reversing them within the hop; the
+                        // order changes nothing but printed routes.
+                        out.extend(hop.links.iter().rev());
+                    } else {
+                        out.extend_from_slice(&hop.links);
+                    }
+                    previous = hop.gateways.map(|(_, gw_dst)| gw_dst);
+                }
+                let first = hops.first().and_then(|h| h.gateways);
+                let last = hops.last().and_then(|h| h.gateways);
+                Ok(first
+                    .zip(last)
+                    .map(|((gw_src, _), (_, gw_dst))| (gw_src, gw_dst)))
+            }
+            _ => Err(self.missing_route(z, src, dst)),
         }
     }
 
@@ -747,20 +840,14 @@ impl Platform {
             }
         };
         let (sp, dp) = (side(src, &up_s), side(dst, &up_d));
-        let Routing::Full(table) = &self.zones[common as usize].routing else {
-            return Err(self.missing_route(common, sp, dp));
-        };
-        let Some(route) = table.get(sp, dp) else {
-            return Err(self.missing_route(common, sp, dp));
-        };
-        let (gw_src, gw_dst) = match route.gateways {
-            Some(g) => g,
-            None => (sp, dp),
-        };
+        let mut middle = Vec::new();
+        let (gw_src, gw_dst) = self
+            .zone_route(common, sp, dp, &mut middle, depth)?
+            .unwrap_or((sp, dp));
         if gw_src != src {
             self.global_route(src, gw_src, out, depth + 1)?;
         }
-        out.extend_from_slice(&route.links);
+        out.extend_from_slice(&middle);
         if gw_dst != dst {
             self.global_route(gw_dst, dst, out, depth + 1)?;
         }
@@ -800,17 +887,8 @@ impl Platform {
     pub fn check_routes(&self) -> Result<(), RouteError> {
         let n = index_u32(self.hosts.len());
         match &self.zones[0].routing {
-            _ if self.zones.len() > 1 => {
-                let mut out = Vec::new();
-                for s in 0..n {
-                    for d in 0..n {
-                        if s != d {
-                            self.route(HostId(s), HostId(d), &mut out)?;
-                        }
-                    }
-                }
-                Ok(())
-            }
+            Routing::Graph(_) => self.check_all_pairs(),
+            _ if self.zones.len() > 1 => self.check_all_pairs(),
             Routing::Cluster(_) | Routing::Topology(_) => Ok(()),
             Routing::Empty => match n {
                 0 => Ok(()),
@@ -829,6 +907,20 @@ impl Platform {
                 Ok(())
             }
         }
+    }
+
+    /// Routes every pair of distinct hosts.
+    fn check_all_pairs(&self) -> Result<(), RouteError> {
+        let n = index_u32(self.hosts.len());
+        let mut out = Vec::new();
+        for s in 0..n {
+            for d in 0..n {
+                if s != d {
+                    self.route(HostId(s), HostId(d), &mut out)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Zone `z` has no route from `src` to `dst`.
@@ -926,7 +1018,7 @@ impl Platform {
                     )),
                 }
             }
-            Routing::Full(_) | Routing::Empty => None,
+            Routing::Full(_) | Routing::Empty | Routing::Graph(_) => None,
         }
     }
 
@@ -944,6 +1036,7 @@ impl Platform {
                     let kind = match &z.routing {
                         Routing::Full(_) => "Full".to_string(),
                         Routing::Empty => "None".to_string(),
+                        Routing::Graph(g) => g.kind().to_string(),
                         Routing::Cluster(_) => "FLAT cluster".to_string(),
                         Routing::Topology(t) => {
                             let d = t.description();
@@ -975,6 +1068,11 @@ impl Platform {
             Routing::Empty => format!(
                 "zone '{}' (routing None, no routes): {hosts}, {links}",
                 name
+            ),
+            Routing::Graph(g) => format!(
+                "zone '{name}' (routing {}): {hosts}, {links}, {} routers",
+                g.kind(),
+                self.routers.len()
             ),
             Routing::Topology(t) => format!(
                 "{zone}cluster '{}' ({}): {hosts}, {links}",

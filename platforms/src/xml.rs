@@ -10,9 +10,14 @@ use roxmltree::{Document, Node, NodeType, ParsingOptions};
 
 use crate::cluster::{self, ClusterSpec, LinkSpec, SameHost};
 use crate::error::{PlatformError, Problem};
+use crate::graph::GraphRoutes;
 use crate::model::{Direction, Host, Link, LinkUse, Sharing};
 use crate::platform::{Builder, FullRoutes, Platform, Point, Routing, ZoneInfo};
 use crate::topology::{self, Topology};
+
+/// Points in a Floyd zone beyond which loading warns of its quadratic
+/// memory and cubic time.
+const FLOYD_WARN_POINTS: usize = 2000;
 use crate::units::{self, Quantity};
 
 type Res<T> = Result<T, PlatformError>;
@@ -415,15 +420,25 @@ impl<'a> Loader<'a> {
         let what = format!("zone '{id}'");
         let routing = self.required(node, &what, "routing")?;
         // SimGrid compares routing names without case.
-        let full = match routing.to_ascii_lowercase().as_str() {
-            "full" => true,
-            "none" => false,
-            "floyd" | "dijkstra" | "dijkstracache" | "cluster" | "vivaldi" | "wifi" => {
+        #[derive(PartialEq)]
+        enum Kind {
+            Full,
+            None,
+            Floyd,
+            Dijkstra,
+        }
+        let kind = match routing.to_ascii_lowercase().as_str() {
+            "full" => Kind::Full,
+            "none" => Kind::None,
+            "floyd" => Kind::Floyd,
+            "dijkstra" | "dijkstracache" => Kind::Dijkstra,
+            "cluster" | "vivaldi" | "wifi" => {
                 return Err(self.at_attr(
                     node,
                     "routing",
                     Problem::NotSupported(format!(
-                        "{what}: routing=\"{routing}\" (only Full and None are supported)"
+                        "{what}: routing=\"{routing}\" (Full, Floyd, Dijkstra and None are \
+                         supported)"
                     )),
                 ));
             }
@@ -473,7 +488,7 @@ impl<'a> Loader<'a> {
                 "host" => self.host(child)?,
                 "link" => self.link(child)?,
                 "router" => self.router(child)?,
-                "route" | "zoneRoute" if !full => {
+                "route" | "zoneRoute" if kind == Kind::None => {
                     return Err(self.at(
                         child,
                         Problem::Structure(format!(
@@ -496,10 +511,25 @@ impl<'a> Loader<'a> {
                 other => return Err(self.unknown_element(child, other, "zone")),
             }
         }
-        let routing = if full {
-            Routing::Full(routes)
-        } else {
-            Routing::Empty
+        let loopback = self.builder.loopback_use();
+        let routing = match kind {
+            Kind::Full => Routing::Full(routes),
+            Kind::None => Routing::Empty,
+            Kind::Floyd => {
+                let points = self.builder.zone_points(zid);
+                if points.len() > FLOYD_WARN_POINTS {
+                    self.warnings.push(format!(
+                        "{}:{}: {what}: Floyd routing over {} points takes {} MB and \
+                         (points)^3 steps to load; Dijkstra routing computes routes on demand",
+                        self.file,
+                        self.line(node),
+                        points.len(),
+                        points.len() * points.len() * 12 / 1_000_000
+                    ));
+                }
+                Routing::Graph(GraphRoutes::floyd(points, &routes, loopback))
+            }
+            Kind::Dijkstra => Routing::Graph(GraphRoutes::dijkstra(&routes, loopback)),
         };
         self.builder.set_routing(zid, routing);
         Ok(zid)

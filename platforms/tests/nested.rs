@@ -92,3 +92,68 @@ fn missing_zone_routes_name_the_zone_and_the_leg() {
     );
     assert!(p.check_routes().is_err());
 }
+
+/// SimGrid 3.32's routes between every two hosts of a ring of four routers
+/// (each with a host, plus a two-link shortcut r0 -> r2) in a Floyd zone.
+/// Equal-length choices (h0 -> h2, h1 -> h3) show the tie-breaking.
+const FLOYD_RING: &[(&str, &str, &str)] = &[
+    ("h0", "h1", "a0 b01 a1"),
+    ("h0", "h2", "a0 c02a c02b a2"),
+    ("h0", "h3", "a0 b30 a3_DOWN"),
+    ("h1", "h0", "a1 b01 a0"),
+    ("h1", "h2", "a1 b12 a2"),
+    ("h1", "h3", "a1 b01 b30 a3_DOWN"),
+    ("h2", "h0", "a2 b12 b01 a0"),
+    ("h2", "h1", "a2 b12 a1"),
+    ("h2", "h3", "a2 b23 a3_DOWN"),
+    ("h3", "h0", "a3_UP b30 a0"),
+    ("h3", "h1", "a3_UP b30 b01 a1"),
+    ("h3", "h2", "a3_UP b23 a2"),
+];
+
+#[test]
+fn floyd_and_dijkstra_zones_take_simgrids_shortest_routes() {
+    let floyd = load("floyd_ring.xml");
+    let dijkstra = load("dijkstra_ring.xml");
+    for &(src, dst, links) in FLOYD_RING {
+        assert_eq!(route(&floyd, src, dst), links, "Floyd {src} -> {dst}");
+        // Dijkstra finds the same chains, but SimGrid lists the links of a
+        // multi-link hop backwards (so do we; the simulation cannot tell).
+        let expected = if (src, dst) == ("h0", "h2") {
+            "a0 c02b c02a a2"
+        } else {
+            links
+        };
+        assert_eq!(
+            route(&dijkstra, src, dst),
+            expected,
+            "Dijkstra {src} -> {dst}"
+        );
+    }
+    // Within a host: the global loopback, as SimGrid's base routing adds.
+    assert_eq!(route(&floyd, "h1", "h1"), "__loopback__");
+    assert_eq!(route(&dijkstra, "h1", "h1"), "__loopback__");
+    assert!(
+        floyd
+            .describe()
+            .starts_with("zone 'g' (routing Floyd): 4 hosts"),
+        "{}",
+        floyd.describe()
+    );
+}
+
+#[test]
+fn a_floyd_zone_of_zones_stitches_gateways() {
+    // c1 -> mid arrives at router min, mid -> c3 leaves from mout: the
+    // route from c1 to c3 crosses mid from min to mout (link io).
+    let p = load("floyd_zones.xml");
+    assert_eq!(
+        route(&p, "a-0", "c-1"),
+        "c1_link_0_UP c1_backbone w1 io w2_UP c3_link_1_DOWN"
+    );
+    assert_eq!(
+        route(&p, "c-0", "a-1"),
+        "c3_link_0_UP w2_DOWN io w1 c1_backbone c1_link_1_DOWN"
+    );
+    assert_eq!(route(&p, "m", "c-0"), "mo w2_UP c3_link_0_DOWN");
+}

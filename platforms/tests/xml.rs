@@ -525,7 +525,7 @@ fn malformed_inputs() {
         ("<platform version=\"4.1\">\nhello<zone id=\"z\" routing=\"Full\"/></platform>".into(), 1, "unexpected text 'hello' in <platform>"),
         ("<platform version=\"4.1\"><zone id=\"a\" routing=\"Full\"/>\n<zone id=\"b\" routing=\"Full\"/></platform>".into(), 2, "more than one top-level <zone> or <cluster> (nested zones) is not supported yet"),
         ("<platform version=\"4.1\">\n<trace id=\"t\" periodicity=\"1\"/></platform>".into(), 2, "<trace> is not supported yet"),
-        ("<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Floyd\"/></platform>".into(), 2, "zone 'z': routing=\"Floyd\" (only Full and None are supported) is not supported yet"),
+        ("<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Vivaldi\"/></platform>".into(), 2, "zone 'z': routing=\"Vivaldi\" (Full, Floyd, Dijkstra and None are supported) is not supported yet"),
         ("<platform version=\"4.1\">\n<zone id=\"z\" routing=\"Bogus\"/></platform>".into(), 2, "zone 'z': routing 'Bogus': expected Full, Floyd"),
         ("<platform version=\"4.1\">\n<zone id=\"z\"/></platform>".into(), 2, "zone 'z': missing required attribute 'routing'"),
         ("<platform version=\"4.1\">\n<zone routing=\"Full\"/></platform>".into(), 2, "<zone>: missing required attribute 'id'"),
