@@ -30,10 +30,11 @@
 //! followed by the route from its destination gateway to the destination,
 //! recursively. A cluster's route to its router goes as far as its backbone.
 //!
-//! Anything else SimGrid accepts (bypass routes, Vivaldi and Wifi zones, limiters on non-FLAT clusters, profiles, pstates...) is refused
-//! with an error saying it is not supported yet, and anything SimGrid
-//! refuses is refused too; every error names the file and the line.
-
+//! Anything else SimGrid accepts (bypass routes, Vivaldi and Wifi zones,
+//! limiters on non-FLAT clusters, profiles, pstates...) is refused with an
+//! error saying it is not supported yet, and anything SimGrid refuses is
+//! refused too; every error names the file and the line.
+//!
 //! # Routes
 //!
 //! A route is a list of [`LinkUse`]s: links in the order a message crosses
