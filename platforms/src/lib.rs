@@ -31,7 +31,7 @@
 //! recursively. A cluster's route to its router goes as far as its backbone.
 //!
 //! Anything else SimGrid accepts (bypass routes, Vivaldi and Wifi zones,
-//! limiters on non-FLAT clusters, profiles, pstates...) is refused with an
+//! profiles, pstates...) is refused with an
 //! error saying it is not supported yet, and anything SimGrid refuses is
 //! refused too; every error names the file and the line.
 //!

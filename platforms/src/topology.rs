@@ -5,7 +5,11 @@
 //!
 //! Hosts are named as in a FLAT cluster (`<prefix><radical><suffix>`) and,
 //! with `loopback_bw`, each has a FATPIPE loopback link
-//! `<id>_link_<radical>_loopback` used for traffic within the host. Links
+//! `<id>_link_<radical>_loopback` used for traffic within the host.
+//! With `limiter_link`, nodes (and fat-tree switches, dragonfly routers)
+//! get a limiter `<id>_link_<k>_limiter` (k: the node's index, the
+//! switch's or router's number from 2n-1 downwards), placed on routes
+//! where SimGrid 3.32 places them (see each topology's route). Links
 //! are split-duplex (halves `_UP` and `_DOWN`) when the cluster's
 //! `sharing_policy` is SPLITDUPLEX (the default), else single SHARED links.
 //! A backbone means nothing to these topologies (SimGrid ignores `bb_*`).
@@ -188,6 +192,27 @@ impl Topology {
         }
     }
 
+    /// The number of elements that may have a limiter: the nodes, and a
+    /// fat tree's switches or a dragonfly's routers.
+    pub fn elements(&self) -> usize {
+        let nodes = self.nodes() as usize;
+        match self {
+            Topology::Torus(_) => nodes,
+            Topology::FatTree(s) => {
+                nodes
+                    + (0..s.down.len())
+                        .map(|i| {
+                            let ups: usize = s.up[..=i].iter().map(|&u| u as usize).product();
+                            let downs: usize =
+                                s.down[i + 1..].iter().map(|&d| d as usize).product();
+                            ups * downs
+                        })
+                        .sum::<usize>()
+            }
+            Topology::Dragonfly(s) => nodes + (s.groups * s.chassis * s.routers) as usize,
+        }
+    }
+
     /// The number of links the topology creates between its elements.
     pub fn links(&self) -> usize {
         match self {
@@ -286,6 +311,27 @@ fn add_pair(b: &mut Builder, spec: &ClusterSpec, name: String, bandwidth: f64, l
     }
 }
 
+/// The limiter link SimGrid gives element `id` (a node's index, a fat-tree
+/// switch's or a dragonfly router's number) when the cluster has a
+/// `limiter_link`: `<cluster>_link_<id>_limiter`, SHARED, latency 0.
+fn limiter(b: &mut Builder, spec: &ClusterSpec, id: i64, line: u32) -> Option<LinkUse> {
+    let bandwidth = spec.limiter_bandwidth?;
+    let link = b.add_generated_link(
+        Link {
+            name: format!("{}_link_{id}_limiter", spec.id),
+            bandwidth,
+            latency: 0.0,
+            sharing: Sharing::Shared,
+            properties: Vec::new(),
+        },
+        line,
+    );
+    Some(LinkUse {
+        link,
+        direction: Direction::None,
+    })
+}
+
 /// Builds the cluster `spec` with topology `topology`: hosts (with their
 /// loopback links), then the topology's links, in SimGrid's order.
 pub(crate) fn build(
@@ -296,7 +342,12 @@ pub(crate) fn build(
 ) -> Result<TopologyRouting, Problem> {
     let n = spec.radicals.len();
     let loopbacks = if spec.loopback.is_some() { n } else { 0 };
-    b.reserve(n, loopbacks + topology.links());
+    let limiters = if spec.limiter_bandwidth.is_some() {
+        topology.elements()
+    } else {
+        0
+    };
+    b.reserve(n, loopbacks + limiters + topology.links());
     let links_before = b.link_count();
     let first = b.host_count();
     let mut loopback = Vec::with_capacity(n);
@@ -332,8 +383,8 @@ pub(crate) fn build(
     };
     debug_assert_eq!(
         b.link_count() - links_before,
-        loopbacks + topology.links(),
-        "Topology::links counts what build creates"
+        loopbacks + limiters + topology.links(),
+        "Topology::links and elements count what build creates"
     );
     let description = match topology {
         Topology::Torus(dims) => format!(
@@ -465,6 +516,8 @@ struct Torus {
     dims: Vec<u32>,
     /// Link of node i in dimension j at `i * dims.len() + j`.
     links: Vec<Pair>,
+    /// Each node's limiter (empty without `limiter_link`).
+    limiters: Vec<Option<LinkUse>>,
 }
 
 impl Torus {
@@ -475,6 +528,7 @@ impl Torus {
         line: u32,
     ) -> Result<Self, Problem> {
         let n = spec.radicals.len();
+        let limiters = (0..n as i64).map(|i| limiter(b, spec, i, line)).collect();
         let mut links = Vec::with_capacity(n * dims.len());
         for i in 0..n as u64 {
             let mut product = 1u64;
@@ -494,6 +548,7 @@ impl Torus {
         Ok(Torus {
             dims: dims.to_vec(),
             links,
+            limiters,
         })
     }
 
@@ -528,6 +583,9 @@ impl Torus {
                         };
                         (next, self.links[(next * n) as usize + j].down)
                     };
+                    // Each hop starts with the limiter of the node it
+                    // leaves, as in SimGrid.
+                    out.extend(self.limiters[current as usize]);
                     out.push(link);
                     current = next;
                     break;
@@ -535,6 +593,7 @@ impl Torus {
                 product *= d;
             }
         }
+        out.extend(self.limiters[dst as usize]);
     }
 }
 
@@ -545,6 +604,7 @@ impl Torus {
 struct FtNode {
     level: u32,
     position: u32,
+    limiter: Option<LinkUse>,
     /// Label digits, one per level.
     label: Vec<u32>,
     /// Link indices by port (none where unconnected).
@@ -614,9 +674,18 @@ impl FatTree {
                 } else {
                     0
                 };
+                // Limiters are named like the elements: nodes by index,
+                // switches by their number (2n-1 downwards).
+                let index = nodes.len() as i64;
+                let id = if level == 0 {
+                    index
+                } else {
+                    3 * n as i64 - 1 - index
+                };
                 nodes.push(FtNode {
                     level: level as u32,
                     position: position as u32,
+                    limiter: limiter(b, spec, id, line),
                     label: label.clone(),
                     parents: vec![NO_LINK; parents],
                     children: vec![NO_LINK; children],
@@ -713,6 +782,7 @@ impl FatTree {
             }
             d %= (self.up[level] * self.count[level]) as usize;
             let link = &self.links[node.parents[d] as usize];
+            out.extend(node.limiter);
             out.push(link.pair.up);
             current = link.up_node as usize;
         }
@@ -726,11 +796,13 @@ impl FatTree {
                 if i as u32 % self.down[level - 1] == target.label[level - 1] {
                     let link = &self.links[self.nodes[current].children[i] as usize];
                     out.push(link.pair.down);
+                    out.extend(self.nodes[current].limiter);
                     current = link.down_node as usize;
                 }
                 i += 1;
             }
         }
+        out.extend(self.nodes[current].limiter);
     }
 }
 
@@ -746,12 +818,15 @@ struct Router {
     /// To the same-blade router of chassis k in the same group (black).
     black: Vec<Option<LinkUse>>,
     blue: Option<LinkUse>,
+    limiter: Option<LinkUse>,
 }
 
 #[derive(Debug, Clone)]
 struct Dragonfly {
     shape: DragonflyShape,
     routers: Vec<Router>,
+    /// Each node's limiter (empty without `limiter_link`).
+    limiters: Vec<Option<LinkUse>>,
 }
 
 impl Dragonfly {
@@ -772,12 +847,17 @@ impl Dragonfly {
         } = shape;
         let bw = spec.private.bandwidth;
         let count = (groups * chassis * blades) as usize;
+        let n = spec.radicals.len() as i64;
+        let limiters = (0..n).map(|i| limiter(b, spec, i, line)).collect();
+        // Routers' limiters are numbered from 2n-1 downwards, as SimGrid
+        // numbers them.
         let mut routers: Vec<Router> = (0..count)
-            .map(|_| Router {
+            .map(|i| Router {
                 nodes: Vec::with_capacity(nodes as usize),
                 green: vec![None; blades as usize],
                 black: vec![None; chassis as usize],
                 blue: None,
+                limiter: limiter(b, spec, 2 * n - 1 - i as i64, line),
             })
             .collect();
         let mut unique = 0u64;
@@ -830,7 +910,11 @@ impl Dragonfly {
                 unique += 1;
             }
         }
-        Ok(Dragonfly { shape, routers })
+        Ok(Dragonfly {
+            shape,
+            routers,
+            limiters,
+        })
     }
 
     /// (group, chassis, blade, node) of node `id`.
@@ -854,13 +938,28 @@ impl Dragonfly {
     fn route(&self, src: u32, dst: u32, out: &mut Vec<LinkUse>) {
         let me = self.coords(src);
         let target = self.coords(dst);
-        out.push(self.router(me).nodes[me[3] as usize].up);
+        self.leave(src, me, out);
         self.between(
             (me[0], me[1], me[2]),
             (target[0], target[1], target[2]),
             out,
         );
-        out.push(self.router(target).nodes[target[3] as usize].down);
+        self.arrive(dst, target, out);
+    }
+
+    /// From node `id` (at `c`) into its router: its limiter, its link up.
+    fn leave(&self, id: u32, c: [u32; 4], out: &mut Vec<LinkUse>) {
+        out.extend(self.limiters[id as usize]);
+        out.push(self.router(c).nodes[c[3] as usize].up);
+    }
+
+    /// From its router to node `id` (at `c`): the router's limiter, the
+    /// link down, the node's limiter.
+    fn arrive(&self, id: u32, c: [u32; 4], out: &mut Vec<LinkUse>) {
+        let router = self.router(c);
+        out.extend(router.limiter);
+        out.push(router.nodes[c[3] as usize].down);
+        out.extend(self.limiters[id as usize]);
     }
 
     fn router(&self, c: [u32; 4]) -> &Router {
@@ -898,10 +997,10 @@ impl Dragonfly {
             draw(u64::from(s.chassis)),
             draw(u64::from(s.routers)),
         );
-        out.push(self.router(me).nodes[me[3] as usize].up);
+        self.leave(src, me, out);
         self.between((me[0], me[1], me[2]), via, out);
         self.between(via, (target[0], target[1], target[2]), out);
-        out.push(self.router(target).nodes[target[3] as usize].down);
+        self.arrive(dst, target, out);
         true
     }
 
@@ -915,21 +1014,27 @@ impl Dragonfly {
         let mut at = from;
         let link = |at: (u32, u32, u32)| &self.routers[self.router_index(at.0, at.1, at.2)];
         let expect = "the topology has this link";
+        // Each hop starts with the limiter of the router it leaves, but the
+        // blue one, which ends with it (SimGrid's order).
         if target.0 != at.0 {
             // To the router of our chassis whose blade number is the
             // target group: it holds, in chassis 0, the blue link.
             if at.2 != target.0 {
+                out.extend(link(at).limiter);
                 out.push(link(at).green[target.0 as usize].expect(expect));
                 at.2 = target.0;
             }
             if at.1 != 0 {
+                out.extend(link(at).limiter);
                 out.push(link(at).black[0].expect(expect));
                 at.1 = 0;
             }
             out.push(link(at).blue.expect(expect));
+            out.extend(link(at).limiter);
             at = (target.0, 0, from.0);
         }
         if target.2 != at.2 {
+            out.extend(link(at).limiter);
             out.push(link(at).green[target.2 as usize].expect(expect));
             // SimGrid then stands at the target blade's router of chassis
             // 0, whatever chassis the green hop was in: a route within
@@ -937,6 +1042,7 @@ impl Dragonfly {
             at = (target.0, 0, target.2);
         }
         if target.1 != at.1 {
+            out.extend(link(at).limiter);
             out.push(link(at).black[target.1 as usize].expect(expect));
         }
     }

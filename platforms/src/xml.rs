@@ -1076,14 +1076,31 @@ impl<'a> Loader<'a> {
                 },
             ));
         }
-        if spec.limiter_bandwidth.is_some() {
+        // SimGrid names limiters by node index and switch number, switches
+        // counting down from 2n-1: with more switches than nodes, two
+        // limiters get one name and SimGrid refuses the platform.
+        let elements = topology.elements() as u64;
+        if spec.limiter_bandwidth.is_some()
+            && matches!(topology, Topology::FatTree(_))
+            && elements > 2 * topology.nodes()
+        {
             return Err(self.at_attr(
                 node,
                 "limiter_link",
-                Problem::NotSupported(format!(
-                    "{what}: limiter_link on a {} cluster (only FLAT clusters have limiters here)",
-                    topology.kind()
-                )),
+                Problem::BadValue {
+                    element: what.to_string(),
+                    attribute: "limiter_link",
+                    value: node.attribute("limiter_link").unwrap_or("").to_string(),
+                    expected: format!(
+                        "no limiter on this fat tree: it has {} switches for {} nodes, and \
+                         SimGrid names switch limiters from 2n-1 downwards, so two would share \
+                         the name {}_link_{}_limiter (SimGrid refuses it too)",
+                        elements - topology.nodes(),
+                        topology.nodes(),
+                        spec.id,
+                        topology.nodes() - 1
+                    ),
+                },
             ));
         }
         for attr in ["bb_bw", "bb_lat", "bb_sharing_policy"] {

@@ -287,8 +287,17 @@ fn bad_shapes_name_the_problem() {
             "{text}"
         );
     }
-    let e = error(&cluster("TORUS", "2,2", 4, r#"limiter_link="1GBps""#));
-    assert!(e.to_string().contains("limiter_link"), "{e}");
+    let e = error(&cluster(
+        "FAT_TREE",
+        "3;2,2,4;1,2,2;1,2,1",
+        16,
+        r#"limiter_link="1GBps""#,
+    ));
+    assert!(
+        e.to_string()
+            .contains("20 switches for 16 nodes, and SimGrid names switch limiters"),
+        "{e}"
+    );
     let no_params = r#"<platform version="4.1"><cluster id="c" prefix="n" suffix="" radical="0-3" speed="1Gf" bw="1GBps" lat="1us" topology="TORUS"/></platform>"#;
     assert!(error(no_params).to_string().contains("topo_parameters"));
 }
@@ -348,4 +357,60 @@ fn dragonfly_valiant_routes_go_through_a_third_group() {
     two.route(HostId(0), HostId(7), &mut minimal).unwrap();
     assert_eq!(out, minimal);
     assert!(!load(&cluster("TORUS", "4", 4, "")).has_valiant_routes());
+}
+
+#[test]
+fn limiters_sit_where_simgrid_puts_them() {
+    // SimGrid 3.32's routes with limiter_link="2GBps": limiters are named
+    // by node index (whatever the radical), fat-tree switch number or
+    // dragonfly router number (both from 2n-1 downwards).
+    let limited = r#"limiter_link="2GBps""#;
+    let torus = load(&cluster("TORUS", "2,2", 4, limited));
+    // Each hop starts with the limiter of the node it leaves.
+    assert_eq!(
+        route(&torus, 0, 3),
+        [
+            "c_link_0_limiter",
+            "c_link_from_0_to_1_UP",
+            "c_link_1_limiter",
+            "c_link_from_1_to_3_UP",
+            "c_link_3_limiter"
+        ]
+    );
+    let tree = load(&cluster("FAT_TREE", "2;2,2;1,2;1,1", 4, limited));
+    // Up: a limiter before each link; down: after each link.
+    assert_eq!(
+        route(&tree, 0, 2),
+        [
+            "c_link_0_limiter",
+            "link_from_0_7_0_UP",
+            "c_link_7_limiter",
+            "link_from_7_5_4_UP",
+            "link_from_6_5_6_DOWN",
+            "c_link_5_limiter",
+            "link_from_2_6_2_DOWN",
+            "c_link_6_limiter",
+            "c_link_2_limiter"
+        ]
+    );
+    let fly = load(&cluster("DRAGONFLY", "2,1;1,1;2,1;1", 4, limited));
+    // The blue hop ends with the limiter of the router it leaves.
+    assert_eq!(
+        route(&fly, 0, 3),
+        [
+            "c_link_0_limiter",
+            "local_link_from_router_0_to_node_0_0_UP",
+            "c_link_7_limiter",
+            "green_link_in_chassis_0_between_routers_0_and_1_4_UP",
+            "blue_link_between_group_0_and_1_routers_1_and_2_6_UP",
+            "c_link_6_limiter",
+            "c_link_5_limiter",
+            "green_link_in_chassis_0_between_routers_0_and_1_5_UP",
+            "c_link_4_limiter",
+            "local_link_from_router_3_to_node_0_3_DOWN",
+            "c_link_3_limiter"
+        ]
+    );
+    let l = fly.link(fly.link_by_name("c_link_4_limiter").unwrap());
+    assert_eq!((l.bandwidth, l.latency), (2e9, 0.0));
 }
