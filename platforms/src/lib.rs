@@ -30,8 +30,13 @@
 //! followed by the route from its destination gateway to the destination,
 //! recursively. A cluster's route to its router goes as far as its backbone.
 //!
-//! Anything else SimGrid accepts (bypass routes, Vivaldi and Wifi zones,
-//! profiles, pstates...) is refused with an
+//! `<bypassRoute>`s (between points of a zone) and `<bypassZoneRoute>`s
+//! (between its nested zones, through gateways) replace routing one way,
+//! as in SimGrid; a bypass is looked up for the zones directly below the
+//! closest common zone (SimGrid also tries pairs of outer zones).
+//!
+//! Anything else SimGrid accepts (Vivaldi and Wifi zones, profiles,
+//! pstates...) is refused with an
 //! error saying it is not supported yet, and anything SimGrid refuses is
 //! refused too; every error names the file and the line.
 //!

@@ -48,6 +48,9 @@ pub(crate) struct Zone {
     pub routing: Routing,
     /// A cluster's router (`router_id`), the gateway other zones name.
     pub router: Option<u32>,
+    /// `<bypassRoute>`s (between its points) or `<bypassZoneRoute>`s
+    /// (between its nested zones), one way each, used instead of routing.
+    pub bypass: FullRoutes,
 }
 
 /// A `<router>` (or a cluster's router): a point routes may start or end
@@ -294,6 +297,7 @@ impl Builder {
             parent,
             routing: Routing::Empty,
             router: None,
+            bypass: FullRoutes::default(),
         });
         self.components.push(Vec::new());
         if let Some(p) = parent {
@@ -301,6 +305,11 @@ impl Builder {
         }
         self.current_zone = id;
         Ok(id)
+    }
+
+    /// Gives zone `zone` its bypass routes.
+    pub fn set_bypass(&mut self, zone: u32, bypass: FullRoutes) {
+        self.zones[zone as usize].bypass = bypass;
     }
 
     /// Gives zone `zone` its routing and makes its parent current again.
@@ -688,6 +697,10 @@ impl Platform {
         out: &mut Vec<LinkUse>,
     ) -> Result<(), RouteError> {
         let zone = &self.zones[z as usize];
+        if let Some(r) = zone.bypass.get(src, dst) {
+            out.extend_from_slice(&r.links);
+            return Ok(());
+        }
         match (&zone.routing, src, dst) {
             (Routing::Cluster(c), Point::Host(s), Point::Host(d)) => {
                 c.route(s, d, self.global_loopback, out);
@@ -840,6 +853,17 @@ impl Platform {
             }
         };
         let (sp, dp) = (side(src, &up_s), side(dst, &up_d));
+        if let Some(bypass) = self.zones[common as usize].bypass.get(sp, dp) {
+            // SimGrid routes to and from the gateways of a bypass even
+            // when they are the source or destination themselves.
+            if let Some((gw_src, gw_dst)) = bypass.gateways {
+                self.global_route(src, gw_src, out, depth + 1)?;
+                out.extend_from_slice(&bypass.links);
+                return self.global_route(gw_dst, dst, out, depth + 1);
+            }
+            out.extend_from_slice(&bypass.links);
+            return Ok(());
+        }
         let mut middle = Vec::new();
         let (gw_src, gw_dst) = self
             .zone_route(common, sp, dp, &mut middle, depth)?

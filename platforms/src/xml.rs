@@ -25,12 +25,8 @@ type Res<T> = Result<T, PlatformError>;
 /// Elements of SimGrid's DTD that may appear where hosts, links and zones
 /// do, but that this crate does not model yet.
 const UNSUPPORTED_ELEMENTS: &[&str] = &[
-    "ASroute",
     "actor",
     "backbone",
-    "bypassASroute",
-    "bypassRoute",
-    "bypassZoneRoute",
     "cabinet",
     "disk",
     "host_link",
@@ -483,12 +479,16 @@ impl<'a> Loader<'a> {
             .begin_zone(info, parent)
             .map_err(|p| self.at_attr(node, "id", p))?;
         let mut routes = FullRoutes::default();
+        let mut bypass = FullRoutes::default();
         for child in content {
             match child.tag_name().name() {
                 "host" => self.host(child)?,
                 "link" => self.link(child)?,
                 "router" => self.router(child)?,
-                "route" | "zoneRoute" if kind == Kind::None => {
+                "bypassRoute" | "bypassZoneRoute" | "bypassASroute" => {
+                    self.route(child, &mut bypass, zid)?
+                }
+                "route" | "zoneRoute" | "ASroute" if kind == Kind::None => {
                     return Err(self.at(
                         child,
                         Problem::Structure(format!(
@@ -498,7 +498,7 @@ impl<'a> Loader<'a> {
                         )),
                     ));
                 }
-                "route" | "zoneRoute" => self.route(child, &mut routes, zid)?,
+                "route" | "zoneRoute" | "ASroute" => self.route(child, &mut routes, zid)?,
                 "zone" | "AS" => {
                     self.zone(child, Some(zid))?;
                 }
@@ -531,6 +531,7 @@ impl<'a> Loader<'a> {
             }
             Kind::Dijkstra => Routing::Graph(GraphRoutes::dijkstra(&routes, loopback)),
         };
+        self.builder.set_bypass(zid, bypass);
         self.builder.set_routing(zid, routing);
         Ok(zid)
     }
@@ -657,24 +658,34 @@ impl<'a> Loader<'a> {
 
     /// A `<route>` (between hosts or routers of zone `zone`) or a
     /// `<zoneRoute>` (between zones nested in it, with gateways).
+    /// `<bypassRoute>` and `<bypassZoneRoute>` likewise, one way.
     fn route(&mut self, node: Node, routes: &mut FullRoutes, zone: u32) -> Res<()> {
         let element = node.tag_name().name();
-        let between_zones = element == "zoneRoute";
+        // ASroute and bypassASroute: the deprecated spellings 4.1 accepts.
+        let between_zones = matches!(
+            element,
+            "zoneRoute" | "bypassZoneRoute" | "ASroute" | "bypassASroute"
+        );
+        let bypass = element.starts_with("bypass");
         let tag = format!("<{element}>");
-        let allowed: &[&str] = if between_zones {
-            &["src", "dst", "gw_src", "gw_dst", "symmetrical"]
-        } else {
-            &["src", "dst", "symmetrical"]
+        let allowed: &[&str] = match (between_zones, bypass) {
+            (true, false) => &["src", "dst", "gw_src", "gw_dst", "symmetrical"],
+            (false, false) => &["src", "dst", "symmetrical"],
+            (true, true) => &["src", "dst", "gw_src", "gw_dst"],
+            (false, true) => &["src", "dst"],
         };
         self.check_attributes(node, &tag, allowed, &[])?;
         let src = self.required(node, &tag, "src")?;
         let dst = self.required(node, &tag, "dst")?;
-        let what = if between_zones {
-            format!("zone route from '{src}' to '{dst}'")
-        } else {
-            format!("route from '{src}' to '{dst}'")
+        let what = match (between_zones, bypass) {
+            (true, false) => format!("zone route from '{src}' to '{dst}'"),
+            (false, false) => format!("route from '{src}' to '{dst}'"),
+            (true, true) => format!("bypass zone route from '{src}' to '{dst}'"),
+            (false, true) => format!("bypass route from '{src}' to '{dst}'"),
         };
+        // Bypass routes go one way only.
         let symmetrical = match node.attribute("symmetrical") {
+            None if bypass => false,
             None | Some("YES") | Some("yes") => true,
             Some("NO") | Some("no") => false,
             Some(other) => {

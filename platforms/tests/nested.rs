@@ -157,3 +157,25 @@ fn a_floyd_zone_of_zones_stitches_gateways() {
     );
     assert_eq!(route(&p, "m", "c-0"), "mo w2_UP c3_link_0_DOWN");
 }
+
+#[test]
+fn bypass_routes_replace_routes_one_way() {
+    let p = load("bypass.xml");
+    // <bypassRoute h1 h2> replaces the declared route, one way only.
+    assert_eq!(route(&p, "h1", "h2"), "fast12");
+    assert_eq!(route(&p, "h2", "h1"), "l3");
+    // <bypassZoneRoute c1 c2 gw_src=a-1 gw_dst=b-0>: to and from its
+    // gateways, even the source's or destination's own (as SimGrid does).
+    assert_eq!(
+        route(&p, "a-0", "b-0"),
+        "c1_link_0_UP c1_backbone c1_link_1_DOWN fast c2_link_0_UP c2_link_0_DOWN"
+    );
+    assert_eq!(
+        route(&p, "a-1", "b-1"),
+        "c1_link_1_UP c1_backbone c1_link_1_DOWN fast c2_link_0_UP c2_link_1_DOWN"
+    );
+    assert_eq!(
+        route(&p, "b-0", "a-0"),
+        "c2_link_0_UP wan c1_backbone c1_link_0_DOWN"
+    );
+}
