@@ -494,6 +494,10 @@ SMPI_CALL(int, Reduce_scatter, (const void *sendbuf, void *recvbuf, const int re
 SMPI_CALL(int, Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
 SMPI_CALL(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
 SMPI_CALL(int, Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+SMPI_CALL(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op))
+SMPI_CALL(int, Op_free, (MPI_Op *op))
+SMPI_CALL(int, Op_commutative, (MPI_Op op, int *commute))
+SMPI_CALL(int, Reduce_local, (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op))
 
 /* Virtual topologies. */
 SMPI_CALL(int, Cart_create, (MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart))

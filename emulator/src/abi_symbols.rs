@@ -55,7 +55,7 @@ macro_rules! with_abi_symbols {
             MPI_Barrier, MPI_Bcast, MPI_Gather, MPI_Gatherv, MPI_Scatter, MPI_Scatterv,
             MPI_Allgather, MPI_Allgatherv, MPI_Alltoall, MPI_Alltoallv, MPI_Alltoallw, MPI_Reduce,
             MPI_Allreduce, MPI_Reduce_scatter, MPI_Reduce_scatter_block, MPI_Scan,
-            MPI_Exscan,
+            MPI_Exscan, MPI_Op_create, MPI_Op_free, MPI_Op_commutative, MPI_Reduce_local,
             MPI_Info_create, MPI_Info_set, MPI_Info_get, MPI_Info_get_valuelen, MPI_Info_delete,
             MPI_Info_get_nkeys, MPI_Info_get_nthkey, MPI_Info_dup, MPI_Info_free,
             MPI_Info_get_string, MPI_Info_create_env,

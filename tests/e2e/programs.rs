@@ -108,6 +108,13 @@ fn every_blocking_collective_gives_the_right_data() {
 }
 
 #[test]
+fn user_operations_reduce_in_rank_order() {
+    // A non-commutative user op (matrix product) through every reduction,
+    // a commutative one on a padded struct, MPI_Reduce_local, Op_free.
+    assert_self_checks("tests/c/user_ops.c", &["1", "2", "3", "4", "7", "16"]);
+}
+
+#[test]
 fn master_worker_and_jacobi_check_their_results() {
     let mw = build("examples/master_worker.c");
     let o = run(&["-np", "5", NO_COMPUTE, mw.to_str().unwrap()]);

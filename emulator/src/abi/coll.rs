@@ -6,12 +6,12 @@ use std::rc::Rc;
 
 use collectives as algo;
 
-use super::call;
 use super::intercoll::{self, Contribution, Rooted, Transfer};
+use super::{call, out};
 use crate::engine;
 use crate::mpi::coll::{coll_error, execute, Buffers, Reduction};
 use crate::mpi::datatype::Datatype;
-use crate::mpi::op::Builtin;
+use crate::mpi::op::{self, ReduceOp, UserFunction};
 use crate::mpi::{class, CommView, MpiError, MpiResult};
 
 const IN_PLACE: usize = usize::MAX;
@@ -101,11 +101,6 @@ unsafe fn handles(p: *const c_int, n: usize, what: &'static str) -> MpiResult<Ve
     }
     // SAFETY: per the contract.
     Ok(unsafe { std::slice::from_raw_parts(p, n) }.to_vec())
-}
-
-fn builtin_op(op: c_int) -> MpiResult<Builtin> {
-    Builtin::from_handle(op)
-        .ok_or_else(|| MpiError::new(class::OP, format!("invalid operation handle {op}")))
 }
 
 pub(crate) unsafe extern "C" fn MPI_Barrier(comm: c_int) -> c_int {
@@ -614,12 +609,12 @@ fn reduction(
     recvbuf: *mut c_void,
     datatype: c_int,
     op: c_int,
-    build: impl FnOnce(&CommView, bool) -> MpiResult<collectives::Schedule>,
+    build: impl FnOnce(&CommView, bool, bool) -> MpiResult<collectives::Schedule>,
     inter: impl FnOnce(&CommView, Contribution) -> MpiResult<()>,
 ) -> c_int {
     call(name, comm, || {
         let c = any_view(comm)?;
-        let op = builtin_op(op)?;
+        let op = engine::with(|w| w.mpi.reduce_op(op))?;
         crate::mpi::coll::check_reduction(op, &*committed(datatype)?)?;
         let in_place = sendbuf as usize == IN_PLACE;
         if c.remote.is_some() {
@@ -638,8 +633,8 @@ fn reduction(
             recv: recvbuf as usize,
             recv_type: datatype,
         };
-        let s = build(&c, in_place)?;
-        execute(&c, &s, b, Reduction::Builtin(op), name)
+        let s = build(&c, in_place, op.commutative())?;
+        execute(&c, &s, b, Reduction::Op(op), name)
     })
 }
 
@@ -659,7 +654,7 @@ pub(crate) unsafe extern "C" fn MPI_Reduce(
         recvbuf,
         datatype,
         op,
-        |c, in_place| {
+        |c, in_place, commutative| {
             let n = count(n, "count")?;
             let root = root_of(c, root)?;
             algo::reduce(
@@ -667,7 +662,7 @@ pub(crate) unsafe extern "C" fn MPI_Reduce(
                 c.size(),
                 root,
                 n,
-                true,
+                commutative,
                 in_place && c.my_rank == root,
             )
             .map_err(coll_error)
@@ -697,9 +692,9 @@ pub(crate) unsafe extern "C" fn MPI_Allreduce(
         recvbuf,
         datatype,
         op,
-        |c, in_place| {
+        |c, in_place, commutative| {
             let n = count(n, "count")?;
-            algo::allreduce(c.my_rank, c.size(), n, true, in_place).map_err(coll_error)
+            algo::allreduce(c.my_rank, c.size(), n, commutative, in_place).map_err(coll_error)
         },
         |c, x| {
             let x = Contribution {
@@ -726,9 +721,10 @@ pub(crate) unsafe extern "C" fn MPI_Reduce_scatter_block(
         recvbuf,
         datatype,
         op,
-        |c, in_place| {
+        |c, in_place, commutative| {
             let n = count(recvcount, "recvcount")?;
-            algo::reduce_scatter_block(c.my_rank, c.size(), n, true, in_place).map_err(coll_error)
+            algo::reduce_scatter_block(c.my_rank, c.size(), n, commutative, in_place)
+                .map_err(coll_error)
         },
         |c, x| {
             let counts = vec![count(recvcount, "recvcount")?; c.size()];
@@ -753,10 +749,11 @@ pub(crate) unsafe extern "C" fn MPI_Reduce_scatter(
         recvbuf,
         datatype,
         op,
-        |c, in_place| {
+        |c, in_place, commutative| {
             // SAFETY: MPI requires an array of comm-size entries.
             let rcs = unsafe { array(recvcounts, c.size(), "recvcounts")? };
-            algo::reduce_scatter(c.my_rank, c.size(), &rcs, true, in_place).map_err(coll_error)
+            algo::reduce_scatter(c.my_rank, c.size(), &rcs, commutative, in_place)
+                .map_err(coll_error)
         },
         |c, x| {
             // SAFETY: MPI requires an array of local-size entries.
@@ -781,9 +778,9 @@ pub(crate) unsafe extern "C" fn MPI_Scan(
         recvbuf,
         datatype,
         op,
-        |c, in_place| {
+        |c, in_place, commutative| {
             let n = count(n, "count")?;
-            algo::scan(c.my_rank, c.size(), n, true, in_place).map_err(coll_error)
+            algo::scan(c.my_rank, c.size(), n, commutative, in_place).map_err(coll_error)
         },
         |_, _| Err(not_on_intercomm("MPI_Scan")),
     )
@@ -804,9 +801,9 @@ pub(crate) unsafe extern "C" fn MPI_Exscan(
         recvbuf,
         datatype,
         op,
-        |c, in_place| {
+        |c, in_place, commutative| {
             let n = count(n, "count")?;
-            algo::exscan(c.my_rank, c.size(), n, true, in_place).map_err(coll_error)
+            algo::exscan(c.my_rank, c.size(), n, commutative, in_place).map_err(coll_error)
         },
         |_, _| Err(not_on_intercomm("MPI_Exscan")),
     )
@@ -894,5 +891,77 @@ pub(crate) unsafe extern "C" fn MPI_Alltoallw(
         intercoll::exchange(&c, tag, &transfers, "MPI_Alltoallw")?;
         drop(staged);
         Ok(())
+    })
+}
+
+/// MPI_Op_create: a user reduction, `func(in, inout, &len, &datatype)`.
+pub(crate) unsafe extern "C" fn MPI_Op_create(
+    func: Option<UserFunction>,
+    commute: c_int,
+    op: *mut c_int,
+) -> c_int {
+    call("MPI_Op_create", crate::mpi::COMM_WORLD, || {
+        let func =
+            func.ok_or_else(|| MpiError::new(class::ARG, "the function is a null pointer"))?;
+        let handle = engine::with(|w| {
+            let ops = &mut w.mpi.user_ops;
+            ops.push(Some(ReduceOp::User {
+                func,
+                commute: commute != 0,
+            }));
+            op::FIRST_USER_OP + (ops.len() - 1) as i32
+        });
+        // SAFETY: MPI requires a writable handle.
+        unsafe { out(op, handle, "op") }
+    })
+}
+
+/// MPI_Op_free: forgets a user operation and sets the handle to
+/// MPI_OP_NULL. Predefined operations cannot be freed.
+pub(crate) unsafe extern "C" fn MPI_Op_free(op: *mut c_int) -> c_int {
+    call("MPI_Op_free", crate::mpi::COMM_WORLD, || {
+        if op.is_null() {
+            return Err(MpiError::new(class::ARG, "op is a null pointer"));
+        }
+        // SAFETY: non-null, and MPI requires a valid handle there.
+        let handle = unsafe { *op };
+        engine::with(|w| -> MpiResult<()> {
+            if let ReduceOp::Builtin(b) = w.mpi.reduce_op(handle)? {
+                return Err(MpiError::new(
+                    class::OP,
+                    format!("{} is predefined and cannot be freed", b.name()),
+                ));
+            }
+            w.mpi.user_ops[(handle - op::FIRST_USER_OP) as usize] = None;
+            Ok(())
+        })?;
+        // SAFETY: as above.
+        unsafe { out(op, 0, "op") }
+    })
+}
+
+/// MPI_Op_commutative: whether the algorithms may reorder the operation.
+pub(crate) unsafe extern "C" fn MPI_Op_commutative(op: c_int, commute: *mut c_int) -> c_int {
+    call("MPI_Op_commutative", crate::mpi::COMM_WORLD, || {
+        let o = engine::with(|w| w.mpi.reduce_op(op))?;
+        // SAFETY: MPI requires a writable flag.
+        unsafe { out(commute, c_int::from(o.commutative()), "commute") }
+    })
+}
+
+/// MPI_Reduce_local: inoutbuf = inbuf (op) inoutbuf, on this rank only.
+pub(crate) unsafe extern "C" fn MPI_Reduce_local(
+    inbuf: *const c_void,
+    inoutbuf: *mut c_void,
+    n: c_int,
+    datatype: c_int,
+    op: c_int,
+) -> c_int {
+    call("MPI_Reduce_local", crate::mpi::COMM_WORLD, || {
+        let n = count(n, "count")?;
+        let ty = committed(datatype)?;
+        let o = engine::with(|w| w.mpi.reduce_op(op))?;
+        crate::mpi::coll::check_reduction(o, &ty)?;
+        crate::mpi::coll::reduce_local(o, &ty, datatype, inbuf as usize, inoutbuf as usize, n)
     })
 }

@@ -17,7 +17,7 @@ use super::coll::{committed, count};
 use crate::engine;
 use crate::mpi::coll::{coll_error, execute, Buffers, Reduction, Scratch};
 use crate::mpi::datatype::Datatype;
-use crate::mpi::op::Builtin;
+use crate::mpi::op::ReduceOp;
 use crate::mpi::{
     class, is_complete, wait_for, CommView, MpiError, MpiResult, ReqId, ReqKind, SendMode,
     PROC_NULL,
@@ -313,7 +313,7 @@ pub(super) struct Contribution {
     pub sendbuf: usize,
     pub count: usize,
     pub dt: c_int,
-    pub op: Builtin,
+    pub op: ReduceOp,
 }
 
 /// Reduces the contributions of the caller's group into a scratch buffer
@@ -329,7 +329,7 @@ fn reduce_to_leader(local: &CommView, x: Contribution, name: &'static str) -> Mp
         recv: scratch.addr(),
         recv_type: x.dt,
     };
-    execute(local, &s, b, Reduction::Builtin(x.op), name)?;
+    execute(local, &s, b, Reduction::Op(x.op), name)?;
     Ok(scratch)
 }
 

@@ -7,7 +7,7 @@ use std::rc::Rc;
 use collectives::{Block, Buf, CollError, Comm, Local, Schedule};
 
 use super::datatype::{self, Datatype};
-use super::op::{self, Builtin};
+use super::op::{self, ReduceOp};
 use super::{
     class, is_complete, wait_for, CommView, MpiError, MpiResult, ReqId, ReqKind, SendMode,
 };
@@ -38,7 +38,7 @@ impl Buffers {
 #[derive(Debug, Clone, Copy)]
 pub enum Reduction {
     None,
-    Builtin(Builtin),
+    Op(ReduceOp),
 }
 
 /// Turns a schedule-building error into the MPI error class it means.
@@ -197,7 +197,11 @@ fn copy_block(ctx: &Ctx, from: &Block, to: &Block) {
 /// Checks that `op` is defined on `ty` before a collective starts, so
 /// that every rank fails alike instead of the ranks that reduce failing
 /// in the middle of the schedule while the others wait for them.
-pub fn check_reduction(op: Builtin, ty: &Datatype) -> MpiResult<()> {
+pub fn check_reduction(op: ReduceOp, ty: &Datatype) -> MpiResult<()> {
+    // A user operation is defined on whatever its author says.
+    let ReduceOp::Builtin(op) = op else {
+        return Ok(());
+    };
     let undefined = || {
         MpiError::new(
             class::OP,
@@ -215,8 +219,66 @@ pub fn check_reduction(op: Builtin, ty: &Datatype) -> MpiResult<()> {
     Ok(())
 }
 
+/// inout = input (op) inout for `count` elements of `ty` (handle
+/// `dt_handle`) at two addresses: MPI_Reduce_local, and every reduction
+/// step of a schedule.
+pub fn reduce_local(
+    op: ReduceOp,
+    ty: &Datatype,
+    dt_handle: i32,
+    input: usize,
+    inout: usize,
+    count: usize,
+) -> MpiResult<()> {
+    match op {
+        ReduceOp::User { func, .. } => {
+            let mut len = i32::try_from(count)
+                .map_err(|_| MpiError::new(class::COUNT, "a reduction of over 2^31 elements"))?;
+            let mut dt = dt_handle;
+            // SAFETY: the user's function receives two buffers of `len`
+            // elements of `dt` (user buffers by MPI's contract on counts,
+            // or our scratch laid out like them), as MPI_Op_create's
+            // contract says; no borrow of the world is held during the call.
+            unsafe {
+                func(
+                    input as *mut c_void,
+                    inout as *mut c_void,
+                    &mut len,
+                    &mut dt,
+                )
+            };
+            Ok(())
+        }
+        ReduceOp::Builtin(op) => {
+            let undefined = || {
+                MpiError::new(
+                    class::OP,
+                    format!("{} is not defined for datatype {}", op.name(), ty.name),
+                )
+            };
+            let Some((basic, _)) = ty.basic else {
+                return Err(undefined());
+            };
+            let mut a = Vec::new();
+            let mut b = Vec::new();
+            // SAFETY: both addresses hold `count` elements of `ty` (MPI's
+            // contract on counts, or our scratch laid out like them).
+            unsafe {
+                datatype::pack(ty, input as *const c_void, count, &mut a);
+                datatype::pack(ty, inout as *const c_void, count, &mut b);
+            }
+            if !op::apply(op, basic, &a, &mut b) {
+                return Err(undefined());
+            }
+            // SAFETY: as above.
+            unsafe { datatype::unpack(ty, inout as *mut c_void, &b) };
+            Ok(())
+        }
+    }
+}
+
 fn reduce_block(ctx: &Ctx, reduction: Reduction, input: &Block, inout: &Block) -> MpiResult<()> {
-    let Reduction::Builtin(op) = reduction else {
+    let Reduction::Op(op) = reduction else {
         return Err(MpiError::new(
             class::INTERN,
             "reduction step without an operation",
@@ -224,26 +286,12 @@ fn reduce_block(ctx: &Ctx, reduction: Reduction, input: &Block, inout: &Block) -
     };
     let (src, sty) = ctx.locate(input);
     let (dst, dty) = ctx.locate(inout);
-    let Some((basic, _)) = dty.basic else {
-        return Err(MpiError::new(
-            class::OP,
-            format!("{} is not defined for datatype {}", op.name(), dty.name),
-        ));
+    // Both blocks are `count` elements of the call's datatype; only their
+    // layouts' origins differ (send buffer, receive buffer or scratch).
+    debug_assert_eq!(sty.size, dty.size);
+    let dt_handle = match inout.buf {
+        Buf::Send => ctx.bufs.send_type,
+        _ => ctx.bufs.recv_type,
     };
-    let mut a = Vec::new();
-    let mut b = Vec::new();
-    // SAFETY: as in copy_block.
-    unsafe {
-        datatype::pack(sty, src as *const c_void, input.count, &mut a);
-        datatype::pack(dty, dst as *const c_void, inout.count, &mut b);
-    }
-    if !op::apply(op, basic, &a, &mut b) {
-        return Err(MpiError::new(
-            class::OP,
-            format!("{} is not defined for datatype {}", op.name(), dty.name),
-        ));
-    }
-    // SAFETY: as in copy_block.
-    unsafe { datatype::unpack(dty, dst as *mut c_void, &b) };
-    Ok(())
+    reduce_local(op, dty, dt_handle, src, dst, inout.count)
 }

@@ -483,6 +483,8 @@ pub struct Mpi {
     pub windows: win::Windows,
     /// Functions of user error handlers (handle FIRST_USER_ERRHANDLER + i).
     errhandler_fns: Vec<usize>,
+    /// User operations (handle FIRST_USER_OP + i); `None` once freed.
+    pub user_ops: Vec<Option<op::ReduceOp>>,
     /// User error classes and codes: (code, class, text).
     user_errors: Vec<(i32, i32, String)>,
     last_error_code: i32,
@@ -500,6 +502,24 @@ pub struct Mpi {
 }
 
 impl Mpi {
+    /// The operation a handle names: predefined or from `MPI_Op_create`.
+    pub fn reduce_op(&self, handle: i32) -> MpiResult<op::ReduceOp> {
+        if let Some(b) = op::Builtin::from_handle(handle) {
+            return Ok(op::ReduceOp::Builtin(b));
+        }
+        usize::try_from(handle - op::FIRST_USER_OP)
+            .ok()
+            .and_then(|i| self.user_ops.get(i).copied().flatten())
+            .ok_or_else(|| {
+                MpiError::new(
+                    class::OP,
+                    format!(
+                        "invalid operation handle {handle} (MPI_OP_NULL, freed or never created)"
+                    ),
+                )
+            })
+    }
+
     pub fn new(nranks: usize) -> Self {
         Self {
             ranks: (0..nranks).map(|_| RankMpi::default()).collect(),
@@ -515,6 +535,7 @@ impl Mpi {
             windows: win::Windows::default(),
             keyvals: Vec::new(),
             errhandler_fns: Vec::new(),
+            user_ops: Vec::new(),
             user_errors: Vec::new(),
             last_error_code: LAST_PREDEFINED_CODE,
             // MPI_INFO_ENV: what the program was started with.

@@ -1,7 +1,39 @@
 //! Reduction operators: the predefined ones on every type MPI defines them
 //! for, applied to contiguous runs of basic elements.
 
+use std::ffi::c_void;
+
 use super::datatype::Basic;
+
+/// Handles of user operations start here (predefined ones are 1..=14).
+pub const FIRST_USER_OP: i32 = 32;
+
+/// The C signature of a user operation (`MPI_User_function`).
+pub type UserFunction =
+    unsafe extern "C" fn(invec: *mut c_void, inoutvec: *mut c_void, len: *mut i32, dt: *mut i32);
+
+/// An operation a reduction applies.
+#[derive(Debug, Clone, Copy)]
+pub enum ReduceOp {
+    Builtin(Builtin),
+    /// From `MPI_Op_create`: `func(in, inout, &count, &datatype)` computes
+    /// inout = in (op) inout in the datatype's own layout.
+    User {
+        func: UserFunction,
+        commute: bool,
+    },
+}
+
+impl ReduceOp {
+    /// Whether the algorithms may combine contributions in any order.
+    pub fn commutative(self) -> bool {
+        match self {
+            // MPI_REPLACE and MPI_NO_OP only appear in one-sided calls.
+            ReduceOp::Builtin(_) => true,
+            ReduceOp::User { commute, .. } => commute,
+        }
+    }
+}
 
 /// The predefined operators, numbered as in mpi.h.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
