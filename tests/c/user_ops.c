@@ -133,6 +133,15 @@ int main(int argc, char **argv) {
     MPI_Op_commutative(MPI_SUM, &commute);
     CHECK(commute == 1, "MPI_SUM is commutative");
 
+    /* What MPICH accepts beyond the standard: arithmetic on MPI_CHAR (as
+     * signed char) and logical operations on floating types. */
+    char c = (char)(rank + 1), csum = 0;
+    MPI_Allreduce(&c, &csum, 1, MPI_CHAR, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(csum == (char)(size * (size + 1) / 2), "MPI_CHAR sum %d", csum);
+    double d = rank % 2, dx = -1;
+    MPI_Allreduce(&d, &dx, 1, MPI_DOUBLE, MPI_LXOR, MPI_COMM_WORLD);
+    CHECK(dx == (double)((size / 2) % 2), "MPI_LXOR on doubles gives %g", dx);
+
     MPI_Op_free(&prod);
     MPI_Op_free(&sum);
     CHECK(prod == MPI_OP_NULL && sum == MPI_OP_NULL, "freed handles are MPI_OP_NULL");

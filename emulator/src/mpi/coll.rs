@@ -211,6 +211,7 @@ pub fn check_reduction(op: ReduceOp, ty: &Datatype) -> MpiResult<()> {
     let Some((basic, per_element)) = ty.basic else {
         return Err(undefined());
     };
+    let basic = op::arithmetic(basic, ty.size / per_element.max(1));
     let probe = vec![0u8; ty.size / per_element.max(1)];
     let mut out = probe.clone();
     if ty.size > 0 && !op::apply(op, basic, &probe, &mut out) {
@@ -256,9 +257,10 @@ pub fn reduce_local(
                     format!("{} is not defined for datatype {}", op.name(), ty.name),
                 )
             };
-            let Some((basic, _)) = ty.basic else {
+            let Some((basic, per_element)) = ty.basic else {
                 return Err(undefined());
             };
+            let basic = op::arithmetic(basic, ty.size / per_element.max(1));
             let mut a = Vec::new();
             let mut b = Vec::new();
             // SAFETY: both addresses hold `count` elements of `ty` (MPI's

@@ -341,6 +341,15 @@ pub fn apply(op: Builtin, basic: Basic, input: &[u8], inout: &mut [u8]) -> bool 
             Builtin::Band | Builtin::Bor | Builtin::Bxor => int_op!(u8, op, input, inout),
             _ => false,
         },
+        // MPICH also accepts the logical operations on floating types (and
+        // SimGrid's SMPI does too): programs written for it use them.
+        F32 | F64 if matches!(op, Builtin::Land | Builtin::Lor | Builtin::Lxor) => {
+            if basic == F32 {
+                logical::<f32>(op, input, inout)
+            } else {
+                logical::<f64>(op, input, inout)
+            }
+        }
         F32 => float_op!(f32, op, input, inout),
         F64 => float_op!(f64, op, input, inout),
         ComplexF32 => complex_op::<f32>(op, input, inout),
@@ -359,12 +368,68 @@ pub fn apply(op: Builtin, basic: Basic, input: &[u8], inout: &mut [u8]) -> bool 
     }
 }
 
+/// The basic type reductions compute on: a one-byte character type
+/// (MPI_CHAR) as a signed char, as MPICH and SMPI reduce it and programs
+/// rely on; wider ones (MPI_WCHAR) stay text, with no arithmetic.
+pub fn arithmetic(basic: Basic, element_size: usize) -> Basic {
+    if basic == Basic::Char && element_size == 1 {
+        Basic::I8
+    } else {
+        basic
+    }
+}
+
+/// MPI_LAND, MPI_LOR, MPI_LXOR on a floating type: true is non-zero,
+/// results are 1.0 or 0.0.
+fn logical<T: Elem + Default + PartialEq + From<u8>>(
+    op: Builtin,
+    input: &[u8],
+    inout: &mut [u8],
+) -> bool {
+    let zero = T::default();
+    let f = |a: T, b: T| -> T {
+        let (a, b) = (a != zero, b != zero);
+        let r = match op {
+            Builtin::Land => a && b,
+            Builtin::Lor => a || b,
+            _ => a != b,
+        };
+        T::from(u8::from(r))
+    };
+    zip::<T>(input, inout, f);
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn ints(v: &[i32]) -> Vec<u8> {
         v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+    }
+
+    #[test]
+    fn char_and_logical_floats_as_mpich_accepts_them() {
+        let char = arithmetic(Basic::Char, 1);
+        let mut b = vec![100u8, 2];
+        assert!(apply(Builtin::Sum, char, &[100, 3], &mut b));
+        assert_eq!(b, [200, 5], "wrapping signed char");
+        let mut b = vec![1u8, 0];
+        assert!(apply(Builtin::Land, char, &[1, 1], &mut b));
+        assert_eq!(b, [1, 0]);
+        let wchar = arithmetic(Basic::Char, 4);
+        assert!(!apply(Builtin::Sum, wchar, &[0; 4], &mut [0; 4]));
+        let f = |v: &[f64]| -> Vec<u8> { v.iter().flat_map(|x| x.to_ne_bytes()).collect() };
+        let mut b = f(&[0.0, 2.5, 0.0]);
+        assert!(apply(
+            Builtin::Lxor,
+            Basic::F64,
+            &f(&[1.5, 3.0, 0.0]),
+            &mut b
+        ));
+        assert_eq!(b, f(&[1.0, 0.0, 0.0]));
+        let mut b = f(&[0.0]);
+        assert!(!apply(Builtin::Band, Basic::F64, &f(&[1.0]), &mut b));
     }
 
     #[test]
@@ -385,7 +450,8 @@ mod tests {
     fn undefined_combinations_are_refused() {
         let mut b = vec![0u8; 8];
         assert!(!apply(Builtin::Band, Basic::F64, &[0u8; 8], &mut b));
-        assert!(!apply(Builtin::Sum, Basic::Char, &[0u8; 1], &mut b[..1]));
+        assert!(!apply(Builtin::Band, Basic::Bool, &[0u8; 1], &mut b[..1]));
+        assert!(!apply(Builtin::Sum, Basic::Byte, &[0u8; 1], &mut b[..1]));
     }
 
     #[test]

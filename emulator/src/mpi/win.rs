@@ -1404,14 +1404,8 @@ fn accumulate(
     unsafe { datatype::pack(tty, taddr as *const c_void, tcount, &mut old) };
     sides.origin();
     // MPICH accumulates on (one-byte) C chars as on signed chars.
-    let one_byte = tty.size / per_element.max(1) == 1;
-    let arithmetic = |b: Basic| {
-        if b == Basic::Char && one_byte {
-            Basic::I8
-        } else {
-            b
-        }
-    };
+    let element = tty.size / per_element.max(1);
+    let arithmetic = |b: Basic| op::arithmetic(b, element);
     let basic = arithmetic(basic);
     if op != Builtin::NoOp && oty.basic.map(|b| arithmetic(b.0)) != Some(basic) {
         return Err(err(
