@@ -108,6 +108,14 @@ fn every_blocking_collective_gives_the_right_data() {
 }
 
 #[test]
+fn nonblocking_collectives_give_their_blocking_twins_data_and_progress() {
+    assert_self_checks(
+        "tests/c/nonblocking_coll.c",
+        &["1", "2", "3", "4", "7", "16"],
+    );
+}
+
+#[test]
 fn user_operations_reduce_in_rank_order() {
     // A non-commutative user op (matrix product) through every reduction,
     // a commutative one on a padded struct, MPI_Reduce_local, Op_free.

@@ -965,3 +965,317 @@ pub(crate) unsafe extern "C" fn MPI_Reduce_local(
         crate::mpi::coll::reduce_local(o, &ty, datatype, inbuf as usize, inoutbuf as usize, n)
     })
 }
+
+/// Starts a non-blocking collective: the blocking twin `blocking` builds
+/// the very same schedule, which `execute` then starts instead of running
+/// (see `mpi::coll::start_nonblocking`). Errors the twin finds name the
+/// twin. Not on intercommunicators yet: their collectives chain several
+/// schedules.
+fn nonblocking(
+    name: &'static str,
+    comm: c_int,
+    request: *mut c_int,
+    blocking: impl FnOnce() -> c_int,
+) -> c_int {
+    let checked = call(name, comm, || {
+        if request.is_null() {
+            return Err(MpiError::new(class::ARG, "request is a null pointer"));
+        }
+        if any_view(comm)?.remote.is_some() {
+            return Err(MpiError::new(
+                class::COMM,
+                format!(
+                    "{name} on an intercommunicator is not supported yet (use the blocking call)"
+                ),
+            ));
+        }
+        Ok(())
+    });
+    if checked != class::SUCCESS {
+        return checked;
+    }
+    // SAFETY: `request` is the caller's request argument, checked non-null
+    // above; MPI requires it to be writable.
+    unsafe { crate::mpi::coll::start_nonblocking(request, blocking) }
+}
+
+/// MPI_Ibarrier: MPI_Barrier's schedule, run as a non-blocking collective.
+pub(crate) unsafe extern "C" fn MPI_Ibarrier(comm: c_int, request: *mut c_int) -> c_int {
+    // SAFETY: the caller's arguments, passed on unchanged.
+    nonblocking("MPI_Ibarrier", comm, request, || unsafe {
+        MPI_Barrier(comm)
+    })
+}
+
+/// MPI_Ibcast: MPI_Bcast's schedule, run as a non-blocking collective.
+pub(crate) unsafe extern "C" fn MPI_Ibcast(
+    buffer: *mut c_void,
+    n: c_int,
+    datatype: c_int,
+    root: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    // SAFETY: the caller's arguments, passed on unchanged.
+    nonblocking("MPI_Ibcast", comm, request, || unsafe {
+        MPI_Bcast(buffer, n, datatype, root, comm)
+    })
+}
+
+/// MPI_Igather: MPI_Gather's schedule, run as a non-blocking collective.
+pub(crate) unsafe extern "C" fn MPI_Igather(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: c_int,
+    root: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    // SAFETY: the caller's arguments, passed on unchanged.
+    nonblocking("MPI_Igather", comm, request, || unsafe {
+        MPI_Gather(
+            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+        )
+    })
+}
+
+/// MPI_Igatherv: MPI_Gatherv's schedule, run as a non-blocking collective.
+pub(crate) unsafe extern "C" fn MPI_Igatherv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    displs: *const c_int,
+    recvtype: c_int,
+    root: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    // SAFETY: the caller's arguments, passed on unchanged.
+    nonblocking("MPI_Igatherv", comm, request, || unsafe {
+        MPI_Gatherv(
+            sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+        )
+    })
+}
+
+/// MPI_Iscatter: MPI_Scatter's schedule, run as a non-blocking collective.
+pub(crate) unsafe extern "C" fn MPI_Iscatter(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: c_int,
+    root: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    // SAFETY: the caller's arguments, passed on unchanged.
+    nonblocking("MPI_Iscatter", comm, request, || unsafe {
+        MPI_Scatter(
+            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm,
+        )
+    })
+}
+
+/// MPI_Iscatterv: MPI_Scatterv's schedule, run as a non-blocking collective.
+pub(crate) unsafe extern "C" fn MPI_Iscatterv(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    displs: *const c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: c_int,
+    root: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    // SAFETY: the caller's arguments, passed on unchanged.
+    nonblocking("MPI_Iscatterv", comm, request, || unsafe {
+        MPI_Scatterv(
+            sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+        )
+    })
+}
+
+/// MPI_Iallgather: MPI_Allgather's schedule, run as a non-blocking collective.
+pub(crate) unsafe extern "C" fn MPI_Iallgather(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    // SAFETY: the caller's arguments, passed on unchanged.
+    nonblocking("MPI_Iallgather", comm, request, || unsafe {
+        MPI_Allgather(
+            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+        )
+    })
+}
+
+/// MPI_Iallgatherv: MPI_Allgatherv's schedule, run as a non-blocking collective.
+pub(crate) unsafe extern "C" fn MPI_Iallgatherv(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    displs: *const c_int,
+    recvtype: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    // SAFETY: the caller's arguments, passed on unchanged.
+    nonblocking("MPI_Iallgatherv", comm, request, || unsafe {
+        MPI_Allgatherv(
+            sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+        )
+    })
+}
+
+/// MPI_Ialltoall: MPI_Alltoall's schedule, run as a non-blocking collective.
+pub(crate) unsafe extern "C" fn MPI_Ialltoall(
+    sendbuf: *const c_void,
+    sendcount: c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    recvtype: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    // SAFETY: the caller's arguments, passed on unchanged.
+    nonblocking("MPI_Ialltoall", comm, request, || unsafe {
+        MPI_Alltoall(
+            sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+        )
+    })
+}
+
+/// MPI_Ialltoallv: MPI_Alltoallv's schedule, run as a non-blocking collective.
+pub(crate) unsafe extern "C" fn MPI_Ialltoallv(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    sdispls: *const c_int,
+    sendtype: c_int,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    rdispls: *const c_int,
+    recvtype: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    // SAFETY: the caller's arguments, passed on unchanged.
+    nonblocking("MPI_Ialltoallv", comm, request, || unsafe {
+        MPI_Alltoallv(
+            sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+        )
+    })
+}
+
+/// MPI_Ireduce: MPI_Reduce's schedule, run as a non-blocking collective.
+pub(crate) unsafe extern "C" fn MPI_Ireduce(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    n: c_int,
+    datatype: c_int,
+    op: c_int,
+    root: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    // SAFETY: the caller's arguments, passed on unchanged.
+    nonblocking("MPI_Ireduce", comm, request, || unsafe {
+        MPI_Reduce(sendbuf, recvbuf, n, datatype, op, root, comm)
+    })
+}
+
+/// MPI_Iallreduce: MPI_Allreduce's schedule, run as a non-blocking collective.
+pub(crate) unsafe extern "C" fn MPI_Iallreduce(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    n: c_int,
+    datatype: c_int,
+    op: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    // SAFETY: the caller's arguments, passed on unchanged.
+    nonblocking("MPI_Iallreduce", comm, request, || unsafe {
+        MPI_Allreduce(sendbuf, recvbuf, n, datatype, op, comm)
+    })
+}
+
+/// MPI_Ireduce_scatter: MPI_Reduce_scatter's schedule, run as a non-blocking collective.
+pub(crate) unsafe extern "C" fn MPI_Ireduce_scatter(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    datatype: c_int,
+    op: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    // SAFETY: the caller's arguments, passed on unchanged.
+    nonblocking("MPI_Ireduce_scatter", comm, request, || unsafe {
+        MPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm)
+    })
+}
+
+/// MPI_Ireduce_scatter_block: MPI_Reduce_scatter_block's schedule, run as a non-blocking collective.
+pub(crate) unsafe extern "C" fn MPI_Ireduce_scatter_block(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    recvcount: c_int,
+    datatype: c_int,
+    op: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    // SAFETY: the caller's arguments, passed on unchanged.
+    nonblocking("MPI_Ireduce_scatter_block", comm, request, || unsafe {
+        MPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm)
+    })
+}
+
+/// MPI_Iscan: MPI_Scan's schedule, run as a non-blocking collective.
+pub(crate) unsafe extern "C" fn MPI_Iscan(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    n: c_int,
+    datatype: c_int,
+    op: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    // SAFETY: the caller's arguments, passed on unchanged.
+    nonblocking("MPI_Iscan", comm, request, || unsafe {
+        MPI_Scan(sendbuf, recvbuf, n, datatype, op, comm)
+    })
+}
+
+/// MPI_Iexscan: MPI_Exscan's schedule, run as a non-blocking collective.
+pub(crate) unsafe extern "C" fn MPI_Iexscan(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    n: c_int,
+    datatype: c_int,
+    op: c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    // SAFETY: the caller's arguments, passed on unchanged.
+    nonblocking("MPI_Iexscan", comm, request, || unsafe {
+        MPI_Exscan(sendbuf, recvbuf, n, datatype, op, comm)
+    })
+}

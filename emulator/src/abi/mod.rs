@@ -151,6 +151,9 @@ pub(crate) fn call_in(
     body: impl FnOnce() -> MpiResult<()>,
 ) -> c_int {
     bench_end();
+    // Weak progress: every MPI call advances the caller's non-blocking
+    // collectives.
+    mpi::nbc::progress();
     let result = body();
     let owed = engine::with(|w| {
         let cur = w.current;

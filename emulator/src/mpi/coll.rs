@@ -102,6 +102,9 @@ impl Ctx<'_> {
 
 /// Executes `sched` for the current rank on `comm`. `call` names the MPI
 /// call for deadlock reports.
+///
+/// Inside `MPI_I<collective>` (see [`start_nonblocking`]) it does not
+/// execute but starts the same schedule as a non-blocking collective.
 pub fn execute(
     comm: &CommView,
     sched: &Schedule,
@@ -109,77 +112,165 @@ pub fn execute(
     reduction: Reduction,
     call: &'static str,
 ) -> MpiResult<()> {
-    let (send_ty, recv_ty, tag) = engine::with(|w| -> MpiResult<_> {
-        let s = Rc::clone(w.mpi.datatype(bufs.send_type)?);
-        let r = Rc::clone(w.mpi.datatype(bufs.recv_type)?);
-        Ok((s, r, w.next_coll_tag_in(comm.ctx)))
-    })?;
-    let scratch: Vec<Scratch> = sched
-        .tmp
-        .iter()
-        .map(|&n| Scratch::new(&recv_ty, n))
-        .collect();
-    let ctx = Ctx {
-        bufs,
-        send_ty,
-        recv_ty,
-        scratch: &scratch,
-    };
-    for round in &sched.rounds {
-        if !round.comm.is_empty() {
-            let ids = engine::with(|w| -> MpiResult<Vec<ReqId>> {
-                let mut ids = Vec::with_capacity(round.comm.len());
-                for c in &round.comm {
-                    let (kind, peer, block) = match c {
-                        Comm::Send { to, data } => (ReqKind::Send(SendMode::Standard), *to, data),
-                        Comm::Recv { from, data } => (ReqKind::Recv, *from, data),
-                    };
-                    let (addr, ty) = ctx.locate(block);
-                    let id = w.new_internal_request(
-                        kind,
-                        comm,
-                        comm.ctx + 1,
-                        addr,
-                        block.count,
-                        Rc::clone(ty),
-                        peer as i32,
-                        tag,
-                    );
-                    w.start(id)?;
-                    ids.push(id);
-                }
-                Ok(ids)
-            })?;
+    if let Some(request) = NONBLOCKING.with(|n| n.take()) {
+        let id = super::nbc::start(comm, sched.clone(), bufs, reduction, call)?;
+        // SAFETY: the pointer is the request argument of the MPI_I* call
+        // that set NONBLOCKING, checked non-null there and still live.
+        unsafe { *request = (id + 1) as i32 };
+        return Ok(());
+    }
+    let run = Run::new(comm, sched, bufs, reduction)?;
+    for r in 0..sched.rounds.len() {
+        let ids = run.post(r)?;
+        if !ids.is_empty() {
             wait_for(&ids, call, |w| ids.iter().all(|&id| is_complete(w, id)));
-            let err = engine::with(|w| {
-                let mut err = None;
-                for &id in &ids {
-                    let st = w.mpi.request(id).status;
-                    if st.error != 0 && err.is_none() {
-                        err = Some(MpiError::new(
-                            st.error,
-                            format!(
-                                "{call}: a message was truncated (counts differ between ranks?)"
-                            ),
-                        ));
-                    }
-                    w.mpi.remove_request(id);
-                }
-                err
-            });
-            if let Some(e) = err {
-                return Err(e);
-            }
+            run.collect(&ids, call)?;
         }
-        for local in &round.local {
-            match local {
-                Local::Copy { from, to } => copy_block(&ctx, from, to),
-                Local::Reduce { input, inout } => reduce_block(&ctx, reduction, input, inout)?,
-            }
+        run.locals(r)?;
+    }
+    Ok(())
+}
+
+thread_local! {
+    /// Set by `MPI_I<collective>` around the call of its blocking twin: the
+    /// request to create instead of executing the schedule.
+    static NONBLOCKING: std::cell::Cell<Option<*mut i32>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `blocking` (the blocking twin of a non-blocking collective, with
+/// the same arguments) so that its schedule starts as a non-blocking
+/// collective whose handle goes to `request`. A twin that returns without
+/// a schedule (nothing to do) leaves a request that is already complete.
+///
+/// # Safety
+/// `request` must be valid for writes until this returns.
+pub unsafe fn start_nonblocking(request: *mut i32, blocking: impl FnOnce() -> i32) -> i32 {
+    NONBLOCKING.with(|n| n.set(Some(request)));
+    let code = blocking();
+    if NONBLOCKING.with(|n| n.take()).is_some() && code == class::SUCCESS {
+        let id = engine::with(|w| w.new_completed_request());
+        // SAFETY: valid for writes, by this function's contract.
+        unsafe { *request = (id + 1) as i32 };
+    }
+    code
+}
+
+/// One schedule being run for the current rank: its buffers, scratch
+/// space and message tag; blocking collectives run it at once,
+/// non-blocking ones round by round as their messages complete.
+pub struct Run {
+    pub comm: CommView,
+    bufs: Buffers,
+    reduction: Reduction,
+    send_ty: Rc<Datatype>,
+    recv_ty: Rc<Datatype>,
+    scratch: Vec<Scratch>,
+    tag: i32,
+    pub sched: Schedule,
+}
+
+impl Run {
+    pub fn new(
+        comm: &CommView,
+        sched: &Schedule,
+        bufs: Buffers,
+        reduction: Reduction,
+    ) -> MpiResult<Run> {
+        let (send_ty, recv_ty, tag) = engine::with(|w| -> MpiResult<_> {
+            let s = Rc::clone(w.mpi.datatype(bufs.send_type)?);
+            let r = Rc::clone(w.mpi.datatype(bufs.recv_type)?);
+            Ok((s, r, w.next_coll_tag_in(comm.ctx)))
+        })?;
+        let scratch = sched
+            .tmp
+            .iter()
+            .map(|&n| Scratch::new(&recv_ty, n))
+            .collect();
+        Ok(Run {
+            comm: comm.clone(),
+            bufs,
+            reduction,
+            send_ty,
+            recv_ty,
+            scratch,
+            tag,
+            sched: sched.clone(),
+        })
+    }
+
+    fn ctx(&self) -> Ctx<'_> {
+        Ctx {
+            bufs: self.bufs,
+            send_ty: Rc::clone(&self.send_ty),
+            recv_ty: Rc::clone(&self.recv_ty),
+            scratch: &self.scratch,
         }
     }
-    drop(scratch);
-    Ok(())
+
+    /// Posts the sends and receives of round `r`; their requests.
+    pub fn post(&self, r: usize) -> MpiResult<Vec<ReqId>> {
+        let round = &self.sched.rounds[r];
+        if round.comm.is_empty() {
+            return Ok(Vec::new());
+        }
+        let ctx = self.ctx();
+        engine::with(|w| -> MpiResult<Vec<ReqId>> {
+            let mut ids = Vec::with_capacity(round.comm.len());
+            for c in &round.comm {
+                let (kind, peer, block) = match c {
+                    Comm::Send { to, data } => (ReqKind::Send(SendMode::Standard), *to, data),
+                    Comm::Recv { from, data } => (ReqKind::Recv, *from, data),
+                };
+                let (addr, ty) = ctx.locate(block);
+                let id = w.new_internal_request(
+                    kind,
+                    &self.comm,
+                    self.comm.ctx + 1,
+                    addr,
+                    block.count,
+                    Rc::clone(ty),
+                    peer as i32,
+                    self.tag,
+                );
+                w.start(id)?;
+                ids.push(id);
+            }
+            Ok(ids)
+        })
+    }
+
+    /// Removes the completed requests `ids` of a round, failing if a
+    /// message was truncated.
+    pub fn collect(&self, ids: &[ReqId], call: &str) -> MpiResult<()> {
+        let err = engine::with(|w| {
+            let mut err = None;
+            for &id in ids {
+                let st = w.mpi.request(id).status;
+                if st.error != 0 && err.is_none() {
+                    err = Some(MpiError::new(
+                        st.error,
+                        format!("{call}: a message was truncated (counts differ between ranks?)"),
+                    ));
+                }
+                w.mpi.remove_request(id);
+            }
+            err
+        });
+        err.map_or(Ok(()), Err)
+    }
+
+    /// The local copies and reductions of round `r` (outside any borrow
+    /// of the world: a reduction may call the program's operation).
+    pub fn locals(&self, r: usize) -> MpiResult<()> {
+        let ctx = self.ctx();
+        for local in &self.sched.rounds[r].local {
+            match local {
+                Local::Copy { from, to } => copy_block(&ctx, from, to),
+                Local::Reduce { input, inout } => reduce_block(&ctx, self.reduction, input, inout)?,
+            }
+        }
+        Ok(())
+    }
 }
 
 fn copy_block(ctx: &Ctx, from: &Block, to: &Block) {

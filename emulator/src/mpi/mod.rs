@@ -8,6 +8,7 @@ pub mod coll;
 pub mod comm;
 pub mod datatype;
 mod matching;
+pub mod nbc;
 pub mod op;
 pub mod typector;
 pub mod win;
@@ -298,6 +299,8 @@ pub enum ReqKind {
     Generalized(Grequest),
     /// MPI_Rput and friends: completed when the operation's transfer ends.
     Rma,
+    /// A non-blocking collective: completed by its progress (`nbc`).
+    Nbc,
 }
 
 /// Handles of user keyvals start here (below are the predefined keys).
@@ -451,6 +454,8 @@ pub struct RankMpi {
     /// Receive overhead (smpi/or) owed by completed receives, slept
     /// before the MPI call returns.
     pub pending_overhead: f64,
+    /// Slots of this rank's non-blocking collectives in progress.
+    nbc: Vec<usize>,
     /// Collective sequence number per communicator context.
     pub coll_seq: Vec<(u32, u32)>,
     /// Error handlers set on communicators (absent: MPI_ERRORS_ARE_FATAL).
@@ -485,6 +490,10 @@ pub struct Mpi {
     errhandler_fns: Vec<usize>,
     /// User operations (handle FIRST_USER_OP + i); `None` once freed.
     pub user_ops: Vec<Option<op::ReduceOp>>,
+    /// Non-blocking collectives in progress (`None`: free, or being
+    /// advanced), and the free slots.
+    nbc: Vec<Option<Box<nbc::Nbc>>>,
+    nbc_free: Vec<usize>,
     /// User error classes and codes: (code, class, text).
     user_errors: Vec<(i32, i32, String)>,
     last_error_code: i32,
@@ -536,6 +545,8 @@ impl Mpi {
             keyvals: Vec::new(),
             errhandler_fns: Vec::new(),
             user_ops: Vec::new(),
+            nbc: Vec::new(),
+            nbc_free: Vec::new(),
             user_errors: Vec::new(),
             last_error_code: LAST_PREDEFINED_CODE,
             // MPI_INFO_ENV: what the program was started with.
@@ -988,7 +999,7 @@ impl World {
                 }
                 Ok(())
             }
-            ReqKind::Generalized(_) | ReqKind::Rma => Ok(()),
+            ReqKind::Generalized(_) | ReqKind::Rma | ReqKind::Nbc => Ok(()),
         }
     }
 
@@ -1264,6 +1275,24 @@ impl World {
 
     /// Makes a compound request of `children` ([receive, send]) owned by
     /// the current rank, optionally owning `data` until it completes.
+    /// The request of a non-blocking collective on `view`, active and
+    /// incomplete.
+    pub fn new_nbc_request(&mut self, view: &CommView) -> ReqId {
+        let dtype = Rc::clone(self.mpi.datatype(4).expect("MPI_BYTE is predefined"));
+        let id = self.new_internal_request(ReqKind::Nbc, view, view.ctx, 0, 0, dtype, -1, 0);
+        self.mpi.request_mut(id).active = true;
+        id
+    }
+
+    /// A request that is complete already (a non-blocking collective with
+    /// nothing to do).
+    pub fn new_completed_request(&mut self) -> ReqId {
+        let view = self.comm(COMM_WORLD).expect("MPI_COMM_WORLD exists");
+        let id = self.new_nbc_request(&view);
+        self.complete(id, Status::empty());
+        id
+    }
+
     pub fn new_compound(&mut self, children: Vec<ReqId>, data: Option<Vec<u8>>) -> ReqId {
         let first = self.mpi.request(children[0]).clone();
         let view = CommView {
@@ -1328,8 +1357,9 @@ impl World {
                 }
             }
             // The ABI layer calls the program's cancel function; a
-            // one-sided operation cannot be cancelled, it completes.
-            ReqKind::Generalized(_) | ReqKind::Rma => {}
+            // one-sided operation or a collective cannot be cancelled
+            // (MPI says so for collectives): it completes.
+            ReqKind::Generalized(_) | ReqKind::Rma | ReqKind::Nbc => {}
             ReqKind::Recv => {
                 let q = &mut self.mpi.ranks[r.owner].posted;
                 if let Some(slot) = q.find_newest(r.ctx, r.peer, |&x| x == id) {
@@ -1655,6 +1685,7 @@ impl World {
                 "generalized request (waiting for MPI_Grequest_complete)".into()
             }
             ReqKind::Rma => "one-sided operation".into(),
+            ReqKind::Nbc => "non-blocking collective".into(),
         };
         let comm = if r.ctx % 2 == 1 {
             format!("{} (collective)", comm_name(r.comm))
@@ -1705,6 +1736,7 @@ pub fn transfer_done(w: &mut World, id: TransferId, hooks: TransferHooks) {
 /// requests to be woken by. `call` names the MPI call for reports.
 pub fn wait_for(ids: &[ReqId], call: &'static str, done: impl Fn(&World) -> bool) {
     loop {
+        nbc::progress();
         let finished = engine::with(|w| {
             if done(w) {
                 for &id in ids {
