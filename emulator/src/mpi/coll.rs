@@ -112,10 +112,10 @@ pub fn execute(
     reduction: Reduction,
     call: &'static str,
 ) -> MpiResult<()> {
-    if let Some(request) = NONBLOCKING.with(|n| n.take()) {
+    if let Some(request) = take_nonblocking() {
         let id = super::nbc::start(comm, sched.clone(), bufs, reduction, call)?;
-        // SAFETY: the pointer is the request argument of the MPI_I* call
-        // that set NONBLOCKING, checked non-null there and still live.
+        // SAFETY: the pointer is the request argument of this rank's MPI_I*
+        // call, checked non-null there and still live (we are inside it).
         unsafe { *request = (id + 1) as i32 };
         return Ok(());
     }
@@ -131,10 +131,14 @@ pub fn execute(
     Ok(())
 }
 
-thread_local! {
-    /// Set by `MPI_I<collective>` around the call of its blocking twin: the
-    /// request to create instead of executing the schedule.
-    static NONBLOCKING: std::cell::Cell<Option<*mut i32>> = const { std::cell::Cell::new(None) };
+/// The request the current rank's `MPI_I<collective>` asked for, if any
+/// (set per rank: the twin may park to account for computation before it
+/// reaches its schedule, and other ranks run meanwhile).
+fn take_nonblocking() -> Option<*mut i32> {
+    engine::with(|w| {
+        let me = w.current;
+        w.mpi.ranks[me].nonblocking.take()
+    })
 }
 
 /// Runs `blocking` (the blocking twin of a non-blocking collective, with
@@ -145,9 +149,12 @@ thread_local! {
 /// # Safety
 /// `request` must be valid for writes until this returns.
 pub unsafe fn start_nonblocking(request: *mut i32, blocking: impl FnOnce() -> i32) -> i32 {
-    NONBLOCKING.with(|n| n.set(Some(request)));
+    engine::with(|w| {
+        let me = w.current;
+        w.mpi.ranks[me].nonblocking = Some(request);
+    });
     let code = blocking();
-    if NONBLOCKING.with(|n| n.take()).is_some() && code == class::SUCCESS {
+    if take_nonblocking().is_some() && code == class::SUCCESS {
         let id = engine::with(|w| w.new_completed_request());
         // SAFETY: valid for writes, by this function's contract.
         unsafe { *request = (id + 1) as i32 };

@@ -456,6 +456,9 @@ pub struct RankMpi {
     pub pending_overhead: f64,
     /// Slots of this rank's non-blocking collectives in progress.
     nbc: Vec<usize>,
+    /// Set while this rank's `MPI_I<collective>` runs its blocking twin:
+    /// the request argument to fill instead of executing (`coll`).
+    pub nonblocking: Option<*mut i32>,
     /// Collective sequence number per communicator context.
     pub coll_seq: Vec<(u32, u32)>,
     /// Error handlers set on communicators (absent: MPI_ERRORS_ARE_FATAL).
