@@ -262,7 +262,11 @@ fn build_command(lang: Lang, args: Vec<OsString>, pretend: bool) -> Result<Comma
     if mode == Mode::Link {
         cmd.arg(&kit.shim_object);
         if !pretend {
-            cmd.arg("-shared").arg("-Wl,-z,defs");
+            // -Bsymbolic: the program's references to its own globals bind
+            // to them, as in an executable. A shared object's would
+            // otherwise go to a same-named symbol already loaded: a global
+            // `int err` became libc's err() function.
+            cmd.arg("-shared").arg("-Wl,-z,defs").arg("-Wl,-Bsymbolic");
         }
         cmd.arg("-lm");
     }

@@ -116,6 +116,16 @@ fn nonblocking_collectives_give_their_blocking_twins_data_and_progress() {
 }
 
 #[test]
+fn globals_named_like_libc_functions_are_the_programs_own() {
+    assert_self_checks("tests/c/libc_names.c", &["1", "3"]);
+    assert_self_checks_with(
+        "tests/c/libc_names.c",
+        &["3"],
+        &["--cfg=smpi/privatization:dlopen"],
+    );
+}
+
+#[test]
 fn user_operations_reduce_in_rank_order() {
     // A non-commutative user op (matrix product) through every reduction,
     // a commutative one on a padded struct, MPI_Reduce_local, Op_free.
