@@ -510,6 +510,7 @@ SMPI_CALL(int, Ireduce_scatter, (const void *sendbuf, void *recvbuf, const int r
 SMPI_CALL(int, Ireduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
 SMPI_CALL(int, Iscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
 SMPI_CALL(int, Iexscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+SMPI_CALL(int, Ialltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request))
 SMPI_CALL(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op))
 SMPI_CALL(int, Op_free, (MPI_Op *op))
 SMPI_CALL(int, Op_commutative, (MPI_Op op, int *commute))

@@ -59,7 +59,7 @@ macro_rules! with_abi_symbols {
             MPI_Ibarrier, MPI_Ibcast, MPI_Igather, MPI_Igatherv, MPI_Iscatter, MPI_Iscatterv,
             MPI_Iallgather, MPI_Iallgatherv, MPI_Ialltoall, MPI_Ialltoallv, MPI_Ireduce,
             MPI_Iallreduce, MPI_Ireduce_scatter, MPI_Ireduce_scatter_block, MPI_Iscan,
-            MPI_Iexscan,
+            MPI_Iexscan, MPI_Ialltoallw,
             MPI_Info_create, MPI_Info_set, MPI_Info_get, MPI_Info_get_valuelen, MPI_Info_delete,
             MPI_Info_get_nkeys, MPI_Info_get_nthkey, MPI_Info_dup, MPI_Info_free,
             MPI_Info_get_string, MPI_Info_create_env,

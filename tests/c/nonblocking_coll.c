@@ -57,6 +57,29 @@ int main(int argc, char **argv) {
     MPI_Wait(&r[0], MPI_STATUS_IGNORE);
     for (int p = 0; p < n; p++)
         CHECK(recvv[2 * p + 1] == p * 1000 + 2 * rank + 1, "ialltoallv from %d", p);
+    {
+        /* Per-peer datatypes: ints, counts and byte displacements. */
+        int *sc = malloc(sizeof(int) * (size_t)n), *sd = malloc(sizeof(int) * (size_t)n);
+        MPI_Datatype *ty = malloc(sizeof(MPI_Datatype) * (size_t)n);
+        for (int p = 0; p < n; p++) {
+            sc[p] = 1;
+            sd[p] = (int)sizeof(int) * 2 * p;
+            ty[p] = MPI_INT;
+        }
+        MPI_Ialltoallw(sendv, sc, sd, ty, recvv, sc, sd, ty, MPI_COMM_WORLD, &r[0]);
+        MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+        for (int p = 0; p < n; p++)
+            CHECK(recvv[2 * p] == p * 1000 + 2 * rank, "ialltoallw from %d", p);
+        for (int p = 0; p < n; p++)
+            recvv[2 * p] = rank * 100 + p;
+        MPI_Ialltoallw(MPI_IN_PLACE, NULL, NULL, NULL, recvv, sc, sd, ty, MPI_COMM_WORLD, &r[0]);
+        MPI_Wait(&r[0], MPI_STATUS_IGNORE);
+        for (int p = 0; p < n; p++)
+            CHECK(recvv[2 * p] == p * 100 + rank, "ialltoallw in place from %d", p);
+        free(sc);
+        free(sd);
+        free(ty);
+    }
     MPI_Igather(&mine, 1, MPI_INT, recvv, 1, MPI_INT, 0, MPI_COMM_WORLD, &r[0]);
     MPI_Wait(&r[0], MPI_STATUS_IGNORE);
     if (rank == 0)

@@ -824,74 +824,160 @@ pub(crate) unsafe extern "C" fn MPI_Alltoallw(
     comm: c_int,
 ) -> c_int {
     call("MPI_Alltoallw", comm, || {
-        let c = any_view(comm)?;
-        // On an intercommunicator the arrays name the remote group's ranks.
-        let p = c.peer_group().size();
-        let in_place = sendbuf as usize == IN_PLACE;
-        if c.remote.is_some() {
-            intercoll::no_in_place(in_place, "MPI_Alltoallw")?;
-        }
-        // SAFETY: MPI requires arrays of comm-size entries.
-        let (rcs, rds, rts) = unsafe {
-            (
-                array(recvcounts, p, "recvcounts")?,
-                array(rdispls, p, "rdispls")?,
-                handles(recvtypes, p, "recvtypes")?,
-            )
-        };
-        // In place, the data to send is read from the receive buffer: copy
-        // it first so the receives can overwrite it.
-        let mut staged: Vec<u8> = Vec::new();
-        let (scs, sds, sts, sbase) = if in_place {
-            let mut offsets = Vec::with_capacity(p);
-            for i in 0..p {
-                let t = engine::with(|w| w.mpi.datatype(rts[i]).map(std::rc::Rc::clone))?;
-                offsets.push(staged.len());
-                // SAFETY: the receive buffer holds rcs[i] elements at rds[i].
-                unsafe {
-                    crate::mpi::datatype::pack(
-                        &t,
-                        (recvbuf as *const u8).add(rds[i]).cast(),
-                        rcs[i],
-                        &mut staged,
-                    )
-                };
-            }
-            // The staged copy is sent as MPI_BYTE runs.
-            let counts: Vec<usize> = (0..p)
-                .map(|i| offsets.get(i + 1).copied().unwrap_or(staged.len()) - offsets[i])
-                .collect();
-            (
-                counts,
-                offsets,
-                vec![4 as c_int; p],
-                staged.as_ptr() as usize,
-            )
-        } else {
-            // SAFETY: MPI requires arrays of comm-size entries.
-            unsafe {
-                (
-                    array(sendcounts, p, "sendcounts")?,
-                    array(sdispls, p, "sdispls")?,
-                    handles(sendtypes, p, "sendtypes")?,
-                    sendbuf as usize,
-                )
-            }
-        };
-        let mut transfers = Vec::with_capacity(2 * p);
-        for i in 0..p {
-            let t = committed(rts[i])?;
-            transfers.push(Transfer::recv(i, recvbuf as usize + rds[i], rcs[i], &t));
-        }
-        for i in 0..p {
-            let t = committed(sts[i])?;
-            transfers.push(Transfer::send(i, sbase + sds[i], scs[i], &t));
-        }
+        let args = [
+            sendcounts, sdispls, sendtypes, recvcounts, rdispls, recvtypes,
+        ];
+        // SAFETY: the caller's arguments, as MPI_Alltoallw defines them.
+        let (c, transfers, staged) =
+            unsafe { alltoallw_plan(sendbuf, recvbuf, args, comm, "MPI_Alltoallw")? };
         let tag = engine::with(|w| w.next_coll_tag(comm));
         intercoll::exchange(&c, tag, &transfers, "MPI_Alltoallw")?;
         drop(staged);
         Ok(())
     })
+}
+
+/// MPI_Ialltoallw: the same messages as MPI_Alltoallw, posted at once
+/// under one request (one round, so no progress is needed); the staged
+/// copy of an in-place send buffer lives as long as the request.
+pub(crate) unsafe extern "C" fn MPI_Ialltoallw(
+    sendbuf: *const c_void,
+    sendcounts: *const c_int,
+    sdispls: *const c_int,
+    sendtypes: *const c_int,
+    recvbuf: *mut c_void,
+    recvcounts: *const c_int,
+    rdispls: *const c_int,
+    recvtypes: *const c_int,
+    comm: c_int,
+    request: *mut c_int,
+) -> c_int {
+    call("MPI_Ialltoallw", comm, || {
+        if request.is_null() {
+            return Err(MpiError::new(class::ARG, "request is a null pointer"));
+        }
+        let args = [
+            sendcounts, sdispls, sendtypes, recvcounts, rdispls, recvtypes,
+        ];
+        // SAFETY: the caller's arguments, as MPI_Ialltoallw defines them.
+        let (c, transfers, staged) =
+            unsafe { alltoallw_plan(sendbuf, recvbuf, args, comm, "MPI_Ialltoallw")? };
+        if c.remote.is_some() {
+            return Err(MpiError::new(
+                class::COMM,
+                "MPI_Ialltoallw on an intercommunicator is not supported yet (use the blocking call)",
+            ));
+        }
+        let id = engine::with(|w| -> MpiResult<crate::mpi::ReqId> {
+            let tag = w.next_coll_tag(comm);
+            let mut ids = Vec::with_capacity(transfers.len());
+            for t in &transfers {
+                let kind = if t.send {
+                    crate::mpi::ReqKind::Send(crate::mpi::SendMode::Standard)
+                } else {
+                    crate::mpi::ReqKind::Recv
+                };
+                let id = w.new_internal_request(
+                    kind,
+                    &c,
+                    c.ctx + 1,
+                    t.addr,
+                    t.count,
+                    Rc::clone(&t.dtype),
+                    t.peer as i32,
+                    tag,
+                );
+                w.start(id)?;
+                ids.push(id);
+            }
+            let id = w.new_compound(ids, Some(staged));
+            w.mpi.request_mut(id).active = true;
+            Ok(id)
+        })?;
+        // SAFETY: checked non-null above; MPI requires it writable.
+        unsafe { out(request, (id + 1) as c_int, "request") }
+    })
+}
+
+/// The messages of an all-to-all with per-peer counts, displacements and
+/// datatypes: receives first, then sends, and the staged copy of the data
+/// to send when it is sent in place. `args` are sendcounts, sdispls,
+/// sendtypes, recvcounts, rdispls and recvtypes.
+///
+/// # Safety
+/// The buffers and arrays must be as MPI_Alltoallw requires.
+unsafe fn alltoallw_plan(
+    sendbuf: *const c_void,
+    recvbuf: *mut c_void,
+    args: [*const c_int; 6],
+    comm: c_int,
+    name: &'static str,
+) -> MpiResult<(CommView, Vec<Transfer>, Vec<u8>)> {
+    let [sendcounts, sdispls, sendtypes, recvcounts, rdispls, recvtypes] = args;
+    let c = any_view(comm)?;
+    // On an intercommunicator the arrays name the remote group's ranks.
+    let p = c.peer_group().size();
+    let in_place = sendbuf as usize == IN_PLACE;
+    if c.remote.is_some() {
+        intercoll::no_in_place(in_place, name)?;
+    }
+    // SAFETY: MPI requires arrays of comm-size entries.
+    let (rcs, rds, rts) = unsafe {
+        (
+            array(recvcounts, p, "recvcounts")?,
+            array(rdispls, p, "rdispls")?,
+            handles(recvtypes, p, "recvtypes")?,
+        )
+    };
+    // In place, the data to send is read from the receive buffer: copy it
+    // first so the receives can overwrite it.
+    let mut staged: Vec<u8> = Vec::new();
+    let (scs, sds, sts, sbase) = if in_place {
+        let mut offsets = Vec::with_capacity(p);
+        for i in 0..p {
+            let t = engine::with(|w| w.mpi.datatype(rts[i]).map(Rc::clone))?;
+            offsets.push(staged.len());
+            // SAFETY: the receive buffer holds rcs[i] elements at rds[i].
+            unsafe {
+                crate::mpi::datatype::pack(
+                    &t,
+                    (recvbuf as *const u8).add(rds[i]).cast(),
+                    rcs[i],
+                    &mut staged,
+                )
+            };
+        }
+        // The staged copy is sent as MPI_BYTE runs.
+        let counts: Vec<usize> = (0..p)
+            .map(|i| offsets.get(i + 1).copied().unwrap_or(staged.len()) - offsets[i])
+            .collect();
+        (
+            counts,
+            offsets,
+            vec![4 as c_int; p],
+            staged.as_ptr() as usize,
+        )
+    } else {
+        // SAFETY: MPI requires arrays of comm-size entries.
+        unsafe {
+            (
+                array(sendcounts, p, "sendcounts")?,
+                array(sdispls, p, "sdispls")?,
+                handles(sendtypes, p, "sendtypes")?,
+                sendbuf as usize,
+            )
+        }
+    };
+    let mut transfers = Vec::with_capacity(2 * p);
+    for i in 0..p {
+        let t = committed(rts[i])?;
+        transfers.push(Transfer::recv(i, recvbuf as usize + rds[i], rcs[i], &t));
+    }
+    for i in 0..p {
+        let t = committed(sts[i])?;
+        transfers.push(Transfer::send(i, sbase + sds[i], scs[i], &t));
+    }
+    Ok((c, transfers, staged))
 }
 
 /// MPI_Op_create: a user reduction, `func(in, inout, &len, &datatype)`.
