@@ -8,7 +8,7 @@
 #include <string.h>
 
 /* Operation numbers as in mpi.h. */
-enum { MAX = 1, MIN = 2, SUM = 3, PROD = 4, MINLOC = 11, MAXLOC = 12 };
+enum { MAX = 1, MIN = 2, SUM = 3, PROD = 4, LAND = 5, LOR = 7, LXOR = 9, MINLOC = 11, MAXLOC = 12 };
 /* Element kinds. */
 enum { REAL = 0, COMPLEX = 1, PAIR = 2 };
 
@@ -17,7 +17,9 @@ int smpi_long_double_apply(int op, int kind, const unsigned char *in, unsigned c
 {
     size_t i;
     if (kind == REAL) {
-        if (op != MAX && op != MIN && op != SUM && op != PROD)
+        /* The logical ones as MPICH accepts them on floating types. */
+        if (op != MAX && op != MIN && op != SUM && op != PROD && op != LAND && op != LOR &&
+            op != LXOR)
             return 0;
         for (i = 0; i < n; i++) {
             long double a, b;
@@ -27,7 +29,10 @@ int smpi_long_double_apply(int op, int kind, const unsigned char *in, unsigned c
             case MAX: b = a > b ? a : b; break;
             case MIN: b = a < b ? a : b; break;
             case SUM: b = a + b; break;
-            default: b = a * b; break;
+            case PROD: b = a * b; break;
+            case LAND: b = (a != 0) && (b != 0); break;
+            case LOR: b = (a != 0) || (b != 0); break;
+            default: b = (a != 0) != (b != 0); break;
             }
             memcpy(inout + i * sizeof b, &b, sizeof b);
         }

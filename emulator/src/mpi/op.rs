@@ -484,6 +484,9 @@ mod tests {
             let mut b = ld(3.0);
             assert!(apply(Builtin::Sum, Basic::LongDouble, &a, &mut b));
             assert_eq!(b, ld(5.0));
+            let mut x = ld(0.0);
+            assert!(apply(Builtin::Lxor, Basic::LongDouble, &a, &mut x));
+            assert_eq!(x[..10], ld(1.0)[..10], "2 xor 0 is true, 1.0");
             let mut pa = ld(7.0).to_vec()[..16].to_vec();
             pa.extend_from_slice(&1i32.to_ne_bytes());
             let mut pb = ld(4.0).to_vec();
