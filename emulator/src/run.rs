@@ -18,6 +18,7 @@ use crate::config::{self, Config};
 use crate::context::{self, RankStack};
 use crate::engine::{self, Compute, Outcome, RankFactory, World};
 use crate::mapping::Mapping;
+use crate::mpi::coll::Algorithms;
 use crate::mpi::Mpi;
 use crate::netmodel::{NetModel, RoutingChoice};
 
@@ -36,6 +37,8 @@ pub struct Options {
     /// instead of running a program.
     pub print_platform: bool,
     pub help: bool,
+    /// `-help-coll`: list the collective algorithms.
+    pub help_coll: bool,
     pub version: bool,
     pub program: Option<PathBuf>,
     pub args: Vec<OsString>,
@@ -71,7 +74,8 @@ simulated platform. MPI_Wtime returns simulated time.
                      describe the platform (hosts, links, a bisection
                      figure) and, given two host names, the route from A to
                      B, instead of running a program
-  -help              this text; -version prints the version
+  -help              this text; -version prints the version; -help-coll lists
+                     the algorithms of each collective (--cfg=smpi/bcast:NAME)
 
 The built-in platform (no -platform): a flat cluster of N hosts named
 node-0..node-(N-1), each running at smpi/host-speed with one core, linked by
@@ -115,6 +119,7 @@ pub fn parse_args(args: Vec<OsString>) -> Result<Options> {
             "-map" | "--map" => o.print_map = true,
             "-print-platform" | "--print-platform" => o.print_platform = true,
             "-help" | "--help" | "-h" => o.help = true,
+            "-help-coll" | "--help-coll" => o.help_coll = true,
             "-version" | "--version" => o.version = true,
             _ if s.starts_with("--cfg=") => o.cfg.push(s["--cfg=".len()..].to_string()),
             _ if s.starts_with('-') => bail!("unknown option '{s}'\n\n{USAGE}"),
@@ -335,6 +340,22 @@ fn print_platform(opts: &Options) -> Result<i32> {
     Ok(0)
 }
 
+/// `-help-coll`: every collective with its algorithms, as
+/// `--cfg=smpi/<collective>:<algorithm>` takes them.
+fn help_coll() -> String {
+    let mut out = String::from(
+        "Collective algorithms, chosen with --cfg=smpi/<collective>:<algorithm>\n\
+         (default: what SimGrid 3.32's default selector runs):\n",
+    );
+    for c in collectives::Collective::ALL {
+        out.push_str(&format!("\nsmpi/{}\n", c.name()));
+        for a in c.algorithms() {
+            out.push_str(&format!("  {:<22} {}\n", a.name, a.description));
+        }
+    }
+    out
+}
+
 /// Loads `-platform`'s argument: a SimGrid XML file, or a compact
 /// description (`fat-tree:2;16,32;1,16;1,1:bw=10Gbps`) when no file has
 /// that name.
@@ -414,6 +435,10 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     }
     if opts.print_platform {
         return print_platform(&opts);
+    }
+    if opts.help_coll {
+        print!("{}", help_coll());
+        return Ok(0);
     }
     let program = opts
         .program
@@ -516,7 +541,9 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         threshold: cfg.float("smpi/cpu-threshold"),
         host_speed: speed,
     };
-    let mut world = World::new(platform, model, hosts, Mpi::new(np), compute);
+    let mut mpi = Mpi::new(np);
+    mpi.algorithms = Algorithms::from_config(&cfg).map_err(|e| anyhow!(e))?;
+    let mut world = World::new(platform, model, hosts, mpi, compute);
     world.quiet = opts.quiet;
     world.segment = segment;
     engine::install(world);

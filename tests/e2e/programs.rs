@@ -821,3 +821,50 @@ fn communication_patterns_match_simgrid_across_nested_zones() {
         );
     }
 }
+
+#[test]
+fn collective_algorithms_are_chosen_with_smpi_options() {
+    // Every algorithm gives the right data...
+    let chosen = [
+        "--cfg=smpi/alltoall:pair",
+        "--cfg=smpi/allgather:ring",
+        "--cfg=smpi/reduce:ompi_basic_linear",
+        "--cfg=smpi/scan:direct",
+        "--cfg=smpi/exscan:direct",
+    ];
+    assert_self_checks_with("tests/c/collectives.c", &["2", "4", "8"], &chosen);
+    // ... at its own cost: pairwise exchange rounds against all at once.
+    let app = build("bench/c/alltoall.c");
+    let time = |extra: &[&str]| -> String {
+        let mut args = vec!["-np", "8", NO_COMPUTE];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&[app.to_str().unwrap(), "65536"]);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stdout(&o).contains("data right"), "{}", stdout(&o));
+        stdout(&o)
+    };
+    assert_ne!(time(&[]), time(&["--cfg=smpi/alltoall:pair"]));
+    assert_eq!(time(&[]), time(&["--cfg=smpi/alltoall:basic_linear"]));
+    let o = run(&[
+        "-np",
+        "2",
+        "--cfg=smpi/bcast:scatter_ring",
+        NO_COMPUTE,
+        app.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains(
+            "option smpi/bcast: no algorithm 'scatter_ring' (available: default, binomial_tree"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["-help-coll"]);
+    assert!(
+        stdout(&o).contains("smpi/alltoall\n  default"),
+        "{}",
+        stdout(&o)
+    );
+}

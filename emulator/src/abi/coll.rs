@@ -103,13 +103,19 @@ unsafe fn handles(p: *const c_int, n: usize, what: &'static str) -> MpiResult<Ve
     Ok(unsafe { std::slice::from_raw_parts(p, n) }.to_vec())
 }
 
+/// The algorithms chosen with `smpi/<collective>`.
+fn algorithms() -> crate::mpi::coll::Algorithms {
+    engine::with(|w| w.mpi.algorithms)
+}
+
 pub(crate) unsafe extern "C" fn MPI_Barrier(comm: c_int) -> c_int {
     call("MPI_Barrier", comm, || {
         let c = any_view(comm)?;
         if c.remote.is_some() {
             return intercoll::barrier(&c);
         }
-        let s = algo::barrier(c.my_rank, c.size()).map_err(coll_error)?;
+        let s =
+            algo::barrier_with(algorithms().barrier, c.my_rank, c.size()).map_err(coll_error)?;
         execute(&c, &s, Buffers::none(), Reduction::None, "MPI_Barrier")
     })
 }
@@ -129,7 +135,8 @@ pub(crate) unsafe extern "C" fn MPI_Bcast(
         let n = count(n, "count")?;
         check_type(datatype)?;
         let root = root_of(&c, root)?;
-        let s = algo::bcast(c.my_rank, c.size(), root, n).map_err(coll_error)?;
+        let s = algo::bcast_with(algorithms().bcast, c.my_rank, c.size(), root, n)
+            .map_err(coll_error)?;
         let b = Buffers {
             send: buffer as usize,
             send_type: datatype,
@@ -185,7 +192,16 @@ pub(crate) unsafe extern "C" fn MPI_Gather(
         let rt = if at_root { recvtype } else { st };
         check_type(st)?;
         check_type(rt)?;
-        let s = algo::gather(c.my_rank, c.size(), root, sc, rc, in_place).map_err(coll_error)?;
+        let s = algo::gather_with(
+            algorithms().gather,
+            c.my_rank,
+            c.size(),
+            root,
+            sc,
+            rc,
+            in_place,
+        )
+        .map_err(coll_error)?;
         let b = Buffers {
             send: sendbuf as usize,
             send_type: st,
@@ -253,8 +269,17 @@ pub(crate) unsafe extern "C" fn MPI_Gatherv(
         let rt = if at_root { recvtype } else { st };
         check_type(st)?;
         check_type(rt)?;
-        let s = algo::gatherv(c.my_rank, c.size(), root, sc, &rcs, &ds, in_place)
-            .map_err(coll_error)?;
+        let s = algo::gatherv_with(
+            algorithms().gatherv,
+            c.my_rank,
+            c.size(),
+            root,
+            sc,
+            &rcs,
+            &ds,
+            in_place,
+        )
+        .map_err(coll_error)?;
         let b = Buffers {
             send: sendbuf as usize,
             send_type: st,
@@ -310,7 +335,16 @@ pub(crate) unsafe extern "C" fn MPI_Scatter(
         let st = if at_root { sendtype } else { rt };
         check_type(st)?;
         check_type(rt)?;
-        let s = algo::scatter(c.my_rank, c.size(), root, sc, rc, in_place).map_err(coll_error)?;
+        let s = algo::scatter_with(
+            algorithms().scatter,
+            c.my_rank,
+            c.size(),
+            root,
+            sc,
+            rc,
+            in_place,
+        )
+        .map_err(coll_error)?;
         let b = Buffers {
             send: sendbuf as usize,
             send_type: st,
@@ -378,8 +412,17 @@ pub(crate) unsafe extern "C" fn MPI_Scatterv(
         let st = if at_root { sendtype } else { rt };
         check_type(st)?;
         check_type(rt)?;
-        let s = algo::scatterv(c.my_rank, c.size(), root, &scs, &ds, rc, in_place)
-            .map_err(coll_error)?;
+        let s = algo::scatterv_with(
+            algorithms().scatterv,
+            c.my_rank,
+            c.size(),
+            root,
+            &scs,
+            &ds,
+            rc,
+            in_place,
+        )
+        .map_err(coll_error)?;
         let b = Buffers {
             send: sendbuf as usize,
             send_type: st,
@@ -423,7 +466,15 @@ pub(crate) unsafe extern "C" fn MPI_Allgather(
         let st = if in_place { recvtype } else { sendtype };
         check_type(st)?;
         check_type(recvtype)?;
-        let s = algo::allgather(c.my_rank, c.size(), sc, rc, in_place).map_err(coll_error)?;
+        let s = algo::allgather_with(
+            algorithms().allgather,
+            c.my_rank,
+            c.size(),
+            sc,
+            rc,
+            in_place,
+        )
+        .map_err(coll_error)?;
         let b = Buffers {
             send: sendbuf as usize,
             send_type: st,
@@ -477,8 +528,16 @@ pub(crate) unsafe extern "C" fn MPI_Allgatherv(
         let st = if in_place { recvtype } else { sendtype };
         check_type(st)?;
         check_type(recvtype)?;
-        let s =
-            algo::allgatherv(c.my_rank, c.size(), sc, &rcs, &ds, in_place).map_err(coll_error)?;
+        let s = algo::allgatherv_with(
+            algorithms().allgatherv,
+            c.my_rank,
+            c.size(),
+            sc,
+            &rcs,
+            &ds,
+            in_place,
+        )
+        .map_err(coll_error)?;
         let b = Buffers {
             send: sendbuf as usize,
             send_type: st,
@@ -522,7 +581,8 @@ pub(crate) unsafe extern "C" fn MPI_Alltoall(
         let st = if in_place { recvtype } else { sendtype };
         check_type(st)?;
         check_type(recvtype)?;
-        let s = algo::alltoall(c.my_rank, c.size(), sc, rc, in_place).map_err(coll_error)?;
+        let s = algo::alltoall_with(algorithms().alltoall, c.my_rank, c.size(), sc, rc, in_place)
+            .map_err(coll_error)?;
         let b = Buffers {
             send: sendbuf as usize,
             send_type: st,
@@ -585,8 +645,17 @@ pub(crate) unsafe extern "C" fn MPI_Alltoallv(
         let st = if in_place { recvtype } else { sendtype };
         check_type(st)?;
         check_type(recvtype)?;
-        let s =
-            algo::alltoallv(c.my_rank, p, &scs, &sds, &rcs, &rds, in_place).map_err(coll_error)?;
+        let s = algo::alltoallv_with(
+            algorithms().alltoallv,
+            c.my_rank,
+            p,
+            &scs,
+            &sds,
+            &rcs,
+            &rds,
+            in_place,
+        )
+        .map_err(coll_error)?;
         let b = Buffers {
             send: sendbuf as usize,
             send_type: st,
@@ -657,7 +726,8 @@ pub(crate) unsafe extern "C" fn MPI_Reduce(
         |c, in_place, commutative| {
             let n = count(n, "count")?;
             let root = root_of(c, root)?;
-            algo::reduce(
+            algo::reduce_with(
+                algorithms().reduce,
                 c.my_rank,
                 c.size(),
                 root,
@@ -694,7 +764,15 @@ pub(crate) unsafe extern "C" fn MPI_Allreduce(
         op,
         |c, in_place, commutative| {
             let n = count(n, "count")?;
-            algo::allreduce(c.my_rank, c.size(), n, commutative, in_place).map_err(coll_error)
+            algo::allreduce_with(
+                algorithms().allreduce,
+                c.my_rank,
+                c.size(),
+                n,
+                commutative,
+                in_place,
+            )
+            .map_err(coll_error)
         },
         |c, x| {
             let x = Contribution {
@@ -723,8 +801,15 @@ pub(crate) unsafe extern "C" fn MPI_Reduce_scatter_block(
         op,
         |c, in_place, commutative| {
             let n = count(recvcount, "recvcount")?;
-            algo::reduce_scatter_block(c.my_rank, c.size(), n, commutative, in_place)
-                .map_err(coll_error)
+            algo::reduce_scatter_block_with(
+                algorithms().reduce_scatter_block,
+                c.my_rank,
+                c.size(),
+                n,
+                commutative,
+                in_place,
+            )
+            .map_err(coll_error)
         },
         |c, x| {
             let counts = vec![count(recvcount, "recvcount")?; c.size()];
@@ -752,8 +837,15 @@ pub(crate) unsafe extern "C" fn MPI_Reduce_scatter(
         |c, in_place, commutative| {
             // SAFETY: MPI requires an array of comm-size entries.
             let rcs = unsafe { array(recvcounts, c.size(), "recvcounts")? };
-            algo::reduce_scatter(c.my_rank, c.size(), &rcs, commutative, in_place)
-                .map_err(coll_error)
+            algo::reduce_scatter_with(
+                algorithms().reduce_scatter,
+                c.my_rank,
+                c.size(),
+                &rcs,
+                commutative,
+                in_place,
+            )
+            .map_err(coll_error)
         },
         |c, x| {
             // SAFETY: MPI requires an array of local-size entries.
@@ -780,7 +872,15 @@ pub(crate) unsafe extern "C" fn MPI_Scan(
         op,
         |c, in_place, commutative| {
             let n = count(n, "count")?;
-            algo::scan(c.my_rank, c.size(), n, commutative, in_place).map_err(coll_error)
+            algo::scan_with(
+                algorithms().scan,
+                c.my_rank,
+                c.size(),
+                n,
+                commutative,
+                in_place,
+            )
+            .map_err(coll_error)
         },
         |_, _| Err(not_on_intercomm("MPI_Scan")),
     )
@@ -803,7 +903,15 @@ pub(crate) unsafe extern "C" fn MPI_Exscan(
         op,
         |c, in_place, commutative| {
             let n = count(n, "count")?;
-            algo::exscan(c.my_rank, c.size(), n, commutative, in_place).map_err(coll_error)
+            algo::exscan_with(
+                algorithms().exscan,
+                c.my_rank,
+                c.size(),
+                n,
+                commutative,
+                in_place,
+            )
+            .map_err(coll_error)
         },
         |_, _| Err(not_on_intercomm("MPI_Exscan")),
     )

@@ -321,8 +321,15 @@ pub(super) struct Contribution {
 fn reduce_to_leader(local: &CommView, x: Contribution, name: &'static str) -> MpiResult<Scratch> {
     let ty = committed(x.dt)?;
     let scratch = Scratch::new(&ty, x.count);
-    let s =
-        algo::reduce(local.my_rank, local.size(), 0, x.count, true, false).map_err(coll_error)?;
+    let s = algo::reduce(
+        local.my_rank,
+        local.size(),
+        0,
+        x.count,
+        x.op.commutative(),
+        false,
+    )
+    .map_err(coll_error)?;
     let b = Buffers {
         send: x.sendbuf,
         send_type: x.dt,

@@ -4,6 +4,7 @@
 use std::ffi::c_void;
 use std::rc::Rc;
 
+use collectives as algo;
 use collectives::{Block, Buf, CollError, Comm, Local, Schedule};
 
 use super::datatype::{self, Datatype};
@@ -31,6 +32,68 @@ impl Buffers {
             recv: 0,
             recv_type: 4,
         }
+    }
+}
+
+/// The algorithm of each collective (`--cfg=smpi/<collective>:<name>`,
+/// SimGrid's option names; `default` is what SimGrid's default selector
+/// runs).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Algorithms {
+    pub barrier: algo::BarrierAlgorithm,
+    pub bcast: algo::BcastAlgorithm,
+    pub reduce: algo::ReduceAlgorithm,
+    pub allreduce: algo::AllreduceAlgorithm,
+    pub gather: algo::GatherAlgorithm,
+    pub gatherv: algo::GathervAlgorithm,
+    pub scatter: algo::ScatterAlgorithm,
+    pub scatterv: algo::ScattervAlgorithm,
+    pub allgather: algo::AllgatherAlgorithm,
+    pub allgatherv: algo::AllgathervAlgorithm,
+    pub alltoall: algo::AlltoallAlgorithm,
+    pub alltoallv: algo::AlltoallvAlgorithm,
+    pub reduce_scatter: algo::ReduceScatterAlgorithm,
+    pub reduce_scatter_block: algo::ReduceScatterBlockAlgorithm,
+    pub scan: algo::ScanAlgorithm,
+    pub exscan: algo::ExscanAlgorithm,
+}
+
+impl Algorithms {
+    /// Reads `smpi/<collective>` from `cfg`; an unknown name is refused
+    /// with the list of valid ones.
+    pub fn from_config(cfg: &crate::config::Config) -> Result<Algorithms, String> {
+        fn pick<A: algo::Algorithm>(cfg: &crate::config::Config, key: &str) -> Result<A, String> {
+            let value = cfg.text(&format!("smpi/{key}"));
+            value.parse::<A>().map_err(|_| {
+                let names: Vec<&str> = A::ALL.iter().map(|a| a.name()).collect();
+                format!(
+                    "option smpi/{key}: no algorithm '{value}' (available: {}; smpirun \
+                     -help-coll describes them)",
+                    names.join(", ")
+                )
+            })
+        }
+        Ok(Algorithms {
+            barrier: pick::<algo::BarrierAlgorithm>(cfg, "barrier")?,
+            bcast: pick::<algo::BcastAlgorithm>(cfg, "bcast")?,
+            reduce: pick::<algo::ReduceAlgorithm>(cfg, "reduce")?,
+            allreduce: pick::<algo::AllreduceAlgorithm>(cfg, "allreduce")?,
+            gather: pick::<algo::GatherAlgorithm>(cfg, "gather")?,
+            gatherv: pick::<algo::GathervAlgorithm>(cfg, "gatherv")?,
+            scatter: pick::<algo::ScatterAlgorithm>(cfg, "scatter")?,
+            scatterv: pick::<algo::ScattervAlgorithm>(cfg, "scatterv")?,
+            allgather: pick::<algo::AllgatherAlgorithm>(cfg, "allgather")?,
+            allgatherv: pick::<algo::AllgathervAlgorithm>(cfg, "allgatherv")?,
+            alltoall: pick::<algo::AlltoallAlgorithm>(cfg, "alltoall")?,
+            alltoallv: pick::<algo::AlltoallvAlgorithm>(cfg, "alltoallv")?,
+            reduce_scatter: pick::<algo::ReduceScatterAlgorithm>(cfg, "reduce_scatter")?,
+            reduce_scatter_block: pick::<algo::ReduceScatterBlockAlgorithm>(
+                cfg,
+                "reduce_scatter_block",
+            )?,
+            scan: pick::<algo::ScanAlgorithm>(cfg, "scan")?,
+            exscan: pick::<algo::ExscanAlgorithm>(cfg, "exscan")?,
+        })
     }
 }
 

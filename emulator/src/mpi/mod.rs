@@ -491,6 +491,8 @@ pub struct Mpi {
     pub windows: win::Windows,
     /// Functions of user error handlers (handle FIRST_USER_ERRHANDLER + i).
     errhandler_fns: Vec<usize>,
+    /// The algorithm of each collective (`smpi/<collective>`).
+    pub algorithms: coll::Algorithms,
     /// User operations (handle FIRST_USER_OP + i); `None` once freed.
     pub user_ops: Vec<Option<op::ReduceOp>>,
     /// Non-blocking collectives in progress (`None`: free, or being
@@ -547,6 +549,7 @@ impl Mpi {
             windows: win::Windows::default(),
             keyvals: Vec::new(),
             errhandler_fns: Vec::new(),
+            algorithms: coll::Algorithms::default(),
             user_ops: Vec::new(),
             nbc: Vec::new(),
             nbc_free: Vec::new(),
