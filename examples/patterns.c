@@ -9,7 +9,9 @@
  *             previous one (MPI_Sendrecv);
  *   half      the same shifted by half the ranks: rank r sends to r+P/2;
  *   pairwise  an all-to-all in size-1 rounds: in round k, rank r sends
- *             BYTES to r+k and receives from r-k.
+ *             BYTES to r+k and receives from r-k;
+ *   alltoall  one MPI_Alltoall of BYTES-byte blocks (the algorithm is the
+ *             emulator's choice, or smpi/alltoall's).
  *
  * Each rank notes the simulated date at which it is done; rank 0 prints the
  * latest one. Nothing else communicates before that date, so the figure is
@@ -58,7 +60,7 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc != 3) {
         if (rank == 0)
-            fprintf(stderr, "usage: patterns pingpong|incast|ring|half|pairwise BYTES\n");
+            fprintf(stderr, "usage: patterns pingpong|incast|ring|half|pairwise|alltoall BYTES\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *pattern = argv[1];
@@ -76,6 +78,12 @@ int main(int argc, char **argv) {
     } else if (!strcmp(pattern, "pairwise")) {
         for (int k = 1; k < size; k++)
             shift(rank, size, buf, in, bytes, k);
+    } else if (!strcmp(pattern, "alltoall")) {
+        char *out = calloc((size_t)bytes * (size_t)size + 1, 1);
+        char *all = calloc((size_t)bytes * (size_t)size + 1, 1);
+        MPI_Alltoall(out, bytes, MPI_BYTE, all, bytes, MPI_BYTE, MPI_COMM_WORLD);
+        free(out);
+        free(all);
     } else {
         if (rank == 0)
             fprintf(stderr, "unknown pattern '%s' (or fewer than 2 ranks)\n", pattern);

@@ -86,8 +86,6 @@ struct Emulator {
     name: &'static str,
     smpicc: PathBuf,
     smpirun: PathBuf,
-    /// Whether this is SimGrid, which gets the case's `simgrid_cfg`.
-    simgrid: bool,
 }
 
 struct Options {
@@ -149,7 +147,6 @@ fn main() -> Result<()> {
         name: "ours",
         smpicc: ours_dir.join("smpicc"),
         smpirun: ours_dir.join("smpirun"),
-        simgrid: false,
     }];
     if !emulators[0].smpirun.is_file() {
         bail!(
@@ -162,7 +159,6 @@ fn main() -> Result<()> {
             name: "SimGrid",
             smpicc: PathBuf::from("/usr/bin/smpicc"),
             smpirun: PathBuf::from("/usr/bin/smpirun"),
-            simgrid: true,
         };
         if sg.smpirun.is_file() {
             emulators.push(sg);
@@ -192,23 +188,20 @@ fn main() -> Result<()> {
                     hostfile,
                     ranks,
                     args: &["10"],
-                    simgrid_cfg: &[],
+                    cfg: &[],
                 };
                 compare(&emulators, &allreduce, &case, opts.runs)?;
             }
         }
         if wants('b') {
-            println!("\n(b) MPI_Alltoall of 64 KiB blocks, 256 ranks, fat tree (16 leaves x 16 hosts, 16 tops), basic_linear on both");
+            println!("\n(b) MPI_Alltoall of 64 KiB blocks, 256 ranks, fat tree (16 leaves x 16 hosts, 16 tops), default algorithm (pair) on both");
             let (platform, hostfile) = fat_tree(&scratch, 16, 16, 16)?;
             let case = Case {
                 platform,
                 hostfile,
                 ranks: 256,
                 args: &["65536"],
-                // SimGrid's default selector runs Open MPI's decision (ring
-                // at this size); ours runs basic_linear until the selectors
-                // of issue 6. Naming it keeps the work the same.
-                simgrid_cfg: &["--cfg=smpi/alltoall:basic_linear"],
+                cfg: &[],
             };
             compare(&emulators, &alltoall, &case, opts.runs)?;
         }
@@ -259,8 +252,8 @@ struct Case<'a> {
     ranks: usize,
     /// The program's own arguments.
     args: &'a [&'a str],
-    /// `--cfg` options given to SimGrid only.
-    simgrid_cfg: &'a [&'a str],
+    /// `--cfg` options given to both emulators.
+    cfg: &'a [&'a str],
 }
 
 fn compare(emulators: &[Emulator], programs: &[PathBuf], case: &Case, runs: usize) -> Result<()> {
@@ -269,7 +262,7 @@ fn compare(emulators: &[Emulator], programs: &[PathBuf], case: &Case, runs: usiz
         hostfile,
         ranks,
         args,
-        simgrid_cfg,
+        cfg,
     } = case;
     let mut medians = Vec::new();
     for (e, program) in emulators.iter().zip(programs) {
@@ -288,7 +281,7 @@ fn compare(emulators: &[Emulator], programs: &[PathBuf], case: &Case, runs: usiz
                     .arg("-hostfile")
                     .arg(hostfile)
                     .arg("--cfg=smpi/simulate-computation:no")
-                    .args(if e.simgrid { *simgrid_cfg } else { &[] })
+                    .args(*cfg)
                     .arg(program)
                     .args(*args),
             )?;

@@ -14,7 +14,8 @@ use crate::schedule::{recv, send, Buf, Builder, Local, Schedule};
 /// (`Send[j*sendcount..(j+1)*sendcount]`) lands in block `i` of rank `j`'s
 /// receive buffer (`Recv[i*recvcount..(i+1)*recvcount]`).
 ///
-/// Algorithm: `basic_linear` for now (see [`AlltoallAlgorithm::Default`]).
+/// Algorithm: `basic_linear`; the engine resolves the default by size with
+/// [`alltoall_default_for`].
 pub fn alltoall(
     rank: usize,
     size: usize,
@@ -67,7 +68,161 @@ pub fn alltoall_with(
             }
             Ok(alltoall_pair(rank, size, sendcount, recvcount, in_place))
         }
+        AlltoallAlgorithm::Ring => Ok(alltoall_ring(rank, size, sendcount, recvcount, in_place)),
+        AlltoallAlgorithm::Bruck => Ok(alltoall_bruck(rank, size, sendcount, recvcount, in_place)),
     }
+}
+
+/// What SimGrid 3.32's default selector runs for `MPI_Alltoall`: its copy
+/// of Open MPI's fixed decision table (2022), by communicator size and
+/// block size in bytes (send type size times count). Open MPI's
+/// algorithms map to SimGrid's: linear, linear_sync and two_proc to
+/// `basic_linear`, modified_bruck to `bruck`, pairwise to `pair`. SimGrid
+/// aborts where the table picks `pair` on a size that is not a power of
+/// two; Open MPI's pairwise is then SimGrid's `ring`, which we run.
+pub fn alltoall_default_for(block_bytes: usize, size: usize) -> AlltoallAlgorithm {
+    use AlltoallAlgorithm::{BasicLinear as L, Bruck as B, Pair as P};
+    let d = block_bytes;
+    // (exclusive upper bound on the block size, algorithm), then the
+    // algorithm above the last bound.
+    let (steps, above): (&[(usize, AlltoallAlgorithm)], _) = match size {
+        2 => (
+            &[
+                (2, P),
+                (4, L),
+                (16, P),
+                (64, L),
+                (256, P),
+                (4096, L),
+                (32768, P),
+                (262144, L),
+                (1048576, L),
+            ],
+            P,
+        ),
+        0..=7 => (&[(524288, L), (1048576, P)], L),
+        8..=15 => (&[], L),
+        16..=31 => (&[(4, L), (512, B)], L),
+        32..=63 => (&[(512, B)], L),
+        64..=255 => (&[(1024, B), (262144, L)], P),
+        256..=511 => (&[(1024, B), (32768, L)], P),
+        512..=1023 => (&[(512, B), (262144, L)], P),
+        1024..=2047 => (&[(512, B)], L),
+        2048..=4095 => (&[(1024, B)], L),
+        _ => (&[(2048, B)], L),
+    };
+    let alg = steps
+        .iter()
+        .find(|&&(bound, _)| d < bound)
+        .map_or(above, |&(_, a)| a);
+    if alg == P && !size.is_power_of_two() {
+        AlltoallAlgorithm::Ring
+    } else {
+        alg
+    }
+}
+
+/// In place, the outgoing data: a scratch copy of the whole receive buffer
+/// (blocks are overwritten before they would be sent); else the send
+/// buffer. Returns the buffer blocks are sent from and its block size.
+fn outgoing(
+    b: &mut Builder,
+    size: usize,
+    sendcount: usize,
+    recvcount: usize,
+    in_place: bool,
+) -> (Buf, usize) {
+    if in_place {
+        let all = size * recvcount;
+        let t = b.tmp(all);
+        b.copy(Buf::Recv.block(0, all), t.block(0, all));
+        (t, recvcount)
+    } else {
+        (Buf::Send, sendcount)
+    }
+}
+
+/// SimGrid's `ring`: p - 1 sendrecv steps; in step i, send to rank+i and
+/// receive from rank-i. Step 0 is SimGrid's sendrecv with itself, which is
+/// a local copy.
+fn alltoall_ring(
+    rank: usize,
+    size: usize,
+    sendcount: usize,
+    recvcount: usize,
+    in_place: bool,
+) -> Schedule {
+    let mut b = Builder::new();
+    let (from, sc) = outgoing(&mut b, size, sendcount, recvcount, in_place);
+    b.copy(
+        from.block(rank * sc, sc),
+        Buf::Recv.block(rank * recvcount, recvcount),
+    );
+    for i in 1..size {
+        let dst = (rank + i) % size;
+        let src = (rank + size - i) % size;
+        b.round(
+            vec![
+                send(dst, from.block(dst * sc, sc)),
+                recv(src, Buf::Recv.block(src * recvcount, recvcount)),
+            ],
+            vec![],
+        );
+    }
+    b.finish()
+}
+
+/// SimGrid's `bruck` (MPICH's, as modified by Ahmad Faraj): rotate the
+/// blocks up by the rank; for each power of two k, pack the blocks whose
+/// index has bit k set, exchange them with rank+k and rank-k, unpack;
+/// then undo the rotation, reversing the block order. SimGrid's
+/// sendrecvs with itself are local copies, as they are there.
+fn alltoall_bruck(
+    rank: usize,
+    size: usize,
+    sendcount: usize,
+    recvcount: usize,
+    in_place: bool,
+) -> Schedule {
+    let mut b = Builder::new();
+    let (from, sc) = outgoing(&mut b, size, sendcount, recvcount, in_place);
+    let rc = recvcount;
+    let recv_at = |block: usize, count: usize| Buf::Recv.block(block * rc, count * rc);
+    let (p, r) = (size, rank);
+    b.copy(from.block(r * sc, (p - r) * sc), recv_at(0, p - r));
+    b.copy(from.block(0, r * sc), recv_at(p - r, r));
+    let mut pof2 = 1;
+    while pof2 < p {
+        let blocks: Vec<usize> = (1..p).filter(|k| k & pof2 != 0).collect();
+        let n = blocks.len() * rc;
+        let (out, inn) = (b.tmp(n), b.tmp(n));
+        for (i, &k) in blocks.iter().enumerate() {
+            b.copy(recv_at(k, 1), out.block(i * rc, rc));
+        }
+        let unpack = blocks
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| Local::Copy {
+                from: inn.block(i * rc, rc),
+                to: recv_at(k, 1),
+            })
+            .collect();
+        b.round(
+            vec![
+                send((r + pof2) % p, out.block(0, n)),
+                recv((r + p - pof2) % p, inn.block(0, n)),
+            ],
+            unpack,
+        );
+        pof2 *= 2;
+    }
+    // Block i (counted from the rank, upwards) came from rank - i.
+    let t = b.tmp(p * rc);
+    b.copy(recv_at(0, p), t.block(0, p * rc));
+    for i in 0..p {
+        b.copy(t.block(i * rc, rc), recv_at((r + p - i) % p, 1));
+    }
+    b.finish()
 }
 
 /// `MPI_Alltoallv`: `Send[sdispls[j]..+sendcounts[j]]` of rank `i` lands in

@@ -46,7 +46,7 @@ pub mod schedule;
 mod tests;
 
 pub use allgather::{allgather, allgather_with, allgatherv, allgatherv_with};
-pub use alltoall::{alltoall, alltoall_with, alltoallv, alltoallv_with};
+pub use alltoall::{alltoall, alltoall_default_for, alltoall_with, alltoallv, alltoallv_with};
 pub use barrier::{barrier, barrier_with};
 pub use bcast::{bcast, bcast_with};
 pub use error::CollError;

@@ -337,16 +337,21 @@ algorithm_enum! {
 algorithm_enum! {
     /// `MPI_Alltoall` algorithms.
     AlltoallAlgorithm for Alltoall {
-        /// For now `basic_linear`. SimGrid's default goes through the Open
-        /// MPI decision table (basic_linear, pair or bruck by size), which
-        /// needs the message size in bytes: a later addition.
-        Default => "default": "basic_linear (SimGrid picks among basic_linear, pair and bruck by message size)",
+        /// SimGrid's default selector: its copy of Open MPI's decision
+        /// table (see `alltoall_default_for`), which needs the block size in
+        /// bytes: the engine resolves it; alone it means `basic_linear`.
+        Default => "default": "SimGrid's choice (Open MPI's table) by ranks and block size among bruck, basic_linear and pair (ring when not a power of two)",
         /// Open MPI's basic linear alltoall: all receives (from rank+1
         /// upwards) then all sends (to rank-1 downwards), posted at once.
         BasicLinear => "basic_linear": "all receives then all sends posted at once",
         /// SimGrid's `pair`: p sendrecv steps with peer rank XOR i; needs a
         /// power-of-two communicator.
         Pair => "pair": "p-1 sendrecv steps with peer rank XOR i (power-of-two sizes only)",
+        /// SimGrid's `ring`: p-1 sendrecv steps, with rank+i and rank-i.
+        Ring => "ring": "p-1 sendrecv steps; step i sends to rank+i and receives from rank-i",
+        /// SimGrid's `bruck`: log2(p) exchanges of packed blocks between
+        /// rotations.
+        Bruck => "bruck": "rotate, then log2(p) exchanges of the blocks whose index has bit k set with rank+k, rotate back",
     }
 }
 

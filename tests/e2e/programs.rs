@@ -403,6 +403,33 @@ fn communication_patterns_match_simgrid_on_fat_tree_torus_and_dragonfly_clusters
     }
 }
 
+/// SimGrid 3.32's times for one `MPI_Alltoall` (examples/patterns.c
+/// `alltoall`) on 64 ranks of the FAT_TREE 2;8,8;1,2;1,1 cluster: its
+/// default selector (bruck at 100 B, basic_linear at 4 KB and 20 KB on 64
+/// ranks) and named algorithms.
+const SIMGRID_ALLTOALL: &[(&str, &str, f64)] = &[
+    ("default", "100", 0.000415030),
+    ("default", "4096", 0.001073671),
+    ("default", "20000", 0.005536291),
+    ("ring", "4096", 0.005682473),
+    ("bruck", "4096", 0.004661787),
+    ("pair", "300", 0.004830466),
+];
+
+#[test]
+fn alltoall_algorithms_and_default_choice_match_simgrid_on_a_fat_tree() {
+    let xml = cluster64("FAT_TREE", "2;8,8;1,2;1,1");
+    for &(alg, bytes, expected) in SIMGRID_ALLTOALL {
+        let opt = format!("--cfg=smpi/alltoall:{alg}");
+        let got = pattern_time(("fattree64_a2a.xml", &xml), &[&opt], "alltoall", bytes);
+        let rel = (got - expected).abs() / expected;
+        assert!(
+            rel < 0.01,
+            "alltoall {alg} {bytes}: ours {got:e} s, SimGrid {expected:e} s"
+        );
+    }
+}
+
 /// The time examples/patterns.c prints for `pattern` of `bytes` on 64 ranks
 /// of FLAT_CLUSTER, with the `--cfg` options in `cfg`.
 fn pattern_time_on_flat64(cfg: &[&str], pattern: &str, bytes: &str) -> f64 {

@@ -534,6 +534,36 @@ fn a2a(i: usize, j: usize, k: usize) -> Elem {
 }
 
 #[test]
+fn alltoall_default_follows_simgrids_table() {
+    use AlltoallAlgorithm::{BasicLinear, Bruck, Pair, Ring};
+    for (bytes, size, alg) in [
+        (1, 2, Pair),
+        (32, 2, BasicLinear),
+        (600_000, 4, Pair),
+        (4096, 8, BasicLinear),
+        (64, 16, Bruck),
+        (2, 16, BasicLinear),
+        (511, 32, Bruck),
+        (512, 32, BasicLinear),
+        (100, 64, Bruck),
+        (300_000, 64, Pair),
+        // The table says pairwise; SimGrid's pair needs a power of two.
+        (300_000, 96, Ring),
+        (65536, 256, Pair),
+        (300_000, 1000, Ring),
+        (65536, 1024, BasicLinear),
+        (2047, 4096, Bruck),
+        (2048, 4096, BasicLinear),
+    ] {
+        assert_eq!(
+            alltoall_default_for(bytes, size),
+            alg,
+            "{bytes} B on {size} ranks"
+        );
+    }
+}
+
+#[test]
 fn alltoall_all_algorithms() {
     for alg in AlltoallAlgorithm::ALL.iter().copied() {
         for size in sizes() {

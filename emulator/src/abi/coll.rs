@@ -581,8 +581,15 @@ pub(crate) unsafe extern "C" fn MPI_Alltoall(
         let st = if in_place { recvtype } else { sendtype };
         check_type(st)?;
         check_type(recvtype)?;
-        let s = algo::alltoall_with(algorithms().alltoall, c.my_rank, c.size(), sc, rc, in_place)
-            .map_err(coll_error)?;
+        let alg = match algorithms().alltoall {
+            algo::AlltoallAlgorithm::Default => {
+                let block = committed(st)?.size.saturating_mul(sc);
+                algo::alltoall_default_for(block, c.size())
+            }
+            chosen => chosen,
+        };
+        let s =
+            algo::alltoall_with(alg, c.my_rank, c.size(), sc, rc, in_place).map_err(coll_error)?;
         let b = Buffers {
             send: sendbuf as usize,
             send_type: st,
