@@ -6,7 +6,7 @@
 //! (MPI requires them to be symmetric then). Because a block is both sent
 //! and overwritten, the outgoing blocks are first copied to scratch.
 
-use crate::error::{check_blocks, check_len, check_rank, mul, CollError};
+use crate::error::{check_blocks, check_len, check_radix, check_rank, mul, CollError};
 use crate::registry::{AlltoallAlgorithm, AlltoallvAlgorithm};
 use crate::schedule::{recv, send, Buf, Builder, Local, Schedule};
 
@@ -30,11 +30,13 @@ pub fn alltoall(
         sendcount,
         recvcount,
         in_place,
+        crate::DEFAULT_RADIX,
     )
 }
 
 /// `MPI_Alltoall` with a chosen algorithm; see [`alltoall`]. `pair` fails
 /// with [`CollError::NeedsPowerOfTwo`] unless `size` is a power of two.
+/// `radix` is the k of `bruck_k` and `ring_k` (at least 2).
 pub fn alltoall_with(
     alg: AlltoallAlgorithm,
     rank: usize,
@@ -42,8 +44,10 @@ pub fn alltoall_with(
     sendcount: usize,
     recvcount: usize,
     in_place: bool,
+    radix: usize,
 ) -> Result<Schedule, CollError> {
     check_rank(rank, size)?;
+    check_radix(radix)?;
     mul(size, recvcount, "alltoall")?;
     mul(size, sendcount, "alltoall")?;
     // In place, everything is in receive-buffer terms.
@@ -70,6 +74,12 @@ pub fn alltoall_with(
         }
         AlltoallAlgorithm::Ring => Ok(alltoall_ring(rank, size, sendcount, recvcount, in_place)),
         AlltoallAlgorithm::Bruck => Ok(alltoall_bruck(rank, size, sendcount, recvcount, in_place)),
+        AlltoallAlgorithm::BruckK => Ok(alltoall_bruck_k(
+            rank, size, sendcount, recvcount, in_place, radix,
+        )),
+        AlltoallAlgorithm::RingK => Ok(alltoall_ring_k(
+            rank, size, sendcount, recvcount, in_place, radix,
+        )),
     }
 }
 
@@ -215,6 +225,91 @@ fn alltoall_bruck(
             unpack,
         );
         pof2 *= 2;
+    }
+    // Block i (counted from the rank, upwards) came from rank - i.
+    let t = b.tmp(p * rc);
+    b.copy(recv_at(0, p), t.block(0, p * rc));
+    for i in 0..p {
+        b.copy(t.block(i * rc, rc), recv_at((r + p - i) % p, 1));
+    }
+    b.finish()
+}
+
+/// Ring-k: the p - 1 exchanges of `ring` in rounds of k: round j posts
+/// the sends to rank+1+jk .. rank+(j+1)k and the receives from the same
+/// distances below, all at once, and waits for them before the next round
+/// (k in-flight partners; k = 1 is `ring`).
+fn alltoall_ring_k(
+    rank: usize,
+    size: usize,
+    sendcount: usize,
+    recvcount: usize,
+    in_place: bool,
+    k: usize,
+) -> Schedule {
+    let mut b = Builder::new();
+    let (from, sc) = outgoing(&mut b, size, sendcount, recvcount, in_place);
+    b.copy(
+        from.block(rank * sc, sc),
+        Buf::Recv.block(rank * recvcount, recvcount),
+    );
+    let distances: Vec<usize> = (1..size).collect();
+    for round in distances.chunks(k) {
+        let mut comm = Vec::with_capacity(2 * round.len());
+        for &i in round {
+            let src = (rank + size - i) % size;
+            comm.push(recv(src, Buf::Recv.block(src * recvcount, recvcount)));
+        }
+        for &i in round {
+            let dst = (rank + i) % size;
+            comm.push(send(dst, from.block(dst * sc, sc)));
+        }
+        b.round(comm, vec![]);
+    }
+    b.finish()
+}
+
+/// Bruck with radix k: rotate the blocks up by the rank; for each base-k
+/// digit position d (stride k^d), in one round and for every digit value
+/// v in 1..k, send the blocks whose index has digit v at d to rank +
+/// v k^d and receive the same blocks from rank - v k^d; undo the
+/// rotation. log_k(p) rounds of (k-1) messages, each carrying about p/k
+/// blocks. k = 2 is `bruck`.
+fn alltoall_bruck_k(
+    rank: usize,
+    size: usize,
+    sendcount: usize,
+    recvcount: usize,
+    in_place: bool,
+    k: usize,
+) -> Schedule {
+    let mut b = Builder::new();
+    let (from, sc) = outgoing(&mut b, size, sendcount, recvcount, in_place);
+    let rc = recvcount;
+    let recv_at = |block: usize, count: usize| Buf::Recv.block(block * rc, count * rc);
+    let (p, r) = (size, rank);
+    b.copy(from.block(r * sc, (p - r) * sc), recv_at(0, p - r));
+    b.copy(from.block(0, r * sc), recv_at(p - r, r));
+    let mut stride = 1;
+    while stride < p {
+        let mut comm = Vec::new();
+        let mut unpack = Vec::new();
+        for v in (1..k).take_while(|v| v * stride < p) {
+            let blocks: Vec<usize> = (1..p).filter(|j| (j / stride) % k == v).collect();
+            let n = blocks.len() * rc;
+            let (out, inn) = (b.tmp(n), b.tmp(n));
+            for (i, &j) in blocks.iter().enumerate() {
+                b.copy(recv_at(j, 1), out.block(i * rc, rc));
+                unpack.push(Local::Copy {
+                    from: inn.block(i * rc, rc),
+                    to: recv_at(j, 1),
+                });
+            }
+            comm.push(recv((r + p - v * stride) % p, inn.block(0, n)));
+            comm.push(send((r + v * stride) % p, out.block(0, n)));
+        }
+        b.round(comm, unpack);
+        stride *= k;
     }
     // Block i (counted from the rank, upwards) came from rank - i.
     let t = b.tmp(p * rc);

@@ -49,6 +49,9 @@ pub enum CollError {
         /// The communicator size.
         size: usize,
     },
+    /// A radix-k algorithm needs k >= 2.
+    #[error("the radix of a radix-k algorithm must be at least 2, got {0}")]
+    BadRadix(usize),
     /// An algorithm name that does not exist for this collective.
     #[error("unknown {collective} algorithm '{name}'; valid names: {valid}")]
     UnknownAlgorithm {
@@ -76,6 +79,13 @@ pub(crate) fn check_rank(rank: usize, size: usize) -> Result<(), CollError> {
 }
 
 /// Checks the rank and `root < size`.
+pub(crate) fn check_radix(radix: usize) -> Result<(), CollError> {
+    if radix < 2 {
+        return Err(CollError::BadRadix(radix));
+    }
+    Ok(())
+}
+
 pub(crate) fn check_rooted(rank: usize, size: usize, root: usize) -> Result<(), CollError> {
     check_rank(rank, size)?;
     if root >= size {

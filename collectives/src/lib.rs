@@ -32,6 +32,7 @@
 #![warn(missing_docs)]
 
 mod allgather;
+mod allreduce;
 mod alltoall;
 mod barrier;
 mod bcast;
@@ -45,7 +46,12 @@ pub mod schedule;
 #[cfg(test)]
 mod tests;
 
+/// The k of the radix-k algorithms (`recursive_k`, `bruck_k`, `ring_k`)
+/// when none is given (`smpi/coll-radix`).
+pub const DEFAULT_RADIX: usize = 4;
+
 pub use allgather::{allgather, allgather_with, allgatherv, allgatherv_with};
+pub use allreduce::{allreduce, allreduce_with};
 pub use alltoall::{alltoall, alltoall_default_for, alltoall_with, alltoallv, alltoallv_with};
 pub use barrier::{barrier, barrier_with};
 pub use bcast::{bcast, bcast_with};
@@ -54,8 +60,8 @@ pub use gather::{
     gather, gather_with, gatherv, gatherv_with, scatter, scatter_with, scatterv, scatterv_with,
 };
 pub use reduce::{
-    allreduce, allreduce_with, reduce, reduce_scatter, reduce_scatter_block,
-    reduce_scatter_block_with, reduce_scatter_with, reduce_with,
+    reduce, reduce_scatter, reduce_scatter_block, reduce_scatter_block_with, reduce_scatter_with,
+    reduce_with,
 };
 pub use registry::{
     algorithm_names, algorithms, Algorithm, AlgorithmInfo, AllgatherAlgorithm, AllgathervAlgorithm,

@@ -20,9 +20,7 @@
 
 use crate::error::{check_len, check_rank, check_rooted, mul, CollError};
 use crate::gather::scatterv_into;
-use crate::registry::{
-    AllreduceAlgorithm, ReduceAlgorithm, ReduceScatterAlgorithm, ReduceScatterBlockAlgorithm,
-};
+use crate::registry::{ReduceAlgorithm, ReduceScatterAlgorithm, ReduceScatterBlockAlgorithm};
 use crate::schedule::{recv, send, Block, Buf, Builder, Local, Schedule};
 
 /// `MPI_Reduce` of `count` elements to `root`, with SimGrid's default
@@ -70,61 +68,6 @@ pub fn reduce_with(
     let output = Buf::Recv.block(0, count);
     let mut b = Builder::new();
     reduce_into(&mut b, alg, rank, size, root, commutative, input, output);
-    Ok(b.finish())
-}
-
-/// `MPI_Allreduce` of `count` elements with SimGrid's default algorithm:
-/// the default reduce to rank 0, then the binomial bcast from rank 0.
-///
-/// Buffers: the contribution is `Buf::Send[0..count]`, or
-/// `Buf::Recv[0..count]` when `in_place`; the result lands in
-/// `Buf::Recv[0..count]` at every rank. The reduction order is the one of
-/// [`reduce`] to rank 0.
-pub fn allreduce(
-    rank: usize,
-    size: usize,
-    count: usize,
-    commutative: bool,
-    in_place: bool,
-) -> Result<Schedule, CollError> {
-    allreduce_with(
-        AllreduceAlgorithm::Default,
-        rank,
-        size,
-        count,
-        commutative,
-        in_place,
-    )
-}
-
-/// `MPI_Allreduce` with a chosen algorithm; see [`allreduce`].
-pub fn allreduce_with(
-    alg: AllreduceAlgorithm,
-    rank: usize,
-    size: usize,
-    count: usize,
-    commutative: bool,
-    in_place: bool,
-) -> Result<Schedule, CollError> {
-    check_rank(rank, size)?;
-    let mut b = Builder::new();
-    match alg {
-        AllreduceAlgorithm::Default => {
-            let input = contribution(in_place, 0, count);
-            let output = Buf::Recv.block(0, count);
-            reduce_into(
-                &mut b,
-                ReduceAlgorithm::Default,
-                rank,
-                size,
-                0,
-                commutative,
-                input,
-                output,
-            );
-            crate::bcast::bcast_binomial_into(&mut b, rank, size, 0, output);
-        }
-    }
     Ok(b.finish())
 }
 
@@ -292,7 +235,7 @@ fn reduce_then_scatterv(
 }
 
 /// Where a rank's contribution lives.
-fn contribution(in_place: bool, offset: usize, count: usize) -> Block {
+pub(crate) fn contribution(in_place: bool, offset: usize, count: usize) -> Block {
     if in_place {
         Buf::Recv.block(offset, count)
     } else {

@@ -280,6 +280,14 @@ algorithm_enum! {
         /// SimGrid's default: the default reduce to rank 0, then the default
         /// (binomial) bcast from rank 0.
         Default => "default": "SimGrid default: default reduce to rank 0, then binomial_tree bcast",
+        /// MPICH's recursive doubling, with its fold onto a power of two.
+        Rdb => "rdb": "recursive doubling: log2(p) exchanges of the whole vector (pairs fold onto a power of two first)",
+        /// SimGrid's logical ring.
+        Lr => "lr": "ring reduce-scatter then ring allgather; the remainder, non-commutative ops and fewer elements than ranks by the default",
+        /// Rabenseifner's algorithm as MPICH writes it.
+        RabRdb => "rab_rdb": "Rabenseifner: reduce-scatter by recursive halving, allgather by recursive doubling",
+        /// Recursive multiplying with radix k (`smpi/coll-radix`).
+        RecursiveK => "recursive_k": "recursive multiplying: groups of up to k ranks fold onto a power of k, then log_k steps exchanging with k-1 peers (k: smpi/coll-radix)",
     }
 }
 
@@ -352,6 +360,10 @@ algorithm_enum! {
         /// SimGrid's `bruck`: log2(p) exchanges of packed blocks between
         /// rotations.
         Bruck => "bruck": "rotate, then log2(p) exchanges of the blocks whose index has bit k set with rank+k, rotate back",
+        /// Bruck with any radix (`smpi/coll-radix`).
+        BruckK => "bruck_k": "radix-k Bruck: log_k(p) rounds, each sending the blocks with digit v to rank+v*k^d for v in 1..k (k: smpi/coll-radix)",
+        /// Ring with k exchanges in flight (`smpi/coll-radix`).
+        RingK => "ring_k": "ring in rounds of k partners posted at once (k: smpi/coll-radix)",
     }
 }
 

@@ -77,6 +77,15 @@ impl Block {
         self.offset + self.count
     }
 
+    /// The `count` elements starting `offset` elements into this block.
+    pub const fn sub(&self, offset: usize, count: usize) -> Block {
+        Block {
+            buf: self.buf,
+            offset: self.offset + offset,
+            count,
+        }
+    }
+
     /// Whether the two blocks share at least one element.
     pub fn overlaps(&self, other: &Block) -> bool {
         self.buf == other.buf

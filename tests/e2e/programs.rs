@@ -430,6 +430,95 @@ fn alltoall_algorithms_and_default_choice_match_simgrid_on_a_fat_tree() {
     }
 }
 
+/// SimGrid 3.32's times for one `MPI_Allreduce` of doubles
+/// (bench/c/collective.c) on the first ranks of the FAT_TREE 2;8,8;1,2;1,1
+/// cluster: (ranks, algorithm, bytes, seconds). 48 ranks exercise the
+/// folds onto a power of two, and lr's remainder.
+const SIMGRID_ALLREDUCE: &[(&str, &str, &str, f64)] = &[
+    ("64", "default", "8", 0.000444877),
+    ("64", "rdb", "8", 0.000444517),
+    ("64", "lr", "8", 0.000444877),
+    ("64", "rdb", "1048576", 0.016222553),
+    ("64", "lr", "1048576", 0.020167328),
+    ("64", "rab_rdb", "1048576", 0.005548913),
+    ("48", "rdb", "1048576", 0.021047738),
+    ("48", "rab_rdb", "1048576", 0.008844698),
+    ("48", "lr", "1048580", 0.016406966),
+];
+
+/// Runs bench/c/collective.c; returns the time it prints after checking
+/// that every rank's data was right.
+fn collective_time(platform: &std::path::Path, ranks: &str, cfg: &[&str], args: &[&str]) -> f64 {
+    let app = build("bench/c/collective.c");
+    let mut all = vec![
+        "-np",
+        ranks,
+        "-platform",
+        platform.to_str().unwrap(),
+        NO_COMPUTE,
+    ];
+    all.extend_from_slice(cfg);
+    all.push(app.to_str().unwrap());
+    all.extend_from_slice(args);
+    let o = run(&all);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{cfg:?} {args:?}: {out}{}", stderr(&o));
+    assert!(out.contains("data right"), "{cfg:?} {args:?}: {out}");
+    out.split_whitespace()
+        .find_map(|w| w.parse::<f64>().ok().filter(|_| w.contains('.')))
+        .unwrap_or_else(|| panic!("no time in: {out}"))
+}
+
+#[test]
+fn allreduce_algorithms_match_simgrid_on_a_fat_tree() {
+    let platform = write_scratch(
+        "fattree64_allreduce.xml",
+        &cluster64("FAT_TREE", "2;8,8;1,2;1,1"),
+    );
+    for &(ranks, alg, bytes, expected) in SIMGRID_ALLREDUCE {
+        let opt = format!("--cfg=smpi/allreduce:{alg}");
+        let got = collective_time(&platform, ranks, &[&opt], &["allreduce", bytes]);
+        let rel = (got - expected).abs() / expected;
+        assert!(
+            rel < 0.01,
+            "allreduce {alg} {bytes} B on {ranks}: ours {got:e} s, SimGrid {expected:e} s"
+        );
+    }
+}
+
+#[test]
+fn radix_k_algorithms_deliver_the_right_data_for_any_radix() {
+    let platform = write_scratch(
+        "fattree64_radix.xml",
+        &cluster64("FAT_TREE", "2;8,8;1,2;1,1"),
+    );
+    for k in ["2", "3", "5"] {
+        let radix = format!("--cfg=smpi/coll-radix:{k}");
+        for (coll, alg, bytes) in [
+            ("allreduce", "recursive_k", "8"),
+            ("allreduce", "recursive_k", "80000"),
+            ("alltoall", "bruck_k", "40"),
+            ("alltoall", "ring_k", "4000"),
+        ] {
+            let opt = format!("--cfg=smpi/{coll}:{alg}");
+            let t = collective_time(&platform, "45", &[&opt, &radix], &[coll, bytes]);
+            assert!(t > 0.0);
+        }
+    }
+    // A radix below 2 is refused with the option's name.
+    let app = build("bench/c/collective.c");
+    let o = run(&[
+        "-np",
+        "2",
+        "--cfg=smpi/coll-radix:1",
+        app.to_str().unwrap(),
+        "allreduce",
+        "8",
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("smpi/coll-radix"), "{}", stderr(&o));
+}
+
 /// The time examples/patterns.c prints for `pattern` of `bytes` on 64 ranks
 /// of FLAT_CLUSTER, with the `--cfg` options in `cfg`.
 fn pattern_time_on_flat64(cfg: &[&str], pattern: &str, bytes: &str) -> f64 {

@@ -53,8 +53,10 @@ fn check_shape(s: &Schedule, size: usize) {
             assert!(b.end() <= n, "{b:?} outside scratch of {n}");
         }
     }
+    // Linear in the size: lr posts 4 (p - 1), then the default reduce and
+    // bcast of the remainder (p - 1 + log2 p at rank 0).
     assert!(
-        s.comm_count() <= 2 * size + 2,
+        s.comm_count() <= 5 * size + 4 * (size.ilog2() as usize + 1),
         "{} operations for size {size}",
         s.comm_count()
     );
@@ -303,6 +305,76 @@ fn allreduce_all_sizes() {
             }
         }
     }
+}
+
+#[test]
+fn allreduce_all_algorithms() {
+    for alg in AllreduceAlgorithm::ALL.iter().copied() {
+        let radices: &[usize] = if alg == AllreduceAlgorithm::RecursiveK {
+            &[2, 3, 4, 5, 8]
+        } else {
+            &[DEFAULT_RADIX]
+        };
+        for &radix in radices {
+            for size in sizes() {
+                // Around the number of ranks: lr and rab_rdb split by it.
+                for count in [0, 1, 3, size, 2 * size + 1] {
+                    for commutative in [false, true] {
+                        for in_place in [false, true] {
+                            let what = format!(
+                                "{alg} (k={radix}), {size} ranks, {count} elements, \
+                                 commutative {commutative}, in place {in_place}"
+                            );
+                            let mems = run_all(
+                                size,
+                                |r| {
+                                    let s = allreduce_with(
+                                        alg,
+                                        r,
+                                        size,
+                                        count,
+                                        commutative,
+                                        in_place,
+                                        radix,
+                                    )
+                                    .unwrap();
+                                    check_shape(&s, size);
+                                    s
+                                },
+                                |r| {
+                                    if in_place {
+                                        Mem::new(vec![], contrib(r, count))
+                                    } else {
+                                        Mem::new(contrib(r, count), unset(count))
+                                    }
+                                },
+                            );
+                            // Every rank gets each rank's contribution
+                            // once, in rank order unless the operation
+                            // commutes (then a op b and b op a may differ
+                            // here, but not in arithmetic).
+                            for (j, e) in mems.iter().flat_map(|m| m.recv.iter().enumerate()) {
+                                let mut ranks: Vec<usize> =
+                                    e.iter().map(|t| (t >> 32) as usize).collect();
+                                assert!(
+                                    e.iter().all(|t| (t & 0xffff_ffff) as usize == j),
+                                    "{what}: element {j} is {e:?}"
+                                );
+                                if commutative {
+                                    ranks.sort_unstable();
+                                }
+                                assert_eq!(ranks, (0..size).collect::<Vec<_>>(), "{what}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(
+        allreduce_with(AllreduceAlgorithm::RecursiveK, 0, 4, 1, true, false, 1),
+        Err(CollError::BadRadix(1))
+    );
 }
 
 // ----------------------------------------------------- gather and scatter
@@ -566,45 +638,58 @@ fn alltoall_default_follows_simgrids_table() {
 #[test]
 fn alltoall_all_algorithms() {
     for alg in AlltoallAlgorithm::ALL.iter().copied() {
-        for size in sizes() {
-            if alg == AlltoallAlgorithm::Pair && !size.is_power_of_two() {
-                assert!(matches!(
-                    alltoall_with(alg, 0, size, 1, 1, false),
-                    Err(CollError::NeedsPowerOfTwo { .. })
-                ));
-                continue;
-            }
-            for count in COUNTS {
-                for in_place in [false, true] {
-                    let send_of = |i: usize| -> Vec<Elem> {
-                        (0..size)
-                            .flat_map(|j| (0..count).map(move |k| a2a(i, j, k)))
-                            .collect()
-                    };
-                    let mems = run_all(
-                        size,
-                        |r| {
-                            let s = alltoall_with(alg, r, size, count, count, in_place).unwrap();
-                            check_shape(&s, size);
-                            s
-                        },
-                        |r| {
-                            if in_place {
-                                Mem::new(vec![], send_of(r))
-                            } else {
-                                Mem::new(send_of(r), unset(size * count))
-                            }
-                        },
-                    );
-                    for (j, m) in mems.iter().enumerate() {
-                        let want: Vec<Elem> = (0..size)
-                            .flat_map(|i| (0..count).map(move |k| a2a(i, j, k)))
-                            .collect();
-                        assert_eq!(m.recv, want, "{alg} size {size} count {count}");
+        let radices: &[usize] = match alg {
+            AlltoallAlgorithm::BruckK | AlltoallAlgorithm::RingK => &[2, 3, 4, 7],
+            _ => &[DEFAULT_RADIX],
+        };
+        for &radix in radices {
+            for size in sizes() {
+                if alg == AlltoallAlgorithm::Pair && !size.is_power_of_two() {
+                    assert!(matches!(
+                        alltoall_with(alg, 0, size, 1, 1, false, radix),
+                        Err(CollError::NeedsPowerOfTwo { .. })
+                    ));
+                    continue;
+                }
+                for count in COUNTS {
+                    for in_place in [false, true] {
+                        check_alltoall(alg, radix, size, count, in_place);
                     }
                 }
             }
         }
+    }
+}
+
+fn check_alltoall(alg: AlltoallAlgorithm, radix: usize, size: usize, count: usize, in_place: bool) {
+    let send_of = |i: usize| -> Vec<Elem> {
+        (0..size)
+            .flat_map(|j| (0..count).map(move |k| a2a(i, j, k)))
+            .collect()
+    };
+    let mems = run_all(
+        size,
+        |r| {
+            let s = alltoall_with(alg, r, size, count, count, in_place, radix).unwrap();
+            check_shape(&s, size);
+            s
+        },
+        |r| {
+            if in_place {
+                Mem::new(vec![], send_of(r))
+            } else {
+                Mem::new(send_of(r), unset(size * count))
+            }
+        },
+    );
+    for (j, m) in mems.iter().enumerate() {
+        let want: Vec<Elem> = (0..size)
+            .flat_map(|i| (0..count).map(move |k| a2a(i, j, k)))
+            .collect();
+        assert_eq!(
+            m.recv, want,
+            "{alg} (k={radix}) size {size} count {count} in place {in_place}"
+        );
     }
 }
 
@@ -940,7 +1025,7 @@ fn bad_arguments_are_typed_errors() {
         Err(CollError::Overflow { .. })
     ));
     assert!(matches!(
-        alltoall_with(AlltoallAlgorithm::Pair, 0, 6, 1, 1, false),
+        alltoall_with(AlltoallAlgorithm::Pair, 0, 6, 1, 1, false, DEFAULT_RADIX),
         Err(CollError::NeedsPowerOfTwo { size: 6, .. })
     ));
     for e in [
@@ -999,7 +1084,7 @@ fn registry_lists_and_parses_simgrid_names() {
         Ok(ReduceAlgorithm::Default)
     );
     assert_eq!(ReduceAlgorithm::default(), ReduceAlgorithm::Default);
-    let err = "rdb".parse::<AllreduceAlgorithm>().unwrap_err();
+    let err = "nope".parse::<AllreduceAlgorithm>().unwrap_err();
     assert!(err.to_string().contains("allreduce"), "{err}");
     assert!(err.to_string().contains("default"), "{err}");
     assert!("nope".parse::<Collective>().is_err());

@@ -588,8 +588,16 @@ pub(crate) unsafe extern "C" fn MPI_Alltoall(
             }
             chosen => chosen,
         };
-        let s =
-            algo::alltoall_with(alg, c.my_rank, c.size(), sc, rc, in_place).map_err(coll_error)?;
+        let s = algo::alltoall_with(
+            alg,
+            c.my_rank,
+            c.size(),
+            sc,
+            rc,
+            in_place,
+            algorithms().radix,
+        )
+        .map_err(coll_error)?;
         let b = Buffers {
             send: sendbuf as usize,
             send_type: st,
@@ -778,6 +786,7 @@ pub(crate) unsafe extern "C" fn MPI_Allreduce(
                 n,
                 commutative,
                 in_place,
+                algorithms().radix,
             )
             .map_err(coll_error)
         },

@@ -56,6 +56,8 @@ pub struct Algorithms {
     pub reduce_scatter_block: algo::ReduceScatterBlockAlgorithm,
     pub scan: algo::ScanAlgorithm,
     pub exscan: algo::ExscanAlgorithm,
+    /// The k of the radix-k algorithms (`smpi/coll-radix`).
+    pub radix: usize,
 }
 
 impl Algorithms {
@@ -93,6 +95,15 @@ impl Algorithms {
             )?,
             scan: pick::<algo::ScanAlgorithm>(cfg, "scan")?,
             exscan: pick::<algo::ExscanAlgorithm>(cfg, "exscan")?,
+            radix: match usize::try_from(cfg.int("smpi/coll-radix")) {
+                Ok(k) if k >= 2 => k,
+                _ => {
+                    return Err(format!(
+                        "option smpi/coll-radix: the radix must be at least 2, got {}",
+                        cfg.int("smpi/coll-radix")
+                    ))
+                }
+            },
         })
     }
 }

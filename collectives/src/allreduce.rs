@@ -1,0 +1,430 @@
+//! `MPI_Allreduce`.
+//!
+//! Buffers: the contribution is `Buf::Send[0..count]`, or
+//! `Buf::Recv[0..count]` when `in_place`; the result lands in
+//! `Buf::Recv[0..count]` at every rank, where it is also accumulated.
+//!
+//! Every algorithm gives `x_0 op x_1 op ... op x_{p-1}` for non-commutative
+//! operations: the exchanging algorithms only ever combine data of two
+//! contiguous rank ranges, and put the lower one first. `lr` reduces in
+//! ring order, so it runs the default for non-commutative operations, as
+//! it does (like SimGrid) for fewer elements than ranks.
+
+use crate::bcast::bcast_binomial_into;
+use crate::error::{check_radix, check_rank, CollError};
+use crate::reduce::{contribution, reduce_into};
+use crate::registry::{AllreduceAlgorithm, ReduceAlgorithm};
+use crate::schedule::{recv, send, Block, Buf, Builder, Local, Schedule};
+
+/// `MPI_Allreduce` of `count` elements with SimGrid's default algorithm:
+/// the default reduce to rank 0, then the binomial bcast from rank 0. The
+/// reduction order is the one of [`reduce`](crate::reduce()) to rank 0.
+pub fn allreduce(
+    rank: usize,
+    size: usize,
+    count: usize,
+    commutative: bool,
+    in_place: bool,
+) -> Result<Schedule, CollError> {
+    allreduce_with(
+        AllreduceAlgorithm::Default,
+        rank,
+        size,
+        count,
+        commutative,
+        in_place,
+        crate::DEFAULT_RADIX,
+    )
+}
+
+/// `MPI_Allreduce` with a chosen algorithm; see [`allreduce`]. `radix` is
+/// the k of `recursive_k` (at least 2; the other algorithms ignore it).
+pub fn allreduce_with(
+    alg: AllreduceAlgorithm,
+    rank: usize,
+    size: usize,
+    count: usize,
+    commutative: bool,
+    in_place: bool,
+    radix: usize,
+) -> Result<Schedule, CollError> {
+    check_rank(rank, size)?;
+    check_radix(radix)?;
+    let mut b = Builder::new();
+    let input = contribution(in_place, 0, count);
+    let acc = Buf::Recv.block(0, count);
+    match alg {
+        AllreduceAlgorithm::Default => reduce_bcast(&mut b, rank, size, input, acc, commutative),
+        AllreduceAlgorithm::Rdb => rdb(&mut b, rank, size, input, acc, commutative),
+        AllreduceAlgorithm::Lr if commutative && count >= size => {
+            lr(&mut b, rank, size, input, acc, in_place)
+        }
+        AllreduceAlgorithm::Lr => reduce_bcast(&mut b, rank, size, input, acc, commutative),
+        AllreduceAlgorithm::RabRdb => rabenseifner(&mut b, rank, size, input, acc, commutative),
+        AllreduceAlgorithm::RecursiveK => recursive_k(&mut b, rank, size, input, acc, radix),
+    }
+    Ok(b.finish())
+}
+
+/// SimGrid's default: the default reduce to rank 0, then the binomial
+/// bcast from rank 0.
+fn reduce_bcast(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    input: Block,
+    acc: Block,
+    commutative: bool,
+) {
+    reduce_into(
+        b,
+        ReduceAlgorithm::Default,
+        rank,
+        size,
+        0,
+        commutative,
+        input,
+        acc,
+    );
+    bcast_binomial_into(b, rank, size, 0, acc);
+}
+
+/// The local steps folding `incoming` (a partner's partial result) into
+/// `acc`, keeping rank order: `acc = incoming op acc` when the partner's
+/// ranks are below ours (or the operation commutes, as MPICH does), else
+/// `acc = acc op incoming`, computed in `incoming` and copied back.
+fn combine(incoming: Block, acc: Block, partner_below: bool, commutative: bool) -> Vec<Local> {
+    if partner_below || commutative {
+        vec![Local::Reduce {
+            input: incoming,
+            inout: acc,
+        }]
+    } else {
+        vec![
+            Local::Reduce {
+                input: acc,
+                inout: incoming,
+            },
+            Local::Copy {
+                from: incoming,
+                to: acc,
+            },
+        ]
+    }
+}
+
+/// MPICH's fold of `size` ranks onto `pof2`, the largest power of two not
+/// above it: the first `2 * rem` ranks pair up as (2i, 2i+1), the even one
+/// hands its data to the odd one and sits the exchanges out. Virtual ranks
+/// keep rank order, so a range of virtual ranks is a range of ranks.
+struct Fold {
+    pof2: usize,
+    rem: usize,
+}
+
+impl Fold {
+    fn new(size: usize) -> Fold {
+        let pof2 = 1 << size.ilog2();
+        Fold {
+            pof2,
+            rem: size - pof2,
+        }
+    }
+
+    /// The virtual rank of `rank`, or `None` if it sits out.
+    fn virtual_rank(&self, rank: usize) -> Option<usize> {
+        if rank >= 2 * self.rem {
+            Some(rank - self.rem)
+        } else if rank % 2 == 1 {
+            Some(rank / 2)
+        } else {
+            None
+        }
+    }
+
+    /// The rank behind virtual rank `v`.
+    fn rank(&self, v: usize) -> usize {
+        if v < self.rem {
+            2 * v + 1
+        } else {
+            v + self.rem
+        }
+    }
+
+    /// The even ranks of the pairs send their data to their odd partner,
+    /// which folds it in below its own.
+    fn fold_in(&self, b: &mut Builder, rank: usize, acc: Block) {
+        if rank >= 2 * self.rem {
+            return;
+        }
+        if rank.is_multiple_of(2) {
+            b.round(vec![send(rank + 1, acc)], vec![]);
+        } else {
+            let t = b.tmp(acc.count).block(0, acc.count);
+            b.round(
+                vec![recv(rank - 1, t)],
+                vec![Local::Reduce {
+                    input: t,
+                    inout: acc,
+                }],
+            );
+        }
+    }
+
+    /// The odd ranks of the pairs hand the result back.
+    fn fold_out(&self, b: &mut Builder, rank: usize, acc: Block) {
+        if rank >= 2 * self.rem {
+            return;
+        }
+        if rank.is_multiple_of(2) {
+            b.round(vec![recv(rank + 1, acc)], vec![]);
+        } else {
+            b.round(vec![send(rank - 1, acc)], vec![]);
+        }
+    }
+}
+
+/// SimGrid's `rdb` (MPICH's recursive doubling): fold onto a power of two,
+/// then log2 steps exchanging the whole vector with virtual rank XOR 2^i.
+fn rdb(b: &mut Builder, rank: usize, size: usize, input: Block, acc: Block, commutative: bool) {
+    b.copy(input, acc);
+    let fold = Fold::new(size);
+    fold.fold_in(b, rank, acc);
+    if let Some(v) = fold.virtual_rank(rank) {
+        let incoming = b.tmp(acc.count).block(0, acc.count);
+        let mut mask = 1;
+        while mask < fold.pof2 {
+            let dst = fold.rank(v ^ mask);
+            b.round(
+                vec![send(dst, acc), recv(dst, incoming)],
+                combine(incoming, acc, dst < rank, commutative),
+            );
+            mask <<= 1;
+        }
+    }
+    fold.fold_out(b, rank, acc);
+}
+
+/// SimGrid's `rab_rdb` (Rabenseifner's, as MPICH writes it): fold onto a
+/// power of two, reduce-scatter by recursive halving (each step keeps half
+/// of the remaining blocks and reduces the partner's copy of them), then
+/// allgather by recursive doubling. Block i has `count / pof2` elements,
+/// one more for the first `count % pof2` blocks.
+fn rabenseifner(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    input: Block,
+    acc: Block,
+    commutative: bool,
+) {
+    b.copy(input, acc);
+    let fold = Fold::new(size);
+    fold.fold_in(b, rank, acc);
+    if let Some(v) = fold.virtual_rank(rank) {
+        let pof2 = fold.pof2;
+        let count = acc.count;
+        // disps[i]: first element of block i; disps[pof2] = count.
+        let disps: Vec<usize> = (0..=pof2)
+            .map(|i| i * (count / pof2) + i.min(count % pof2))
+            .collect();
+        let blocks =
+            |buf: Block, from: usize, to: usize| buf.sub(disps[from], disps[to] - disps[from]);
+        let scratch = b.tmp(count).block(0, count);
+        // Reduce-scatter: [send_idx, last_idx) is the range still held.
+        let (mut send_idx, mut recv_idx, mut last_idx) = (0, 0, pof2);
+        let mut mask = 1;
+        while mask < pof2 {
+            let vd = v ^ mask;
+            let dst = fold.rank(vd);
+            let half = pof2 / (mask * 2);
+            let (sent, kept) = if v < vd {
+                send_idx = recv_idx + half;
+                ((send_idx, last_idx), (recv_idx, send_idx))
+            } else {
+                recv_idx = send_idx + half;
+                ((send_idx, recv_idx), (recv_idx, last_idx))
+            };
+            let incoming = blocks(scratch, kept.0, kept.1);
+            let mine = blocks(acc, kept.0, kept.1);
+            b.round(
+                vec![send(dst, blocks(acc, sent.0, sent.1)), recv(dst, incoming)],
+                combine(incoming, mine, dst < rank, commutative),
+            );
+            send_idx = recv_idx;
+            mask <<= 1;
+            if mask < pof2 {
+                last_idx = recv_idx + pof2 / mask;
+            }
+        }
+        // Allgather, the same steps backwards.
+        mask >>= 1;
+        while mask > 0 {
+            let vd = v ^ mask;
+            let dst = fold.rank(vd);
+            let half = pof2 / (mask * 2);
+            let (sent, got) = if v < vd {
+                if mask != pof2 / 2 {
+                    last_idx += half;
+                }
+                recv_idx = send_idx + half;
+                ((send_idx, recv_idx), (recv_idx, last_idx))
+            } else {
+                recv_idx = send_idx - half;
+                ((send_idx, last_idx), (recv_idx, send_idx))
+            };
+            b.round(
+                vec![
+                    send(dst, blocks(acc, sent.0, sent.1)),
+                    recv(dst, blocks(acc, got.0, got.1)),
+                ],
+                vec![],
+            );
+            if v > vd {
+                send_idx = recv_idx;
+            }
+            mask >>= 1;
+        }
+    }
+    fold.fold_out(b, rank, acc);
+}
+
+/// SimGrid's `lr` (logical ring), for commutative operations and at least
+/// one element per rank: a ring reduce-scatter of `size` blocks of
+/// `count / size` elements, a ring allgather of them, then the remaining
+/// `count % size` elements by the default (SimGrid reruns the selected
+/// allreduce on them, which is `lr` falling back to its default).
+fn lr(b: &mut Builder, rank: usize, size: usize, input: Block, acc: Block, in_place: bool) {
+    let count = acc.count;
+    let n = count / size;
+    // In place the contribution is overwritten by partial sums it is still
+    // needed for.
+    let input = if in_place {
+        let t = b.tmp(count).block(0, count);
+        b.copy(input, t);
+        t
+    } else {
+        input
+    };
+    let block = |buf: Block, i: usize| buf.sub((i % size) * n, n);
+    let (next, prev) = ((rank + 1) % size, (rank + size - 1) % size);
+    b.copy(block(input, rank + size - 1), block(acc, rank + size - 1));
+    for i in 0..size - 1 {
+        let out = rank + 2 * size - 1 - i;
+        let into = rank + 2 * size - 2 - i;
+        b.round(
+            vec![send(next, block(acc, out)), recv(prev, block(acc, into))],
+            vec![Local::Reduce {
+                input: block(input, into),
+                inout: block(acc, into),
+            }],
+        );
+    }
+    for i in 0..size - 1 {
+        let out = rank + 2 * size - i;
+        let into = rank + 2 * size - 1 - i;
+        b.round(
+            vec![send(next, block(acc, out)), recv(prev, block(acc, into))],
+            vec![],
+        );
+    }
+    let rest = count - size * n;
+    if rest > 0 {
+        let tail = |buf: Block| buf.sub(size * n, rest);
+        reduce_bcast(b, rank, size, tail(input), tail(acc), true);
+    }
+}
+
+/// Recursive multiplying with any radix k and any number of ranks (the
+/// exascale study's recursive-k). The ranks are cut into q contiguous
+/// groups, q the largest power of k not above `size`; each group's first
+/// rank gathers and reduces its group, the leaders run log_k(q) steps
+/// exchanging the whole vector with the k-1 leaders that differ from them
+/// in one base-k digit, and hand the result back to their group. Every
+/// combination is written in rank order, so every rank gets the same
+/// result, for any operation.
+fn recursive_k(b: &mut Builder, rank: usize, size: usize, input: Block, acc: Block, k: usize) {
+    b.copy(input, acc);
+    let count = acc.count;
+    let mut q = 1;
+    while q * k <= size {
+        q *= k;
+    }
+    // Group v is [start(v), start(v+1)): 1 to k ranks.
+    let start = |v: usize| v * size / q;
+    let mut v = rank * q / size;
+    while start(v + 1) <= rank {
+        v += 1;
+    }
+    let (leader, end) = (start(v), start(v + 1));
+    if rank != leader {
+        b.round(vec![send(leader, acc)], vec![]);
+        b.round(vec![recv(leader, acc)], vec![]);
+        return;
+    }
+    // x_leader op (x_l+1 op (... op x_end-1)), folded from the top in the
+    // last member's slot.
+    let members = end - leader - 1;
+    if members > 0 {
+        let slots = b.tmp(members * count);
+        let slot = |i: usize| slots.block(i * count, count);
+        let comm = (0..members)
+            .map(|i| recv(leader + 1 + i, slot(i)))
+            .collect();
+        let mut local: Vec<Local> = (0..members - 1)
+            .rev()
+            .map(|i| Local::Reduce {
+                input: slot(i),
+                inout: slot(members - 1),
+            })
+            .collect();
+        local.push(Local::Reduce {
+            input: acc,
+            inout: slot(members - 1),
+        });
+        local.push(Local::Copy {
+            from: slot(members - 1),
+            to: acc,
+        });
+        b.round(comm, local);
+    }
+    if q > 1 {
+        let slots = b.tmp((k - 1) * count);
+        let mut stride = 1;
+        while stride < q {
+            let digit = (v / stride) % k;
+            let base = v - digit * stride;
+            // Slot of the peer with digit j (our own data stays in acc).
+            let holder = |j: usize| {
+                if j == digit {
+                    acc
+                } else {
+                    let s = if j < digit { j } else { j - 1 };
+                    slots.block(s * count, count)
+                }
+            };
+            let mut comm = Vec::with_capacity(2 * (k - 1));
+            for j in (0..k).filter(|&j| j != digit) {
+                let peer = start(base + j * stride);
+                comm.push(send(peer, acc));
+                comm.push(recv(peer, holder(j)));
+            }
+            let top = holder(k - 1);
+            let mut local: Vec<Local> = (0..k - 1)
+                .rev()
+                .map(|j| Local::Reduce {
+                    input: holder(j),
+                    inout: top,
+                })
+                .collect();
+            if top != acc {
+                local.push(Local::Copy { from: top, to: acc });
+            }
+            b.round(comm, local);
+            stride *= k;
+        }
+    }
+    if members > 0 {
+        b.round((leader + 1..end).map(|m| send(m, acc)).collect(), vec![]);
+    }
+}
