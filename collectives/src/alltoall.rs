@@ -73,7 +73,9 @@ pub fn alltoall_with(
             Ok(alltoall_pair(rank, size, sendcount, recvcount, in_place))
         }
         AlltoallAlgorithm::Ring => Ok(alltoall_ring(rank, size, sendcount, recvcount, in_place)),
-        AlltoallAlgorithm::Bruck => Ok(alltoall_bruck(rank, size, sendcount, recvcount, in_place)),
+        AlltoallAlgorithm::Bruck => Ok(alltoall_bruck_k(
+            rank, size, sendcount, recvcount, in_place, 2,
+        )),
         AlltoallAlgorithm::BruckK => Ok(alltoall_bruck_k(
             rank, size, sendcount, recvcount, in_place, radix,
         )),
@@ -182,59 +184,6 @@ fn alltoall_ring(
     b.finish()
 }
 
-/// SimGrid's `bruck` (MPICH's, as modified by Ahmad Faraj): rotate the
-/// blocks up by the rank; for each power of two k, pack the blocks whose
-/// index has bit k set, exchange them with rank+k and rank-k, unpack;
-/// then undo the rotation, reversing the block order. SimGrid's
-/// sendrecvs with itself are local copies, as they are there.
-fn alltoall_bruck(
-    rank: usize,
-    size: usize,
-    sendcount: usize,
-    recvcount: usize,
-    in_place: bool,
-) -> Schedule {
-    let mut b = Builder::new();
-    let (from, sc) = outgoing(&mut b, size, sendcount, recvcount, in_place);
-    let rc = recvcount;
-    let recv_at = |block: usize, count: usize| Buf::Recv.block(block * rc, count * rc);
-    let (p, r) = (size, rank);
-    b.copy(from.block(r * sc, (p - r) * sc), recv_at(0, p - r));
-    b.copy(from.block(0, r * sc), recv_at(p - r, r));
-    let mut pof2 = 1;
-    while pof2 < p {
-        let blocks: Vec<usize> = (1..p).filter(|k| k & pof2 != 0).collect();
-        let n = blocks.len() * rc;
-        let (out, inn) = (b.tmp(n), b.tmp(n));
-        for (i, &k) in blocks.iter().enumerate() {
-            b.copy(recv_at(k, 1), out.block(i * rc, rc));
-        }
-        let unpack = blocks
-            .iter()
-            .enumerate()
-            .map(|(i, &k)| Local::Copy {
-                from: inn.block(i * rc, rc),
-                to: recv_at(k, 1),
-            })
-            .collect();
-        b.round(
-            vec![
-                send((r + pof2) % p, out.block(0, n)),
-                recv((r + p - pof2) % p, inn.block(0, n)),
-            ],
-            unpack,
-        );
-        pof2 *= 2;
-    }
-    // Block i (counted from the rank, upwards) came from rank - i.
-    let t = b.tmp(p * rc);
-    b.copy(recv_at(0, p), t.block(0, p * rc));
-    for i in 0..p {
-        b.copy(t.block(i * rc, rc), recv_at((r + p - i) % p, 1));
-    }
-    b.finish()
-}
-
 /// Ring-k: the p - 1 exchanges of `ring` in rounds of k: round j posts
 /// the sends to rank+1+jk .. rank+(j+1)k and the receives from the same
 /// distances below, all at once, and waits for them before the next round
@@ -272,9 +221,13 @@ fn alltoall_ring_k(
 /// Bruck with radix k: rotate the blocks up by the rank; for each base-k
 /// digit position d (stride k^d), in one round and for every digit value
 /// v in 1..k, send the blocks whose index has digit v at d to rank +
-/// v k^d and receive the same blocks from rank - v k^d; undo the
-/// rotation. log_k(p) rounds of (k-1) messages, each carrying about p/k
-/// blocks. k = 2 is `bruck`.
+/// v k^d and receive the same blocks from rank - v k^d; then undo the
+/// rotation, which also reverses the block order. log_k(p) rounds of
+/// (k-1) messages, each carrying about p/k blocks.
+///
+/// k = 2 is SimGrid's `bruck` (MPICH's, as modified by Ahmad Faraj),
+/// message for message; its sendrecvs with itself are local copies, as
+/// they are in SimGrid.
 fn alltoall_bruck_k(
     rank: usize,
     size: usize,
@@ -290,23 +243,42 @@ fn alltoall_bruck_k(
     let (p, r) = (size, rank);
     b.copy(from.block(r * sc, (p - r) * sc), recv_at(0, p - r));
     b.copy(from.block(0, r * sc), recv_at(p - r, r));
+    // How many of the blocks 1..p have digit v at stride s.
+    let with_digit = |s: usize, v: usize| {
+        let cycle = s * k;
+        (p / cycle) * s + (p % cycle).saturating_sub(v * s).min(s)
+    };
+    // One pair of scratch buffers per digit value, reused by every round.
+    let mut most = vec![0; k];
+    let mut stride = 1;
+    while stride < p {
+        for (v, m) in most.iter_mut().enumerate().skip(1) {
+            *m = (*m).max(with_digit(stride, v));
+        }
+        stride *= k;
+    }
+    let pairs: Vec<(Buf, Buf)> = most[1..]
+        .iter()
+        .map(|&m| (b.tmp(m * rc), b.tmp(m * rc)))
+        .collect();
     let mut stride = 1;
     while stride < p {
         let mut comm = Vec::new();
         let mut unpack = Vec::new();
         for v in (1..k).take_while(|v| v * stride < p) {
-            let blocks: Vec<usize> = (1..p).filter(|j| (j / stride) % k == v).collect();
-            let n = blocks.len() * rc;
-            let (out, inn) = (b.tmp(n), b.tmp(n));
-            for (i, &j) in blocks.iter().enumerate() {
-                b.copy(recv_at(j, 1), out.block(i * rc, rc));
+            let (out, inn) = pairs[v - 1];
+            let blocks = (1..p).filter(|j| (j / stride) % k == v);
+            let mut n = 0;
+            for (j, i, len) in runs(blocks) {
+                b.copy(recv_at(j, len), out.block(i * rc, len * rc));
                 unpack.push(Local::Copy {
-                    from: inn.block(i * rc, rc),
-                    to: recv_at(j, 1),
+                    from: inn.block(i * rc, len * rc),
+                    to: recv_at(j, len),
                 });
+                n = (i + len) * rc;
             }
-            comm.push(recv((r + p - v * stride) % p, inn.block(0, n)));
             comm.push(send((r + v * stride) % p, out.block(0, n)));
+            comm.push(recv((r + p - v * stride) % p, inn.block(0, n)));
         }
         b.round(comm, unpack);
         stride *= k;
@@ -318,6 +290,20 @@ fn alltoall_bruck_k(
         b.copy(t.block(i * rc, rc), recv_at((r + p - i) % p, 1));
     }
     b.finish()
+}
+
+/// Groups increasing block indices into runs of consecutive ones, packed
+/// one after the other: (first index, packed position, length) each, so
+/// that packing takes one copy per run rather than per block.
+fn runs(blocks: impl Iterator<Item = usize>) -> Vec<(usize, usize, usize)> {
+    let mut out: Vec<(usize, usize, usize)> = Vec::new();
+    for (packed, j) in blocks.enumerate() {
+        match out.last_mut() {
+            Some((first, _, len)) if *first + *len == j => *len += 1,
+            _ => out.push((j, packed, 1)),
+        }
+    }
+    out
 }
 
 /// `MPI_Alltoallv`: `Send[sdispls[j]..+sendcounts[j]]` of rank `i` lands in

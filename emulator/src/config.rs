@@ -285,6 +285,11 @@ pub struct OverheadTable {
 }
 
 impl OverheadTable {
+    /// Whether every size costs nothing (no entries: the default).
+    pub fn is_free(&self) -> bool {
+        self.entries.iter().all(|&(_, a, b)| a == 0.0 && b == 0.0)
+    }
+
     pub fn parse(name: &str, text: &str) -> Result<Self, ConfigError> {
         let bad = || ConfigError::BadValue {
             name: name.to_string(),

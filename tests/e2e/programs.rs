@@ -486,6 +486,50 @@ fn allreduce_algorithms_match_simgrid_on_a_fat_tree() {
     }
 }
 
+/// SimGrid 3.32's times for one alltoall of 64 B blocks on 8 ranks of the
+/// FAT_TREE 2;8,8;1,2;1,1 cluster with 1 ms send (smpi/ois) and receive
+/// (smpi/or) overheads: SimGrid charges them to the requests collectives
+/// start, and the receive overhead as each request of a waitall completes.
+const SIMGRID_COLLECTIVE_OVERHEADS: &[(&str, &[&str], f64)] = &[
+    ("basic_linear", &[], 0.000081286),
+    ("basic_linear", &["--cfg=smpi/ois:0:0.001:0"], 0.013000073),
+    ("basic_linear", &["--cfg=smpi/or:0:0.001:0"], 0.008081286),
+    (
+        "basic_linear",
+        &["--cfg=smpi/ois:0:0.001:0", "--cfg=smpi/or:0:0.001:0"],
+        0.014000073,
+    ),
+    (
+        "bruck",
+        &["--cfg=smpi/ois:0:0.001:0", "--cfg=smpi/or:0:0.001:0"],
+        0.012119242,
+    ),
+    (
+        "ring",
+        &["--cfg=smpi/ois:0:0.001:0", "--cfg=smpi/or:0:0.001:0"],
+        0.020282643,
+    ),
+];
+
+#[test]
+fn collective_messages_pay_the_send_and_receive_overheads_as_in_simgrid() {
+    let platform = write_scratch(
+        "fattree64_overheads.xml",
+        &cluster64("FAT_TREE", "2;8,8;1,2;1,1"),
+    );
+    for &(alg, overheads, expected) in SIMGRID_COLLECTIVE_OVERHEADS {
+        let pick = format!("--cfg=smpi/alltoall:{alg}");
+        let mut cfg = vec![pick.as_str()];
+        cfg.extend_from_slice(overheads);
+        let got = collective_time(&platform, "8", &cfg, &["alltoall", "64"]);
+        let rel = (got - expected).abs() / expected;
+        assert!(
+            rel < 0.01,
+            "{alg} {overheads:?}: ours {got:e} s, SimGrid {expected:e} s"
+        );
+    }
+}
+
 #[test]
 fn radix_k_algorithms_deliver_the_right_data_for_any_radix() {
     let platform = write_scratch(

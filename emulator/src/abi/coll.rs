@@ -116,7 +116,7 @@ pub(crate) unsafe extern "C" fn MPI_Barrier(comm: c_int) -> c_int {
         }
         let s =
             algo::barrier_with(algorithms().barrier, c.my_rank, c.size()).map_err(coll_error)?;
-        execute(&c, &s, Buffers::none(), Reduction::None, "MPI_Barrier")
+        execute(&c, s, Buffers::none(), Reduction::None, "MPI_Barrier")
     })
 }
 
@@ -143,7 +143,7 @@ pub(crate) unsafe extern "C" fn MPI_Bcast(
             recv: buffer as usize,
             recv_type: datatype,
         };
-        execute(&c, &s, b, Reduction::None, "MPI_Bcast")
+        execute(&c, s, b, Reduction::None, "MPI_Bcast")
     })
 }
 
@@ -208,7 +208,7 @@ pub(crate) unsafe extern "C" fn MPI_Gather(
             recv: recvbuf as usize,
             recv_type: rt,
         };
-        execute(&c, &s, b, Reduction::None, "MPI_Gather")
+        execute(&c, s, b, Reduction::None, "MPI_Gather")
     })
 }
 
@@ -286,7 +286,7 @@ pub(crate) unsafe extern "C" fn MPI_Gatherv(
             recv: recvbuf as usize,
             recv_type: rt,
         };
-        execute(&c, &s, b, Reduction::None, "MPI_Gatherv")
+        execute(&c, s, b, Reduction::None, "MPI_Gatherv")
     })
 }
 
@@ -351,7 +351,7 @@ pub(crate) unsafe extern "C" fn MPI_Scatter(
             recv: recvbuf as usize,
             recv_type: rt,
         };
-        execute(&c, &s, b, Reduction::None, "MPI_Scatter")
+        execute(&c, s, b, Reduction::None, "MPI_Scatter")
     })
 }
 
@@ -429,7 +429,7 @@ pub(crate) unsafe extern "C" fn MPI_Scatterv(
             recv: recvbuf as usize,
             recv_type: rt,
         };
-        execute(&c, &s, b, Reduction::None, "MPI_Scatterv")
+        execute(&c, s, b, Reduction::None, "MPI_Scatterv")
     })
 }
 
@@ -481,7 +481,7 @@ pub(crate) unsafe extern "C" fn MPI_Allgather(
             recv: recvbuf as usize,
             recv_type: recvtype,
         };
-        execute(&c, &s, b, Reduction::None, "MPI_Allgather")
+        execute(&c, s, b, Reduction::None, "MPI_Allgather")
     })
 }
 
@@ -544,7 +544,7 @@ pub(crate) unsafe extern "C" fn MPI_Allgatherv(
             recv: recvbuf as usize,
             recv_type: recvtype,
         };
-        execute(&c, &s, b, Reduction::None, "MPI_Allgatherv")
+        execute(&c, s, b, Reduction::None, "MPI_Allgatherv")
     })
 }
 
@@ -604,7 +604,7 @@ pub(crate) unsafe extern "C" fn MPI_Alltoall(
             recv: recvbuf as usize,
             recv_type: recvtype,
         };
-        execute(&c, &s, b, Reduction::None, "MPI_Alltoall")
+        execute(&c, s, b, Reduction::None, "MPI_Alltoall")
     })
 }
 
@@ -677,7 +677,7 @@ pub(crate) unsafe extern "C" fn MPI_Alltoallv(
             recv: recvbuf as usize,
             recv_type: recvtype,
         };
-        execute(&c, &s, b, Reduction::None, "MPI_Alltoallv")
+        execute(&c, s, b, Reduction::None, "MPI_Alltoallv")
     })
 }
 
@@ -718,7 +718,7 @@ fn reduction(
             recv_type: datatype,
         };
         let s = build(&c, in_place, op.commutative())?;
-        execute(&c, &s, b, Reduction::Op(op), name)
+        execute(&c, s, b, Reduction::Op(op), name)
     })
 }
 

@@ -79,7 +79,7 @@ pub(crate) fn split(
         recv: all.as_mut_ptr() as usize,
         recv_type: MPI_INT,
     };
-    execute(view, &s, b, Reduction::None, call_name)?;
+    execute(view, s, b, Reduction::None, call_name)?;
     let tag = engine::with(|w| w.next_coll_tag_in(view.ctx));
     let mut got = [mpi::COMM_NULL, 0];
     if root {
@@ -125,7 +125,7 @@ pub(crate) fn gather_pairs(
         recv: all.as_mut_ptr() as usize,
         recv_type: MPI_INT,
     };
-    execute(view, &s, b, Reduction::None, call_name)?;
+    execute(view, s, b, Reduction::None, call_name)?;
     Ok(all.chunks(2).map(|p| (p[0], p[1])).collect())
 }
 
@@ -649,7 +649,7 @@ fn bcast_ints(
         recv: ptr,
         recv_type: MPI_INT,
     };
-    execute(view, &s, b, Reduction::None, call)
+    execute(view, s, b, Reduction::None, call)
 }
 
 pub(crate) unsafe extern "C" fn MPI_Intercomm_create(

@@ -170,7 +170,7 @@ pub(super) fn barrier(c: &CommView) -> MpiResult<()> {
     let s = algo::barrier(local.my_rank, local.size()).map_err(coll_error)?;
     // Everyone of my group has entered; the leaders tell each other so;
     // then my group learns that the other group has entered too.
-    execute(&local, &s, Buffers::none(), Reduction::None, NAME)?;
+    execute(&local, s.clone(), Buffers::none(), Reduction::None, NAME)?;
     if local.my_rank == 0 {
         let byte = committed(MPI_BYTE)?;
         let t = [
@@ -179,7 +179,7 @@ pub(super) fn barrier(c: &CommView) -> MpiResult<()> {
         ];
         exchange(c, tag, &t, NAME)?;
     }
-    execute(&local, &s, Buffers::none(), Reduction::None, NAME)
+    execute(&local, s, Buffers::none(), Reduction::None, NAME)
 }
 
 pub(super) fn bcast(c: &CommView, buf: usize, n: c_int, dt: c_int, root: c_int) -> MpiResult<()> {
@@ -206,7 +206,7 @@ pub(super) fn bcast(c: &CommView, buf: usize, n: c_int, dt: c_int, root: c_int) 
                 recv: buf,
                 recv_type: dt,
             };
-            execute(&local, &s, b, Reduction::None, NAME)
+            execute(&local, s, b, Reduction::None, NAME)
         }
     }
 }
@@ -336,7 +336,7 @@ fn reduce_to_leader(local: &CommView, x: Contribution, name: &'static str) -> Mp
         recv: scratch.addr(),
         recv_type: x.dt,
     };
-    execute(local, &s, b, Reduction::Op(x.op), name)?;
+    execute(local, s, b, Reduction::Op(x.op), name)?;
     Ok(scratch)
 }
 
@@ -397,7 +397,7 @@ pub(super) fn allreduce(c: &CommView, x: Contribution, recvbuf: usize) -> MpiRes
             recv: recvbuf,
             recv_type: x.dt,
         };
-        execute(local, &s, b, Reduction::None, NAME)
+        execute(local, s, b, Reduction::None, NAME)
     })
 }
 
@@ -435,6 +435,6 @@ pub(super) fn reduce_scatter(
             recv: recvbuf,
             recv_type: dt,
         };
-        execute(local, &s, b, Reduction::None, name)
+        execute(local, s, b, Reduction::None, name)
     })
 }

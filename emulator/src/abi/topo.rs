@@ -441,7 +441,7 @@ fn finish_dist_graph(
     let h = engine::with(create)?;
     let view = engine::with(|w| w.comm(h))?;
     let s = collectives::barrier(view.my_rank, view.size()).map_err(coll_error)?;
-    execute(&view, &s, Buffers::none(), Reduction::None, call_name)?;
+    execute(&view, s, Buffers::none(), Reduction::None, call_name)?;
     // SAFETY: non-null output argument.
     unsafe { *out_comm = h };
     Ok(())

@@ -181,23 +181,38 @@ impl Ctx<'_> {
 /// execute but starts the same schedule as a non-blocking collective.
 pub fn execute(
     comm: &CommView,
-    sched: &Schedule,
+    sched: Schedule,
     bufs: Buffers,
     reduction: Reduction,
     call: &'static str,
 ) -> MpiResult<()> {
     if let Some(request) = take_nonblocking() {
-        let id = super::nbc::start(comm, sched.clone(), bufs, reduction, call)?;
+        let id = super::nbc::start(comm, sched, bufs, reduction, call)?;
         // SAFETY: the pointer is the request argument of this rank's MPI_I*
         // call, checked non-null there and still live (we are inside it).
         unsafe { *request = (id + 1) as i32 };
         return Ok(());
     }
     let run = Run::new(comm, sched, bufs, reduction)?;
-    for r in 0..sched.rounds.len() {
+    for r in 0..run.sched.rounds.len() {
         let ids = run.post(r)?;
         if !ids.is_empty() {
-            wait_for(&ids, call, |w| ids.iter().all(|&id| is_complete(w, id)));
+            if engine::with(|w| w.model.recv_overhead.is_free()) {
+                wait_for(&ids, call, |w| ids.iter().all(|&id| is_complete(w, id)));
+            } else {
+                // As SimGrid's waitall: the requests in order, each
+                // receive paying smpi/or as soon as it is complete, while
+                // the later ones go on.
+                for &id in &ids {
+                    wait_for(&[id], call, |w| is_complete(w, id));
+                    let owed = engine::with(|w| {
+                        w.owe_recv_overhead(id);
+                        let me = w.current;
+                        std::mem::take(&mut w.mpi.ranks[me].pending_overhead)
+                    });
+                    engine::sleep(owed, "receive overhead");
+                }
+            }
             run.collect(&ids, call)?;
         }
         run.locals(r)?;
@@ -253,7 +268,7 @@ pub struct Run {
 impl Run {
     pub fn new(
         comm: &CommView,
-        sched: &Schedule,
+        sched: Schedule,
         bufs: Buffers,
         reduction: Reduction,
     ) -> MpiResult<Run> {
@@ -275,7 +290,7 @@ impl Run {
             recv_ty,
             scratch,
             tag,
-            sched: sched.clone(),
+            sched,
         })
     }
 
@@ -288,36 +303,48 @@ impl Run {
         }
     }
 
-    /// Posts the sends and receives of round `r`; their requests.
+    /// Posts the sends and receives of round `r`; their requests. Each
+    /// send first costs the sender smpi/ois (the schedules' sends are
+    /// non-blocking), as SimGrid charges it when a collective starts a
+    /// request.
     pub fn post(&self, r: usize) -> MpiResult<Vec<ReqId>> {
         let round = &self.sched.rounds[r];
         if round.comm.is_empty() {
             return Ok(Vec::new());
         }
         let ctx = self.ctx();
-        engine::with(|w| -> MpiResult<Vec<ReqId>> {
-            let mut ids = Vec::with_capacity(round.comm.len());
-            for c in &round.comm {
-                let (kind, peer, block) = match c {
-                    Comm::Send { to, data } => (ReqKind::Send(SendMode::Standard), *to, data),
-                    Comm::Recv { from, data } => (ReqKind::Recv, *from, data),
-                };
-                let (addr, ty) = ctx.locate(block);
-                let id = w.new_internal_request(
-                    kind,
-                    &self.comm,
-                    self.comm.ctx + 1,
-                    addr,
-                    block.count,
-                    Rc::clone(ty),
-                    peer as i32,
-                    self.tag,
-                );
-                w.start(id)?;
-                ids.push(id);
+        let post_one = |w: &mut engine::World, c: &Comm| -> MpiResult<ReqId> {
+            let (kind, peer, block) = match c {
+                Comm::Send { to, data } => (ReqKind::Send(SendMode::Standard), *to, data),
+                Comm::Recv { from, data } => (ReqKind::Recv, *from, data),
+            };
+            let (addr, ty) = ctx.locate(block);
+            let id = w.new_internal_request(
+                kind,
+                &self.comm,
+                self.comm.ctx + 1,
+                addr,
+                block.count,
+                Rc::clone(ty),
+                peer as i32,
+                self.tag,
+            );
+            w.start(id)?;
+            Ok(id)
+        };
+        if engine::with(|w| w.model.isend_overhead.is_free()) {
+            return engine::with(|w| round.comm.iter().map(|c| post_one(w, c)).collect());
+        }
+        let mut ids = Vec::with_capacity(round.comm.len());
+        for c in &round.comm {
+            if let Comm::Send { data, .. } = c {
+                let bytes = data.count * ctx.locate(data).1.size;
+                let cost = engine::with(|w| w.model.isend_overhead.cost(bytes as f64));
+                engine::sleep(cost, "send overhead");
             }
-            Ok(ids)
-        })
+            ids.push(engine::with(|w| post_one(w, c))?);
+        }
+        Ok(ids)
     }
 
     /// Removes the completed requests `ids` of a round, failing if a

@@ -42,7 +42,7 @@ pub fn start(
     reduction: Reduction,
     call: &'static str,
 ) -> MpiResult<ReqId> {
-    let run = Run::new(comm, &sched, bufs, reduction)?;
+    let run = Run::new(comm, sched, bufs, reduction)?;
     let (request, slot) = engine::with(|w| {
         let request = w.new_nbc_request(comm);
         let slot = w.mpi.nbc_free.pop().unwrap_or_else(|| {
@@ -98,6 +98,9 @@ fn advance(slot: usize, mut state: Nbc) {
                 if !engine::with(|w| ids.iter().all(|&id| is_complete(w, id))) {
                     return Ok(false);
                 }
+                // Receive overheads are slept when the MPI call that
+                // progressed the collective returns.
+                engine::with(|w| ids.iter().for_each(|&id| w.owe_recv_overhead(id)));
                 state.run.collect(ids, state.call)?;
                 state.outstanding.clear();
                 state.run.locals(state.round)?;

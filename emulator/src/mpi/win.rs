@@ -823,7 +823,7 @@ fn window_barrier(win: i32, call: &'static str) -> MpiResult<()> {
     let s = collectives::barrier(view.my_rank, view.size()).map_err(super::coll::coll_error)?;
     super::coll::execute(
         &view,
-        &s,
+        s,
         super::coll::Buffers::none(),
         super::coll::Reduction::None,
         call,
