@@ -30,7 +30,27 @@ pub fn barrier_with(
         BarrierAlgorithm::Default | BarrierAlgorithm::OmpiBasicLinear => {
             Ok(barrier_linear(rank, size))
         }
+        BarrierAlgorithm::OmpiBruck => Ok(barrier_dissemination(rank, size)),
     }
+}
+
+/// Open MPI's `bruck` barrier (the dissemination barrier, SimGrid's
+/// `ompi_bruck`): ceil(log2 p) rounds; in round k every rank sends to
+/// rank + 2^k and receives from rank - 2^k.
+fn barrier_dissemination(rank: usize, size: usize) -> Schedule {
+    let mut b = Builder::new();
+    let mut distance = 1;
+    while distance < size {
+        b.round(
+            vec![
+                send((rank + distance) % size, Buf::Send.block(0, 0)),
+                recv((rank + size - distance) % size, Buf::Recv.block(0, 0)),
+            ],
+            vec![],
+        );
+        distance <<= 1;
+    }
+    b.finish()
 }
 
 fn barrier_linear(rank: usize, size: usize) -> Schedule {

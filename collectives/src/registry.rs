@@ -247,6 +247,8 @@ algorithm_enum! {
         /// Open MPI's basic linear barrier: everyone reports to rank 0, which
         /// then releases everyone.
         OmpiBasicLinear => "ompi_basic_linear": "every rank sends to rank 0, then rank 0 sends to every rank",
+        /// Open MPI's dissemination barrier.
+        OmpiBruck => "ompi_bruck": "dissemination: log2(p) rounds, sending to rank+2^k and receiving from rank-2^k",
     }
 }
 

@@ -431,7 +431,13 @@ impl World {
         let delay = latency * self.model.latency_factor(bytes);
         self.count_in_flight(&route, true);
         self.scratch.route = route;
-        if delay > 0.0 {
+        if bytes == 0 {
+            // Nothing to share bandwidth for: done when the latency is.
+            // Kept out of the fluid system, where it would re-solve its
+            // component twice for nothing (the zeros of a sparse
+            // MPI_Alltoallv are most of its messages).
+            self.add_timer(self.now + delay, TimerEvent::TransferDone(id));
+        } else if delay > 0.0 {
             self.add_timer(self.now + delay, TimerEvent::LatencyDone(id));
         } else {
             self.start_flow(id);

@@ -66,8 +66,13 @@ fn check_shape(s: &Schedule, size: usize) {
 
 #[test]
 fn barrier_completes_and_synchronizes() {
-    for size in sizes() {
-        let scheds: Vec<_> = (0..size).map(|r| barrier(r, size).unwrap()).collect();
+    for (alg, size) in BarrierAlgorithm::ALL
+        .iter()
+        .flat_map(|&a| sizes().map(move |s| (a, s)))
+    {
+        let scheds: Vec<_> = (0..size)
+            .map(|r| barrier_with(alg, r, size).unwrap())
+            .collect();
         for s in &scheds {
             check_shape(s, size);
         }
@@ -78,7 +83,7 @@ fn barrier_completes_and_synchronizes() {
             if size > 1 {
                 assert!(
                     finished.iter().all(|f| !f),
-                    "size {size}, late {late}: {finished:?}"
+                    "{alg}, size {size}, late {late}: {finished:?}"
                 );
             }
         }
