@@ -72,14 +72,25 @@ pub fn alltoall_with(
             }
             Ok(alltoall_pair(rank, size, sendcount, recvcount, in_place))
         }
-        AlltoallAlgorithm::Ring => Ok(alltoall_ring(rank, size, sendcount, recvcount, in_place)),
+        AlltoallAlgorithm::Ring | AlltoallAlgorithm::RingK => Ok(alltoallv_ring_k(
+            rank,
+            size,
+            |_| sendcount,
+            |j| j * sendcount,
+            |_| recvcount,
+            |j| j * recvcount,
+            in_place,
+            if alg == AlltoallAlgorithm::Ring {
+                1
+            } else {
+                radix
+            },
+            false,
+        )),
         AlltoallAlgorithm::Bruck => Ok(alltoall_bruck_k(
             rank, size, sendcount, recvcount, in_place, 2,
         )),
         AlltoallAlgorithm::BruckK => Ok(alltoall_bruck_k(
-            rank, size, sendcount, recvcount, in_place, radix,
-        )),
-        AlltoallAlgorithm::RingK => Ok(alltoall_ring_k(
             rank, size, sendcount, recvcount, in_place, radix,
         )),
     }
@@ -154,64 +165,55 @@ fn outgoing(
     }
 }
 
-/// SimGrid's `ring`: p - 1 sendrecv steps; in step i, send to rank+i and
-/// receive from rank-i. Step 0 is SimGrid's sendrecv with itself, which is
-/// a local copy.
-fn alltoall_ring(
+/// Ring-k: the p - 1 exchanges of SimGrid's `ring` in rounds of k; round
+/// j posts, for each distance i in 1+jk ..= (j+1)k, the send to rank+i and
+/// the receive from rank-i (in SimGrid's sendrecv order), all at once, and
+/// waits for them before the next round (k in-flight partners). k = 1 is
+/// `ring`; SimGrid's step with itself is a local copy. With `xor`, step i
+/// exchanges with rank XOR i instead (SimGrid's alltoallv `ring` does so
+/// on powers of two). In place, every outgoing block is first copied to
+/// scratch: a block may be overwritten by a receive before its own send.
+#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
+fn alltoallv_ring_k(
     rank: usize,
     size: usize,
-    sendcount: usize,
-    recvcount: usize,
-    in_place: bool,
-) -> Schedule {
-    let mut b = Builder::new();
-    let (from, sc) = outgoing(&mut b, size, sendcount, recvcount, in_place);
-    b.copy(
-        from.block(rank * sc, sc),
-        Buf::Recv.block(rank * recvcount, recvcount),
-    );
-    for i in 1..size {
-        let dst = (rank + i) % size;
-        let src = (rank + size - i) % size;
-        b.round(
-            vec![
-                send(dst, from.block(dst * sc, sc)),
-                recv(src, Buf::Recv.block(src * recvcount, recvcount)),
-            ],
-            vec![],
-        );
-    }
-    b.finish()
-}
-
-/// Ring-k: the p - 1 exchanges of `ring` in rounds of k: round j posts
-/// the sends to rank+1+jk .. rank+(j+1)k and the receives from the same
-/// distances below, all at once, and waits for them before the next round
-/// (k in-flight partners; k = 1 is `ring`).
-fn alltoall_ring_k(
-    rank: usize,
-    size: usize,
-    sendcount: usize,
-    recvcount: usize,
+    scounts: impl Fn(usize) -> usize,
+    sdispls: impl Fn(usize) -> usize,
+    rcounts: impl Fn(usize) -> usize,
+    rdispls: impl Fn(usize) -> usize,
     in_place: bool,
     k: usize,
+    xor: bool,
 ) -> Schedule {
     let mut b = Builder::new();
-    let (from, sc) = outgoing(&mut b, size, sendcount, recvcount, in_place);
-    b.copy(
-        from.block(rank * sc, sc),
-        Buf::Recv.block(rank * recvcount, recvcount),
-    );
+    let scratch = if in_place {
+        let extent = (0..size)
+            .map(|j| rdispls(j) + rcounts(j))
+            .max()
+            .unwrap_or(0);
+        let t = b.tmp(extent);
+        b.copy(Buf::Recv.block(0, extent), t.block(0, extent));
+        Some(t)
+    } else {
+        None
+    };
+    let from = |j: usize| match scratch {
+        Some(t) => t.block(rdispls(j), rcounts(j)),
+        None => Buf::Send.block(sdispls(j), scounts(j)),
+    };
+    let into = |j: usize| Buf::Recv.block(rdispls(j), rcounts(j));
+    b.copy(from(rank), into(rank));
     let distances: Vec<usize> = (1..size).collect();
     for round in distances.chunks(k) {
         let mut comm = Vec::with_capacity(2 * round.len());
         for &i in round {
-            let src = (rank + size - i) % size;
-            comm.push(recv(src, Buf::Recv.block(src * recvcount, recvcount)));
-        }
-        for &i in round {
-            let dst = (rank + i) % size;
-            comm.push(send(dst, from.block(dst * sc, sc)));
+            let (dst, src) = if xor {
+                (rank ^ i, rank ^ i)
+            } else {
+                ((rank + i) % size, (rank + size - i) % size)
+            };
+            comm.push(send(dst, from(dst)));
+            comm.push(recv(src, into(src)));
         }
         b.round(comm, vec![]);
     }
@@ -332,10 +334,12 @@ pub fn alltoallv(
         recvcounts,
         rdispls,
         in_place,
+        crate::DEFAULT_RADIX,
     )
 }
 
-/// `MPI_Alltoallv` with a chosen algorithm; see [`alltoallv`].
+/// `MPI_Alltoallv` with a chosen algorithm; see [`alltoallv`]. `radix`
+/// is the k of `ring_k` (at least 2).
 #[allow(clippy::too_many_arguments)] // one argument per MPI parameter
 pub fn alltoallv_with(
     alg: AlltoallvAlgorithm,
@@ -346,8 +350,10 @@ pub fn alltoallv_with(
     recvcounts: &[usize],
     rdispls: &[usize],
     in_place: bool,
+    radix: usize,
 ) -> Result<Schedule, CollError> {
     check_rank(rank, size)?;
+    check_radix(radix)?;
     check_len("recvcounts", recvcounts, size)?;
     check_len("rdispls", rdispls, size)?;
     check_blocks(recvcounts, rdispls, "alltoallv")?;
@@ -369,6 +375,21 @@ pub fn alltoallv_with(
             |i| rdispls[i],
             in_place,
             AlltoallOrder::Ascending,
+        )),
+        AlltoallvAlgorithm::Ring | AlltoallvAlgorithm::RingK => Ok(alltoallv_ring_k(
+            rank,
+            size,
+            |i| sendcounts[i],
+            |i| sdispls[i],
+            |i| recvcounts[i],
+            |i| rdispls[i],
+            in_place,
+            if alg == AlltoallvAlgorithm::Ring {
+                1
+            } else {
+                radix
+            },
+            alg == AlltoallvAlgorithm::Ring && size.is_power_of_two(),
         )),
     }
 }

@@ -374,6 +374,11 @@ algorithm_enum! {
     AlltoallvAlgorithm for Alltoallv {
         /// Linear: all receives then all sends, posted at once.
         Default => "default": "linear; all receives then all sends posted at once",
+        /// SimGrid's alltoallv `ring`: p-1 sendrecv steps, with rank XOR i
+        /// on powers of two.
+        Ring => "ring": "p-1 sendrecv steps; step i exchanges with rank XOR i on powers of two, else sends to rank+i and receives from rank-i",
+        /// Ring with k exchanges in flight (`smpi/coll-radix`).
+        RingK => "ring_k": "ring in rounds of k partners posted at once (k: smpi/coll-radix)",
     }
 }
 

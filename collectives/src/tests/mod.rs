@@ -724,7 +724,15 @@ fn alltoall_basic_linear_posting_order() {
 /// to rank j, blocks laid out in reverse rank order with gaps.
 #[test]
 fn alltoallv_irregular() {
-    for size in sizes() {
+    let variants = AlltoallvAlgorithm::ALL.iter().flat_map(|&a| {
+        let radices: &[usize] = if a == AlltoallvAlgorithm::RingK {
+            &[2, 3, 5]
+        } else {
+            &[DEFAULT_RADIX]
+        };
+        radices.iter().map(move |&k| (a, k))
+    });
+    for ((alg, radix), size) in variants.flat_map(|v| sizes().map(move |s| (v, s))) {
         let cnt = |i: usize, j: usize| (i + 2 * j) % 3;
         let layout = |counts: &[usize]| -> (Vec<usize>, usize) {
             let mut displs = vec![0; counts.len()];
@@ -751,7 +759,10 @@ fn alltoallv_irregular() {
                 |r| {
                     let (sd, _) = layout(&sc(r));
                     let (rd, _) = layout(&rc(r));
-                    alltoallv(r, size, &sc(r), &sd, &rc(r), &rd, in_place).unwrap()
+                    let s = alltoallv_with(alg, r, size, &sc(r), &sd, &rc(r), &rd, in_place, radix)
+                        .unwrap();
+                    check_shape(&s, size);
+                    s
                 },
                 |r| {
                     let (sd, slen) = layout(&sc(r));
@@ -783,7 +794,10 @@ fn alltoallv_irregular() {
                         want[rd[i] + k] = a2a(i, j, k);
                     }
                 }
-                assert_eq!(m.recv, want, "size {size} in place {in_place}");
+                assert_eq!(
+                    m.recv, want,
+                    "{alg} (k={radix}) size {size} in place {in_place}"
+                );
             }
         }
     }

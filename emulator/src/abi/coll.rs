@@ -669,6 +669,7 @@ pub(crate) unsafe extern "C" fn MPI_Alltoallv(
             &rcs,
             &rds,
             in_place,
+            algorithms().radix,
         )
         .map_err(coll_error)?;
         let b = Buffers {
