@@ -1,0 +1,116 @@
+//! The teaching labs of examples/labs: each checks its own data, and the
+//! qualitative results the README tells students to expect hold.
+
+use crate::{build, run, stderr, stdout, NO_COMPUTE};
+
+/// A two-level fat tree of 256 hosts, given in the compact form.
+const TREE: &str = "fat-tree:2;16,16;1,8;1,1:bw=10Gbps:lat=2us";
+
+/// Runs a lab on `ranks` ranks of TREE with `cfg`; its output, after
+/// checking that it succeeded and found its data right.
+fn lab(source: &str, ranks: &str, cfg: &[&str], args: &[&str]) -> String {
+    let app = build(source);
+    let mut all = vec!["-np", ranks, "-platform", TREE, NO_COMPUTE];
+    all.extend_from_slice(cfg);
+    all.push(app.to_str().unwrap());
+    all.extend_from_slice(args);
+    let o = run(&all);
+    let out = stdout(&o);
+    assert!(
+        o.status.success(),
+        "{source} {cfg:?} {args:?}: {out}{}",
+        stderr(&o)
+    );
+    assert!(!out.contains("WRONG"), "{source} {cfg:?} {args:?}: {out}");
+    out
+}
+
+/// The time on the line of `out` starting with `label` (after spaces).
+fn time_of(out: &str, label: &str) -> f64 {
+    out.lines()
+        .map(str::trim_start)
+        .find(|l| l.starts_with(label))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no '{label}' time in:\n{out}"))
+}
+
+/// The first number with a decimal point in `out`.
+fn first_time(out: &str) -> f64 {
+    out.split_whitespace()
+        .find_map(|w| w.parse::<f64>().ok().filter(|_| w.contains('.')))
+        .unwrap_or_else(|| panic!("no time in:\n{out}"))
+}
+
+#[test]
+fn sparse_exchange_crystal_router_wins_small_and_loses_large() {
+    // With a microsecond of software overhead per message, the zeros of a
+    // sparse MPI_Alltoallv cost; the crystal router sends log2(P) messages.
+    let cfg = [
+        "--cfg=smpi/barrier:ompi_bruck",
+        "--cfg=smpi/ois:0:1e-6:0",
+        "--cfg=smpi/or:0:1e-6:0",
+    ];
+    let small = lab("examples/labs/sparse_exchange.c", "256", &cfg, &["8"]);
+    let (a2av, crystal) = (time_of(&small, "alltoallv"), time_of(&small, "crystal"));
+    assert!(crystal * 3.0 < a2av, "8 B on 256 ranks:\n{small}");
+    // Large records are forwarded log2(P) times: MPI_Alltoallv wins.
+    let large = lab("examples/labs/sparse_exchange.c", "64", &cfg, &["131072"]);
+    let (a2av, crystal) = (time_of(&large, "alltoallv"), time_of(&large, "crystal"));
+    assert!(a2av < crystal, "128 KiB on 64 ranks:\n{large}");
+    // Any number of ranks (recursive bisection), and small grids whose
+    // neighbours repeat.
+    for ranks in ["2", "7", "12"] {
+        lab("examples/labs/sparse_exchange.c", ranks, &[], &["24"]);
+    }
+}
+
+#[test]
+fn wide_halo_direct_beats_relay_when_the_halo_is_deep() {
+    let deep = lab("examples/labs/wide_halo.c", "64", &[], &["1000", "3500"]);
+    assert!(time_of(&deep, "direct") < time_of(&deep, "relay"), "{deep}");
+    // One rank deep: the two methods send the same messages.
+    let shallow = lab("examples/labs/wide_halo.c", "64", &[], &["1000", "500"]);
+    assert_eq!(
+        time_of(&shallow, "direct"),
+        time_of(&shallow, "relay"),
+        "{shallow}"
+    );
+    lab("examples/labs/wide_halo.c", "7", &[], &["10", "25"]);
+}
+
+#[test]
+fn gcr_small_allreduces_are_fastest_with_recursive_k() {
+    let per_iteration = |alg: &str| {
+        let cfg = format!("--cfg=smpi/allreduce:{alg}");
+        first_time(&lab(
+            "examples/labs/gcr_allreduce.c",
+            "256",
+            &[&cfg],
+            &["10", "8192"],
+        ))
+    };
+    let (default, rdb, rk) = (
+        per_iteration("default"),
+        per_iteration("rdb"),
+        per_iteration("recursive_k"),
+    );
+    assert!(
+        rk < rdb && rdb < default,
+        "default {default}, rdb {rdb}, recursive_k {rk}"
+    );
+}
+
+#[test]
+fn spectral_transpose_runs_every_alltoallv_algorithm() {
+    for alg in ["default", "ring", "ring_k"] {
+        let cfg = format!("--cfg=smpi/alltoallv:{alg}");
+        let out = lab(
+            "examples/labs/spectral_transpose.c",
+            "64",
+            &[&cfg],
+            &["16", "4096"],
+        );
+        assert!(first_time(&out) > 0.0, "{out}");
+    }
+}
