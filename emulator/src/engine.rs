@@ -187,6 +187,9 @@ pub struct Compute {
     pub threshold: f64,
     /// smpi/host-speed: flop/s of the machine running the simulation.
     pub host_speed: f64,
+    /// smpi/reduce-rate: bytes per second a rank reduces (local steps of
+    /// reductions are charged as computation); 0 makes them free.
+    pub reduce_rate: f64,
 }
 
 /// The whole simulation state.
@@ -368,6 +371,16 @@ impl World {
     }
 
     /// Starts a computation of `flops` for the current rank on its host.
+    /// The flops that reducing `bytes` costs the current rank, at
+    /// smpi/reduce-rate on its host.
+    pub fn reduction_flops(&self, bytes: usize) -> f64 {
+        if self.compute.reduce_rate <= 0.0 {
+            return 0.0;
+        }
+        let host = self.ranks[self.current].host;
+        bytes as f64 / self.compute.reduce_rate * self.platform.host(host).speed
+    }
+
     pub fn start_exec(&mut self, flops: f64) {
         let rank = self.current;
         let host = self.ranks[rank].host;

@@ -22,6 +22,10 @@ use crate::mpi::coll::Algorithms;
 use crate::mpi::Mpi;
 use crate::netmodel::{NetModel, RoutingChoice};
 
+/// Bytes per second a rank reduces when smpi/reduce-rate is `auto` and
+/// computation is simulated: a memory-bound loop reading two operands and
+/// writing one, on one core.
+const DEFAULT_REDUCE_RATE: f64 = 2e9;
 /// The parsed command line.
 #[derive(Debug, Default)]
 pub struct Options {
@@ -536,10 +540,22 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         args: opts.args.clone(),
         stack_bytes,
     };
+    let reduce_rate = match cfg.text("smpi/reduce-rate") {
+        "auto" if simulate => DEFAULT_REDUCE_RATE,
+        "auto" => 0.0,
+        text => match text.parse::<f64>() {
+            Ok(rate) if rate >= 0.0 => rate,
+            _ => bail!(
+                "option smpi/reduce-rate: '{text}' is not a rate in bytes per second \
+                 (or auto: {DEFAULT_REDUCE_RATE:e} with smpi/simulate-computation, else free)"
+            ),
+        },
+    };
     let compute = Compute {
         simulate,
         threshold: cfg.float("smpi/cpu-threshold"),
         host_speed: speed,
+        reduce_rate,
     };
     let mut mpi = Mpi::new(np);
     mpi.algorithms = Algorithms::from_config(&cfg).map_err(|e| anyhow!(e))?;

@@ -534,6 +534,41 @@ fn collective_messages_pay_the_send_and_receive_overheads_as_in_simgrid() {
 }
 
 #[test]
+fn reductions_are_charged_as_computation_at_the_reduce_rate() {
+    // rdb on 64 ranks reduces the whole 1 MiB vector in each of its 6
+    // steps: 6 MiB at 1e9 bytes per second on every rank's critical path.
+    let platform = write_scratch(
+        "fattree64_rate.xml",
+        &cluster64("FAT_TREE", "2;8,8;1,2;1,1"),
+    );
+    let alg = "--cfg=smpi/allreduce:rdb";
+    let at = |rate: &str| {
+        let opt = format!("--cfg=smpi/reduce-rate:{rate}");
+        collective_time(&platform, "64", &[alg, &opt], &["allreduce", "1048576"])
+    };
+    let (free, auto, charged) = (at("0"), at("auto"), at("1e9"));
+    // Without simulated computation, auto charges nothing.
+    assert_eq!(free, auto);
+    let expected = 6.0 * 1048576.0 / 1e9;
+    assert!(
+        (charged - free - expected).abs() < 1e-6,
+        "free {free}, charged {charged}: {} s more, expected {expected}",
+        charged - free
+    );
+    let app = build("bench/c/collective.c");
+    let o = run(&[
+        "-np",
+        "2",
+        "--cfg=smpi/reduce-rate:fast",
+        app.to_str().unwrap(),
+        "allreduce",
+        "8",
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("smpi/reduce-rate"), "{}", stderr(&o));
+}
+
+#[test]
 fn radix_k_algorithms_deliver_the_right_data_for_any_radix() {
     let platform = write_scratch(
         "fattree64_radix.xml",

@@ -1173,7 +1173,9 @@ pub(crate) unsafe extern "C" fn MPI_Reduce_local(
         let ty = committed(datatype)?;
         let o = engine::with(|w| w.mpi.reduce_op(op))?;
         crate::mpi::coll::check_reduction(o, &ty)?;
-        crate::mpi::coll::reduce_local(o, &ty, datatype, inbuf as usize, inoutbuf as usize, n)
+        crate::mpi::coll::reduce_local(o, &ty, datatype, inbuf as usize, inoutbuf as usize, n)?;
+        crate::mpi::coll::charge_reduction(n * ty.size);
+        Ok(())
     })
 }
 

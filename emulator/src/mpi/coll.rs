@@ -108,6 +108,15 @@ impl Algorithms {
     }
 }
 
+/// Charges the current rank the computation of reducing `bytes`
+/// (smpi/reduce-rate): large reductions are not free.
+pub fn charge_reduction(bytes: usize) {
+    if bytes > 0 {
+        let flops = engine::with(|w| w.reduction_flops(bytes));
+        engine::execute(flops, "reduction");
+    }
+}
+
 /// The reduction a schedule's `Local::Reduce` steps apply.
 #[derive(Debug, Clone, Copy)]
 pub enum Reduction {
@@ -371,12 +380,17 @@ impl Run {
     /// of the world: a reduction may call the program's operation).
     pub fn locals(&self, r: usize) -> MpiResult<()> {
         let ctx = self.ctx();
+        let mut reduced = 0;
         for local in &self.sched.rounds[r].local {
             match local {
                 Local::Copy { from, to } => copy_block(&ctx, from, to),
-                Local::Reduce { input, inout } => reduce_block(&ctx, self.reduction, input, inout)?,
+                Local::Reduce { input, inout } => {
+                    reduce_block(&ctx, self.reduction, input, inout)?;
+                    reduced += inout.count * self.recv_ty.size;
+                }
             }
         }
+        charge_reduction(reduced);
         Ok(())
     }
 }
