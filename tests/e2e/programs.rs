@@ -116,6 +116,11 @@ fn nonblocking_collectives_give_their_blocking_twins_data_and_progress() {
 }
 
 #[test]
+fn persistent_collectives_rerun_with_the_current_buffers() {
+    assert_self_checks("tests/c/persistent_coll.c", &["1", "2", "5", "8"]);
+}
+
+#[test]
 fn globals_named_like_libc_functions_are_the_programs_own() {
     assert_self_checks("tests/c/libc_names.c", &["1", "3"]);
     assert_self_checks_with(

@@ -45,6 +45,14 @@ fn with_info<R>(
     })
 }
 
+/// Checks an info argument: MPI_INFO_NULL or a live info object.
+pub(super) fn check_info(info: c_int) -> MpiResult<()> {
+    if info == mpi::INFO_NULL {
+        return Ok(());
+    }
+    with_info(info, |_| Ok(()))
+}
+
 pub(crate) unsafe extern "C" fn MPI_Info_create(info: *mut c_int) -> c_int {
     call("MPI_Info_create", mpi::COMM_WORLD, || {
         let h = engine::with(|w| w.mpi.add_info(Vec::new()));

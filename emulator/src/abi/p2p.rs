@@ -1387,17 +1387,7 @@ pub(crate) unsafe extern "C" fn MPI_Start(request: *mut c_int) -> c_int {
             return Err(MpiError::new(class::ARG, "request is a null pointer"));
         }
         // SAFETY: non-null argument.
-        let h = unsafe { *request };
-        engine::with(|w| {
-            let id = w.mpi.request_id(h)?;
-            if !w.mpi.request(id).persistent {
-                return Err(MpiError::new(
-                    class::REQUEST,
-                    "MPI_Start on a request that is not persistent",
-                ));
-            }
-            w.start(id)
-        })
+        start_persistent(unsafe { *request }, "MPI_Start")
     })
 }
 
@@ -1407,18 +1397,45 @@ pub(crate) unsafe extern "C" fn MPI_Startall(count: c_int, requests: *mut c_int)
             .map_err(|_| MpiError::new(class::COUNT, format!("invalid count {count}")))?;
         for i in 0..n {
             // SAFETY: i < count entries of the caller's array.
-            let h = unsafe { *requests.add(i) };
-            engine::with(|w| {
-                let id = w.mpi.request_id(h)?;
-                if !w.mpi.request(id).persistent {
-                    return Err(MpiError::new(
-                        class::REQUEST,
-                        "MPI_Startall on a request that is not persistent",
-                    ));
-                }
-                w.start(id)
-            })?;
+            start_persistent(unsafe { *requests.add(i) }, "MPI_Startall")?;
         }
+        Ok(())
+    })
+}
+
+/// Starts persistent request `h`: a point-to-point one in the engine; a
+/// collective one by running its non-blocking call (which may run the
+/// program's code, so outside the world), whose request becomes the run.
+fn start_persistent(h: c_int, call_name: &str) -> MpiResult<()> {
+    let collective = engine::with(|w| {
+        let id = w.mpi.request_id(h)?;
+        let r = w.mpi.request(id);
+        if !r.persistent {
+            return Err(MpiError::new(
+                class::REQUEST,
+                format!("{call_name} on a request that is not persistent"),
+            ));
+        }
+        if matches!(r.kind, mpi::ReqKind::PersistentColl) {
+            return Ok(Some((id, w.activate_persistent_collective(id)?)));
+        }
+        w.start(id).map(|()| None)
+    })?;
+    let Some((id, start)) = collective else {
+        return Ok(());
+    };
+    let mut run: c_int = 0;
+    let code = start(&mut run);
+    if code != class::SUCCESS {
+        engine::with(|w| w.mpi.request_mut(id).active = false);
+        return Err(MpiError::new(
+            code,
+            format!("{call_name}: the persistent collective could not start"),
+        ));
+    }
+    engine::with(|w| {
+        let run = w.mpi.request_id(run)?;
+        w.attach_persistent_run(id, run);
         Ok(())
     })
 }

@@ -14,6 +14,7 @@ pub mod typector;
 pub mod win;
 
 use matching::MatchQueue;
+use rustc_hash::FxHashMap;
 use std::ffi::c_void;
 use std::rc::Rc;
 
@@ -301,7 +302,14 @@ pub enum ReqKind {
     Rma,
     /// A non-blocking collective: completed by its progress (`nbc`).
     Nbc,
+    /// A persistent collective (MPI_Bcast_init, ...): each start begins a
+    /// non-blocking collective, its one child, and it completes with it.
+    PersistentColl,
 }
+
+/// What starts a persistent collective: the non-blocking call with the
+/// program's arguments, writing its request handle.
+pub type PersistentStart = Rc<dyn Fn(*mut i32) -> i32>;
 
 /// Handles of user keyvals start here (below are the predefined keys).
 pub const KEYVAL_BASE: i32 = 100;
@@ -499,6 +507,8 @@ pub struct Mpi {
     /// advanced), and the free slots.
     nbc: Vec<Option<Box<nbc::Nbc>>>,
     nbc_free: Vec<usize>,
+    /// How each persistent collective request starts.
+    persistent_starts: FxHashMap<ReqId, PersistentStart>,
     /// User error classes and codes: (code, class, text).
     user_errors: Vec<(i32, i32, String)>,
     last_error_code: i32,
@@ -553,6 +563,7 @@ impl Mpi {
             user_ops: Vec::new(),
             nbc: Vec::new(),
             nbc_free: Vec::new(),
+            persistent_starts: FxHashMap::default(),
             user_errors: Vec::new(),
             last_error_code: LAST_PREDEFINED_CODE,
             // MPI_INFO_ENV: what the program was started with.
@@ -766,6 +777,9 @@ impl Mpi {
     /// Removes a request (and the parts of a compound one).
     pub fn remove_request(&mut self, id: ReqId) {
         if let Some(r) = self.requests[id].take() {
+            if matches!(r.kind, ReqKind::PersistentColl) {
+                self.persistent_starts.remove(&id);
+            }
             self.free_requests.push(id);
             for child in r.children {
                 self.remove_request(child);
@@ -1006,6 +1020,9 @@ impl World {
                 Ok(())
             }
             ReqKind::Generalized(_) | ReqKind::Rma | ReqKind::Nbc => Ok(()),
+            // The ABI layer starts it (`start_persistent_collective`): it
+            // runs the program's MPI call.
+            ReqKind::PersistentColl => Ok(()),
         }
     }
 
@@ -1275,7 +1292,55 @@ impl World {
                 .first()
                 .and_then(|&c| self.mpi.requests.get(c).and_then(Option::as_ref))
                 .map_or(Status::empty(), |r| r.status);
+            let persistent = matches!(parent.kind, ReqKind::PersistentColl);
             self.complete(p, status);
+            // A persistent collective's run is over: its request goes.
+            if persistent {
+                if let Some(r) = self.mpi.requests.get_mut(p).and_then(Option::as_mut) {
+                    for c in std::mem::take(&mut r.children) {
+                        self.mpi.remove_request(c);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A new persistent collective request of the current rank, inactive,
+    /// begun by `start` at each MPI_Start.
+    pub fn new_persistent_collective(&mut self, view: &CommView, start: PersistentStart) -> ReqId {
+        let dtype = Rc::clone(self.mpi.datatype(4).expect("MPI_BYTE is predefined"));
+        let id =
+            self.new_internal_request(ReqKind::PersistentColl, view, view.ctx, 0, 0, dtype, -1, 0);
+        let r = self.mpi.request_mut(id);
+        r.persistent = true;
+        r.active = false;
+        self.mpi.persistent_starts.insert(id, start);
+        id
+    }
+
+    /// Activates persistent collective `id` for a new run; how it starts.
+    pub fn activate_persistent_collective(&mut self, id: ReqId) -> MpiResult<PersistentStart> {
+        let r = self.mpi.request_mut(id);
+        // Active until a wait or test returns it, even once complete.
+        if r.active {
+            return Err(MpiError::new(
+                class::REQUEST,
+                "MPI_Start on a persistent collective that is still active (wait for it first)",
+            ));
+        }
+        r.active = true;
+        r.complete = false;
+        r.status = Status::empty();
+        Ok(Rc::clone(&self.mpi.persistent_starts[&id]))
+    }
+
+    /// Makes `run` (the request of one run's non-blocking collective) the
+    /// child of persistent collective `id`, completing `id` if it is done.
+    pub fn attach_persistent_run(&mut self, id: ReqId, run: ReqId) {
+        self.mpi.request_mut(run).parent = Some(id);
+        self.mpi.request_mut(id).children = vec![run];
+        if is_complete(self, run) {
+            self.child_completed(id);
         }
     }
 
@@ -1365,7 +1430,7 @@ impl World {
             // The ABI layer calls the program's cancel function; a
             // one-sided operation or a collective cannot be cancelled
             // (MPI says so for collectives): it completes.
-            ReqKind::Generalized(_) | ReqKind::Rma | ReqKind::Nbc => {}
+            ReqKind::Generalized(_) | ReqKind::Rma | ReqKind::Nbc | ReqKind::PersistentColl => {}
             ReqKind::Recv => {
                 let q = &mut self.mpi.ranks[r.owner].posted;
                 if let Some(slot) = q.find_newest(r.ctx, r.peer, |&x| x == id) {
@@ -1691,7 +1756,7 @@ impl World {
                 "generalized request (waiting for MPI_Grequest_complete)".into()
             }
             ReqKind::Rma => "one-sided operation".into(),
-            ReqKind::Nbc => "non-blocking collective".into(),
+            ReqKind::Nbc | ReqKind::PersistentColl => "non-blocking collective".into(),
         };
         let comm = if r.ctx % 2 == 1 {
             format!("{} (collective)", comm_name(r.comm))
