@@ -1,7 +1,9 @@
 /* Collectives over an intercommunicator: even world ranks form group A,
  * odd ones group B (so the groups differ in size when np is odd). Every
  * result is checked element by element; prints " No Errors" when all hold.
- * Value of a contribution: 1000 * world rank + element index. */
+ * Value of a contribution: 1000 * world rank + element index. Everything
+ * runs twice: with the blocking calls, then with the non-blocking ones
+ * (each waited for at once), and two non-blocking ones overlap. */
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +11,16 @@
 #include "check.h"
 
 static int lrank, lsize, rsize, in_a;
+
+/* COLL(Bcast, bcast, args) is MPI_Bcast(args), or MPI_Ibcast(args, &r)
+ * and a wait when `nb` is set. */
+static int nb;
+static MPI_Request nbreq;
+static int nbwait(int err) {
+    return err == MPI_SUCCESS ? MPI_Wait(&nbreq, MPI_STATUS_IGNORE) : err;
+}
+#define COLL(Name, name, ...) \
+    (nb ? nbwait(MPI_I##name(__VA_ARGS__, &nbreq)) : MPI_##Name(__VA_ARGS__))
 
 /* World rank of rank r of the remote group. */
 static int remote_world(int r) { return in_a ? 2 * r + 1 : 2 * r; }
@@ -25,7 +37,7 @@ static void test_bcast(MPI_Comm ic) {
             root = 1 % rsize;
         for (int i = 0; i < 5; i++)
             buf[i] = root == MPI_ROOT ? 77 + i : -1;
-        MPI_Bcast(buf, 5, MPI_INT, root, ic);
+        COLL(Bcast, bcast, buf, 5, MPI_INT, root, ic);
         if (!root_group_is_mine)
             for (int i = 0; i < 5; i++)
                 CHECK(buf[i] == 77 + i, "bcast: buf[%d] = %d", i, buf[i]);
@@ -41,7 +53,7 @@ static void test_gather_scatter(MPI_Comm ic) {
     int root = in_a ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
     for (int i = 0; i < 2 * rsize; i++)
         all[i] = -1;
-    MPI_Gather(mine, 2, MPI_INT, all, 2, MPI_INT, root, ic);
+    COLL(Gather, gather, mine, 2, MPI_INT, all, 2, MPI_INT, root, ic);
     if (root == MPI_ROOT)
         for (int r = 0; r < rsize; r++)
             for (int j = 0; j < 2; j++)
@@ -59,7 +71,7 @@ static void test_gather_scatter(MPI_Comm ic) {
     int *gv = malloc(sizeof(int) * (total + 1));
     for (int i = 0; i < lrank + 1; i++)
         send[i] = 1000 * rank + i;
-    MPI_Gatherv(send, lrank + 1, MPI_INT, gv, counts, displs, MPI_INT, root, ic);
+    COLL(Gatherv, gatherv, send, lrank + 1, MPI_INT, gv, counts, displs, MPI_INT, root, ic);
     if (root == MPI_ROOT)
         for (int r = 0; r < rsize; r++)
             for (int j = 0; j < counts[r]; j++)
@@ -72,7 +84,7 @@ static void test_gather_scatter(MPI_Comm ic) {
     for (int i = 0; i < 3 * rsize; i++)
         sc[i] = 500 + i;
     int got[3] = {-1, -1, -1};
-    MPI_Scatter(sc, 3, MPI_INT, got, 3, MPI_INT, root, ic);
+    COLL(Scatter, scatter, sc, 3, MPI_INT, got, 3, MPI_INT, root, ic);
     if (in_a)
         for (int j = 0; j < 3; j++)
             CHECK(got[j] == 500 + 3 * lrank + j, "scatter: got[%d] = %d", j, got[j]);
@@ -86,7 +98,7 @@ static void test_gather_scatter(MPI_Comm ic) {
         displs[r] = 10 * r;
     }
     int recv[64];
-    MPI_Scatterv(sv, counts, displs, MPI_INT, recv, lrank + 1, MPI_INT, root, ic);
+    COLL(Scatterv, scatterv, sv, counts, displs, MPI_INT, recv, lrank + 1, MPI_INT, root, ic);
     if (in_a)
         for (int j = 0; j <= lrank; j++)
             CHECK(recv[j] == 900 + 10 * lrank + j, "scatterv: recv[%d] = %d", j, recv[j]);
@@ -99,7 +111,7 @@ static void test_gather_scatter(MPI_Comm ic) {
 static void test_all(MPI_Comm ic) {
     int mine[2] = {1000 * rank, 1000 * rank + 1};
     int *all = malloc(sizeof(int) * 2 * rsize);
-    MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, ic);
+    COLL(Allgather, allgather, mine, 2, MPI_INT, all, 2, MPI_INT, ic);
     for (int r = 0; r < rsize; r++)
         for (int j = 0; j < 2; j++)
             CHECK(all[2 * r + j] == 1000 * remote_world(r) + j, "allgather: r %d j %d = %d",
@@ -116,7 +128,7 @@ static void test_all(MPI_Comm ic) {
     for (int i = 0; i <= lrank; i++)
         send[i] = 1000 * rank + i;
     int *agv = malloc(sizeof(int) * (total + 1));
-    MPI_Allgatherv(send, lrank + 1, MPI_INT, agv, counts, displs, MPI_INT, ic);
+    COLL(Allgatherv, allgatherv, send, lrank + 1, MPI_INT, agv, counts, displs, MPI_INT, ic);
     for (int r = 0; r < rsize; r++)
         for (int j = 0; j <= r; j++)
             CHECK(agv[displs[r] + j] == 1000 * remote_world(r) + j, "allgatherv: r %d j %d", r,
@@ -126,7 +138,7 @@ static void test_all(MPI_Comm ic) {
     int *a2s = malloc(sizeof(int) * rsize), *a2r = malloc(sizeof(int) * rsize);
     for (int r = 0; r < rsize; r++)
         a2s[r] = 100 * rank + r;
-    MPI_Alltoall(a2s, 1, MPI_INT, a2r, 1, MPI_INT, ic);
+    COLL(Alltoall, alltoall, a2s, 1, MPI_INT, a2r, 1, MPI_INT, ic);
     for (int r = 0; r < rsize; r++)
         CHECK(a2r[r] == 100 * remote_world(r) + lrank, "alltoall: from %d got %d", r, a2r[r]);
 
@@ -144,7 +156,7 @@ static void test_all(MPI_Comm ic) {
         rdispls[r] = at;
         at += rcounts[r];
     }
-    MPI_Alltoallv(sbuf, scounts, sdispls, MPI_INT, rbuf, rcounts, rdispls, MPI_INT, ic);
+    COLL(Alltoallv, alltoallv, sbuf, scounts, sdispls, MPI_INT, rbuf, rcounts, rdispls, MPI_INT, ic);
     for (int r = 0; r < rsize; r++)
         for (int j = 0; j < rcounts[r]; j++)
             CHECK(rbuf[rdispls[r] + j] == 10000 * remote_world(r) + 100 * lrank + j,
@@ -158,7 +170,7 @@ static void test_all(MPI_Comm ic) {
         wdispls[r] = (int)sizeof(int) * r;
         types[r] = MPI_INT;
     }
-    MPI_Alltoallw(a2s, wcounts, wdispls, types, a2r, wcounts, wdispls, types, ic);
+    COLL(Alltoallw, alltoallw, a2s, wcounts, wdispls, types, a2r, wcounts, wdispls, types, ic);
     for (int r = 0; r < rsize; r++)
         CHECK(a2r[r] == 100 * remote_world(r) + lrank, "alltoallw: from %d got %d", r, a2r[r]);
     free(all);
@@ -176,15 +188,15 @@ static void test_reductions(MPI_Comm ic) {
     int out[3] = {-1, -1, -1};
 
     int root = in_a ? rsize - 1 : (lrank == lsize - 1 ? MPI_ROOT : MPI_PROC_NULL);
-    MPI_Reduce(mine, out, 3, MPI_INT, MPI_SUM, root, ic);
+    COLL(Reduce, reduce, mine, out, 3, MPI_INT, MPI_SUM, root, ic);
     if (root == MPI_ROOT) {
         CHECK(out[0] == remote_sum, "reduce: sum %d, expected %d", out[0], remote_sum);
         CHECK(out[1] == rsize, "reduce: count %d, expected %d", out[1], rsize);
     }
 
-    MPI_Allreduce(mine, out, 3, MPI_INT, MPI_MAX, ic);
+    COLL(Allreduce, allreduce, mine, out, 3, MPI_INT, MPI_MAX, ic);
     CHECK(out[0] == remote_world(rsize - 1), "allreduce max: %d", out[0]);
-    MPI_Allreduce(mine, out, 3, MPI_INT, MPI_SUM, ic);
+    COLL(Allreduce, allreduce, mine, out, 3, MPI_INT, MPI_SUM, ic);
     CHECK(out[0] == remote_sum && out[1] == rsize, "allreduce sum: %d %d", out[0], out[1]);
 
     /* Reduce_scatter_block: both groups reduce vectors of lsize*rsize
@@ -194,7 +206,7 @@ static void test_reductions(MPI_Comm ic) {
     int *vec = malloc(sizeof(int) * n), *blk = malloc(sizeof(int) * rsize);
     for (int i = 0; i < n; i++)
         vec[i] = rank + i;
-    MPI_Reduce_scatter_block(vec, blk, rsize, MPI_INT, MPI_SUM, ic);
+    COLL(Reduce_scatter_block, reduce_scatter_block, vec, blk, rsize, MPI_INT, MPI_SUM, ic);
     for (int j = 0; j < rsize; j++) {
         int i = lrank * rsize + j;
         CHECK(blk[j] == remote_sum + rsize * i, "reduce_scatter_block: [%d] = %d", j, blk[j]);
@@ -204,7 +216,7 @@ static void test_reductions(MPI_Comm ic) {
     int counts[64];
     for (int k = 0; k < lsize; k++)
         counts[k] = rsize;
-    MPI_Reduce_scatter(vec, blk, counts, MPI_INT, MPI_SUM, ic);
+    COLL(Reduce_scatter, reduce_scatter, vec, blk, counts, MPI_INT, MPI_SUM, ic);
     for (int j = 0; j < rsize; j++) {
         int i = lrank * rsize + j;
         CHECK(blk[j] == remote_sum + rsize * i, "reduce_scatter: [%d] = %d", j, blk[j]);
@@ -239,13 +251,27 @@ int main(int argc, char **argv) {
     MPI_Comm_size(ic, &lsize);
     MPI_Comm_remote_size(ic, &rsize);
 
-    for (int rep = 0; rep < 2; rep++) {
-        MPI_Barrier(ic);
-        test_bcast(ic);
-        test_gather_scatter(ic);
-        test_all(ic);
-        test_reductions(ic);
-    }
+    for (nb = 0; nb < 2; nb++)
+        for (int rep = 0; rep < 2; rep++) {
+            COLL(Barrier, barrier, ic);
+            test_bcast(ic);
+            test_gather_scatter(ic);
+            test_all(ic);
+            test_reductions(ic);
+        }
+    /* Two non-blocking collectives in flight at once, waited in reverse. */
+    int b = in_a && lrank == 0 ? 5 : -1, mine = rank, sum = -1;
+    MPI_Request two[2];
+    MPI_Ibcast(&b, 1, MPI_INT, in_a ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0, ic, &two[0]);
+    MPI_Iallreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, ic, &two[1]);
+    MPI_Wait(&two[1], MPI_STATUS_IGNORE);
+    MPI_Wait(&two[0], MPI_STATUS_IGNORE);
+    if (!in_a)
+        CHECK(b == 5, "overlapping ibcast gave %d", b);
+    int remote_sum = 0;
+    for (int r = 0; r < rsize; r++)
+        remote_sum += remote_world(r);
+    CHECK(sum == remote_sum, "overlapping iallreduce gave %d, expected %d", sum, remote_sum);
     test_errors(ic);
     /* Collectives on the local communicator still match after all this. */
     int one = 1, n = 0;

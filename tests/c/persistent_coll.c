@@ -1,7 +1,8 @@
 /* Persistent collectives (MPI 4.0): a request made once by MPI_X_init runs
  * the collective at each MPI_Start with the buffers' current contents;
- * MPI_Startall starts several; errors surface at MPI_Start; freeing an
- * inactive request is allowed. */
+ * MPI_Startall starts several; they match in the order they were made,
+ * whatever the order of the starts; errors surface at MPI_Start; freeing
+ * an inactive request is allowed. */
 #include <mpi.h>
 #include <stdlib.h>
 
@@ -56,6 +57,19 @@ int main(int argc, char **argv) {
             CHECK(got[i] == i * 1000 + rank + round * 7, "round %d: alltoallv from %d gave %d",
                   round, i, got[i]);
     }
+
+    /* Persistent collectives match in the order they were made: start
+     * them in different orders on different ranks. */
+    int a = rank == 0 ? 42 : -1;
+    MPI_Request two[2];
+    MPI_Bcast_init(&a, 1, MPI_INT, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &two[0]);
+    MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &two[1]);
+    MPI_Start(&two[rank % 2]);
+    MPI_Start(&two[1 - rank % 2]);
+    MPI_Waitall(2, two, MPI_STATUSES_IGNORE);
+    CHECK(a == 42, "bcast started out of order gave %d", a);
+    MPI_Request_free(&two[0]);
+    MPI_Request_free(&two[1]);
 
     /* Starting an active request is an error, reported by MPI_Start. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);

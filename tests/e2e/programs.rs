@@ -113,6 +113,12 @@ fn nonblocking_collectives_give_their_blocking_twins_data_and_progress() {
         "tests/c/nonblocking_coll.c",
         &["1", "2", "3", "4", "7", "16"],
     );
+    // Reductions charged as computation while collectives progress.
+    assert_self_checks_with(
+        "tests/c/nonblocking_coll.c",
+        &["4", "7"],
+        &["--cfg=smpi/reduce-rate:1e8"],
+    );
 }
 
 #[test]

@@ -6,11 +6,12 @@ use std::rc::Rc;
 
 use collectives as algo;
 
-use super::intercoll::{self, Contribution, Rooted, Transfer};
+use super::intercoll::{self, Contribution, Rooted};
 use super::{call, out};
 use crate::engine;
 use crate::mpi::coll::{coll_error, execute, Buffers, Reduction};
 use crate::mpi::datatype::Datatype;
+use crate::mpi::nbc::Transfer;
 use crate::mpi::op::{self, ReduceOp, UserFunction};
 use crate::mpi::{class, CommView, MpiError, MpiResult};
 
@@ -956,7 +957,7 @@ pub(crate) unsafe extern "C" fn MPI_Alltoallw(
         let (c, transfers, staged) =
             unsafe { alltoallw_plan(sendbuf, recvbuf, args, comm, "MPI_Alltoallw")? };
         let tag = engine::with(|w| w.next_coll_tag(comm));
-        intercoll::exchange(&c, tag, &transfers, "MPI_Alltoallw")?;
+        intercoll::exchange(&c, tag, transfers, "MPI_Alltoallw")?;
         drop(staged);
         Ok(())
     })
@@ -977,6 +978,16 @@ pub(crate) unsafe extern "C" fn MPI_Ialltoallw(
     comm: c_int,
     request: *mut c_int,
 ) -> c_int {
+    // On an intercommunicator, MPI_Alltoallw's steps, recorded.
+    if any_view(comm).is_ok_and(|v| v.remote.is_some()) {
+        // SAFETY: the caller's arguments, passed on unchanged.
+        return nonblocking("MPI_Ialltoallw", comm, request, || unsafe {
+            MPI_Alltoallw(
+                sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                comm,
+            )
+        });
+    }
     call("MPI_Ialltoallw", comm, || {
         if request.is_null() {
             return Err(MpiError::new(class::ARG, "request is a null pointer"));
@@ -987,12 +998,6 @@ pub(crate) unsafe extern "C" fn MPI_Ialltoallw(
         // SAFETY: the caller's arguments, as MPI_Ialltoallw defines them.
         let (c, transfers, staged) =
             unsafe { alltoallw_plan(sendbuf, recvbuf, args, comm, "MPI_Ialltoallw")? };
-        if c.remote.is_some() {
-            return Err(MpiError::new(
-                class::COMM,
-                "MPI_Ialltoallw on an intercommunicator is not supported yet (use the blocking call)",
-            ));
-        }
         let id = engine::with(|w| -> MpiResult<crate::mpi::ReqId> {
             let tag = w.next_coll_tag(comm);
             let mut ids = Vec::with_capacity(transfers.len());
@@ -1181,31 +1186,39 @@ pub(crate) unsafe extern "C" fn MPI_Reduce_local(
 
 /// Starts a non-blocking collective: the blocking twin `blocking` builds
 /// the very same schedule, which `execute` then starts instead of running
-/// (see `mpi::coll::start_nonblocking`). Errors the twin finds name the
-/// twin. Not on intercommunicators yet: their collectives chain several
-/// schedules.
+/// (see `mpi::coll::start_nonblocking`). On an intercommunicator the twin
+/// chains several steps, which it records instead of running, and they
+/// run one after the other (`mpi::nbc::start_recorded`). Errors the twin
+/// finds name the twin.
 fn nonblocking(
     name: &'static str,
     comm: c_int,
     request: *mut c_int,
     blocking: impl FnOnce() -> c_int,
 ) -> c_int {
+    let mut inter = None;
     let checked = call(name, comm, || {
         if request.is_null() {
             return Err(MpiError::new(class::ARG, "request is a null pointer"));
         }
-        if any_view(comm)?.remote.is_some() {
-            return Err(MpiError::new(
-                class::COMM,
-                format!(
-                    "{name} on an intercommunicator is not supported yet (use the blocking call)"
-                ),
-            ));
+        let view = any_view(comm)?;
+        if view.remote.is_some() {
+            inter = Some(view);
         }
         Ok(())
     });
     if checked != class::SUCCESS {
         return checked;
+    }
+    if let Some(view) = inter {
+        return match crate::mpi::nbc::start_recorded(&view, name, blocking) {
+            // SAFETY: checked non-null above; MPI requires it writable.
+            Ok(id) => unsafe {
+                *request = (id + 1) as c_int;
+                class::SUCCESS
+            },
+            Err(code) => code,
+        };
     }
     // SAFETY: `request` is the caller's request argument, checked non-null
     // above; MPI requires it to be writable.

@@ -4,11 +4,12 @@ use std::ffi::{c_char, c_int};
 use std::rc::Rc;
 
 use super::env::copy_c_string;
-use super::intercoll::{self, Transfer};
+use super::intercoll;
 use super::{call, out};
 use crate::engine;
 use crate::mpi::coll::{coll_error, execute, Buffers, Reduction};
 use crate::mpi::comm::{group_compare, members};
+use crate::mpi::nbc::Transfer;
 use crate::mpi::{
     self, class, is_complete, wait_for, CommView, Group, MpiError, MpiResult, ReqId, ReqKind,
     SendMode,
@@ -97,11 +98,11 @@ pub(crate) fn split(
                 .filter(|&&r| r != 0)
                 .map(|&r| Transfer::send(r as usize, msg.as_ptr() as usize, 2, &int))
                 .collect();
-            intercoll::exchange(view, tag, &sends, call_name)?;
+            intercoll::exchange(view, tag, sends, call_name)?;
         }
     } else if color >= 0 {
         let recv = Transfer::recv(0, got.as_mut_ptr() as usize, 2, &int);
-        intercoll::exchange(view, tag, &[recv], call_name)?;
+        intercoll::exchange(view, tag, vec![recv], call_name)?;
     }
     if color < 0 && color != mpi::UNDEFINED {
         return Err(MpiError::new(class::ARG, format!("invalid color {color}")));
@@ -175,7 +176,7 @@ fn leaders_exchange(
                 Transfer::recv(0, recv.as_mut_ptr() as usize, recv.len(), &int),
                 Transfer::send(0, send.as_ptr() as usize, send.len(), &int),
             ];
-            intercoll::exchange(v, tag, &t, call_name)
+            intercoll::exchange(v, tag, t.into(), call_name)
         };
         swap(&[data.len() as c_int], &mut len)?;
         theirs = vec![0; usize::try_from(len[0]).unwrap_or(0)];

@@ -17,98 +17,38 @@ use super::coll::{committed, count};
 use crate::engine;
 use crate::mpi::coll::{coll_error, execute, Buffers, Reduction, Scratch};
 use crate::mpi::datatype::Datatype;
+use crate::mpi::nbc::{self, Stage, Transfer, Transfers};
 use crate::mpi::op::ReduceOp;
-use crate::mpi::{
-    class, is_complete, wait_for, CommView, MpiError, MpiResult, ReqId, ReqKind, SendMode,
-    PROC_NULL,
-};
+use crate::mpi::{class, is_complete, wait_for, CommView, MpiError, MpiResult, PROC_NULL};
 
 /// MPI_ROOT, given by the root of a rooted intercommunicator collective.
 const ROOT: c_int = -3;
 /// MPI_BYTE, for the empty messages of a barrier.
 const MPI_BYTE: c_int = 4;
 
-/// One point-to-point transfer of a collective; `peer` is a rank of the
-/// view's peer group (the remote group of an intercommunicator).
-pub(super) struct Transfer {
-    pub send: bool,
-    pub peer: usize,
-    pub addr: usize,
-    pub count: usize,
-    pub dtype: Rc<Datatype>,
-}
-
-impl Transfer {
-    pub fn send(peer: usize, addr: usize, count: usize, dtype: &Rc<Datatype>) -> Self {
-        Self {
-            send: true,
-            peer,
-            addr,
-            count,
-            dtype: Rc::clone(dtype),
-        }
-    }
-
-    pub fn recv(peer: usize, addr: usize, count: usize, dtype: &Rc<Datatype>) -> Self {
-        Self {
-            send: false,
-            peer,
-            addr,
-            count,
-            dtype: Rc::clone(dtype),
-        }
-    }
-}
-
 /// Posts every transfer at once (in the given order) on the view's
-/// collective context with `tag`, and waits for all of them.
+/// collective context with `tag`, and waits for all of them; recorded
+/// instead when the rank records a non-blocking collective.
 pub(super) fn exchange(
     c: &CommView,
     tag: i32,
-    transfers: &[Transfer],
+    transfers: Vec<Transfer>,
     call: &'static str,
 ) -> MpiResult<()> {
     if transfers.is_empty() {
         return Ok(());
     }
-    let ids = engine::with(|w| -> MpiResult<Vec<ReqId>> {
-        let mut ids = Vec::with_capacity(transfers.len());
-        for t in transfers {
-            let kind = if t.send {
-                ReqKind::Send(SendMode::Standard)
-            } else {
-                ReqKind::Recv
-            };
-            let id = w.new_internal_request(
-                kind,
-                c,
-                c.ctx + 1,
-                t.addr,
-                t.count,
-                Rc::clone(&t.dtype),
-                t.peer as i32,
-                tag,
-            );
-            w.start(id)?;
-            ids.push(id);
-        }
-        Ok(ids)
-    })?;
-    wait_for(&ids, call, |w| ids.iter().all(|&id| is_complete(w, id)));
-    let truncated = engine::with(|w| {
-        let bad = ids.iter().any(|&id| w.mpi.request(id).status.error != 0);
-        for &id in &ids {
-            w.mpi.remove_request(id);
-        }
-        bad
+    let stage = Stage::Transfers(Transfers {
+        view: c.clone(),
+        tag,
+        transfers,
     });
-    if truncated {
-        return Err(MpiError::new(
-            class::TRUNCATE,
-            format!("{call}: a message was larger than its receive buffer (counts differ between ranks?)"),
-        ));
-    }
-    Ok(())
+    let Some(Stage::Transfers(t)) = nbc::record(stage) else {
+        return Ok(());
+    };
+    let ids = t.post()?;
+    wait_for(&ids, call, |w| ids.iter().all(|&id| is_complete(w, id)));
+    Transfers::collect(&ids, call)
 }
 
 /// The tag of this call's cross-group messages; every member takes it.
@@ -177,7 +117,7 @@ pub(super) fn barrier(c: &CommView) -> MpiResult<()> {
             Transfer::recv(0, 0, 0, &byte),
             Transfer::send(0, 0, 0, &byte),
         ];
-        exchange(c, tag, &t, NAME)?;
+        exchange(c, tag, t.into(), NAME)?;
     }
     execute(&local, s, Buffers::none(), Reduction::None, NAME)
 }
@@ -189,7 +129,7 @@ pub(super) fn bcast(c: &CommView, buf: usize, n: c_int, dt: c_int, root: c_int) 
         Role::Root => {
             let ty = committed(dt)?;
             let n = count(n, "count")?;
-            exchange(c, tag, &[Transfer::send(0, buf, n, &ty)], NAME)
+            exchange(c, tag, vec![Transfer::send(0, buf, n, &ty)], NAME)
         }
         Role::Idle => Ok(()),
         Role::Leaf(root) => {
@@ -197,7 +137,7 @@ pub(super) fn bcast(c: &CommView, buf: usize, n: c_int, dt: c_int, root: c_int) 
             let n = count(n, "count")?;
             let local = c.local();
             if local.my_rank == 0 {
-                exchange(c, tag, &[Transfer::recv(root, buf, n, &ty)], NAME)?;
+                exchange(c, tag, vec![Transfer::recv(root, buf, n, &ty)], NAME)?;
             }
             let s = algo::bcast(local.my_rank, local.size(), 0, n).map_err(coll_error)?;
             let b = Buffers {
@@ -246,7 +186,7 @@ pub(super) fn rooted(c: &CommView, r: Rooted, to_root: bool) -> MpiResult<()> {
                     dtype: Rc::clone(&ty),
                 })
                 .collect();
-            exchange(c, tag, &t, r.name)
+            exchange(c, tag, t, r.name)
         }
         Role::Idle => Ok(()),
         Role::Leaf(root) => {
@@ -259,7 +199,7 @@ pub(super) fn rooted(c: &CommView, r: Rooted, to_root: bool) -> MpiResult<()> {
                 count: n,
                 dtype: ty,
             };
-            exchange(c, tag, &[t], r.name)
+            exchange(c, tag, vec![t], r.name)
         }
     }
 }
@@ -288,7 +228,7 @@ pub(super) fn all_pairs(
             .enumerate()
             .map(|(peer, &(addr, n))| Transfer::send(peer, addr, n, &st)),
     );
-    exchange(c, tag, &t, name)
+    exchange(c, tag, t, name)
 }
 
 /// Block addresses: `counts[i]` elements at element displacement
@@ -346,7 +286,7 @@ pub(super) fn reduce(c: &CommView, x: Contribution, recvbuf: usize, root: c_int)
     match role(c, root)? {
         Role::Root => {
             let ty = committed(x.dt)?;
-            exchange(c, tag, &[Transfer::recv(0, recvbuf, x.count, &ty)], NAME)
+            exchange(c, tag, vec![Transfer::recv(0, recvbuf, x.count, &ty)], NAME)
         }
         Role::Idle => Ok(()),
         Role::Leaf(root) => {
@@ -355,8 +295,9 @@ pub(super) fn reduce(c: &CommView, x: Contribution, recvbuf: usize, root: c_int)
             if local.my_rank == 0 {
                 let ty = committed(x.dt)?;
                 let t = Transfer::send(root, partial.addr(), x.count, &ty);
-                exchange(c, tag, &[t], NAME)?;
+                exchange(c, tag, vec![t], NAME)?;
             }
+            nbc::keep_alive(partial);
             Ok(())
         }
     }
@@ -382,8 +323,9 @@ fn reduce_swap(
             Transfer::recv(0, at_leader, x.count, &ty),
             Transfer::send(0, partial.addr(), x.count, &ty),
         ];
-        exchange(c, tag, &t, name)?;
+        exchange(c, tag, t.into(), name)?;
     }
+    nbc::keep_alive(partial);
     spread(&local)
 }
 
@@ -436,5 +378,7 @@ pub(super) fn reduce_scatter(
             recv_type: dt,
         };
         execute(local, s, b, Reduction::None, name)
-    })
+    })?;
+    nbc::keep_alive(theirs);
+    Ok(())
 }

@@ -1426,6 +1426,8 @@ fn start_persistent(h: c_int, call_name: &str) -> MpiResult<()> {
     };
     let mut run: c_int = 0;
     let code = start(&mut run);
+    // Unused if the call failed before taking it.
+    engine::with(|w| w.mpi.ranks[w.current].reserved_coll_tag = None);
     if code != class::SUCCESS {
         engine::with(|w| w.mpi.request_mut(id).active = false);
         return Err(MpiError::new(

@@ -117,6 +117,19 @@ pub fn charge_reduction(bytes: usize) {
     }
 }
 
+/// Owes the current rank the computation of reducing `bytes`, run when
+/// its MPI call returns: a non-blocking collective's progress must not
+/// park the rank in the middle of it.
+pub fn owe_reduction(bytes: usize) {
+    if bytes > 0 {
+        engine::with(|w| {
+            let flops = w.reduction_flops(bytes);
+            let me = w.current;
+            w.mpi.ranks[me].pending_flops += flops;
+        });
+    }
+}
+
 /// The reduction a schedule's `Local::Reduce` steps apply.
 #[derive(Debug, Clone, Copy)]
 pub enum Reduction {
@@ -195,6 +208,12 @@ pub fn execute(
     reduction: Reduction,
     call: &'static str,
 ) -> MpiResult<()> {
+    if engine::with(|w| w.mpi.ranks[w.current].recording.is_some()) {
+        let run = Run::new(comm, sched, bufs, reduction)?;
+        let recorded = super::nbc::record(super::nbc::Stage::Schedule(run));
+        debug_assert!(recorded.is_none(), "the rank is recording");
+        return Ok(());
+    }
     if let Some(request) = take_nonblocking() {
         let id = super::nbc::start(comm, sched, bufs, reduction, call)?;
         // SAFETY: the pointer is the request argument of this rank's MPI_I*
@@ -224,7 +243,8 @@ pub fn execute(
             }
             run.collect(&ids, call)?;
         }
-        run.locals(r)?;
+        let reduced = run.locals(r)?;
+        charge_reduction(reduced);
     }
     Ok(())
 }
@@ -377,8 +397,9 @@ impl Run {
     }
 
     /// The local copies and reductions of round `r` (outside any borrow
-    /// of the world: a reduction may call the program's operation).
-    pub fn locals(&self, r: usize) -> MpiResult<()> {
+    /// of the world: a reduction may call the program's operation); the
+    /// bytes reduced, for the caller to charge.
+    pub fn locals(&self, r: usize) -> MpiResult<usize> {
         let ctx = self.ctx();
         let mut reduced = 0;
         for local in &self.sched.rounds[r].local {
@@ -390,8 +411,7 @@ impl Run {
                 }
             }
         }
-        charge_reduction(reduced);
-        Ok(())
+        Ok(reduced)
     }
 }
 

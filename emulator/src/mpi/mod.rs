@@ -462,11 +462,20 @@ pub struct RankMpi {
     /// Receive overhead (smpi/or) owed by completed receives, slept
     /// before the MPI call returns.
     pub pending_overhead: f64,
+    /// Computation (flops) owed by the reductions of non-blocking
+    /// collectives progressed in this call, run before it returns.
+    pub pending_flops: f64,
+    /// The tag the next collective on a context takes (a persistent
+    /// collective's reserved one, for its run).
+    pub reserved_coll_tag: Option<(u32, i32)>,
     /// Slots of this rank's non-blocking collectives in progress.
     nbc: Vec<usize>,
     /// Set while this rank's `MPI_I<collective>` runs its blocking twin:
     /// the request argument to fill instead of executing (`coll`).
     pub nonblocking: Option<*mut i32>,
+    /// Set while this rank's non-blocking intercommunicator collective runs
+    /// its blocking twin: the steps recorded instead of run (`nbc`).
+    pub recording: Option<nbc::Recording>,
     /// Collective sequence number per communicator context.
     pub coll_seq: Vec<(u32, u32)>,
     /// Error handlers set on communicators (absent: MPI_ERRORS_ARE_FATAL).
@@ -1309,8 +1318,19 @@ impl World {
     /// begun by `start` at each MPI_Start.
     pub fn new_persistent_collective(&mut self, view: &CommView, start: PersistentStart) -> ReqId {
         let dtype = Rc::clone(self.mpi.datatype(4).expect("MPI_BYTE is predefined"));
-        let id =
-            self.new_internal_request(ReqKind::PersistentColl, view, view.ctx, 0, 0, dtype, -1, 0);
+        // Persistent collectives match in the order they were made, not
+        // started: the collective tag is taken now, for every run.
+        let tag = self.next_coll_tag_in(view.ctx);
+        let id = self.new_internal_request(
+            ReqKind::PersistentColl,
+            view,
+            view.ctx,
+            0,
+            0,
+            dtype,
+            -1,
+            tag,
+        );
         let r = self.mpi.request_mut(id);
         r.persistent = true;
         r.active = false;
@@ -1319,6 +1339,7 @@ impl World {
     }
 
     /// Activates persistent collective `id` for a new run; how it starts.
+    /// Its run takes the tag reserved when it was made.
     pub fn activate_persistent_collective(&mut self, id: ReqId) -> MpiResult<PersistentStart> {
         let r = self.mpi.request_mut(id);
         // Active until a wait or test returns it, even once complete.
@@ -1331,6 +1352,9 @@ impl World {
         r.active = true;
         r.complete = false;
         r.status = Status::empty();
+        let reserved = (r.ctx, r.tag);
+        let me = self.current;
+        self.mpi.ranks[me].reserved_coll_tag = Some(reserved);
         Ok(Rc::clone(&self.mpi.persistent_starts[&id]))
     }
 
@@ -1714,6 +1738,12 @@ impl World {
     /// shared one.
     pub fn next_coll_tag_in(&mut self, ctx: u32) -> i32 {
         let me = self.current;
+        if let Some((c, tag)) = self.mpi.ranks[me].reserved_coll_tag {
+            if c == ctx {
+                self.mpi.ranks[me].reserved_coll_tag = None;
+                return tag;
+            }
+        }
         let seqs = &mut self.mpi.ranks[me].coll_seq;
         match seqs.iter_mut().find(|(c, _)| *c == ctx) {
             Some((_, s)) => {

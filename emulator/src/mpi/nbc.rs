@@ -3,6 +3,11 @@
 //! completed, its local copies and reductions run and the next round is
 //! posted; after the last round the user's request completes.
 //!
+//! A collective on an intercommunicator chains several steps (schedules on
+//! a group's local view, and transfers between the groups): its blocking
+//! twin runs in recording mode, which collects the steps as stages instead
+//! of running them, and the stages then run one after the other here.
+//!
 //! Progress is MPICH's weak progress: a rank's pending collectives advance
 //! whenever it is inside an MPI call (every call checks, and a rank
 //! blocked in any wait is woken when a message of one of its collectives
@@ -10,9 +15,12 @@
 //! reduction may call the program's own operation.
 
 use std::cell::Cell;
+use std::collections::VecDeque;
+use std::rc::Rc;
 
-use super::coll::{Buffers, Reduction, Run};
-use super::{is_complete, CommView, MpiResult, ReqId, Status};
+use super::coll::{owe_reduction, Buffers, Reduction, Run, Scratch};
+use super::datatype::Datatype;
+use super::{class, is_complete, CommView, MpiError, MpiResult, ReqId, ReqKind, SendMode, Status};
 use crate::engine::{self, World};
 
 thread_local! {
@@ -21,16 +29,186 @@ thread_local! {
     static PENDING: Cell<usize> = const { Cell::new(0) };
 }
 
+/// One point-to-point transfer between the groups of an intercommunicator;
+/// `peer` is a rank of the view's peer group.
+pub struct Transfer {
+    pub send: bool,
+    pub peer: usize,
+    pub addr: usize,
+    pub count: usize,
+    pub dtype: Rc<Datatype>,
+}
+
+impl Transfer {
+    pub fn send(peer: usize, addr: usize, count: usize, dtype: &Rc<Datatype>) -> Self {
+        Self {
+            send: true,
+            peer,
+            addr,
+            count,
+            dtype: Rc::clone(dtype),
+        }
+    }
+
+    pub fn recv(peer: usize, addr: usize, count: usize, dtype: &Rc<Datatype>) -> Self {
+        Self {
+            send: false,
+            peer,
+            addr,
+            count,
+            dtype: Rc::clone(dtype),
+        }
+    }
+}
+
+/// Transfers posted at once on a view's collective context with one tag.
+pub struct Transfers {
+    pub view: CommView,
+    pub tag: i32,
+    pub transfers: Vec<Transfer>,
+}
+
+impl Transfers {
+    /// Posts every transfer (in order); their requests.
+    pub fn post(&self) -> MpiResult<Vec<ReqId>> {
+        engine::with(|w| {
+            let mut ids = Vec::with_capacity(self.transfers.len());
+            for t in &self.transfers {
+                let kind = if t.send {
+                    ReqKind::Send(SendMode::Standard)
+                } else {
+                    ReqKind::Recv
+                };
+                let id = w.new_internal_request(
+                    kind,
+                    &self.view,
+                    self.view.ctx + 1,
+                    t.addr,
+                    t.count,
+                    Rc::clone(&t.dtype),
+                    t.peer as i32,
+                    self.tag,
+                );
+                w.start(id)?;
+                ids.push(id);
+            }
+            Ok(ids)
+        })
+    }
+
+    /// Removes the completed requests, failing if a message was truncated.
+    pub fn collect(ids: &[ReqId], call: &str) -> MpiResult<()> {
+        let truncated = engine::with(|w| {
+            let bad = ids.iter().any(|&id| w.mpi.request(id).status.error != 0);
+            for &id in ids {
+                w.mpi.remove_request(id);
+            }
+            bad
+        });
+        if truncated {
+            return Err(MpiError::new(
+                class::TRUNCATE,
+                format!("{call}: a message was larger than its receive buffer (counts differ between ranks?)"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One step of a non-blocking collective.
+pub enum Stage {
+    /// A schedule, round by round.
+    Schedule(Run),
+    /// Transfers between the groups of an intercommunicator, one round.
+    Transfers(Transfers),
+}
+
+impl Stage {
+    fn rounds(&self) -> usize {
+        match self {
+            Stage::Schedule(run) => run.sched.rounds.len(),
+            Stage::Transfers(_) => 1,
+        }
+    }
+}
+
+/// The stages of a collective recorded instead of run, and the scratch
+/// buffers they use, kept until the collective completes.
+#[derive(Default)]
+pub struct Recording {
+    stages: Vec<Stage>,
+    keep: Vec<Scratch>,
+}
+
+impl std::fmt::Debug for Recording {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Recording({} stages)", self.stages.len())
+    }
+}
+
+/// If the current rank is recording, records `stage` and returns `None`;
+/// else gives it back to be run now.
+pub fn record(stage: Stage) -> Option<Stage> {
+    engine::with(|w| {
+        let me = w.current;
+        match w.mpi.ranks[me].recording.as_mut() {
+            Some(r) => {
+                r.stages.push(stage);
+                None
+            }
+            None => Some(stage),
+        }
+    })
+}
+
+/// Keeps `scratch` alive until the recorded collective completes (when
+/// recording; else it is simply dropped).
+pub fn keep_alive(scratch: Scratch) {
+    engine::with(|w| {
+        let me = w.current;
+        if let Some(r) = w.mpi.ranks[me].recording.as_mut() {
+            r.keep.push(scratch);
+        }
+    });
+}
+
+/// Runs `blocking` (an intercommunicator collective) in recording mode and
+/// starts what it recorded as a non-blocking collective; the user's
+/// request, or the error `blocking` returned.
+pub fn start_recorded(
+    comm: &CommView,
+    call: &'static str,
+    blocking: impl FnOnce() -> i32,
+) -> Result<ReqId, i32> {
+    engine::with(|w| {
+        let me = w.current;
+        w.mpi.ranks[me].recording = Some(Recording::default());
+    });
+    let code = blocking();
+    let recording = engine::with(|w| {
+        let me = w.current;
+        w.mpi.ranks[me].recording.take().unwrap_or_default()
+    });
+    if code != class::SUCCESS {
+        return Err(code);
+    }
+    Ok(start_stages(comm, recording, call))
+}
+
 /// A non-blocking collective in progress.
 pub struct Nbc {
     /// The user's request.
     request: ReqId,
-    run: Run,
-    /// The round whose messages are posted (or the next to post).
+    /// What is left to run; the first stage is the current one.
+    stages: VecDeque<Stage>,
+    /// The current stage's round whose messages are posted (or the next to
+    /// post).
     round: usize,
     /// The requests of that round not yet collected.
     outstanding: Vec<ReqId>,
     call: &'static str,
+    /// Scratch the stages use.
+    _keep: Vec<Scratch>,
 }
 
 /// Starts `sched` as a non-blocking collective of the current rank; the
@@ -43,6 +221,16 @@ pub fn start(
     call: &'static str,
 ) -> MpiResult<ReqId> {
     let run = Run::new(comm, sched, bufs, reduction)?;
+    let recording = Recording {
+        stages: vec![Stage::Schedule(run)],
+        keep: Vec::new(),
+    };
+    Ok(start_stages(comm, recording, call))
+}
+
+/// Starts the stages of `recording` as a non-blocking collective of the
+/// current rank; the user's request.
+fn start_stages(comm: &CommView, recording: Recording, call: &'static str) -> ReqId {
     let (request, slot) = engine::with(|w| {
         let request = w.new_nbc_request(comm);
         let slot = w.mpi.nbc_free.pop().unwrap_or_else(|| {
@@ -56,13 +244,14 @@ pub fn start(
     PENDING.with(|p| p.set(p.get() + 1));
     let state = Nbc {
         request,
-        run,
+        stages: recording.stages.into(),
         round: 0,
         outstanding: Vec::new(),
         call,
+        _keep: recording.keep,
     };
     advance(slot, state);
-    Ok(request)
+    request
 }
 
 /// Advances every pending collective of the current rank as far as its
@@ -94,24 +283,45 @@ fn advance(slot: usize, mut state: Nbc) {
     let result = (|| -> MpiResult<bool> {
         loop {
             if !state.outstanding.is_empty() {
-                let ids = &state.outstanding;
-                if !engine::with(|w| ids.iter().all(|&id| is_complete(w, id))) {
+                let done = {
+                    let ids = &state.outstanding;
+                    engine::with(|w| ids.iter().all(|&id| is_complete(w, id)))
+                };
+                if !done {
                     return Ok(false);
                 }
+                let ids = std::mem::take(&mut state.outstanding);
                 // Receive overheads are slept when the MPI call that
                 // progressed the collective returns.
                 engine::with(|w| ids.iter().for_each(|&id| w.owe_recv_overhead(id)));
-                state.run.collect(ids, state.call)?;
-                state.outstanding.clear();
-                state.run.locals(state.round)?;
+                match state.stages.front() {
+                    Some(Stage::Schedule(run)) => {
+                        run.collect(&ids, state.call)?;
+                        owe_reduction(run.locals(state.round)?);
+                    }
+                    Some(Stage::Transfers(_)) => Transfers::collect(&ids, state.call)?,
+                    None => {}
+                }
                 state.round += 1;
             }
-            if state.round == state.run.sched.rounds.len() {
-                return Ok(true);
+            match state.stages.front() {
+                None => return Ok(true),
+                Some(stage) if state.round == stage.rounds() => {
+                    state.stages.pop_front();
+                    state.round = 0;
+                    continue;
+                }
+                Some(_) => {}
             }
-            let ids = state.run.post(state.round)?;
+            let stage = &state.stages[0];
+            let ids = match stage {
+                Stage::Schedule(run) => run.post(state.round)?,
+                Stage::Transfers(t) => t.post()?,
+            };
             if ids.is_empty() {
-                state.run.locals(state.round)?;
+                if let Stage::Schedule(run) = stage {
+                    owe_reduction(run.locals(state.round)?);
+                }
                 state.round += 1;
                 continue;
             }
