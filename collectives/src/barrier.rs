@@ -31,7 +31,73 @@ pub fn barrier_with(
             Ok(barrier_linear(rank, size))
         }
         BarrierAlgorithm::OmpiBruck => Ok(barrier_dissemination(rank, size)),
+        BarrierAlgorithm::OmpiRecursiveDoubling => Ok(barrier_recursive_doubling(rank, size)),
+        BarrierAlgorithm::OmpiTree => Ok(barrier_tree(rank, size)),
     }
+}
+
+/// An empty message's blocks (a barrier has no buffers).
+fn token() -> (crate::schedule::Block, crate::schedule::Block) {
+    (Buf::Send.block(0, 0), Buf::Recv.block(0, 0))
+}
+
+/// Open MPI's recursive doubling barrier: the ranks above the largest
+/// power of two p2 first check in with rank - p2; the first p2 ranks
+/// exchange with rank XOR 2^k for each k; then release the ranks above.
+fn barrier_recursive_doubling(rank: usize, size: usize) -> Schedule {
+    let mut b = Builder::new();
+    let (out, inn) = token();
+    let p2 = 1 << size.ilog2();
+    if rank >= p2 {
+        // Check in and wait for the release, posted together.
+        b.round(vec![send(rank - p2, out), recv(rank - p2, inn)], vec![]);
+        return b.finish();
+    }
+    if rank < size - p2 {
+        b.round(vec![recv(rank + p2, inn)], vec![]);
+    }
+    let mut mask = 1;
+    while mask < p2 {
+        let remote = rank ^ mask;
+        b.round(vec![send(remote, out), recv(remote, inn)], vec![]);
+        mask <<= 1;
+    }
+    if rank < size - p2 {
+        b.round(vec![send(rank + p2, out)], vec![]);
+    }
+    b.finish()
+}
+
+/// Open MPI's tree barrier: up a binomial tree (rank r waits for r + 2^k
+/// while the low k bits of r are zero, then reports to its parent), then
+/// down the same tree.
+fn barrier_tree(rank: usize, size: usize) -> Schedule {
+    let mut b = Builder::new();
+    let (out, inn) = token();
+    let depth = size.next_power_of_two();
+    let partners = |jump: usize| {
+        let partner = rank ^ jump;
+        (partner & (jump - 1) == 0 && partner < size).then_some(partner)
+    };
+    let mut jump = 1;
+    while jump < depth {
+        match partners(jump) {
+            Some(p) if p > rank => b.round(vec![recv(p, inn)], vec![]),
+            Some(p) => b.round(vec![send(p, out)], vec![]),
+            None => {}
+        }
+        jump <<= 1;
+    }
+    let mut jump = depth >> 1;
+    while jump > 0 {
+        match partners(jump) {
+            Some(p) if p > rank => b.round(vec![send(p, out)], vec![]),
+            Some(p) => b.round(vec![recv(p, inn)], vec![]),
+            None => {}
+        }
+        jump >>= 1;
+    }
+    b.finish()
 }
 
 /// Open MPI's `bruck` barrier (the dissemination barrier, SimGrid's

@@ -249,6 +249,10 @@ algorithm_enum! {
         OmpiBasicLinear => "ompi_basic_linear": "every rank sends to rank 0, then rank 0 sends to every rank",
         /// Open MPI's dissemination barrier.
         OmpiBruck => "ompi_bruck": "dissemination: log2(p) rounds, sending to rank+2^k and receiving from rank-2^k",
+        /// Open MPI's recursive doubling barrier.
+        OmpiRecursiveDoubling => "ompi_recursivedoubling": "recursive doubling among the largest power of two, the ranks above checking in and released first and last",
+        /// Open MPI's tree barrier.
+        OmpiTree => "ompi_tree": "up then down a binomial tree",
     }
 }
 
