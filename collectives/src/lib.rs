@@ -42,6 +42,7 @@ pub mod reduce;
 pub mod registry;
 mod scan;
 pub mod schedule;
+pub mod selector;
 
 #[cfg(test)]
 mod tests;
@@ -72,3 +73,4 @@ pub use registry::{
 };
 pub use scan::{exscan, exscan_with, scan, scan_with};
 pub use schedule::{Block, Buf, Comm, Local, Round, Schedule};
+pub use selector::{select_allreduce, select_alltoall, select_alltoallv, select_barrier, Selector};

@@ -348,8 +348,12 @@ fn print_platform(opts: &Options) -> Result<i32> {
 /// `--cfg=smpi/<collective>:<algorithm>` takes them.
 fn help_coll() -> String {
     let mut out = String::from(
-        "Collective algorithms, chosen with --cfg=smpi/<collective>:<algorithm>\n\
-         (default: what SimGrid 3.32's default selector runs):\n",
+        "Collective algorithms, chosen with --cfg=smpi/<collective>:<algorithm>.\n\
+         Collectives left at default follow --cfg=smpi/coll-selector: default\n\
+         (SimGrid 3.32's default selector), ompi (Open MPI's decision tables, for\n\
+         allreduce, alltoall, alltoallv and barrier) or mpich (MPICH's logic, for\n\
+         allreduce, alltoall and barrier). The radix-k algorithms take their k from\n\
+         --cfg=smpi/coll-radix (default 4).\n",
     );
     for c in collectives::Collective::ALL {
         out.push_str(&format!("\nsmpi/{}\n", c.name()));

@@ -579,6 +579,61 @@ fn reductions_are_charged_as_computation_at_the_reduce_rate() {
     assert!(stderr(&o).contains("smpi/reduce-rate"), "{}", stderr(&o));
 }
 
+/// SimGrid 3.32's times under `smpi/coll-selector:ompi` (bench/c/collective.c
+/// on the FAT_TREE 2;8,8;1,2;1,1 cluster; its barrier is chosen too):
+/// (ranks, collective, bytes, seconds).
+const SIMGRID_OMPI_SELECTOR: &[(&str, &str, &str, f64)] = &[
+    ("64", "allreduce", "8", 0.000483903),
+    ("64", "allreduce", "1048576", 0.005588324),
+    ("48", "allreduce", "1048576", 0.008763480),
+    ("13", "allreduce", "80000", 0.001428125),
+    ("64", "alltoall", "4096", 0.001127003),
+];
+
+#[test]
+fn the_ompi_selector_picks_what_simgrids_does() {
+    let platform = write_scratch(
+        "fattree64_ompi.xml",
+        &cluster64("FAT_TREE", "2;8,8;1,2;1,1"),
+    );
+    for &(ranks, coll, bytes, expected) in SIMGRID_OMPI_SELECTOR {
+        let got = collective_time(
+            &platform,
+            ranks,
+            &["--cfg=smpi/coll-selector:ompi"],
+            &[coll, bytes],
+        );
+        let rel = (got - expected).abs() / expected;
+        assert!(
+            rel < 0.01,
+            "{coll} {bytes} B on {ranks}: ours {got:e} s, SimGrid {expected:e} s"
+        );
+    }
+    // MPICH's logic runs too (SimGrid's mpich selector differs: it runs
+    // SMP-aware algorithms); an unknown selector is refused with the list.
+    collective_time(
+        &platform,
+        "48",
+        &["--cfg=smpi/coll-selector:mpich"],
+        &["allreduce", "1048576"],
+    );
+    let app = build("bench/c/collective.c");
+    let o = run(&[
+        "-np",
+        "2",
+        "--cfg=smpi/coll-selector:impi",
+        app.to_str().unwrap(),
+        "allreduce",
+        "8",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("default, ompi, mpich"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn radix_k_algorithms_deliver_the_right_data_for_any_radix() {
     let platform = write_scratch(

@@ -641,6 +641,81 @@ fn alltoall_default_follows_simgrids_table() {
 }
 
 #[test]
+fn selectors_follow_their_tables() {
+    use selector::*;
+    assert_eq!("ompi".parse::<Selector>(), Ok(Selector::Ompi));
+    assert!("impi".parse::<Selector>().is_err());
+    // Open MPI: recursive doubling for short, Rabenseifner for long.
+    assert_eq!(
+        select_allreduce(Selector::Ompi, 64, 1, 8, true),
+        AllreduceAlgorithm::Rdb
+    );
+    assert_eq!(
+        select_allreduce(Selector::Ompi, 64, 131072, 1 << 20, true),
+        AllreduceAlgorithm::RabRdb
+    );
+    // Non-commutative on 300 ranks: linear for tiny messages.
+    assert_eq!(
+        select_allreduce(Selector::Ompi, 300, 1, 8, false),
+        AllreduceAlgorithm::Default
+    );
+    // MPICH: Rabenseifner needs at least one element per rank of the
+    // power of two and a commutative operation.
+    assert_eq!(
+        select_allreduce(Selector::Mpich, 64, 32, 4096, true),
+        AllreduceAlgorithm::Rdb
+    );
+    assert_eq!(
+        select_allreduce(Selector::Mpich, 64, 512, 4096, true),
+        AllreduceAlgorithm::RabRdb
+    );
+    assert_eq!(
+        select_allreduce(Selector::Mpich, 64, 512, 4096, false),
+        AllreduceAlgorithm::Rdb
+    );
+    assert_eq!(
+        select_alltoall(Selector::Mpich, 16, 64),
+        AlltoallAlgorithm::Bruck
+    );
+    assert_eq!(
+        select_alltoall(Selector::Mpich, 16, 65536),
+        AlltoallAlgorithm::Pair
+    );
+    assert_eq!(
+        select_alltoall(Selector::Mpich, 12, 65536),
+        AlltoallAlgorithm::Ring
+    );
+    assert_eq!(
+        select_alltoall(Selector::Ompi, 64, 100),
+        AlltoallAlgorithm::Bruck
+    );
+    assert_eq!(
+        select_alltoallv(Selector::Ompi, 100),
+        AlltoallvAlgorithm::Ring
+    );
+    assert_eq!(
+        select_alltoallv(Selector::Ompi, 40),
+        AlltoallvAlgorithm::Default
+    );
+    assert_eq!(
+        select_barrier(Selector::Ompi, 300),
+        BarrierAlgorithm::OmpiTree
+    );
+    assert_eq!(
+        select_barrier(Selector::Ompi, 100),
+        BarrierAlgorithm::OmpiBruck
+    );
+    assert_eq!(
+        select_barrier(Selector::Mpich, 100),
+        BarrierAlgorithm::OmpiBruck
+    );
+    assert_eq!(
+        select_barrier(Selector::Default, 100),
+        BarrierAlgorithm::Default
+    );
+}
+
+#[test]
 fn alltoall_all_algorithms() {
     for alg in AlltoallAlgorithm::ALL.iter().copied() {
         let radices: &[usize] = match alg {

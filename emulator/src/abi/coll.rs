@@ -105,6 +105,15 @@ unsafe fn handles(p: *const c_int, n: usize, what: &'static str) -> MpiResult<Ve
 }
 
 /// The algorithms chosen with `smpi/<collective>`.
+/// The barrier algorithm on `size` ranks: the one named, or the
+/// selector's.
+fn barrier_algorithm(size: usize) -> algo::BarrierAlgorithm {
+    match algorithms() {
+        a if a.barrier == algo::BarrierAlgorithm::Default => algo::select_barrier(a.selector, size),
+        a => a.barrier,
+    }
+}
+
 fn algorithms() -> crate::mpi::coll::Algorithms {
     engine::with(|w| w.mpi.algorithms)
 }
@@ -115,8 +124,8 @@ pub(crate) unsafe extern "C" fn MPI_Barrier(comm: c_int) -> c_int {
         if c.remote.is_some() {
             return intercoll::barrier(&c);
         }
-        let s =
-            algo::barrier_with(algorithms().barrier, c.my_rank, c.size()).map_err(coll_error)?;
+        let s = algo::barrier_with(barrier_algorithm(c.size()), c.my_rank, c.size())
+            .map_err(coll_error)?;
         execute(&c, s, Buffers::none(), Reduction::None, "MPI_Barrier")
     })
 }
@@ -582,10 +591,11 @@ pub(crate) unsafe extern "C" fn MPI_Alltoall(
         let st = if in_place { recvtype } else { sendtype };
         check_type(st)?;
         check_type(recvtype)?;
-        let alg = match algorithms().alltoall {
+        let a = algorithms();
+        let alg = match a.alltoall {
             algo::AlltoallAlgorithm::Default => {
                 let block = committed(st)?.size.saturating_mul(sc);
-                algo::alltoall_default_for(block, c.size())
+                algo::select_alltoall(a.selector, c.size(), block)
             }
             chosen => chosen,
         };
@@ -662,7 +672,12 @@ pub(crate) unsafe extern "C" fn MPI_Alltoallv(
         check_type(st)?;
         check_type(recvtype)?;
         let s = algo::alltoallv_with(
-            algorithms().alltoallv,
+            match algorithms() {
+                a if a.alltoallv == algo::AlltoallvAlgorithm::Default => {
+                    algo::select_alltoallv(a.selector, p)
+                }
+                a => a.alltoallv,
+            },
             c.my_rank,
             p,
             &scs,
@@ -781,8 +796,16 @@ pub(crate) unsafe extern "C" fn MPI_Allreduce(
         op,
         |c, in_place, commutative| {
             let n = count(n, "count")?;
+            let a = algorithms();
+            let alg = match a.allreduce {
+                algo::AllreduceAlgorithm::Default => {
+                    let bytes = committed(datatype)?.size.saturating_mul(n);
+                    algo::select_allreduce(a.selector, c.size(), n, bytes, commutative)
+                }
+                chosen => chosen,
+            };
             algo::allreduce_with(
-                algorithms().allreduce,
+                alg,
                 c.my_rank,
                 c.size(),
                 n,

@@ -58,6 +58,9 @@ pub struct Algorithms {
     pub exscan: algo::ExscanAlgorithm,
     /// The k of the radix-k algorithms (`smpi/coll-radix`).
     pub radix: usize,
+    /// Who decides for the collectives left at `default`
+    /// (`smpi/coll-selector`).
+    pub selector: algo::Selector,
 }
 
 impl Algorithms {
@@ -95,6 +98,15 @@ impl Algorithms {
             )?,
             scan: pick::<algo::ScanAlgorithm>(cfg, "scan")?,
             exscan: pick::<algo::ExscanAlgorithm>(cfg, "exscan")?,
+            selector: {
+                let name = cfg.text("smpi/coll-selector");
+                name.parse().map_err(|_| {
+                    format!(
+                        "option smpi/coll-selector: no selector '{name}' (available: {})",
+                        algo::Selector::ALL.map(algo::Selector::name).join(", ")
+                    )
+                })?
+            },
             radix: match usize::try_from(cfg.int("smpi/coll-radix")) {
                 Ok(k) if k >= 2 => k,
                 _ => {

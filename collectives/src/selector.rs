@@ -1,0 +1,183 @@
+//! Collective selectors (`smpi/coll-selector`): which algorithm a
+//! collective left at `default` runs, by communicator size and message
+//! size, as an MPI library would decide.
+//!
+//! * `default`: SimGrid 3.32's default selector (each collective's
+//!   `Default`, whose alltoall follows Open MPI's table).
+//! * `ompi`: Open MPI's fixed decision tables (2022), as SimGrid 3.32's
+//!   `ompi` selector copies them, for allreduce, alltoall, alltoallv and
+//!   barrier. Where Open MPI picks an algorithm this crate lacks, the
+//!   closest one runs: `segmented_ring` allreduce runs `lr`, and the
+//!   linear allreduces (`basic_linear`, `nonoverlapping`: a reduce then a
+//!   bcast) run the default reduce and binomial bcast.
+//! * `mpich`: MPICH's decision logic for allreduce (recursive doubling for
+//!   short messages, Rabenseifner for long ones), alltoall (Bruck for
+//!   short blocks, all messages posted at once for medium ones, pairwise
+//!   exchange for long ones) and barrier (dissemination). SimGrid's `mpich`
+//!   selector runs SMP-aware two-level algorithms instead when ranks share
+//!   hosts, which this crate lacks.
+//!
+//! The other collectives run their `Default` under every selector.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::alltoall::alltoall_default_for;
+use crate::error::CollError;
+use crate::registry::{
+    AllreduceAlgorithm, AlltoallAlgorithm, AlltoallvAlgorithm, BarrierAlgorithm,
+};
+
+/// A collective selector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Selector {
+    /// SimGrid 3.32's default selector.
+    #[default]
+    Default,
+    /// Open MPI's decision tables.
+    Ompi,
+    /// MPICH's decision logic.
+    Mpich,
+}
+
+impl Selector {
+    /// Every selector.
+    pub const ALL: [Selector; 3] = [Selector::Default, Selector::Ompi, Selector::Mpich];
+
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Selector::Default => "default",
+            Selector::Ompi => "ompi",
+            Selector::Mpich => "mpich",
+        }
+    }
+}
+
+impl fmt::Display for Selector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Selector {
+    type Err = CollError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Selector::ALL
+            .into_iter()
+            .find(|sel| sel.name() == s)
+            .ok_or_else(|| CollError::UnknownAlgorithm {
+                collective: "coll-selector",
+                name: s.to_owned(),
+                valid: Selector::ALL.map(Selector::name).join(", "),
+            })
+    }
+}
+
+/// The algorithm of an `MPI_Allreduce` of `count` elements of `bytes` in
+/// all on `size` ranks.
+pub fn select_allreduce(
+    sel: Selector,
+    size: usize,
+    count: usize,
+    bytes: usize,
+    commutative: bool,
+) -> AllreduceAlgorithm {
+    use AllreduceAlgorithm::{Default as Linear, Lr, RabRdb, Rdb};
+    match sel {
+        Selector::Default => Linear,
+        Selector::Mpich => {
+            let pof2 = 1 << size.ilog2();
+            if bytes > 2048 && count >= pof2 && commutative {
+                RabRdb
+            } else {
+                Rdb
+            }
+        }
+        Selector::Ompi if !commutative => match (size, bytes) {
+            (0..=3, b) if b < 131072 => Rdb,
+            (0..=3, _) => Linear,
+            (4..=7, _) => Rdb,
+            (8..=15, b) if b < 1048576 => Rdb,
+            (8..=15, _) => Linear,
+            (16..=127, _) => Rdb,
+            (128..=255, b) if (131072..524288).contains(&b) => Rdb,
+            (128..=255, _) => Linear,
+            (256..=511, b) if (4096..524288).contains(&b) => Rdb,
+            (256..=511, _) => Linear,
+            (_, b) if b < 2048 => Linear,
+            _ => Rdb,
+        },
+        Selector::Ompi => {
+            // `segmented_ring` runs lr.
+            let (steps, above): (&[(usize, AllreduceAlgorithm)], _) = match size {
+                0..=3 => (
+                    &[
+                        (8, Lr),
+                        (4096, Rdb),
+                        (8192, Lr),
+                        (16384, Rdb),
+                        (65536, Lr),
+                        (262144, Lr),
+                    ],
+                    RabRdb,
+                ),
+                4..=7 => (&[(16, Lr), (8192, Rdb)], RabRdb),
+                8..=15 => (&[(8192, Rdb)], RabRdb),
+                16..=31 => (&[(64, Lr), (4096, Rdb)], RabRdb),
+                32..=63 => (&[(128, Lr)], RabRdb),
+                64..=127 => (&[(262144, Rdb)], RabRdb),
+                128..=255 => (&[(131072, Linear), (262144, Rdb)], RabRdb),
+                256..=511 => (&[(4096, Linear)], RabRdb),
+                512..=2047 => (&[(2048, Linear), (16384, Rdb)], RabRdb),
+                2048..=4095 => (&[(2048, Linear), (4096, Lr), (16384, Rdb)], RabRdb),
+                _ => (&[(2048, Linear), (16384, Lr), (32768, Rdb)], RabRdb),
+            };
+            steps
+                .iter()
+                .find(|&&(bound, _)| bytes < bound)
+                .map_or(above, |&(_, a)| a)
+        }
+    }
+}
+
+/// The algorithm of an `MPI_Alltoall` of `block_bytes` per pair on `size`
+/// ranks.
+pub fn select_alltoall(sel: Selector, size: usize, block_bytes: usize) -> AlltoallAlgorithm {
+    match sel {
+        Selector::Default | Selector::Ompi => alltoall_default_for(block_bytes, size),
+        Selector::Mpich if block_bytes < 256 && size >= 8 => AlltoallAlgorithm::Bruck,
+        Selector::Mpich if block_bytes < 32768 => AlltoallAlgorithm::BasicLinear,
+        Selector::Mpich if size.is_power_of_two() => AlltoallAlgorithm::Pair,
+        Selector::Mpich => AlltoallAlgorithm::Ring,
+    }
+}
+
+/// The algorithm of an `MPI_Alltoallv` on `size` ranks.
+pub fn select_alltoallv(sel: Selector, size: usize) -> AlltoallvAlgorithm {
+    match sel {
+        Selector::Default | Selector::Mpich => AlltoallvAlgorithm::Default,
+        // Open MPI's pairwise exchange is SimGrid's alltoallv `ring`.
+        Selector::Ompi => match size {
+            0..=3 | 64..=127 | 256..=1023 => AlltoallvAlgorithm::Ring,
+            _ => AlltoallvAlgorithm::Default,
+        },
+    }
+}
+
+/// The algorithm of an `MPI_Barrier` on `size` ranks.
+pub fn select_barrier(sel: Selector, size: usize) -> BarrierAlgorithm {
+    use BarrierAlgorithm::{OmpiBasicLinear, OmpiBruck, OmpiRecursiveDoubling, OmpiTree};
+    match sel {
+        Selector::Default => BarrierAlgorithm::Default,
+        Selector::Mpich => OmpiBruck,
+        Selector::Ompi => match size {
+            0..=3 => OmpiRecursiveDoubling,
+            4..=7 => OmpiBasicLinear,
+            8..=63 => OmpiRecursiveDoubling,
+            64..=255 | 512..=1023 => OmpiBruck,
+            256..=511 | 1024..=4095 => OmpiTree,
+            _ => OmpiBruck,
+        },
+    }
+}
