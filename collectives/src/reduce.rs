@@ -260,6 +260,10 @@ pub(crate) fn reduce_into(
     let basic = match alg {
         ReduceAlgorithm::Default => !commutative,
         ReduceAlgorithm::OmpiBasicLinear => true,
+        ReduceAlgorithm::Binomial => {
+            reduce_binomial(b, rank, size, root, commutative, input, output);
+            return;
+        }
     };
     if rank != root {
         // Both algorithms: non-roots just send their contribution.
@@ -348,4 +352,73 @@ fn reduce_basic_linear_root(
         }
     }
     b.copy(acc, output);
+}
+
+/// SimGrid's `binomial` (MPICH's binomial tree): relative to the root (to
+/// rank 0 for non-commutative operations, which then sends to the root),
+/// each rank receives from relrank | 2^k for the low zero bits k of its
+/// relative rank, folding each partial result in, then sends its own to
+/// relrank without bit k. Nothing moves for zero elements, as in SimGrid.
+fn reduce_binomial(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    root: usize,
+    commutative: bool,
+    input: Block,
+    output: Block,
+) {
+    let count = input.count;
+    if count == 0 {
+        return;
+    }
+    let lroot = if commutative { root } else { 0 };
+    let relrank = (rank + size - lroot) % size;
+    let acc = if rank == root {
+        output
+    } else {
+        b.tmp(count).block(0, count)
+    };
+    b.copy(input, acc);
+    let incoming = b.tmp(count).block(0, count);
+    let mut mask = 1;
+    while mask < size {
+        if relrank & mask == 0 {
+            let source = relrank | mask;
+            if source < size {
+                let local = if commutative {
+                    vec![Local::Reduce {
+                        input: incoming,
+                        inout: acc,
+                    }]
+                } else {
+                    // acc holds lower ranks: acc op incoming, computed in
+                    // place of incoming and copied back.
+                    vec![
+                        Local::Reduce {
+                            input: acc,
+                            inout: incoming,
+                        },
+                        Local::Copy {
+                            from: incoming,
+                            to: acc,
+                        },
+                    ]
+                };
+                b.round(vec![recv((source + lroot) % size, incoming)], local);
+            }
+        } else {
+            let dst = ((relrank & !mask) + lroot) % size;
+            b.round(vec![send(dst, acc)], vec![]);
+            break;
+        }
+        mask <<= 1;
+    }
+    if !commutative && root != 0 {
+        if rank == 0 {
+            b.round(vec![send(root, acc)], vec![]);
+        } else if rank == root {
+            b.round(vec![recv(0, acc)], vec![]);
+        }
+    }
 }

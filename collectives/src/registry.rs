@@ -277,6 +277,8 @@ algorithm_enum! {
         /// Open MPI's basic linear reduce: the root receives the
         /// contributions one at a time, from rank p-1 down to rank 0.
         OmpiBasicLinear => "ompi_basic_linear": "linear; the root receives and reduces one contribution at a time, from the last rank down to rank 0",
+        /// MPICH's binomial tree.
+        Binomial => "binomial": "binomial tree towards the root (towards rank 0, then to the root, for non-commutative ops)",
     }
 }
 

@@ -222,6 +222,16 @@ fn check_reduce(alg: ReduceAlgorithm) {
                         let basic = alg == ReduceAlgorithm::OmpiBasicLinear;
                         let order = reduce_order(size, root, commutative, basic);
                         for (r, m) in mems.iter().enumerate() {
+                            if r == root && alg == ReduceAlgorithm::Binomial && commutative {
+                                // Tree order: each rank once.
+                                for (j, e) in m.recv.iter().enumerate() {
+                                    let mut ranks: Vec<u64> = e.iter().map(|t| t >> 32).collect();
+                                    ranks.sort_unstable();
+                                    assert_eq!(ranks, (0..size as u64).collect::<Vec<_>>());
+                                    assert!(e.iter().all(|t| (t & 0xffff_ffff) as usize == j));
+                                }
+                                continue;
+                            }
                             let want = if r == root {
                                 folded_block(&order, 0, count)
                             } else if in_place(r) {
@@ -245,6 +255,11 @@ fn check_reduce(alg: ReduceAlgorithm) {
 #[test]
 fn reduce_default_all_roots() {
     check_reduce(ReduceAlgorithm::Default);
+}
+
+#[test]
+fn reduce_binomial_all_roots() {
+    check_reduce(ReduceAlgorithm::Binomial);
 }
 
 #[test]
