@@ -2,8 +2,11 @@
  *
  *   collective allreduce BYTES   MPI_Allreduce (MPI_SUM) of BYTES/8 doubles
  *   collective alltoall BYTES    MPI_Alltoall of BYTES-byte blocks
+ *   collective bcast BYTES       MPI_Bcast of BYTES/8 doubles from rank 2
+ *   collective reduce BYTES      MPI_Reduce (MPI_SUM) of BYTES/8 doubles to rank 3
  *
- * The algorithm is the emulator's choice (smpi/allreduce, smpi/alltoall).
+ * (roots modulo the number of ranks). The algorithm is the emulator's
+ * choice (smpi/allreduce, smpi/alltoall, smpi/bcast, smpi/reduce).
  * Every rank checks its result; rank 0 prints the time the slowest rank
  * took, from a barrier before the call, and whether the data was right. */
 #include <mpi.h>
@@ -24,6 +27,39 @@ static int allreduce(int rank, int size, long bytes) {
     /* Small integers: the sum is exact whatever the order. */
     for (long i = 0; i < n; i++)
         bad |= out[i] != (double)size * (size - 1) / 2 + (double)size * (double)(i % 7);
+    free(in);
+    free(out);
+    return bad;
+}
+
+static long doubles(long bytes) {
+    return bytes / (long)sizeof(double) < 1 ? 1 : bytes / (long)sizeof(double);
+}
+
+static int bcast(int rank, int size, long bytes) {
+    long n = doubles(bytes);
+    int root = 2 % size, bad = 0;
+    double *buf = malloc(sizeof(double) * (size_t)n);
+    for (long i = 0; i < n; i++)
+        buf[i] = rank == root ? (double)(i % 1000) : -1.0;
+    MPI_Bcast(buf, (int)n, MPI_DOUBLE, root, MPI_COMM_WORLD);
+    for (long i = 0; i < n; i++)
+        bad |= buf[i] != (double)(i % 1000);
+    free(buf);
+    return bad;
+}
+
+static int reduce(int rank, int size, long bytes) {
+    long n = doubles(bytes);
+    int root = 3 % size, bad = 0;
+    double *in = malloc(sizeof(double) * (size_t)n);
+    double *out = malloc(sizeof(double) * (size_t)n);
+    for (long i = 0; i < n; i++)
+        in[i] = (double)(rank + i % 7);
+    MPI_Reduce(in, out, (int)n, MPI_DOUBLE, MPI_SUM, root, MPI_COMM_WORLD);
+    if (rank == root)
+        for (long i = 0; i < n; i++)
+            bad |= out[i] != (double)size * (size - 1) / 2 + (double)size * (double)(i % 7);
     free(in);
     free(out);
     return bad;
@@ -55,7 +91,7 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc != 3) {
         if (rank == 0)
-            fprintf(stderr, "usage: collective allreduce|alltoall BYTES\n");
+            fprintf(stderr, "usage: collective allreduce|alltoall|bcast|reduce BYTES\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     long bytes = atol(argv[2]);
@@ -66,6 +102,10 @@ int main(int argc, char **argv) {
         bad = allreduce(rank, size, bytes);
     } else if (!strcmp(argv[1], "alltoall")) {
         bad = alltoall(rank, size, bytes);
+    } else if (!strcmp(argv[1], "bcast")) {
+        bad = bcast(rank, size, bytes);
+    } else if (!strcmp(argv[1], "reduce")) {
+        bad = reduce(rank, size, bytes);
     } else {
         if (rank == 0)
             fprintf(stderr, "unknown collective '%s'\n", argv[1]);

@@ -263,6 +263,10 @@ algorithm_enum! {
         Default => "default": "SimGrid default selector choice (binomial_tree)",
         /// MPICH's binomial tree, one blocking send at a time.
         BinomialTree => "binomial_tree": "binomial tree; children served one after the other, largest subtree first",
+        /// The root sends to every rank at once.
+        Flattree => "flattree": "the root sends to every other rank, all posted at once",
+        /// MPICH's long-message broadcast.
+        ScatterLrAllgather => "scatter_LR_allgather": "binomial scatter of p slices, then a ring allgather of them (in bytes for contiguous types)",
     }
 }
 

@@ -525,6 +525,40 @@ const SIMGRID_COLLECTIVE_OVERHEADS: &[(&str, &[&str], f64)] = &[
     ),
 ];
 
+/// SimGrid 3.32's times for rooted collectives (bench/c/collective.c,
+/// bcast from rank 2, reduce to rank 3) on the FAT_TREE 2;8,8;1,2;1,1
+/// cluster: (ranks, collective, algorithm, bytes, seconds).
+const SIMGRID_ROOTED: &[(&str, &str, &str, &str, f64)] = &[
+    (
+        "64",
+        "bcast",
+        "scatter_LR_allgather",
+        "1048584",
+        0.012793793,
+    ),
+    ("13", "bcast", "scatter_LR_allgather", "8000", 0.001227778),
+    ("13", "bcast", "flattree", "8000", 0.000125455),
+    ("64", "reduce", "binomial", "1048576", 0.007997818),
+    ("13", "reduce", "binomial", "8", 0.000322441),
+];
+
+#[test]
+fn bcast_and_reduce_algorithms_match_simgrid_on_a_fat_tree() {
+    let platform = write_scratch(
+        "fattree64_rooted.xml",
+        &cluster64("FAT_TREE", "2;8,8;1,2;1,1"),
+    );
+    for &(ranks, coll, alg, bytes, expected) in SIMGRID_ROOTED {
+        let opt = format!("--cfg=smpi/{coll}:{alg}");
+        let got = collective_time(&platform, ranks, &[&opt], &[coll, bytes]);
+        let rel = (got - expected).abs() / expected;
+        assert!(
+            rel < 0.01,
+            "{coll} {alg} {bytes} B on {ranks}: ours {got:e} s, SimGrid {expected:e} s"
+        );
+    }
+}
+
 #[test]
 fn collective_messages_pay_the_send_and_receive_overheads_as_in_simgrid() {
     let platform = write_scratch(

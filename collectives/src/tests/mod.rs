@@ -118,13 +118,17 @@ fn barrier_shape_matches_simgrid() {
 
 #[test]
 fn bcast_all_roots() {
-    for size in sizes() {
+    for (alg, size) in BcastAlgorithm::ALL
+        .iter()
+        .flat_map(|&a| sizes().map(move |s| (a, s)))
+    {
         for root in 0..size {
-            for count in COUNTS {
+            // Counts below, at and above the number of slices.
+            for count in [0, 1, 3, size, 2 * size + 3] {
                 let mems = run_all(
                     size,
                     |r| {
-                        let s = bcast(r, size, root, count).unwrap();
+                        let s = bcast_with(alg, r, size, root, count).unwrap();
                         check_shape(&s, size);
                         s
                     },
@@ -138,7 +142,11 @@ fn bcast_all_roots() {
                     },
                 );
                 for m in &mems {
-                    assert_eq!(m.recv, contrib(root, count), "size {size} root {root}");
+                    assert_eq!(
+                        m.recv,
+                        contrib(root, count),
+                        "{alg} size {size} root {root} count {count}"
+                    );
                 }
             }
         }

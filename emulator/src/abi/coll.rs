@@ -16,6 +16,8 @@ use crate::mpi::op::{self, ReduceOp, UserFunction};
 use crate::mpi::{class, CommView, MpiError, MpiResult};
 
 const IN_PLACE: usize = usize::MAX;
+/// MPI_BYTE's handle.
+const MPI_BYTE: c_int = 4;
 
 /// The caller's view of `comm`, intra- or intercommunicator.
 fn any_view(comm: c_int) -> MpiResult<CommView> {
@@ -145,8 +147,17 @@ pub(crate) unsafe extern "C" fn MPI_Bcast(
         let n = count(n, "count")?;
         check_type(datatype)?;
         let root = root_of(&c, root)?;
-        let s = algo::bcast_with(algorithms().bcast, c.my_rank, c.size(), root, n)
-            .map_err(coll_error)?;
+        let alg = algorithms().bcast;
+        // SimGrid's scatter_LR_allgather slices the buffer in bytes; so do
+        // we when the datatype is contiguous.
+        let ty = committed(datatype)?;
+        let (n, datatype) = if alg == algo::BcastAlgorithm::ScatterLrAllgather && ty.is_contiguous()
+        {
+            (n * ty.size, MPI_BYTE)
+        } else {
+            (n, datatype)
+        };
+        let s = algo::bcast_with(alg, c.my_rank, c.size(), root, n).map_err(coll_error)?;
         let b = Buffers {
             send: buffer as usize,
             send_type: datatype,
