@@ -13,9 +13,13 @@
 //! * `mpich`: MPICH's decision logic for allreduce (recursive doubling for
 //!   short messages, Rabenseifner for long ones), alltoall (Bruck for
 //!   short blocks, all messages posted at once for medium ones, pairwise
-//!   exchange for long ones) and barrier (dissemination). SimGrid's `mpich`
-//!   selector runs SMP-aware two-level algorithms instead when ranks share
-//!   hosts, which this crate lacks.
+//!   exchange for long ones), barrier (dissemination), bcast (binomial for
+//!   short messages or at most 8 ranks, else a scatter and a ring
+//!   allgather, which MPICH replaces by recursive doubling for medium
+//!   messages on powers of two) and reduce (binomial; MPICH's
+//!   reduce-scatter and gather for long messages is not here yet).
+//!   SimGrid's `mpich` selector runs SMP-aware two-level algorithms
+//!   instead, which this crate lacks.
 //!
 //! The other collectives run their `Default` under every selector.
 
@@ -25,7 +29,8 @@ use std::str::FromStr;
 use crate::alltoall::alltoall_default_for;
 use crate::error::CollError;
 use crate::registry::{
-    AllreduceAlgorithm, AlltoallAlgorithm, AlltoallvAlgorithm, BarrierAlgorithm,
+    AllreduceAlgorithm, AlltoallAlgorithm, AlltoallvAlgorithm, BarrierAlgorithm, BcastAlgorithm,
+    ReduceAlgorithm,
 };
 
 /// A collective selector.
@@ -179,5 +184,22 @@ pub fn select_barrier(sel: Selector, size: usize) -> BarrierAlgorithm {
             256..=511 | 1024..=4095 => OmpiTree,
             _ => OmpiBruck,
         },
+    }
+}
+
+/// The algorithm of an `MPI_Bcast` of `bytes` on `size` ranks.
+pub fn select_bcast(sel: Selector, size: usize, bytes: usize) -> BcastAlgorithm {
+    match sel {
+        Selector::Mpich if bytes >= 12288 && size > 8 => BcastAlgorithm::ScatterLrAllgather,
+        Selector::Mpich => BcastAlgorithm::BinomialTree,
+        Selector::Default | Selector::Ompi => BcastAlgorithm::Default,
+    }
+}
+
+/// The algorithm of an `MPI_Reduce` (to any root).
+pub fn select_reduce(sel: Selector) -> ReduceAlgorithm {
+    match sel {
+        Selector::Mpich => ReduceAlgorithm::Binomial,
+        Selector::Default | Selector::Ompi => ReduceAlgorithm::Default,
     }
 }

@@ -147,10 +147,15 @@ pub(crate) unsafe extern "C" fn MPI_Bcast(
         let n = count(n, "count")?;
         check_type(datatype)?;
         let root = root_of(&c, root)?;
-        let alg = algorithms().bcast;
+        let ty = committed(datatype)?;
+        let alg = match algorithms() {
+            a if a.bcast == algo::BcastAlgorithm::Default => {
+                algo::select_bcast(a.selector, c.size(), n.saturating_mul(ty.size))
+            }
+            a => a.bcast,
+        };
         // SimGrid's scatter_LR_allgather slices the buffer in bytes; so do
         // we when the datatype is contiguous.
-        let ty = committed(datatype)?;
         let (n, datatype) = if alg == algo::BcastAlgorithm::ScatterLrAllgather && ty.is_contiguous()
         {
             (n * ty.size, MPI_BYTE)
@@ -769,8 +774,12 @@ pub(crate) unsafe extern "C" fn MPI_Reduce(
         |c, in_place, commutative| {
             let n = count(n, "count")?;
             let root = root_of(c, root)?;
+            let alg = match algorithms() {
+                a if a.reduce == algo::ReduceAlgorithm::Default => algo::select_reduce(a.selector),
+                a => a.reduce,
+            };
             algo::reduce_with(
-                algorithms().reduce,
+                alg,
                 c.my_rank,
                 c.size(),
                 root,
