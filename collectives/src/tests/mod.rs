@@ -736,6 +736,23 @@ fn selectors_follow_their_tables() {
         select_barrier(Selector::Default, 100),
         BarrierAlgorithm::Default
     );
+    assert_eq!(
+        select_bcast(Selector::Mpich, 64, 8),
+        BcastAlgorithm::BinomialTree
+    );
+    assert_eq!(
+        select_bcast(Selector::Mpich, 8, 1 << 20),
+        BcastAlgorithm::BinomialTree
+    );
+    assert_eq!(
+        select_bcast(Selector::Mpich, 64, 1 << 20),
+        BcastAlgorithm::ScatterLrAllgather
+    );
+    assert_eq!(
+        select_bcast(Selector::Ompi, 64, 1 << 20),
+        BcastAlgorithm::Default
+    );
+    assert_eq!(select_reduce(Selector::Mpich), ReduceAlgorithm::Binomial);
 }
 
 #[test]
