@@ -50,8 +50,51 @@ pub fn allgather_with(
         AllgatherAlgorithm::Ring => {
             allgatherv_ring(&mut b, rank, size, sendcount, counts, displs, in_place)
         }
+        AllgatherAlgorithm::Bruck => {
+            let own = own_block(rank, sendcount, &counts, &displs, in_place);
+            allgather_bruck(&mut b, rank, size, recvcount, own)
+        }
     }
     Ok(b.finish())
+}
+
+/// SimGrid's `bruck` allgather (MPICH's): the blocks gather in scratch in
+/// rank order starting from our own; in step k every rank sends all it has
+/// (2^k blocks) to rank - 2^k and receives as many from rank + 2^k; a last
+/// step brings the remaining p - 2^floor(log2 p) blocks; then the scratch
+/// is rotated into place (SimGrid's sendrecvs with itself: local copies).
+fn allgather_bruck(b: &mut Builder, rank: usize, size: usize, rc: usize, own: Block) {
+    let t = b.tmp(size * rc);
+    b.copy(own, t.block(0, rc));
+    let mut have = 1;
+    while have <= size / 2 {
+        b.round(
+            vec![
+                send((rank + size - have) % size, t.block(0, have * rc)),
+                recv((rank + have) % size, t.block(have * rc, have * rc)),
+            ],
+            vec![],
+        );
+        have *= 2;
+    }
+    let rest = size - have;
+    if rest > 0 {
+        b.round(
+            vec![
+                send((rank + size - have) % size, t.block(0, rest * rc)),
+                recv((rank + have) % size, t.block(have * rc, rest * rc)),
+            ],
+            vec![],
+        );
+    }
+    b.copy(
+        t.block(0, (size - rank) * rc),
+        Buf::Recv.block(rank * rc, (size - rank) * rc),
+    );
+    b.copy(
+        t.block((size - rank) * rc, rank * rc),
+        Buf::Recv.block(0, rank * rc),
+    );
 }
 
 /// `MPI_Allgatherv`: rank `i`'s `Send[0..sendcount]` lands in every rank's

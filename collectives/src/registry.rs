@@ -343,6 +343,8 @@ algorithm_enum! {
         /// SimGrid's `ring`: p-1 steps; in step i, send to rank+i and
         /// receive from rank-i.
         Ring => "ring": "p-1 sendrecv steps; step i sends to rank+i and receives from rank-i",
+        /// MPICH's Bruck allgather, as SimGrid runs it.
+        Bruck => "bruck": "log2(p) steps doubling the blocks held, sending them to rank-2^k, then a rotation",
     }
 }
 
