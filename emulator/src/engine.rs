@@ -859,7 +859,20 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
 
 /// Parks the current rank until something wakes it.
 pub fn park() {
+    PARKS.with(|p| p.set(p.get() + 1));
     context::suspend(Suspend::Park);
+}
+
+thread_local! {
+    /// How many times a rank parked, all ranks together: lets a caller
+    /// see whether something it called gave control away (wakes meant for
+    /// it may have been consumed meanwhile).
+    static PARKS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// The number of parks so far (see `PARKS`).
+pub fn parks() -> u64 {
+    PARKS.with(std::cell::Cell::get)
 }
 
 /// Sleeps the current rank for `seconds` of simulated time.

@@ -157,15 +157,11 @@ pub(crate) fn call_in(
     // collectives.
     mpi::nbc::progress();
     let result = body();
-    let (owed, flops) = engine::with(|w| {
-        let r = &mut w.mpi.ranks[w.current];
-        (
-            std::mem::take(&mut r.pending_overhead),
-            std::mem::take(&mut r.pending_flops),
-        )
+    let owed = engine::with(|w| {
+        let cur = w.current;
+        std::mem::take(&mut w.mpi.ranks[cur].pending_overhead)
     });
     engine::sleep(owed, "receive overhead");
-    engine::execute(flops, "reduction");
     let code = match result {
         Ok(()) => mpi::class::SUCCESS,
         Err(e) => handle_error(name, scope, e),

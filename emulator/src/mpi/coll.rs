@@ -129,19 +129,6 @@ pub fn charge_reduction(bytes: usize) {
     }
 }
 
-/// Owes the current rank the computation of reducing `bytes`, run when
-/// its MPI call returns: a non-blocking collective's progress must not
-/// park the rank in the middle of it.
-pub fn owe_reduction(bytes: usize) {
-    if bytes > 0 {
-        engine::with(|w| {
-            let flops = w.reduction_flops(bytes);
-            let me = w.current;
-            w.mpi.ranks[me].pending_flops += flops;
-        });
-    }
-}
-
 /// The reduction a schedule's `Local::Reduce` steps apply.
 #[derive(Debug, Clone, Copy)]
 pub enum Reduction {

@@ -462,9 +462,6 @@ pub struct RankMpi {
     /// Receive overhead (smpi/or) owed by completed receives, slept
     /// before the MPI call returns.
     pub pending_overhead: f64,
-    /// Computation (flops) owed by the reductions of non-blocking
-    /// collectives progressed in this call, run before it returns.
-    pub pending_flops: f64,
     /// The tag the next collective on a context takes (a persistent
     /// collective's reserved one, for its run).
     pub reserved_coll_tag: Option<(u32, i32)>,

@@ -18,7 +18,7 @@ use std::cell::Cell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 
-use super::coll::{owe_reduction, Buffers, Reduction, Run, Scratch};
+use super::coll::{charge_reduction, Buffers, Reduction, Run, Scratch};
 use super::datatype::Datatype;
 use super::{class, is_complete, CommView, MpiError, MpiResult, ReqId, ReqKind, SendMode, Status};
 use crate::engine::{self, World};
@@ -260,20 +260,31 @@ pub fn progress() {
     if PENDING.with(Cell::get) == 0 {
         return;
     }
-    let pending = engine::with(|w: &mut World| {
-        let me = w.current;
-        if w.mpi.ranks.get(me).is_none_or(|r| r.nbc.is_empty()) {
-            return Vec::new();
+    // A collective that parks the rank while it advances (the send
+    // overhead before a message) lets the others' messages complete, and
+    // their wakes are spent on that park: pass again until a pass runs
+    // without parking, so that no completion goes unseen.
+    loop {
+        let parks = engine::parks();
+        let pending = engine::with(|w: &mut World| {
+            let me = w.current;
+            if w.mpi.ranks.get(me).is_none_or(|r| r.nbc.is_empty()) {
+                return Vec::new();
+            }
+            w.mpi.ranks[me].nbc.clone()
+        });
+        for slot in pending {
+            // Taken out while it runs: a program's reduction operation
+            // that calls MPI would otherwise progress it again from inside.
+            let Some(state) = engine::with(|w| w.mpi.nbc.get_mut(slot).and_then(Option::take))
+            else {
+                continue;
+            };
+            advance(slot, *state);
         }
-        w.mpi.ranks[me].nbc.clone()
-    });
-    for slot in pending {
-        // Taken out while it runs: a program's reduction operation that
-        // calls MPI would otherwise progress it again from inside.
-        let Some(state) = engine::with(|w| w.mpi.nbc.get_mut(slot).and_then(Option::take)) else {
-            continue;
-        };
-        advance(slot, *state);
+        if engine::parks() == parks {
+            return;
+        }
     }
 }
 
@@ -297,7 +308,7 @@ fn advance(slot: usize, mut state: Nbc) {
                 match state.stages.front() {
                     Some(Stage::Schedule(run)) => {
                         run.collect(&ids, state.call)?;
-                        owe_reduction(run.locals(state.round)?);
+                        charge_reduction(run.locals(state.round)?);
                     }
                     Some(Stage::Transfers(_)) => Transfers::collect(&ids, state.call)?,
                     None => {}
@@ -320,7 +331,7 @@ fn advance(slot: usize, mut state: Nbc) {
             };
             if ids.is_empty() {
                 if let Stage::Schedule(run) = stage {
-                    owe_reduction(run.locals(state.round)?);
+                    charge_reduction(run.locals(state.round)?);
                 }
                 state.round += 1;
                 continue;
