@@ -144,6 +144,15 @@ pub fn allgatherv_with(
             |i| displs[i],
             in_place,
         ),
+        AllgathervAlgorithm::Ring => allgatherv_ring(
+            &mut b,
+            rank,
+            size,
+            sendcount,
+            |i| recvcounts[i],
+            |i| displs[i],
+            in_place,
+        ),
     }
     Ok(b.finish())
 }

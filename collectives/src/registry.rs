@@ -353,6 +353,9 @@ algorithm_enum! {
     AllgathervAlgorithm for Allgatherv {
         /// Linear: every rank posts all sends and receives at once.
         Default => "default": "linear; every rank posts a send to and a receive from every other rank at once",
+        /// SimGrid's `ring`: p-1 steps; in step i, send to rank+i and
+        /// receive from rank-i.
+        Ring => "ring": "p-1 sendrecv steps; step i sends to rank+i and receives from rank-i",
     }
 }
 

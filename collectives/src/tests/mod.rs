@@ -598,12 +598,20 @@ fn allgather_all_algorithms() {
 
 #[test]
 fn allgatherv_irregular() {
-    for size in sizes() {
+    for (alg, size) in AllgathervAlgorithm::ALL
+        .iter()
+        .flat_map(|&a| sizes().map(move |s| (a, s)))
+    {
         let (counts, displs, len) = irregular(size);
         for in_place in [false, true] {
             let mems = run_all(
                 size,
-                |r| allgatherv(r, size, counts[r], &counts, &displs, in_place).unwrap(),
+                |r| {
+                    let s = allgatherv_with(alg, r, size, counts[r], &counts, &displs, in_place)
+                        .unwrap();
+                    check_shape(&s, size);
+                    s
+                },
                 |r| {
                     let mut recv = unset(len);
                     if in_place {
@@ -620,7 +628,7 @@ fn allgatherv_irregular() {
                 want[displs[i]..displs[i] + counts[i]].clone_from_slice(&contrib(i, counts[i]));
             }
             for m in &mems {
-                assert_eq!(m.recv, want);
+                assert_eq!(m.recv, want, "{alg} size {size} in place {in_place}");
             }
         }
     }
