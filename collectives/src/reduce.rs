@@ -167,7 +167,24 @@ pub fn reduce_scatter_with(
             .ok_or(CollError::Overflow { collective: NAME })
     })?;
     match alg {
-        ReduceScatterAlgorithm::Default => {
+        ReduceScatterAlgorithm::MpichPair if commutative => {
+            let displs: Vec<usize> = recvcounts
+                .iter()
+                .scan(0usize, |acc, &c| {
+                    let d = *acc;
+                    *acc += c;
+                    Some(d)
+                })
+                .collect();
+            Ok(reduce_scatter_pair(
+                rank,
+                size,
+                |i| recvcounts[i],
+                |i| displs[i],
+                in_place,
+            ))
+        }
+        ReduceScatterAlgorithm::Default | ReduceScatterAlgorithm::MpichPair => {
             // Displacements are prefix sums; only rank 0 needs them all, and
             // it computes them once, so the whole thing stays O(size).
             let displs: Vec<usize> = if rank == 0 {
@@ -193,6 +210,54 @@ pub fn reduce_scatter_with(
             ))
         }
     }
+}
+
+/// MPICH's pairwise reduce-scatter (SimGrid's `mpich_pair`), for
+/// commutative operations: p - 1 steps; in step i every rank sends the
+/// block of rank + i of its contribution and receives its own block of
+/// rank - i's, folding it in. In place, the block is accumulated where it
+/// lies in the receive buffer and moved to its start at the end.
+fn reduce_scatter_pair(
+    rank: usize,
+    size: usize,
+    counts: impl Fn(usize) -> usize,
+    displs: impl Fn(usize) -> usize,
+    in_place: bool,
+) -> Schedule {
+    let mut b = Builder::new();
+    let mine = counts(rank);
+    let contribution = |j: usize| {
+        if in_place {
+            Buf::Recv.block(displs(j), counts(j))
+        } else {
+            Buf::Send.block(displs(j), counts(j))
+        }
+    };
+    let acc = if in_place {
+        contribution(rank)
+    } else {
+        let acc = Buf::Recv.block(0, mine);
+        b.copy(contribution(rank), acc);
+        acc
+    };
+    let incoming = b.tmp(mine).block(0, mine);
+    for i in 1..size {
+        let (src, dst) = ((rank + size - i) % size, (rank + i) % size);
+        b.round(
+            vec![send(dst, contribution(dst)), recv(src, incoming)],
+            vec![Local::Reduce {
+                input: incoming,
+                inout: acc,
+            }],
+        );
+    }
+    let start = Buf::Recv.block(0, mine);
+    if acc != start {
+        // Through scratch: the two may overlap.
+        b.copy(acc, incoming);
+        b.copy(incoming, start);
+    }
+    b.finish()
 }
 
 /// Reduce `total` elements to rank 0 into scratch, then scatter block `i`

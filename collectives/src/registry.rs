@@ -404,6 +404,9 @@ algorithm_enum! {
         /// scatterv. (SimGrid uses this when all counts are equal and
         /// MPICH's algorithm otherwise; the latter is a later addition.)
         Default => "default": "default reduce to rank 0, then linear scatterv",
+        /// MPICH's pairwise exchange (commutative operations; the default
+        /// otherwise).
+        MpichPair => "mpich_pair": "p-1 sendrecv steps exchanging each rank's block with rank+i and rank-i (commutative ops; else the default)",
     }
 }
 

@@ -969,7 +969,10 @@ fn reduce_scatter_block_all_sizes() {
 
 #[test]
 fn reduce_scatter_irregular() {
-    for size in sizes() {
+    for (alg, size) in ReduceScatterAlgorithm::ALL
+        .iter()
+        .flat_map(|&a| sizes().map(move |s| (a, s)))
+    {
         let (counts, _, _) = irregular(size);
         let total: usize = counts.iter().sum();
         let starts: Vec<usize> = counts
@@ -984,7 +987,12 @@ fn reduce_scatter_irregular() {
             for in_place in [false, true] {
                 let mems = run_all(
                     size,
-                    |r| reduce_scatter(r, size, &counts, commutative, in_place).unwrap(),
+                    |r| {
+                        let s = reduce_scatter_with(alg, r, size, &counts, commutative, in_place)
+                            .unwrap();
+                        check_shape(&s, size);
+                        s
+                    },
                     |r| {
                         if in_place {
                             Mem::new(vec![], contrib(r, total))
@@ -995,9 +1003,22 @@ fn reduce_scatter_irregular() {
                 );
                 let order = reduce_order(size, 0, commutative, false);
                 for (r, m) in mems.iter().enumerate() {
+                    if alg == ReduceScatterAlgorithm::MpichPair && commutative {
+                        // Pairwise order: each rank once.
+                        for (j, e) in m.recv[..counts[r]].iter().enumerate() {
+                            let mut ranks: Vec<u64> = e.iter().map(|t| t >> 32).collect();
+                            ranks.sort_unstable();
+                            assert_eq!(ranks, (0..size as u64).collect::<Vec<_>>());
+                            assert!(e
+                                .iter()
+                                .all(|t| (t & 0xffff_ffff) as usize == starts[r] + j));
+                        }
+                        continue;
+                    }
                     assert_eq!(
                         m.recv[..counts[r]],
-                        folded_block(&order, starts[r], counts[r])[..]
+                        folded_block(&order, starts[r], counts[r])[..],
+                        "{alg} size {size} comm {commutative} in place {in_place}"
                     );
                 }
             }
