@@ -188,7 +188,6 @@ fn main() -> Result<()> {
                     hostfile,
                     ranks,
                     args: &["10"],
-                    cfg: &[],
                 };
                 compare(&emulators, &allreduce, &case, opts.runs)?;
             }
@@ -201,7 +200,6 @@ fn main() -> Result<()> {
                 hostfile,
                 ranks: 256,
                 args: &["65536"],
-                cfg: &[],
             };
             compare(&emulators, &alltoall, &case, opts.runs)?;
         }
@@ -252,8 +250,6 @@ struct Case<'a> {
     ranks: usize,
     /// The program's own arguments.
     args: &'a [&'a str],
-    /// `--cfg` options given to both emulators.
-    cfg: &'a [&'a str],
 }
 
 fn compare(emulators: &[Emulator], programs: &[PathBuf], case: &Case, runs: usize) -> Result<()> {
@@ -262,7 +258,6 @@ fn compare(emulators: &[Emulator], programs: &[PathBuf], case: &Case, runs: usiz
         hostfile,
         ranks,
         args,
-        cfg,
     } = case;
     let mut medians = Vec::new();
     for (e, program) in emulators.iter().zip(programs) {
@@ -281,7 +276,6 @@ fn compare(emulators: &[Emulator], programs: &[PathBuf], case: &Case, runs: usiz
                     .arg("-hostfile")
                     .arg(hostfile)
                     .arg("--cfg=smpi/simulate-computation:no")
-                    .args(*cfg)
                     .arg(program)
                     .args(*args),
             )?;
