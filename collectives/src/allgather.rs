@@ -54,8 +54,64 @@ pub fn allgather_with(
             let own = own_block(rank, sendcount, &counts, &displs, in_place);
             allgather_bruck(&mut b, rank, size, recvcount, own)
         }
+        AllgatherAlgorithm::Rdb => {
+            let own = own_block(rank, sendcount, &counts, &displs, in_place);
+            allgather_rdb(&mut b, rank, size, recvcount, own)
+        }
     }
     Ok(b.finish())
+}
+
+/// SimGrid's `rdb` allgather (MPICH's recursive doubling): in step i each
+/// rank swaps everything its subtree of 2^i ranks holds with rank XOR 2^i.
+/// Where that partner does not exist (sizes that are not powers of two),
+/// the ranks of the subtree that did receive pass the missing blocks down
+/// a binomial tree to those that did not. Every count is known in
+/// advance: after step i a rank holds exactly the blocks of its subtree of
+/// 2^(i+1) ranks.
+fn allgather_rdb(b: &mut Builder, rank: usize, size: usize, rc: usize, own: Block) {
+    b.copy(own, Buf::Recv.block(rank * rc, rc));
+    let blocks = |first: usize, n: usize| Buf::Recv.block(first * rc, n * rc);
+    // Blocks a subtree rooted at `root` of `width` ranks holds.
+    let held = |root: usize, width: usize| width.min(size - root);
+    let (mut mask, mut i) = (1usize, 0u32);
+    while mask < size {
+        let dst = rank ^ mask;
+        let dst_root = (dst >> i) << i;
+        let my_root = (rank >> i) << i;
+        if dst < size {
+            b.round(
+                vec![
+                    send(dst, blocks(my_root, held(my_root, mask))),
+                    recv(dst, blocks(dst_root, held(dst_root, mask))),
+                ],
+                vec![],
+            );
+        }
+        if dst_root + mask > size {
+            // Ranks below my_root + completed received the partner
+            // subtree's blocks; pass them to the others.
+            let completed = size as isize - my_root as isize - mask as isize;
+            let n = completed.max(0) as usize;
+            let missing = blocks(my_root + mask, n);
+            let mut k = i;
+            let mut step = mask >> 1;
+            while step > 0 {
+                let peer = rank ^ step;
+                let limit = ((rank >> k) << k) as isize + completed;
+                let (r, p) = (rank as isize, peer as isize);
+                if peer > rank && r < limit && p >= limit {
+                    b.round(vec![send(peer, missing)], vec![]);
+                } else if peer < rank && p < limit && r >= limit {
+                    b.round(vec![recv(peer, missing)], vec![]);
+                }
+                step >>= 1;
+                k -= 1;
+            }
+        }
+        mask <<= 1;
+        i += 1;
+    }
 }
 
 /// SimGrid's `bruck` allgather (MPICH's): the blocks gather in scratch in

@@ -345,6 +345,8 @@ algorithm_enum! {
         Ring => "ring": "p-1 sendrecv steps; step i sends to rank+i and receives from rank-i",
         /// MPICH's Bruck allgather, as SimGrid runs it.
         Bruck => "bruck": "log2(p) steps doubling the blocks held, sending them to rank-2^k, then a rotation",
+        /// MPICH's recursive doubling allgather, as SimGrid runs it.
+        Rdb => "rdb": "recursive doubling: log2(p) exchanges with rank XOR 2^k, missing partners covered down a binomial tree",
     }
 }
 

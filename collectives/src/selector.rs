@@ -17,7 +17,9 @@
 //!   short messages or at most 8 ranks, else a scatter and a ring
 //!   allgather, which MPICH replaces by recursive doubling for medium
 //!   messages on powers of two) and reduce (binomial; MPICH's
-//!   reduce-scatter and gather for long messages is not here yet).
+//!   reduce-scatter and gather for long messages is not here yet) and
+//!   allgather (recursive doubling under 512 KiB in all on powers of two,
+//!   else Bruck up to 80 KiB, else ring).
 //!   SimGrid's `mpich` selector runs SMP-aware two-level algorithms
 //!   instead, which this crate lacks.
 //!
@@ -29,8 +31,8 @@ use std::str::FromStr;
 use crate::alltoall::alltoall_default_for;
 use crate::error::CollError;
 use crate::registry::{
-    AllreduceAlgorithm, AlltoallAlgorithm, AlltoallvAlgorithm, BarrierAlgorithm, BcastAlgorithm,
-    ReduceAlgorithm,
+    AllgatherAlgorithm, AllreduceAlgorithm, AlltoallAlgorithm, AlltoallvAlgorithm,
+    BarrierAlgorithm, BcastAlgorithm, ReduceAlgorithm,
 };
 
 /// A collective selector.
@@ -201,5 +203,18 @@ pub fn select_reduce(sel: Selector) -> ReduceAlgorithm {
     match sel {
         Selector::Mpich => ReduceAlgorithm::Binomial,
         Selector::Default | Selector::Ompi => ReduceAlgorithm::Default,
+    }
+}
+
+/// The algorithm of an `MPI_Allgather` of `total_bytes` in all (every
+/// rank's block together) on `size` ranks.
+pub fn select_allgather(sel: Selector, size: usize, total_bytes: usize) -> AllgatherAlgorithm {
+    match sel {
+        Selector::Mpich if total_bytes < 524288 && size.is_power_of_two() => {
+            AllgatherAlgorithm::Rdb
+        }
+        Selector::Mpich if total_bytes <= 81920 => AllgatherAlgorithm::Bruck,
+        Selector::Mpich => AllgatherAlgorithm::Ring,
+        Selector::Default | Selector::Ompi => AllgatherAlgorithm::Default,
     }
 }

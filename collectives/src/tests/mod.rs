@@ -761,6 +761,22 @@ fn selectors_follow_their_tables() {
         BcastAlgorithm::Default
     );
     assert_eq!(select_reduce(Selector::Mpich), ReduceAlgorithm::Binomial);
+    assert_eq!(
+        select_allgather(Selector::Mpich, 64, 4096),
+        AllgatherAlgorithm::Rdb
+    );
+    assert_eq!(
+        select_allgather(Selector::Mpich, 48, 4096),
+        AllgatherAlgorithm::Bruck
+    );
+    assert_eq!(
+        select_allgather(Selector::Mpich, 48, 1 << 20),
+        AllgatherAlgorithm::Ring
+    );
+    assert_eq!(
+        select_allgather(Selector::Ompi, 64, 4096),
+        AllgatherAlgorithm::Default
+    );
 }
 
 #[test]

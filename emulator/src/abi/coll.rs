@@ -492,15 +492,18 @@ pub(crate) unsafe extern "C" fn MPI_Allgather(
         let st = if in_place { recvtype } else { sendtype };
         check_type(st)?;
         check_type(recvtype)?;
-        let s = algo::allgather_with(
-            algorithms().allgather,
-            c.my_rank,
-            c.size(),
-            sc,
-            rc,
-            in_place,
-        )
-        .map_err(coll_error)?;
+        let alg = match algorithms() {
+            a if a.allgather == algo::AllgatherAlgorithm::Default => {
+                let total = committed(recvtype)?
+                    .size
+                    .saturating_mul(rc)
+                    .saturating_mul(c.size());
+                algo::select_allgather(a.selector, c.size(), total)
+            }
+            a => a.allgather,
+        };
+        let s =
+            algo::allgather_with(alg, c.my_rank, c.size(), sc, rc, in_place).map_err(coll_error)?;
         let b = Buffers {
             send: sendbuf as usize,
             send_type: st,
