@@ -4,9 +4,11 @@
  *   collective alltoall BYTES    MPI_Alltoall of BYTES-byte blocks
  *   collective bcast BYTES       MPI_Bcast of BYTES/8 doubles from rank 2
  *   collective reduce BYTES      MPI_Reduce (MPI_SUM) of BYTES/8 doubles to rank 3
+ *   collective allgather BYTES   MPI_Allgather of BYTES-byte blocks
  *
  * (roots modulo the number of ranks). The algorithm is the emulator's
- * choice (smpi/allreduce, smpi/alltoall, smpi/bcast, smpi/reduce).
+ * choice (smpi/allreduce, smpi/alltoall, smpi/bcast, smpi/reduce,
+ * smpi/allgather).
  * Every rank checks its result; rank 0 prints the time the slowest rank
  * took, from a barrier before the call, and whether the data was right. */
 #include <mpi.h>
@@ -65,6 +67,22 @@ static int reduce(int rank, int size, long bytes) {
     return bad;
 }
 
+static int allgather(int rank, int size, long bytes) {
+    long n = bytes / (long)sizeof(int) < 1 ? 1 : bytes / (long)sizeof(int);
+    int *mine = malloc(sizeof(int) * (size_t)n);
+    int *all = malloc(sizeof(int) * (size_t)n * (size_t)size);
+    for (long i = 0; i < n; i++)
+        mine[i] = rank * 7919 + (int)(i % 1000);
+    MPI_Allgather(mine, (int)n, MPI_INT, all, (int)n, MPI_INT, MPI_COMM_WORLD);
+    int bad = 0;
+    for (long r = 0; r < size; r++)
+        for (long i = 0; i < n; i++)
+            bad |= all[r * n + i] != (int)r * 7919 + (int)(i % 1000);
+    free(mine);
+    free(all);
+    return bad;
+}
+
 static int alltoall(int rank, int size, long bytes) {
     long n = bytes / (long)sizeof(int);
     if (n < 1)
@@ -91,7 +109,7 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc != 3) {
         if (rank == 0)
-            fprintf(stderr, "usage: collective allreduce|alltoall|bcast|reduce BYTES\n");
+            fprintf(stderr, "usage: collective allreduce|alltoall|allgather|bcast|reduce BYTES\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     long bytes = atol(argv[2]);
@@ -102,6 +120,8 @@ int main(int argc, char **argv) {
         bad = allreduce(rank, size, bytes);
     } else if (!strcmp(argv[1], "alltoall")) {
         bad = alltoall(rank, size, bytes);
+    } else if (!strcmp(argv[1], "allgather")) {
+        bad = allgather(rank, size, bytes);
     } else if (!strcmp(argv[1], "bcast")) {
         bad = bcast(rank, size, bytes);
     } else if (!strcmp(argv[1], "reduce")) {

@@ -531,10 +531,13 @@ const SIMGRID_COLLECTIVE_OVERHEADS: &[(&str, &[&str], f64)] = &[
     ),
 ];
 
-/// SimGrid 3.32's times for rooted collectives (bench/c/collective.c,
+/// SimGrid 3.32's times for more collectives (bench/c/collective.c,
 /// bcast from rank 2, reduce to rank 3) on the FAT_TREE 2;8,8;1,2;1,1
 /// cluster: (ranks, collective, algorithm, bytes, seconds).
-const SIMGRID_ROOTED: &[(&str, &str, &str, &str, f64)] = &[
+const SIMGRID_MORE_ALGORITHMS: &[(&str, &str, &str, &str, f64)] = &[
+    ("45", "allgather", "rdb", "40000", 0.013692762),
+    ("13", "allgather", "bruck", "400", 0.000341404),
+    ("13", "allgather", "ring", "40000", 0.002596679),
     (
         "64",
         "bcast",
@@ -549,12 +552,12 @@ const SIMGRID_ROOTED: &[(&str, &str, &str, &str, f64)] = &[
 ];
 
 #[test]
-fn bcast_and_reduce_algorithms_match_simgrid_on_a_fat_tree() {
+fn bcast_reduce_and_allgather_algorithms_match_simgrid_on_a_fat_tree() {
     let platform = write_scratch(
         "fattree64_rooted.xml",
         &cluster64("FAT_TREE", "2;8,8;1,2;1,1"),
     );
-    for &(ranks, coll, alg, bytes, expected) in SIMGRID_ROOTED {
+    for &(ranks, coll, alg, bytes, expected) in SIMGRID_MORE_ALGORITHMS {
         let opt = format!("--cfg=smpi/{coll}:{alg}");
         let got = collective_time(&platform, ranks, &[&opt], &[coll, bytes]);
         let rel = (got - expected).abs() / expected;
