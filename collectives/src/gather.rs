@@ -63,8 +63,89 @@ pub fn gather_with(
             |i| i * recvcount,
             in_place,
         ),
+        GatherAlgorithm::OmpiBinomial => {
+            gather_binomial(&mut b, rank, size, root, sendcount, recvcount, in_place)
+        }
     }
     Ok(b.finish())
+}
+
+/// Open MPI's binomial gather (SimGrid's `ompi_binomial`), on the in-order
+/// binomial tree: relative rank v receives, one child after the other,
+/// the blocks of v + 2^k .. v + 2^(k+1) from child v + 2^k for each k
+/// with bit k of v clear, behind its own block in scratch, then sends all
+/// it holds to its parent; odd ranks send their block straight away. The
+/// root gathers in relative order, in scratch unless it is rank 0, and
+/// rotates the blocks into place. Non-roots count in send elements (a
+/// block is `sendcount` of them), the root in receive elements.
+fn gather_binomial(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    root: usize,
+    sendcount: usize,
+    recvcount: usize,
+    in_place: bool,
+) {
+    let v = (rank + size - root) % size;
+    let unit = if rank == root { recvcount } else { sendcount };
+    let parent = (v != 0).then(|| ((v & (v - 1)) + root) % size);
+    let own = Buf::Send.block(0, sendcount);
+    if v % 2 == 1 {
+        if let Some(p) = parent {
+            b.round(vec![send(p, own)], vec![]);
+        }
+        return;
+    }
+    // Where the blocks gather, in relative order from our own.
+    let hold = if rank == root && root == 0 {
+        Buf::Recv
+    } else {
+        let width = if v == 0 {
+            size
+        } else {
+            (v & v.wrapping_neg()).min(size - v)
+        };
+        b.tmp(width * unit)
+    };
+    if rank == root && in_place {
+        b.copy(
+            Buf::Recv.block(rank * recvcount, recvcount),
+            hold.block(0, unit),
+        );
+    } else {
+        b.copy(own, hold.block(0, unit));
+    }
+    let mut mask = 1;
+    while mask < size && v & mask == 0 {
+        let kid = v + mask;
+        if kid < size {
+            let n = mask.min(size - kid) * unit;
+            b.round(
+                vec![recv((kid + root) % size, hold.block(mask * unit, n))],
+                vec![],
+            );
+        }
+        mask <<= 1;
+    }
+    match parent {
+        Some(p) => {
+            let held = mask.min(size - v) * unit;
+            b.round(vec![send(p, hold.block(0, held))], vec![]);
+        }
+        None if root != 0 => {
+            let tail = size - root;
+            b.copy(
+                hold.block(0, tail * unit),
+                Buf::Recv.block(root * unit, tail * unit),
+            );
+            b.copy(
+                hold.block(tail * unit, root * unit),
+                Buf::Recv.block(0, root * unit),
+            );
+        }
+        None => {}
+    }
 }
 
 /// `MPI_Gatherv`: rank `i`'s `Send[0..sendcount]` lands in the root's

@@ -308,6 +308,8 @@ algorithm_enum! {
     GatherAlgorithm for Gather {
         /// Linear: the root posts all receives at once.
         Default => "default": "linear; the root posts all receives at once",
+        /// Open MPI's binomial gather.
+        OmpiBinomial => "ompi_binomial": "in-order binomial tree: each rank forwards its subtree's blocks to its parent",
     }
 }
 

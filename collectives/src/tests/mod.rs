@@ -409,14 +409,18 @@ fn allreduce_all_algorithms() {
 
 #[test]
 fn gather_all_roots() {
-    for size in sizes() {
+    for (alg, size) in GatherAlgorithm::ALL
+        .iter()
+        .flat_map(|&a| sizes().map(move |s| (a, s)))
+    {
         for root in 0..size {
             for count in COUNTS {
                 for in_place in [false, true] {
                     let mems = run_all(
                         size,
                         |r| {
-                            let s = gather(r, size, root, count, count, in_place).unwrap();
+                            let s =
+                                gather_with(alg, r, size, root, count, count, in_place).unwrap();
                             check_shape(&s, size);
                             s
                         },
@@ -434,7 +438,10 @@ fn gather_all_roots() {
                         },
                     );
                     let want: Vec<Elem> = (0..size).flat_map(|i| contrib(i, count)).collect();
-                    assert_eq!(mems[root].recv, want, "size {size} root {root}");
+                    assert_eq!(
+                        mems[root].recv, want,
+                        "{alg} size {size} root {root} count {count} in place {in_place}"
+                    );
                 }
             }
         }
