@@ -259,8 +259,75 @@ pub fn scatter_with(
             Buf::Recv.block(0, recvcount),
             in_place,
         ),
+        ScatterAlgorithm::OmpiBinomial => {
+            scatter_binomial(&mut b, rank, size, root, sendcount, recvcount, in_place)
+        }
     }
     Ok(b.finish())
+}
+
+/// Open MPI's binomial scatter (SimGrid's `ompi_binomial`), the gather's
+/// mirror: relative rank v receives its subtree's blocks from its parent
+/// (odd ranks just their own), keeps the first, and sends child v + 2^k
+/// the blocks v + 2^k .. v + 2^(k+1), children in increasing k. A root
+/// other than rank 0 first rotates the send buffer into scratch so that
+/// blocks are in relative order.
+fn scatter_binomial(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    root: usize,
+    sendcount: usize,
+    recvcount: usize,
+    in_place: bool,
+) {
+    let v = (rank + size - root) % size;
+    let mine = Buf::Recv.block(0, recvcount);
+    let parent = (v != 0).then(|| ((v & (v - 1)) + root) % size);
+    if v % 2 == 1 {
+        if let Some(p) = parent {
+            b.round(vec![recv(p, mine)], vec![]);
+        }
+        return;
+    }
+    // Where the blocks are, in relative order, and the size of a block.
+    let (hold, unit) = match parent {
+        None if root == 0 => (Buf::Send, sendcount),
+        None => {
+            let t = b.tmp(size * recvcount);
+            let tail = size - root;
+            b.copy(
+                Buf::Send.block(root * sendcount, tail * sendcount),
+                t.block(0, tail * recvcount),
+            );
+            b.copy(
+                Buf::Send.block(0, root * sendcount),
+                t.block(tail * recvcount, root * recvcount),
+            );
+            (t, recvcount)
+        }
+        Some(p) => {
+            let width = (v & v.wrapping_neg()).min(size - v);
+            let t = b.tmp(width * recvcount);
+            b.round(vec![recv(p, t.block(0, width * recvcount))], vec![]);
+            (t, recvcount)
+        }
+    };
+    if !(rank == root && in_place) {
+        b.copy(hold.block(0, unit), mine);
+    }
+    let mut mask = 1;
+    while mask < size && v & mask == 0 {
+        let kid = v + mask;
+        if kid < size {
+            let n = mask.min(size - kid) * unit;
+            b.round(
+                vec![send((kid + root) % size, hold.block(mask * unit, n))],
+                vec![],
+            );
+        }
+        mask <<= 1;
+    }
 }
 
 /// `MPI_Scatterv`: the root's `Send[displs[i]..displs[i]+sendcounts[i]]`

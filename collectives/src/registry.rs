@@ -326,6 +326,8 @@ algorithm_enum! {
     ScatterAlgorithm for Scatter {
         /// Linear: the root posts all sends at once.
         Default => "default": "linear; the root posts all sends at once",
+        /// Open MPI's binomial scatter.
+        OmpiBinomial => "ompi_binomial": "in-order binomial tree: each rank passes its children their subtrees' blocks",
     }
 }
 

@@ -450,7 +450,10 @@ fn gather_all_roots() {
 
 #[test]
 fn scatter_all_roots() {
-    for size in sizes() {
+    for (alg, size) in ScatterAlgorithm::ALL
+        .iter()
+        .flat_map(|&a| sizes().map(move |s| (a, s)))
+    {
         for root in 0..size {
             for count in COUNTS {
                 for in_place in [false, true] {
@@ -459,7 +462,8 @@ fn scatter_all_roots() {
                     let mems = run_all(
                         size,
                         |r| {
-                            let s = scatter(r, size, root, count, count, in_place).unwrap();
+                            let s =
+                                scatter_with(alg, r, size, root, count, count, in_place).unwrap();
                             check_shape(&s, size);
                             s
                         },
@@ -478,7 +482,11 @@ fn scatter_all_roots() {
                         if r == root && in_place {
                             assert!(m.recv.is_empty());
                         } else {
-                            assert_eq!(m.recv, contrib(r, count), "size {size} root {root}");
+                            assert_eq!(
+                                m.recv,
+                                contrib(r, count),
+                                "{alg} size {size} root {root} count {count}"
+                            );
                         }
                     }
                 }
