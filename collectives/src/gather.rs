@@ -66,6 +66,23 @@ pub fn gather_with(
         GatherAlgorithm::OmpiBinomial => {
             gather_binomial(&mut b, rank, size, root, sendcount, recvcount, in_place)
         }
+        GatherAlgorithm::OmpiBasicLinear => {
+            // Open MPI's basic linear gather: the root receives from rank
+            // 0, 1, ... one blocking receive after the other.
+            let own = Buf::Send.block(0, sendcount);
+            if rank != root {
+                b.round(vec![send(root, own)], vec![]);
+            } else {
+                for i in 0..size {
+                    let slot = Buf::Recv.block(i * recvcount, recvcount);
+                    if i != root {
+                        b.round(vec![recv(i, slot)], vec![]);
+                    } else if !in_place {
+                        b.copy(own, slot);
+                    }
+                }
+            }
+        }
     }
     Ok(b.finish())
 }
@@ -262,6 +279,23 @@ pub fn scatter_with(
         ScatterAlgorithm::OmpiBinomial => {
             scatter_binomial(&mut b, rank, size, root, sendcount, recvcount, in_place)
         }
+        ScatterAlgorithm::OmpiBasicLinear => {
+            // Open MPI's basic linear scatter: the root sends to rank 0, 1,
+            // ... one blocking send after the other.
+            let mine = Buf::Recv.block(0, recvcount);
+            if rank != root {
+                b.round(vec![recv(root, mine)], vec![]);
+            } else {
+                for i in 0..size {
+                    let slot = Buf::Send.block(i * sendcount, sendcount);
+                    if i != root {
+                        b.round(vec![send(i, slot)], vec![]);
+                    } else if !in_place {
+                        b.copy(slot, mine);
+                    }
+                }
+            }
+        }
     }
     Ok(b.finish())
 }
@@ -294,17 +328,20 @@ fn scatter_binomial(
     let (hold, unit) = match parent {
         None if root == 0 => (Buf::Send, sendcount),
         None => {
-            let t = b.tmp(size * recvcount);
+            // In place the root has no receive count, and the receive
+            // type is the send type.
+            let unit = if in_place { sendcount } else { recvcount };
+            let t = b.tmp(size * unit);
             let tail = size - root;
             b.copy(
                 Buf::Send.block(root * sendcount, tail * sendcount),
-                t.block(0, tail * recvcount),
+                t.block(0, tail * unit),
             );
             b.copy(
                 Buf::Send.block(0, root * sendcount),
-                t.block(tail * recvcount, root * recvcount),
+                t.block(tail * unit, root * unit),
             );
-            (t, recvcount)
+            (t, unit)
         }
         Some(p) => {
             let width = (v & v.wrapping_neg()).min(size - v);

@@ -75,5 +75,5 @@ pub use scan::{exscan, exscan_with, scan, scan_with};
 pub use schedule::{Block, Buf, Comm, Local, Round, Schedule};
 pub use selector::{
     select_allgather, select_allreduce, select_alltoall, select_alltoallv, select_barrier,
-    select_bcast, select_reduce, Selector,
+    select_bcast, select_gather, select_reduce, select_scatter, Selector,
 };

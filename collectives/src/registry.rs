@@ -310,6 +310,8 @@ algorithm_enum! {
         Default => "default": "linear; the root posts all receives at once",
         /// Open MPI's binomial gather.
         OmpiBinomial => "ompi_binomial": "in-order binomial tree: each rank forwards its subtree's blocks to its parent",
+        /// Open MPI's basic linear gather.
+        OmpiBasicLinear => "ompi_basic_linear": "the root receives from each rank in turn, one blocking receive after the other",
     }
 }
 
@@ -328,6 +330,8 @@ algorithm_enum! {
         Default => "default": "linear; the root posts all sends at once",
         /// Open MPI's binomial scatter.
         OmpiBinomial => "ompi_binomial": "in-order binomial tree: each rank passes its children their subtrees' blocks",
+        /// Open MPI's basic linear scatter.
+        OmpiBasicLinear => "ompi_basic_linear": "the root sends to each rank in turn, one blocking send after the other",
     }
 }
 

@@ -6,10 +6,12 @@
 //!   `Default`, whose alltoall follows Open MPI's table).
 //! * `ompi`: Open MPI's fixed decision tables (2022), as SimGrid 3.32's
 //!   `ompi` selector copies them, for allreduce, alltoall, alltoallv and
-//!   barrier. Where Open MPI picks an algorithm this crate lacks, the
+//!   barrier, gather and scatter. Where Open MPI picks an algorithm this
+//!   crate lacks, the
 //!   closest one runs: `segmented_ring` allreduce runs `lr`, and the
 //!   linear allreduces (`basic_linear`, `nonoverlapping`: a reduce then a
-//!   bcast) run the default reduce and binomial bcast.
+//!   bcast) run the default reduce and binomial bcast, and `linear_sync`
+//!   gather runs `ompi_basic_linear`.
 //! * `mpich`: MPICH's decision logic for allreduce (recursive doubling for
 //!   short messages, Rabenseifner for long ones), alltoall (Bruck for
 //!   short blocks, all messages posted at once for medium ones, pairwise
@@ -32,7 +34,7 @@ use crate::alltoall::alltoall_default_for;
 use crate::error::CollError;
 use crate::registry::{
     AllgatherAlgorithm, AllreduceAlgorithm, AlltoallAlgorithm, AlltoallvAlgorithm,
-    BarrierAlgorithm, BcastAlgorithm, ReduceAlgorithm,
+    BarrierAlgorithm, BcastAlgorithm, GatherAlgorithm, ReduceAlgorithm, ScatterAlgorithm,
 };
 
 /// A collective selector.
@@ -216,5 +218,46 @@ pub fn select_allgather(sel: Selector, size: usize, total_bytes: usize) -> Allga
         Selector::Mpich if total_bytes <= 81920 => AllgatherAlgorithm::Bruck,
         Selector::Mpich => AllgatherAlgorithm::Ring,
         Selector::Default | Selector::Ompi => AllgatherAlgorithm::Default,
+    }
+}
+
+/// The algorithm of an `MPI_Gather` of `block_bytes` per rank on `size`
+/// ranks.
+pub fn select_gather(sel: Selector, size: usize, block_bytes: usize) -> GatherAlgorithm {
+    use GatherAlgorithm::{OmpiBasicLinear as Linear, OmpiBinomial as Binomial};
+    let d = block_bytes;
+    match sel {
+        Selector::Default | Selector::Mpich => GatherAlgorithm::Default,
+        // `linear_sync` runs the basic linear gather.
+        Selector::Ompi => match size {
+            0..=3 if d < 4 || (32768..65536).contains(&d) || d >= 131072 => Linear,
+            0..=3 => Binomial,
+            4..=7 if (1024..8192).contains(&d) || d >= 32768 => Linear,
+            4..=7 => Binomial,
+            256..=511 if (2048..8192).contains(&d) => Linear,
+            _ => Binomial,
+        },
+    }
+}
+
+/// The algorithm of an `MPI_Scatter` of `block_bytes` per rank on `size`
+/// ranks.
+pub fn select_scatter(sel: Selector, size: usize, block_bytes: usize) -> ScatterAlgorithm {
+    use ScatterAlgorithm::{OmpiBasicLinear as Linear, OmpiBinomial as Binomial};
+    let d = block_bytes;
+    match sel {
+        Selector::Default | Selector::Mpich => ScatterAlgorithm::Default,
+        // `linear_nb` is the basic linear scatter in SimGrid.
+        Selector::Ompi => match size {
+            0..=3 => Linear,
+            4..=7 if d < 2048 || (4096..8192).contains(&d) => Binomial,
+            4..=7 => Linear,
+            8..=31 if d < 16384 => Binomial,
+            8..=31 => Linear,
+            32..=63 if d < 512 || (8192..16384).contains(&d) => Binomial,
+            32..=63 => Linear,
+            _ if d < 512 => Binomial,
+            _ => Linear,
+        },
     }
 }

@@ -351,9 +351,10 @@ fn help_coll() -> String {
         "Collective algorithms, chosen with --cfg=smpi/<collective>:<algorithm>.\n\
          Collectives left at default follow --cfg=smpi/coll-selector: default\n\
          (SimGrid 3.32's default selector), ompi (Open MPI's decision tables, for\n\
-         allreduce, alltoall, alltoallv and barrier) or mpich (MPICH's logic, for\n\
-         allreduce, alltoall, allgather, barrier, bcast and reduce). The radix-k\n\
-         algorithms take their k from --cfg=smpi/coll-radix (default 4).\n",
+         allreduce, alltoall, alltoallv, barrier, gather and scatter) or mpich\n\
+         (MPICH's logic, for allreduce, alltoall, allgather, barrier, bcast and\n\
+         reduce). The radix-k algorithms take their k from --cfg=smpi/coll-radix\n\
+         (default 4).\n",
     );
     for c in collectives::Collective::ALL {
         out.push_str(&format!("\nsmpi/{}\n", c.name()));

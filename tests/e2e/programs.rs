@@ -105,6 +105,12 @@ fn every_blocking_collective_gives_the_right_data() {
         "tests/c/collectives.c",
         &["1", "2", "3", "5", "8", "13", "33"],
     );
+    // The selectors' algorithms, with the program's derived datatypes,
+    // in-place forms and roots.
+    for selector in ["ompi", "mpich"] {
+        let opt = format!("--cfg=smpi/coll-selector:{selector}");
+        assert_self_checks_with("tests/c/collectives.c", &["3", "8", "13"], &[&opt]);
+    }
 }
 
 #[test]

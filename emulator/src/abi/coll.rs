@@ -218,16 +218,19 @@ pub(crate) unsafe extern "C" fn MPI_Gather(
         let rt = if at_root { recvtype } else { st };
         check_type(st)?;
         check_type(rt)?;
-        let s = algo::gather_with(
-            algorithms().gather,
-            c.my_rank,
-            c.size(),
-            root,
-            sc,
-            rc,
-            in_place,
-        )
-        .map_err(coll_error)?;
+        let alg = match algorithms() {
+            a if a.gather == algo::GatherAlgorithm::Default => {
+                let block = if at_root {
+                    committed(rt)?.size.saturating_mul(rc)
+                } else {
+                    committed(st)?.size.saturating_mul(sc)
+                };
+                algo::select_gather(a.selector, c.size(), block)
+            }
+            a => a.gather,
+        };
+        let s = algo::gather_with(alg, c.my_rank, c.size(), root, sc, rc, in_place)
+            .map_err(coll_error)?;
         let b = Buffers {
             send: sendbuf as usize,
             send_type: st,
@@ -361,16 +364,19 @@ pub(crate) unsafe extern "C" fn MPI_Scatter(
         let st = if at_root { sendtype } else { rt };
         check_type(st)?;
         check_type(rt)?;
-        let s = algo::scatter_with(
-            algorithms().scatter,
-            c.my_rank,
-            c.size(),
-            root,
-            sc,
-            rc,
-            in_place,
-        )
-        .map_err(coll_error)?;
+        let alg = match algorithms() {
+            a if a.scatter == algo::ScatterAlgorithm::Default => {
+                let block = if at_root {
+                    committed(st)?.size.saturating_mul(sc)
+                } else {
+                    committed(rt)?.size.saturating_mul(rc)
+                };
+                algo::select_scatter(a.selector, c.size(), block)
+            }
+            a => a.scatter,
+        };
+        let s = algo::scatter_with(alg, c.my_rank, c.size(), root, sc, rc, in_place)
+            .map_err(coll_error)?;
         let b = Buffers {
             send: sendbuf as usize,
             send_type: st,
