@@ -792,6 +792,38 @@ fn selectors_follow_their_tables() {
         select_allgather(Selector::Ompi, 64, 4096),
         AllgatherAlgorithm::Default
     );
+    assert_eq!(
+        select_gather(Selector::Ompi, 64, 8),
+        GatherAlgorithm::OmpiBinomial
+    );
+    assert_eq!(
+        select_gather(Selector::Ompi, 300, 4096),
+        GatherAlgorithm::OmpiBasicLinear
+    );
+    assert_eq!(
+        select_gather(Selector::Ompi, 2, 1),
+        GatherAlgorithm::OmpiBasicLinear
+    );
+    assert_eq!(
+        select_gather(Selector::Mpich, 64, 8),
+        GatherAlgorithm::Default
+    );
+    assert_eq!(
+        select_scatter(Selector::Ompi, 64, 8),
+        ScatterAlgorithm::OmpiBinomial
+    );
+    assert_eq!(
+        select_scatter(Selector::Ompi, 64, 4096),
+        ScatterAlgorithm::OmpiBasicLinear
+    );
+    assert_eq!(
+        select_scatter(Selector::Ompi, 40, 10000),
+        ScatterAlgorithm::OmpiBinomial
+    );
+    assert_eq!(
+        select_scatter(Selector::Ompi, 3, 8),
+        ScatterAlgorithm::OmpiBasicLinear
+    );
 }
 
 #[test]
