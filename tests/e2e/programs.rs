@@ -134,6 +134,11 @@ fn nonblocking_collectives_give_their_blocking_twins_data_and_progress() {
 }
 
 #[test]
+fn predefined_reductions_on_bool_pair_unsigned_and_complex_types() {
+    assert_self_checks("tests/c/reduction_types.c", &["1", "2", "5", "8"]);
+}
+
+#[test]
 fn persistent_collectives_rerun_with_the_current_buffers() {
     assert_self_checks("tests/c/persistent_coll.c", &["1", "2", "5", "8"]);
 }
