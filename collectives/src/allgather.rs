@@ -58,8 +58,50 @@ pub fn allgather_with(
             let own = own_block(rank, sendcount, &counts, &displs, in_place);
             allgather_rdb(&mut b, rank, size, recvcount, own)
         }
+        // Open MPI falls back to the ring on odd sizes.
+        AllgatherAlgorithm::OmpiNeighborExchange if size % 2 == 1 => {
+            allgatherv_ring(&mut b, rank, size, sendcount, counts, displs, in_place)
+        }
+        AllgatherAlgorithm::OmpiNeighborExchange => {
+            let own = own_block(rank, sendcount, &counts, &displs, in_place);
+            allgather_neighbor_exchange(&mut b, rank, size, recvcount, own)
+        }
     }
     Ok(b.finish())
+}
+
+/// Open MPI's neighbour exchange (SimGrid's `ompi_neighborexchange`), for
+/// even sizes: even ranks pair with rank + 1 and odd ones with rank - 1 to
+/// swap their blocks; then p/2 - 1 steps alternate between the two
+/// neighbours, each passing on the pair of blocks it received last.
+fn allgather_neighbor_exchange(b: &mut Builder, rank: usize, size: usize, rc: usize, own: Block) {
+    let blocks = |first: usize, n: usize| Buf::Recv.block(first * rc, n * rc);
+    b.copy(own, blocks(rank, 1));
+    let even = rank % 2 == 0;
+    let (left, right) = ((rank + size - 1) % size, (rank + 1) % size);
+    let neighbor = if even { [right, left] } else { [left, right] };
+    let step: [isize; 2] = if even { [2, -2] } else { [-2, 2] };
+    let mut from = if even { [rank; 2] } else { [left; 2] };
+    b.round(
+        vec![
+            send(neighbor[0], blocks(rank, 1)),
+            recv(neighbor[0], blocks(neighbor[0], 1)),
+        ],
+        vec![],
+    );
+    let mut send_from = from[0];
+    for i in 1..size / 2 {
+        let par = i % 2;
+        from[par] = (from[par] as isize + step[par]).rem_euclid(size as isize) as usize;
+        b.round(
+            vec![
+                send(neighbor[par], blocks(send_from, 2)),
+                recv(neighbor[par], blocks(from[par], 2)),
+            ],
+            vec![],
+        );
+        send_from = from[par];
+    }
 }
 
 /// SimGrid's `rdb` allgather (MPICH's recursive doubling): in step i each

@@ -355,6 +355,8 @@ algorithm_enum! {
         Bruck => "bruck": "log2(p) steps doubling the blocks held, sending them to rank-2^k, then a rotation",
         /// MPICH's recursive doubling allgather, as SimGrid runs it.
         Rdb => "rdb": "recursive doubling: log2(p) exchanges with rank XOR 2^k, missing partners covered down a binomial tree",
+        /// Open MPI's neighbour exchange.
+        OmpiNeighborExchange => "ompi_neighborexchange": "p/2 exchanges alternating between the two neighbours, two blocks at a time (ring on odd sizes)",
     }
 }
 
