@@ -77,7 +77,7 @@ pub fn allgather_with(
 fn allgather_neighbor_exchange(b: &mut Builder, rank: usize, size: usize, rc: usize, own: Block) {
     let blocks = |first: usize, n: usize| Buf::Recv.block(first * rc, n * rc);
     b.copy(own, blocks(rank, 1));
-    let even = rank % 2 == 0;
+    let even = rank.is_multiple_of(2);
     let (left, right) = ((rank + size - 1) % size, (rank + 1) % size);
     let neighbor = if even { [right, left] } else { [left, right] };
     let step: [isize; 2] = if even { [2, -2] } else { [-2, 2] };
