@@ -12,7 +12,7 @@
 
 use crate::bcast::bcast_binomial_into;
 use crate::error::{check_radix, check_rank, CollError};
-use crate::reduce::{contribution, reduce_into};
+use crate::reduce::{combine, contribution, reduce_into};
 use crate::registry::{AllreduceAlgorithm, ReduceAlgorithm};
 use crate::schedule::{recv, send, Block, Buf, Builder, Local, Schedule};
 
@@ -87,30 +87,6 @@ fn reduce_bcast(
         acc,
     );
     bcast_binomial_into(b, rank, size, 0, acc);
-}
-
-/// The local steps folding `incoming` (a partner's partial result) into
-/// `acc`, keeping rank order: `acc = incoming op acc` when the partner's
-/// ranks are below ours (or the operation commutes, as MPICH does), else
-/// `acc = acc op incoming`, computed in `incoming` and copied back.
-fn combine(incoming: Block, acc: Block, partner_below: bool, commutative: bool) -> Vec<Local> {
-    if partner_below || commutative {
-        vec![Local::Reduce {
-            input: incoming,
-            inout: acc,
-        }]
-    } else {
-        vec![
-            Local::Reduce {
-                input: acc,
-                inout: incoming,
-            },
-            Local::Copy {
-                from: incoming,
-                to: acc,
-            },
-        ]
-    }
 }
 
 /// MPICH's fold of `size` ranks onto `pof2`, the largest power of two not

@@ -61,8 +61,8 @@ pub use gather::{
     gather, gather_with, gatherv, gatherv_with, scatter, scatter_with, scatterv, scatterv_with,
 };
 pub use reduce::{
-    reduce, reduce_scatter, reduce_scatter_block, reduce_scatter_block_with, reduce_scatter_with,
-    reduce_with,
+    packed_displacements, reduce, reduce_scatter, reduce_scatter_block, reduce_scatter_block_with,
+    reduce_scatter_with, reduce_with,
 };
 pub use registry::{
     algorithm_names, algorithms, Algorithm, AlgorithmInfo, AllgatherAlgorithm, AllgathervAlgorithm,

@@ -168,14 +168,7 @@ pub fn reduce_scatter_with(
     })?;
     match alg {
         ReduceScatterAlgorithm::MpichPair if commutative => {
-            let displs: Vec<usize> = recvcounts
-                .iter()
-                .scan(0usize, |acc, &c| {
-                    let d = *acc;
-                    *acc += c;
-                    Some(d)
-                })
-                .collect();
+            let displs = packed_displacements(recvcounts);
             Ok(reduce_scatter_pair(
                 rank,
                 size,
@@ -187,15 +180,8 @@ pub fn reduce_scatter_with(
         ReduceScatterAlgorithm::Default | ReduceScatterAlgorithm::MpichPair => {
             // Displacements are prefix sums; only rank 0 needs them all, and
             // it computes them once, so the whole thing stays O(size).
-            let displs: Vec<usize> = if rank == 0 {
-                recvcounts
-                    .iter()
-                    .scan(0usize, |acc, &c| {
-                        let d = *acc;
-                        *acc += c;
-                        Some(d)
-                    })
-                    .collect()
+            let displs = if rank == 0 {
+                packed_displacements(recvcounts)
             } else {
                 Vec::new()
             };
@@ -210,6 +196,19 @@ pub fn reduce_scatter_with(
             ))
         }
     }
+}
+
+/// The displacement of each block when blocks of `counts` elements lie one
+/// after the other (the prefix sums of `counts`).
+pub fn packed_displacements(counts: &[usize]) -> Vec<usize> {
+    counts
+        .iter()
+        .scan(0, |next, &c| {
+            let d = *next;
+            *next += c;
+            Some(d)
+        })
+        .collect()
 }
 
 /// MPICH's pairwise reduce-scatter (SimGrid's `mpich_pair`), for
@@ -305,6 +304,35 @@ pub(crate) fn contribution(in_place: bool, offset: usize, count: usize) -> Block
         Buf::Recv.block(offset, count)
     } else {
         Buf::Send.block(offset, count)
+    }
+}
+
+/// The local steps folding `incoming` (a partner's partial result) into
+/// `acc`, keeping rank order: `acc = incoming op acc` when the partner's
+/// ranks are below ours (or the operation commutes, as MPICH does), else
+/// `acc = acc op incoming`, computed in `incoming` and copied back.
+pub(crate) fn combine(
+    incoming: Block,
+    acc: Block,
+    partner_below: bool,
+    commutative: bool,
+) -> Vec<Local> {
+    if partner_below || commutative {
+        vec![Local::Reduce {
+            input: incoming,
+            inout: acc,
+        }]
+    } else {
+        vec![
+            Local::Reduce {
+                input: acc,
+                inout: incoming,
+            },
+            Local::Copy {
+                from: incoming,
+                to: acc,
+            },
+        ]
     }
 }
 
@@ -451,25 +479,8 @@ fn reduce_binomial(
         if relrank & mask == 0 {
             let source = relrank | mask;
             if source < size {
-                let local = if commutative {
-                    vec![Local::Reduce {
-                        input: incoming,
-                        inout: acc,
-                    }]
-                } else {
-                    // acc holds lower ranks: acc op incoming, computed in
-                    // place of incoming and copied back.
-                    vec![
-                        Local::Reduce {
-                            input: acc,
-                            inout: incoming,
-                        },
-                        Local::Copy {
-                            from: incoming,
-                            to: acc,
-                        },
-                    ]
-                };
+                // The child's ranks are above ours.
+                let local = combine(incoming, acc, false, commutative);
                 b.round(vec![recv((source + lroot) % size, incoming)], local);
             }
         } else {
