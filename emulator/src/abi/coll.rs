@@ -9,9 +9,9 @@ use collectives as algo;
 use super::intercoll::{self, Contribution, Rooted};
 use super::{call, out};
 use crate::engine;
-use crate::mpi::coll::{coll_error, execute, Buffers, Reduction};
+use crate::mpi::coll::Transfer;
+use crate::mpi::coll::{coll_error, execute, Algorithms, Buffers, Reduction};
 use crate::mpi::datatype::Datatype;
-use crate::mpi::nbc::Transfer;
 use crate::mpi::op::{self, ReduceOp, UserFunction};
 use crate::mpi::{class, CommView, MpiError, MpiResult};
 
@@ -107,16 +107,20 @@ unsafe fn handles(p: *const c_int, n: usize, what: &'static str) -> MpiResult<Ve
 }
 
 /// The algorithms chosen with `smpi/<collective>`.
-/// The barrier algorithm on `size` ranks: the one named, or the
-/// selector's.
-fn barrier_algorithm(size: usize) -> algo::BarrierAlgorithm {
-    match algorithms() {
-        a if a.barrier == algo::BarrierAlgorithm::Default => algo::select_barrier(a.selector, size),
-        a => a.barrier,
+/// The algorithm `smpi/<collective>` names (`named` reads it), or, when
+/// that is `default`, the one `smpi/coll-selector` picks (`select`).
+fn named_or_selected<A: algo::Algorithm + Default>(
+    named: impl FnOnce(&Algorithms) -> A,
+    select: impl FnOnce(algo::Selector) -> MpiResult<A>,
+) -> MpiResult<A> {
+    let a = algorithms();
+    match named(&a) {
+        n if n == A::default() => select(a.selector),
+        n => Ok(n),
     }
 }
 
-fn algorithms() -> crate::mpi::coll::Algorithms {
+fn algorithms() -> Algorithms {
     engine::with(|w| w.mpi.algorithms)
 }
 
@@ -126,8 +130,8 @@ pub(crate) unsafe extern "C" fn MPI_Barrier(comm: c_int) -> c_int {
         if c.remote.is_some() {
             return intercoll::barrier(&c);
         }
-        let s = algo::barrier_with(barrier_algorithm(c.size()), c.my_rank, c.size())
-            .map_err(coll_error)?;
+        let alg = named_or_selected(|a| a.barrier, |sel| Ok(algo::select_barrier(sel, c.size())))?;
+        let s = algo::barrier_with(alg, c.my_rank, c.size()).map_err(coll_error)?;
         execute(&c, s, Buffers::none(), Reduction::None, "MPI_Barrier")
     })
 }
@@ -148,12 +152,10 @@ pub(crate) unsafe extern "C" fn MPI_Bcast(
         check_type(datatype)?;
         let root = root_of(&c, root)?;
         let ty = committed(datatype)?;
-        let alg = match algorithms() {
-            a if a.bcast == algo::BcastAlgorithm::Default => {
-                algo::select_bcast(a.selector, c.size(), n.saturating_mul(ty.size))
-            }
-            a => a.bcast,
-        };
+        let alg = named_or_selected(
+            |a| a.bcast,
+            |sel| Ok(algo::select_bcast(sel, c.size(), n.saturating_mul(ty.size))),
+        )?;
         // SimGrid's scatter_LR_allgather slices the buffer in bytes; so do
         // we when the datatype is contiguous.
         let (n, datatype) = if alg == algo::BcastAlgorithm::ScatterLrAllgather && ty.is_contiguous()
@@ -218,17 +220,17 @@ pub(crate) unsafe extern "C" fn MPI_Gather(
         let rt = if at_root { recvtype } else { st };
         check_type(st)?;
         check_type(rt)?;
-        let alg = match algorithms() {
-            a if a.gather == algo::GatherAlgorithm::Default => {
+        let alg = named_or_selected(
+            |a| a.gather,
+            |sel| {
                 let block = if at_root {
                     committed(rt)?.size.saturating_mul(rc)
                 } else {
                     committed(st)?.size.saturating_mul(sc)
                 };
-                algo::select_gather(a.selector, c.size(), block)
-            }
-            a => a.gather,
-        };
+                Ok(algo::select_gather(sel, c.size(), block))
+            },
+        )?;
         let s = algo::gather_with(alg, c.my_rank, c.size(), root, sc, rc, in_place)
             .map_err(coll_error)?;
         let b = Buffers {
@@ -364,17 +366,17 @@ pub(crate) unsafe extern "C" fn MPI_Scatter(
         let st = if at_root { sendtype } else { rt };
         check_type(st)?;
         check_type(rt)?;
-        let alg = match algorithms() {
-            a if a.scatter == algo::ScatterAlgorithm::Default => {
+        let alg = named_or_selected(
+            |a| a.scatter,
+            |sel| {
                 let block = if at_root {
                     committed(st)?.size.saturating_mul(sc)
                 } else {
                     committed(rt)?.size.saturating_mul(rc)
                 };
-                algo::select_scatter(a.selector, c.size(), block)
-            }
-            a => a.scatter,
-        };
+                Ok(algo::select_scatter(sel, c.size(), block))
+            },
+        )?;
         let s = algo::scatter_with(alg, c.my_rank, c.size(), root, sc, rc, in_place)
             .map_err(coll_error)?;
         let b = Buffers {
@@ -498,16 +500,16 @@ pub(crate) unsafe extern "C" fn MPI_Allgather(
         let st = if in_place { recvtype } else { sendtype };
         check_type(st)?;
         check_type(recvtype)?;
-        let alg = match algorithms() {
-            a if a.allgather == algo::AllgatherAlgorithm::Default => {
+        let alg = named_or_selected(
+            |a| a.allgather,
+            |sel| {
                 let total = committed(recvtype)?
                     .size
                     .saturating_mul(rc)
                     .saturating_mul(c.size());
-                algo::select_allgather(a.selector, c.size(), total)
-            }
-            a => a.allgather,
-        };
+                Ok(algo::select_allgather(sel, c.size(), total))
+            },
+        )?;
         let s =
             algo::allgather_with(alg, c.my_rank, c.size(), sc, rc, in_place).map_err(coll_error)?;
         let b = Buffers {
@@ -616,14 +618,13 @@ pub(crate) unsafe extern "C" fn MPI_Alltoall(
         let st = if in_place { recvtype } else { sendtype };
         check_type(st)?;
         check_type(recvtype)?;
-        let a = algorithms();
-        let alg = match a.alltoall {
-            algo::AlltoallAlgorithm::Default => {
+        let alg = named_or_selected(
+            |a| a.alltoall,
+            |sel| {
                 let block = committed(st)?.size.saturating_mul(sc);
-                algo::select_alltoall(a.selector, c.size(), block)
-            }
-            chosen => chosen,
-        };
+                Ok(algo::select_alltoall(sel, c.size(), block))
+            },
+        )?;
         let s = algo::alltoall_with(
             alg,
             c.my_rank,
@@ -696,13 +697,9 @@ pub(crate) unsafe extern "C" fn MPI_Alltoallv(
         let st = if in_place { recvtype } else { sendtype };
         check_type(st)?;
         check_type(recvtype)?;
+        let alg = named_or_selected(|a| a.alltoallv, |sel| Ok(algo::select_alltoallv(sel, p)))?;
         let s = algo::alltoallv_with(
-            match algorithms() {
-                a if a.alltoallv == algo::AlltoallvAlgorithm::Default => {
-                    algo::select_alltoallv(a.selector, p)
-                }
-                a => a.alltoallv,
-            },
+            alg,
             c.my_rank,
             p,
             &scs,
@@ -783,10 +780,7 @@ pub(crate) unsafe extern "C" fn MPI_Reduce(
         |c, in_place, commutative| {
             let n = count(n, "count")?;
             let root = root_of(c, root)?;
-            let alg = match algorithms() {
-                a if a.reduce == algo::ReduceAlgorithm::Default => algo::select_reduce(a.selector),
-                a => a.reduce,
-            };
+            let alg = named_or_selected(|a| a.reduce, |sel| Ok(algo::select_reduce(sel)))?;
             algo::reduce_with(
                 alg,
                 c.my_rank,
@@ -825,14 +819,13 @@ pub(crate) unsafe extern "C" fn MPI_Allreduce(
         op,
         |c, in_place, commutative| {
             let n = count(n, "count")?;
-            let a = algorithms();
-            let alg = match a.allreduce {
-                algo::AllreduceAlgorithm::Default => {
+            let alg = named_or_selected(
+                |a| a.allreduce,
+                |sel| {
                     let bytes = committed(datatype)?.size.saturating_mul(n);
-                    algo::select_allreduce(a.selector, c.size(), n, bytes, commutative)
-                }
-                chosen => chosen,
-            };
+                    Ok(algo::select_allreduce(sel, c.size(), n, bytes, commutative))
+                },
+            )?;
             algo::allreduce_with(
                 alg,
                 c.my_rank,

@@ -7,9 +7,9 @@ use super::env::copy_c_string;
 use super::intercoll;
 use super::{call, out};
 use crate::engine;
+use crate::mpi::coll::Transfer;
 use crate::mpi::coll::{coll_error, execute, Buffers, Reduction};
 use crate::mpi::comm::{group_compare, members};
-use crate::mpi::nbc::Transfer;
 use crate::mpi::{
     self, class, is_complete, wait_for, CommView, Group, MpiError, MpiResult, ReqId, ReqKind,
     SendMode,

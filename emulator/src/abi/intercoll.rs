@@ -15,9 +15,10 @@ use collectives as algo;
 
 use super::coll::{committed, count};
 use crate::engine;
-use crate::mpi::coll::{coll_error, execute, Buffers, Reduction, Scratch};
+use crate::mpi::coll::Transfer;
+use crate::mpi::coll::{coll_error, collect_requests, execute, Buffers, Reduction, Scratch};
 use crate::mpi::datatype::Datatype;
-use crate::mpi::nbc::{self, Stage, Transfer, Transfers};
+use crate::mpi::nbc::{self, Stage, Transfers};
 use crate::mpi::op::ReduceOp;
 use crate::mpi::{class, is_complete, wait_for, CommView, MpiError, MpiResult, PROC_NULL};
 
@@ -48,7 +49,7 @@ pub(super) fn exchange(
     };
     let ids = t.post()?;
     wait_for(&ids, call, |w| ids.iter().all(|&id| is_complete(w, id)));
-    Transfers::collect(&ids, call)
+    collect_requests(&ids, call)
 }
 
 /// The tag of this call's cross-group messages; every member takes it.
@@ -359,14 +360,7 @@ pub(super) fn reduce_scatter(
     let dt = x.dt;
     let ty = committed(dt)?;
     let theirs = Scratch::new(&ty, total);
-    let displs: Vec<usize> = counts
-        .iter()
-        .scan(0, |acc, &n| {
-            let d = *acc;
-            *acc += n;
-            Some(d)
-        })
-        .collect();
+    let displs = algo::packed_displacements(counts);
     reduce_swap(c, name, x, theirs.addr(), |local| {
         let mine = counts[local.my_rank];
         let s = algo::scatterv(local.my_rank, local.size(), 0, counts, &displs, mine, false)

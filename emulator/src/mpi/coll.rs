@@ -240,7 +240,7 @@ pub fn execute(
                     engine::sleep(owed, "receive overhead");
                 }
             }
-            run.collect(&ids, call)?;
+            collect_requests(&ids, call)?;
         }
         let reduced = run.locals(r)?;
         charge_reduction(reduced);
@@ -277,6 +277,85 @@ pub unsafe fn start_nonblocking(request: *mut i32, blocking: impl FnOnce() -> i3
         unsafe { *request = (id + 1) as i32 };
     }
     code
+}
+
+/// One message of a collective; `peer` is a rank of the view's peer group
+/// (the remote group of an intercommunicator).
+#[derive(Clone)]
+pub struct Transfer {
+    pub send: bool,
+    pub peer: usize,
+    pub addr: usize,
+    pub count: usize,
+    pub dtype: Rc<Datatype>,
+}
+
+impl Transfer {
+    pub fn send(peer: usize, addr: usize, count: usize, dtype: &Rc<Datatype>) -> Self {
+        Self {
+            send: true,
+            peer,
+            addr,
+            count,
+            dtype: Rc::clone(dtype),
+        }
+    }
+
+    pub fn recv(peer: usize, addr: usize, count: usize, dtype: &Rc<Datatype>) -> Self {
+        Self {
+            send: false,
+            peer,
+            addr,
+            count,
+            dtype: Rc::clone(dtype),
+        }
+    }
+}
+
+/// Starts `m` on `view`'s collective context with `tag`; its request.
+pub fn start_collective_request(
+    w: &mut engine::World,
+    view: &CommView,
+    tag: i32,
+    m: Transfer,
+) -> MpiResult<ReqId> {
+    let kind = if m.send {
+        ReqKind::Send(SendMode::Standard)
+    } else {
+        ReqKind::Recv
+    };
+    let id = w.new_internal_request(
+        kind,
+        view,
+        view.ctx + 1,
+        m.addr,
+        m.count,
+        m.dtype,
+        m.peer as i32,
+        tag,
+    );
+    w.start(id)?;
+    Ok(id)
+}
+
+/// Removes the completed requests `ids` of a collective, failing with the
+/// first one's error if a message was truncated.
+pub fn collect_requests(ids: &[ReqId], call: &str) -> MpiResult<()> {
+    let err = engine::with(|w| {
+        let mut err = None;
+        for &id in ids {
+            let st = w.mpi.request(id).status;
+            if st.error != 0 && err.is_none() {
+                err = Some(MpiError::new(
+                    st.error,
+                    format!("{call}: a message was truncated (counts differ between ranks?)"),
+                ));
+            }
+            w.mpi.remove_request(id);
+        }
+        err
+    });
+    err.map_or(Ok(()), Err)
 }
 
 /// One schedule being run for the current rank: its buffers, scratch
@@ -342,23 +421,19 @@ impl Run {
         }
         let ctx = self.ctx();
         let post_one = |w: &mut engine::World, c: &Comm| -> MpiResult<ReqId> {
-            let (kind, peer, block) = match c {
-                Comm::Send { to, data } => (ReqKind::Send(SendMode::Standard), *to, data),
-                Comm::Recv { from, data } => (ReqKind::Recv, *from, data),
+            let (send, peer, block) = match c {
+                Comm::Send { to, data } => (true, *to, data),
+                Comm::Recv { from, data } => (false, *from, data),
             };
             let (addr, ty) = ctx.locate(block);
-            let id = w.new_internal_request(
-                kind,
-                &self.comm,
-                self.comm.ctx + 1,
+            let message = Transfer {
+                send,
+                peer,
                 addr,
-                block.count,
-                Rc::clone(ty),
-                peer as i32,
-                self.tag,
-            );
-            w.start(id)?;
-            Ok(id)
+                count: block.count,
+                dtype: Rc::clone(ty),
+            };
+            start_collective_request(w, &self.comm, self.tag, message)
         };
         if engine::with(|w| w.model.isend_overhead.is_free()) {
             return engine::with(|w| round.comm.iter().map(|c| post_one(w, c)).collect());
@@ -373,26 +448,6 @@ impl Run {
             ids.push(engine::with(|w| post_one(w, c))?);
         }
         Ok(ids)
-    }
-
-    /// Removes the completed requests `ids` of a round, failing if a
-    /// message was truncated.
-    pub fn collect(&self, ids: &[ReqId], call: &str) -> MpiResult<()> {
-        let err = engine::with(|w| {
-            let mut err = None;
-            for &id in ids {
-                let st = w.mpi.request(id).status;
-                if st.error != 0 && err.is_none() {
-                    err = Some(MpiError::new(
-                        st.error,
-                        format!("{call}: a message was truncated (counts differ between ranks?)"),
-                    ));
-                }
-                w.mpi.remove_request(id);
-            }
-            err
-        });
-        err.map_or(Ok(()), Err)
     }
 
     /// The local copies and reductions of round `r` (outside any borrow

@@ -16,49 +16,18 @@
 
 use std::cell::Cell;
 use std::collections::VecDeque;
-use std::rc::Rc;
 
-use super::coll::{charge_reduction, Buffers, Reduction, Run, Scratch};
-use super::datatype::Datatype;
-use super::{class, is_complete, CommView, MpiError, MpiResult, ReqId, ReqKind, SendMode, Status};
+use super::coll::{
+    charge_reduction, collect_requests, start_collective_request, Buffers, Reduction, Run, Scratch,
+    Transfer,
+};
+use super::{class, is_complete, CommView, MpiResult, ReqId, Status};
 use crate::engine::{self, World};
 
 thread_local! {
     /// Non-blocking collectives in progress, all ranks together: when there
     /// are none, the check every MPI call makes costs nothing.
     static PENDING: Cell<usize> = const { Cell::new(0) };
-}
-
-/// One point-to-point transfer between the groups of an intercommunicator;
-/// `peer` is a rank of the view's peer group.
-pub struct Transfer {
-    pub send: bool,
-    pub peer: usize,
-    pub addr: usize,
-    pub count: usize,
-    pub dtype: Rc<Datatype>,
-}
-
-impl Transfer {
-    pub fn send(peer: usize, addr: usize, count: usize, dtype: &Rc<Datatype>) -> Self {
-        Self {
-            send: true,
-            peer,
-            addr,
-            count,
-            dtype: Rc::clone(dtype),
-        }
-    }
-
-    pub fn recv(peer: usize, addr: usize, count: usize, dtype: &Rc<Datatype>) -> Self {
-        Self {
-            send: false,
-            peer,
-            addr,
-            count,
-            dtype: Rc::clone(dtype),
-        }
-    }
 }
 
 /// Transfers posted at once on a view's collective context with one tag.
@@ -72,46 +41,11 @@ impl Transfers {
     /// Posts every transfer (in order); their requests.
     pub fn post(&self) -> MpiResult<Vec<ReqId>> {
         engine::with(|w| {
-            let mut ids = Vec::with_capacity(self.transfers.len());
-            for t in &self.transfers {
-                let kind = if t.send {
-                    ReqKind::Send(SendMode::Standard)
-                } else {
-                    ReqKind::Recv
-                };
-                let id = w.new_internal_request(
-                    kind,
-                    &self.view,
-                    self.view.ctx + 1,
-                    t.addr,
-                    t.count,
-                    Rc::clone(&t.dtype),
-                    t.peer as i32,
-                    self.tag,
-                );
-                w.start(id)?;
-                ids.push(id);
-            }
-            Ok(ids)
+            self.transfers
+                .iter()
+                .map(|t| start_collective_request(w, &self.view, self.tag, t.clone()))
+                .collect()
         })
-    }
-
-    /// Removes the completed requests, failing if a message was truncated.
-    pub fn collect(ids: &[ReqId], call: &str) -> MpiResult<()> {
-        let truncated = engine::with(|w| {
-            let bad = ids.iter().any(|&id| w.mpi.request(id).status.error != 0);
-            for &id in ids {
-                w.mpi.remove_request(id);
-            }
-            bad
-        });
-        if truncated {
-            return Err(MpiError::new(
-                class::TRUNCATE,
-                format!("{call}: a message was larger than its receive buffer (counts differ between ranks?)"),
-            ));
-        }
-        Ok(())
     }
 }
 
@@ -307,10 +241,10 @@ fn advance(slot: usize, mut state: Nbc) {
                 engine::with(|w| ids.iter().for_each(|&id| w.owe_recv_overhead(id)));
                 match state.stages.front() {
                     Some(Stage::Schedule(run)) => {
-                        run.collect(&ids, state.call)?;
+                        collect_requests(&ids, state.call)?;
                         charge_reduction(run.locals(state.round)?);
                     }
-                    Some(Stage::Transfers(_)) => Transfers::collect(&ids, state.call)?,
+                    Some(Stage::Transfers(_)) => collect_requests(&ids, state.call)?,
                     None => {}
                 }
                 state.round += 1;
