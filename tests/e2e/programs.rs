@@ -170,6 +170,16 @@ fn master_worker_and_jacobi_check_their_results() {
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
 }
 
+/// Asserts that our simulated time `got` is within `tolerance` (relative)
+/// of SimGrid's `expected`; `what` names the case.
+fn assert_agrees(got: f64, expected: f64, tolerance: f64, what: std::fmt::Arguments) {
+    let rel = (got - expected).abs() / expected;
+    assert!(
+        rel < tolerance,
+        "{what}: ours {got:e} s, SimGrid {expected:e} s (relative error {rel:e})"
+    );
+}
+
 /// SimGrid 3.32's one-way times on a two-host Full platform (one
 /// 1.25GBps, 10us link), as printed by examples/pingpong.c, measured with
 /// SimGrid's smpirun and --cfg=smpi/simulate-computation:no.
@@ -228,11 +238,7 @@ fn pingpong_matches_simgrid_on_two_hosts() {
         // Agreement to a few nanoseconds: our empty messages skip the
         // fluid system once their latency is over, where SimGrid keeps the
         // barrier's empty release in it while the first ping starts.
-        let rel = (got - expected).abs() / expected;
-        assert!(
-            rel < 1e-4,
-            "size {size}: ours {got:e}, SimGrid {expected:e} (relative error {rel:e})"
-        );
+        assert_agrees(got, expected, 1e-4, format_args!("size {size}"));
     }
     assert!(
         (simulated_time(&o) - 0.628535).abs() < 1e-6,
@@ -338,11 +344,7 @@ const SIMGRID_PATTERNS: &[(&str, &str, f64)] = &[
 fn communication_patterns_match_simgrid_on_a_64_node_flat_cluster() {
     for &(pattern, bytes, expected) in SIMGRID_PATTERNS {
         let got = pattern_time_on_flat64(&[], pattern, bytes);
-        let rel = (got - expected).abs() / expected;
-        assert!(
-            rel < 0.01,
-            "{pattern} {bytes}: ours {got:e} s, SimGrid {expected:e} s (relative error {rel:e})"
-        );
+        assert_agrees(got, expected, 0.01, format_args!("{pattern} {bytes}"));
     }
 }
 
@@ -425,11 +427,11 @@ fn communication_patterns_match_simgrid_on_fat_tree_torus_and_dragonfly_clusters
         let xml = cluster64(topology, params);
         let name = format!("{topology}64.xml");
         let got = pattern_time((&name, &xml), &[], pattern, bytes);
-        let rel = (got - expected).abs() / expected;
-        assert!(
-            rel < 0.01,
-            "{topology} {pattern} {bytes}: ours {got:e} s, SimGrid {expected:e} s \
-             (relative error {rel:e})"
+        assert_agrees(
+            got,
+            expected,
+            0.01,
+            format_args!("{topology} {pattern} {bytes}"),
         );
     }
 }
@@ -453,11 +455,7 @@ fn alltoall_algorithms_and_default_choice_match_simgrid_on_a_fat_tree() {
     for &(alg, bytes, expected) in SIMGRID_ALLTOALL {
         let opt = format!("--cfg=smpi/alltoall:{alg}");
         let got = pattern_time(("fattree64_a2a.xml", &xml), &[&opt], "alltoall", bytes);
-        let rel = (got - expected).abs() / expected;
-        assert!(
-            rel < 0.01,
-            "alltoall {alg} {bytes}: ours {got:e} s, SimGrid {expected:e} s"
-        );
+        assert_agrees(got, expected, 0.01, format_args!("alltoall {alg} {bytes}"));
     }
 }
 
@@ -509,10 +507,11 @@ fn allreduce_algorithms_match_simgrid_on_a_fat_tree() {
     for &(ranks, alg, bytes, expected) in SIMGRID_ALLREDUCE {
         let opt = format!("--cfg=smpi/allreduce:{alg}");
         let got = collective_time(&platform, ranks, &[&opt], &["allreduce", bytes]);
-        let rel = (got - expected).abs() / expected;
-        assert!(
-            rel < 0.01,
-            "allreduce {alg} {bytes} B on {ranks}: ours {got:e} s, SimGrid {expected:e} s"
+        assert_agrees(
+            got,
+            expected,
+            0.01,
+            format_args!("allreduce {alg} {bytes} B on {ranks}"),
         );
     }
 }
@@ -571,10 +570,11 @@ fn bcast_reduce_and_allgather_algorithms_match_simgrid_on_a_fat_tree() {
     for &(ranks, coll, alg, bytes, expected) in SIMGRID_MORE_ALGORITHMS {
         let opt = format!("--cfg=smpi/{coll}:{alg}");
         let got = collective_time(&platform, ranks, &[&opt], &[coll, bytes]);
-        let rel = (got - expected).abs() / expected;
-        assert!(
-            rel < 0.01,
-            "{coll} {alg} {bytes} B on {ranks}: ours {got:e} s, SimGrid {expected:e} s"
+        assert_agrees(
+            got,
+            expected,
+            0.01,
+            format_args!("{coll} {alg} {bytes} B on {ranks}"),
         );
     }
 }
@@ -590,11 +590,7 @@ fn collective_messages_pay_the_send_and_receive_overheads_as_in_simgrid() {
         let mut cfg = vec![pick.as_str()];
         cfg.extend_from_slice(overheads);
         let got = collective_time(&platform, "8", &cfg, &["alltoall", "64"]);
-        let rel = (got - expected).abs() / expected;
-        assert!(
-            rel < 0.01,
-            "{alg} {overheads:?}: ours {got:e} s, SimGrid {expected:e} s"
-        );
+        assert_agrees(got, expected, 0.01, format_args!("{alg} {overheads:?}"));
     }
 }
 
@@ -657,10 +653,11 @@ fn the_ompi_selector_picks_what_simgrids_does() {
             &["--cfg=smpi/coll-selector:ompi"],
             &[coll, bytes],
         );
-        let rel = (got - expected).abs() / expected;
-        assert!(
-            rel < 0.01,
-            "{coll} {bytes} B on {ranks}: ours {got:e} s, SimGrid {expected:e} s"
+        assert_agrees(
+            got,
+            expected,
+            0.01,
+            format_args!("{coll} {bytes} B on {ranks}"),
         );
     }
     // MPICH's logic runs too (SimGrid's mpich selector differs: it runs

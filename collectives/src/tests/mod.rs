@@ -22,6 +22,25 @@ fn folded(order: &[usize], j: usize) -> Elem {
     order.iter().map(|&r| tok(r, j)).collect()
 }
 
+/// Checks that `e` is element `j` of a reduction of every rank's
+/// contribution, each once, in rank order unless `commutative` (then in
+/// any order: a op b and b op a differ here, not in arithmetic).
+fn assert_folded_once(e: &Elem, j: usize, size: usize, commutative: bool, what: &str) {
+    assert!(
+        e.iter().all(|t| (t & 0xffff_ffff) as usize == j),
+        "{what}: element {j} is {e:?}"
+    );
+    let mut ranks: Vec<usize> = e.iter().map(|t| (t >> 32) as usize).collect();
+    if commutative {
+        ranks.sort_unstable();
+    }
+    assert_eq!(
+        ranks,
+        (0..size).collect::<Vec<_>>(),
+        "{what}: element {j} is {e:?}"
+    );
+}
+
 /// `n` elements of the fold of `order`, element indices starting at `first`.
 fn folded_block(order: &[usize], first: usize, n: usize) -> Vec<Elem> {
     (first..first + n).map(|j| folded(order, j)).collect()
@@ -233,10 +252,7 @@ fn check_reduce(alg: ReduceAlgorithm) {
                             if r == root && alg == ReduceAlgorithm::Binomial && commutative {
                                 // Tree order: each rank once.
                                 for (j, e) in m.recv.iter().enumerate() {
-                                    let mut ranks: Vec<u64> = e.iter().map(|t| t >> 32).collect();
-                                    ranks.sort_unstable();
-                                    assert_eq!(ranks, (0..size as u64).collect::<Vec<_>>());
-                                    assert!(e.iter().all(|t| (t & 0xffff_ffff) as usize == j));
+                                    assert_folded_once(e, j, size, true, &format!("{alg}"));
                                 }
                                 continue;
                             }
@@ -382,16 +398,7 @@ fn allreduce_all_algorithms() {
                             // commutes (then a op b and b op a may differ
                             // here, but not in arithmetic).
                             for (j, e) in mems.iter().flat_map(|m| m.recv.iter().enumerate()) {
-                                let mut ranks: Vec<usize> =
-                                    e.iter().map(|t| (t >> 32) as usize).collect();
-                                assert!(
-                                    e.iter().all(|t| (t & 0xffff_ffff) as usize == j),
-                                    "{what}: element {j} is {e:?}"
-                                );
-                                if commutative {
-                                    ranks.sort_unstable();
-                                }
-                                assert_eq!(ranks, (0..size).collect::<Vec<_>>(), "{what}");
+                                assert_folded_once(e, j, size, commutative, &what);
                             }
                         }
                     }
@@ -1069,12 +1076,7 @@ fn reduce_scatter_irregular() {
                     if alg == ReduceScatterAlgorithm::MpichPair && commutative {
                         // Pairwise order: each rank once.
                         for (j, e) in m.recv[..counts[r]].iter().enumerate() {
-                            let mut ranks: Vec<u64> = e.iter().map(|t| t >> 32).collect();
-                            ranks.sort_unstable();
-                            assert_eq!(ranks, (0..size as u64).collect::<Vec<_>>());
-                            assert!(e
-                                .iter()
-                                .all(|t| (t & 0xffff_ffff) as usize == starts[r] + j));
+                            assert_folded_once(e, starts[r] + j, size, true, &format!("{alg}"));
                         }
                         continue;
                     }
