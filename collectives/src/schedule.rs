@@ -160,14 +160,24 @@ pub enum Local {
     },
 }
 
-/// One round: post all `comm` at once (in this order), wait for all of them,
-/// then apply `local` in order. `comm` may be empty (a purely local step).
+/// One round: post all `comm` at once (in this order), then all `deferred`;
+/// wait for every operation of `comm` and for the deferred operations of
+/// earlier rounds that are due in this one; then apply `local` in order.
+/// `comm` may be empty (a purely local step, or one that only waits).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Round {
     /// Operations posted together.
     pub comm: Vec<Comm>,
-    /// Operations applied in order once every operation of `comm` completed.
+    /// Operations applied in order once every operation due in this round
+    /// completed.
     pub local: Vec<Local>,
+    /// Operations posted after `comm` that may stay in flight: `(op, d)`
+    /// completes by the end of the round `d` (at least 1) rounds after
+    /// this one, before that round's locals. This is how pipelines post
+    /// the receive of the next segment before waiting for the current one,
+    /// as MPI implementations do. A block in flight is not touched by the
+    /// rounds in between, and nothing is due after the last round.
+    pub deferred: Vec<(Comm, usize)>,
 }
 
 /// Everything one rank does for one collective call.
@@ -188,7 +198,10 @@ impl Schedule {
 
     /// Total number of point-to-point operations over all rounds.
     pub fn comm_count(&self) -> usize {
-        self.rounds.iter().map(|r| r.comm.len()).sum()
+        self.rounds
+            .iter()
+            .map(|r| r.comm.len() + r.deferred.len())
+            .sum()
     }
 
     /// Iterates over every block referenced by the schedule (communications
@@ -197,6 +210,7 @@ impl Schedule {
         self.rounds.iter().flat_map(|r| {
             r.comm
                 .iter()
+                .chain(r.deferred.iter().map(|(c, _)| c))
                 .map(Comm::block)
                 .chain(r.local.iter().flat_map(|l| {
                     let (a, b) = match l {
@@ -241,8 +255,30 @@ impl Builder {
     /// Appends a round; empty rounds are dropped.
     pub(crate) fn round(&mut self, comm: Vec<Comm>, local: Vec<Local>) {
         if !comm.is_empty() || !local.is_empty() {
-            self.sched.rounds.push(Round { comm, local });
+            self.sched.rounds.push(Round {
+                comm,
+                local,
+                deferred: Vec::new(),
+            });
         }
+    }
+
+    /// Appends a round that posts `comm`, then `deferred` to complete by
+    /// the end of the round `d` rounds later (see [`Round::deferred`]),
+    /// then applies `local`.
+    /// Never dropped: a round that only waits is a step of the pipeline.
+    pub(crate) fn round_deferring(
+        &mut self,
+        comm: Vec<Comm>,
+        local: Vec<Local>,
+        deferred: Vec<(Comm, usize)>,
+    ) {
+        debug_assert!(deferred.iter().all(|&(_, d)| d >= 1));
+        self.sched.rounds.push(Round {
+            comm,
+            local,
+            deferred,
+        });
     }
 
     /// Appends a local operation to run after everything scheduled so far.
@@ -255,6 +291,7 @@ impl Builder {
             None => self.sched.rounds.push(Round {
                 comm: Vec::new(),
                 local: vec![op],
+                deferred: Vec::new(),
             }),
         }
     }

@@ -177,10 +177,12 @@ fn check_round_races(rank: usize, comm: &[Comm]) {
     }
 }
 
+/// The operations of one ordered pair not matched yet, with the round
+/// each is due in.
 #[derive(Default)]
 struct Chan {
-    sends: VecDeque<Block>,
-    recvs: VecDeque<Block>,
+    sends: VecDeque<(Block, usize)>,
+    recvs: VecDeque<(Block, usize)>,
 }
 
 /// Runs all schedules to completion; panics on any violation or deadlock.
@@ -198,7 +200,8 @@ pub fn run_late(scheds: &[Schedule], mems: &mut [Mem], late: Option<usize>) -> V
     }
     let mut cur = vec![0usize; p];
     let mut posted = vec![false; p];
-    let mut remaining = vec![0usize; p];
+    // Per rank: round -> operations due in it and not complete yet.
+    let mut due: Vec<HashMap<usize, usize>> = vec![HashMap::new(); p];
     let mut chans: HashMap<(usize, usize), Chan> = HashMap::new();
     let mut work: VecDeque<usize> = (0..p).filter(|&r| Some(r) != late).collect();
     let mut finished_before_late = Vec::new();
@@ -210,8 +213,17 @@ pub fn run_late(scheds: &[Schedule], mems: &mut [Mem], late: Option<usize>) -> V
                 if !posted[r] {
                     posted[r] = true;
                     check_round_races(r, &round.comm);
-                    remaining[r] = round.comm.len();
-                    for c in &round.comm {
+                    let ops = round
+                        .comm
+                        .iter()
+                        .map(|c| (c, cur[r]))
+                        .chain(round.deferred.iter().map(|(c, d)| (c, cur[r] + d)));
+                    for (c, when) in ops {
+                        assert!(
+                            when < scheds[r].rounds.len(),
+                            "rank {r}: {c:?} is due after the last round"
+                        );
+                        *due[r].entry(when).or_default() += 1;
                         let peer = c.peer();
                         assert!(peer < p, "rank {r}: peer {peer} out of range");
                         assert_ne!(peer, r, "rank {r}: message to itself");
@@ -221,9 +233,9 @@ pub fn run_late(scheds: &[Schedule], mems: &mut [Mem], late: Option<usize>) -> V
                             Comm::Send { to, data } => {
                                 let ch = chans.entry((r, *to)).or_default();
                                 match ch.recvs.pop_front() {
-                                    Some(rb) => ((r, *to), Some((*data, rb))),
+                                    Some(rb) => ((r, *to), Some(((*data, when), rb))),
                                     None => {
-                                        ch.sends.push_back(*data);
+                                        ch.sends.push_back((*data, when));
                                         ((r, *to), None)
                                     }
                                 }
@@ -231,15 +243,15 @@ pub fn run_late(scheds: &[Schedule], mems: &mut [Mem], late: Option<usize>) -> V
                             Comm::Recv { from, data } => {
                                 let ch = chans.entry((*from, r)).or_default();
                                 match ch.sends.pop_front() {
-                                    Some(sb) => ((*from, r), Some((sb, *data))),
+                                    Some(sb) => ((*from, r), Some((sb, (*data, when)))),
                                     None => {
-                                        ch.recvs.push_back(*data);
+                                        ch.recvs.push_back((*data, when));
                                         ((*from, r), None)
                                     }
                                 }
                             }
                         };
-                        if let Some((sb, rb)) = matched {
+                        if let Some(((sb, s_when), (rb, r_when))) = matched {
                             let (src, dst) = key;
                             assert_eq!(
                                 sb.count, rb.count,
@@ -247,16 +259,17 @@ pub fn run_late(scheds: &[Schedule], mems: &mut [Mem], late: Option<usize>) -> V
                             );
                             let data = mems[src].read(src, &sb);
                             mems[dst].write(dst, &rb, data);
-                            for x in [src, dst] {
-                                remaining[x] -= 1;
-                                if remaining[x] == 0 && x != r {
+                            for (x, when) in [(src, s_when), (dst, r_when)] {
+                                let n = due[x].get_mut(&when).expect("counted when posted");
+                                *n -= 1;
+                                if *n == 0 && x != r && when == cur[x] {
                                     work.push_back(x);
                                 }
                             }
                         }
                     }
                 }
-                if remaining[r] > 0 {
+                if due[r].get(&cur[r]).is_some_and(|&n| n > 0) {
                     break;
                 }
                 for op in &round.local {

@@ -221,8 +221,9 @@ pub fn execute(
         return Ok(());
     }
     let run = Run::new(comm, sched, bufs, reduction)?;
+    let mut in_flight = Vec::new();
     for r in 0..run.sched.rounds.len() {
-        let ids = run.post(r)?;
+        let ids = run.post(r, &mut in_flight)?;
         if !ids.is_empty() {
             if engine::with(|w| w.model.recv_overhead.is_free()) {
                 wait_for(&ids, call, |w| ids.iter().all(|&id| is_complete(w, id)));
@@ -410,13 +411,34 @@ impl Run {
         }
     }
 
-    /// Posts the sends and receives of round `r`; their requests. Each
-    /// send first costs the sender smpi/ois (the schedules' sends are
+    /// Posts the sends and receives of round `r`; the requests due in it:
+    /// those of its `comm`, and those of `in_flight` (deferred operations
+    /// of earlier rounds, with the round they are due in) due now, which
+    /// leave the list as the round's own deferred ones join it. Each send
+    /// first costs the sender smpi/ois (the schedules' sends are
     /// non-blocking), as SimGrid charges it when a collective starts a
     /// request.
-    pub fn post(&self, r: usize) -> MpiResult<Vec<ReqId>> {
+    pub fn post(&self, r: usize, in_flight: &mut Vec<(ReqId, usize)>) -> MpiResult<Vec<ReqId>> {
         let round = &self.sched.rounds[r];
-        if round.comm.is_empty() {
+        let mut ids = self.start(round.comm.iter())?;
+        let deferred = self.start(round.deferred.iter().map(|(c, _)| c))?;
+        in_flight.retain(|&(id, due)| {
+            if due == r {
+                ids.push(id);
+            }
+            due != r
+        });
+        in_flight.extend(
+            deferred
+                .into_iter()
+                .zip(round.deferred.iter().map(|&(_, d)| r + d)),
+        );
+        Ok(ids)
+    }
+
+    /// Starts `ops`, in order; their requests.
+    fn start<'a>(&self, ops: impl ExactSizeIterator<Item = &'a Comm>) -> MpiResult<Vec<ReqId>> {
+        if ops.len() == 0 {
             return Ok(Vec::new());
         }
         let ctx = self.ctx();
@@ -436,10 +458,10 @@ impl Run {
             start_collective_request(w, &self.comm, self.tag, message)
         };
         if engine::with(|w| w.model.isend_overhead.is_free()) {
-            return engine::with(|w| round.comm.iter().map(|c| post_one(w, c)).collect());
+            return engine::with(|w| ops.map(|c| post_one(w, c)).collect());
         }
-        let mut ids = Vec::with_capacity(round.comm.len());
-        for c in &round.comm {
+        let mut ids = Vec::with_capacity(ops.len());
+        for c in ops {
             if let Comm::Send { data, .. } = c {
                 let bytes = data.count * ctx.locate(data).1.size;
                 let cost = engine::with(|w| w.model.isend_overhead.cost(bytes as f64));

@@ -138,8 +138,10 @@ pub struct Nbc {
     /// The current stage's round whose messages are posted (or the next to
     /// post).
     round: usize,
-    /// The requests of that round not yet collected.
+    /// The requests due in that round, not yet collected.
     outstanding: Vec<ReqId>,
+    /// Deferred requests of earlier rounds, with the round they are due in.
+    in_flight: Vec<(ReqId, usize)>,
     call: &'static str,
     /// Scratch the stages use.
     _keep: Vec<Scratch>,
@@ -181,6 +183,7 @@ fn start_stages(comm: &CommView, recording: Recording, call: &'static str) -> Re
         stages: recording.stages.into(),
         round: 0,
         outstanding: Vec::new(),
+        in_flight: Vec::new(),
         call,
         _keep: recording.keep,
     };
@@ -260,7 +263,7 @@ fn advance(slot: usize, mut state: Nbc) {
             }
             let stage = &state.stages[0];
             let ids = match stage {
-                Stage::Schedule(run) => run.post(state.round)?,
+                Stage::Schedule(run) => run.post(state.round, &mut state.in_flight)?,
                 Stage::Transfers(t) => t.post()?,
             };
             if ids.is_empty() {
@@ -285,7 +288,8 @@ fn advance(slot: usize, mut state: Nbc) {
             let mut status = Status::empty();
             if let Err(e) = done {
                 status.error = e.class;
-                for &id in &state.outstanding {
+                let in_flight = state.in_flight.iter().map(|&(id, _)| id);
+                for id in state.outstanding.iter().copied().chain(in_flight) {
                     w.mpi.remove_request(id);
                 }
             }
