@@ -104,34 +104,54 @@ fn allgather_neighbor_exchange(b: &mut Builder, rank: usize, size: usize, rc: us
     }
 }
 
-/// SimGrid's `rdb` allgather (MPICH's recursive doubling): in step i each
-/// rank swaps everything its subtree of 2^i ranks holds with rank XOR 2^i.
+/// SimGrid's `rdb` allgather (MPICH's recursive doubling); see
+/// [`rdb_blocks`].
+fn allgather_rdb(b: &mut Builder, rank: usize, size: usize, rc: usize, own: Block) {
+    b.copy(own, Buf::Recv.block(rank * rc, rc));
+    rdb_blocks(
+        b,
+        rank,
+        size,
+        |r| r,
+        |first, n| Buf::Recv.block(first * rc, n * rc),
+    );
+}
+
+/// MPICH's recursive-doubling allgather of one block per rank, where `v`
+/// is the calling rank's position (0..size), `rank_of` turns a position
+/// into a rank, and `blocks(first, n)` is where the blocks of positions
+/// first..first+n lie, one after the other. In step i each rank swaps
+/// everything its subtree of 2^i positions holds with position XOR 2^i.
 /// Where that partner does not exist (sizes that are not powers of two),
 /// the ranks of the subtree that did receive pass the missing blocks down
 /// a binomial tree to those that did not. Every count is known in
 /// advance: after step i a rank holds exactly the blocks of its subtree of
-/// 2^(i+1) ranks.
-fn allgather_rdb(b: &mut Builder, rank: usize, size: usize, rc: usize, own: Block) {
-    b.copy(own, Buf::Recv.block(rank * rc, rc));
-    let blocks = |first: usize, n: usize| Buf::Recv.block(first * rc, n * rc);
-    // Blocks a subtree rooted at `root` of `width` ranks holds.
+/// 2^(i+1) positions.
+pub(crate) fn rdb_blocks(
+    b: &mut Builder,
+    v: usize,
+    size: usize,
+    rank_of: impl Fn(usize) -> usize,
+    blocks: impl Fn(usize, usize) -> Block,
+) {
+    // Blocks a subtree rooted at `root` of `width` positions holds.
     let held = |root: usize, width: usize| width.min(size - root);
     let (mut mask, mut i) = (1usize, 0u32);
     while mask < size {
-        let dst = rank ^ mask;
+        let dst = v ^ mask;
         let dst_root = (dst >> i) << i;
-        let my_root = (rank >> i) << i;
+        let my_root = (v >> i) << i;
         if dst < size {
             b.round(
                 vec![
-                    send(dst, blocks(my_root, held(my_root, mask))),
-                    recv(dst, blocks(dst_root, held(dst_root, mask))),
+                    send(rank_of(dst), blocks(my_root, held(my_root, mask))),
+                    recv(rank_of(dst), blocks(dst_root, held(dst_root, mask))),
                 ],
                 vec![],
             );
         }
         if dst_root + mask > size {
-            // Ranks below my_root + completed received the partner
+            // Positions below my_root + completed received the partner
             // subtree's blocks; pass them to the others.
             let completed = size as isize - my_root as isize - mask as isize;
             let n = completed.max(0) as usize;
@@ -139,13 +159,13 @@ fn allgather_rdb(b: &mut Builder, rank: usize, size: usize, rc: usize, own: Bloc
             let mut k = i;
             let mut step = mask >> 1;
             while step > 0 {
-                let peer = rank ^ step;
-                let limit = ((rank >> k) << k) as isize + completed;
-                let (r, p) = (rank as isize, peer as isize);
-                if peer > rank && r < limit && p >= limit {
-                    b.round(vec![send(peer, missing)], vec![]);
-                } else if peer < rank && p < limit && r >= limit {
-                    b.round(vec![recv(peer, missing)], vec![]);
+                let peer = v ^ step;
+                let limit = ((v >> k) << k) as isize + completed;
+                let (r, p) = (v as isize, peer as isize);
+                if peer > v && r < limit && p >= limit {
+                    b.round(vec![send(rank_of(peer), missing)], vec![]);
+                } else if peer < v && p < limit && r >= limit {
+                    b.round(vec![recv(rank_of(peer), missing)], vec![]);
                 }
                 step >>= 1;
                 k -= 1;

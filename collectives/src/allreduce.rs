@@ -85,6 +85,7 @@ fn reduce_bcast(
         commutative,
         input,
         acc,
+        1, // the default reduce does not segment
     );
     bcast_binomial_into(b, rank, size, 0, acc);
 }

@@ -1,32 +1,37 @@
 //! `MPI_Bcast`.
 
+use crate::allgather::rdb_blocks;
 use crate::error::{check_rooted, CollError};
 use crate::registry::BcastAlgorithm;
 use crate::schedule::{recv, send, Block, Buf, Builder, Schedule};
+use crate::tree::{chain, segment_count, Tree};
 
 /// `MPI_Bcast` of `count` elements with SimGrid's default algorithm
 /// (`binomial_tree`). The broadcast buffer is `Buf::Recv` at every rank,
 /// the root included.
 pub fn bcast(rank: usize, size: usize, root: usize, count: usize) -> Result<Schedule, CollError> {
-    bcast_with(BcastAlgorithm::Default, rank, size, root, count)
+    bcast_with(BcastAlgorithm::Default, rank, size, root, count, 1)
 }
 
-/// `MPI_Bcast` with a chosen algorithm; see [`bcast`].
+/// `MPI_Bcast` with a chosen algorithm; see [`bcast`]. `elem_bytes` is the
+/// size of one element (the datatype's size): the pipelined algorithms cut
+/// the message into segments of as many bytes as SimGrid's do.
 pub fn bcast_with(
     alg: BcastAlgorithm,
     rank: usize,
     size: usize,
     root: usize,
     count: usize,
+    elem_bytes: usize,
 ) -> Result<Schedule, CollError> {
     check_rooted(rank, size, root)?;
     let mut b = Builder::new();
+    let data = Buf::Recv.block(0, count);
     match alg {
         BcastAlgorithm::Default | BcastAlgorithm::BinomialTree => {
-            bcast_binomial_into(&mut b, rank, size, root, Buf::Recv.block(0, count))
+            bcast_binomial_into(&mut b, rank, size, root, data)
         }
         BcastAlgorithm::Flattree => {
-            let data = Buf::Recv.block(0, count);
             if rank == root {
                 b.round(
                     (0..size)
@@ -40,40 +45,183 @@ pub fn bcast_with(
             }
         }
         BcastAlgorithm::ScatterLrAllgather => {
-            bcast_scatter_ring_allgather(&mut b, rank, size, root, count)
+            let slice = scatter_for_bcast(&mut b, rank, size, root, count);
+            ring_allgather_slices(&mut b, rank, size, root, slice);
         }
+        BcastAlgorithm::ScatterRdbAllgather => {
+            let slice = scatter_for_bcast(&mut b, rank, size, root, count);
+            let rel = (rank + size - root) % size;
+            rdb_blocks(
+                &mut b,
+                rel,
+                size,
+                |r| (r + root) % size,
+                |first, n| slice.span(first, n),
+            );
+        }
+        BcastAlgorithm::OmpiPipeline => {
+            let segsize = pipeline_segment_bytes(size, count.saturating_mul(elem_bytes));
+            let seg = segment_count(segsize, elem_bytes, count);
+            let tree = chain(1, rank, size, root);
+            bcast_tree_segments(&mut b, &tree, data, seg);
+        }
+        BcastAlgorithm::Ntsl => bcast_ntsl(&mut b, rank, size, root, data, elem_bytes),
     }
     Ok(b.finish())
 }
 
-/// SimGrid's `scatter_LR_allgather` (MPICH's long-message bcast): a
-/// binomial scatter of `size` slices of ceil(count / size) units, then a
-/// ring allgather of the slices (p - 1 sendrecvs with the neighbours, empty
-/// slices included). SimGrid counts units in bytes; the engine passes the
-/// byte count for contiguous datatypes.
-fn bcast_scatter_ring_allgather(
+/// The segment size of SimGrid's `ompi_pipeline` bcast (Open MPI's fitted
+/// decision): 128 KiB, 64 KiB or 16 KiB by communicator and message size.
+fn pipeline_segment_bytes(size: usize, bytes: usize) -> usize {
+    let (p, m) = (size as f64, bytes as f64);
+    if p < 1.6134e-6 * m + 2.1102 {
+        128 << 10
+    } else if p < 2.3679e-6 * m + 1.1787 {
+        64 << 10
+    } else if p < 3.2118e-6 * m + 8.7936 {
+        16 << 10
+    } else {
+        128 << 10
+    }
+}
+
+/// Open MPI's generic broadcast down `tree` in segments of `seg` elements,
+/// as SimGrid runs it: the root sends each segment to all its children and
+/// waits for them before the next; the others keep two receives in flight,
+/// posting the receive of segment k + 1 before waiting for segment k, and
+/// an inner rank forwards segment k to its children (waiting for those
+/// sends) before it goes on.
+pub(crate) fn bcast_tree_segments(b: &mut Builder, tree: &Tree, data: Block, seg: usize) {
+    let count = data.count;
+    if count == 0 {
+        return;
+    }
+    let n = count.div_ceil(seg);
+    let segment = |k: usize| data.sub(k * seg, seg.min(count - k * seg));
+    let forward = |k: usize| {
+        tree.children
+            .iter()
+            .map(move |&c| send(c, segment(k)))
+            .collect()
+    };
+    let Some(parent) = tree.parent else {
+        (0..n).for_each(|k| b.round(forward(k), vec![]));
+        return;
+    };
+    // Round k posts the receive of segment k and waits for segment k - 1,
+    // which an inner rank then forwards in a round of its own: the
+    // receive is due two rounds later there, one on a leaf.
+    let inner = !tree.children.is_empty();
+    let due = if inner { 2 } else { 1 };
+    for k in 0..=n {
+        let next = (k < n).then(|| (recv(parent, segment(k)), if k == 0 { 1 } else { due }));
+        b.round_deferring(vec![], vec![], next.into_iter().collect());
+        if inner && k > 0 {
+            b.round(forward(k - 1), vec![]);
+        }
+    }
+}
+
+/// SimGrid's `NTSL` ("non-topology-specific linear"): the root first sends
+/// everything to rank 0 (unless it is rank 0), then the data flows along
+/// the chain 0, 1, ..., p - 1 in segments of 8 KiB; the elements that do
+/// not fill a last segment follow the same way, whole. Messages of one
+/// segment or less go down the chain whole. Every
+/// rank posts all its segments at once, so they share the link and arrive
+/// together: SimGrid's inner ranks forward each one as it arrives, which
+/// then is all of them at about the same moment, as here.
+fn bcast_ntsl(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    root: usize,
+    data: Block,
+    elem_bytes: usize,
+) {
+    if size == 1 {
+        return;
+    }
+    let count = data.count;
+    if root != 0 {
+        if rank == root {
+            b.round(vec![send(0, data)], vec![]);
+        } else if rank == 0 {
+            b.round(vec![recv(root, data)], vec![]);
+        }
+    }
+    let seg = (8192 / elem_bytes.max(1)).max(1);
+    let (to, from) = ((rank + 1) % size, (rank + size - 1) % size);
+    if count <= seg {
+        if rank != 0 {
+            b.round(vec![recv(from, data)], vec![]);
+        }
+        if rank != size - 1 {
+            b.round(vec![send(to, data)], vec![]);
+        }
+        return;
+    }
+    let pipe = count / seg;
+    let segment = |k: usize| data.sub(k * seg, seg);
+    if rank == 0 {
+        b.round((0..pipe).map(|k| send(to, segment(k))).collect(), vec![]);
+    } else if rank == size - 1 {
+        b.round((0..pipe).map(|k| recv(from, segment(k))).collect(), vec![]);
+    } else {
+        b.round((0..pipe).map(|k| recv(from, segment(k))).collect(), vec![]);
+        b.round((0..pipe).map(|k| send(to, segment(k))).collect(), vec![]);
+    }
+    let rest = count % seg;
+    if rest > 0 {
+        // SimGrid runs the configured bcast (NTSL itself) on the rest,
+        // which fits one segment.
+        let rest = data.sub(pipe * seg, rest);
+        bcast_ntsl(b, rank, size, root, rest, elem_bytes);
+    }
+}
+
+/// The slices of a scatter-allgather broadcast: `size` slices of
+/// ceil(count / size) units, relative rank r holding slice r; the last
+/// ones may be short or empty.
+#[derive(Clone, Copy)]
+struct Slices {
+    slice: usize,
+    count: usize,
+}
+
+impl Slices {
+    /// Slices `first .. first + n` (relative ranks) as one block.
+    fn span(self, first: usize, n: usize) -> Block {
+        let start = (first * self.slice).min(self.count);
+        let end = ((first + n) * self.slice).min(self.count);
+        Buf::Recv.block(start, end - start)
+    }
+}
+
+/// MPICH's `scatter_for_bcast`, the first half of both scatter-allgather
+/// broadcasts: a binomial scatter from the root of `size` slices of
+/// ceil(count / size) units (relative rank r gets slice r; the units stay
+/// at their offsets in the buffer). SimGrid counts units in bytes; the
+/// engine passes the byte count for contiguous datatypes.
+fn scatter_for_bcast(
     b: &mut Builder,
     rank: usize,
     size: usize,
     root: usize,
     count: usize,
-) {
-    let slice = count.div_ceil(size);
-    let rel = (rank + size - root) % size;
-    // The units held by relative rank r's subtree of width w.
-    let subtree = |r: usize, w: usize| {
-        let start = (r * slice).min(count);
-        let end = ((r + w).min(size) * slice).min(count);
-        (start, end - start)
+) -> Slices {
+    let slices = Slices {
+        slice: count.div_ceil(size),
+        count,
     };
-    // Scatter: receive our subtree's units from the parent.
+    let rel = (rank + size - root) % size;
+    // Receive our subtree's units from the parent.
     let mut mask = 1;
     while mask < size {
         if rel & mask != 0 {
-            let (start, n) = subtree(rel, mask);
-            if n > 0 {
+            let block = slices.span(rel, mask);
+            if block.count > 0 {
                 let parent = (rank + size - mask) % size;
-                b.round(vec![recv(parent, Buf::Recv.block(start, n))], vec![]);
+                b.round(vec![recv(parent, block)], vec![]);
             }
             break;
         }
@@ -82,19 +230,22 @@ fn bcast_scatter_ring_allgather(
     mask >>= 1;
     while mask > 0 {
         if rel + mask < size {
-            let (start, n) = subtree(rel + mask, mask);
-            if n > 0 {
+            let block = slices.span(rel + mask, mask);
+            if block.count > 0 {
                 let child = (rank + mask) % size;
-                b.round(vec![send(child, Buf::Recv.block(start, n))], vec![]);
+                b.round(vec![send(child, block)], vec![]);
             }
         }
         mask >>= 1;
     }
-    // Ring allgather of the slices, by relative rank.
-    let slice_of = |r: usize| {
-        let (start, n) = subtree((r + size - root) % size, 1);
-        Buf::Recv.block(start, n)
-    };
+    slices
+}
+
+/// The second half of SimGrid's `scatter_LR_allgather` (MPICH's
+/// long-message bcast): a ring allgather of the slices, p - 1 sendrecvs
+/// with the neighbours, empty slices included.
+fn ring_allgather_slices(b: &mut Builder, rank: usize, size: usize, root: usize, slices: Slices) {
+    let slice_of = |r: usize| slices.span((r + size - root) % size, 1);
     let (left, right) = ((rank + size - 1) % size, (rank + 1) % size);
     let (mut src, mut next) = (rank, left);
     for _ in 1..size {

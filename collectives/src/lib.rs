@@ -43,6 +43,7 @@ pub mod registry;
 mod scan;
 pub mod schedule;
 pub mod selector;
+mod tree;
 
 #[cfg(test)]
 mod tests;

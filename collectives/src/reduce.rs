@@ -22,6 +22,7 @@ use crate::error::{check_len, check_rank, check_rooted, mul, CollError};
 use crate::gather::scatterv_into;
 use crate::registry::{ReduceAlgorithm, ReduceScatterAlgorithm, ReduceScatterBlockAlgorithm};
 use crate::schedule::{recv, send, Block, Buf, Builder, Local, Schedule};
+use crate::tree::{chain, in_order_bintree, in_order_bmtree, kary, segment_count, Tree};
 
 /// `MPI_Reduce` of `count` elements to `root`, with SimGrid's default
 /// algorithm (see [`ReduceAlgorithm::Default`]).
@@ -50,10 +51,14 @@ pub fn reduce(
         count,
         commutative,
         in_place,
+        1,
     )
 }
 
-/// `MPI_Reduce` with a chosen algorithm; see [`reduce`].
+/// `MPI_Reduce` with a chosen algorithm; see [`reduce`]. `elem_bytes` is
+/// the size of one element (the datatype's size): the segmented algorithms
+/// cut the message into segments of as many bytes as SimGrid's do.
+#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
 pub fn reduce_with(
     alg: ReduceAlgorithm,
     rank: usize,
@@ -62,13 +67,148 @@ pub fn reduce_with(
     count: usize,
     commutative: bool,
     in_place: bool,
+    elem_bytes: usize,
 ) -> Result<Schedule, CollError> {
     check_rooted(rank, size, root)?;
     let input = contribution(in_place, 0, count);
     let output = Buf::Recv.block(0, count);
     let mut b = Builder::new();
-    reduce_into(&mut b, alg, rank, size, root, commutative, input, output);
+    reduce_into(
+        &mut b,
+        alg,
+        rank,
+        size,
+        root,
+        commutative,
+        input,
+        output,
+        elem_bytes,
+    );
     Ok(b.finish())
+}
+
+/// The segment size of SimGrid's `ompi_pipeline` reduce (Open MPI's
+/// fitted decision): 1 KiB, 32 KiB or 64 KiB by communicator and message
+/// size.
+fn pipeline_segment_bytes(size: usize, bytes: usize) -> usize {
+    let (p, m) = (size as f64, bytes as f64);
+    if p > 0.0410 / 1024.0 * m + 9.7128 {
+        1 << 10
+    } else if p > 0.0033 / 1024.0 * m + 1.6761 {
+        32 << 10
+    } else {
+        64 << 10
+    }
+}
+
+/// The segment size of SimGrid's `ompi_binomial` reduce: none for small
+/// messages, 1 KiB when there are many ranks for the message size.
+fn binomial_segment_bytes(size: usize, bytes: usize, count: usize) -> usize {
+    if (size < 8 && bytes < 20480) || bytes < 2048 || count <= 1 {
+        0
+    } else if size as f64 > 0.6016 / 1024.0 * bytes as f64 + 1.3496 {
+        1 << 10
+    } else {
+        0
+    }
+}
+
+/// Open MPI's generic segmented reduce (`reduce_generic`) along `tree`,
+/// as SimGrid runs it, for commutative operations or trees whose children
+/// hold lower ranks than their parent, in order (the in-order binary
+/// tree). A rank's partial result starts as its contribution. The inner
+/// ranks receive segment 0 from each child in turn, then segment 1, and so
+/// on, each receive posted before waiting for the previous one (two in
+/// flight), which is then folded in as `acc = child op acc`; once the last
+/// child's part of a segment is in, the segment goes to the parent by a
+/// blocking send. Leaves send their segments one after the other (Open
+/// MPI's choice with no limit on outstanding requests). The tree's root
+/// accumulates in `output`, the others in scratch.
+fn reduce_tree_segments(b: &mut Builder, tree: &Tree, input: Block, output: Block, seg: usize) {
+    let count = input.count;
+    if count == 0 {
+        return;
+    }
+    let n = count.div_ceil(seg);
+    let len = |k: usize| seg.min(count - k * seg);
+    let m = tree.children.len();
+    if m == 0 {
+        match tree.parent {
+            Some(p) => {
+                (0..n).for_each(|k| b.round(vec![send(p, input.sub(k * seg, len(k)))], vec![]))
+            }
+            None => b.copy(input, output),
+        }
+        return;
+    }
+    let acc = match tree.parent {
+        None => output,
+        Some(_) => b.tmp(count).block(0, count),
+    };
+    b.copy(input, acc);
+    // Two alternating receive buffers: receive j lands in slot j % 2.
+    let slots = b.tmp(2 * seg);
+    let slot = |j: usize| slots.block((j % 2) * seg, len(j / m));
+    let receives = m * n;
+    for j in 0..=receives {
+        // Step j posts receive j and waits for receive j - 1, folding it
+        // in; if that completed a segment, a round sending it follows.
+        let done = j.checked_sub(1);
+        let closes = done.filter(|&d| d % m == m - 1).map(|d| d / m);
+        let send_after = closes.filter(|_| tree.parent.is_some());
+        let post = (j < receives).then(|| {
+            let receive = recv(tree.children[j % m], slot(j));
+            (receive, if send_after.is_some() { 2 } else { 1 })
+        });
+        let local = done
+            .map(|d| Local::Reduce {
+                input: slot(d),
+                inout: acc.sub((d / m) * seg, len(d / m)),
+            })
+            .into_iter()
+            .collect();
+        b.round_deferring(vec![], local, post.into_iter().collect());
+        if let (Some(k), Some(p)) = (send_after, tree.parent) {
+            b.round(vec![send(p, acc.sub(k * seg, len(k)))], vec![]);
+        }
+    }
+}
+
+/// SimGrid's `ompi_in_order_binary`: the generic reduce, unsegmented, up
+/// the in-order binary tree rooted at rank p - 1, which keeps rank order
+/// for non-commutative operations; rank p - 1 then sends the result to the
+/// root if that is another rank.
+fn reduce_in_order_binary(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    root: usize,
+    input: Block,
+    output: Block,
+) {
+    let count = input.count;
+    if count == 0 {
+        return;
+    }
+    let io_root = size - 1;
+    let tree = in_order_bintree(rank, size);
+    if root == io_root {
+        reduce_tree_segments(b, &tree, input, output, count);
+        return;
+    }
+    // The root's contribution may sit in its output buffer (in place): it
+    // is read by the tree phase before the result lands there.
+    let acc = if rank == io_root {
+        b.tmp(count).block(0, count)
+    } else {
+        output
+    };
+    reduce_tree_segments(b, &tree, input, acc, count);
+    if rank == io_root {
+        b.round(vec![send(root, acc)], vec![]);
+    } else if rank == root {
+        b.round(vec![recv(io_root, output)], vec![]);
+    }
 }
 
 /// `MPI_Reduce_scatter_block`: every rank contributes `size * count`
@@ -290,6 +430,7 @@ fn reduce_then_scatterv(
         commutative,
         input,
         output,
+        1, // the default reduce does not segment
     );
     let dest = Buf::Recv.block(0, counts(rank));
     scatterv_into(
@@ -338,7 +479,8 @@ pub(crate) fn combine(
 
 /// Appends a reduction of `input` (at every rank) into `output` (at `root`)
 /// to `b`. `input == output` means in place at the root; otherwise the two
-/// blocks must not overlap.
+/// blocks must not overlap. `elem_bytes` (the datatype's size) only matters
+/// to the segmented algorithms.
 #[allow(clippy::too_many_arguments)] // one argument per MPI parameter
 pub(crate) fn reduce_into(
     b: &mut Builder,
@@ -349,22 +491,45 @@ pub(crate) fn reduce_into(
     commutative: bool,
     input: Block,
     output: Block,
+    elem_bytes: usize,
 ) {
-    let basic = match alg {
-        ReduceAlgorithm::Default => !commutative,
-        ReduceAlgorithm::OmpiBasicLinear => true,
-        ReduceAlgorithm::Binomial => {
-            reduce_binomial(b, rank, size, root, commutative, input, output);
-            return;
-        }
+    use ReduceAlgorithm as A;
+    let count = input.count;
+    let bytes = count.saturating_mul(elem_bytes);
+    let segmented = |b: &mut Builder, segsize: usize, tree: Tree| {
+        let seg = segment_count(segsize, elem_bytes, count);
+        reduce_tree_segments(b, &tree, input, output, seg);
     };
-    if rank != root {
-        // Both algorithms: non-roots just send their contribution.
-        b.round(vec![send(root, input)], vec![]);
-    } else if basic {
-        reduce_basic_linear_root(b, rank, size, input, output);
-    } else {
-        reduce_nb_linear_root(b, rank, size, input, output);
+    match alg {
+        A::Binomial => reduce_binomial(b, rank, size, root, commutative, input, output),
+        // Open MPI's trees are for commutative operations; for the others
+        // its decision (and so ours) takes the in-order binary tree.
+        A::OmpiInOrderBinary => reduce_in_order_binary(b, rank, size, root, input, output),
+        A::OmpiChain | A::OmpiPipeline | A::OmpiBinary | A::OmpiBinomial if !commutative => {
+            reduce_in_order_binary(b, rank, size, root, input, output)
+        }
+        A::OmpiChain => segmented(b, 64 << 10, chain(size / 2, rank, size, root)),
+        A::OmpiPipeline => segmented(
+            b,
+            pipeline_segment_bytes(size, bytes),
+            chain(1, rank, size, root),
+        ),
+        A::OmpiBinary => segmented(b, 32 << 10, kary(2, rank, size, root)),
+        A::OmpiBinomial => segmented(
+            b,
+            binomial_segment_bytes(size, bytes, count),
+            in_order_bmtree(rank, size, root),
+        ),
+        A::Default | A::OmpiBasicLinear => {
+            if rank != root {
+                // Both algorithms: non-roots just send their contribution.
+                b.round(vec![send(root, input)], vec![]);
+            } else if alg == A::OmpiBasicLinear || !commutative {
+                reduce_basic_linear_root(b, rank, size, input, output);
+            } else {
+                reduce_nb_linear_root(b, rank, size, input, output);
+            }
+        }
     }
 }
 

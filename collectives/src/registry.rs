@@ -267,6 +267,12 @@ algorithm_enum! {
         Flattree => "flattree": "the root sends to every other rank, all posted at once",
         /// MPICH's long-message broadcast.
         ScatterLrAllgather => "scatter_LR_allgather": "binomial scatter of p slices, then a ring allgather of them (in bytes for contiguous types)",
+        /// MPICH's medium-message broadcast.
+        ScatterRdbAllgather => "scatter_rdb_allgather": "binomial scatter of p slices, then a recursive-doubling allgather of them (in bytes for contiguous types)",
+        /// Open MPI's pipeline: a chain in segments.
+        OmpiPipeline => "ompi_pipeline": "chain from the root in segments of 16 to 128 KiB (Open MPI's fitted choice), each rank forwarding segment k while receiving k+1",
+        /// SimGrid's non-topology-specific linear pipeline.
+        Ntsl => "NTSL": "root to rank 0, then the chain 0, 1, ..., p-1 in 8 KiB segments all posted at once, then the remainder whole",
     }
 }
 
@@ -283,6 +289,16 @@ algorithm_enum! {
         OmpiBasicLinear => "ompi_basic_linear": "linear; the root receives and reduces one contribution at a time, from the last rank down to rank 0",
         /// MPICH's binomial tree.
         Binomial => "binomial": "binomial tree towards the root (towards rank 0, then to the root, for non-commutative ops)",
+        /// Open MPI's segmented chains.
+        OmpiChain => "ompi_chain": "p/2 chains towards the root in 64 KiB segments (non-commutative ops: ompi_in_order_binary)",
+        /// Open MPI's segmented pipeline.
+        OmpiPipeline => "ompi_pipeline": "one chain towards the root in segments of 1 to 64 KiB (Open MPI's fitted choice; non-commutative ops: ompi_in_order_binary)",
+        /// Open MPI's segmented binary tree.
+        OmpiBinary => "ompi_binary": "binary tree towards the root in 32 KiB segments (non-commutative ops: ompi_in_order_binary)",
+        /// Open MPI's in-order binomial tree.
+        OmpiBinomial => "ompi_binomial": "in-order binomial tree towards the root, in 1 KiB segments for large messages on many ranks (non-commutative ops: ompi_in_order_binary)",
+        /// Open MPI's in-order binary tree, for non-commutative operations.
+        OmpiInOrderBinary => "ompi_in_order_binary": "in-order binary tree towards rank p-1 (rank order kept), which then sends to the root",
     }
 }
 

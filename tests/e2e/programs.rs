@@ -113,6 +113,37 @@ fn every_blocking_collective_gives_the_right_data() {
     }
 }
 
+/// Broadcast and reduce algorithms paired for the runs below (every one
+/// appears once).
+const BCAST_REDUCE_PAIRS: &[(&str, &str)] = &[
+    ("ompi_pipeline", "ompi_pipeline"),
+    ("NTSL", "ompi_chain"),
+    ("scatter_rdb_allgather", "ompi_binomial"),
+    ("scatter_LR_allgather", "ompi_binary"),
+    ("flattree", "ompi_in_order_binary"),
+];
+
+#[test]
+fn pipelined_bcast_and_reduce_give_the_right_data_blocking_or_not() {
+    // Their schedules leave receives in flight across rounds, which both
+    // the blocking and the non-blocking runs must honour; user_ops.c's
+    // non-commutative operation takes the in-order binary tree.
+    for (bcast, reduce) in BCAST_REDUCE_PAIRS {
+        let cfg = [
+            format!("--cfg=smpi/bcast:{bcast}"),
+            format!("--cfg=smpi/reduce:{reduce}"),
+        ];
+        let cfg: Vec<&str> = cfg.iter().map(String::as_str).collect();
+        for program in [
+            "tests/c/collectives.c",
+            "tests/c/nonblocking_coll.c",
+            "tests/c/user_ops.c",
+        ] {
+            assert_self_checks_with(program, &["3", "8"], &cfg);
+        }
+    }
+}
+
 #[test]
 fn nonblocking_collectives_give_their_blocking_twins_data_and_progress() {
     assert_self_checks(
@@ -559,6 +590,38 @@ const SIMGRID_MORE_ALGORITHMS: &[(&str, &str, &str, &str, f64)] = &[
     ("13", "bcast", "flattree", "8000", 0.000125455),
     ("64", "reduce", "binomial", "1048576", 0.007997818),
     ("13", "reduce", "binomial", "8", 0.000322441),
+    // The segmented ones: Open MPI's segment sizes, two receives in flight.
+    ("7", "bcast", "ompi_pipeline", "100000", 0.000904782),
+    ("64", "bcast", "ompi_pipeline", "1048576", 0.028387109),
+    (
+        "16",
+        "bcast",
+        "scatter_rdb_allgather",
+        "100000",
+        0.001223738,
+    ),
+    (
+        "7",
+        "bcast",
+        "scatter_rdb_allgather",
+        "1048576",
+        0.003933219,
+    ),
+    ("64", "bcast", "NTSL", "100000", 0.007941771),
+    ("7", "bcast", "NTSL", "1048576", 0.006024904),
+    ("64", "reduce", "ompi_chain", "8", 0.001250650),
+    ("16", "reduce", "ompi_chain", "100000", 0.002866668),
+    ("16", "reduce", "ompi_pipeline", "100000", 0.004716440),
+    ("64", "reduce", "ompi_pipeline", "1048576", 0.045464952),
+    ("64", "reduce", "ompi_binary", "100000", 0.002279159),
+    ("64", "reduce", "ompi_binomial", "100000", 0.020547893),
+    (
+        "16",
+        "reduce",
+        "ompi_in_order_binary",
+        "1048576",
+        0.007447002,
+    ),
 ];
 
 #[test]

@@ -141,13 +141,20 @@ fn bcast_all_roots() {
         .iter()
         .flat_map(|&a| sizes().map(move |s| (a, s)))
     {
+        // Counts below, at and above the number of slices; with large
+        // elements the pipelines cut them into several segments (ompi
+        // segments of 16 to 128 KiB, NTSL's of 8 KiB).
+        let segmented = matches!(alg, BcastAlgorithm::OmpiPipeline | BcastAlgorithm::Ntsl);
+        let elem_sizes: &[usize] = if segmented { &[1, 3000, 40000] } else { &[1] };
+        let cases = [0, 1, 3, size, 2 * size + 3]
+            .into_iter()
+            .flat_map(|c| elem_sizes.iter().map(move |&e| (c, e)));
         for root in 0..size {
-            // Counts below, at and above the number of slices.
-            for count in [0, 1, 3, size, 2 * size + 3] {
+            for (count, elem_bytes) in cases.clone() {
                 let mems = run_all(
                     size,
                     |r| {
-                        let s = bcast_with(alg, r, size, root, count).unwrap();
+                        let s = bcast_with(alg, r, size, root, count, elem_bytes).unwrap();
                         check_shape(&s, size);
                         s
                     },
@@ -164,7 +171,7 @@ fn bcast_all_roots() {
                     assert_eq!(
                         m.recv,
                         contrib(root, count),
-                        "{alg} size {size} root {root} count {count}"
+                        "{alg} size {size} root {root} count {count} x {elem_bytes} B"
                     );
                 }
             }
@@ -208,9 +215,12 @@ fn bcast_is_binomial_tree() {
 /// Runs reduce to every root with `alg`, both commutativity flags, in place
 /// nowhere / at the root only / everywhere.
 fn check_reduce(alg: ReduceAlgorithm) {
+    // Elements of 16 KiB: 11 of them make several segments for the
+    // segmented trees (32 and 64 KiB segments).
+    let elem_bytes = 16 << 10;
     for size in sizes() {
         for root in 0..size {
-            for count in COUNTS {
+            for count in COUNTS.into_iter().chain([11]) {
                 for commutative in [false, true] {
                     for in_place_mode in 0..3 {
                         let in_place = |r: usize| match in_place_mode {
@@ -229,6 +239,7 @@ fn check_reduce(alg: ReduceAlgorithm) {
                                     count,
                                     commutative,
                                     in_place(r),
+                                    elem_bytes,
                                 )
                                 .unwrap();
                                 check_shape(&s, size);
@@ -246,10 +257,18 @@ fn check_reduce(alg: ReduceAlgorithm) {
                                 }
                             },
                         );
-                        let basic = alg == ReduceAlgorithm::OmpiBasicLinear;
+                        // Rank order: the linear ones, and the in-order
+                        // binary tree (also what the Open MPI trees run
+                        // for non-commutative operations).
+                        let tree = !matches!(
+                            alg,
+                            ReduceAlgorithm::Default | ReduceAlgorithm::OmpiBasicLinear
+                        );
+                        let basic = alg == ReduceAlgorithm::OmpiBasicLinear || tree;
                         let order = reduce_order(size, root, commutative, basic);
+                        let any_order = tree && alg != ReduceAlgorithm::OmpiInOrderBinary;
                         for (r, m) in mems.iter().enumerate() {
-                            if r == root && alg == ReduceAlgorithm::Binomial && commutative {
+                            if r == root && any_order && commutative {
                                 // Tree order: each rank once.
                                 for (j, e) in m.recv.iter().enumerate() {
                                     assert_folded_once(e, j, size, true, &format!("{alg}"));
@@ -292,8 +311,101 @@ fn reduce_ompi_basic_linear_all_roots() {
 }
 
 #[test]
+fn reduce_open_mpi_trees_all_roots() {
+    for alg in [
+        ReduceAlgorithm::OmpiChain,
+        ReduceAlgorithm::OmpiPipeline,
+        ReduceAlgorithm::OmpiBinary,
+        ReduceAlgorithm::OmpiBinomial,
+        ReduceAlgorithm::OmpiInOrderBinary,
+    ] {
+        check_reduce(alg);
+    }
+}
+
+/// Each round's operations as text: `r2x4` receives 4 elements from rank
+/// 2, `s0x4` sends them to rank 0, `+d` when deferred by d rounds.
+fn round_ops(s: &Schedule) -> Vec<String> {
+    let op = |c: &Comm| match c {
+        Comm::Send { to, data } => format!("s{to}x{}", data.count),
+        Comm::Recv { from, data } => format!("r{from}x{}", data.count),
+    };
+    s.rounds
+        .iter()
+        .map(|r| {
+            r.comm
+                .iter()
+                .map(op)
+                .chain(r.deferred.iter().map(|(c, d)| format!("{}+{d}", op(c))))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
+#[test]
+fn reduce_trees_pipeline_their_segments() {
+    // ompi_pipeline on 4 ranks, 10 elements of 8 KiB in 32 KiB segments
+    // (4 + 4 + 2): rank 1 posts the receive of segment k + 1 from rank 2
+    // before it waits for segment k, folds that in and sends it to rank 0.
+    let s = reduce_with(
+        ReduceAlgorithm::OmpiPipeline,
+        1,
+        4,
+        0,
+        10,
+        true,
+        false,
+        8 << 10,
+    )
+    .unwrap();
+    assert_eq!(
+        round_ops(&s),
+        ["", "r2x4+1", "r2x4+2", "s0x4", "r2x2+2", "s0x4", "", "s0x2"]
+    );
+    // The leaf sends its segments one at a time.
+    let leaf = reduce_with(
+        ReduceAlgorithm::OmpiPipeline,
+        3,
+        4,
+        0,
+        10,
+        true,
+        false,
+        8 << 10,
+    )
+    .unwrap();
+    assert_eq!(round_ops(&leaf), ["s2x4", "s2x4", "s2x2"]);
+}
+
+#[test]
+fn bcast_pipeline_keeps_two_receives_in_flight() {
+    // ompi_pipeline, 3 segments of 16 KiB (2 elements of 8 KiB) down the
+    // chain 0, 1, 2, 3 from rank 0.
+    let s = bcast_with(BcastAlgorithm::OmpiPipeline, 1, 4, 0, 6, 8 << 10).unwrap();
+    assert_eq!(
+        round_ops(&s),
+        ["r0x2+1", "r0x2+2", "s2x2", "r0x2+2", "s2x2", "", "s2x2"]
+    );
+    let leaf = bcast_with(BcastAlgorithm::OmpiPipeline, 3, 4, 0, 6, 8 << 10).unwrap();
+    assert_eq!(round_ops(&leaf), ["r2x2+1", "r2x2+1", "r2x2+1", ""]);
+    let root = bcast_with(BcastAlgorithm::OmpiPipeline, 0, 4, 0, 6, 8 << 10).unwrap();
+    assert_eq!(round_ops(&root), ["s1x2", "s1x2", "s1x2"]);
+}
+
+#[test]
 fn reduce_basic_linear_receives_one_at_a_time_from_the_top() {
-    let s = reduce_with(ReduceAlgorithm::OmpiBasicLinear, 2, 5, 2, 4, false, false).unwrap();
+    let s = reduce_with(
+        ReduceAlgorithm::OmpiBasicLinear,
+        2,
+        5,
+        2,
+        4,
+        false,
+        false,
+        4,
+    )
+    .unwrap();
     let sources: Vec<usize> = s
         .rounds
         .iter()

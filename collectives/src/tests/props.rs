@@ -232,7 +232,7 @@ proptest! {
         let alg = if basic { ReduceAlgorithm::OmpiBasicLinear } else { ReduceAlgorithm::Default };
         let mems = run_all(
             n,
-            |r| reduce_with(alg, r, n, root, count, commutative, in_place && r == root).unwrap(),
+            |r| reduce_with(alg, r, n, root, count, commutative, in_place && r == root, 8).unwrap(),
             |r| {
                 if r == root && in_place {
                     Mem::new(vec![], contrib(r, count))

@@ -156,15 +156,19 @@ pub(crate) unsafe extern "C" fn MPI_Bcast(
             |a| a.bcast,
             |sel| Ok(algo::select_bcast(sel, c.size(), n.saturating_mul(ty.size))),
         )?;
-        // SimGrid's scatter_LR_allgather slices the buffer in bytes; so do
-        // we when the datatype is contiguous.
-        let (n, datatype) = if alg == algo::BcastAlgorithm::ScatterLrAllgather && ty.is_contiguous()
-        {
-            (n * ty.size, MPI_BYTE)
+        // SimGrid's scatter-allgather broadcasts slice the buffer in bytes;
+        // so do we when the datatype is contiguous.
+        let in_bytes = matches!(
+            alg,
+            algo::BcastAlgorithm::ScatterLrAllgather | algo::BcastAlgorithm::ScatterRdbAllgather
+        );
+        let (n, datatype, elem_bytes) = if in_bytes && ty.is_contiguous() {
+            (n * ty.size, MPI_BYTE, 1)
         } else {
-            (n, datatype)
+            (n, datatype, ty.size)
         };
-        let s = algo::bcast_with(alg, c.my_rank, c.size(), root, n).map_err(coll_error)?;
+        let s =
+            algo::bcast_with(alg, c.my_rank, c.size(), root, n, elem_bytes).map_err(coll_error)?;
         let b = Buffers {
             send: buffer as usize,
             send_type: datatype,
@@ -789,6 +793,7 @@ pub(crate) unsafe extern "C" fn MPI_Reduce(
                 n,
                 commutative,
                 in_place && c.my_rank == root,
+                committed(datatype)?.size,
             )
             .map_err(coll_error)
         },
