@@ -348,34 +348,25 @@ fn reduce_trees_pipeline_their_segments() {
     // ompi_pipeline on 4 ranks, 10 elements of 8 KiB in 32 KiB segments
     // (4 + 4 + 2): rank 1 posts the receive of segment k + 1 from rank 2
     // before it waits for segment k, folds that in and sends it to rank 0.
-    let s = reduce_with(
-        ReduceAlgorithm::OmpiPipeline,
-        1,
-        4,
-        0,
-        10,
-        true,
-        false,
-        8 << 10,
-    )
-    .unwrap();
+    let pipeline = |rank| {
+        let s = reduce_with(
+            ReduceAlgorithm::OmpiPipeline,
+            rank,
+            4,
+            0,
+            10,
+            true,
+            false,
+            8 << 10,
+        );
+        round_ops(&s.unwrap())
+    };
     assert_eq!(
-        round_ops(&s),
+        pipeline(1),
         ["", "r2x4+1", "r2x4+2", "s0x4", "r2x2+2", "s0x4", "", "s0x2"]
     );
     // The leaf sends its segments one at a time.
-    let leaf = reduce_with(
-        ReduceAlgorithm::OmpiPipeline,
-        3,
-        4,
-        0,
-        10,
-        true,
-        false,
-        8 << 10,
-    )
-    .unwrap();
-    assert_eq!(round_ops(&leaf), ["s2x4", "s2x4", "s2x2"]);
+    assert_eq!(pipeline(3), ["s2x4", "s2x4", "s2x2"]);
 }
 
 #[test]
