@@ -16,9 +16,9 @@
 //!   short messages, Rabenseifner for long ones), alltoall (Bruck for
 //!   short blocks, all messages posted at once for medium ones, pairwise
 //!   exchange for long ones), barrier (dissemination), bcast (binomial for
-//!   short messages or at most 8 ranks, else a scatter and a ring
-//!   allgather, which MPICH replaces by recursive doubling for medium
-//!   messages on powers of two) and reduce (binomial; MPICH's
+//!   short messages or at most 8 ranks, else a scatter then an allgather:
+//!   by recursive doubling for medium messages on powers of two, else a
+//!   ring) and reduce (binomial; MPICH's
 //!   reduce-scatter and gather for long messages is not here yet) and
 //!   allgather (recursive doubling under 512 KiB in all on powers of two,
 //!   else Bruck up to 80 KiB, else ring).
@@ -194,8 +194,11 @@ pub fn select_barrier(sel: Selector, size: usize) -> BarrierAlgorithm {
 /// The algorithm of an `MPI_Bcast` of `bytes` on `size` ranks.
 pub fn select_bcast(sel: Selector, size: usize, bytes: usize) -> BcastAlgorithm {
     match sel {
-        Selector::Mpich if bytes >= 12288 && size > 8 => BcastAlgorithm::ScatterLrAllgather,
-        Selector::Mpich => BcastAlgorithm::BinomialTree,
+        Selector::Mpich if bytes < 12288 || size <= 8 => BcastAlgorithm::BinomialTree,
+        Selector::Mpich if bytes < 524288 && size.is_power_of_two() => {
+            BcastAlgorithm::ScatterRdbAllgather
+        }
+        Selector::Mpich => BcastAlgorithm::ScatterLrAllgather,
         Selector::Default | Selector::Ompi => BcastAlgorithm::Default,
     }
 }

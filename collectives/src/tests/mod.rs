@@ -882,6 +882,14 @@ fn selectors_follow_their_tables() {
         BcastAlgorithm::ScatterLrAllgather
     );
     assert_eq!(
+        select_bcast(Selector::Mpich, 64, 100000),
+        BcastAlgorithm::ScatterRdbAllgather
+    );
+    assert_eq!(
+        select_bcast(Selector::Mpich, 48, 100000),
+        BcastAlgorithm::ScatterLrAllgather
+    );
+    assert_eq!(
         select_bcast(Selector::Ompi, 64, 1 << 20),
         BcastAlgorithm::Default
     );
