@@ -15,6 +15,7 @@ use crate::error::{check_radix, check_rank, CollError};
 use crate::reduce::{combine, contribution, reduce_into};
 use crate::registry::{AllreduceAlgorithm, ReduceAlgorithm};
 use crate::schedule::{recv, send, Block, Buf, Builder, Local, Schedule};
+use crate::tree::segment_count;
 
 /// `MPI_Allreduce` of `count` elements with SimGrid's default algorithm:
 /// the default reduce to rank 0, then the binomial bcast from rank 0. The
@@ -34,11 +35,15 @@ pub fn allreduce(
         commutative,
         in_place,
         crate::DEFAULT_RADIX,
+        1,
     )
 }
 
 /// `MPI_Allreduce` with a chosen algorithm; see [`allreduce`]. `radix` is
-/// the k of `recursive_k` (at least 2; the other algorithms ignore it).
+/// the k of `recursive_k` (at least 2; the other algorithms ignore it);
+/// `elem_bytes` (the datatype's size) sets the segments of
+/// `ompi_ring_segmented`.
+#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
 pub fn allreduce_with(
     alg: AllreduceAlgorithm,
     rank: usize,
@@ -47,6 +52,7 @@ pub fn allreduce_with(
     commutative: bool,
     in_place: bool,
     radix: usize,
+    elem_bytes: usize,
 ) -> Result<Schedule, CollError> {
     check_rank(rank, size)?;
     check_radix(radix)?;
@@ -58,6 +64,23 @@ pub fn allreduce_with(
         AllreduceAlgorithm::Rdb => rdb(&mut b, rank, size, input, acc, commutative),
         AllreduceAlgorithm::Lr if commutative && count >= size => {
             lr(&mut b, rank, size, input, acc, in_place)
+        }
+        AllreduceAlgorithm::OmpiRingSegmented if commutative => {
+            // Open MPI's 1 MiB segments; with less than one per rank, the
+            // plain ring (and its own fallbacks).
+            let seg = segment_count(1 << 20, elem_bytes, count);
+            if size == 1 || count == 0 || count < size * seg {
+                if count >= size {
+                    lr(&mut b, rank, size, input, acc, in_place)
+                } else {
+                    reduce_bcast(&mut b, rank, size, input, acc, commutative)
+                }
+            } else {
+                ring_segmented(&mut b, rank, size, input, acc, seg)
+            }
+        }
+        AllreduceAlgorithm::OmpiRingSegmented => {
+            reduce_bcast(&mut b, rank, size, input, acc, commutative)
         }
         AllreduceAlgorithm::Lr => reduce_bcast(&mut b, rank, size, input, acc, commutative),
         AllreduceAlgorithm::RabRdb => rabenseifner(&mut b, rank, size, input, acc, commutative),
@@ -309,6 +332,81 @@ fn lr(b: &mut Builder, rank: usize, size: usize, input: Block, acc: Block, in_pl
     if rest > 0 {
         let tail = |buf: Block| buf.sub(size * n, rest);
         reduce_bcast(b, rank, size, tail(input), tail(acc), true);
+    }
+}
+
+/// `count` elements cut into `parts` runs, the first `count % parts` one
+/// element longer (Open MPI's `COMPUTE_BLOCKCOUNT`): run i's (offset,
+/// length).
+fn split(count: usize, parts: usize, i: usize) -> (usize, usize) {
+    let (late, early_runs) = (count / parts, count % parts);
+    if i < early_runs {
+        (i * (late + 1), late + 1)
+    } else {
+        (i * late + early_runs, late)
+    }
+}
+
+/// Open MPI's segmented ring (SimGrid's `ompi_ring_segmented`), for
+/// commutative operations and at least `size * seg` elements: the vector
+/// is cut into one block per rank, each block into as many phases as make
+/// segments of about `seg` elements; each phase is a ring reduce-scatter
+/// of that phase's segments, with two receives in flight (the next one is
+/// posted before waiting for the current one) and blocking sends; then a
+/// ring allgather of the whole blocks.
+fn ring_segmented(b: &mut Builder, rank: usize, size: usize, input: Block, acc: Block, seg: usize) {
+    let count = acc.count;
+    let per_round = size * seg;
+    let mut phases = count / per_round;
+    let rest = count % per_round;
+    if rest >= size && rest > per_round / 2 {
+        phases += 1;
+    }
+    b.copy(input, acc);
+    let block = |i: usize| {
+        let (offset, len) = split(count, size, i);
+        acc.sub(offset, len)
+    };
+    let segment = |i: usize, phase: usize| {
+        let whole = block(i);
+        let (offset, len) = split(whole.count, phases, phase);
+        whole.sub(offset, len)
+    };
+    let largest = split(split(count, size, 0).1, phases, 0).1;
+    let slots = b.tmp(2 * largest);
+    let slot = |k: usize, n: usize| slots.block((k % 2) * largest, n);
+    let (right, left) = ((rank + 1) % size, (rank + size - 1) % size);
+    // Receive k (1 .. size-1) brings block rank - k.
+    let from = |k: usize| (rank + size - k) % size;
+    for phase in 0..phases {
+        let incoming = |k: usize| recv(left, slot(k, segment(from(k), phase).count));
+        b.round_deferring(
+            vec![send(right, segment(rank, phase))],
+            vec![],
+            vec![(incoming(1), 1)],
+        );
+        // Step k posts receive k, waits for receive k - 1, folds it in and
+        // sends the result on (a round of its own: the receive is due two
+        // rounds later). The last step only waits and folds.
+        for k in 2..=size {
+            let done = segment(from(k - 1), phase);
+            let fold = vec![Local::Reduce {
+                input: slot(k - 1, done.count),
+                inout: done,
+            }];
+            let post = (k < size).then(|| (incoming(k), 2));
+            b.round_deferring(vec![], fold, post.into_iter().collect());
+            if k < size {
+                b.round(vec![send(right, done)], vec![]);
+            }
+        }
+    }
+    for k in 0..size - 1 {
+        let (out, into) = ((rank + 1 + size - k) % size, (rank + size - k) % size);
+        b.round(
+            vec![send(right, block(out)), recv(left, block(into))],
+            vec![],
+        );
     }
 }
 

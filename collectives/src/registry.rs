@@ -314,6 +314,8 @@ algorithm_enum! {
         Lr => "lr": "ring reduce-scatter then ring allgather; the remainder, non-commutative ops and fewer elements than ranks by the default",
         /// Rabenseifner's algorithm as MPICH writes it.
         RabRdb => "rab_rdb": "Rabenseifner: reduce-scatter by recursive halving, allgather by recursive doubling",
+        /// Open MPI's segmented ring.
+        OmpiRingSegmented => "ompi_ring_segmented": "ring reduce-scatter in phases of 1 MiB segments with two receives in flight, then ring allgather (lr below p MiB; non-commutative ops: the default)",
         /// Recursive multiplying with radix k (`smpi/coll-radix`).
         RecursiveK => "recursive_k": "recursive multiplying: groups of up to k ranks fold onto a power of k, then log_k steps exchanging with k-1 peers (k: smpi/coll-radix)",
     }

@@ -504,6 +504,10 @@ const SIMGRID_ALLREDUCE: &[(&str, &str, &str, f64)] = &[
     ("48", "rdb", "1048576", 0.021047738),
     ("48", "rab_rdb", "1048576", 0.008844698),
     ("48", "lr", "1048580", 0.016406966),
+    // 1 MiB segments, several phases: 8 MiB on 7 ranks, 10 MB on 4.
+    ("7", "ompi_ring_segmented", "8388608", 0.015676223),
+    ("4", "ompi_ring_segmented", "10000000", 0.015530694),
+    ("16", "ompi_ring_segmented", "1048576", 0.015725476),
 ];
 
 /// Runs bench/c/collective.c; returns the time it prints after checking

@@ -839,6 +839,7 @@ pub(crate) unsafe extern "C" fn MPI_Allreduce(
                 commutative,
                 in_place,
                 algorithms().radix,
+                committed(datatype)?.size,
             )
             .map_err(coll_error)
         },
