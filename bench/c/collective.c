@@ -5,10 +5,12 @@
  *   collective bcast BYTES       MPI_Bcast of BYTES/8 doubles from rank 2
  *   collective reduce BYTES      MPI_Reduce (MPI_SUM) of BYTES/8 doubles to rank 3
  *   collective allgather BYTES   MPI_Allgather of BYTES-byte blocks
+ *   collective reduce_scatter BYTES  MPI_Reduce_scatter (MPI_SUM), rank r
+ *                                getting BYTES/8 + r % 3 doubles
  *
  * (roots modulo the number of ranks). The algorithm is the emulator's
  * choice (smpi/allreduce, smpi/alltoall, smpi/bcast, smpi/reduce,
- * smpi/allgather).
+ * smpi/allgather, smpi/reduce_scatter).
  * Every rank checks its result; rank 0 prints the time the slowest rank
  * took, from a barrier before the call, and whether the data was right. */
 #include <mpi.h>
@@ -67,6 +69,30 @@ static int reduce(int rank, int size, long bytes) {
     return bad;
 }
 
+/* Rank r gets BYTES/8 + r % 3 doubles: irregular counts. */
+static int reduce_scatter(int rank, int size, long bytes) {
+    long n = doubles(bytes), total = 0;
+    int *counts = malloc(sizeof(int) * (size_t)size), bad = 0;
+    for (int r = 0; r < size; r++) {
+        counts[r] = (int)(n + r % 3);
+        total += counts[r];
+    }
+    double *in = malloc(sizeof(double) * (size_t)total);
+    double *out = malloc(sizeof(double) * (size_t)counts[rank]);
+    for (long i = 0; i < total; i++)
+        in[i] = (double)(rank + i % 7);
+    MPI_Reduce_scatter(in, out, counts, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    long first = 0;
+    for (int r = 0; r < rank; r++)
+        first += counts[r];
+    for (long i = 0; i < counts[rank]; i++)
+        bad |= out[i] != (double)size * (size - 1) / 2 + (double)size * (double)((first + i) % 7);
+    free(counts);
+    free(in);
+    free(out);
+    return bad;
+}
+
 static int allgather(int rank, int size, long bytes) {
     long n = bytes / (long)sizeof(int) < 1 ? 1 : bytes / (long)sizeof(int);
     int *mine = malloc(sizeof(int) * (size_t)n);
@@ -109,7 +135,9 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (argc != 3) {
         if (rank == 0)
-            fprintf(stderr, "usage: collective allreduce|alltoall|allgather|bcast|reduce BYTES\n");
+            fprintf(stderr,
+                    "usage: collective allreduce|alltoall|allgather|bcast|reduce|reduce_scatter "
+                    "BYTES\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     long bytes = atol(argv[2]);
@@ -126,6 +154,8 @@ int main(int argc, char **argv) {
         bad = bcast(rank, size, bytes);
     } else if (!strcmp(argv[1], "reduce")) {
         bad = reduce(rank, size, bytes);
+    } else if (!strcmp(argv[1], "reduce_scatter")) {
+        bad = reduce_scatter(rank, size, bytes);
     } else {
         if (rank == 0)
             fprintf(stderr, "unknown collective '%s'\n", argv[1]);

@@ -12,7 +12,7 @@
 
 use crate::bcast::bcast_binomial_into;
 use crate::error::{check_radix, check_rank, CollError};
-use crate::reduce::{combine, contribution, reduce_into};
+use crate::reduce::{combine, contribution, reduce_into, ring_reduce_scatter};
 use crate::registry::{AllreduceAlgorithm, ReduceAlgorithm};
 use crate::schedule::{recv, send, Block, Buf, Builder, Local, Schedule};
 use crate::tree::segment_count;
@@ -373,34 +373,12 @@ fn ring_segmented(b: &mut Builder, rank: usize, size: usize, input: Block, acc: 
         whole.sub(offset, len)
     };
     let largest = split(split(count, size, 0).1, phases, 0).1;
-    let slots = b.tmp(2 * largest);
-    let slot = |k: usize, n: usize| slots.block((k % 2) * largest, n);
-    let (right, left) = ((rank + 1) % size, (rank + size - 1) % size);
-    // Receive k (1 .. size-1) brings block rank - k.
-    let from = |k: usize| (rank + size - k) % size;
+    let slots = b.tmp(2 * largest).block(0, 2 * largest);
     for phase in 0..phases {
-        let incoming = |k: usize| recv(left, slot(k, segment(from(k), phase).count));
-        b.round_deferring(
-            vec![send(right, segment(rank, phase))],
-            vec![],
-            vec![(incoming(1), 1)],
-        );
-        // Step k posts receive k, waits for receive k - 1, folds it in and
-        // sends the result on (a round of its own: the receive is due two
-        // rounds later). The last step only waits and folds.
-        for k in 2..=size {
-            let done = segment(from(k - 1), phase);
-            let fold = vec![Local::Reduce {
-                input: slot(k - 1, done.count),
-                inout: done,
-            }];
-            let post = (k < size).then(|| (incoming(k), 2));
-            b.round_deferring(vec![], fold, post.into_iter().collect());
-            if k < size {
-                b.round(vec![send(right, done)], vec![]);
-            }
-        }
+        ring_reduce_scatter(b, rank, size, |i| segment(i, phase), slots);
     }
+    let right = (rank + 1) % size;
+    let left = (rank + size - 1) % size;
     for k in 0..size - 1 {
         let (out, into) = ((rank + 1 + size - k) % size, (rank + size - k) % size);
         b.round(

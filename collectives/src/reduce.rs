@@ -317,7 +317,22 @@ pub fn reduce_scatter_with(
                 in_place,
             ))
         }
-        ReduceScatterAlgorithm::Default | ReduceScatterAlgorithm::MpichPair => {
+        ReduceScatterAlgorithm::OmpiRing if commutative => {
+            let displs = packed_displacements(recvcounts);
+            Ok(reduce_scatter_ring(
+                rank, size, recvcounts, &displs, in_place,
+            ))
+        }
+        ReduceScatterAlgorithm::OmpiBasicRecursivehalving if commutative => {
+            let displs = packed_displacements(recvcounts);
+            Ok(reduce_scatter_halving(
+                rank, size, recvcounts, &displs, in_place,
+            ))
+        }
+        ReduceScatterAlgorithm::Default
+        | ReduceScatterAlgorithm::MpichPair
+        | ReduceScatterAlgorithm::OmpiRing
+        | ReduceScatterAlgorithm::OmpiBasicRecursivehalving => {
             // Displacements are prefix sums; only rank 0 needs them all, and
             // it computes them once, so the whole thing stays O(size).
             let displs = if rank == 0 {
@@ -397,6 +412,198 @@ fn reduce_scatter_pair(
         b.copy(incoming, start);
     }
     b.finish()
+}
+
+/// Open MPI's ring reduce-scatter (SimGrid's `ompi_ring`), for
+/// commutative operations: the contribution is copied to scratch and
+/// [`ring_reduce_scatter`] runs on its blocks, ring position i being
+/// block i - 1, so that each rank ends with its own block.
+fn reduce_scatter_ring(
+    rank: usize,
+    size: usize,
+    counts: &[usize],
+    displs: &[usize],
+    in_place: bool,
+) -> Schedule {
+    let mut b = Builder::new();
+    let total = displs[size - 1] + counts[size - 1];
+    let mine = Buf::Recv.block(0, counts[rank]);
+    if size == 1 {
+        b.copy(contribution(in_place, 0, total), mine);
+        return b.finish();
+    }
+    let acc = b.tmp(total).block(0, total);
+    b.copy(contribution(in_place, 0, total), acc);
+    let block = |i: usize| acc.sub(displs[i], counts[i]);
+    let largest = counts.iter().copied().max().unwrap_or(0);
+    let slots = b.tmp(2 * largest).block(0, 2 * largest);
+    ring_reduce_scatter(&mut b, rank, size, |i| block((i + size - 1) % size), slots);
+    b.copy(block(rank), mine);
+    b.finish()
+}
+
+/// Open MPI's recursive halving reduce-scatter (SimGrid's
+/// `ompi_basic_recursivehalving`), for commutative operations: the first
+/// 2r ranks (r = p minus the largest power of two below it) fold in pairs
+/// onto the odd one; then, among the power of two of virtual ranks, each
+/// step halves the range of blocks a rank is responsible for, sending the
+/// other half to its partner and reducing the partner's copy of its own
+/// half; the folded-out ranks get their block back at the end. (Open MPI
+/// skips a transfer when the opposite direction is empty; here every
+/// non-empty transfer happens, which gives the same result whenever
+/// Open MPI's is right.)
+fn reduce_scatter_halving(
+    rank: usize,
+    size: usize,
+    counts: &[usize],
+    displs: &[usize],
+    in_place: bool,
+) -> Schedule {
+    let mut b = Builder::new();
+    let total = displs[size - 1] + counts[size - 1];
+    if total == 0 {
+        return b.finish();
+    }
+    let result = b.tmp(total).block(0, total);
+    let incoming = b.tmp(total).block(0, total);
+    b.copy(contribution(in_place, 0, total), result);
+    let pof2 = 1 << size.ilog2();
+    let remain = size - pof2;
+    let virtual_rank = if rank < 2 * remain {
+        if rank.is_multiple_of(2) {
+            b.round(vec![send(rank + 1, result)], vec![]);
+            None
+        } else {
+            b.round(
+                vec![recv(rank - 1, incoming)],
+                vec![Local::Reduce {
+                    input: incoming,
+                    inout: result,
+                }],
+            );
+            Some(rank / 2)
+        }
+    } else {
+        Some(rank - remain)
+    };
+    if let Some(v) = virtual_rank {
+        // Virtual rank i's blocks: both of the pair it stands for.
+        let first = |i: usize| if i < remain { 2 * i } else { i + remain };
+        let span = |from: usize, to: usize| {
+            if from == to {
+                return (0, 0);
+            }
+            let start = displs[first(from)];
+            let last = if to - 1 < remain {
+                2 * (to - 1) + 1
+            } else {
+                to - 1 + remain
+            };
+            (start, displs[last] + counts[last] - start)
+        };
+        let (mut send_index, mut recv_index, mut last_index) = (0, 0, pof2);
+        let mut mask = pof2 >> 1;
+        while mask > 0 {
+            let vpeer = v ^ mask;
+            let peer = if vpeer < remain {
+                2 * vpeer + 1
+            } else {
+                vpeer + remain
+            };
+            let (sent, kept) = if v < vpeer {
+                send_index = recv_index + mask;
+                ((send_index, last_index), (recv_index, send_index))
+            } else {
+                recv_index = send_index + mask;
+                ((send_index, recv_index), (recv_index, last_index))
+            };
+            let (s_at, s_len) = span(sent.0, sent.1);
+            let (r_at, r_len) = span(kept.0, kept.1);
+            let mut comm = Vec::new();
+            if r_len > 0 {
+                comm.push(recv(peer, incoming.sub(r_at, r_len)));
+            }
+            if s_len > 0 {
+                comm.push(send(peer, result.sub(s_at, s_len)));
+            }
+            let local = if r_len > 0 {
+                vec![Local::Reduce {
+                    input: incoming.sub(r_at, r_len),
+                    inout: result.sub(r_at, r_len),
+                }]
+            } else {
+                vec![]
+            };
+            b.round(comm, local);
+            send_index = recv_index;
+            last_index = recv_index + mask;
+            mask >>= 1;
+        }
+        b.copy(
+            result.sub(displs[rank], counts[rank]),
+            Buf::Recv.block(0, counts[rank]),
+        );
+    }
+    if rank < 2 * remain {
+        if rank.is_multiple_of(2) {
+            if counts[rank] > 0 {
+                b.round(
+                    vec![recv(rank + 1, Buf::Recv.block(0, counts[rank]))],
+                    vec![],
+                );
+            }
+        } else if counts[rank - 1] > 0 {
+            b.round(
+                vec![send(
+                    rank - 1,
+                    result.sub(displs[rank - 1], counts[rank - 1]),
+                )],
+                vec![],
+            );
+        }
+    }
+    b.finish()
+}
+
+/// Open MPI's ring reduce-scatter pass, for commutative operations: ring
+/// position i's piece is `piece(i)` (a block of the accumulator, which
+/// holds the rank's contribution). Step 1 sends piece `rank` to the right
+/// neighbour; receive k (1 .. p-1) brings the left neighbour's partial
+/// piece `rank - k`, which is folded in and, but for the last, passed on.
+/// Two receives are in flight (the next is posted before waiting for the
+/// current) and sends block, as in Open MPI; receives alternate between
+/// the two halves of `slots` (each as long as the largest piece). At the
+/// end the accumulator's piece `rank + 1` holds the full reduction.
+pub(crate) fn ring_reduce_scatter(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    piece: impl Fn(usize) -> Block,
+    slots: Block,
+) {
+    let half = slots.count / 2;
+    let (right, left) = ((rank + 1) % size, (rank + size - 1) % size);
+    let from = |k: usize| piece((rank + size - k) % size);
+    let slot = |k: usize| slots.sub((k % 2) * half, from(k).count);
+    b.round_deferring(
+        vec![send(right, piece(rank))],
+        vec![],
+        vec![(recv(left, slot(1)), 1)],
+    );
+    // Step k posts receive k, waits for receive k - 1 and folds it in;
+    // the send of the result is a round of its own, so the receive is due
+    // two rounds later. The last step only waits and folds.
+    for k in 2..=size {
+        let fold = vec![Local::Reduce {
+            input: slot(k - 1),
+            inout: from(k - 1),
+        }];
+        let post = (k < size).then(|| (recv(left, slot(k)), 2));
+        b.round_deferring(vec![], fold, post.into_iter().collect());
+        if k < size {
+            b.round(vec![send(right, from(k - 1))], vec![]);
+        }
+    }
 }
 
 /// Reduce `total` elements to rank 0 into scratch, then scatter block `i`

@@ -437,6 +437,10 @@ algorithm_enum! {
         /// MPICH's pairwise exchange (commutative operations; the default
         /// otherwise).
         MpichPair => "mpich_pair": "p-1 sendrecv steps exchanging each rank's block with rank+i and rank-i (commutative ops; else the default)",
+        /// Open MPI's recursive halving (commutative operations).
+        OmpiBasicRecursivehalving => "ompi_basic_recursivehalving": "pairs fold onto a power of two, then log2 steps each keeping half of the blocks and reducing the partner's copy of them (commutative ops; else the default)",
+        /// Open MPI's ring (commutative operations).
+        OmpiRing => "ompi_ring": "p-1 ring steps passing partial blocks to the right, two receives in flight (commutative ops; else the default)",
     }
 }
 

@@ -113,26 +113,37 @@ fn every_blocking_collective_gives_the_right_data() {
     }
 }
 
-/// Broadcast and reduce algorithms paired for the runs below (every one
-/// appears once).
-const BCAST_REDUCE_PAIRS: &[(&str, &str)] = &[
-    ("ompi_pipeline", "ompi_pipeline"),
-    ("NTSL", "ompi_chain"),
-    ("scatter_rdb_allgather", "ompi_binomial"),
-    ("scatter_LR_allgather", "ompi_binary"),
-    ("flattree", "ompi_in_order_binary"),
+/// Bcast, reduce, reduce-scatter and allreduce algorithms grouped for the
+/// runs below (every one of those that pipelines or rings appears once).
+const PIPELINED_ALGORITHMS: &[[&str; 4]] = &[
+    [
+        "ompi_pipeline",
+        "ompi_pipeline",
+        "ompi_ring",
+        "ompi_ring_segmented",
+    ],
+    ["NTSL", "ompi_chain", "ompi_basic_recursivehalving", "lr"],
+    [
+        "scatter_rdb_allgather",
+        "ompi_binomial",
+        "mpich_pair",
+        "rab_rdb",
+    ],
+    ["scatter_LR_allgather", "ompi_binary", "default", "rdb"],
+    ["flattree", "ompi_in_order_binary", "default", "default"],
 ];
 
 #[test]
-fn pipelined_bcast_and_reduce_give_the_right_data_blocking_or_not() {
+fn pipelined_collectives_give_the_right_data_blocking_or_not() {
     // Their schedules leave receives in flight across rounds, which both
     // the blocking and the non-blocking runs must honour; user_ops.c's
-    // non-commutative operation takes the in-order binary tree.
-    for (bcast, reduce) in BCAST_REDUCE_PAIRS {
-        let cfg = [
-            format!("--cfg=smpi/bcast:{bcast}"),
-            format!("--cfg=smpi/reduce:{reduce}"),
-        ];
+    // non-commutative operation takes their fallbacks.
+    for algs in PIPELINED_ALGORITHMS {
+        let cfg: Vec<String> = ["bcast", "reduce", "reduce_scatter", "allreduce"]
+            .iter()
+            .zip(algs)
+            .map(|(coll, alg)| format!("--cfg=smpi/{coll}:{alg}"))
+            .collect();
         let cfg: Vec<&str> = cfg.iter().map(String::as_str).collect();
         for program in [
             "tests/c/collectives.c",
@@ -577,7 +588,8 @@ const SIMGRID_COLLECTIVE_OVERHEADS: &[(&str, &[&str], f64)] = &[
 ];
 
 /// SimGrid 3.32's times for more collectives (bench/c/collective.c,
-/// bcast from rank 2, reduce to rank 3) on the FAT_TREE 2;8,8;1,2;1,1
+/// bcast from rank 2, reduce to rank 3, reduce_scatter with irregular
+/// counts) on the FAT_TREE 2;8,8;1,2;1,1
 /// cluster: (ranks, collective, algorithm, bytes, seconds).
 const SIMGRID_MORE_ALGORITHMS: &[(&str, &str, &str, &str, f64)] = &[
     ("45", "allgather", "rdb", "40000", 0.013692762),
@@ -626,6 +638,23 @@ const SIMGRID_MORE_ALGORITHMS: &[(&str, &str, &str, &str, f64)] = &[
         "1048576",
         0.007447002,
     ),
+    // Irregular counts (BYTES/8 + r % 3 doubles for rank r).
+    ("16", "reduce_scatter", "ompi_ring", "100000", 0.008342843),
+    (
+        "64",
+        "reduce_scatter",
+        "ompi_basic_recursivehalving",
+        "100000",
+        0.022806511,
+    ),
+    (
+        "7",
+        "reduce_scatter",
+        "ompi_basic_recursivehalving",
+        "8",
+        0.000201829,
+    ),
+    ("64", "reduce_scatter", "mpich_pair", "100000", 0.049753646),
 ];
 
 #[test]
