@@ -7,10 +7,11 @@
  *   collective allgather BYTES   MPI_Allgather of BYTES-byte blocks
  *   collective reduce_scatter BYTES  MPI_Reduce_scatter (MPI_SUM), rank r
  *                                getting BYTES/8 + r % 3 doubles
+ *   collective gather BYTES      MPI_Gather of BYTES-byte blocks to rank 1
  *
  * (roots modulo the number of ranks). The algorithm is the emulator's
  * choice (smpi/allreduce, smpi/alltoall, smpi/bcast, smpi/reduce,
- * smpi/allgather, smpi/reduce_scatter).
+ * smpi/allgather, smpi/reduce_scatter, smpi/gather).
  * Every rank checks its result; rank 0 prints the time the slowest rank
  * took, from a barrier before the call, and whether the data was right. */
 #include <mpi.h>
@@ -109,6 +110,23 @@ static int allgather(int rank, int size, long bytes) {
     return bad;
 }
 
+static int gather(int rank, int size, long bytes) {
+    long n = bytes / (long)sizeof(int) < 1 ? 1 : bytes / (long)sizeof(int);
+    int root = 1 % size, bad = 0;
+    int *mine = malloc(sizeof(int) * (size_t)n);
+    int *all = rank == root ? malloc(sizeof(int) * (size_t)n * (size_t)size) : NULL;
+    for (long i = 0; i < n; i++)
+        mine[i] = rank * 7919 + (int)(i % 1000);
+    MPI_Gather(mine, (int)n, MPI_INT, all, (int)n, MPI_INT, root, MPI_COMM_WORLD);
+    if (rank == root)
+        for (long r = 0; r < size; r++)
+            for (long i = 0; i < n; i++)
+                bad |= all[r * n + i] != (int)r * 7919 + (int)(i % 1000);
+    free(mine);
+    free(all);
+    return bad;
+}
+
 static int alltoall(int rank, int size, long bytes) {
     long n = bytes / (long)sizeof(int);
     if (n < 1)
@@ -136,8 +154,8 @@ int main(int argc, char **argv) {
     if (argc != 3) {
         if (rank == 0)
             fprintf(stderr,
-                    "usage: collective allreduce|alltoall|allgather|bcast|reduce|reduce_scatter "
-                    "BYTES\n");
+                    "usage: collective "
+                    "allreduce|alltoall|allgather|bcast|reduce|reduce_scatter|gather BYTES\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     long bytes = atol(argv[2]);
@@ -154,6 +172,8 @@ int main(int argc, char **argv) {
         bad = bcast(rank, size, bytes);
     } else if (!strcmp(argv[1], "reduce")) {
         bad = reduce(rank, size, bytes);
+    } else if (!strcmp(argv[1], "gather")) {
+        bad = gather(rank, size, bytes);
     } else if (!strcmp(argv[1], "reduce_scatter")) {
         bad = reduce_scatter(rank, size, bytes);
     } else {

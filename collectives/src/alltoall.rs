@@ -72,21 +72,23 @@ pub fn alltoall_with(
             }
             Ok(alltoall_pair(rank, size, sendcount, recvcount, in_place))
         }
-        AlltoallAlgorithm::Ring | AlltoallAlgorithm::RingK => Ok(alltoallv_ring_k(
-            rank,
-            size,
-            |_| sendcount,
-            |j| j * sendcount,
-            |_| recvcount,
-            |j| j * recvcount,
-            in_place,
-            if alg == AlltoallAlgorithm::Ring {
-                1
-            } else {
-                radix
-            },
-            false,
-        )),
+        AlltoallAlgorithm::Ring | AlltoallAlgorithm::RingK | AlltoallAlgorithm::Burst => {
+            Ok(alltoallv_ring_k(
+                rank,
+                size,
+                |_| sendcount,
+                |j| j * sendcount,
+                |_| recvcount,
+                |j| j * recvcount,
+                in_place,
+                match alg {
+                    AlltoallAlgorithm::Ring => Pace::Rounds(1),
+                    AlltoallAlgorithm::RingK => Pace::Rounds(radix),
+                    _ => Pace::Window(radix),
+                },
+                false,
+            ))
+        }
         AlltoallAlgorithm::Bruck => Ok(alltoall_bruck_k(
             rank, size, sendcount, recvcount, in_place, 2,
         )),
@@ -165,11 +167,23 @@ fn outgoing(
     }
 }
 
+/// How the exchanges of a ring alltoall are paced.
+#[derive(Clone, Copy)]
+enum Pace {
+    /// In rounds of k exchanges, each round waiting for all of them.
+    Rounds(usize),
+    /// A sliding window of k exchanges: exchange i starts as soon as
+    /// exchange i - k completed (the studies' burst).
+    Window(usize),
+}
+
 /// Ring-k: the p - 1 exchanges of SimGrid's `ring` in rounds of k; round
 /// j posts, for each distance i in 1+jk ..= (j+1)k, the send to rank+i and
 /// the receive from rank-i (in SimGrid's sendrecv order), all at once, and
 /// waits for them before the next round (k in-flight partners). k = 1 is
-/// `ring`; SimGrid's step with itself is a local copy. With `xor`, step i
+/// `ring`; SimGrid's step with itself is a local copy. Burst
+/// ([`Pace::Window`]) keeps k exchanges in flight instead: step i posts
+/// exchange i and waits for exchange i - k + 1. With `xor`, step i
 /// exchanges with rank XOR i instead (SimGrid's alltoallv `ring` does so
 /// on powers of two). In place, every outgoing block is first copied to
 /// scratch: a block may be overwritten by a receive before its own send.
@@ -182,7 +196,7 @@ fn alltoallv_ring_k(
     rcounts: impl Fn(usize) -> usize,
     rdispls: impl Fn(usize) -> usize,
     in_place: bool,
-    k: usize,
+    pace: Pace,
     xor: bool,
 ) -> Schedule {
     let mut b = Builder::new();
@@ -203,19 +217,36 @@ fn alltoallv_ring_k(
     };
     let into = |j: usize| Buf::Recv.block(rdispls(j), rcounts(j));
     b.copy(from(rank), into(rank));
+    let exchange = |i: usize| {
+        let (dst, src) = if xor {
+            (rank ^ i, rank ^ i)
+        } else {
+            ((rank + i) % size, (rank + size - i) % size)
+        };
+        [send(dst, from(dst)), recv(src, into(src))]
+    };
     let distances: Vec<usize> = (1..size).collect();
-    for round in distances.chunks(k) {
-        let mut comm = Vec::with_capacity(2 * round.len());
-        for &i in round {
-            let (dst, src) = if xor {
-                (rank ^ i, rank ^ i)
-            } else {
-                ((rank + i) % size, (rank + size - i) % size)
-            };
-            comm.push(send(dst, from(dst)));
-            comm.push(recv(src, into(src)));
+    // A window no wider than the number of exchanges.
+    let pace = match pace {
+        Pace::Window(k) => Pace::Window(k.min(distances.len())),
+        rounds => rounds,
+    };
+    match pace {
+        Pace::Rounds(k) | Pace::Window(k @ (0 | 1)) => {
+            for round in distances.chunks(k.max(1)) {
+                b.round(round.iter().flat_map(|&i| exchange(i)).collect(), vec![]);
+            }
         }
-        b.round(comm, vec![]);
+        Pace::Window(k) => {
+            // Exchange i is due k - 1 steps after its own; k - 1 steps
+            // without a new exchange wait for the last ones.
+            for &i in &distances {
+                b.round_deferring(vec![], vec![], exchange(i).map(|c| (c, k - 1)).into());
+            }
+            for _ in 1..k {
+                b.round_deferring(vec![], vec![], vec![]);
+            }
+        }
     }
     b.finish()
 }
@@ -376,21 +407,23 @@ pub fn alltoallv_with(
             in_place,
             AlltoallOrder::Ascending,
         )),
-        AlltoallvAlgorithm::Ring | AlltoallvAlgorithm::RingK => Ok(alltoallv_ring_k(
-            rank,
-            size,
-            |i| sendcounts[i],
-            |i| sdispls[i],
-            |i| recvcounts[i],
-            |i| rdispls[i],
-            in_place,
-            if alg == AlltoallvAlgorithm::Ring {
-                1
-            } else {
-                radix
-            },
-            alg == AlltoallvAlgorithm::Ring && size.is_power_of_two(),
-        )),
+        AlltoallvAlgorithm::Ring | AlltoallvAlgorithm::RingK | AlltoallvAlgorithm::Burst => {
+            Ok(alltoallv_ring_k(
+                rank,
+                size,
+                |i| sendcounts[i],
+                |i| sdispls[i],
+                |i| recvcounts[i],
+                |i| rdispls[i],
+                in_place,
+                match alg {
+                    AlltoallvAlgorithm::Ring => Pace::Rounds(1),
+                    AlltoallvAlgorithm::RingK => Pace::Rounds(radix),
+                    _ => Pace::Window(radix),
+                },
+                alg == AlltoallvAlgorithm::Ring && size.is_power_of_two(),
+            ))
+        }
     }
 }
 

@@ -12,6 +12,7 @@
 use crate::error::{check_blocks, check_len, check_rooted, mul, CollError};
 use crate::registry::{GatherAlgorithm, GathervAlgorithm, ScatterAlgorithm, ScattervAlgorithm};
 use crate::schedule::{recv, send, Block, Buf, Builder, Local, Schedule};
+use crate::tree::segment_count;
 
 /// `MPI_Gather`: rank `i`'s `Send[0..sendcount]` lands in the root's
 /// `Recv[i*recvcount..(i+1)*recvcount]`.
@@ -34,10 +35,15 @@ pub fn gather(
         sendcount,
         recvcount,
         in_place,
+        1,
     )
 }
 
-/// `MPI_Gather` with a chosen algorithm; see [`gather`].
+/// `MPI_Gather` with a chosen algorithm; see [`gather`]. `elem_bytes` is
+/// the size of one element of the rank's own side (the receive type at
+/// the root, the send type elsewhere): `ompi_linear_sync` cuts its first
+/// segment in bytes.
+#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
 pub fn gather_with(
     alg: GatherAlgorithm,
     rank: usize,
@@ -46,6 +52,7 @@ pub fn gather_with(
     sendcount: usize,
     recvcount: usize,
     in_place: bool,
+    elem_bytes: usize,
 ) -> Result<Schedule, CollError> {
     check_rooted(rank, size, root)?;
     if rank == root {
@@ -66,6 +73,9 @@ pub fn gather_with(
         GatherAlgorithm::OmpiBinomial => {
             gather_binomial(&mut b, rank, size, root, sendcount, recvcount, in_place)
         }
+        GatherAlgorithm::OmpiLinearSync => gather_linear_sync(
+            &mut b, rank, size, root, sendcount, recvcount, in_place, elem_bytes,
+        ),
         GatherAlgorithm::OmpiBasicLinear => {
             // Open MPI's basic linear gather: the root receives from rank
             // 0, 1, ... one blocking receive after the other.
@@ -85,6 +95,61 @@ pub fn gather_with(
         }
     }
     Ok(b.finish())
+}
+
+/// Open MPI's synchronised linear gather (SimGrid's `ompi_linear_sync`):
+/// for each other rank in turn, the root posts the receive of its first
+/// segment (1 KiB, or 32 KiB for blocks above 90 KiB), sends it an empty
+/// message, posts the receive of the rest and waits for the first segment
+/// only; the rests are waited for at the end. A non-root waits for the
+/// empty message, then sends its two parts one after the other. Each side
+/// cuts its block in its own elements (`elem_bytes` each).
+#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
+fn gather_linear_sync(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    root: usize,
+    sendcount: usize,
+    recvcount: usize,
+    in_place: bool,
+    elem_bytes: usize,
+) {
+    let count = if rank == root { recvcount } else { sendcount };
+    let segsize = if count.saturating_mul(elem_bytes) > 92160 {
+        32768
+    } else {
+        1024
+    };
+    let first = segment_count(segsize, elem_bytes, count);
+    let parts = |block: Block| (block.sub(0, first), block.sub(first, count - first));
+    if rank != root {
+        let (head, rest) = parts(Buf::Send.block(0, count));
+        b.round(vec![recv(root, Buf::Send.block(0, 0))], vec![]);
+        b.round(vec![send(root, head)], vec![]);
+        b.round(vec![send(root, rest)], vec![]);
+        return;
+    }
+    let others: Vec<usize> = (0..size).filter(|&i| i != root).collect();
+    for (j, &i) in others.iter().enumerate() {
+        let (head, rest) = parts(Buf::Recv.block(i * count, count));
+        // The rest is due in the last round, after every rank's turn.
+        b.round_deferring(
+            vec![recv(i, head), send(i, Buf::Recv.block(0, 0))],
+            vec![],
+            vec![(recv(i, rest), others.len() - j)],
+        );
+    }
+    let own = Buf::Recv.block(root * count, count);
+    let local = if in_place {
+        vec![]
+    } else {
+        vec![Local::Copy {
+            from: Buf::Send.block(0, sendcount),
+            to: own,
+        }]
+    };
+    b.round_deferring(vec![], local, vec![]);
 }
 
 /// Open MPI's binomial gather (SimGrid's `ompi_binomial`), on the in-order

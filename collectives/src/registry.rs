@@ -330,6 +330,8 @@ algorithm_enum! {
         OmpiBinomial => "ompi_binomial": "in-order binomial tree: each rank forwards its subtree's blocks to its parent",
         /// Open MPI's basic linear gather.
         OmpiBasicLinear => "ompi_basic_linear": "the root receives from each rank in turn, one blocking receive after the other",
+        /// Open MPI's synchronised linear gather.
+        OmpiLinearSync => "ompi_linear_sync": "the root asks each rank in turn with an empty message and waits for its first 1 KiB (32 KiB above 90 KiB blocks); the rests flow in behind",
     }
 }
 
@@ -411,6 +413,8 @@ algorithm_enum! {
         BruckK => "bruck_k": "radix-k Bruck: log_k(p) rounds, each sending the blocks with digit v to rank+v*k^d for v in 1..k (k: smpi/coll-radix)",
         /// Ring with k exchanges in flight (`smpi/coll-radix`).
         RingK => "ring_k": "ring in rounds of k partners posted at once (k: smpi/coll-radix)",
+        /// Ring with a window of k exchanges in flight (`smpi/coll-radix`).
+        Burst => "burst": "ring with k exchanges always in flight: each one completing lets the next start (k: smpi/coll-radix)",
     }
 }
 
@@ -424,6 +428,8 @@ algorithm_enum! {
         Ring => "ring": "p-1 sendrecv steps; step i exchanges with rank XOR i on powers of two, else sends to rank+i and receives from rank-i",
         /// Ring with k exchanges in flight (`smpi/coll-radix`).
         RingK => "ring_k": "ring in rounds of k partners posted at once (k: smpi/coll-radix)",
+        /// Ring with a window of k exchanges in flight (`smpi/coll-radix`).
+        Burst => "burst": "ring with k exchanges always in flight: each one completing lets the next start (k: smpi/coll-radix)",
     }
 }
 

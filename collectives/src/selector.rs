@@ -6,12 +6,12 @@
 //!   `Default`, whose alltoall follows Open MPI's table).
 //! * `ompi`: Open MPI's fixed decision tables (2022), as SimGrid 3.32's
 //!   `ompi` selector copies them, for allreduce, alltoall, alltoallv and
-//!   barrier, gather and scatter. Where Open MPI picks an algorithm this
-//!   crate lacks, the
-//!   closest one runs: `segmented_ring` allreduce runs `lr`, and the
+//!   barrier, gather and scatter. Where the allreduce table picks Open
+//!   MPI's ring or segmented ring, messages are far below the segmented
+//!   ring's p MiB, where it runs the plain ring: both are `lr` here. The
 //!   linear allreduces (`basic_linear`, `nonoverlapping`: a reduce then a
-//!   bcast) run the default reduce and binomial bcast, and `linear_sync`
-//!   gather runs `ompi_basic_linear`.
+//!   bcast) run the default reduce and binomial bcast, the closest we
+//!   have.
 //! * `mpich`: MPICH's decision logic for allreduce (recursive doubling for
 //!   short messages, Rabenseifner for long ones), alltoall (Bruck for
 //!   short blocks, all messages posted at once for medium ones, pairwise
@@ -227,14 +227,17 @@ pub fn select_allgather(sel: Selector, size: usize, total_bytes: usize) -> Allga
 /// The algorithm of an `MPI_Gather` of `block_bytes` per rank on `size`
 /// ranks.
 pub fn select_gather(sel: Selector, size: usize, block_bytes: usize) -> GatherAlgorithm {
-    use GatherAlgorithm::{OmpiBasicLinear as Linear, OmpiBinomial as Binomial};
+    use GatherAlgorithm::{
+        OmpiBasicLinear as Linear, OmpiBinomial as Binomial, OmpiLinearSync as LinearSync,
+    };
     let d = block_bytes;
     match sel {
         Selector::Default | Selector::Mpich => GatherAlgorithm::Default,
-        // `linear_sync` runs the basic linear gather.
         Selector::Ompi => match size {
-            0..=3 if d < 4 || (32768..65536).contains(&d) || d >= 131072 => Linear,
+            0..=3 if d >= 131072 => LinearSync,
+            0..=3 if d < 4 || (32768..65536).contains(&d) => Linear,
             0..=3 => Binomial,
+            4..=7 if d >= 262144 => LinearSync,
             4..=7 if (1024..8192).contains(&d) || d >= 32768 => Linear,
             4..=7 => Binomial,
             256..=511 if (2048..8192).contains(&d) => Linear,

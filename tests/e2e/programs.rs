@@ -655,6 +655,8 @@ const SIMGRID_MORE_ALGORITHMS: &[(&str, &str, &str, &str, f64)] = &[
         0.000201829,
     ),
     ("64", "reduce_scatter", "mpich_pair", "100000", 0.049753646),
+    ("16", "gather", "ompi_linear_sync", "100000", 0.003646222),
+    ("64", "gather", "ompi_linear_sync", "8", 0.009594897),
 ];
 
 #[test]
@@ -734,6 +736,11 @@ const SIMGRID_OMPI_SELECTOR: &[(&str, &str, &str, f64)] = &[
     ("48", "allreduce", "1048576", 0.008763480),
     ("13", "allreduce", "80000", 0.001428125),
     ("64", "alltoall", "4096", 0.001127003),
+    // Gather to rank 1: linear_sync, basic_linear, binomial.
+    ("3", "gather", "200000", 0.000579798),
+    ("5", "gather", "600000", 0.002300128),
+    ("5", "gather", "100000", 0.001271727),
+    ("16", "gather", "1000000", 0.014153905),
 ];
 
 #[test]

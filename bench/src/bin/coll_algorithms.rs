@@ -148,7 +148,11 @@ fn main() -> Result<()> {
             64,
             variants(
                 "alltoall",
-                &[AlltoallAlgorithm::BruckK, AlltoallAlgorithm::RingK],
+                &[
+                    AlltoallAlgorithm::BruckK,
+                    AlltoallAlgorithm::RingK,
+                    AlltoallAlgorithm::Burst,
+                ],
             ),
         ),
     ];

@@ -371,6 +371,27 @@ fn reduce_trees_pipeline_their_segments() {
 }
 
 #[test]
+fn burst_keeps_k_exchanges_in_flight() {
+    // 5 ranks, k = 2: each step posts one exchange, due one step later;
+    // one last step waits for the last exchange.
+    let s = alltoall_with(AlltoallAlgorithm::Burst, 0, 5, 1, 1, false, 2).unwrap();
+    assert_eq!(
+        round_ops(&s),
+        [
+            "",
+            "s1x1+1 r4x1+1",
+            "s2x1+1 r3x1+1",
+            "s3x1+1 r2x1+1",
+            "s4x1+1 r1x1+1",
+            ""
+        ]
+    );
+    // A window wider than the exchanges: all in flight at once.
+    let s = alltoall_with(AlltoallAlgorithm::Burst, 0, 3, 1, 1, false, 8).unwrap();
+    assert_eq!(round_ops(&s), ["", "s1x1+1 r2x1+1", "s2x1+1 r1x1+1", ""]);
+}
+
+#[test]
 fn bcast_pipeline_keeps_two_receives_in_flight() {
     // ompi_pipeline, 3 segments of 16 KiB (2 elements of 8 KiB) down the
     // chain 0, 1, 2, 3 from rank 0.
@@ -527,14 +548,25 @@ fn gather_all_roots() {
         .iter()
         .flat_map(|&a| sizes().map(move |s| (a, s)))
     {
-        for root in 0..size {
-            for count in COUNTS {
+        // With 512-byte elements, linear_sync's first segment (1 KiB) is
+        // 2 elements: blocks of 3 go in two parts.
+        let elem_sizes: &[usize] = if alg == GatherAlgorithm::OmpiLinearSync {
+            &[8, 512]
+        } else {
+            &[8]
+        };
+        let cases = elem_sizes
+            .iter()
+            .flat_map(|&e| (0..size).flat_map(move |root| COUNTS.map(|c| (e, root, c))));
+        for (elem_bytes, root, count) in cases {
+            {
                 for in_place in [false, true] {
                     let mems = run_all(
                         size,
                         |r| {
                             let s =
-                                gather_with(alg, r, size, root, count, count, in_place).unwrap();
+                                gather_with(alg, r, size, root, count, count, in_place, elem_bytes)
+                                    .unwrap();
                             check_shape(&s, size);
                             s
                         },
@@ -926,6 +958,17 @@ fn selectors_follow_their_tables() {
         select_gather(Selector::Ompi, 2, 1),
         GatherAlgorithm::OmpiBasicLinear
     );
+    // Where SimGrid 3.32's ompi selector gives linear_sync's times.
+    for (size, bytes) in [(3, 131072), (2, 200000), (5, 262144), (7, 600000)] {
+        assert_eq!(
+            select_gather(Selector::Ompi, size, bytes),
+            GatherAlgorithm::OmpiLinearSync
+        );
+    }
+    assert_eq!(
+        select_gather(Selector::Ompi, 5, 262143),
+        GatherAlgorithm::OmpiBasicLinear
+    );
     assert_eq!(
         select_gather(Selector::Mpich, 64, 8),
         GatherAlgorithm::Default
@@ -952,7 +995,9 @@ fn selectors_follow_their_tables() {
 fn alltoall_all_algorithms() {
     for alg in AlltoallAlgorithm::ALL.iter().copied() {
         let radices: &[usize] = match alg {
-            AlltoallAlgorithm::BruckK | AlltoallAlgorithm::RingK => &[2, 3, 4, 7],
+            AlltoallAlgorithm::BruckK | AlltoallAlgorithm::RingK | AlltoallAlgorithm::Burst => {
+                &[2, 3, 4, 7]
+            }
             _ => &[DEFAULT_RADIX],
         };
         for &radix in radices {
@@ -1033,11 +1078,12 @@ fn alltoall_basic_linear_posting_order() {
 #[test]
 fn alltoallv_irregular() {
     let variants = AlltoallvAlgorithm::ALL.iter().flat_map(|&a| {
-        let radices: &[usize] = if a == AlltoallvAlgorithm::RingK {
-            &[2, 3, 5]
-        } else {
-            &[DEFAULT_RADIX]
-        };
+        let radices: &[usize] =
+            if matches!(a, AlltoallvAlgorithm::RingK | AlltoallvAlgorithm::Burst) {
+                &[2, 3, 5]
+            } else {
+                &[DEFAULT_RADIX]
+            };
         radices.iter().map(move |&k| (a, k))
     });
     for ((alg, radix), size) in variants.flat_map(|v| sizes().map(move |s| (v, s))) {

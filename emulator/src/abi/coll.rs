@@ -235,8 +235,18 @@ pub(crate) unsafe extern "C" fn MPI_Gather(
                 Ok(algo::select_gather(sel, c.size(), block))
             },
         )?;
-        let s = algo::gather_with(alg, c.my_rank, c.size(), root, sc, rc, in_place)
-            .map_err(coll_error)?;
+        let own_type = committed(if at_root { rt } else { st })?;
+        let s = algo::gather_with(
+            alg,
+            c.my_rank,
+            c.size(),
+            root,
+            sc,
+            rc,
+            in_place,
+            own_type.size,
+        )
+        .map_err(coll_error)?;
         let b = Buffers {
             send: sendbuf as usize,
             send_type: st,
