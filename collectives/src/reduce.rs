@@ -709,6 +709,10 @@ pub(crate) fn reduce_into(
     };
     match alg {
         A::Binomial => reduce_binomial(b, rank, size, root, commutative, input, output),
+        A::ScatterGather if commutative => {
+            reduce_scatter_gather(b, rank, size, root, input, output)
+        }
+        A::ScatterGather => reduce_binomial(b, rank, size, root, commutative, input, output),
         // Open MPI's trees are for commutative operations; for the others
         // its decision (and so ours) takes the in-order binary tree.
         A::OmpiInOrderBinary => reduce_in_order_binary(b, rank, size, root, input, output),
@@ -817,6 +821,151 @@ fn reduce_basic_linear_root(
         }
     }
     b.copy(acc, output);
+}
+
+/// SimGrid's `scatter_gather` (MPICH's Rabenseifner reduce), for
+/// commutative operations: the odd ranks among the first 2r (r = p minus
+/// the largest power of two below it) fold onto their even neighbour;
+/// the power of two of remaining ranks reduce-scatter by recursive
+/// halving (block i of p' has n / p' elements, the last one the rest),
+/// then gather the pieces towards the root by recursive doubling, each
+/// rank sending its whole subtree's part once the root's half is reached.
+/// Fewer elements than ranks are padded to p, as MPICH does: messages
+/// carry the padding, reductions only the real elements.
+fn reduce_scatter_gather(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    root: usize,
+    input: Block,
+    output: Block,
+) {
+    let count = input.count;
+    if count == 0 {
+        return;
+    }
+    let n = count.max(size);
+    let acc = b.tmp(n).block(0, n);
+    let incoming = b.tmp(n).block(0, n);
+    b.copy(input, acc.sub(0, count));
+    // Reduce the real elements of [at, at + len) of `incoming` into `acc`.
+    let fold = |at: usize, len: usize| {
+        let real = len.min(count.saturating_sub(at));
+        if real == 0 {
+            vec![]
+        } else {
+            vec![Local::Reduce {
+                input: incoming.sub(at, real),
+                inout: acc.sub(at, real),
+            }]
+        }
+    };
+    let pof2 = 1 << size.ilog2();
+    let rem = size - pof2;
+    let mut newrank = if rank < 2 * rem {
+        if !rank.is_multiple_of(2) {
+            b.round(vec![send(rank - 1, acc)], vec![]);
+            None
+        } else {
+            b.round(vec![recv(rank + 1, incoming)], fold(0, n));
+            Some(rank / 2)
+        }
+    } else {
+        Some(rank - rem)
+    };
+    let real = |v: usize| if v < rem { 2 * v } else { v + rem };
+    let cnt = |i: usize| {
+        if i + 1 < pof2 {
+            n / pof2
+        } else {
+            n - (n / pof2) * (pof2 - 1)
+        }
+    };
+    let disp = |i: usize| i * (n / pof2);
+    let span = |from: usize, to: usize| (disp(from), (from..to).map(cnt).sum::<usize>());
+    let (mut send_idx, mut recv_idx, mut last_idx) = (0, 0, pof2);
+    if let Some(v) = newrank {
+        let mut mask = 1;
+        while mask < pof2 {
+            let vd = v ^ mask;
+            let half = pof2 / (mask * 2);
+            let (sent, got) = if v < vd {
+                send_idx = recv_idx + half;
+                ((send_idx, last_idx), (recv_idx, send_idx))
+            } else {
+                recv_idx = send_idx + half;
+                ((send_idx, recv_idx), (recv_idx, last_idx))
+            };
+            let (s_at, s_len) = span(sent.0, sent.1);
+            let (r_at, r_len) = span(got.0, got.1);
+            b.round(
+                vec![
+                    send(real(vd), acc.sub(s_at, s_len)),
+                    recv(real(vd), incoming.sub(r_at, r_len)),
+                ],
+                fold(r_at, r_len),
+            );
+            send_idx = recv_idx;
+            mask <<= 1;
+            if mask < pof2 {
+                last_idx = recv_idx + pof2 / mask;
+            }
+        }
+    }
+    // Gather to the root. An odd root among the folded ranks had its
+    // even neighbour work for it: virtual rank 0 hands it block 0 and the
+    // root takes its place.
+    let odd_root = root < 2 * rem && !root.is_multiple_of(2);
+    let newroot = if odd_root {
+        if rank == root {
+            b.round(vec![recv(0, acc.sub(0, cnt(0)))], vec![]);
+            newrank = Some(0);
+            send_idx = 0;
+            last_idx = 2;
+        } else if newrank == Some(0) {
+            b.round(vec![send(root, acc.sub(0, cnt(0)))], vec![]);
+            newrank = None;
+        }
+        0
+    } else if root < 2 * rem {
+        root / 2
+    } else {
+        root - rem
+    };
+    if let Some(v) = newrank {
+        let mut j = pof2.ilog2();
+        let mut mask = pof2 >> 1;
+        while mask > 0 {
+            j -= 1;
+            let vd = v ^ mask;
+            let dst = if vd == 0 && odd_root { root } else { real(vd) };
+            let half = pof2 / (mask * 2);
+            let (sent, got) = if v < vd {
+                if mask != pof2 / 2 {
+                    last_idx += half;
+                }
+                recv_idx = send_idx + half;
+                ((send_idx, recv_idx), (recv_idx, last_idx))
+            } else {
+                recv_idx = send_idx - half;
+                ((send_idx, last_idx), (recv_idx, send_idx))
+            };
+            if (vd >> j) == (newroot >> j) {
+                let (at, len) = span(sent.0, sent.1);
+                b.round(vec![send(dst, acc.sub(at, len))], vec![]);
+                break;
+            }
+            let (at, len) = span(got.0, got.1);
+            b.round(vec![recv(dst, acc.sub(at, len))], vec![]);
+            if v > vd {
+                send_idx = recv_idx;
+            }
+            mask >>= 1;
+        }
+    }
+    if rank == root {
+        b.copy(acc.sub(0, count), output);
+    }
 }
 
 /// SimGrid's `binomial` (MPICH's binomial tree): relative to the root (to

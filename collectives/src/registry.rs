@@ -289,6 +289,8 @@ algorithm_enum! {
         OmpiBasicLinear => "ompi_basic_linear": "linear; the root receives and reduces one contribution at a time, from the last rank down to rank 0",
         /// MPICH's binomial tree.
         Binomial => "binomial": "binomial tree towards the root (towards rank 0, then to the root, for non-commutative ops)",
+        /// MPICH's Rabenseifner reduce.
+        ScatterGather => "scatter_gather": "Rabenseifner: reduce-scatter by recursive halving, then a binomial gather of the pieces to the root (commutative ops; else binomial)",
         /// Open MPI's segmented chains.
         OmpiChain => "ompi_chain": "p/2 chains towards the root in 64 KiB segments (non-commutative ops: ompi_in_order_binary)",
         /// Open MPI's segmented pipeline.

@@ -18,8 +18,8 @@
 //!   exchange for long ones), barrier (dissemination), bcast (binomial for
 //!   short messages or at most 8 ranks, else a scatter then an allgather:
 //!   by recursive doubling for medium messages on powers of two, else a
-//!   ring) and reduce (binomial; MPICH's
-//!   reduce-scatter and gather for long messages is not here yet) and
+//!   ring) and reduce (binomial, or Rabenseifner's reduce-scatter and
+//!   gather for long messages) and
 //!   allgather (recursive doubling under 512 KiB in all on powers of two,
 //!   else Bruck up to 80 KiB, else ring).
 //!   SimGrid's `mpich` selector runs SMP-aware two-level algorithms
@@ -203,9 +203,21 @@ pub fn select_bcast(sel: Selector, size: usize, bytes: usize) -> BcastAlgorithm 
     }
 }
 
-/// The algorithm of an `MPI_Reduce` (to any root).
-pub fn select_reduce(sel: Selector) -> ReduceAlgorithm {
+/// The algorithm of an `MPI_Reduce` (to any root) of `count` elements,
+/// `bytes` in all, on `size` ranks.
+pub fn select_reduce(
+    sel: Selector,
+    size: usize,
+    count: usize,
+    bytes: usize,
+    commutative: bool,
+) -> ReduceAlgorithm {
     match sel {
+        // MPICH: Rabenseifner for long messages of at least one element
+        // per rank of the power of two, binomial otherwise.
+        Selector::Mpich if commutative && bytes > 2048 && count >= 1 << size.ilog2() => {
+            ReduceAlgorithm::ScatterGather
+        }
         Selector::Mpich => ReduceAlgorithm::Binomial,
         Selector::Default | Selector::Ompi => ReduceAlgorithm::Default,
     }

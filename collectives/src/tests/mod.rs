@@ -312,6 +312,11 @@ fn reduce_ompi_basic_linear_all_roots() {
 }
 
 #[test]
+fn reduce_scatter_gather_all_roots() {
+    check_reduce(ReduceAlgorithm::ScatterGather);
+}
+
+#[test]
 fn reduce_open_mpi_trees_all_roots() {
     for alg in [
         ReduceAlgorithm::OmpiChain,
@@ -929,7 +934,22 @@ fn selectors_follow_their_tables() {
         select_bcast(Selector::Ompi, 64, 1 << 20),
         BcastAlgorithm::Default
     );
-    assert_eq!(select_reduce(Selector::Mpich), ReduceAlgorithm::Binomial);
+    assert_eq!(
+        select_reduce(Selector::Mpich, 16, 1, 8, true),
+        ReduceAlgorithm::Binomial
+    );
+    assert_eq!(
+        select_reduce(Selector::Mpich, 16, 1000, 8000, true),
+        ReduceAlgorithm::ScatterGather
+    );
+    assert_eq!(
+        select_reduce(Selector::Mpich, 16, 1000, 8000, false),
+        ReduceAlgorithm::Binomial
+    );
+    assert_eq!(
+        select_reduce(Selector::Ompi, 16, 1000, 8000, true),
+        ReduceAlgorithm::Default
+    );
     assert_eq!(
         select_allgather(Selector::Mpich, 64, 4096),
         AllgatherAlgorithm::Rdb

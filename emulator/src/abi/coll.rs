@@ -794,7 +794,14 @@ pub(crate) unsafe extern "C" fn MPI_Reduce(
         |c, in_place, commutative| {
             let n = count(n, "count")?;
             let root = root_of(c, root)?;
-            let alg = named_or_selected(|a| a.reduce, |sel| Ok(algo::select_reduce(sel)))?;
+            let ty = committed(datatype)?;
+            let alg = named_or_selected(
+                |a| a.reduce,
+                |sel| {
+                    let bytes = ty.size.saturating_mul(n);
+                    Ok(algo::select_reduce(sel, c.size(), n, bytes, commutative))
+                },
+            )?;
             algo::reduce_with(
                 alg,
                 c.my_rank,
@@ -803,7 +810,7 @@ pub(crate) unsafe extern "C" fn MPI_Reduce(
                 n,
                 commutative,
                 in_place && c.my_rank == root,
-                committed(datatype)?.size,
+                ty.size,
             )
             .map_err(coll_error)
         },
