@@ -8,10 +8,12 @@
  *   collective reduce_scatter BYTES  MPI_Reduce_scatter (MPI_SUM), rank r
  *                                getting BYTES/8 + r % 3 doubles
  *   collective gather BYTES      MPI_Gather of BYTES-byte blocks to rank 1
+ *   collective allgatherv BYTES  MPI_Allgatherv, rank r contributing
+ *                                BYTES/4 + r % 3 ints
  *
  * (roots modulo the number of ranks). The algorithm is the emulator's
  * choice (smpi/allreduce, smpi/alltoall, smpi/bcast, smpi/reduce,
- * smpi/allgather, smpi/reduce_scatter, smpi/gather).
+ * smpi/allgather, smpi/allgatherv, smpi/reduce_scatter, smpi/gather).
  * Every rank checks its result; rank 0 prints the time the slowest rank
  * took, from a barrier before the call, and whether the data was right. */
 #include <mpi.h>
@@ -110,6 +112,33 @@ static int allgather(int rank, int size, long bytes) {
     return bad;
 }
 
+/* Rank r contributes BYTES/4 + r % 3 ints: irregular counts. */
+static int allgatherv(int rank, int size, long bytes) {
+    long n = bytes / (long)sizeof(int) < 1 ? 1 : bytes / (long)sizeof(int);
+    int *counts = malloc(sizeof(int) * (size_t)size);
+    int *displs = malloc(sizeof(int) * (size_t)size);
+    long total = 0;
+    for (int r = 0; r < size; r++) {
+        counts[r] = (int)(n + r % 3);
+        displs[r] = (int)total;
+        total += counts[r];
+    }
+    int *mine = malloc(sizeof(int) * (size_t)counts[rank]);
+    int *all = malloc(sizeof(int) * (size_t)total);
+    for (long i = 0; i < counts[rank]; i++)
+        mine[i] = rank * 7919 + (int)(i % 1000);
+    MPI_Allgatherv(mine, counts[rank], MPI_INT, all, counts, displs, MPI_INT, MPI_COMM_WORLD);
+    int bad = 0;
+    for (int r = 0; r < size; r++)
+        for (long i = 0; i < counts[r]; i++)
+            bad |= all[displs[r] + i] != r * 7919 + (int)(i % 1000);
+    free(counts);
+    free(displs);
+    free(mine);
+    free(all);
+    return bad;
+}
+
 static int gather(int rank, int size, long bytes) {
     long n = bytes / (long)sizeof(int) < 1 ? 1 : bytes / (long)sizeof(int);
     int root = 1 % size, bad = 0;
@@ -155,7 +184,8 @@ int main(int argc, char **argv) {
         if (rank == 0)
             fprintf(stderr,
                     "usage: collective "
-                    "allreduce|alltoall|allgather|bcast|reduce|reduce_scatter|gather BYTES\n");
+                    "allreduce|alltoall|allgather|allgatherv|bcast|reduce|reduce_scatter|gather "
+                    "BYTES\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     long bytes = atol(argv[2]);
@@ -172,6 +202,8 @@ int main(int argc, char **argv) {
         bad = bcast(rank, size, bytes);
     } else if (!strcmp(argv[1], "reduce")) {
         bad = reduce(rank, size, bytes);
+    } else if (!strcmp(argv[1], "allgatherv")) {
+        bad = allgatherv(rank, size, bytes);
     } else if (!strcmp(argv[1], "gather")) {
         bad = gather(rank, size, bytes);
     } else if (!strcmp(argv[1], "reduce_scatter")) {

@@ -234,10 +234,15 @@ pub fn allgatherv(
         recvcounts,
         displs,
         in_place,
+        1,
     )
 }
 
-/// `MPI_Allgatherv` with a chosen algorithm; see [`allgatherv`].
+/// `MPI_Allgatherv` with a chosen algorithm; see [`allgatherv`]. `pair`
+/// fails with [`CollError::NeedsPowerOfTwo`] unless `size` is a power of
+/// two; `elem_bytes` (the receive type's extent) sets `mpich_ring`'s
+/// pieces.
+#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
 pub fn allgatherv_with(
     alg: AllgathervAlgorithm,
     rank: usize,
@@ -246,6 +251,7 @@ pub fn allgatherv_with(
     recvcounts: &[usize],
     displs: &[usize],
     in_place: bool,
+    elem_bytes: usize,
 ) -> Result<Schedule, CollError> {
     check_rank(rank, size)?;
     check_len("recvcounts", recvcounts, size)?;
@@ -271,8 +277,102 @@ pub fn allgatherv_with(
             |i| displs[i],
             in_place,
         ),
+        AllgathervAlgorithm::Pair => {
+            if !size.is_power_of_two() {
+                return Err(CollError::NeedsPowerOfTwo {
+                    algorithm: "allgatherv pair",
+                    size,
+                });
+            }
+            let mine = own_block(
+                rank,
+                sendcount,
+                &|i| recvcounts[i],
+                &|i| displs[i],
+                in_place,
+            );
+            let slot = |i: usize| Buf::Recv.block(displs[i], recvcounts[i]);
+            b.copy(mine, slot(rank));
+            for i in 1..size {
+                let peer = rank ^ i;
+                b.round(vec![send(peer, mine), recv(peer, slot(peer))], vec![]);
+            }
+        }
+        AllgathervAlgorithm::MpichRing => allgatherv_mpich_ring(
+            &mut b, rank, size, sendcount, recvcounts, displs, in_place, elem_bytes,
+        ),
     }
     Ok(b.finish())
+}
+
+/// MPICH's ring allgatherv (SimGrid's `mpich_ring`): each step sends the
+/// right neighbour the block received last (our own first) and receives
+/// the next one from the left, both cut into pieces of at most `min`
+/// elements, `min` being the smallest block or 256 KiB worth of elements,
+/// whichever is larger. Send and receive pieces advance independently,
+/// so a step may only send or only receive.
+#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
+fn allgatherv_mpich_ring(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    sendcount: usize,
+    counts: &[usize],
+    displs: &[usize],
+    in_place: bool,
+    elem_bytes: usize,
+) {
+    if !in_place {
+        b.copy(
+            Buf::Send.block(0, sendcount),
+            Buf::Recv.block(displs[rank], counts[rank]),
+        );
+    }
+    let (left, right) = ((rank + size - 1) % size, (rank + 1) % size);
+    let total: usize = counts.iter().sum();
+    let (mut torecv, mut tosend) = (total - counts[rank], total - counts[right]);
+    let smallest = counts.iter().copied().min().unwrap_or(0);
+    let piece = if smallest.saturating_mul(elem_bytes) < 32768 * 8 {
+        (32768 * 8 / elem_bytes.max(1)).max(1)
+    } else {
+        smallest
+    };
+    let (mut sidx, mut ridx, mut soffset, mut roffset) = (rank, left, 0, 0);
+    while tosend > 0 || torecv > 0 {
+        let sendnow = if tosend > 0 {
+            piece.min(counts[sidx] - soffset)
+        } else {
+            0
+        };
+        let recvnow = if torecv > 0 {
+            piece.min(counts[ridx] - roffset)
+        } else {
+            0
+        };
+        let mut comm = Vec::with_capacity(2);
+        if sendnow > 0 {
+            comm.push(send(
+                right,
+                Buf::Recv.block(displs[sidx] + soffset, sendnow),
+            ));
+        }
+        if recvnow > 0 {
+            comm.push(recv(left, Buf::Recv.block(displs[ridx] + roffset, recvnow)));
+        }
+        b.round(comm, vec![]);
+        tosend -= sendnow;
+        torecv -= recvnow;
+        soffset += sendnow;
+        roffset += recvnow;
+        if soffset == counts[sidx] {
+            soffset = 0;
+            sidx = (sidx + size - 1) % size;
+        }
+        if roffset == counts[ridx] {
+            roffset = 0;
+            ridx = (ridx + size - 1) % size;
+        }
+    }
 }
 
 /// The block a rank sends: its send buffer, or its own slot of the receive

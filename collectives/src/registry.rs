@@ -390,6 +390,10 @@ algorithm_enum! {
         /// SimGrid's `ring`: p-1 steps; in step i, send to rank+i and
         /// receive from rank-i.
         Ring => "ring": "p-1 sendrecv steps; step i sends to rank+i and receives from rank-i",
+        /// SimGrid's `pair`: p-1 sendrecv steps with rank XOR i.
+        Pair => "pair": "p-1 sendrecv steps exchanging own blocks with rank XOR i (power-of-two sizes only)",
+        /// MPICH's ring, with its pipelining of large blocks.
+        MpichRing => "mpich_ring": "ring passing on the block received last, in pieces of at most 256 KiB (or the smallest block, if larger)",
     }
 }
 

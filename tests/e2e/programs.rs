@@ -661,6 +661,10 @@ const SIMGRID_MORE_ALGORITHMS: &[(&str, &str, &str, &str, f64)] = &[
     // powers of two; ours runs there too.
     ("16", "reduce", "scatter_gather", "1048576", 0.004425825),
     ("64", "reduce", "scatter_gather", "100000", 0.001156074),
+    // Irregular counts (BYTES/4 + r % 3 ints from rank r).
+    ("13", "allgatherv", "mpich_ring", "1000000", 0.025985980),
+    ("64", "allgatherv", "mpich_ring", "100000", 0.034782170),
+    ("64", "allgatherv", "pair", "100000", 0.048424571),
 ];
 
 #[test]

@@ -587,6 +587,7 @@ pub(crate) unsafe extern "C" fn MPI_Allgatherv(
             &rcs,
             &ds,
             in_place,
+            usize::try_from(committed(recvtype)?.extent).unwrap_or(1),
         )
         .map_err(coll_error)?;
         let b = Buffers {
