@@ -66,6 +66,33 @@ pub fn bcast_with(
             bcast_tree_segments(&mut b, &tree, data, seg);
         }
         BcastAlgorithm::Ntsl => bcast_ntsl(&mut b, rank, size, root, data, elem_bytes),
+        BcastAlgorithm::Ntsb => bcast_ntsb(&mut b, rank, size, root, data, elem_bytes),
+        BcastAlgorithm::FlattreePipeline => {
+            let seg = (8192 / elem_bytes.max(1)).max(1);
+            if count < seg {
+                // SimGrid falls back to the flat tree.
+                return bcast_with(
+                    BcastAlgorithm::Flattree,
+                    rank,
+                    size,
+                    root,
+                    count,
+                    elem_bytes,
+                );
+            }
+            let segments: Vec<Block> = (0..count.div_ceil(seg))
+                .map(|k| data.sub(k * seg, seg.min(count - k * seg)))
+                .collect();
+            if rank == root {
+                for r in (0..size).filter(|&r| r != root) {
+                    for &segment in &segments {
+                        b.round(vec![send(r, segment)], vec![]);
+                    }
+                }
+            } else {
+                b.round(segments.iter().map(|&s| recv(root, s)).collect(), vec![]);
+            }
+        }
     }
     Ok(b.finish())
 }
@@ -176,6 +203,61 @@ fn bcast_ntsl(
         // which fits one segment.
         let rest = data.sub(pipe * seg, rest);
         bcast_ntsl(b, rank, size, root, rest, elem_bytes);
+    }
+}
+
+/// SimGrid's `NTSB` ("non-topology-specific binary"): like [`bcast_ntsl`]
+/// but down the binary heap rooted at rank 0 (rank r's children are 2r+1
+/// and 2r+2): the root first sends everything to rank 0, then segments
+/// of 8 KiB go down the tree, each rank posting all its receives and, as
+/// they arrive together, forwarding them all to both children; the rest
+/// follows the same way, whole. Messages of one segment or less go down
+/// whole, the left child first.
+fn bcast_ntsb(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    root: usize,
+    data: Block,
+    elem_bytes: usize,
+) {
+    if size == 1 {
+        return;
+    }
+    let count = data.count;
+    if root != 0 {
+        if rank == root {
+            b.round(vec![send(0, data)], vec![]);
+        } else if rank == 0 {
+            b.round(vec![recv(root, data)], vec![]);
+        }
+    }
+    let parent = (rank > 0).then(|| (rank - 1) / 2);
+    let children: Vec<usize> = [2 * rank + 1, 2 * rank + 2]
+        .into_iter()
+        .filter(|&c| c < size)
+        .collect();
+    let seg = (8192 / elem_bytes.max(1)).max(1);
+    if count <= seg {
+        if let Some(p) = parent {
+            b.round(vec![recv(p, data)], vec![]);
+        }
+        for &c in &children {
+            b.round(vec![send(c, data)], vec![]);
+        }
+        return;
+    }
+    let pipe = count / seg;
+    let segment = |k: usize| data.sub(k * seg, seg);
+    if let Some(p) = parent {
+        b.round((0..pipe).map(|k| recv(p, segment(k))).collect(), vec![]);
+    }
+    let forward = (0..pipe).flat_map(|k| children.iter().map(move |&c| send(c, segment(k))));
+    b.round(forward.collect(), vec![]);
+    let rest = count % seg;
+    if rest > 0 {
+        // SimGrid runs the configured bcast (NTSB itself) on the rest.
+        bcast_ntsb(b, rank, size, root, data.sub(pipe * seg, rest), elem_bytes);
     }
 }
 

@@ -273,6 +273,10 @@ algorithm_enum! {
         OmpiPipeline => "ompi_pipeline": "chain from the root in segments of 16 to 128 KiB (Open MPI's fitted choice), each rank forwarding segment k while receiving k+1",
         /// SimGrid's non-topology-specific linear pipeline.
         Ntsl => "NTSL": "root to rank 0, then the chain 0, 1, ..., p-1 in 8 KiB segments all posted at once, then the remainder whole",
+        /// SimGrid's non-topology-specific binary-tree pipeline.
+        Ntsb => "NTSB": "root to rank 0, then down the binary heap (children 2r+1, 2r+2) in 8 KiB segments all posted at once, then the remainder whole",
+        /// SimGrid's flat tree in segments.
+        FlattreePipeline => "flattree_pipeline": "the root sends each rank its 8 KiB segments one blocking send after the other, rank after rank (the rest, which SimGrid drops, as one more segment)",
     }
 }
 

@@ -665,6 +665,8 @@ const SIMGRID_MORE_ALGORITHMS: &[(&str, &str, &str, &str, f64)] = &[
     ("13", "allgatherv", "mpich_ring", "1000000", 0.025985980),
     ("64", "allgatherv", "mpich_ring", "100000", 0.034782170),
     ("64", "allgatherv", "pair", "100000", 0.048424571),
+    ("16", "bcast", "NTSB", "100000", 0.001105718),
+    ("64", "bcast", "NTSB", "1000000", 0.017489847),
 ];
 
 #[test]
