@@ -267,10 +267,11 @@ pub fn reduce_scatter_block_with(
 /// `sum(recvcounts[..rank])` of the reduction. `recvcounts` must have one
 /// entry per rank at every rank.
 ///
-/// Algorithm: the default reduce to rank 0 into a scratch buffer, then a
-/// linear scatterv from rank 0. (SimGrid does this when all counts are
-/// equal and runs MPICH's algorithm otherwise; that one is a later
-/// addition.) Buffers: the contribution is `Buf::Send[0..total]`, or
+/// Algorithm (SimGrid's default): when all counts are equal, the default
+/// reduce to rank 0 into a scratch buffer, then a linear scatterv from
+/// rank 0; otherwise MPICH's choice: `mpich_pair` for commutative
+/// operations on more than 524288 elements in all, else `mpich_rdb`.
+/// Buffers: the contribution is `Buf::Send[0..total]`, or
 /// `Buf::Recv[0..total]` when `in_place`; the result lands in
 /// `Buf::Recv[0..recvcounts[rank]]`.
 pub fn reduce_scatter(
@@ -306,6 +307,16 @@ pub fn reduce_scatter_with(
         acc.checked_add(c)
             .ok_or(CollError::Overflow { collective: NAME })
     })?;
+    let alg = match alg {
+        ReduceScatterAlgorithm::Default if recvcounts.iter().any(|&c| c != recvcounts[0]) => {
+            if commutative && total > 524288 {
+                ReduceScatterAlgorithm::MpichPair
+            } else {
+                ReduceScatterAlgorithm::MpichRdb
+            }
+        }
+        alg => alg,
+    };
     match alg {
         ReduceScatterAlgorithm::MpichPair if commutative => {
             let displs = packed_displacements(recvcounts);
@@ -327,6 +338,17 @@ pub fn reduce_scatter_with(
             let displs = packed_displacements(recvcounts);
             Ok(reduce_scatter_halving(
                 rank, size, recvcounts, &displs, in_place,
+            ))
+        }
+        ReduceScatterAlgorithm::MpichRdb => {
+            let displs = packed_displacements(recvcounts);
+            Ok(reduce_scatter_rdb(
+                rank,
+                size,
+                recvcounts,
+                &displs,
+                commutative,
+                in_place,
             ))
         }
         ReduceScatterAlgorithm::Default
@@ -411,6 +433,101 @@ fn reduce_scatter_pair(
         b.copy(acc, incoming);
         b.copy(incoming, start);
     }
+    b.finish()
+}
+
+/// MPICH's recursive-doubling reduce-scatter (SimGrid's `mpich_rdb`), for
+/// any operation: in step i every rank swaps with rank XOR 2^i the partial
+/// results of all blocks outside its own subtree of 2^i ranks (the
+/// partner's side, likewise) and folds them in, lower subtree first;
+/// where the partner does not exist (sizes that are not powers of two),
+/// the subtree's ranks that did receive pass what they received down a
+/// binomial tree before anyone folds it in.
+///
+/// MPICH sends the blocks around a subtree, two runs, as one message of
+/// a two-block datatype. To send them as one message too, the scratch
+/// buffers hold the vector twice, back to back: the blocks after the
+/// subtree then the blocks before it are one run of the doubled buffer.
+/// Reductions work on the first copy, which is then copied to the second.
+fn reduce_scatter_rdb(
+    rank: usize,
+    size: usize,
+    counts: &[usize],
+    displs: &[usize],
+    commutative: bool,
+    in_place: bool,
+) -> Schedule {
+    let mut b = Builder::new();
+    let total = displs[size - 1] + counts[size - 1];
+    let results = b.tmp(2 * total).block(0, 2 * total);
+    let incoming = b.tmp(2 * total).block(0, 2 * total);
+    let (primary, mirror) = (results.sub(0, total), results.sub(total, total));
+    b.copy(contribution(in_place, 0, total), primary);
+    b.copy(primary, mirror);
+    let start = |r: usize| if r < size { displs[r] } else { total };
+    // The blocks outside the subtree of `width` ranks at `root`: those
+    // after it, then (in the second copy) those before it.
+    let around = |buf: Block, root: usize, width: usize| {
+        let (lo, hi) = (start(root), start(root + width));
+        buf.sub(hi, total - hi + lo)
+    };
+    let (mut mask, mut i) = (1usize, 0u32);
+    while mask < size {
+        let dst = rank ^ mask;
+        let dst_root = (dst >> i) << i;
+        let my_root = (rank >> i) << i;
+        let theirs = around(incoming, dst_root, mask);
+        let mut received = false;
+        if dst < size {
+            b.round(
+                vec![send(dst, around(results, my_root, mask)), recv(dst, theirs)],
+                vec![],
+            );
+            received = true;
+        }
+        if dst_root + mask > size {
+            // Ranks below my_root + completed received the partner
+            // subtree's data; pass it to the others.
+            let completed = size as isize - my_root as isize - mask as isize;
+            let mut k = i;
+            let mut step = mask >> 1;
+            while step > 0 {
+                let peer = rank ^ step;
+                let limit = ((rank >> k) << k) as isize + completed;
+                let (r, p) = (rank as isize, peer as isize);
+                if peer > rank && r < limit && p >= limit {
+                    b.round(vec![send(peer, theirs)], vec![]);
+                } else if peer < rank && p < limit && r >= limit {
+                    b.round(vec![recv(peer, theirs)], vec![]);
+                    received = true;
+                }
+                step >>= 1;
+                k -= 1;
+            }
+        }
+        if received {
+            // The run after the partner's subtree, then the one before it
+            // (which arrived in the second copy).
+            let (lo, hi) = (start(dst_root), start(dst_root + mask));
+            let runs = [(hi, hi, total - hi), (total, 0, lo)];
+            for (from, at, len) in runs.into_iter().filter(|r| r.2 > 0) {
+                let folded = combine(
+                    incoming.sub(from, len),
+                    primary.sub(at, len),
+                    dst_root < my_root,
+                    commutative,
+                );
+                folded.into_iter().for_each(|op| b.local(op));
+            }
+            b.copy(primary, mirror);
+        }
+        mask <<= 1;
+        i += 1;
+    }
+    b.copy(
+        primary.sub(displs[rank], counts[rank]),
+        Buf::Recv.block(0, counts[rank]),
+    );
     b.finish()
 }
 

@@ -446,13 +446,15 @@ algorithm_enum! {
 algorithm_enum! {
     /// `MPI_Reduce_scatter` algorithms.
     ReduceScatterAlgorithm for ReduceScatter {
-        /// The default reduce to rank 0 into scratch, then a linear
-        /// scatterv. (SimGrid uses this when all counts are equal and
-        /// MPICH's algorithm otherwise; the latter is a later addition.)
-        Default => "default": "default reduce to rank 0, then linear scatterv",
+        /// SimGrid's default: with equal counts, the default reduce to
+        /// rank 0 into scratch, then a linear scatterv; otherwise MPICH's
+        /// choice between `mpich_pair` and `mpich_rdb`.
+        Default => "default": "equal counts: default reduce to rank 0, then linear scatterv; else mpich_pair (commutative ops, over 524288 elements) or mpich_rdb",
         /// MPICH's pairwise exchange (commutative operations; the default
         /// otherwise).
         MpichPair => "mpich_pair": "p-1 sendrecv steps exchanging each rank's block with rank+i and rank-i (commutative ops; else the default)",
+        /// MPICH's recursive doubling (any operation).
+        MpichRdb => "mpich_rdb": "recursive doubling: log2 steps exchanging every block outside one's subtree, missing partners covered down a binomial tree (two messages where MPICH sends one two-block datatype)",
         /// Open MPI's recursive halving (commutative operations).
         OmpiBasicRecursivehalving => "ompi_basic_recursivehalving": "pairs fold onto a power of two, then log2 steps each keeping half of the blocks and reducing the partner's copy of them (commutative ops; else the default)",
         /// Open MPI's ring (commutative operations).

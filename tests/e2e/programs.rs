@@ -667,6 +667,12 @@ const SIMGRID_MORE_ALGORITHMS: &[(&str, &str, &str, &str, f64)] = &[
     ("64", "allgatherv", "pair", "100000", 0.048424571),
     ("16", "bcast", "NTSB", "100000", 0.001105718),
     ("64", "bcast", "NTSB", "1000000", 0.017489847),
+    // The default with irregular counts is MPICH's choice: rdb, or pair
+    // above 524288 elements.
+    ("16", "reduce_scatter", "default", "100000", 0.007764293),
+    ("64", "reduce_scatter", "default", "100000", 0.049753646),
+    ("13", "reduce_scatter", "mpich_rdb", "100000", 0.009141120),
+    ("7", "reduce_scatter", "mpich_rdb", "10000", 0.000702854),
 ];
 
 #[test]

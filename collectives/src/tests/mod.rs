@@ -1281,7 +1281,7 @@ fn reduce_scatter_irregular() {
                 );
                 let order = reduce_order(size, 0, commutative, false);
                 for (r, m) in mems.iter().enumerate() {
-                    if alg != ReduceScatterAlgorithm::Default && commutative {
+                    if commutative {
                         // Pairwise order: each rank once.
                         for (j, e) in m.recv[..counts[r]].iter().enumerate() {
                             assert_folded_once(e, starts[r] + j, size, true, &format!("{alg}"));
