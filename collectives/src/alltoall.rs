@@ -397,6 +397,9 @@ pub fn alltoallv_with(
         (sendcounts, sdispls)
     };
     match alg {
+        AlltoallvAlgorithm::CrystalRouter => {
+            Err(CollError::NotASchedule("alltoallv crystal_router"))
+        }
         AlltoallvAlgorithm::Default => Ok(alltoallv_linear(
             rank,
             size,

@@ -49,6 +49,10 @@ pub enum CollError {
         /// The communicator size.
         size: usize,
     },
+    /// The algorithm is not a static schedule: its messages depend on data
+    /// the rank learns while it runs, so the engine runs it itself.
+    #[error("{0} is run by the engine, not built as a schedule")]
+    NotASchedule(&'static str),
     /// A radix-k algorithm needs k >= 2.
     #[error("the radix of a radix-k algorithm must be at least 2, got {0}")]
     BadRadix(usize),

@@ -440,6 +440,8 @@ algorithm_enum! {
         RingK => "ring_k": "ring in rounds of k partners posted at once (k: smpi/coll-radix)",
         /// Ring with a window of k exchanges in flight (`smpi/coll-radix`).
         Burst => "burst": "ring with k exchanges always in flight: each one completing lets the next start (k: smpi/coll-radix)",
+        /// The crystal router, for sparse exchanges.
+        CrystalRouter => "crystal_router": "crystal router: log2(p) halvings of the ranks, each rank passing its partner everything bound for the other half, sizes first (run by the engine; the non-blocking form runs the default)",
     }
 }
 

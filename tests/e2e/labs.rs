@@ -66,6 +66,53 @@ fn sparse_exchange_crystal_router_wins_small_and_loses_large() {
 }
 
 #[test]
+fn the_library_crystal_router_behaves_like_the_lab_one() {
+    // `--cfg=smpi/alltoallv:crystal_router` routes the lab's own
+    // MPI_Alltoallv: far ahead of the default at 8 B (the lab's
+    // application-level router sends no size messages, so it stays ahead)
+    // and as slow as the lab's router on large records.
+    let cfg = [
+        "--cfg=smpi/barrier:ompi_bruck",
+        "--cfg=smpi/ois:0:1e-6:0",
+        "--cfg=smpi/or:0:1e-6:0",
+    ];
+    let default = lab("examples/labs/sparse_exchange.c", "256", &cfg, &["8"]);
+    let mut routed_cfg = cfg.to_vec();
+    routed_cfg.push("--cfg=smpi/alltoallv:crystal_router");
+    let routed = lab(
+        "examples/labs/sparse_exchange.c",
+        "256",
+        &routed_cfg,
+        &["8"],
+    );
+    let (library, lab_router) = (time_of(&routed, "alltoallv"), time_of(&routed, "crystal"));
+    assert!(
+        library * 2.0 < time_of(&default, "alltoallv") && lab_router < library,
+        "8 B on 256 ranks:\n{default}\n{routed}"
+    );
+    let large = lab(
+        "examples/labs/sparse_exchange.c",
+        "64",
+        &routed_cfg,
+        &["131072"],
+    );
+    let (library, lab_router) = (time_of(&large, "alltoallv"), time_of(&large, "crystal"));
+    assert!(
+        (library - lab_router).abs() < 0.1 * lab_router,
+        "128 KiB on 64 ranks:\n{large}"
+    );
+    // Recursive bisection on any number of ranks, data checked by the lab.
+    for ranks in ["2", "3", "7", "12"] {
+        lab(
+            "examples/labs/sparse_exchange.c",
+            ranks,
+            &routed_cfg,
+            &["24"],
+        );
+    }
+}
+
+#[test]
 fn wide_halo_direct_beats_relay_when_the_halo_is_deep() {
     let deep = lab("examples/labs/wide_halo.c", "64", &[], &["1000", "3500"]);
     assert!(time_of(&deep, "direct") < time_of(&deep, "relay"), "{deep}");

@@ -712,7 +712,17 @@ pub(crate) unsafe extern "C" fn MPI_Alltoallv(
         let st = if in_place { recvtype } else { sendtype };
         check_type(st)?;
         check_type(recvtype)?;
-        let alg = named_or_selected(|a| a.alltoallv, |sel| Ok(algo::select_alltoallv(sel, p)))?;
+        let mut alg = named_or_selected(|a| a.alltoallv, |sel| Ok(algo::select_alltoallv(sel, p)))?;
+        if alg == algo::AlltoallvAlgorithm::CrystalRouter {
+            // Its messages depend on what arrives: the engine runs it, as
+            // a blocking call only (a non-blocking one runs the default).
+            if !crate::mpi::coll::starting_nonblocking() {
+                let send = intercoll::blocks(sendbuf as usize, st, &scs, &sds)?;
+                let recv = intercoll::blocks(recvbuf as usize, recvtype, &rcs, &rds)?;
+                return alltoallv_crystal(&c, &send, st, &recv, recvtype);
+            }
+            alg = algo::AlltoallvAlgorithm::Default;
+        }
         let s = algo::alltoallv_with(
             alg,
             c.my_rank,
@@ -733,6 +743,63 @@ pub(crate) unsafe extern "C" fn MPI_Alltoallv(
         };
         execute(&c, s, b, Reduction::None, "MPI_Alltoallv")
     })
+}
+
+/// `MPI_Alltoallv` by the crystal router: every outgoing block is packed
+/// first (in place, they are read before anything lands), routed, then
+/// unpacked into its slot. `send` and `recv` are (address, count) per rank.
+fn alltoallv_crystal(
+    c: &CommView,
+    send: &[(usize, usize)],
+    sendtype: c_int,
+    recv: &[(usize, usize)],
+    recvtype: c_int,
+) -> MpiResult<()> {
+    use crate::mpi::crystal::{self, Record};
+    let (sty, rty) = (committed(sendtype)?, committed(recvtype)?);
+    let me = c.my_rank;
+    let mut records = Vec::new();
+    let mut own = Vec::new();
+    for (dest, &(addr, n)) in send.iter().enumerate() {
+        let mut data = Vec::new();
+        // SAFETY: MPI's contract: n elements of the send type at addr.
+        unsafe { crate::mpi::datatype::pack(&sty, addr as *const c_void, n, &mut data) };
+        if dest == me {
+            own = data;
+        } else if !data.is_empty() {
+            records.push(Record {
+                dest,
+                src: me,
+                data,
+            });
+        }
+    }
+    let mut arrived = crystal::route(c, records, "MPI_Alltoallv")?;
+    arrived.push(Record {
+        dest: me,
+        src: me,
+        data: own,
+    });
+    for r in arrived {
+        let (addr, n) = recv[r.src];
+        if r.data.len() > n * rty.size {
+            return Err(MpiError::new(
+                class::TRUNCATE,
+                format!(
+                    "MPI_Alltoallv: rank {} sent {} bytes where recvcounts[{}] allows {} \
+                     (counts differ between ranks?)",
+                    r.src,
+                    r.data.len(),
+                    r.src,
+                    n * rty.size
+                ),
+            ));
+        }
+        // SAFETY: the data fits the n elements of the receive type at addr
+        // (checked above), which MPI's contract makes writable.
+        unsafe { crate::mpi::datatype::unpack(&rty, addr as *mut c_void, &r.data) };
+    }
+    Ok(())
 }
 
 /// The shared steps of the reductions: check, build the schedule with

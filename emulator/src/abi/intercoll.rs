@@ -16,11 +16,11 @@ use collectives as algo;
 use super::coll::{committed, count};
 use crate::engine;
 use crate::mpi::coll::Transfer;
-use crate::mpi::coll::{coll_error, collect_requests, execute, Buffers, Reduction, Scratch};
+use crate::mpi::coll::{coll_error, execute, post_and_wait, Buffers, Reduction, Scratch};
 use crate::mpi::datatype::Datatype;
 use crate::mpi::nbc::{self, Stage, Transfers};
 use crate::mpi::op::ReduceOp;
-use crate::mpi::{class, is_complete, wait_for, CommView, MpiError, MpiResult, PROC_NULL};
+use crate::mpi::{class, CommView, MpiError, MpiResult, PROC_NULL};
 
 /// MPI_ROOT, given by the root of a rooted intercommunicator collective.
 const ROOT: c_int = -3;
@@ -47,9 +47,7 @@ pub(super) fn exchange(
     let Some(Stage::Transfers(t)) = nbc::record(stage) else {
         return Ok(());
     };
-    let ids = t.post()?;
-    wait_for(&ids, call, |w| ids.iter().all(|&id| is_complete(w, id)));
-    collect_requests(&ids, call)
+    post_and_wait(&t.view, t.tag, t.transfers, call)
 }
 
 /// The tag of this call's cross-group messages; every member takes it.

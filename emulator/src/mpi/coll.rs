@@ -249,6 +249,15 @@ pub fn execute(
     Ok(())
 }
 
+/// Whether the current call starts a non-blocking collective (or is
+/// recorded as a stage of one) rather than running it to completion.
+pub fn starting_nonblocking() -> bool {
+    engine::with(|w| {
+        let rank = &w.mpi.ranks[w.current];
+        rank.nonblocking.is_some() || rank.recording.is_some()
+    })
+}
+
 /// The request the current rank's `MPI_I<collective>` asked for, if any
 /// (set per rank: the twin may park to account for computation before it
 /// reaches its schedule, and other ranks run meanwhile).
@@ -337,6 +346,24 @@ pub fn start_collective_request(
     );
     w.start(id)?;
     Ok(id)
+}
+
+/// Posts `transfers` at once (in order) on `view`'s collective context
+/// with `tag`, and waits for all of them.
+pub fn post_and_wait(
+    view: &CommView,
+    tag: i32,
+    transfers: Vec<Transfer>,
+    call: &'static str,
+) -> MpiResult<()> {
+    let ids = engine::with(|w| {
+        transfers
+            .into_iter()
+            .map(|t| start_collective_request(w, view, tag, t))
+            .collect::<MpiResult<Vec<_>>>()
+    })?;
+    wait_for(&ids, call, |w| ids.iter().all(|&id| is_complete(w, id)));
+    collect_requests(&ids, call)
 }
 
 /// Removes the completed requests `ids` of a collective, failing with the

@@ -6,6 +6,7 @@
 
 pub mod coll;
 pub mod comm;
+pub mod crystal;
 pub mod datatype;
 mod matching;
 pub mod nbc;
