@@ -5,6 +5,7 @@
 //! there; `sendcount` is ignored.
 
 use crate::error::{check_blocks, check_len, check_rank, mul, CollError};
+use crate::reduce::packed_displacements;
 use crate::registry::{AllgatherAlgorithm, AllgathervAlgorithm};
 use crate::schedule::{recv, send, Block, Buf, Builder, Schedule};
 
@@ -296,6 +297,34 @@ pub fn allgatherv_with(
             for i in 1..size {
                 let peer = rank ^ i;
                 b.round(vec![send(peer, mine), recv(peer, slot(peer))], vec![]);
+            }
+        }
+        AllgathervAlgorithm::MpichRdb => {
+            // Packed in scratch, where a subtree's blocks are contiguous.
+            let packed = packed_displacements(recvcounts);
+            let total = recvcounts.iter().sum();
+            let t = b.tmp(total);
+            let at = |first: usize| packed.get(first).copied().unwrap_or(total);
+            let mine = own_block(
+                rank,
+                sendcount,
+                &|i| recvcounts[i],
+                &|i| displs[i],
+                in_place,
+            );
+            b.copy(mine, t.block(at(rank), recvcounts[rank]));
+            rdb_blocks(
+                &mut b,
+                rank,
+                size,
+                |r| r,
+                |first, n| t.block(at(first), at(first + n) - at(first)),
+            );
+            for j in (0..size).filter(|&j| !(in_place && j == rank)) {
+                b.copy(
+                    t.block(packed[j], recvcounts[j]),
+                    Buf::Recv.block(displs[j], recvcounts[j]),
+                );
             }
         }
         AllgathervAlgorithm::MpichRing => allgatherv_mpich_ring(

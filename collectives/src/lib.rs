@@ -75,6 +75,7 @@ pub use registry::{
 pub use scan::{exscan, exscan_with, scan, scan_with};
 pub use schedule::{Block, Buf, Comm, Local, Round, Schedule};
 pub use selector::{
-    select_allgather, select_allreduce, select_alltoall, select_alltoallv, select_barrier,
-    select_bcast, select_gather, select_reduce, select_scatter, Selector,
+    select_allgather, select_allgatherv, select_allreduce, select_alltoall, select_alltoallv,
+    select_barrier, select_bcast, select_gather, select_reduce, select_reduce_scatter,
+    select_scatter, Selector,
 };

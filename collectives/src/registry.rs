@@ -396,6 +396,8 @@ algorithm_enum! {
         Ring => "ring": "p-1 sendrecv steps; step i sends to rank+i and receives from rank-i",
         /// SimGrid's `pair`: p-1 sendrecv steps with rank XOR i.
         Pair => "pair": "p-1 sendrecv steps exchanging own blocks with rank XOR i (power-of-two sizes only)",
+        /// MPICH's recursive doubling.
+        MpichRdb => "mpich_rdb": "recursive doubling in a packed scratch copy (missing partners covered down a binomial tree), then the blocks copied to their places",
         /// MPICH's ring, with its pipelining of large blocks.
         MpichRing => "mpich_ring": "ring passing on the block received last, in pieces of at most 256 KiB (or the smallest block, if larger)",
     }

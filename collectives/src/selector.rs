@@ -21,7 +21,10 @@
 //!   ring) and reduce (binomial, or Rabenseifner's reduce-scatter and
 //!   gather for long messages) and
 //!   allgather (recursive doubling under 512 KiB in all on powers of two,
-//!   else Bruck up to 80 KiB, else ring).
+//!   else Bruck up to 80 KiB, else ring), allgatherv (the same by element
+//!   count, recursive doubling standing in for Bruck), reduce-scatter
+//!   (pairwise above 524288 elements for commutative operations, else
+//!   recursive doubling) and gather and scatter (binomial trees).
 //!   SimGrid's `mpich` selector runs SMP-aware two-level algorithms
 //!   instead, which this crate lacks.
 //!
@@ -33,8 +36,9 @@ use std::str::FromStr;
 use crate::alltoall::alltoall_default_for;
 use crate::error::CollError;
 use crate::registry::{
-    AllgatherAlgorithm, AllreduceAlgorithm, AlltoallAlgorithm, AlltoallvAlgorithm,
-    BarrierAlgorithm, BcastAlgorithm, GatherAlgorithm, ReduceAlgorithm, ScatterAlgorithm,
+    AllgatherAlgorithm, AllgathervAlgorithm, AllreduceAlgorithm, AlltoallAlgorithm,
+    AlltoallvAlgorithm, BarrierAlgorithm, BcastAlgorithm, GatherAlgorithm, ReduceAlgorithm,
+    ReduceScatterAlgorithm, ScatterAlgorithm,
 };
 
 /// A collective selector.
@@ -244,7 +248,8 @@ pub fn select_gather(sel: Selector, size: usize, block_bytes: usize) -> GatherAl
     };
     let d = block_bytes;
     match sel {
-        Selector::Default | Selector::Mpich => GatherAlgorithm::Default,
+        Selector::Default => GatherAlgorithm::Default,
+        Selector::Mpich => Binomial,
         Selector::Ompi => match size {
             0..=3 if d >= 131072 => LinearSync,
             0..=3 if d < 4 || (32768..65536).contains(&d) => Linear,
@@ -264,7 +269,8 @@ pub fn select_scatter(sel: Selector, size: usize, block_bytes: usize) -> Scatter
     use ScatterAlgorithm::{OmpiBasicLinear as Linear, OmpiBinomial as Binomial};
     let d = block_bytes;
     match sel {
-        Selector::Default | Selector::Mpich => ScatterAlgorithm::Default,
+        Selector::Default => ScatterAlgorithm::Default,
+        Selector::Mpich => Binomial,
         // `linear_nb` is the basic linear scatter in SimGrid.
         Selector::Ompi => match size {
             0..=3 => Linear,
@@ -277,5 +283,36 @@ pub fn select_scatter(sel: Selector, size: usize, block_bytes: usize) -> Scatter
             _ if d < 512 => Binomial,
             _ => Linear,
         },
+    }
+}
+
+/// The algorithm of an `MPI_Reduce_scatter` of `total` elements in all on
+/// `size` ranks.
+pub fn select_reduce_scatter(
+    sel: Selector,
+    total: usize,
+    commutative: bool,
+) -> ReduceScatterAlgorithm {
+    match sel {
+        Selector::Default | Selector::Ompi => ReduceScatterAlgorithm::Default,
+        // MPICH runs its non-commutative algorithm on powers of two with
+        // equal counts; recursive doubling, which we run there too, does
+        // the rest.
+        Selector::Mpich if commutative && total > 524288 => ReduceScatterAlgorithm::MpichPair,
+        Selector::Mpich => ReduceScatterAlgorithm::MpichRdb,
+    }
+}
+
+/// The algorithm of an `MPI_Allgatherv` of `total` elements in all on
+/// `size` ranks.
+pub fn select_allgatherv(sel: Selector, size: usize, total: usize) -> AllgathervAlgorithm {
+    match sel {
+        Selector::Default | Selector::Ompi => AllgathervAlgorithm::Default,
+        // MPICH's Bruck for small totals on other sizes is not here:
+        // recursive doubling (with its fix-up) stands in.
+        Selector::Mpich if total <= 81920 || (size.is_power_of_two() && total < 524288) => {
+            AllgathervAlgorithm::MpichRdb
+        }
+        Selector::Mpich => AllgathervAlgorithm::MpichRing,
     }
 }

@@ -352,9 +352,9 @@ fn help_coll() -> String {
          Collectives left at default follow --cfg=smpi/coll-selector: default\n\
          (SimGrid 3.32's default selector), ompi (Open MPI's decision tables, for\n\
          allreduce, alltoall, alltoallv, barrier, gather and scatter) or mpich\n\
-         (MPICH's logic, for allreduce, alltoall, allgather, barrier, bcast and\n\
-         reduce). The radix-k algorithms take their k from --cfg=smpi/coll-radix\n\
-         (default 4).\n",
+         (MPICH's logic, for allreduce, alltoall, allgather, allgatherv, barrier,\n\
+         bcast, gather, reduce, reduce_scatter and scatter). The radix-k\n\
+         algorithms take their k from --cfg=smpi/coll-radix (default 4).\n",
     );
     for c in collectives::Collective::ALL {
         out.push_str(&format!("\nsmpi/{}\n", c.name()));

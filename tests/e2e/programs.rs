@@ -673,6 +673,8 @@ const SIMGRID_MORE_ALGORITHMS: &[(&str, &str, &str, &str, f64)] = &[
     ("64", "reduce_scatter", "default", "100000", 0.049753646),
     ("13", "reduce_scatter", "mpich_rdb", "100000", 0.009141120),
     ("7", "reduce_scatter", "mpich_rdb", "10000", 0.000702854),
+    ("13", "allgatherv", "mpich_rdb", "10000", 0.001075116),
+    ("64", "allgatherv", "mpich_rdb", "100000", 0.022805726),
 ];
 
 #[test]

@@ -1018,7 +1018,27 @@ fn selectors_follow_their_tables() {
     );
     assert_eq!(
         select_gather(Selector::Mpich, 64, 8),
-        GatherAlgorithm::Default
+        GatherAlgorithm::OmpiBinomial
+    );
+    assert_eq!(
+        select_scatter(Selector::Mpich, 64, 8),
+        ScatterAlgorithm::OmpiBinomial
+    );
+    assert_eq!(
+        select_reduce_scatter(Selector::Mpich, 600000, true),
+        ReduceScatterAlgorithm::MpichPair
+    );
+    assert_eq!(
+        select_reduce_scatter(Selector::Mpich, 600000, false),
+        ReduceScatterAlgorithm::MpichRdb
+    );
+    assert_eq!(
+        select_allgatherv(Selector::Mpich, 48, 100000),
+        AllgathervAlgorithm::MpichRing
+    );
+    assert_eq!(
+        select_allgatherv(Selector::Mpich, 64, 100000),
+        AllgathervAlgorithm::MpichRdb
     );
     assert_eq!(
         select_scatter(Selector::Ompi, 64, 8),

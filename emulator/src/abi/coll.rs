@@ -579,8 +579,13 @@ pub(crate) unsafe extern "C" fn MPI_Allgatherv(
         let st = if in_place { recvtype } else { sendtype };
         check_type(st)?;
         check_type(recvtype)?;
+        let total = rcs.iter().sum();
+        let alg = named_or_selected(
+            |a| a.allgatherv,
+            |sel| Ok(algo::select_allgatherv(sel, c.size(), total)),
+        )?;
         let s = algo::allgatherv_with(
-            algorithms().allgatherv,
+            alg,
             c.my_rank,
             c.size(),
             sc,
@@ -991,15 +996,13 @@ pub(crate) unsafe extern "C" fn MPI_Reduce_scatter(
         |c, in_place, commutative| {
             // SAFETY: MPI requires an array of comm-size entries.
             let rcs = unsafe { array(recvcounts, c.size(), "recvcounts")? };
-            algo::reduce_scatter_with(
-                algorithms().reduce_scatter,
-                c.my_rank,
-                c.size(),
-                &rcs,
-                commutative,
-                in_place,
-            )
-            .map_err(coll_error)
+            let total = rcs.iter().sum();
+            let alg = named_or_selected(
+                |a| a.reduce_scatter,
+                |sel| Ok(algo::select_reduce_scatter(sel, total, commutative)),
+            )?;
+            algo::reduce_scatter_with(alg, c.my_rank, c.size(), &rcs, commutative, in_place)
+                .map_err(coll_error)
         },
         |c, x| {
             // SAFETY: MPI requires an array of local-size entries.
