@@ -4,7 +4,7 @@ use crate::allgather::rdb_blocks;
 use crate::error::{check_rooted, CollError};
 use crate::registry::BcastAlgorithm;
 use crate::schedule::{recv, send, Block, Buf, Builder, Schedule};
-use crate::tree::{chain, segment_count, Tree};
+use crate::tree::{chain, kary, segment_count, Tree};
 
 /// `MPI_Bcast` of `count` elements with SimGrid's default algorithm
 /// (`binomial_tree`). The broadcast buffer is `Buf::Recv` at every rank,
@@ -67,6 +67,21 @@ pub fn bcast_with(
         }
         BcastAlgorithm::Ntsl => bcast_ntsl(&mut b, rank, size, root, data, elem_bytes),
         BcastAlgorithm::Ntsb => bcast_ntsb(&mut b, rank, size, root, data, elem_bytes),
+        BcastAlgorithm::Mvapich2KnomialIntraNode => {
+            bcast_knomial(&mut b, rank, size, root, data, 4)
+        }
+        BcastAlgorithm::OmpiSplitBintree => {
+            if !bcast_split_bintree(&mut b, rank, size, root, data, elem_bytes) {
+                return bcast_with(
+                    BcastAlgorithm::Flattree,
+                    rank,
+                    size,
+                    root,
+                    count,
+                    elem_bytes,
+                );
+            }
+        }
         BcastAlgorithm::FlattreePipeline => {
             let seg = (8192 / elem_bytes.max(1)).max(1);
             if count < seg {
@@ -259,6 +274,129 @@ fn bcast_ntsb(
         // SimGrid runs the configured bcast (NTSB itself) on the rest.
         bcast_ntsb(b, rank, size, root, data.sub(pipe * seg, rest), elem_bytes);
     }
+}
+
+/// MVAPICH2's k-nomial broadcast (SimGrid's `mvapich2_knomial_intra_node`,
+/// which Open MPI's decision table uses as its knomial): relative to the
+/// root, rank v receives from v rounded down to a multiple of k * m, m
+/// the largest power of k not dividing v; then for each power m of k
+/// below that, largest first, sends to v + j m (j = 1 .. k - 1) at once.
+/// (SimGrid's first SMP-aware call on a communicator also discovers its
+/// nodes, with messages of its own; that is not modelled.)
+fn bcast_knomial(b: &mut Builder, rank: usize, size: usize, root: usize, data: Block, k: usize) {
+    let rel = (rank + size - root) % size;
+    let mut mask = 1;
+    while mask < size {
+        if !rel.is_multiple_of(k * mask) {
+            let src = (rel / (k * mask) * (k * mask) + root) % size;
+            b.round(vec![recv(src, data)], vec![]);
+            break;
+        }
+        mask *= k;
+    }
+    mask /= k;
+    while mask > 0 {
+        let sends = (1..k)
+            .filter(|&j| rel + mask * j < size)
+            .map(|j| send((rank + mask * j) % size, data))
+            .collect();
+        b.round(sends, vec![]);
+        mask /= k;
+    }
+}
+
+/// Open MPI's split binary tree (SimGrid's `ompi_split_bintree`): the
+/// message is cut in two halves; the root sends the segments of the
+/// first half down its left subtree (odd ranks relative to the root) and
+/// those of the second down its right one (even ranks), alternating,
+/// each a blocking send; inner ranks keep two receives in flight and
+/// forward each segment to their children one after the other; leaves
+/// receive one segment after the other. Then each rank swaps halves with
+/// its partner in the other subtree (the last rank, with an even number
+/// of ranks, gets the second half from the root). Segments are 1 KiB, or
+/// 8 KiB from 362 KiB up. False (nothing built) when a half is shorter
+/// than one segment, where SimGrid runs an SMP-aware linear broadcast.
+fn bcast_split_bintree(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    root: usize,
+    data: Block,
+    elem_bytes: usize,
+) -> bool {
+    if size == 1 {
+        return true;
+    }
+    let count = data.count;
+    let elem = elem_bytes.max(1);
+    let segsize = if count.saturating_mul(elem) < 370728 {
+        1024
+    } else {
+        8192
+    }
+    .max(elem);
+    let seg = segsize / elem;
+    let halves = [count.div_ceil(2), count / 2];
+    if halves.iter().any(|&h| h == 0 || segsize > h * elem) {
+        return false;
+    }
+    let half = |i: usize| data.sub(if i == 0 { 0 } else { halves[0] }, halves[i]);
+    let segments = |i: usize| halves[i].div_ceil(seg);
+    let segment = |i: usize, k: usize| half(i).sub(k * seg, seg.min(halves[i] - k * seg));
+    let tree = kary(2, rank, size, root);
+    let shifted = (rank + size - root) % size;
+    let lr = (shifted + 1) % 2;
+    if rank == root {
+        for k in 0..segments(0) {
+            for (i, &child) in tree.children.iter().enumerate().take(2) {
+                if k < segments(i) {
+                    b.round(vec![send(child, segment(i, k))], vec![]);
+                }
+            }
+        }
+    } else if let Some(parent) = tree.parent {
+        let n = segments(lr);
+        if tree.children.is_empty() {
+            for k in 0..n {
+                b.round(vec![recv(parent, segment(lr, k))], vec![]);
+            }
+        } else {
+            // Step k posts the receive of segment k and waits for segment
+            // k - 1, which then goes to each child in a round of its own.
+            let due = 1 + tree.children.len();
+            for k in 0..=n {
+                let next =
+                    (k < n).then(|| (recv(parent, segment(lr, k)), if k == 0 { 1 } else { due }));
+                b.round_deferring(vec![], vec![], next.into_iter().collect());
+                if k > 0 {
+                    for &child in &tree.children {
+                        b.round(vec![send(child, segment(lr, k - 1))], vec![]);
+                    }
+                }
+            }
+        }
+    }
+    let pair = if lr == 0 {
+        (rank + 1) % size
+    } else {
+        (rank + size - 1) % size
+    };
+    let last = (root + size - 1) % size;
+    let swap = |b: &mut Builder| {
+        b.round(vec![send(pair, half(lr)), recv(pair, half(1 - lr))], vec![]);
+    };
+    if size % 2 == 1 {
+        if rank != root {
+            swap(b);
+        }
+    } else if rank == root {
+        b.round(vec![send(last, half(1))], vec![]);
+    } else if rank == last {
+        b.round(vec![recv(root, half(1))], vec![]);
+    } else {
+        swap(b);
+    }
+    true
 }
 
 /// The slices of a scatter-allgather broadcast: `size` slices of

@@ -277,6 +277,10 @@ algorithm_enum! {
         Ntsb => "NTSB": "root to rank 0, then down the binary heap (children 2r+1, 2r+2) in 8 KiB segments all posted at once, then the remainder whole",
         /// SimGrid's flat tree in segments.
         FlattreePipeline => "flattree_pipeline": "the root sends each rank its 8 KiB segments one blocking send after the other, rank after rank (the rest, which SimGrid drops, as one more segment)",
+        /// Open MPI's split binary tree.
+        OmpiSplitBintree => "ompi_split_bintree": "each half of the message down one subtree of a binary tree in 1 KiB (8 KiB above 362 KiB) segments, then partners in the two subtrees swap halves (flattree below two segments per half)",
+        /// MVAPICH2's k-nomial tree (k = 4), as Open MPI's table uses it.
+        Mvapich2KnomialIntraNode => "mvapich2_knomial_intra_node": "4-nomial tree: each rank receives from its parent, then sends to up to 3 children per level, posted together",
     }
 }
 

@@ -5,13 +5,13 @@
 //! * `default`: SimGrid 3.32's default selector (each collective's
 //!   `Default`, whose alltoall follows Open MPI's table).
 //! * `ompi`: Open MPI's fixed decision tables (2022), as SimGrid 3.32's
-//!   `ompi` selector copies them, for allreduce, alltoall, alltoallv and
-//!   barrier, gather and scatter. Where the allreduce table picks Open
-//!   MPI's ring or segmented ring, messages are far below the segmented
-//!   ring's p MiB, where it runs the plain ring: both are `lr` here. The
-//!   linear allreduces (`basic_linear`, `nonoverlapping`: a reduce then a
-//!   bcast) run the default reduce and binomial bcast, the closest we
-//!   have.
+//!   `ompi` selector copies them, for allreduce, alltoall, alltoallv,
+//!   barrier, bcast, reduce, allgather, gather and scatter. Where the
+//!   allreduce table picks Open MPI's ring or segmented ring, messages are
+//!   far below the segmented ring's p MiB, where it runs the plain ring:
+//!   both are `lr` here. The linear allreduces (`basic_linear`,
+//!   `nonoverlapping`: a reduce then a bcast) run the default reduce and
+//!   binomial bcast, the closest we have.
 //! * `mpich`: MPICH's decision logic for allreduce (recursive doubling for
 //!   short messages, Rabenseifner for long ones), alltoall (Bruck for
 //!   short blocks, all messages posted at once for medium ones, pairwise
@@ -198,12 +198,13 @@ pub fn select_barrier(sel: Selector, size: usize) -> BarrierAlgorithm {
 /// The algorithm of an `MPI_Bcast` of `bytes` on `size` ranks.
 pub fn select_bcast(sel: Selector, size: usize, bytes: usize) -> BcastAlgorithm {
     match sel {
+        Selector::Ompi => ompi_bcast(size, bytes),
         Selector::Mpich if bytes < 12288 || size <= 8 => BcastAlgorithm::BinomialTree,
         Selector::Mpich if bytes < 524288 && size.is_power_of_two() => {
             BcastAlgorithm::ScatterRdbAllgather
         }
         Selector::Mpich => BcastAlgorithm::ScatterLrAllgather,
-        Selector::Default | Selector::Ompi => BcastAlgorithm::Default,
+        Selector::Default => BcastAlgorithm::Default,
     }
 }
 
@@ -223,7 +224,8 @@ pub fn select_reduce(
             ReduceAlgorithm::ScatterGather
         }
         Selector::Mpich => ReduceAlgorithm::Binomial,
-        Selector::Default | Selector::Ompi => ReduceAlgorithm::Default,
+        Selector::Ompi => ompi_reduce(size, bytes, commutative),
+        Selector::Default => ReduceAlgorithm::Default,
     }
 }
 
@@ -236,7 +238,8 @@ pub fn select_allgather(sel: Selector, size: usize, total_bytes: usize) -> Allga
         }
         Selector::Mpich if total_bytes <= 81920 => AllgatherAlgorithm::Bruck,
         Selector::Mpich => AllgatherAlgorithm::Ring,
-        Selector::Default | Selector::Ompi => AllgatherAlgorithm::Default,
+        Selector::Ompi => ompi_allgather(size, total_bytes / size.max(1)),
+        Selector::Default => AllgatherAlgorithm::Default,
     }
 }
 
@@ -314,5 +317,228 @@ pub fn select_allgatherv(sel: Selector, size: usize, total: usize) -> Allgatherv
             AllgathervAlgorithm::MpichRdb
         }
         Selector::Mpich => AllgathervAlgorithm::MpichRing,
+    }
+}
+
+/// The algorithm of the first `(bound, algorithm)` step whose exclusive
+/// upper bound is above `d`, else `above`: one row of a decision table.
+fn step<A: Copy>(d: usize, steps: &[(usize, A)], above: A) -> A {
+    steps
+        .iter()
+        .find(|&&(bound, _)| d < bound)
+        .map_or(above, |&(_, a)| a)
+}
+
+/// Open MPI's bcast table (2022) as SimGrid 3.32's `ompi` selector runs
+/// it: Open MPI's linear is SimGrid's `NTSL`, chain and pipeline are
+/// `ompi_pipeline`, binary is `NTSB`, knomial is MVAPICH2's 4-nomial tree
+/// and scatter-allgather is MPICH's (the table never picks the ring one).
+fn ompi_bcast(size: usize, bytes: usize) -> BcastAlgorithm {
+    use BcastAlgorithm::{
+        BinomialTree as Binomial, Mvapich2KnomialIntraNode as Knomial, Ntsb as Binary,
+        Ntsl as Linear, OmpiPipeline as Pipeline, OmpiSplitBintree as Split,
+        ScatterRdbAllgather as ScatterRdb,
+    };
+    let d = bytes;
+    match size {
+        0..=3 => step(
+            d,
+            &[
+                (32, Pipeline),
+                (256, Binary),
+                (512, Pipeline),
+                (1024, Knomial),
+                (32768, Linear),
+                (131072, Binary),
+                (262144, Pipeline),
+                (524288, Linear),
+                (1048576, Binomial),
+            ],
+            Binary,
+        ),
+        4..=7 => step(
+            d,
+            &[
+                (64, Binary),
+                (128, Binomial),
+                (2048, Binary),
+                (8192, Binomial),
+                (1048576, Linear),
+            ],
+            Pipeline,
+        ),
+        8..=15 => step(
+            d,
+            &[
+                (8, Knomial),
+                (64, Binary),
+                (4096, Knomial),
+                (16384, Binary),
+                (32768, Binomial),
+            ],
+            Linear,
+        ),
+        16..=31 => step(d, &[(4096, Knomial), (1048576, Binomial)], ScatterRdb),
+        32..=63 => step(d, &[(2048, Binomial)], Knomial),
+        64..=127 => Knomial,
+        128..=255 => step(
+            d,
+            &[
+                (2, Binomial),
+                (16384, Binary),
+                (32768, Linear),
+                (65536, Binary),
+            ],
+            Knomial,
+        ),
+        256..=1023 => step(d, &[(16384, Knomial), (32768, Split)], Knomial),
+        1024..=2047 => step(d, &[(524288, Knomial)], ScatterRdb),
+        2048..=4095 => step(d, &[(262144, Knomial)], ScatterRdb),
+        _ => step(
+            d,
+            &[(8192, Knomial), (16384, Binary), (262144, Knomial)],
+            ScatterRdb,
+        ),
+    }
+}
+
+/// Open MPI's reduce table (2022) as SimGrid 3.32's `ompi` selector runs
+/// it (its Rabenseifner is SimGrid's `ompi_basic_linear`).
+fn ompi_reduce(size: usize, bytes: usize, commutative: bool) -> ReduceAlgorithm {
+    use ReduceAlgorithm::{
+        OmpiBasicLinear as Linear, OmpiBinary as Binary, OmpiBinomial as Binomial,
+        OmpiChain as Chain, OmpiInOrderBinary as InOrder, OmpiPipeline as Pipeline,
+    };
+    let d = bytes;
+    if !commutative {
+        return match size {
+            0..=3 => step(d, &[(8, InOrder)], Linear),
+            4..=7 => Linear,
+            8..=15 => step(
+                d,
+                &[
+                    (1024, InOrder),
+                    (8192, Linear),
+                    (16384, InOrder),
+                    (262144, Linear),
+                ],
+                InOrder,
+            ),
+            16..=127 => InOrder,
+            128..=255 => step(d, &[(512, InOrder), (1024, Linear)], InOrder),
+            _ => InOrder,
+        };
+    }
+    match size {
+        0..=3 => step(
+            d,
+            &[
+                (8, Linear),
+                (16, Binary),
+                (32, Pipeline),
+                (262144, Linear),
+                (524288, Pipeline),
+                (1048576, Chain),
+            ],
+            Pipeline,
+        ),
+        4..=7 => step(
+            d,
+            &[
+                (4096, Binary),
+                (65536, Chain),
+                (262144, Binomial),
+                (524288, Linear),
+                (1048576, Binomial),
+            ],
+            Linear,
+        ),
+        8..=15 => step(d, &[(8192, Binary)], Binomial),
+        16..=31 => step(d, &[(4096, Binary)], Binomial),
+        32..=255 => Binomial,
+        256..=511 => step(d, &[(8192, Binomial), (16384, InOrder)], Binomial),
+        512..=2047 => Binomial,
+        2048..=4095 => step(
+            d,
+            &[
+                (512, Binomial),
+                (1024, InOrder),
+                (8192, Binomial),
+                (16384, InOrder),
+            ],
+            Binomial,
+        ),
+        _ => step(
+            d,
+            &[
+                (16, Binomial),
+                (32, InOrder),
+                (1024, Binomial),
+                (2048, InOrder),
+                (8192, Binomial),
+                (16384, InOrder),
+            ],
+            Binomial,
+        ),
+    }
+}
+
+/// Open MPI's allgather table (2022) as SimGrid 3.32's `ompi` selector
+/// runs it, by the bytes of one rank's block (two ranks: one exchange,
+/// which is what `ring` does there).
+fn ompi_allgather(size: usize, block: usize) -> AllgatherAlgorithm {
+    use AllgatherAlgorithm::{Bruck, OmpiNeighborExchange as Neighbor, Rdb, Ring};
+    let d = block;
+    match size {
+        0..=2 => Ring,
+        3..=31 => Rdb,
+        32..=63 => step(d, &[(1024, Rdb), (65536, Neighbor)], Ring),
+        64..=127 => step(d, &[(512, Rdb), (65536, Neighbor)], Ring),
+        128..=255 => step(
+            d,
+            &[
+                (512, Rdb),
+                (131072, Neighbor),
+                (524288, Ring),
+                (1048576, Neighbor),
+            ],
+            Ring,
+        ),
+        256..=511 => step(
+            d,
+            &[
+                (32, Rdb),
+                (128, Bruck),
+                (1024, Rdb),
+                (131072, Neighbor),
+                (524288, Ring),
+                (1048576, Neighbor),
+            ],
+            Ring,
+        ),
+        512..=1023 => step(d, &[(64, Rdb), (256, Bruck), (2048, Rdb)], Neighbor),
+        1024..=2047 => step(
+            d,
+            &[
+                (4, Rdb),
+                (8, Bruck),
+                (16, Rdb),
+                (32, Bruck),
+                (256, Rdb),
+                (512, Bruck),
+                (4096, Rdb),
+            ],
+            Neighbor,
+        ),
+        2048..=4095 => step(
+            d,
+            &[(32, Bruck), (128, Rdb), (512, Bruck), (4096, Rdb)],
+            Neighbor,
+        ),
+        _ => step(
+            d,
+            &[(2, Rdb), (8, Bruck), (16, Rdb), (512, Bruck), (4096, Rdb)],
+            Neighbor,
+        ),
     }
 }

@@ -675,6 +675,8 @@ const SIMGRID_MORE_ALGORITHMS: &[(&str, &str, &str, &str, f64)] = &[
     ("7", "reduce_scatter", "mpich_rdb", "10000", 0.000702854),
     ("13", "allgatherv", "mpich_rdb", "10000", 0.001075116),
     ("64", "allgatherv", "mpich_rdb", "100000", 0.022805726),
+    ("16", "bcast", "ompi_split_bintree", "400000", 0.003569216),
+    ("64", "bcast", "ompi_split_bintree", "20000", 0.001444336),
 ];
 
 #[test]
@@ -759,6 +761,14 @@ const SIMGRID_OMPI_SELECTOR: &[(&str, &str, &str, f64)] = &[
     ("5", "gather", "600000", 0.002300128),
     ("5", "gather", "100000", 0.001271727),
     ("16", "gather", "1000000", 0.014153905),
+    // Reduce to rank 3: in-order binary, binomial, binary.
+    ("3", "reduce", "400000", 0.001122403),
+    ("64", "reduce", "100000", 0.020563306),
+    ("12", "reduce", "4000", 0.000285520),
+    // Allgather: neighbour exchange, ring, recursive doubling.
+    ("40", "allgather", "10000", 0.002627907),
+    ("64", "allgather", "100000", 0.049791434),
+    ("12", "allgather", "20000", 0.001561781),
 ];
 
 #[test]

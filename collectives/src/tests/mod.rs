@@ -151,6 +151,7 @@ fn bcast_all_roots() {
                 | BcastAlgorithm::Ntsl
                 | BcastAlgorithm::Ntsb
                 | BcastAlgorithm::FlattreePipeline
+                | BcastAlgorithm::OmpiSplitBintree
         );
         // (Several segments per message on the smaller sizes: every root of
         // 100 ranks in 203 segments would be slow in a debug build.)
@@ -957,10 +958,23 @@ fn selectors_follow_their_tables() {
         select_bcast(Selector::Mpich, 48, 100000),
         BcastAlgorithm::ScatterLrAllgather
     );
-    assert_eq!(
-        select_bcast(Selector::Ompi, 64, 1 << 20),
-        BcastAlgorithm::Default
-    );
+    // Open MPI's tables, where SimGrid 3.32's ompi selector gave the
+    // same times as these algorithms.
+    for (size, bytes, alg) in [
+        (3, 100, BcastAlgorithm::Ntsb),
+        (5, 5000, BcastAlgorithm::BinomialTree),
+        (12, 2000, BcastAlgorithm::Mvapich2KnomialIntraNode),
+        (20, 100000, BcastAlgorithm::BinomialTree),
+        (64, 1 << 20, BcastAlgorithm::Mvapich2KnomialIntraNode),
+        (300, 20000, BcastAlgorithm::OmpiSplitBintree),
+        (1500, 1 << 20, BcastAlgorithm::ScatterRdbAllgather),
+    ] {
+        assert_eq!(
+            select_bcast(Selector::Ompi, size, bytes),
+            alg,
+            "{size} {bytes}"
+        );
+    }
     assert_eq!(
         select_reduce(Selector::Mpich, 16, 1, 8, true),
         ReduceAlgorithm::Binomial
@@ -975,7 +989,23 @@ fn selectors_follow_their_tables() {
     );
     assert_eq!(
         select_reduce(Selector::Ompi, 16, 1000, 8000, true),
-        ReduceAlgorithm::Default
+        ReduceAlgorithm::OmpiBinomial
+    );
+    assert_eq!(
+        select_reduce(Selector::Ompi, 12, 500, 4000, true),
+        ReduceAlgorithm::OmpiBinary
+    );
+    assert_eq!(
+        select_reduce(Selector::Ompi, 5, 100000, 100000, true),
+        ReduceAlgorithm::OmpiBinomial
+    );
+    assert_eq!(
+        select_reduce(Selector::Ompi, 3, 1, 4, false),
+        ReduceAlgorithm::OmpiInOrderBinary
+    );
+    assert_eq!(
+        select_reduce(Selector::Ompi, 5, 1, 4, false),
+        ReduceAlgorithm::OmpiBasicLinear
     );
     assert_eq!(
         select_allgather(Selector::Mpich, 64, 4096),
@@ -990,8 +1020,16 @@ fn selectors_follow_their_tables() {
         AllgatherAlgorithm::Ring
     );
     assert_eq!(
-        select_allgather(Selector::Ompi, 64, 4096),
-        AllgatherAlgorithm::Default
+        select_allgather(Selector::Ompi, 64, 64 * 100000),
+        AllgatherAlgorithm::Ring
+    );
+    assert_eq!(
+        select_allgather(Selector::Ompi, 40, 40 * 10000),
+        AllgatherAlgorithm::OmpiNeighborExchange
+    );
+    assert_eq!(
+        select_allgather(Selector::Ompi, 12, 12 * 4000),
+        AllgatherAlgorithm::Rdb
     );
     assert_eq!(
         select_gather(Selector::Ompi, 64, 8),
