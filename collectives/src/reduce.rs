@@ -340,6 +340,17 @@ pub fn reduce_scatter_with(
                 rank, size, recvcounts, &displs, in_place,
             ))
         }
+        ReduceScatterAlgorithm::OmpiButterfly => {
+            let displs = packed_displacements(recvcounts);
+            Ok(reduce_scatter_butterfly(
+                rank,
+                size,
+                recvcounts,
+                &displs,
+                commutative,
+                in_place,
+            ))
+        }
         ReduceScatterAlgorithm::MpichRdb => {
             let displs = packed_displacements(recvcounts);
             Ok(reduce_scatter_rdb(
@@ -528,6 +539,126 @@ fn reduce_scatter_rdb(
         primary.sub(displs[rank], counts[rank]),
         Buf::Recv.block(0, counts[rank]),
     );
+    b.finish()
+}
+
+/// Open MPI's butterfly reduce-scatter (Träff's; SimGrid's
+/// `ompi_butterfly`), for any operation: the first 2r ranks fold in
+/// pairs onto the odd one (r = p minus the largest power of two p' below
+/// it); among the p' virtual ranks, p' blocks (block b holds the blocks of
+/// the ranks virtual rank b stands for) are halved log2 p' times, each
+/// rank swapping half of its current range with its partner and reducing
+/// the other half, lower ranks first; the results end up permuted by bit
+/// reversal and are sent to their owners, the folded-out ranks' ones
+/// included.
+fn reduce_scatter_butterfly(
+    rank: usize,
+    size: usize,
+    counts: &[usize],
+    displs: &[usize],
+    commutative: bool,
+    in_place: bool,
+) -> Schedule {
+    let _ = commutative; // both orders are kept: any operation works
+    let mut b = Builder::new();
+    let total = displs[size - 1] + counts[size - 1];
+    let mine = Buf::Recv.block(0, counts[rank]);
+    if size < 2 {
+        b.copy(contribution(in_place, 0, total), mine);
+        return b.finish();
+    }
+    let (mut psend, mut precv) = (b.tmp(total), b.tmp(total));
+    b.copy(contribution(in_place, 0, total), psend.block(0, total));
+    let pof2 = 1 << size.ilog2();
+    let rem = size - pof2;
+    let log2 = pof2.trailing_zeros();
+    let real = |v: usize| if v < rem { 2 * v + 1 } else { v + rem };
+    // Virtual block b's first rank and the elements of blocks lo..=hi.
+    let first = |v: usize| if v < rem { 2 * v } else { v + rem };
+    let span = |lo: usize, hi: usize| {
+        let (from, last) = (first(lo), if hi < rem { 2 * hi + 1 } else { hi + rem });
+        (displs[from], displs[last] + counts[last] - displs[from])
+    };
+    let mirror = |x: usize| (0..log2).fold(0, |m, bit| m | ((x >> bit) & 1) << (log2 - 1 - bit));
+    let vrank = if rank < 2 * rem {
+        if rank.is_multiple_of(2) {
+            b.round(vec![send(rank + 1, psend.block(0, total))], vec![]);
+            None
+        } else {
+            b.round(
+                vec![recv(rank - 1, precv.block(0, total))],
+                vec![Local::Reduce {
+                    input: precv.block(0, total),
+                    inout: psend.block(0, total),
+                }],
+            );
+            Some(rank / 2)
+        }
+    } else {
+        Some(rank - rem)
+    };
+    let Some(v) = vrank else {
+        let peer = real(mirror(rank.div_ceil(2)));
+        b.round(vec![recv(peer, mine)], vec![]);
+        return b.finish();
+    };
+    let (mut nblocks, mut send_index, mut recv_index) = (pof2, 0, 0);
+    let mut mask = 1;
+    while mask < pof2 {
+        let vpeer = v ^ mask;
+        let peer = real(vpeer);
+        nblocks /= 2;
+        if v & mask == 0 {
+            send_index += nblocks;
+        } else {
+            recv_index += nblocks;
+        }
+        let (s_at, s_len) = span(send_index, send_index + nblocks - 1);
+        let (r_at, r_len) = span(recv_index, recv_index + nblocks - 1);
+        let (mine_r, theirs_r) = (psend.block(r_at, r_len), precv.block(r_at, r_len));
+        let (comm, fold) = (
+            vec![send(peer, psend.block(s_at, s_len)), recv(peer, theirs_r)],
+            if v < vpeer {
+                Local::Reduce {
+                    input: mine_r,
+                    inout: theirs_r,
+                }
+            } else {
+                Local::Reduce {
+                    input: theirs_r,
+                    inout: mine_r,
+                }
+            },
+        );
+        b.round(comm, vec![fold]);
+        if v < vpeer {
+            std::mem::swap(&mut psend, &mut precv);
+        }
+        send_index = recv_index;
+        mask <<= 1;
+    }
+    let vpeer = mirror(v);
+    let peer = real(vpeer);
+    let mut index = first(send_index);
+    if vpeer < rem {
+        // Two blocks: the folded-out rank's, then our partner's own.
+        b.round(
+            vec![send(peer - 1, psend.block(displs[index], counts[index]))],
+            vec![],
+        );
+        index += 1;
+    }
+    if vpeer != v {
+        b.round(
+            vec![
+                send(peer, psend.block(displs[index], counts[index])),
+                recv(peer, mine),
+            ],
+            vec![],
+        );
+    } else {
+        b.copy(psend.block(displs[rank], counts[rank]), mine);
+    }
     b.finish()
 }
 

@@ -465,6 +465,8 @@ algorithm_enum! {
         MpichRdb => "mpich_rdb": "recursive doubling: log2 steps exchanging every block outside one's subtree, missing partners covered down a binomial tree (two messages where MPICH sends one two-block datatype)",
         /// Open MPI's recursive halving (commutative operations).
         OmpiBasicRecursivehalving => "ompi_basic_recursivehalving": "pairs fold onto a power of two, then log2 steps each keeping half of the blocks and reducing the partner's copy of them (commutative ops; else the default)",
+        /// Open MPI's butterfly (Träff's), for any operation.
+        OmpiButterfly => "ompi_butterfly": "pairs fold onto a power of two, log2 butterfly steps halving the blocks, then results sent along the mirror permutation",
         /// Open MPI's ring (commutative operations).
         OmpiRing => "ompi_ring": "p-1 ring steps passing partial blocks to the right, two receives in flight (commutative ops; else the default)",
     }

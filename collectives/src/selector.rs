@@ -6,7 +6,7 @@
 //!   `Default`, whose alltoall follows Open MPI's table).
 //! * `ompi`: Open MPI's fixed decision tables (2022), as SimGrid 3.32's
 //!   `ompi` selector copies them, for allreduce, alltoall, alltoallv,
-//!   barrier, bcast, reduce, allgather, gather and scatter. Where the
+//!   barrier, bcast, reduce, reduce_scatter, allgather, gather and scatter. Where the
 //!   allreduce table picks Open MPI's ring or segmented ring, messages are
 //!   far below the segmented ring's p MiB, where it runs the plain ring:
 //!   both are `lr` here. The linear allreduces (`basic_linear`,
@@ -289,15 +289,19 @@ pub fn select_scatter(sel: Selector, size: usize, block_bytes: usize) -> Scatter
     }
 }
 
-/// The algorithm of an `MPI_Reduce_scatter` of `total` elements in all on
-/// `size` ranks.
+/// The algorithm of an `MPI_Reduce_scatter` of `total` elements in all,
+/// `bytes` in all, on `size` ranks.
 pub fn select_reduce_scatter(
     sel: Selector,
+    size: usize,
     total: usize,
+    bytes: usize,
     commutative: bool,
 ) -> ReduceScatterAlgorithm {
     match sel {
-        Selector::Default | Selector::Ompi => ReduceScatterAlgorithm::Default,
+        Selector::Default => ReduceScatterAlgorithm::Default,
+        Selector::Ompi if !commutative => ReduceScatterAlgorithm::Default,
+        Selector::Ompi => ompi_reduce_scatter(size, bytes),
         // MPICH runs its non-commutative algorithm on powers of two with
         // equal counts; recursive doubling, which we run there too, does
         // the rest.
@@ -540,5 +544,60 @@ fn ompi_allgather(size: usize, block: usize) -> AllgatherAlgorithm {
             &[(2, Rdb), (8, Bruck), (16, Rdb), (512, Bruck), (4096, Rdb)],
             Neighbor,
         ),
+    }
+}
+
+/// Open MPI's reduce-scatter table (2022) as SimGrid 3.32's `ompi`
+/// selector runs it, for commutative operations (the others run the
+/// default, Open MPI's non-overlapping reduce then scatterv).
+fn ompi_reduce_scatter(size: usize, bytes: usize) -> ReduceScatterAlgorithm {
+    use ReduceScatterAlgorithm::{
+        Default as NonOverlapping, OmpiBasicRecursivehalving as Halving,
+        OmpiButterfly as Butterfly, OmpiRing as Ring,
+    };
+    let d = bytes;
+    match size {
+        0..=3 => step(d, &[(65536, Ring), (131072, Butterfly)], Ring),
+        4..=7 => step(d, &[(8, NonOverlapping), (262144, Halving)], Ring),
+        8..=31 => step(d, &[(262144, Halving)], Ring),
+        32..=63 => step(
+            d,
+            &[(64, NonOverlapping), (2048, Halving), (524288, Butterfly)],
+            Ring,
+        ),
+        64..=127 => step(
+            d,
+            &[
+                (256, NonOverlapping),
+                (512, Halving),
+                (2048, Butterfly),
+                (4096, Halving),
+            ],
+            Butterfly,
+        ),
+        128..=255 => step(d, &[(256, NonOverlapping), (512, Halving)], Butterfly),
+        256..=511 => step(d, &[(256, NonOverlapping), (1024, Halving)], Butterfly),
+        512..=1023 => step(
+            d,
+            &[
+                (512, NonOverlapping),
+                (2048, Halving),
+                (8192, Butterfly),
+                (16384, Halving),
+            ],
+            Butterfly,
+        ),
+        1024..=2047 => step(
+            d,
+            &[
+                (512, NonOverlapping),
+                (4096, Halving),
+                (16384, Butterfly),
+                (32768, Halving),
+            ],
+            Butterfly,
+        ),
+        2048..=4095 => step(d, &[(512, NonOverlapping), (4096, Halving)], Butterfly),
+        _ => step(d, &[(1024, NonOverlapping), (8192, Halving)], Butterfly),
     }
 }

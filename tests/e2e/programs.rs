@@ -677,6 +677,20 @@ const SIMGRID_MORE_ALGORITHMS: &[(&str, &str, &str, &str, f64)] = &[
     ("64", "allgatherv", "mpich_rdb", "100000", 0.022805726),
     ("16", "bcast", "ompi_split_bintree", "400000", 0.003569216),
     ("64", "bcast", "ompi_split_bintree", "20000", 0.001444336),
+    (
+        "13",
+        "reduce_scatter",
+        "ompi_butterfly",
+        "100000",
+        0.005176829,
+    ),
+    (
+        "64",
+        "reduce_scatter",
+        "ompi_butterfly",
+        "10000",
+        0.002173486,
+    ),
 ];
 
 #[test]
@@ -769,6 +783,10 @@ const SIMGRID_OMPI_SELECTOR: &[(&str, &str, &str, f64)] = &[
     ("40", "allgather", "10000", 0.002627907),
     ("64", "allgather", "100000", 0.049791434),
     ("12", "allgather", "20000", 0.001561781),
+    // Reduce_scatter (irregular counts): ring, halving, butterfly.
+    ("3", "reduce_scatter", "10000", 0.000172712),
+    ("16", "reduce_scatter", "10000", 0.001029864),
+    ("64", "reduce_scatter", "10000", 0.002253306),
 ];
 
 #[test]

@@ -1063,12 +1063,33 @@ fn selectors_follow_their_tables() {
         ScatterAlgorithm::OmpiBinomial
     );
     assert_eq!(
-        select_reduce_scatter(Selector::Mpich, 600000, true),
+        select_reduce_scatter(Selector::Mpich, 16, 600000, 4800000, true),
         ReduceScatterAlgorithm::MpichPair
     );
     assert_eq!(
-        select_reduce_scatter(Selector::Mpich, 600000, false),
+        select_reduce_scatter(Selector::Mpich, 16, 600000, 4800000, false),
         ReduceScatterAlgorithm::MpichRdb
+    );
+    for (size, bytes, alg) in [
+        (3, 100, ReduceScatterAlgorithm::OmpiRing),
+        (3, 100000, ReduceScatterAlgorithm::OmpiButterfly),
+        (5, 4, ReduceScatterAlgorithm::Default),
+        (
+            16,
+            100000,
+            ReduceScatterAlgorithm::OmpiBasicRecursivehalving,
+        ),
+        (64, 100000, ReduceScatterAlgorithm::OmpiButterfly),
+    ] {
+        assert_eq!(
+            select_reduce_scatter(Selector::Ompi, size, bytes / 8, bytes, true),
+            alg,
+            "{size} {bytes}"
+        );
+    }
+    assert_eq!(
+        select_reduce_scatter(Selector::Ompi, 64, 100, 800, false),
+        ReduceScatterAlgorithm::Default
     );
     assert_eq!(
         select_allgatherv(Selector::Mpich, 48, 100000),

@@ -996,10 +996,19 @@ pub(crate) unsafe extern "C" fn MPI_Reduce_scatter(
         |c, in_place, commutative| {
             // SAFETY: MPI requires an array of comm-size entries.
             let rcs = unsafe { array(recvcounts, c.size(), "recvcounts")? };
-            let total = rcs.iter().sum();
+            let total: usize = rcs.iter().sum();
             let alg = named_or_selected(
                 |a| a.reduce_scatter,
-                |sel| Ok(algo::select_reduce_scatter(sel, total, commutative)),
+                |sel| {
+                    let bytes = committed(datatype)?.size.saturating_mul(total);
+                    Ok(algo::select_reduce_scatter(
+                        sel,
+                        c.size(),
+                        total,
+                        bytes,
+                        commutative,
+                    ))
+                },
             )?;
             algo::reduce_scatter_with(alg, c.my_rank, c.size(), &rcs, commutative, in_place)
                 .map_err(coll_error)
