@@ -4,9 +4,11 @@
 //! `rank*recvcount`, or `displs[rank]` for allgatherv) and is sent from
 //! there; `sendcount` is ignored.
 
+use crate::bcast::bcast_into;
 use crate::error::{check_blocks, check_len, check_rank, mul, CollError};
+use crate::gather::gatherv_into;
 use crate::reduce::packed_displacements;
-use crate::registry::{AllgatherAlgorithm, AllgathervAlgorithm};
+use crate::registry::{AllgatherAlgorithm, AllgathervAlgorithm, BcastAlgorithm};
 use crate::schedule::{recv, send, Block, Buf, Builder, Schedule};
 
 /// `MPI_Allgather`: rank `i`'s `Send[0..sendcount]` lands in every rank's
@@ -65,7 +67,9 @@ pub fn allgather_with(
         }
         AllgatherAlgorithm::OmpiNeighborExchange => {
             let own = own_block(rank, sendcount, &counts, &displs, in_place);
-            allgather_neighbor_exchange(&mut b, rank, size, recvcount, own)
+            allgather_neighbor_exchange(&mut b, rank, size, own, |first, n| {
+                Buf::Recv.block(first * recvcount, n * recvcount)
+            })
         }
     }
     Ok(b.finish())
@@ -75,8 +79,15 @@ pub fn allgather_with(
 /// even sizes: even ranks pair with rank + 1 and odd ones with rank - 1 to
 /// swap their blocks; then p/2 - 1 steps alternate between the two
 /// neighbours, each passing on the pair of blocks it received last.
-fn allgather_neighbor_exchange(b: &mut Builder, rank: usize, size: usize, rc: usize, own: Block) {
-    let blocks = |first: usize, n: usize| Buf::Recv.block(first * rc, n * rc);
+/// `blocks(first, n)` is where the blocks of ranks first..first+n lie, one
+/// after the other.
+fn allgather_neighbor_exchange(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    own: Block,
+    blocks: impl Fn(usize, usize) -> Block,
+) {
     b.copy(own, blocks(rank, 1));
     let even = rank.is_multiple_of(2);
     let (left, right) = ((rank + size - 1) % size, (rank + 1) % size);
@@ -300,11 +311,6 @@ pub fn allgatherv_with(
             }
         }
         AllgathervAlgorithm::MpichRdb => {
-            // Packed in scratch, where a subtree's blocks are contiguous.
-            let packed = packed_displacements(recvcounts);
-            let total = recvcounts.iter().sum();
-            let t = b.tmp(total);
-            let at = |first: usize| packed.get(first).copied().unwrap_or(total);
             let mine = own_block(
                 rank,
                 sendcount,
@@ -312,26 +318,216 @@ pub fn allgatherv_with(
                 &|i| displs[i],
                 in_place,
             );
-            b.copy(mine, t.block(at(rank), recvcounts[rank]));
-            rdb_blocks(
-                &mut b,
+            in_packed_scratch(&mut b, rank, recvcounts, displs, in_place, |b, blocks| {
+                b.copy(mine, blocks(rank, 1));
+                rdb_blocks(b, rank, size, |r| r, blocks);
+            });
+        }
+        // Open MPI falls back to the ring on odd sizes.
+        AllgathervAlgorithm::OmpiNeighborExchange if size % 2 == 1 => allgatherv_ring(
+            &mut b,
+            rank,
+            size,
+            sendcount,
+            |i| recvcounts[i],
+            |i| displs[i],
+            in_place,
+        ),
+        AllgathervAlgorithm::OmpiNeighborExchange => {
+            let mine = own_block(
+                rank,
+                sendcount,
+                &|i| recvcounts[i],
+                &|i| displs[i],
+                in_place,
+            );
+            in_packed_scratch(&mut b, rank, recvcounts, displs, in_place, |b, blocks| {
+                allgather_neighbor_exchange(b, rank, size, mine, blocks);
+            });
+        }
+        AllgathervAlgorithm::Gb => {
+            return allgatherv_gb(
                 rank,
                 size,
-                |r| r,
-                |first, n| t.block(at(first), at(first + n) - at(first)),
+                sendcount,
+                recvcounts,
+                displs,
+                in_place,
+                BcastAlgorithm::Default,
+                elem_bytes,
+            )
+        }
+        AllgathervAlgorithm::OmpiBruck => {
+            let mine = own_block(
+                rank,
+                sendcount,
+                &|i| recvcounts[i],
+                &|i| displs[i],
+                in_place,
             );
-            for j in (0..size).filter(|&j| !(in_place && j == rank)) {
-                b.copy(
-                    t.block(packed[j], recvcounts[j]),
-                    Buf::Recv.block(displs[j], recvcounts[j]),
-                );
-            }
+            allgatherv_bruck(&mut b, rank, size, mine, recvcounts, displs, in_place);
         }
         AllgathervAlgorithm::MpichRing => allgatherv_mpich_ring(
             &mut b, rank, size, sendcount, recvcounts, displs, in_place, elem_bytes,
         ),
     }
     Ok(b.finish())
+}
+
+/// SimGrid's `GB` allgatherv: the default (linear) gatherv to rank 0, then
+/// a broadcast from rank 0 of the receive buffer up to its last element,
+/// gaps included, with `bcast` (SimGrid runs the bcast the selector
+/// picks); `elem_bytes` is the receive type's size. (SimGrid broadcasts the
+/// receive buffer itself, gaps and all; here the gaps stay as they were.)
+#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
+pub fn allgatherv_gb(
+    rank: usize,
+    size: usize,
+    sendcount: usize,
+    recvcounts: &[usize],
+    displs: &[usize],
+    in_place: bool,
+    bcast: BcastAlgorithm,
+    elem_bytes: usize,
+) -> Result<Schedule, CollError> {
+    check_rank(rank, size)?;
+    check_len("recvcounts", recvcounts, size)?;
+    check_len("displs", displs, size)?;
+    check_blocks(recvcounts, displs, "allgatherv")?;
+    let mut b = Builder::new();
+    let mine = own_block(
+        rank,
+        sendcount,
+        &|i| recvcounts[i],
+        &|i| displs[i],
+        in_place,
+    );
+    gatherv_into(
+        &mut b,
+        rank,
+        size,
+        0,
+        mine,
+        |i| recvcounts[i],
+        |i| displs[i],
+        in_place && rank == 0,
+    );
+    // Broadcast through scratch, so that the gaps between blocks, which
+    // MPI leaves untouched, are not overwritten with rank 0's.
+    let extent = (0..size)
+        .map(|i| displs[i] + recvcounts[i])
+        .max()
+        .unwrap_or(0);
+    let t = b.tmp(extent);
+    let slot = |i: usize| {
+        (
+            Buf::Recv.block(displs[i], recvcounts[i]),
+            t.block(displs[i], recvcounts[i]),
+        )
+    };
+    if rank == 0 {
+        for i in 0..size {
+            let (user, scratch) = slot(i);
+            b.copy(user, scratch);
+        }
+    }
+    bcast_into(&mut b, bcast, rank, size, 0, t.block(0, extent), elem_bytes);
+    if rank != 0 {
+        for i in 0..size {
+            let (user, scratch) = slot(i);
+            b.copy(scratch, user);
+        }
+    }
+    Ok(b.finish())
+}
+
+/// Runs `body` on a packed copy of the blocks in scratch, rank after rank
+/// (where the blocks of consecutive ranks are one run, whatever the
+/// displacements), given `blocks(first, n)`; then copies every block to
+/// its place (but our own in place, which is there already).
+fn in_packed_scratch(
+    b: &mut Builder,
+    rank: usize,
+    counts: &[usize],
+    displs: &[usize],
+    in_place: bool,
+    body: impl FnOnce(&mut Builder, &dyn Fn(usize, usize) -> Block),
+) {
+    let packed = packed_displacements(counts);
+    let total: usize = counts.iter().sum();
+    let t = b.tmp(total);
+    let at = |first: usize| packed.get(first).copied().unwrap_or(total);
+    body(b, &|first, n| t.block(at(first), at(first + n) - at(first)));
+    for j in (0..counts.len()).filter(|&j| !(in_place && j == rank)) {
+        b.copy(
+            t.block(packed[j], counts[j]),
+            Buf::Recv.block(displs[j], counts[j]),
+        );
+    }
+}
+
+/// Open MPI's Bruck allgatherv (SimGrid's `ompi_bruck`): at distance d =
+/// 1, 2, 4, ... every rank sends the blocks of ranks rank .. rank+n-1
+/// (cyclically; n = d, or what is left at the last step) to rank - d and
+/// receives those of rank+d .. rank+d+n-1 from rank + d, each as one
+/// message (Open MPI uses an indexed datatype). Here the blocks are packed
+/// twice over in scratch, so that any cyclic run of ranks is one run of
+/// elements; each received run is copied to its other copy.
+fn allgatherv_bruck(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    own: Block,
+    counts: &[usize],
+    displs: &[usize],
+    in_place: bool,
+) {
+    let packed = packed_displacements(counts);
+    let total: usize = counts.iter().sum();
+    let t = b.tmp(2 * total);
+    // The cyclic run of n ranks from `first`, in the first copy onwards.
+    let run = |first: usize, n: usize| {
+        let len: usize = (first..first + n).map(|r| counts[r % size]).sum();
+        t.block(packed[first % size], len)
+    };
+    // The same elements in the other copy (runs may straddle both).
+    let mirror = |blk: Block| -> Vec<(Block, Block)> {
+        let (lo, hi) = (blk.offset, blk.end());
+        let mut pairs = Vec::new();
+        if lo < total {
+            let end = hi.min(total);
+            pairs.push((t.block(lo, end - lo), t.block(lo + total, end - lo)));
+        }
+        if hi > total {
+            let start = lo.max(total);
+            pairs.push((
+                t.block(start, hi - start),
+                t.block(start - total, hi - start),
+            ));
+        }
+        pairs
+    };
+    b.copy(own, run(rank, 1));
+    for (from, to) in mirror(run(rank, 1)) {
+        b.copy(from, to);
+    }
+    let mut d = 1;
+    while d < size {
+        let n = if d <= size / 2 { d } else { size - d };
+        let (to, from) = ((rank + size - d) % size, (rank + d) % size);
+        let incoming = run(from, n);
+        b.round(vec![send(to, run(rank, n)), recv(from, incoming)], vec![]);
+        for (a, m) in mirror(incoming) {
+            b.copy(a, m);
+        }
+        d <<= 1;
+    }
+    for j in (0..size).filter(|&j| !(in_place && j == rank)) {
+        b.copy(
+            t.block(packed[j], counts[j]),
+            Buf::Recv.block(displs[j], counts[j]),
+        );
+    }
 }
 
 /// MPICH's ring allgatherv (SimGrid's `mpich_ring`): each step sends the

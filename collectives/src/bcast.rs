@@ -26,10 +26,33 @@ pub fn bcast_with(
 ) -> Result<Schedule, CollError> {
     check_rooted(rank, size, root)?;
     let mut b = Builder::new();
-    let data = Buf::Recv.block(0, count);
+    bcast_into(
+        &mut b,
+        alg,
+        rank,
+        size,
+        root,
+        Buf::Recv.block(0, count),
+        elem_bytes,
+    );
+    Ok(b.finish())
+}
+
+/// Appends the broadcast of `data` with `alg` to `b`; see [`bcast_with`].
+pub(crate) fn bcast_into(
+    b: &mut Builder,
+    alg: BcastAlgorithm,
+    rank: usize,
+    size: usize,
+    root: usize,
+    data: Block,
+    elem_bytes: usize,
+) {
+    let count = data.count;
+    let flattree = BcastAlgorithm::Flattree;
     match alg {
         BcastAlgorithm::Default | BcastAlgorithm::BinomialTree => {
-            bcast_binomial_into(&mut b, rank, size, root, data)
+            bcast_binomial_into(b, rank, size, root, data)
         }
         BcastAlgorithm::Flattree => {
             if rank == root {
@@ -45,14 +68,14 @@ pub fn bcast_with(
             }
         }
         BcastAlgorithm::ScatterLrAllgather => {
-            let slice = scatter_for_bcast(&mut b, rank, size, root, count);
-            ring_allgather_slices(&mut b, rank, size, root, slice);
+            let slice = scatter_for_bcast(b, rank, size, root, data);
+            ring_allgather_slices(b, rank, size, root, slice);
         }
         BcastAlgorithm::ScatterRdbAllgather => {
-            let slice = scatter_for_bcast(&mut b, rank, size, root, count);
+            let slice = scatter_for_bcast(b, rank, size, root, data);
             let rel = (rank + size - root) % size;
             rdb_blocks(
-                &mut b,
+                b,
                 rel,
                 size,
                 |r| (r + root) % size,
@@ -63,37 +86,21 @@ pub fn bcast_with(
             let segsize = pipeline_segment_bytes(size, count.saturating_mul(elem_bytes));
             let seg = segment_count(segsize, elem_bytes, count);
             let tree = chain(1, rank, size, root);
-            bcast_tree_segments(&mut b, &tree, data, seg);
+            bcast_tree_segments(b, &tree, data, seg);
         }
-        BcastAlgorithm::Ntsl => bcast_ntsl(&mut b, rank, size, root, data, elem_bytes),
-        BcastAlgorithm::Ntsb => bcast_ntsb(&mut b, rank, size, root, data, elem_bytes),
-        BcastAlgorithm::Mvapich2KnomialIntraNode => {
-            bcast_knomial(&mut b, rank, size, root, data, 4)
-        }
+        BcastAlgorithm::Ntsl => bcast_ntsl(b, rank, size, root, data, elem_bytes),
+        BcastAlgorithm::Ntsb => bcast_ntsb(b, rank, size, root, data, elem_bytes),
+        BcastAlgorithm::Mvapich2KnomialIntraNode => bcast_knomial(b, rank, size, root, data, 4),
         BcastAlgorithm::OmpiSplitBintree => {
-            if !bcast_split_bintree(&mut b, rank, size, root, data, elem_bytes) {
-                return bcast_with(
-                    BcastAlgorithm::Flattree,
-                    rank,
-                    size,
-                    root,
-                    count,
-                    elem_bytes,
-                );
+            if !bcast_split_bintree(b, rank, size, root, data, elem_bytes) {
+                bcast_into(b, flattree, rank, size, root, data, elem_bytes);
             }
         }
         BcastAlgorithm::FlattreePipeline => {
             let seg = (8192 / elem_bytes.max(1)).max(1);
             if count < seg {
                 // SimGrid falls back to the flat tree.
-                return bcast_with(
-                    BcastAlgorithm::Flattree,
-                    rank,
-                    size,
-                    root,
-                    count,
-                    elem_bytes,
-                );
+                return bcast_into(b, flattree, rank, size, root, data, elem_bytes);
             }
             let segments: Vec<Block> = (0..count.div_ceil(seg))
                 .map(|k| data.sub(k * seg, seg.min(count - k * seg)))
@@ -109,7 +116,6 @@ pub fn bcast_with(
             }
         }
     }
-    Ok(b.finish())
 }
 
 /// The segment size of SimGrid's `ompi_pipeline` bcast (Open MPI's fitted
@@ -405,15 +411,15 @@ fn bcast_split_bintree(
 #[derive(Clone, Copy)]
 struct Slices {
     slice: usize,
-    count: usize,
+    data: Block,
 }
 
 impl Slices {
     /// Slices `first .. first + n` (relative ranks) as one block.
     fn span(self, first: usize, n: usize) -> Block {
-        let start = (first * self.slice).min(self.count);
-        let end = ((first + n) * self.slice).min(self.count);
-        Buf::Recv.block(start, end - start)
+        let start = (first * self.slice).min(self.data.count);
+        let end = ((first + n) * self.slice).min(self.data.count);
+        self.data.sub(start, end - start)
     }
 }
 
@@ -427,11 +433,11 @@ fn scatter_for_bcast(
     rank: usize,
     size: usize,
     root: usize,
-    count: usize,
+    data: Block,
 ) -> Slices {
     let slices = Slices {
-        slice: count.div_ceil(size),
-        count,
+        slice: data.count.div_ceil(size),
+        data,
     };
     let rel = (rank + size - root) % size;
     // Receive our subtree's units from the parent.

@@ -52,7 +52,7 @@ mod tests;
 /// when none is given (`smpi/coll-radix`).
 pub const DEFAULT_RADIX: usize = 4;
 
-pub use allgather::{allgather, allgather_with, allgatherv, allgatherv_with};
+pub use allgather::{allgather, allgather_with, allgatherv, allgatherv_gb, allgatherv_with};
 pub use allreduce::{allreduce, allreduce_with};
 pub use alltoall::{alltoall, alltoall_default_for, alltoall_with, alltoallv, alltoallv_with};
 pub use barrier::{barrier, barrier_with};

@@ -400,6 +400,12 @@ algorithm_enum! {
         Ring => "ring": "p-1 sendrecv steps; step i sends to rank+i and receives from rank-i",
         /// SimGrid's `pair`: p-1 sendrecv steps with rank XOR i.
         Pair => "pair": "p-1 sendrecv steps exchanging own blocks with rank XOR i (power-of-two sizes only)",
+        /// SimGrid's gather-then-broadcast.
+        Gb => "GB": "linear gatherv to rank 0, then a bcast of the whole receive buffer from rank 0",
+        /// Open MPI's neighbour exchange.
+        OmpiNeighborExchange => "ompi_neighborexchange": "p/2 exchanges alternating between the two neighbours, two blocks at a time (ring on odd sizes)",
+        /// Open MPI's Bruck.
+        OmpiBruck => "ompi_bruck": "log2(p) steps sending the 2^k blocks held from rank onwards to rank-2^k",
         /// MPICH's recursive doubling.
         MpichRdb => "mpich_rdb": "recursive doubling in a packed scratch copy (missing partners covered down a binomial tree), then the blocks copied to their places",
         /// MPICH's ring, with its pipelining of large blocks.

@@ -6,7 +6,8 @@
 //!   `Default`, whose alltoall follows Open MPI's table).
 //! * `ompi`: Open MPI's fixed decision tables (2022), as SimGrid 3.32's
 //!   `ompi` selector copies them, for allreduce, alltoall, alltoallv,
-//!   barrier, bcast, reduce, reduce_scatter, allgather, gather and scatter. Where the
+//!   barrier, bcast, reduce, reduce_scatter, allgather, allgatherv, gather
+//!   and scatter. Where the
 //!   allreduce table picks Open MPI's ring or segmented ring, messages are
 //!   far below the segmented ring's p MiB, where it runs the plain ring:
 //!   both are `lr` here. The linear allreduces (`basic_linear`,
@@ -22,7 +23,7 @@
 //!   gather for long messages) and
 //!   allgather (recursive doubling under 512 KiB in all on powers of two,
 //!   else Bruck up to 80 KiB, else ring), allgatherv (the same by element
-//!   count, recursive doubling standing in for Bruck), reduce-scatter
+//!   count), reduce-scatter
 //!   (pairwise above 524288 elements for commutative operations, else
 //!   recursive doubling) and gather and scatter (binomial trees).
 //!   SimGrid's `mpich` selector runs SMP-aware two-level algorithms
@@ -310,16 +311,21 @@ pub fn select_reduce_scatter(
     }
 }
 
-/// The algorithm of an `MPI_Allgatherv` of `total` elements in all on
-/// `size` ranks.
-pub fn select_allgatherv(sel: Selector, size: usize, total: usize) -> AllgathervAlgorithm {
+/// The algorithm of an `MPI_Allgatherv` of `total` elements in all,
+/// `bytes` in all, on `size` ranks.
+pub fn select_allgatherv(
+    sel: Selector,
+    size: usize,
+    total: usize,
+    bytes: usize,
+) -> AllgathervAlgorithm {
     match sel {
-        Selector::Default | Selector::Ompi => AllgathervAlgorithm::Default,
-        // MPICH's Bruck for small totals on other sizes is not here:
-        // recursive doubling (with its fix-up) stands in.
-        Selector::Mpich if total <= 81920 || (size.is_power_of_two() && total < 524288) => {
+        Selector::Default => AllgathervAlgorithm::Default,
+        Selector::Ompi => ompi_allgatherv(size, bytes / size.max(1)),
+        Selector::Mpich if size.is_power_of_two() && total < 524288 => {
             AllgathervAlgorithm::MpichRdb
         }
+        Selector::Mpich if total <= 81920 => AllgathervAlgorithm::OmpiBruck,
         Selector::Mpich => AllgathervAlgorithm::MpichRing,
     }
 }
@@ -599,5 +605,48 @@ fn ompi_reduce_scatter(size: usize, bytes: usize) -> ReduceScatterAlgorithm {
         ),
         2048..=4095 => step(d, &[(512, NonOverlapping), (4096, Halving)], Butterfly),
         _ => step(d, &[(1024, NonOverlapping), (8192, Halving)], Butterfly),
+    }
+}
+
+/// Open MPI's allgatherv table (2022) as SimGrid 3.32's `ompi` selector
+/// runs it, by the average bytes per rank (two ranks: one exchange, as
+/// `pair` does).
+fn ompi_allgatherv(size: usize, per_rank: usize) -> AllgathervAlgorithm {
+    use AllgathervAlgorithm::{
+        Gb as Default, MpichRing as Ring, OmpiBruck as Bruck, OmpiNeighborExchange as Neighbor,
+        Pair,
+    };
+    let d = per_rank;
+    match size {
+        0..=1 => Ring,
+        2 => step(d, &[(2048, Ring), (4096, Pair), (8192, Ring)], Pair),
+        3..=7 => step(
+            d,
+            &[
+                (256, Default),
+                (4096, Neighbor),
+                (8192, Ring),
+                (16384, Neighbor),
+                (262144, Bruck),
+            ],
+            Neighbor,
+        ),
+        8..=15 => step(d, &[(1024, Default)], Bruck),
+        16..=31 => step(d, &[(128, Default), (262144, Bruck)], Ring),
+        32..=63 => step(d, &[(256, Default), (8192, Bruck)], Ring),
+        64..=127 => step(d, &[(256, Default), (4096, Bruck)], Ring),
+        128..=255 => step(d, &[(1024, Bruck), (65536, Neighbor)], Ring),
+        256..=511 => step(d, &[(1024, Bruck)], Ring),
+        512..=1023 => step(
+            d,
+            &[
+                (512, Bruck),
+                (1024, Default),
+                (4096, Bruck),
+                (1048576, Neighbor),
+            ],
+            Ring,
+        ),
+        _ => step(d, &[(4096, Bruck)], Neighbor),
     }
 }

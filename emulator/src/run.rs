@@ -352,7 +352,7 @@ fn help_coll() -> String {
          Collectives left at default follow --cfg=smpi/coll-selector: default\n\
          (SimGrid 3.32's default selector), ompi (Open MPI's decision tables, for\n\
          allreduce, alltoall, alltoallv, barrier, bcast, reduce, reduce_scatter,\n\
-         allgather, gather and scatter) or mpich\n\
+         allgather, allgatherv, gather and scatter) or mpich\n\
          (MPICH's logic, for allreduce, alltoall, allgather, allgatherv, barrier,\n\
          bcast, gather, reduce, reduce_scatter and scatter). The radix-k\n\
          algorithms take their k from --cfg=smpi/coll-radix (default 4).\n",

@@ -691,6 +691,15 @@ const SIMGRID_MORE_ALGORITHMS: &[(&str, &str, &str, &str, f64)] = &[
         "10000",
         0.002173486,
     ),
+    ("13", "allgatherv", "ompi_bruck", "10000", 0.000763232),
+    (
+        "64",
+        "allgatherv",
+        "ompi_neighborexchange",
+        "10000",
+        0.004174028,
+    ),
+    ("13", "allgatherv", "GB", "10000", 0.001862868),
 ];
 
 #[test]
@@ -787,6 +796,12 @@ const SIMGRID_OMPI_SELECTOR: &[(&str, &str, &str, f64)] = &[
     ("3", "reduce_scatter", "10000", 0.000172712),
     ("16", "reduce_scatter", "10000", 0.001029864),
     ("64", "reduce_scatter", "10000", 0.002253306),
+    // Allgatherv (irregular): GB (with the selector's NTSB bcast),
+    // neighbour exchange, Bruck, MPICH's ring.
+    ("5", "allgatherv", "100", 0.000123948),
+    ("6", "allgatherv", "1000", 0.000151912),
+    ("12", "allgatherv", "4000", 0.000571404),
+    ("40", "allgatherv", "50000", 0.007805615),
 ];
 
 #[test]

@@ -1092,13 +1092,30 @@ fn selectors_follow_their_tables() {
         ReduceScatterAlgorithm::Default
     );
     assert_eq!(
-        select_allgatherv(Selector::Mpich, 48, 100000),
+        select_allgatherv(Selector::Mpich, 48, 100000, 400000),
         AllgathervAlgorithm::MpichRing
     );
     assert_eq!(
-        select_allgatherv(Selector::Mpich, 64, 100000),
+        select_allgatherv(Selector::Mpich, 64, 100000, 400000),
         AllgathervAlgorithm::MpichRdb
     );
+    assert_eq!(
+        select_allgatherv(Selector::Mpich, 48, 1000, 4000),
+        AllgathervAlgorithm::OmpiBruck
+    );
+    for (size, per_rank, alg) in [
+        (2, 3000, AllgathervAlgorithm::Pair),
+        (5, 100, AllgathervAlgorithm::Gb),
+        (6, 1000, AllgathervAlgorithm::OmpiNeighborExchange),
+        (12, 4000, AllgathervAlgorithm::OmpiBruck),
+        (64, 100000, AllgathervAlgorithm::MpichRing),
+    ] {
+        assert_eq!(
+            select_allgatherv(Selector::Ompi, size, per_rank * size / 4, per_rank * size),
+            alg,
+            "{size} {per_rank}"
+        );
+    }
     assert_eq!(
         select_scatter(Selector::Ompi, 64, 8),
         ScatterAlgorithm::OmpiBinomial

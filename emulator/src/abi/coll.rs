@@ -579,21 +579,42 @@ pub(crate) unsafe extern "C" fn MPI_Allgatherv(
         let st = if in_place { recvtype } else { sendtype };
         check_type(st)?;
         check_type(recvtype)?;
-        let total = rcs.iter().sum();
+        let total: usize = rcs.iter().sum();
+        let rty = committed(recvtype)?;
         let alg = named_or_selected(
             |a| a.allgatherv,
-            |sel| Ok(algo::select_allgatherv(sel, c.size(), total)),
+            |sel| {
+                let bytes = rty.size.saturating_mul(total);
+                Ok(algo::select_allgatherv(sel, c.size(), total, bytes))
+            },
         )?;
-        let s = algo::allgatherv_with(
-            alg,
-            c.my_rank,
-            c.size(),
-            sc,
-            &rcs,
-            &ds,
-            in_place,
-            usize::try_from(committed(recvtype)?.extent).unwrap_or(1),
-        )
+        let extent = usize::try_from(rty.extent).unwrap_or(1);
+        let s = if alg == algo::AllgathervAlgorithm::Gb {
+            // SimGrid's GB broadcasts with whatever bcast is selected.
+            let whole = (0..c.size()).map(|i| ds[i] + rcs[i]).max().unwrap_or(0);
+            let bcast = named_or_selected(
+                |a| a.bcast,
+                |sel| {
+                    Ok(algo::select_bcast(
+                        sel,
+                        c.size(),
+                        whole.saturating_mul(rty.size),
+                    ))
+                },
+            )?;
+            algo::allgatherv_gb(
+                c.my_rank,
+                c.size(),
+                sc,
+                &rcs,
+                &ds,
+                in_place,
+                bcast,
+                rty.size,
+            )
+        } else {
+            algo::allgatherv_with(alg, c.my_rank, c.size(), sc, &rcs, &ds, in_place, extent)
+        }
         .map_err(coll_error)?;
         let b = Buffers {
             send: sendbuf as usize,
