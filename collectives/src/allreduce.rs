@@ -10,10 +10,10 @@
 //! ring order, so it runs the default for non-commutative operations, as
 //! it does (like SimGrid) for fewer elements than ranks.
 
-use crate::bcast::bcast_binomial_into;
+use crate::bcast::{bcast_binomial_into, bcast_into};
 use crate::error::{check_radix, check_rank, CollError};
 use crate::reduce::{combine, contribution, reduce_into, ring_reduce_scatter};
-use crate::registry::{AllreduceAlgorithm, ReduceAlgorithm};
+use crate::registry::{AllreduceAlgorithm, BcastAlgorithm, ReduceAlgorithm};
 use crate::schedule::{recv, send, Block, Buf, Builder, Local, Schedule};
 use crate::tree::segment_count;
 
@@ -60,7 +60,9 @@ pub fn allreduce_with(
     let input = contribution(in_place, 0, count);
     let acc = Buf::Recv.block(0, count);
     match alg {
-        AllreduceAlgorithm::Default => reduce_bcast(&mut b, rank, size, input, acc, commutative),
+        AllreduceAlgorithm::Default | AllreduceAlgorithm::Redbcast => {
+            reduce_bcast(&mut b, rank, size, input, acc, commutative)
+        }
         AllreduceAlgorithm::Rdb => rdb(&mut b, rank, size, input, acc, commutative),
         AllreduceAlgorithm::Lr if commutative && count >= size => {
             lr(&mut b, rank, size, input, acc, in_place)
@@ -86,6 +88,39 @@ pub fn allreduce_with(
         AllreduceAlgorithm::RabRdb => rabenseifner(&mut b, rank, size, input, acc, commutative),
         AllreduceAlgorithm::RecursiveK => recursive_k(&mut b, rank, size, input, acc, radix),
     }
+    Ok(b.finish())
+}
+
+/// SimGrid's `redbcast`: a reduce to rank 0 with `reduce`, then a bcast
+/// from rank 0 with `bcast` (SimGrid runs the ones the selector picks);
+/// `elem_bytes` is the datatype's size, for the segmented ones.
+#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
+pub fn allreduce_redbcast(
+    rank: usize,
+    size: usize,
+    count: usize,
+    commutative: bool,
+    in_place: bool,
+    reduce: ReduceAlgorithm,
+    bcast: BcastAlgorithm,
+    elem_bytes: usize,
+) -> Result<Schedule, CollError> {
+    check_rank(rank, size)?;
+    let mut b = Builder::new();
+    let input = contribution(in_place, 0, count);
+    let acc = Buf::Recv.block(0, count);
+    reduce_into(
+        &mut b,
+        reduce,
+        rank,
+        size,
+        0,
+        commutative,
+        input,
+        acc,
+        elem_bytes,
+    );
+    bcast_into(&mut b, bcast, rank, size, 0, acc, elem_bytes);
     Ok(b.finish())
 }
 

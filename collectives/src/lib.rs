@@ -53,7 +53,7 @@ mod tests;
 pub const DEFAULT_RADIX: usize = 4;
 
 pub use allgather::{allgather, allgather_with, allgatherv, allgatherv_gb, allgatherv_with};
-pub use allreduce::{allreduce, allreduce_with};
+pub use allreduce::{allreduce, allreduce_redbcast, allreduce_with};
 pub use alltoall::{alltoall, alltoall_default_for, alltoall_with, alltoallv, alltoallv_with};
 pub use barrier::{barrier, barrier_with};
 pub use bcast::{bcast, bcast_with};

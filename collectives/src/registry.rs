@@ -318,6 +318,9 @@ algorithm_enum! {
         /// SimGrid's default: the default reduce to rank 0, then the default
         /// (binomial) bcast from rank 0.
         Default => "default": "SimGrid default: default reduce to rank 0, then binomial_tree bcast",
+        /// SimGrid's reduce to rank 0 then bcast from it, each with the
+        /// algorithm selected for it.
+        Redbcast => "redbcast": "reduce to rank 0, then bcast from it, each with its selected algorithm (the defaults alone)",
         /// MPICH's recursive doubling, with its fold onto a power of two.
         Rdb => "rdb": "recursive doubling: log2(p) exchanges of the whole vector (pairs fold onto a power of two first)",
         /// SimGrid's logical ring.

@@ -11,8 +11,8 @@
 //!   allreduce table picks Open MPI's ring or segmented ring, messages are
 //!   far below the segmented ring's p MiB, where it runs the plain ring:
 //!   both are `lr` here. The linear allreduces (`basic_linear`,
-//!   `nonoverlapping`: a reduce then a bcast) run the default reduce and
-//!   binomial bcast, the closest we have.
+//!   `nonoverlapping`) are SimGrid's `redbcast`: a reduce then a bcast,
+//!   each as the selector picks it.
 //! * `mpich`: MPICH's decision logic for allreduce (recursive doubling for
 //!   short messages, Rabenseifner for long ones), alltoall (Bruck for
 //!   short blocks, all messages posted at once for medium ones, pairwise
@@ -97,9 +97,9 @@ pub fn select_allreduce(
     bytes: usize,
     commutative: bool,
 ) -> AllreduceAlgorithm {
-    use AllreduceAlgorithm::{Default as Linear, Lr, RabRdb, Rdb};
+    use AllreduceAlgorithm::{Lr, RabRdb, Rdb, Redbcast as Linear};
     match sel {
-        Selector::Default => Linear,
+        Selector::Default => AllreduceAlgorithm::Default,
         Selector::Mpich => {
             let pof2 = 1 << size.ilog2();
             if bytes > 2048 && count >= pof2 && commutative {

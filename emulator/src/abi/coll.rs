@@ -935,13 +935,34 @@ pub(crate) unsafe extern "C" fn MPI_Allreduce(
         op,
         |c, in_place, commutative| {
             let n = count(n, "count")?;
+            let ty = committed(datatype)?;
+            let bytes = ty.size.saturating_mul(n);
             let alg = named_or_selected(
                 |a| a.allreduce,
-                |sel| {
-                    let bytes = committed(datatype)?.size.saturating_mul(n);
-                    Ok(algo::select_allreduce(sel, c.size(), n, bytes, commutative))
-                },
+                |sel| Ok(algo::select_allreduce(sel, c.size(), n, bytes, commutative)),
             )?;
+            if alg == algo::AllreduceAlgorithm::Redbcast {
+                // SimGrid's redbcast runs the selected reduce and bcast.
+                let reduce = named_or_selected(
+                    |a| a.reduce,
+                    |sel| Ok(algo::select_reduce(sel, c.size(), n, bytes, commutative)),
+                )?;
+                let bcast = named_or_selected(
+                    |a| a.bcast,
+                    |sel| Ok(algo::select_bcast(sel, c.size(), bytes)),
+                )?;
+                return algo::allreduce_redbcast(
+                    c.my_rank,
+                    c.size(),
+                    n,
+                    commutative,
+                    in_place,
+                    reduce,
+                    bcast,
+                    ty.size,
+                )
+                .map_err(coll_error);
+            }
             algo::allreduce_with(
                 alg,
                 c.my_rank,
