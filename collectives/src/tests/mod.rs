@@ -879,10 +879,11 @@ fn selectors_follow_their_tables() {
         select_allreduce(Selector::Ompi, 64, 131072, 1 << 20, true),
         AllreduceAlgorithm::RabRdb
     );
-    // Non-commutative on 300 ranks: linear for tiny messages.
+    // Non-commutative on 300 ranks: linear (reduce then bcast) for tiny
+    // messages.
     assert_eq!(
         select_allreduce(Selector::Ompi, 300, 1, 8, false),
-        AllreduceAlgorithm::Default
+        AllreduceAlgorithm::Redbcast
     );
     // MPICH: Rabenseifner needs at least one element per rank of the
     // power of two and a commutative operation.
