@@ -265,11 +265,15 @@ pub fn allgatherv_with(
     in_place: bool,
     elem_bytes: usize,
 ) -> Result<Schedule, CollError> {
-    check_rank(rank, size)?;
-    check_len("recvcounts", recvcounts, size)?;
-    check_len("displs", displs, size)?;
-    check_blocks(recvcounts, displs, "allgatherv")?;
+    check_allgatherv(rank, size, recvcounts, displs)?;
     let mut b = Builder::new();
+    let mine = own_block(
+        rank,
+        sendcount,
+        &|i| recvcounts[i],
+        &|i| displs[i],
+        in_place,
+    );
     match alg {
         AllgathervAlgorithm::Default => allgatherv_linear(
             &mut b,
@@ -296,13 +300,6 @@ pub fn allgatherv_with(
                     size,
                 });
             }
-            let mine = own_block(
-                rank,
-                sendcount,
-                &|i| recvcounts[i],
-                &|i| displs[i],
-                in_place,
-            );
             let slot = |i: usize| Buf::Recv.block(displs[i], recvcounts[i]);
             b.copy(mine, slot(rank));
             for i in 1..size {
@@ -311,13 +308,6 @@ pub fn allgatherv_with(
             }
         }
         AllgathervAlgorithm::MpichRdb => {
-            let mine = own_block(
-                rank,
-                sendcount,
-                &|i| recvcounts[i],
-                &|i| displs[i],
-                in_place,
-            );
             in_packed_scratch(&mut b, rank, recvcounts, displs, in_place, |b, blocks| {
                 b.copy(mine, blocks(rank, 1));
                 rdb_blocks(b, rank, size, |r| r, blocks);
@@ -334,13 +324,6 @@ pub fn allgatherv_with(
             in_place,
         ),
         AllgathervAlgorithm::OmpiNeighborExchange => {
-            let mine = own_block(
-                rank,
-                sendcount,
-                &|i| recvcounts[i],
-                &|i| displs[i],
-                in_place,
-            );
             in_packed_scratch(&mut b, rank, recvcounts, displs, in_place, |b, blocks| {
                 allgather_neighbor_exchange(b, rank, size, mine, blocks);
             });
@@ -358,13 +341,6 @@ pub fn allgatherv_with(
             )
         }
         AllgathervAlgorithm::OmpiBruck => {
-            let mine = own_block(
-                rank,
-                sendcount,
-                &|i| recvcounts[i],
-                &|i| displs[i],
-                in_place,
-            );
             allgatherv_bruck(&mut b, rank, size, mine, recvcounts, displs, in_place);
         }
         AllgathervAlgorithm::MpichRing => allgatherv_mpich_ring(
@@ -390,10 +366,7 @@ pub fn allgatherv_gb(
     bcast: BcastAlgorithm,
     elem_bytes: usize,
 ) -> Result<Schedule, CollError> {
-    check_rank(rank, size)?;
-    check_len("recvcounts", recvcounts, size)?;
-    check_len("displs", displs, size)?;
-    check_blocks(recvcounts, displs, "allgatherv")?;
+    check_allgatherv(rank, size, recvcounts, displs)?;
     let mut b = Builder::new();
     let mine = own_block(
         rank,
@@ -439,6 +412,19 @@ pub fn allgatherv_gb(
         }
     }
     Ok(b.finish())
+}
+
+/// The argument checks of `MPI_Allgatherv`.
+fn check_allgatherv(
+    rank: usize,
+    size: usize,
+    recvcounts: &[usize],
+    displs: &[usize],
+) -> Result<(), CollError> {
+    check_rank(rank, size)?;
+    check_len("recvcounts", recvcounts, size)?;
+    check_len("displs", displs, size)?;
+    check_blocks(recvcounts, displs, "allgatherv").map(|_| ())
 }
 
 /// Runs `body` on a packed copy of the blocks in scratch, rank after rank

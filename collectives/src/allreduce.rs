@@ -12,7 +12,7 @@
 
 use crate::bcast::{bcast_binomial_into, bcast_into};
 use crate::error::{check_radix, check_rank, CollError};
-use crate::reduce::{combine, contribution, reduce_into, ring_reduce_scatter};
+use crate::reduce::{combine, contribution, reduce_into, ring_reduce_scatter, Halving};
 use crate::registry::{AllreduceAlgorithm, BcastAlgorithm, ReduceAlgorithm};
 use crate::schedule::{recv, send, Block, Buf, Builder, Local, Schedule};
 use crate::tree::segment_count;
@@ -266,48 +266,26 @@ fn rabenseifner(
         let blocks =
             |buf: Block, from: usize, to: usize| buf.sub(disps[from], disps[to] - disps[from]);
         let scratch = b.tmp(count).block(0, count);
-        // Reduce-scatter: [send_idx, last_idx) is the range still held.
-        let (mut send_idx, mut recv_idx, mut last_idx) = (0, 0, pof2);
+        // Reduce-scatter, then allgather by the same steps backwards.
+        let mut idx = Halving::new(pof2);
         let mut mask = 1;
         while mask < pof2 {
             let vd = v ^ mask;
             let dst = fold.rank(vd);
-            let half = pof2 / (mask * 2);
-            let (sent, kept) = if v < vd {
-                send_idx = recv_idx + half;
-                ((send_idx, last_idx), (recv_idx, send_idx))
-            } else {
-                recv_idx = send_idx + half;
-                ((send_idx, recv_idx), (recv_idx, last_idx))
-            };
+            let [sent, kept] = idx.halve(v, vd, mask);
             let incoming = blocks(scratch, kept.0, kept.1);
             let mine = blocks(acc, kept.0, kept.1);
             b.round(
                 vec![send(dst, blocks(acc, sent.0, sent.1)), recv(dst, incoming)],
                 combine(incoming, mine, dst < rank, commutative),
             );
-            send_idx = recv_idx;
             mask <<= 1;
-            if mask < pof2 {
-                last_idx = recv_idx + pof2 / mask;
-            }
         }
-        // Allgather, the same steps backwards.
         mask >>= 1;
         while mask > 0 {
             let vd = v ^ mask;
             let dst = fold.rank(vd);
-            let half = pof2 / (mask * 2);
-            let (sent, got) = if v < vd {
-                if mask != pof2 / 2 {
-                    last_idx += half;
-                }
-                recv_idx = send_idx + half;
-                ((send_idx, recv_idx), (recv_idx, last_idx))
-            } else {
-                recv_idx = send_idx - half;
-                ((send_idx, last_idx), (recv_idx, send_idx))
-            };
+            let [sent, got] = idx.double(v, vd, mask);
             b.round(
                 vec![
                     send(dst, blocks(acc, sent.0, sent.1)),
@@ -315,9 +293,6 @@ fn rabenseifner(
                 ],
                 vec![],
             );
-            if v > vd {
-                send_idx = recv_idx;
-            }
             mask >>= 1;
         }
     }

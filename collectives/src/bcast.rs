@@ -190,13 +190,7 @@ fn bcast_ntsl(
         return;
     }
     let count = data.count;
-    if root != 0 {
-        if rank == root {
-            b.round(vec![send(0, data)], vec![]);
-        } else if rank == 0 {
-            b.round(vec![recv(root, data)], vec![]);
-        }
-    }
+    root_to_rank_zero(b, rank, root, data);
     let seg = (8192 / elem_bytes.max(1)).max(1);
     let (to, from) = ((rank + 1) % size, (rank + size - 1) % size);
     if count <= seg {
@@ -246,13 +240,7 @@ fn bcast_ntsb(
         return;
     }
     let count = data.count;
-    if root != 0 {
-        if rank == root {
-            b.round(vec![send(0, data)], vec![]);
-        } else if rank == 0 {
-            b.round(vec![recv(root, data)], vec![]);
-        }
-    }
+    root_to_rank_zero(b, rank, root, data);
     let parent = (rank > 0).then(|| (rank - 1) / 2);
     let children: Vec<usize> = [2 * rank + 1, 2 * rank + 2]
         .into_iter()
@@ -403,6 +391,18 @@ fn bcast_split_bintree(
         swap(b);
     }
     true
+}
+
+/// SimGrid's NTS* broadcasts start from rank 0: another root first sends
+/// it everything.
+fn root_to_rank_zero(b: &mut Builder, rank: usize, root: usize, data: Block) {
+    if root != 0 {
+        if rank == root {
+            b.round(vec![send(0, data)], vec![]);
+        } else if rank == 0 {
+            b.round(vec![recv(root, data)], vec![]);
+        }
+    }
 }
 
 /// The slices of a scatter-allgather broadcast: `size` slices of

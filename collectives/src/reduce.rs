@@ -386,6 +386,78 @@ pub fn reduce_scatter_with(
     }
 }
 
+/// The block bookkeeping MPICH's Rabenseifner algorithms share: p'
+/// blocks (p' a power of two), halved by a recursive-halving
+/// reduce-scatter, then regrown by a recursive-doubling gather. Ranges
+/// are block indices, half-open.
+pub(crate) struct Halving {
+    pof2: usize,
+    pub send_idx: usize,
+    pub recv_idx: usize,
+    pub last_idx: usize,
+}
+
+impl Halving {
+    pub(crate) fn new(pof2: usize) -> Halving {
+        Halving {
+            pof2,
+            send_idx: 0,
+            recv_idx: 0,
+            last_idx: pof2,
+        }
+    }
+
+    /// A halving step between virtual ranks `v` and `vd` (`mask` apart):
+    /// the range sent and the range kept (and reduced).
+    pub(crate) fn halve(&mut self, v: usize, vd: usize, mask: usize) -> [(usize, usize); 2] {
+        let half = self.pof2 / (mask * 2);
+        let ranges = if v < vd {
+            self.send_idx = self.recv_idx + half;
+            [
+                (self.send_idx, self.last_idx),
+                (self.recv_idx, self.send_idx),
+            ]
+        } else {
+            self.recv_idx = self.send_idx + half;
+            [
+                (self.send_idx, self.recv_idx),
+                (self.recv_idx, self.last_idx),
+            ]
+        };
+        self.send_idx = self.recv_idx;
+        if mask * 2 < self.pof2 {
+            self.last_idx = self.recv_idx + self.pof2 / (mask * 2);
+        }
+        ranges
+    }
+
+    /// A doubling step, the halving ones backwards: the range sent and the
+    /// range received.
+    pub(crate) fn double(&mut self, v: usize, vd: usize, mask: usize) -> [(usize, usize); 2] {
+        let half = self.pof2 / (mask * 2);
+        let ranges = if v < vd {
+            if mask != self.pof2 / 2 {
+                self.last_idx += half;
+            }
+            self.recv_idx = self.send_idx + half;
+            [
+                (self.send_idx, self.recv_idx),
+                (self.recv_idx, self.last_idx),
+            ]
+        } else {
+            self.recv_idx = self.send_idx - half;
+            [
+                (self.send_idx, self.last_idx),
+                (self.recv_idx, self.send_idx),
+            ]
+        };
+        if v > vd {
+            self.send_idx = self.recv_idx;
+        }
+        ranges
+    }
+}
+
 /// The displacement of each block when blocks of `counts` elements lie one
 /// after the other (the prefix sums of `counts`).
 pub fn packed_displacements(counts: &[usize]) -> Vec<usize> {
@@ -1131,19 +1203,12 @@ fn reduce_scatter_gather(
     };
     let disp = |i: usize| i * (n / pof2);
     let span = |from: usize, to: usize| (disp(from), (from..to).map(cnt).sum::<usize>());
-    let (mut send_idx, mut recv_idx, mut last_idx) = (0, 0, pof2);
+    let mut idx = Halving::new(pof2);
     if let Some(v) = newrank {
         let mut mask = 1;
         while mask < pof2 {
             let vd = v ^ mask;
-            let half = pof2 / (mask * 2);
-            let (sent, got) = if v < vd {
-                send_idx = recv_idx + half;
-                ((send_idx, last_idx), (recv_idx, send_idx))
-            } else {
-                recv_idx = send_idx + half;
-                ((send_idx, recv_idx), (recv_idx, last_idx))
-            };
+            let [sent, got] = idx.halve(v, vd, mask);
             let (s_at, s_len) = span(sent.0, sent.1);
             let (r_at, r_len) = span(got.0, got.1);
             b.round(
@@ -1153,11 +1218,7 @@ fn reduce_scatter_gather(
                 ],
                 fold(r_at, r_len),
             );
-            send_idx = recv_idx;
             mask <<= 1;
-            if mask < pof2 {
-                last_idx = recv_idx + pof2 / mask;
-            }
         }
     }
     // Gather to the root. An odd root among the folded ranks had its
@@ -1168,8 +1229,8 @@ fn reduce_scatter_gather(
         if rank == root {
             b.round(vec![recv(0, acc.sub(0, cnt(0)))], vec![]);
             newrank = Some(0);
-            send_idx = 0;
-            last_idx = 2;
+            idx.send_idx = 0;
+            idx.last_idx = 2;
         } else if newrank == Some(0) {
             b.round(vec![send(root, acc.sub(0, cnt(0)))], vec![]);
             newrank = None;
@@ -1187,17 +1248,7 @@ fn reduce_scatter_gather(
             j -= 1;
             let vd = v ^ mask;
             let dst = if vd == 0 && odd_root { root } else { real(vd) };
-            let half = pof2 / (mask * 2);
-            let (sent, got) = if v < vd {
-                if mask != pof2 / 2 {
-                    last_idx += half;
-                }
-                recv_idx = send_idx + half;
-                ((send_idx, recv_idx), (recv_idx, last_idx))
-            } else {
-                recv_idx = send_idx - half;
-                ((send_idx, last_idx), (recv_idx, send_idx))
-            };
+            let [sent, got] = idx.double(v, vd, mask);
             if (vd >> j) == (newroot >> j) {
                 let (at, len) = span(sent.0, sent.1);
                 b.round(vec![send(dst, acc.sub(at, len))], vec![]);
@@ -1205,9 +1256,6 @@ fn reduce_scatter_gather(
             }
             let (at, len) = span(got.0, got.1);
             b.round(vec![recv(dst, acc.sub(at, len))], vec![]);
-            if v > vd {
-                send_idx = recv_idx;
-            }
             mask >>= 1;
         }
     }
