@@ -4,6 +4,7 @@
 #define SMPI_SMPI_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -17,6 +18,15 @@ void smpi_execute(double seconds);
 /* Same as smpi_execute: SimGrid distinguishes whether benchmarking is
  * suspended around the call, and here every smpi_ call suspends it. */
 void smpi_execute_benched(double seconds);
+
+/* Memory whose content the simulation may fold (--cfg=smpi/shared-malloc:
+ * global maps every allocation onto one small block, local shares the
+ * allocations of one call site between ranks, no keeps them private):
+ * for large buffers whose values do not steer the program. */
+void *smpi_shared_malloc(size_t size, const char *file, int line);
+void smpi_shared_free(void *ptr);
+#define SMPI_SHARED_MALLOC(size) smpi_shared_malloc((size), __FILE__, __LINE__)
+#define SMPI_SHARED_FREE(ptr) smpi_shared_free(ptr)
 
 #ifdef __cplusplus
 }

@@ -238,6 +238,8 @@ pub struct World {
     /// place, and code touching another rank's memory calls
     /// [`World::activate_memory`] first.
     pub segment: Option<Rc<privatize::DataSegment>>,
+    /// The allocations of `SMPI_SHARED_MALLOC` (`smpi/shared-malloc`).
+    pub folding: privatize::fold::Folding,
 }
 
 impl World {
@@ -337,6 +339,7 @@ impl World {
             thread_level_noted: false,
             live: n,
             segment: None,
+            folding: privatize::fold::Folding::new(privatize::fold::Strategy::Global, 1 << 20),
         }
     }
 

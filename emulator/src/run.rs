@@ -344,6 +344,27 @@ fn print_platform(opts: &Options) -> Result<i32> {
     Ok(0)
 }
 
+/// The folding of `SMPI_SHARED_MALLOC` the options ask for.
+fn folding_from(cfg: &Config) -> Result<privatize::fold::Folding> {
+    use privatize::fold::{Folding, Strategy};
+    let strategy = match cfg.text("smpi/shared-malloc") {
+        "global" => Strategy::Global,
+        "local" => Strategy::Local,
+        "no" | "none" => Strategy::No,
+        other => bail!("option smpi/shared-malloc: '{other}' is not global, local or no"),
+    };
+    let block = usize::try_from(cfg.int("smpi/shared-malloc-blocksize"))
+        .ok()
+        .filter(|&b| b > 0)
+        .with_context(|| {
+            format!(
+                "option smpi/shared-malloc-blocksize: {} is not a positive size",
+                cfg.int("smpi/shared-malloc-blocksize")
+            )
+        })?;
+    Ok(Folding::new(strategy, block))
+}
+
 /// `-help-coll`: every collective with its algorithms, as
 /// `--cfg=smpi/<collective>:<algorithm>` takes them.
 fn help_coll() -> String {
@@ -568,6 +589,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     let mut world = World::new(platform, model, hosts, mpi, compute);
     world.quiet = opts.quiet;
     world.segment = segment;
+    world.folding = folding_from(&cfg)?;
     engine::install(world);
     context::install_crash_handler(stack_kib);
     let outcome = engine::run(&mut factory);

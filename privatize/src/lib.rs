@@ -17,7 +17,11 @@
 //! dropped once the copy is mapped (its mappings keep the file alive), so
 //! the number of open files stays at one whatever the number of ranks.
 //!
-//! This is the only crate that calls `dlopen` or reads ELF files.
+//! This is the only crate that calls `dlopen` or reads ELF files. It also
+//! folds the memory of `SMPI_SHARED_MALLOC` ([`fold`]), the other place
+//! where the application's address space is mapped by hand.
+
+pub mod fold;
 
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::fs::File;

@@ -3,6 +3,7 @@
 //! simulated times are deterministic.
 
 mod failures;
+mod folding;
 mod labs;
 mod programs;
 mod tools;

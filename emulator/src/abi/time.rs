@@ -131,6 +131,47 @@ pub(crate) unsafe extern "C" fn smpi_execute(seconds: f64) {
     bench_begin();
 }
 
+/// `SMPI_SHARED_MALLOC(size)`: memory whose content the simulation may
+/// fold (see `privatize::fold`); a failure stops the simulation with the
+/// reason and the fix.
+pub(crate) unsafe extern "C" fn smpi_shared_malloc(
+    size: usize,
+    file: *const std::ffi::c_char,
+    line: std::ffi::c_int,
+) -> *mut std::ffi::c_void {
+    let file = if file.is_null() {
+        String::from("?")
+    } else {
+        // SAFETY: the macro passes __FILE__, a NUL-terminated literal.
+        unsafe { std::ffi::CStr::from_ptr(file) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    let line = u32::try_from(line).unwrap_or(0);
+    match engine::with(|w| w.folding.allocate(size, &file, line)) {
+        Ok(p) => p.cast(),
+        Err(e) => fatal(&format!("SMPI_SHARED_MALLOC({size}) at {file}:{line}: {e}")),
+    }
+}
+
+/// `SMPI_SHARED_FREE(ptr)`.
+pub(crate) unsafe extern "C" fn smpi_shared_free(ptr: *mut std::ffi::c_void) {
+    if ptr.is_null() {
+        return;
+    }
+    if let Err(e) = engine::with(|w| w.folding.free(ptr.cast())) {
+        fatal(&format!("SMPI_SHARED_FREE: {e}"));
+    }
+}
+
+/// Stops the simulation for a failure of the current rank's call.
+fn fatal(message: &str) -> ! {
+    crate::flush_c_stdio();
+    let rank = engine::with(|w| w.current);
+    eprintln!("smpirun: rank {rank}: {message}");
+    super::abort_simulation(1)
+}
+
 pub(crate) unsafe extern "C" fn smpi_execute_benched(seconds: f64) {
     // SAFETY: same contract as smpi_execute.
     unsafe { smpi_execute(seconds) }

@@ -1,0 +1,370 @@
+//! Memory folding (`SMPI_SHARED_MALLOC`): large buffers whose content does
+//! not matter to the simulation share physical memory, so that a laptop
+//! holds the matrices of thousands of ranks.
+//!
+//! * `global`: every shared allocation of every rank is a virtual range
+//!   mapped block after block onto one small physical block
+//!   (`smpi/shared-malloc-blocksize`), as SimGrid's global strategy.
+//! * `local`: the allocations made at one call site (file and line) by
+//!   all ranks share one physical buffer of their size, as SimGrid's local
+//!   strategy; different sites do not share.
+//! * `no`: plain private memory.
+//!
+//! A global range of n blocks takes n memory mappings; the kernel's limit
+//! (`vm.max_map_count`) is reported with the numbers and the fix when a
+//! mapping fails.
+
+use std::collections::{BTreeMap, HashMap};
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+
+/// How shared allocations are folded (`smpi/shared-malloc`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strategy {
+    /// One physical block for everything.
+    Global,
+    /// One physical buffer per call site.
+    Local,
+    /// No folding: private memory.
+    No,
+}
+
+/// Why a shared allocation or free failed.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum FoldError {
+    /// The kernel refused a mapping: usually `vm.max_map_count`.
+    #[error(
+        "cannot map {bytes} bytes as {blocks} blocks of {block_size} bytes: the kernel \
+         refused block {failed_at} ({reason}), and each block is one mapping while \
+         vm.max_map_count is {max_map_count}. Raise it (sysctl -w vm.max_map_count={suggested}) \
+         or use larger blocks (--cfg=smpi/shared-malloc-blocksize:{larger})"
+    )]
+    OutOfMappings {
+        bytes: usize,
+        blocks: usize,
+        block_size: usize,
+        failed_at: usize,
+        reason: String,
+        max_map_count: usize,
+        suggested: usize,
+        larger: usize,
+    },
+    /// Memory could not be reserved or created at all.
+    #[error("cannot allocate {bytes} bytes of shared memory: {reason}")]
+    NoMemory { bytes: usize, reason: String },
+    /// `SMPI_SHARED_FREE` of an address no shared allocation returned.
+    #[error("{0:#x} was not returned by SMPI_SHARED_MALLOC (or was already freed)")]
+    UnknownAddress(usize),
+}
+
+/// One live shared allocation.
+#[derive(Debug)]
+struct Region {
+    /// Mapped length (whole pages).
+    len: usize,
+    /// The call site whose buffer it maps (local strategy).
+    site: Option<(String, u32)>,
+}
+
+/// A call site's buffer (local strategy).
+#[derive(Debug)]
+struct Site {
+    fd: OwnedFd,
+    len: usize,
+    users: usize,
+}
+
+/// The shared allocations of one simulation.
+#[derive(Debug)]
+pub struct Folding {
+    strategy: Strategy,
+    block_size: usize,
+    /// The physical block of the global strategy, created on first use.
+    block: Option<OwnedFd>,
+    sites: HashMap<(String, u32), Site>,
+    regions: BTreeMap<usize, Region>,
+}
+
+fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    usize::try_from(p).unwrap_or(4096)
+}
+
+fn last_error() -> String {
+    std::io::Error::last_os_error().to_string()
+}
+
+/// An anonymous memory file of `len` bytes.
+fn memory_file(len: usize) -> Result<OwnedFd, String> {
+    let name = CString::new("smpi-shared").expect("no NUL in the name");
+    // SAFETY: name is a valid C string; the flags are valid.
+    let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(last_error());
+    }
+    // SAFETY: fd is a new descriptor this function owns.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+    let size = libc::off_t::try_from(len).map_err(|_| "size too large".to_owned())?;
+    // SAFETY: fd is a valid memory file.
+    if unsafe { libc::ftruncate(fd.as_raw_fd(), size) } != 0 {
+        return Err(last_error());
+    }
+    Ok(fd)
+}
+
+fn max_map_count() -> usize {
+    std::fs::read_to_string("/proc/sys/vm/max_map_count")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(65530)
+}
+
+impl Folding {
+    /// `block_size` is rounded up to whole pages.
+    pub fn new(strategy: Strategy, block_size: usize) -> Folding {
+        let page = page_size();
+        Folding {
+            strategy,
+            block_size: block_size.max(1).div_ceil(page) * page,
+            block: None,
+            sites: HashMap::new(),
+            regions: BTreeMap::new(),
+        }
+    }
+
+    /// The strategy in force.
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
+    }
+
+    /// A shared allocation of `size` bytes made at `file`:`line`; zeroed
+    /// (the physical memory starts zeroed, and stays shared).
+    pub fn allocate(&mut self, size: usize, file: &str, line: u32) -> Result<*mut u8, FoldError> {
+        let len = size.max(1).div_ceil(page_size()) * page_size();
+        let base = reserve(len)?;
+        let mapped = match self.strategy {
+            Strategy::No => Ok(None),
+            Strategy::Global => self.map_global(base, len).map(|()| None),
+            Strategy::Local => self.map_local(base, len, file, line).map(Some),
+        };
+        match mapped {
+            Ok(site) => {
+                self.regions.insert(base as usize, Region { len, site });
+                Ok(base)
+            }
+            Err(e) => {
+                // SAFETY: base..base+len is the reservation made above.
+                unsafe { libc::munmap(base.cast(), len) };
+                Err(e)
+            }
+        }
+    }
+
+    fn map_global(&mut self, base: *mut u8, len: usize) -> Result<(), FoldError> {
+        let bs = self.block_size;
+        if self.block.is_none() {
+            let fd = memory_file(bs).map_err(|reason| FoldError::NoMemory { bytes: bs, reason })?;
+            self.block = Some(fd);
+        }
+        let fd = self.block.as_ref().expect("created above").as_raw_fd();
+        let blocks = len.div_ceil(bs);
+        for i in 0..blocks {
+            let at = i * bs;
+            let n = bs.min(len - at);
+            // SAFETY: the target lies inside this function's reservation
+            // (MAP_FIXED replaces it), and fd is a memory file of bs bytes.
+            let p = unsafe {
+                libc::mmap(
+                    base.add(at).cast(),
+                    n,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_SHARED | libc::MAP_FIXED,
+                    fd,
+                    0,
+                )
+            };
+            if p == libc::MAP_FAILED {
+                let max = max_map_count();
+                return Err(FoldError::OutOfMappings {
+                    bytes: len,
+                    blocks,
+                    block_size: bs,
+                    failed_at: i,
+                    reason: last_error(),
+                    max_map_count: max,
+                    suggested: (max + blocks).next_power_of_two(),
+                    larger: bs * 2 * blocks.div_ceil(max.max(1)).next_power_of_two(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn map_local(
+        &mut self,
+        base: *mut u8,
+        len: usize,
+        file: &str,
+        line: u32,
+    ) -> Result<(String, u32), FoldError> {
+        let key = (file.to_owned(), line);
+        if !self.sites.contains_key(&key) {
+            let fd =
+                memory_file(len).map_err(|reason| FoldError::NoMemory { bytes: len, reason })?;
+            self.sites.insert(key.clone(), Site { fd, len, users: 0 });
+        }
+        let site = self.sites.get_mut(&key).expect("inserted above");
+        if site.len < len {
+            // A larger allocation at the same site: grow the shared buffer.
+            let size = libc::off_t::try_from(len).unwrap_or(libc::off_t::MAX);
+            // SAFETY: the descriptor is a memory file this object owns.
+            if unsafe { libc::ftruncate(site.fd.as_raw_fd(), size) } != 0 {
+                return Err(FoldError::NoMemory {
+                    bytes: len,
+                    reason: last_error(),
+                });
+            }
+            site.len = len;
+        }
+        // SAFETY: the target is this allocation's reservation; the memory
+        // file holds at least len bytes.
+        let p = unsafe {
+            libc::mmap(
+                base.cast(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_FIXED,
+                site.fd.as_raw_fd(),
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(FoldError::NoMemory {
+                bytes: len,
+                reason: last_error(),
+            });
+        }
+        site.users += 1;
+        Ok(key)
+    }
+
+    /// Frees a shared allocation.
+    pub fn free(&mut self, addr: *mut u8) -> Result<(), FoldError> {
+        let region = self
+            .regions
+            .remove(&(addr as usize))
+            .ok_or(FoldError::UnknownAddress(addr as usize))?;
+        // SAFETY: the region was mapped by `allocate` at this address.
+        unsafe { libc::munmap(addr.cast(), region.len) };
+        if let Some(key) = region.site {
+            if let Some(site) = self.sites.get_mut(&key) {
+                site.users -= 1;
+                if site.users == 0 {
+                    self.sites.remove(&key);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `addr .. addr + len` lies inside one folded allocation
+    /// (whose content is shared, so copying into it is pointless).
+    pub fn is_folded(&self, addr: usize, len: usize) -> bool {
+        self.strategy != Strategy::No
+            && self
+                .regions
+                .range(..=addr)
+                .next_back()
+                .is_some_and(|(&base, r)| addr + len <= base + r.len)
+    }
+}
+
+/// Reserves `len` bytes of address space, readable and writable, backed
+/// by private zeroed pages until folded mappings replace them.
+fn reserve(len: usize) -> Result<*mut u8, FoldError> {
+    // SAFETY: an anonymous private mapping with no address hint.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return Err(FoldError::NoMemory {
+            bytes: len,
+            reason: last_error(),
+        });
+    }
+    Ok(p.cast())
+}
+
+impl Drop for Folding {
+    fn drop(&mut self) {
+        for (&base, r) in &self.regions {
+            // SAFETY: every region was mapped by `allocate` and not freed.
+            unsafe { libc::munmap(base as *mut libc::c_void, r.len) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn global_folding_shares_one_block() {
+        let mut f = Folding::new(Strategy::Global, 64 << 10);
+        let a = f.allocate(1 << 20, "a.c", 1).unwrap();
+        let b = f.allocate(256 << 10, "b.c", 2).unwrap();
+        // SAFETY: both allocations are at least 256 KiB long.
+        unsafe {
+            a.write(7);
+            // Every block of every allocation is the same physical block.
+            assert_eq!(*a.add(64 << 10), 7);
+            assert_eq!(*a.add(15 * (64 << 10)), 7);
+            assert_eq!(*b.add(3 * (64 << 10)), 7);
+        }
+        assert!(f.is_folded(a as usize + 100, 1000));
+        assert!(!f.is_folded(a as usize + (1 << 20), 1));
+        f.free(a).unwrap();
+        f.free(b).unwrap();
+        assert_eq!(f.free(a), Err(FoldError::UnknownAddress(a as usize)));
+    }
+
+    #[test]
+    fn local_folding_shares_per_call_site() {
+        let mut f = Folding::new(Strategy::Local, 1 << 20);
+        let a = f.allocate(8192, "x.c", 10).unwrap();
+        let b = f.allocate(8192, "x.c", 10).unwrap();
+        let c = f.allocate(8192, "x.c", 11).unwrap();
+        // SAFETY: each allocation is 8 KiB long.
+        unsafe {
+            a.add(5000).write(3);
+            assert_eq!(*b.add(5000), 3, "same site, same memory");
+            assert_eq!(*c.add(5000), 0, "another site");
+        }
+        for p in [a, b, c] {
+            f.free(p).unwrap();
+        }
+    }
+
+    #[test]
+    fn no_folding_is_private() {
+        let mut f = Folding::new(Strategy::No, 1 << 20);
+        let a = f.allocate(4096, "x.c", 1).unwrap();
+        let b = f.allocate(4096, "x.c", 1).unwrap();
+        // SAFETY: each allocation is a page long.
+        unsafe {
+            a.write(1);
+            assert_eq!(*b, 0);
+        }
+        assert!(!f.is_folded(a as usize, 1));
+        f.free(a).unwrap();
+        f.free(b).unwrap();
+    }
+}

@@ -1,0 +1,75 @@
+//! Memory folding: `SMPI_SHARED_MALLOC` under each `smpi/shared-malloc`
+//! strategy (tests/c/shared_malloc.c checks its own data and memory).
+
+use crate::{build, run, stderr, stdout, NO_COMPUTE};
+
+/// Runs shared_malloc.c on `np` ranks with `cfg` and `args`; its output.
+fn shared_malloc(np: &str, cfg: &[&str], args: &[&str]) -> std::process::Output {
+    let app = build("tests/c/shared_malloc.c");
+    let mut all = vec!["-np", np, NO_COMPUTE];
+    all.extend_from_slice(cfg);
+    all.push(app.to_str().unwrap());
+    all.extend_from_slice(args);
+    run(&all)
+}
+
+fn assert_passes(np: &str, cfg: &[&str], args: &[&str]) -> String {
+    let o = shared_malloc(np, cfg, args);
+    let out = stdout(&o);
+    assert!(
+        o.status.success() && out.contains(" No Errors"),
+        "{cfg:?} {args:?}:\n{out}{}",
+        stderr(&o)
+    );
+    out
+}
+
+#[test]
+fn global_folding_keeps_gigabytes_out_of_memory() {
+    // 8 ranks touch 256 MiB each: 2 GiB of buffers, no private memory.
+    let out = assert_passes("8", &[], &["global", "256"]);
+    assert!(out.contains("2048 MiB allocated in all"), "{out}");
+    // Without folding the same program sees its memory grow, and says so.
+    let o = shared_malloc("4", &["--cfg=smpi/shared-malloc:no"], &["global", "64"]);
+    assert!(
+        stdout(&o).contains("folding saved too little"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn local_folding_shares_per_call_site_and_no_folding_is_private() {
+    assert_passes("4", &["--cfg=smpi/shared-malloc:local"], &["local"]);
+    assert_passes("4", &["--cfg=smpi/shared-malloc:no"], &["no"]);
+}
+
+#[test]
+fn running_out_of_mappings_names_the_limit_and_the_fix() {
+    // One mapping per 4 KiB block, more blocks than vm.max_map_count.
+    let max: usize = std::fs::read_to_string("/proc/sys/vm/max_map_count")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(65530);
+    let mib = ((max + 25_000) * 4096).div_ceil(1 << 20).to_string();
+    let o = shared_malloc(
+        "1",
+        &["--cfg=smpi/shared-malloc-blocksize:4096"],
+        &["huge", &mib],
+    );
+    let err = stderr(&o);
+    assert!(!o.status.success(), "{err}");
+    for needed in [
+        "rank 0: SMPI_SHARED_MALLOC(",
+        "shared_malloc.c:",
+        "vm.max_map_count is",
+        "sysctl -w vm.max_map_count=",
+        "--cfg=smpi/shared-malloc-blocksize:",
+    ] {
+        assert!(err.contains(needed), "no '{needed}' in: {err}");
+    }
+    // A bad strategy is refused before the run.
+    let o = shared_malloc("1", &["--cfg=smpi/shared-malloc:sometimes"], &["no"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("smpi/shared-malloc"), "{}", stderr(&o));
+}
