@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,6 +28,50 @@ void *smpi_shared_malloc(size_t size, const char *file, int line);
 void smpi_shared_free(void *ptr);
 #define SMPI_SHARED_MALLOC(size) smpi_shared_malloc((size), __FILE__, __LINE__)
 #define SMPI_SHARED_FREE(ptr) smpi_shared_free(ptr)
+
+/* Sampled loops: SMPI_SAMPLE_LOCAL(init, cond, step, iters, thres) { body }
+ * runs the body for the first few passes only, measuring it, until `iters`
+ * passes are measured or (thres > 0) their relative standard error is
+ * below thres; then it leaves the loop and injects the mean for every one
+ * of its passes. GLOBAL shares the measures between ranks, LOCAL keeps
+ * them per rank; the _TAG forms name the site (several loops per line).
+ * SMPI_SAMPLE_DELAY(seconds) and SMPI_SAMPLE_FLOPS(flops) skip their body
+ * and inject that much computation. */
+int smpi_sample_cond(int global, const char *file, const char *tag, int iters, double threshold,
+                     int iter_count);
+void smpi_sample_iter(int global, const char *file, const char *tag);
+int smpi_sample_exit(int global, const char *file, const char *tag, int iter_count);
+
+#define SMPI_SAMPLE_CAT2(a, b) a##b
+#define SMPI_SAMPLE_CAT(a, b) SMPI_SAMPLE_CAT2(a, b)
+#define SMPI_SAMPLE_TAG_NAME SMPI_SAMPLE_CAT(smpi_sample_tag_, __LINE__)
+#define SMPI_SAMPLE_COUNT_NAME SMPI_SAMPLE_CAT(smpi_sample_count_, __LINE__)
+#define SMPI_SAMPLE_LOOP(init, cond, step, global, iters, thres, tag)                             \
+    char SMPI_SAMPLE_TAG_NAME[160];                                                               \
+    snprintf(SMPI_SAMPLE_TAG_NAME, sizeof SMPI_SAMPLE_TAG_NAME, "%s%d", (tag), __LINE__);         \
+    int SMPI_SAMPLE_COUNT_NAME = 0;                                                               \
+    {                                                                                             \
+        init;                                                                                     \
+        while (cond) {                                                                            \
+            SMPI_SAMPLE_COUNT_NAME++;                                                             \
+            (step);                                                                               \
+        }                                                                                         \
+    }                                                                                             \
+    for (init; (cond) ? smpi_sample_cond((global), __FILE__, SMPI_SAMPLE_TAG_NAME, (iters),      \
+                                         (thres), SMPI_SAMPLE_COUNT_NAME)                         \
+                      : smpi_sample_exit((global), __FILE__, SMPI_SAMPLE_TAG_NAME,               \
+                                         SMPI_SAMPLE_COUNT_NAME);                                 \
+         smpi_sample_iter((global), __FILE__, SMPI_SAMPLE_TAG_NAME), (step))
+#define SMPI_SAMPLE_LOCAL(init, cond, step, iters, thres)                                         \
+    SMPI_SAMPLE_LOOP(init, (cond), (step), 0, (iters), (thres), "")
+#define SMPI_SAMPLE_LOCAL_TAG(init, cond, step, iters, thres, tag)                                \
+    SMPI_SAMPLE_LOOP(init, (cond), (step), 0, (iters), (thres), tag)
+#define SMPI_SAMPLE_GLOBAL(init, cond, step, iters, thres)                                        \
+    SMPI_SAMPLE_LOOP(init, (cond), (step), 1, (iters), (thres), "")
+#define SMPI_SAMPLE_GLOBAL_TAG(init, cond, step, iters, thres, tag)                               \
+    SMPI_SAMPLE_LOOP(init, (cond), (step), 1, (iters), (thres), tag)
+#define SMPI_SAMPLE_DELAY(seconds) for (smpi_execute(seconds); 0;)
+#define SMPI_SAMPLE_FLOPS(flops) for (smpi_execute_flops(flops); 0;)
 
 #ifdef __cplusplus
 }

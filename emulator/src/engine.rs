@@ -240,6 +240,8 @@ pub struct World {
     pub segment: Option<Rc<privatize::DataSegment>>,
     /// The allocations of `SMPI_SHARED_MALLOC` (`smpi/shared-malloc`).
     pub folding: privatize::fold::Folding,
+    /// The measures of `SMPI_SAMPLE_*` loops.
+    pub sampling: crate::abi::sample::Sampling,
 }
 
 impl World {
@@ -340,6 +342,7 @@ impl World {
             live: n,
             segment: None,
             folding: privatize::fold::Folding::new(privatize::fold::Strategy::Global, 1 << 20),
+            sampling: Default::default(),
         }
     }
 

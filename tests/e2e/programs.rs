@@ -176,6 +176,13 @@ fn nonblocking_collectives_give_their_blocking_twins_data_and_progress() {
 }
 
 #[test]
+fn sampled_loops_run_their_body_only_while_measuring_it() {
+    // LOCAL per rank, GLOBAL shared by the ranks, a threshold, and the
+    // DELAY and FLOPS forms that never run their body.
+    assert_self_checks("tests/c/sample.c", &["1", "4"]);
+}
+
+#[test]
 fn predefined_reductions_on_bool_pair_unsigned_and_complex_types() {
     assert_self_checks("tests/c/reduction_types.c", &["1", "2", "5", "8"]);
 }

@@ -165,7 +165,7 @@ pub(crate) unsafe extern "C" fn smpi_shared_free(ptr: *mut std::ffi::c_void) {
 }
 
 /// Stops the simulation for a failure of the current rank's call.
-fn fatal(message: &str) -> ! {
+pub(super) fn fatal(message: &str) -> ! {
     crate::flush_c_stdio();
     let rank = engine::with(|w| w.current);
     eprintln!("smpirun: rank {rank}: {message}");
