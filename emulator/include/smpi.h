@@ -19,6 +19,8 @@ void smpi_execute(double seconds);
 /* Same as smpi_execute: SimGrid distinguishes whether benchmarking is
  * suspended around the call, and here every smpi_ call suspends it. */
 void smpi_execute_benched(double seconds);
+/* Same as smpi_execute_flops. */
+void smpi_execute_flops_benched(double flops);
 
 /* Memory whose content the simulation may fold (--cfg=smpi/shared-malloc:
  * global maps every allocation onto one small block, local shares the
@@ -26,7 +28,11 @@ void smpi_execute_benched(double seconds);
  * for large buffers whose values do not steer the program. */
 void *smpi_shared_malloc(size_t size, const char *file, int line);
 void smpi_shared_free(void *ptr);
+/* `offsets` holds `n` (start, end) byte pairs: the parts to fold onto the
+ * global block; the rest of the allocation is private. */
+void *smpi_shared_malloc_partial(size_t size, const size_t *offsets, int n);
 #define SMPI_SHARED_MALLOC(size) smpi_shared_malloc((size), __FILE__, __LINE__)
+#define SMPI_PARTIAL_SHARED_MALLOC(size, offsets, n) smpi_shared_malloc_partial((size), (offsets), (n))
 #define SMPI_SHARED_FREE(ptr) smpi_shared_free(ptr)
 
 /* Sampled loops: SMPI_SAMPLE_LOCAL(init, cond, step, iters, thres) { body }

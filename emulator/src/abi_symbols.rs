@@ -91,8 +91,8 @@ macro_rules! with_abi_symbols {
             MPI_File_set_errhandler, MPI_File_get_errhandler, MPI_File_call_errhandler,
             smpi_sleep, smpi_usleep, smpi_nanosleep, smpi_gettimeofday, smpi_clock_gettime,
             smpi_exit, smpi_execute_flops, smpi_execute, smpi_execute_benched,
-            smpi_shared_malloc, smpi_shared_free, smpi_sample_cond, smpi_sample_iter,
-            smpi_sample_exit
+            smpi_execute_flops_benched, smpi_shared_malloc, smpi_shared_malloc_partial,
+            smpi_shared_free, smpi_sample_cond, smpi_sample_iter, smpi_sample_exit
         }
     };
 }

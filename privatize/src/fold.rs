@@ -64,6 +64,9 @@ struct Region {
     len: usize,
     /// The call site whose buffer it maps (local strategy).
     site: Option<(String, u32)>,
+    /// The folded parts, as offsets from the start: all of it but for
+    /// partial allocations.
+    folded: Vec<(usize, usize)>,
 }
 
 /// A call site's buffer (local strategy).
@@ -150,7 +153,9 @@ impl Folding {
         };
         match mapped {
             Ok(site) => {
-                self.regions.insert(base as usize, Region { len, site });
+                let folded = vec![(0, len)];
+                self.regions
+                    .insert(base as usize, Region { len, site, folded });
                 Ok(base)
             }
             Err(e) => {
@@ -159,6 +164,46 @@ impl Folding {
                 Err(e)
             }
         }
+    }
+
+    /// `SMPI_PARTIAL_SHARED_MALLOC`: `size` bytes of private memory but
+    /// for the `shared` ranges (byte offsets, start inclusive, end
+    /// exclusive), whose whole pages are folded onto the global block
+    /// whatever the strategy (none: everything stays private).
+    pub fn allocate_partial(
+        &mut self,
+        size: usize,
+        shared: &[(usize, usize)],
+    ) -> Result<*mut u8, FoldError> {
+        let page = page_size();
+        let len = size.max(1).div_ceil(page) * page;
+        let base = reserve(len)?;
+        let mut folded = Vec::new();
+        if self.strategy != Strategy::No {
+            for &(start, end) in shared {
+                let (lo, hi) = (start.div_ceil(page) * page, (end.min(size) / page) * page);
+                if lo >= hi {
+                    continue;
+                }
+                // SAFETY: lo < hi <= len: inside the reservation.
+                let at = unsafe { base.add(lo) };
+                if let Err(e) = self.map_global(at, hi - lo) {
+                    // SAFETY: base..base+len is the reservation made above.
+                    unsafe { libc::munmap(base.cast(), len) };
+                    return Err(e);
+                }
+                folded.push((lo, hi));
+            }
+        }
+        self.regions.insert(
+            base as usize,
+            Region {
+                len,
+                site: None,
+                folded,
+            },
+        );
+        Ok(base)
     }
 
     fn map_global(&mut self, base: *mut u8, len: usize) -> Result<(), FoldError> {
@@ -276,7 +321,11 @@ impl Folding {
                 .regions
                 .range(..=addr)
                 .next_back()
-                .is_some_and(|(&base, r)| addr + len <= base + r.len)
+                .is_some_and(|(&base, r)| {
+                    r.folded
+                        .iter()
+                        .any(|&(lo, hi)| base + lo <= addr && addr + len <= base + hi)
+                })
     }
 }
 
@@ -351,6 +400,29 @@ mod tests {
         for p in [a, b, c] {
             f.free(p).unwrap();
         }
+    }
+
+    #[test]
+    fn partial_folding_keeps_the_rest_private() {
+        let page = page_size();
+        let mut f = Folding::new(Strategy::Global, 4 * page);
+        // Pages 2 .. 6 of 10 are shared (the range's ends are rounded
+        // inwards to whole pages).
+        let shared = [(2 * page - 100, 6 * page + 100)];
+        let a = f.allocate_partial(10 * page, &shared).unwrap();
+        let b = f.allocate_partial(10 * page, &shared).unwrap();
+        // SAFETY: both allocations are 10 pages long.
+        unsafe {
+            a.add(2 * page).write(9);
+            assert_eq!(*b.add(2 * page), 9, "shared page");
+            a.add(page).write(5);
+            assert_eq!(*b.add(page), 0, "private page");
+        }
+        assert!(f.is_folded(a as usize + 3 * page, page));
+        assert!(!f.is_folded(a as usize + page, 10));
+        assert!(!f.is_folded(a as usize + 5 * page, 2 * page));
+        f.free(a).unwrap();
+        f.free(b).unwrap();
     }
 
     #[test]

@@ -6,6 +6,10 @@
  *                              allocation shows the same bytes
  *   shared_malloc local        allocations at one call site are shared
  *                              between ranks, at another they are not
+ *   shared_malloc copies       (local) a message between two folded buffers
+ *                              is not copied; into plain memory it is
+ *   shared_malloc partial      SMPI_PARTIAL_SHARED_MALLOC: only the listed
+ *                              range is shared
  *   shared_malloc no           allocations are private
  *   shared_malloc huge MiB     one allocation of MiB MiB (for the error
  *                              path: too many mappings)
@@ -74,6 +78,40 @@ int main(int argc, char **argv) {
         MPI_Barrier(MPI_COMM_WORLD);
         SMPI_SHARED_FREE(a);
         SMPI_SHARED_FREE(b);
+    } else if (!strcmp(mode, "copies") && size >= 2) {
+        /* Messages between two folded buffers are not copied (their
+         * content is meaningless); into plain memory they are. 1 MiB:
+         * past the eager threshold. */
+        size_t m = 1 << 20;
+        char *a = site_a(m), *b = site_b(m), *plain = calloc(m, 1);
+        if (rank == 0) {
+            memset(a, 'a', m);
+            memset(b, 'b', m);
+            MPI_Send(a, (int)m, MPI_CHAR, 1, 0, MPI_COMM_WORLD);
+            MPI_Send(a, (int)m, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
+        } else if (rank == 1) {
+            MPI_Recv(b, (int)m, MPI_CHAR, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Recv(plain, (int)m, MPI_CHAR, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            CHECK(b[m / 2] == 'b', "a copy between folded buffers happened");
+            CHECK(plain[m / 2] == 'a', "a copy into plain memory was skipped");
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        SMPI_SHARED_FREE(a);
+        SMPI_SHARED_FREE(b);
+        free(plain);
+    } else if (!strcmp(mode, "partial")) {
+        /* The middle MiB of 3 is folded, the rest private: every rank's
+         * middle is the same memory, its ends are its own. */
+        size_t mib1 = 1 << 20, offsets[2] = {mib1, 2 * mib1};
+        char *p = SMPI_PARTIAL_SHARED_MALLOC(3 * mib1, offsets, 1);
+        p[0] = (char)(1 + rank);
+        p[mib1 + 10] = (char)(1 + rank);
+        MPI_Barrier(MPI_COMM_WORLD);
+        CHECK(p[0] == 1 + rank, "a private part was shared");
+        int mine = p[mib1 + 10] == 1 + rank, all_mine;
+        MPI_Allreduce(&mine, &all_mine, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        CHECK(size == 1 || all_mine == 1, "the shared part is private (%d ranks see their own)", all_mine);
+        SMPI_SHARED_FREE(p);
     } else if (!strcmp(mode, "no")) {
         char *p = SMPI_SHARED_MALLOC(1 << 16);
         CHECK(p[100] == 0, "fresh memory is not zeroed");

@@ -39,8 +39,10 @@ fn global_folding_keeps_gigabytes_out_of_memory() {
 }
 
 #[test]
-fn local_folding_shares_per_call_site_and_no_folding_is_private() {
+fn local_folding_shares_per_call_site_skips_copies_and_no_folding_is_private() {
     assert_passes("4", &["--cfg=smpi/shared-malloc:local"], &["local"]);
+    assert_passes("2", &["--cfg=smpi/shared-malloc:local"], &["copies"]);
+    assert_passes("4", &[], &["partial"]);
     assert_passes("4", &["--cfg=smpi/shared-malloc:no"], &["no"]);
 }
 

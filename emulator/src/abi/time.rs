@@ -154,6 +154,33 @@ pub(crate) unsafe extern "C" fn smpi_shared_malloc(
     }
 }
 
+/// `SMPI_PARTIAL_SHARED_MALLOC(size, offsets, n)`: `offsets` holds n
+/// (start, end) byte pairs, the parts to fold; the rest is private.
+pub(crate) unsafe extern "C" fn smpi_shared_malloc_partial(
+    size: usize,
+    offsets: *const usize,
+    n: std::ffi::c_int,
+) -> *mut std::ffi::c_void {
+    let n = usize::try_from(n).unwrap_or(0);
+    let pairs: Vec<(usize, usize)> = if offsets.is_null() || n == 0 {
+        Vec::new()
+    } else {
+        // SAFETY: SimGrid's contract: offsets holds 2 n entries.
+        let flat = unsafe { std::slice::from_raw_parts(offsets, 2 * n) };
+        flat.chunks_exact(2).map(|p| (p[0], p[1])).collect()
+    };
+    if let Some(&(start, end)) = pairs.iter().find(|&&(s, e)| s > e || e > size) {
+        fatal(&format!(
+            "SMPI_PARTIAL_SHARED_MALLOC({size}): the shared range {start}..{end} is not inside \
+             the allocation"
+        ));
+    }
+    match engine::with(|w| w.folding.allocate_partial(size, &pairs)) {
+        Ok(p) => p.cast(),
+        Err(e) => fatal(&format!("SMPI_PARTIAL_SHARED_MALLOC({size}): {e}")),
+    }
+}
+
 /// `SMPI_SHARED_FREE(ptr)`.
 pub(crate) unsafe extern "C" fn smpi_shared_free(ptr: *mut std::ffi::c_void) {
     if ptr.is_null() {
@@ -170,6 +197,11 @@ pub(super) fn fatal(message: &str) -> ! {
     let rank = engine::with(|w| w.current);
     eprintln!("smpirun: rank {rank}: {message}");
     super::abort_simulation(1)
+}
+
+pub(crate) unsafe extern "C" fn smpi_execute_flops_benched(flops: f64) {
+    // SAFETY: same contract as smpi_execute_flops.
+    unsafe { smpi_execute_flops(flops) }
 }
 
 pub(crate) unsafe extern "C" fn smpi_execute_benched(seconds: f64) {

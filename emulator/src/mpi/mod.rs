@@ -1205,8 +1205,15 @@ impl World {
                 let n = env.bytes.min(capacity);
                 let send_globals = self.may_touch_globals(s.buf, &s.dtype, s.count);
                 let recv_globals = self.may_touch_globals(r.buf, &rty, r.count);
-                if !send_globals && !recv_globals && s.dtype.is_contiguous() && rty.is_contiguous()
+                let contiguous = s.dtype.is_contiguous() && rty.is_contiguous();
+                if contiguous
+                    && self.folding.is_folded(s.buf, n)
+                    && self.folding.is_folded(r.buf, n)
                 {
+                    // Both sides are folded memory (SMPI_SHARED_MALLOC):
+                    // their content is meaningless, and copying would only
+                    // cost time.
+                } else if !send_globals && !recv_globals && contiguous {
                     // SAFETY: the sender has not completed its send, so its
                     // buffer holds `env.bytes` valid bytes; the receive
                     // buffer holds `capacity` (MPI's contract); n is within
