@@ -459,6 +459,7 @@ SMPI_CALL(int, Type_get_envelope, (MPI_Datatype datatype, int *num_integers, int
 SMPI_CALL(int, Type_set_name, (MPI_Datatype datatype, const char *type_name))
 SMPI_CALL(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen))
 SMPI_CALL(int, Get_address, (const void *location, MPI_Aint *address))
+SMPI_CALL(int, Address, (const void *location, MPI_Aint *address))
 SMPI_CALL(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
 SMPI_CALL(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
 SMPI_CALL(int, Type_extent, (MPI_Datatype datatype, MPI_Aint *extent))

@@ -242,6 +242,7 @@ fn build_command(lang: Lang, args: Vec<OsString>, pretend: bool) -> Result<Comma
         return Ok(cmd);
     }
     let kit = Toolkit::ensure(&compiler)?;
+    let library = args.iter().any(|a| a == "-shared");
     cmd.arg("-fPIC")
         .arg("-I")
         .arg(&kit.include_dir)
@@ -267,6 +268,12 @@ fn build_command(lang: Lang, args: Vec<OsString>, pretend: bool) -> Result<Comma
             // otherwise go to a same-named symbol already loaded: a global
             // `int err` became libc's err() function.
             cmd.arg("-shared").arg("-Wl,-z,defs").arg("-Wl,-Bsymbolic");
+            if !library {
+                // A program's main may sit in a static library (HPCC's
+                // does): an executable's start-up code asks for it, which
+                // pulls it from the archive; ask for it too.
+                cmd.arg("-Wl,--undefined=main");
+            }
         }
         cmd.arg("-lm");
     }

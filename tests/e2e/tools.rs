@@ -33,6 +33,43 @@ fn separate_compilation_and_linking_work_like_cc() {
 }
 
 #[test]
+fn main_may_come_from_a_static_library() {
+    // HPCC links its main from libhpl.a; MPI_Address is HPL's MPI-1 call.
+    let dir = scratch().join("main_in_archive");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("prog.c"),
+        "#include <mpi.h>\n#include <stdio.h>\nint main(int c, char **v) { MPI_Aint a, b; int x; MPI_Init(&c, &v); MPI_Address(&x, &a); MPI_Get_address(&x, &b); printf(\"from the archive %d\\n\", a == b); MPI_Finalize(); return 0; }\n",
+    )
+    .unwrap();
+    let o = smpicc()
+        .current_dir(&dir)
+        .args(["-c", "prog.c"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ar = Command::new("ar")
+        .current_dir(&dir)
+        .args(["rc", "libprog.a", "prog.o"])
+        .status()
+        .unwrap();
+    assert!(ar.success());
+    let o = smpicc()
+        .current_dir(&dir)
+        .args(["-o", "app", "libprog.a"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = run(&["-np", "2", NO_COMPUTE, dir.join("app").to_str().unwrap()]);
+    assert!(
+        stdout(&r).contains("from the archive 1"),
+        "{}{}",
+        stdout(&r),
+        stderr(&r)
+    );
+}
+
+#[test]
 fn show_prints_the_command_without_running_it() {
     let o = smpicc().args(["-show", "x.c", "-o", "x"]).output().unwrap();
     assert!(o.status.success());

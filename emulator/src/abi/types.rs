@@ -1089,6 +1089,12 @@ pub(crate) unsafe extern "C" fn MPI_Type_ub(dt: c_int, ub: *mut isize) -> c_int 
     })
 }
 
+/// MPI_Address: the MPI-1 name of MPI_Get_address (HPL uses it).
+pub(crate) unsafe extern "C" fn MPI_Address(location: *const c_void, address: *mut isize) -> c_int {
+    // SAFETY: same contract as MPI_Get_address.
+    unsafe { MPI_Get_address(location, address) }
+}
+
 /// MPI_Type_struct: the MPI-1 name of MPI_Type_create_struct.
 pub(crate) unsafe extern "C" fn MPI_Type_struct(
     count: c_int,
