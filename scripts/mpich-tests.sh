@@ -106,41 +106,12 @@ find_source() {
     return 1
 }
 
-has_deb_src() {
-    grep -hsE '^[[:space:]]*deb-src[[:space:]]|^[[:space:]]*Types:.*deb-src' \
-        /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources >/dev/null 2>&1
-}
-
-fetch_source() {
-    command -v apt-get >/dev/null || die "apt-get is needed to fetch the mpich source package"
-    [[ "$(id -u)" == 0 ]] || die "fetching the source needs root (apt-get); run as root or put an unpacked mpich source package in $MPICH_SCRATCH"
-    if ! has_deb_src; then
-        local f=/etc/apt/sources.list.d/mpich-tests-deb-src.sources
-        note "no deb-src line configured; adding $f (Debian bookworm sources)"
-        cat > "$f" <<'EOF'
-# Added by scripts/mpich-tests.sh to allow `apt-get source mpich`.
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
-    fi
-    note "apt-get update"
-    apt-get update -q >/dev/null || die "apt-get update failed"
-    if ! command -v dpkg-source >/dev/null; then
-        note "installing dpkg-dev (needed by apt-get source)"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q dpkg-dev >/dev/null || die "cannot install dpkg-dev"
-    fi
-    mkdir -p "$MPICH_SCRATCH"
-    note "fetching the mpich source package into $MPICH_SCRATCH"
-    (cd "$MPICH_SCRATCH" && apt-get source -q mpich >apt-get-source.log 2>&1) \
-        || die "apt-get source mpich failed; see $MPICH_SCRATCH/apt-get-source.log"
-}
+# shellcheck source=lib/debian-source.sh
+. "$(dirname "$0")/lib/debian-source.sh"
 
 SRC="$(find_source || true)"
 if [[ -z "$SRC" ]]; then
-    fetch_source
+    fetch_debian_source mpich "$MPICH_SCRATCH"
     SRC="$(find_source || true)"
     [[ -n "$SRC" ]] || die "no mpich-*/test/mpi/pt2pt under $MPICH_SCRATCH after apt-get source"
 fi

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Builds HPCC (HPL and the other HPC Challenge kernels) from the Debian
+# `hpcc` source package with our smpicc, unmodified, and runs it with our
+# smpirun. Nothing of HPCC enters the repository: the source is fetched
+# into a scratch directory.
+#
+#   scripts/hpcc.sh [-n N] [-nb NB] [-p P] [-q Q] [-- SMPIRUN_OPTIONS...]
+#
+# Runs P x Q ranks on HPL's N x N system (default N=2000, NB=80, 2 x 2),
+# prints HPL's result line and its residual check, and fails unless the
+# check passed. Environment:
+#   HPCC_SCRATCH  where the source is unpacked and built (default /tmp/smpi-hpcc)
+#   SMPICC, SMPIRUN  our tools (default: target/release of this checkout)
+# It installs libopenblas-dev (HPL's BLAS) with apt-get when missing.
+set -euo pipefail
+
+die() { echo "hpcc: error: $*" >&2; exit 2; }
+note() { echo "hpcc: $*" >&2; }
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+N=2000 NB=80 P=2 Q=2
+RUN_ARGS=()
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        -n) N="$2"; shift 2 ;;
+        -nb) NB="$2"; shift 2 ;;
+        -p) P="$2"; shift 2 ;;
+        -q) Q="$2"; shift 2 ;;
+        --) shift; RUN_ARGS=("$@"); break ;;
+        -h|--help) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) die "unknown argument '$1' (see --help)" ;;
+    esac
+done
+SCRATCH="${HPCC_SCRATCH:-/tmp/smpi-hpcc}"
+SMPICC="${SMPICC:-$ROOT/target/release/smpicc}"
+SMPIRUN="${SMPIRUN:-$ROOT/target/release/smpirun}"
+[[ -x "$SMPICC" && -x "$SMPIRUN" ]] || die "build our tools first: cargo build --release (or set SMPICC and SMPIRUN)"
+
+# shellcheck source=lib/debian-source.sh
+. "$(dirname "$0")/lib/debian-source.sh"
+
+CBLAS_DIR=/usr/include/x86_64-linux-gnu/openblas-pthread
+if [[ ! -f "$CBLAS_DIR/cblas.h" ]]; then
+    note "installing libopenblas-dev (HPL's BLAS)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q libopenblas-dev >/dev/null \
+        || die "cannot install libopenblas-dev"
+fi
+
+SRC="$(ls -d "$SCRATCH"/hpcc-*/ 2>/dev/null | head -n 1 || true)"
+if [[ -z "$SRC" ]]; then
+    fetch_debian_source hpcc "$SCRATCH"
+    SRC="$(ls -d "$SCRATCH"/hpcc-*/ 2>/dev/null | head -n 1 || true)"
+    [[ -n "$SRC" ]] || die "no hpcc-* directory under $SCRATCH after apt-get source"
+fi
+SRC="${SRC%/}"
+
+# HPL's make configuration for our compiler driver: CBLAS from OpenBLAS, no
+# MPI paths (smpicc provides mpi.h and the library).
+cat > "$SRC/hpl/Make.smpi" <<MAKE
+SHELL        = /bin/sh
+CD           = cd
+CP           = cp
+LN_S         = ln -s
+MKDIR        = mkdir -p
+RM           = /bin/rm -f
+TOUCH        = touch
+ARCH         = \$(arch)
+TOPdir       = ../../..
+INCdir       = \$(TOPdir)/include
+BINdir       = \$(TOPdir)/bin/\$(ARCH)
+LIBdir       = \$(TOPdir)/lib/\$(ARCH)
+HPLlib       = \$(LIBdir)/libhpl.a
+LAinc        = -I$CBLAS_DIR
+LAlib        = -lopenblas
+HPL_INCLUDES = -I\$(INCdir) -I\$(INCdir)/\$(ARCH) \$(LAinc)
+HPL_LIBS     = \$(HPLlib) \$(LAlib) -lm
+HPL_OPTS     = -DHPL_CALL_CBLAS
+HPL_DEFS     = \$(HPL_OPTS) \$(HPL_INCLUDES)
+CC           = $SMPICC
+CCNOOPT      = \$(HPL_DEFS)
+CCFLAGS      = \$(HPL_DEFS) -O2
+LINKER       = $SMPICC
+LINKFLAGS    = \$(CCFLAGS)
+ARCHIVER     = ar
+ARFLAGS      = r
+RANLIB       = echo
+MAKE
+
+note "building HPCC in $SRC (log: $SCRATCH/build.log)"
+(cd "$SRC" && make arch=smpi clean >/dev/null 2>&1; make arch=smpi) >"$SCRATCH/build.log" 2>&1 \
+    || die "the build failed; see $SCRATCH/build.log"
+
+# HPCC reads hpccinf.txt (HPL's input format) from the current directory.
+RUN="$SCRATCH/run-$N-$NB-${P}x$Q"
+mkdir -p "$RUN"
+sed -e "6s/^[0-9]*/$N/" -e "8s/^[0-9]*/$NB/" -e "11s/^[0-9]*/$P/" -e "12s/^[0-9]*/$Q/" \
+    "$SRC/_hpccinf.txt" >"$RUN/hpccinf.txt"
+rm -f "$RUN/hpccoutf.txt"
+note "running $((P * Q)) ranks, N=$N NB=$NB ($RUN)"
+(cd "$RUN" && OPENBLAS_NUM_THREADS=1 "$SMPIRUN" -np $((P * Q)) "${RUN_ARGS[@]}" "$SRC/hpcc") \
+    || die "smpirun failed"
+RESULT="$(grep -E '^WR' "$RUN/hpccoutf.txt" || true)"
+CHECK="$(grep -E '^\|\|Ax-b\|\|' "$RUN/hpccoutf.txt" || true)"
+[[ -n "$RESULT" ]] || die "no HPL result in $RUN/hpccoutf.txt"
+echo "HPL: $RESULT"
+echo "HPL: $CHECK"
+[[ "$CHECK" == *PASSED* ]] || die "HPL's residual check did not pass"
