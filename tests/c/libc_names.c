@@ -20,10 +20,7 @@ int main(int argc, char **argv) {
     MPI_Barrier(MPI_COMM_WORLD);
     CHECK(err == rank + 1 && y0 == 2.5 * rank && j1 == 1000L * rank, "values %d %g %ld", err,
           y0, j1);
-    int all_errors;
-    MPI_Allreduce(&errors, &all_errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0 && all_errors == 0)
-        printf(" No Errors\n");
+    report_errors();
     MPI_Finalize();
     return 0;
 }

@@ -181,10 +181,7 @@ int main(int argc, char **argv) {
     free(recvv);
     free(counts);
     free(displs);
-    int all_errors;
-    MPI_Allreduce(&errors, &all_errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0 && all_errors == 0)
-        printf(" No Errors\n");
+    report_errors();
     MPI_Finalize();
     return 0;
 }

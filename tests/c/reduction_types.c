@@ -77,10 +77,7 @@ int main(int argc, char **argv) {
     MPI_Allreduce(&ld, &lds, 1, MPI_LONG_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     CHECK(lds == 0.5L * size + size * (size - 1) / 2.0L, "LONG_DOUBLE SUM: %Lg", lds);
 
-    int all_errors;
-    MPI_Allreduce(&errors, &all_errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0 && all_errors == 0)
-        printf(" No Errors\n");
+    report_errors();
     MPI_Finalize();
     return 0;
 }

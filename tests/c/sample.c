@@ -64,10 +64,7 @@ int main(int argc, char **argv) {
     CHECK(skipped == 0, "a DELAY or FLOPS body ran");
     CHECK(one > 0 && two > 1.99 * one && two < 2.01 * one, "FLOPS took %g then %g s", one, two);
 
-    int all_errors;
-    MPI_Allreduce(&errors, &all_errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0 && all_errors == 0)
-        printf(" No Errors\n");
+    report_errors();
     MPI_Finalize();
     return 0;
 }

@@ -125,10 +125,7 @@ int main(int argc, char **argv) {
     }
     /* Freeing NULL does nothing, as free(NULL). */
     SMPI_SHARED_FREE(NULL);
-    int all_errors;
-    MPI_Allreduce(&errors, &all_errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0 && all_errors == 0)
-        printf(" No Errors\n");
+    report_errors();
     MPI_Finalize();
     return 0;
 }

@@ -154,10 +154,7 @@ int main(int argc, char **argv) {
 
     MPI_Type_free(&mat_t);
     MPI_Type_free(&pair_t);
-    int all_errors;
-    MPI_Allreduce(&errors, &all_errors, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0 && all_errors == 0)
-        printf(" No Errors\n");
+    report_errors();
     MPI_Finalize();
     return 0;
 }
