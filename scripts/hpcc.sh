@@ -4,11 +4,13 @@
 # smpirun. Nothing of HPCC enters the repository: the source is fetched
 # into a scratch directory.
 #
-#   scripts/hpcc.sh [-n N] [-nb NB] [-p P] [-q Q] [-- SMPIRUN_OPTIONS...]
+#   scripts/hpcc.sh [-n N] [-nb NB] [-p P] [-q Q] [--all] [-- SMPIRUN_OPTIONS...]
 #
 # Runs P x Q ranks on HPL's N x N system (default N=2000, NB=80, 2 x 2),
 # prints HPL's result line and its residual check, and fails unless the
-# check passed. Environment:
+# check passed. By default only HPL runs (HPCC's HPL_main under a small
+# driver of ours); --all runs the whole HPC Challenge (PTRANS, DGEMM,
+# STREAM, FFT, RandomAccess, latency and bandwidth, then HPL). Environment:
 #   HPCC_SCRATCH  where the source is unpacked and built (default /tmp/smpi-hpcc)
 #   SMPICC, SMPIRUN  our tools (default: target/release of this checkout)
 # It installs libopenblas-dev (HPL's BLAS) with apt-get when missing.
@@ -18,7 +20,7 @@ die() { echo "hpcc: error: $*" >&2; exit 2; }
 note() { echo "hpcc: $*" >&2; }
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-N=2000 NB=80 P=2 Q=2
+N=2000 NB=80 P=2 Q=2 ALL=0
 RUN_ARGS=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -26,6 +28,7 @@ while [[ $# -gt 0 ]]; do
         -nb) NB="$2"; shift 2 ;;
         -p) P="$2"; shift 2 ;;
         -q) Q="$2"; shift 2 ;;
+        --all) ALL=1; shift ;;
         --) shift; RUN_ARGS=("$@"); break ;;
         -h|--help) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument '$1' (see --help)" ;;
@@ -55,7 +58,9 @@ fi
 SRC="${SRC%/}"
 
 # HPL's make configuration for our compiler driver: CBLAS from OpenBLAS, no
-# MPI paths (smpicc provides mpi.h and the library).
+# MPI paths (smpicc provides mpi.h and the library). HPCC's main lives in
+# libhpl.a: --undefined=main lets SimGrid's smpicc find it too (ours asks
+# for it by itself).
 cat > "$SRC/hpl/Make.smpi" <<MAKE
 SHELL        = /bin/sh
 CD           = cd
@@ -80,7 +85,7 @@ CC           = $SMPICC
 CCNOOPT      = \$(HPL_DEFS)
 CCFLAGS      = \$(HPL_DEFS) -O2
 LINKER       = $SMPICC
-LINKFLAGS    = \$(CCFLAGS)
+LINKFLAGS    = \$(CCFLAGS) -Wl,--undefined=main
 ARCHIVER     = ar
 ARFLAGS      = r
 RANLIB       = echo
@@ -90,6 +95,25 @@ note "building HPCC in $SRC (log: $SCRATCH/build.log)"
 (cd "$SRC" && make arch=smpi clean >/dev/null 2>&1; make arch=smpi) >"$SCRATCH/build.log" 2>&1 \
     || die "the build failed; see $SCRATCH/build.log"
 
+# HPL alone: HPCC's HPL_main between MPI_Init and MPI_Finalize (HPL reads
+# the same input file).
+cat > "$SCRATCH/xhpl_main.c" <<'DRIVER'
+#include <mpi.h>
+#include "hpcc.h"
+int main(int argc, char **argv) {
+    HPL_RuntimeData rdata;
+    int failure = 0;
+    MPI_Init(&argc, &argv);
+    HPL_main(argc, argv, &rdata, &failure);
+    MPI_Finalize();
+    return failure;
+}
+DRIVER
+"$SMPICC" -O2 -DHPL_CALL_CBLAS -I"$SRC/include" -I"$SRC/hpl/include" -I"$SRC/hpl/include/smpi" \
+    -I"$CBLAS_DIR" "$SCRATCH/xhpl_main.c" "$SRC/hpl/lib/smpi/libhpl.a" -lopenblas -lm \
+    -o "$SCRATCH/xhpl" >>"$SCRATCH/build.log" 2>&1 || die "building xhpl failed; see $SCRATCH/build.log"
+if [[ "$ALL" == 1 ]]; then PROGRAM="$SRC/hpcc"; else PROGRAM="$SCRATCH/xhpl"; fi
+
 # HPCC reads hpccinf.txt (HPL's input format) from the current directory.
 RUN="$SCRATCH/run-$N-$NB-${P}x$Q"
 mkdir -p "$RUN"
@@ -97,7 +121,7 @@ sed -e "6s/^[0-9]*/$N/" -e "8s/^[0-9]*/$NB/" -e "11s/^[0-9]*/$P/" -e "12s/^[0-9]
     "$SRC/_hpccinf.txt" >"$RUN/hpccinf.txt"
 rm -f "$RUN/hpccoutf.txt"
 note "running $((P * Q)) ranks, N=$N NB=$NB ($RUN)"
-(cd "$RUN" && OPENBLAS_NUM_THREADS=1 "$SMPIRUN" -np $((P * Q)) "${RUN_ARGS[@]}" "$SRC/hpcc") \
+(cd "$RUN" && OPENBLAS_NUM_THREADS=1 "$SMPIRUN" -np $((P * Q)) "${RUN_ARGS[@]}" "$PROGRAM") \
     || die "smpirun failed"
 RESULT="$(grep -E '^WR' "$RUN/hpccoutf.txt" || true)"
 CHECK="$(grep -E '^\|\|Ax-b\|\|' "$RUN/hpccoutf.txt" || true)"
