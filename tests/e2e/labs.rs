@@ -110,6 +110,18 @@ fn the_library_crystal_router_behaves_like_the_lab_one() {
             &["24"],
         );
     }
+    // Its messages pay smpi/ois like every collective's: on 8 ranks, 3
+    // steps of a size and a record message each, 1 ms apiece, on top of
+    // the 6 ms the lab's timing pays around the call (its barrier).
+    let routed = ["--cfg=smpi/alltoallv:crystal_router"];
+    let free = lab("examples/labs/sparse_exchange.c", "8", &routed, &["8"]);
+    let paid = [routed[0], "--cfg=smpi/ois:0:1e-3:0"];
+    let paid = lab("examples/labs/sparse_exchange.c", "8", &paid, &["8"]);
+    let extra = time_of(&paid, "alltoallv") - time_of(&free, "alltoallv");
+    assert!(
+        extra >= 11e-3,
+        "{extra} s more with 1 ms per send:\n{free}\n{paid}"
+    );
 }
 
 #[test]

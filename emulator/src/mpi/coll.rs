@@ -323,7 +323,7 @@ impl Transfer {
 }
 
 /// Starts `m` on `view`'s collective context with `tag`; its request.
-pub fn start_collective_request(
+fn start_collective_request(
     w: &mut engine::World,
     view: &CommView,
     tag: i32,
@@ -348,6 +348,33 @@ pub fn start_collective_request(
     Ok(id)
 }
 
+/// Starts `transfers` in order on `view`'s collective context with `tag`;
+/// their requests. Each send first costs the sender smpi/ois, as SimGrid
+/// charges it when a collective starts a request.
+pub fn start_transfers(
+    view: &CommView,
+    tag: i32,
+    transfers: impl ExactSizeIterator<Item = Transfer>,
+) -> MpiResult<Vec<ReqId>> {
+    if engine::with(|w| w.model.isend_overhead.is_free()) {
+        return engine::with(|w| {
+            transfers
+                .map(|t| start_collective_request(w, view, tag, t))
+                .collect()
+        });
+    }
+    let mut ids = Vec::with_capacity(transfers.len());
+    for t in transfers {
+        if t.send {
+            let bytes = t.count * t.dtype.size;
+            let cost = engine::with(|w| w.model.isend_overhead.cost(bytes as f64));
+            engine::sleep(cost, "send overhead");
+        }
+        ids.push(engine::with(|w| start_collective_request(w, view, tag, t))?);
+    }
+    Ok(ids)
+}
+
 /// Posts `transfers` at once (in order) on `view`'s collective context
 /// with `tag`, and waits for all of them.
 pub fn post_and_wait(
@@ -356,12 +383,7 @@ pub fn post_and_wait(
     transfers: Vec<Transfer>,
     call: &'static str,
 ) -> MpiResult<()> {
-    let ids = engine::with(|w| {
-        transfers
-            .into_iter()
-            .map(|t| start_collective_request(w, view, tag, t))
-            .collect::<MpiResult<Vec<_>>>()
-    })?;
+    let ids = start_transfers(view, tag, transfers.into_iter())?;
     wait_for(&ids, call, |w| ids.iter().all(|&id| is_complete(w, id)));
     collect_requests(&ids, call)
 }
@@ -441,10 +463,7 @@ impl Run {
     /// Posts the sends and receives of round `r`; the requests due in it:
     /// those of its `comm`, and those of `in_flight` (deferred operations
     /// of earlier rounds, with the round they are due in) due now, which
-    /// leave the list as the round's own deferred ones join it. Each send
-    /// first costs the sender smpi/ois (the schedules' sends are
-    /// non-blocking), as SimGrid charges it when a collective starts a
-    /// request.
+    /// leave the list as the round's own deferred ones join it.
     pub fn post(&self, r: usize, in_flight: &mut Vec<(ReqId, usize)>) -> MpiResult<Vec<ReqId>> {
         let round = &self.sched.rounds[r];
         let mut ids = self.start(round.comm.iter())?;
@@ -465,38 +484,22 @@ impl Run {
 
     /// Starts `ops`, in order; their requests.
     fn start<'a>(&self, ops: impl ExactSizeIterator<Item = &'a Comm>) -> MpiResult<Vec<ReqId>> {
-        if ops.len() == 0 {
-            return Ok(Vec::new());
-        }
         let ctx = self.ctx();
-        let post_one = |w: &mut engine::World, c: &Comm| -> MpiResult<ReqId> {
+        let transfers = ops.map(|c| {
             let (send, peer, block) = match c {
                 Comm::Send { to, data } => (true, *to, data),
                 Comm::Recv { from, data } => (false, *from, data),
             };
             let (addr, ty) = ctx.locate(block);
-            let message = Transfer {
+            Transfer {
                 send,
                 peer,
                 addr,
                 count: block.count,
                 dtype: Rc::clone(ty),
-            };
-            start_collective_request(w, &self.comm, self.tag, message)
-        };
-        if engine::with(|w| w.model.isend_overhead.is_free()) {
-            return engine::with(|w| ops.map(|c| post_one(w, c)).collect());
-        }
-        let mut ids = Vec::with_capacity(ops.len());
-        for c in ops {
-            if let Comm::Send { data, .. } = c {
-                let bytes = data.count * ctx.locate(data).1.size;
-                let cost = engine::with(|w| w.model.isend_overhead.cost(bytes as f64));
-                engine::sleep(cost, "send overhead");
             }
-            ids.push(engine::with(|w| post_one(w, c))?);
-        }
-        Ok(ids)
+        });
+        start_transfers(&self.comm, self.tag, transfers)
     }
 
     /// The local copies and reductions of round `r` (outside any borrow

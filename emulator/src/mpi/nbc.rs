@@ -18,8 +18,7 @@ use std::cell::Cell;
 use std::collections::VecDeque;
 
 use super::coll::{
-    charge_reduction, collect_requests, start_collective_request, Buffers, Reduction, Run, Scratch,
-    Transfer,
+    charge_reduction, collect_requests, start_transfers, Buffers, Reduction, Run, Scratch, Transfer,
 };
 use super::{class, is_complete, CommView, MpiResult, ReqId, Status};
 use crate::engine::{self, World};
@@ -40,12 +39,7 @@ pub struct Transfers {
 impl Transfers {
     /// Posts every transfer (in order); their requests.
     pub fn post(&self) -> MpiResult<Vec<ReqId>> {
-        engine::with(|w| {
-            self.transfers
-                .iter()
-                .map(|t| start_collective_request(w, &self.view, self.tag, t.clone()))
-                .collect()
-        })
+        start_transfers(&self.view, self.tag, self.transfers.iter().cloned())
     }
 }
 
