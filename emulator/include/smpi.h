@@ -34,6 +34,11 @@ void *smpi_shared_malloc_partial(size_t size, const size_t *offsets, int n);
 #define SMPI_SHARED_MALLOC(size) smpi_shared_malloc((size), __FILE__, __LINE__)
 #define SMPI_PARTIAL_SHARED_MALLOC(size, offsets, n) smpi_shared_malloc_partial((size), (offsets), (n))
 #define SMPI_SHARED_FREE(ptr) smpi_shared_free(ptr)
+/* Makes the pages under [ptr, ptr + len) private again where they are
+ * folded, for a few values inside a folded buffer that steer the program
+ * (a pivot vector, say); returns how many bytes became private. Not in
+ * SimGrid. */
+size_t smpi_shared_unfold(void *ptr, size_t len);
 
 /* Sampled loops: SMPI_SAMPLE_LOCAL(init, cond, step, iters, thres) { body }
  * runs the body for the first few passes only, measuring it, until `iters`

@@ -84,6 +84,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "smpi/send-is-detached-thresh", kind: Kind::Int, default: "65536", help: "standard sends smaller than this return at once (buffered)" },
     OptionSpec { name: "smpi/reduce-rate", kind: Kind::Text, default: "auto", help: "bytes per second a rank reduces in collectives and MPI_Reduce_local, charged as computation (auto: 2e9 when smpi/simulate-computation is on, else free; 0: free)" },
     OptionSpec { name: "smpi/shared-malloc", kind: Kind::Text, default: "global", help: "how SMPI_SHARED_MALLOC folds memory: global (every allocation maps one small block over and over), local (allocations at one call site share one buffer) or no" },
+    OptionSpec { name: "smpi/auto-shared-malloc-thresh", kind: Kind::Int, default: "0", help: "fold every malloc, calloc or realloc of at least this many bytes as SMPI_SHARED_MALLOC does (0: never); only for buffers whose content does not steer the program" },
     OptionSpec { name: "smpi/shared-malloc-blocksize", kind: Kind::Int, default: "1048576", help: "size of the physical block of global folding, in bytes (rounded up to pages; one mapping per block)" },
     OptionSpec { name: "smpi/simulate-computation", kind: Kind::Bool, default: "yes", help: "measure CPU time between MPI calls and simulate it" },
     OptionSpec { name: "smpi/test", kind: Kind::Float, default: "1e-4", help: "simulated cost of each MPI_Test, in s" },

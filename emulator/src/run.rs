@@ -362,6 +362,14 @@ fn folding_from(cfg: &Config) -> Result<privatize::fold::Folding> {
                 cfg.int("smpi/shared-malloc-blocksize")
             )
         })?;
+    let threshold =
+        usize::try_from(cfg.int("smpi/auto-shared-malloc-thresh")).with_context(|| {
+            format!(
+                "option smpi/auto-shared-malloc-thresh: {} is not a size in bytes",
+                cfg.int("smpi/auto-shared-malloc-thresh")
+            )
+        })?;
+    crate::abi::memory::set_auto_fold_threshold(threshold);
     Ok(Folding::new(strategy, block))
 }
 

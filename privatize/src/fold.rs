@@ -313,6 +313,67 @@ impl Folding {
         Ok(())
     }
 
+    /// The mapped length of the shared allocation that starts at `addr`,
+    /// if there is one.
+    pub fn len_of(&self, addr: *const u8) -> Option<usize> {
+        self.regions.get(&(addr as usize)).map(|r| r.len)
+    }
+
+    /// Makes the whole pages touching `addr .. addr + len` private again
+    /// (zero-filled), where they lie in a folded part of a shared
+    /// allocation: for a few values inside a folded buffer that the
+    /// program's control flow reads back, such as a pivot vector. Returns
+    /// how many bytes became private; memory outside shared allocations is
+    /// left alone.
+    pub fn unfold(&mut self, addr: *const u8, len: usize) -> Result<usize, FoldError> {
+        let page = page_size();
+        let Some((&base, region)) = self.regions.range_mut(..=addr as usize).next_back() else {
+            return Ok(0);
+        };
+        let start = (addr as usize - base) / page * page;
+        let end = ((addr as usize - base) + len.max(1)).div_ceil(page) * page;
+        if start >= region.len {
+            return Ok(0);
+        }
+        let end = end.min(region.len);
+        let mut unfolded = 0;
+        let mut kept = Vec::with_capacity(region.folded.len() + 1);
+        for &(lo, hi) in &region.folded {
+            let (a, b) = (lo.max(start), hi.min(end));
+            if a >= b {
+                kept.push((lo, hi));
+                continue;
+            }
+            // SAFETY: base + a .. base + b lies inside this region's
+            // reservation; MAP_FIXED replaces the folded mapping there.
+            let p = unsafe {
+                libc::mmap(
+                    (base + a) as *mut libc::c_void,
+                    b - a,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
+                    -1,
+                    0,
+                )
+            };
+            if p == libc::MAP_FAILED {
+                return Err(FoldError::NoMemory {
+                    bytes: b - a,
+                    reason: last_error(),
+                });
+            }
+            unfolded += b - a;
+            if lo < a {
+                kept.push((lo, a));
+            }
+            if b < hi {
+                kept.push((b, hi));
+            }
+        }
+        region.folded = kept;
+        Ok(unfolded)
+    }
+
     /// Whether `addr .. addr + len` lies inside one folded allocation
     /// (whose content is shared, so copying into it is pointless).
     pub fn is_folded(&self, addr: usize, len: usize) -> bool {
@@ -421,6 +482,38 @@ mod tests {
         assert!(f.is_folded(a as usize + 3 * page, page));
         assert!(!f.is_folded(a as usize + page, 10));
         assert!(!f.is_folded(a as usize + 5 * page, 2 * page));
+        f.free(a).unwrap();
+        f.free(b).unwrap();
+    }
+
+    #[test]
+    fn unfolded_pages_are_private_and_the_rest_stays_folded() {
+        let page = page_size();
+        let mut f = Folding::new(Strategy::Global, 4 * page);
+        let a = f.allocate(8 * page, "a.c", 1).unwrap();
+        let b = f.allocate(8 * page, "b.c", 2).unwrap();
+        assert_eq!(f.len_of(a), Some(8 * page));
+        assert_eq!(f.len_of(a.wrapping_add(1)), None);
+        // 16 bytes across the boundary of pages 2 and 3: both become private.
+        // SAFETY: a is 8 pages long.
+        let at = unsafe { a.add(3 * page - 8) };
+        assert_eq!(f.unfold(at, 16).unwrap(), 2 * page);
+        // SAFETY: both allocations are 8 pages long.
+        unsafe {
+            at.write(42);
+            assert_eq!(
+                *b.add(3 * page - 8),
+                0,
+                "a's page 2 no longer maps the block"
+            );
+            a.write(7);
+            assert_eq!(*b, 7, "page 0 is still folded");
+        }
+        assert!(!f.is_folded(a as usize + 2 * page, 1));
+        assert!(f.is_folded(a as usize + 4 * page, page));
+        assert_eq!(f.unfold(at, 16).unwrap(), 0, "already private");
+        let mut plain = [0u8; 64];
+        assert_eq!(f.unfold(plain.as_mut_ptr(), 64).unwrap(), 0);
         f.free(a).unwrap();
         f.free(b).unwrap();
     }

@@ -13,6 +13,13 @@
  *   shared_malloc no           allocations are private
  *   shared_malloc huge MiB     one allocation of MiB MiB (for the error
  *                              path: too many mappings)
+ *   shared_malloc auto folded|private
+ *                              plain malloc, calloc and realloc of 4 MiB:
+ *                              folded or private as expected (run with and
+ *                              without smpi/auto-shared-malloc-thresh);
+ *                              small ones always private
+ *   shared_malloc unfold       smpi_shared_unfold makes one page of a
+ *                              folded buffer private
  *
  * Prints " No Errors" when every check holds. */
 #include "check.h"
@@ -38,6 +45,44 @@ static long private_mib(void) {
 
 static char *site_a(size_t n) { return SMPI_SHARED_MALLOC(n); }
 static char *site_b(size_t n) { return SMPI_SHARED_MALLOC(n); }
+
+/* Whether every rank sees the same byte at p (folded memory: the last
+ * writer's) rather than its own. */
+static int same_everywhere(const char *p) {
+    int v = *p, lo, hi;
+    MPI_Allreduce(&v, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&v, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return lo == hi;
+}
+
+static void plain_allocations(int folded) {
+    size_t big = 4 << 20;
+    char *p = malloc(big), *small = malloc(100);
+    memset(p, 1 + rank, big);
+    memset(small, 1 + rank, 100);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(small[50] == 1 + rank, "a small malloc was folded");
+    CHECK(same_everywhere(p) == folded, "malloc(4 MiB) is %s", folded ? "private" : "folded");
+    CHECK(same_everywhere(p + big - 1) == folded, "the end of malloc(4 MiB) differs");
+    char *z = calloc(big / 8, 8);
+    for (size_t off = 0; off < big; off += big / 16)
+        CHECK(z[off] == 0, "calloc: byte %zu is %d", off, z[off]);
+    CHECK(same_everywhere(z + 1) == 1, "calloc'd memory differs"); /* zero either way */
+    char *r = malloc(1000);
+    memset(r, 'x', 1000);
+    r = realloc(r, big);
+    CHECK(r[0] == 'x' && r[999] == 'x', "realloc lost the content");
+    r[1] = (char)(1 + rank);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(same_everywhere(r + 1) == folded, "realloc to 4 MiB is %s", folded ? "private" : "folded");
+    r[0] = 'y';
+    r = realloc(r, 100);
+    CHECK(r[0] == 'y', "realloc back to 100 bytes lost the content");
+    free(r);
+    free(z);
+    free(small);
+    free(p);
+}
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
@@ -118,6 +163,20 @@ int main(int argc, char **argv) {
         memset(p, 1 + rank, 1 << 16);
         MPI_Barrier(MPI_COMM_WORLD);
         CHECK(p[100] == 1 + rank, "private memory was shared");
+        SMPI_SHARED_FREE(p);
+    } else if (!strcmp(mode, "auto")) {
+        plain_allocations(argc > 2 && !strcmp(argv[2], "folded"));
+    } else if (!strcmp(mode, "unfold")) {
+        char *p = SMPI_SHARED_MALLOC(1 << 20);
+        size_t page = (size_t)sysconf(_SC_PAGESIZE);
+        char *at = p + page + 100;
+        CHECK(smpi_shared_unfold(at, 8) == page, "unfolding 8 bytes did not take one page");
+        CHECK(smpi_shared_unfold(at, 8) == 0, "unfolding twice");
+        *at = (char)(1 + rank);
+        p[10] = (char)(1 + rank);
+        MPI_Barrier(MPI_COMM_WORLD);
+        CHECK(*at == 1 + rank, "the unfolded page is shared");
+        CHECK(same_everywhere(p + 10), "the rest is no longer folded");
         SMPI_SHARED_FREE(p);
     } else if (!strcmp(mode, "huge")) {
         char *p = SMPI_SHARED_MALLOC(n);

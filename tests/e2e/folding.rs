@@ -47,6 +47,23 @@ fn local_folding_shares_per_call_site_skips_copies_and_no_folding_is_private() {
 }
 
 #[test]
+fn auto_threshold_folds_large_plain_mallocs_only() {
+    let on = ["--cfg=smpi/auto-shared-malloc-thresh:1048576"];
+    assert_passes("4", &on, &["auto", "folded"]);
+    assert_passes("4", &[], &["auto", "private"]);
+    // Above the threshold of the allocation: nothing is folded.
+    assert_passes(
+        "4",
+        &["--cfg=smpi/auto-shared-malloc-thresh:8388608"],
+        &["auto", "private"],
+    );
+    // The check can fail: expecting folding without the option does.
+    let o = shared_malloc("2", &[], &["auto", "folded"]);
+    assert!(!stdout(&o).contains(" No Errors"), "{}", stdout(&o));
+    assert_passes("3", &[], &["unfold"]);
+}
+
+#[test]
 fn running_out_of_mappings_names_the_limit_and_the_fix() {
     // One mapping per 4 KiB block, more blocks than vm.max_map_count.
     let max: usize = std::fs::read_to_string("/proc/sys/vm/max_map_count")

@@ -131,66 +131,6 @@ pub(crate) unsafe extern "C" fn smpi_execute(seconds: f64) {
     bench_begin();
 }
 
-/// `SMPI_SHARED_MALLOC(size)`: memory whose content the simulation may
-/// fold (see `privatize::fold`); a failure stops the simulation with the
-/// reason and the fix.
-pub(crate) unsafe extern "C" fn smpi_shared_malloc(
-    size: usize,
-    file: *const std::ffi::c_char,
-    line: std::ffi::c_int,
-) -> *mut std::ffi::c_void {
-    let file = if file.is_null() {
-        String::from("?")
-    } else {
-        // SAFETY: the macro passes __FILE__, a NUL-terminated literal.
-        unsafe { std::ffi::CStr::from_ptr(file) }
-            .to_string_lossy()
-            .into_owned()
-    };
-    let line = u32::try_from(line).unwrap_or(0);
-    match engine::with(|w| w.folding.allocate(size, &file, line)) {
-        Ok(p) => p.cast(),
-        Err(e) => fatal(&format!("SMPI_SHARED_MALLOC({size}) at {file}:{line}: {e}")),
-    }
-}
-
-/// `SMPI_PARTIAL_SHARED_MALLOC(size, offsets, n)`: `offsets` holds n
-/// (start, end) byte pairs, the parts to fold; the rest is private.
-pub(crate) unsafe extern "C" fn smpi_shared_malloc_partial(
-    size: usize,
-    offsets: *const usize,
-    n: std::ffi::c_int,
-) -> *mut std::ffi::c_void {
-    let n = usize::try_from(n).unwrap_or(0);
-    let pairs: Vec<(usize, usize)> = if offsets.is_null() || n == 0 {
-        Vec::new()
-    } else {
-        // SAFETY: SimGrid's contract: offsets holds 2 n entries.
-        let flat = unsafe { std::slice::from_raw_parts(offsets, 2 * n) };
-        flat.chunks_exact(2).map(|p| (p[0], p[1])).collect()
-    };
-    if let Some(&(start, end)) = pairs.iter().find(|&&(s, e)| s > e || e > size) {
-        fatal(&format!(
-            "SMPI_PARTIAL_SHARED_MALLOC({size}): the shared range {start}..{end} is not inside \
-             the allocation"
-        ));
-    }
-    match engine::with(|w| w.folding.allocate_partial(size, &pairs)) {
-        Ok(p) => p.cast(),
-        Err(e) => fatal(&format!("SMPI_PARTIAL_SHARED_MALLOC({size}): {e}")),
-    }
-}
-
-/// `SMPI_SHARED_FREE(ptr)`.
-pub(crate) unsafe extern "C" fn smpi_shared_free(ptr: *mut std::ffi::c_void) {
-    if ptr.is_null() {
-        return;
-    }
-    if let Err(e) = engine::with(|w| w.folding.free(ptr.cast())) {
-        fatal(&format!("SMPI_SHARED_FREE: {e}"));
-    }
-}
-
 /// Stops the simulation for a failure of the current rank's call.
 pub(super) fn fatal(message: &str) -> ! {
     crate::flush_c_stdio();

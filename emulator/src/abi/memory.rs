@@ -1,0 +1,189 @@
+//! Memory the simulation may fold: `SMPI_SHARED_MALLOC` and its partial
+//! form (see `privatize::fold`), and the `malloc` family that smpicc's
+//! helper header sends here, which folds allocations of at least
+//! `smpi/auto-shared-malloc-thresh` bytes (0: never) and hands the others to
+//! the C library.
+
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use super::time::fatal;
+use crate::engine;
+
+/// `smpi/auto-shared-malloc-thresh` (0: off). A global, not a field of the
+/// world, so that the small allocations of a program (almost all of them)
+/// go to the C library without entering the simulation.
+static AUTO_FOLD_THRESHOLD: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether any shared allocation was made: until then `free` is the C
+/// library's without a lookup.
+static ANY_SHARED: AtomicBool = AtomicBool::new(false);
+
+/// Sets `smpi/auto-shared-malloc-thresh` for this run.
+pub fn set_auto_fold_threshold(bytes: usize) {
+    AUTO_FOLD_THRESHOLD.store(bytes, Ordering::Relaxed);
+}
+
+fn should_fold(size: usize) -> bool {
+    let t = AUTO_FOLD_THRESHOLD.load(Ordering::Relaxed);
+    t > 0 && size >= t
+}
+
+/// The length of the shared allocation at `ptr`, if it is one.
+fn shared_len(ptr: *mut c_void) -> Option<usize> {
+    if ptr.is_null() || !ANY_SHARED.load(Ordering::Relaxed) {
+        return None;
+    }
+    engine::with(|w| w.folding.len_of(ptr.cast()))
+}
+
+fn fold_or_die(size: usize, call: &str) -> *mut c_void {
+    ANY_SHARED.store(true, Ordering::Relaxed);
+    match engine::with(|w| w.folding.allocate(size, "malloc", 0)) {
+        Ok(p) => p.cast(),
+        Err(e) => fatal(&format!(
+            "{call}({size}), folded because of smpi/auto-shared-malloc-thresh: {e}"
+        )),
+    }
+}
+
+/// `SMPI_SHARED_MALLOC(size)`: memory whose content the simulation may
+/// fold (see `privatize::fold`); a failure stops the simulation with the
+/// reason and the fix.
+pub(crate) unsafe extern "C" fn smpi_shared_malloc(
+    size: usize,
+    file: *const std::ffi::c_char,
+    line: std::ffi::c_int,
+) -> *mut c_void {
+    let file = if file.is_null() {
+        String::from("?")
+    } else {
+        // SAFETY: the macro passes __FILE__, a NUL-terminated literal.
+        unsafe { std::ffi::CStr::from_ptr(file) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    let line = u32::try_from(line).unwrap_or(0);
+    ANY_SHARED.store(true, Ordering::Relaxed);
+    match engine::with(|w| w.folding.allocate(size, &file, line)) {
+        Ok(p) => p.cast(),
+        Err(e) => fatal(&format!("SMPI_SHARED_MALLOC({size}) at {file}:{line}: {e}")),
+    }
+}
+
+/// `SMPI_PARTIAL_SHARED_MALLOC(size, offsets, n)`: `offsets` holds n
+/// (start, end) byte pairs, the parts to fold; the rest is private.
+pub(crate) unsafe extern "C" fn smpi_shared_malloc_partial(
+    size: usize,
+    offsets: *const usize,
+    n: std::ffi::c_int,
+) -> *mut c_void {
+    let n = usize::try_from(n).unwrap_or(0);
+    let pairs: Vec<(usize, usize)> = if offsets.is_null() || n == 0 {
+        Vec::new()
+    } else {
+        // SAFETY: SimGrid's contract: offsets holds 2 n entries.
+        let flat = unsafe { std::slice::from_raw_parts(offsets, 2 * n) };
+        flat.chunks_exact(2).map(|p| (p[0], p[1])).collect()
+    };
+    if let Some(&(start, end)) = pairs.iter().find(|&&(s, e)| s > e || e > size) {
+        fatal(&format!(
+            "SMPI_PARTIAL_SHARED_MALLOC({size}): the shared range {start}..{end} is not inside \
+             the allocation"
+        ));
+    }
+    ANY_SHARED.store(true, Ordering::Relaxed);
+    match engine::with(|w| w.folding.allocate_partial(size, &pairs)) {
+        Ok(p) => p.cast(),
+        Err(e) => fatal(&format!("SMPI_PARTIAL_SHARED_MALLOC({size}): {e}")),
+    }
+}
+
+/// `SMPI_SHARED_FREE(ptr)`.
+pub(crate) unsafe extern "C" fn smpi_shared_free(ptr: *mut c_void) {
+    if ptr.is_null() {
+        return;
+    }
+    if let Err(e) = engine::with(|w| w.folding.free(ptr.cast())) {
+        fatal(&format!("SMPI_SHARED_FREE: {e}"));
+    }
+}
+
+/// `malloc` in programs built by smpicc.
+pub(crate) unsafe extern "C" fn smpi_malloc(size: usize) -> *mut c_void {
+    if should_fold(size) {
+        return fold_or_die(size, "malloc");
+    }
+    // SAFETY: plain C allocation.
+    unsafe { libc::malloc(size) }
+}
+
+/// `calloc` in programs built by smpicc. A folded allocation is zeroed
+/// like any other: the block it maps may hold another buffer's data.
+pub(crate) unsafe extern "C" fn smpi_calloc(n: usize, size: usize) -> *mut c_void {
+    let Some(total) = n.checked_mul(size) else {
+        // SAFETY: calloc reports the overflow itself (NULL, ENOMEM).
+        return unsafe { libc::calloc(n, size) };
+    };
+    if should_fold(total) {
+        let p = fold_or_die(total, "calloc");
+        // SAFETY: p is a fresh allocation of at least total bytes.
+        unsafe { std::ptr::write_bytes(p.cast::<u8>(), 0, total) };
+        return p;
+    }
+    // SAFETY: plain C allocation.
+    unsafe { libc::calloc(n, size) }
+}
+
+/// `realloc` in programs built by smpicc.
+pub(crate) unsafe extern "C" fn smpi_realloc(ptr: *mut c_void, size: usize) -> *mut c_void {
+    let old = shared_len(ptr);
+    if old.is_none() && !should_fold(size) {
+        // SAFETY: ptr is null or came from the C library's allocator.
+        return unsafe { libc::realloc(ptr, size) };
+    }
+    // SAFETY: same contract as malloc.
+    let new = unsafe { smpi_malloc(size) };
+    if new.is_null() {
+        return new;
+    }
+    if !ptr.is_null() {
+        let keep = match old {
+            Some(len) => len.min(size),
+            // SAFETY: ptr came from the C library's allocator.
+            None => unsafe { libc::malloc_usable_size(ptr) }.min(size),
+        };
+        // SAFETY: both buffers hold at least `keep` bytes and are distinct.
+        unsafe { std::ptr::copy_nonoverlapping(ptr.cast::<u8>(), new.cast::<u8>(), keep) };
+        // SAFETY: ptr is freed once, by the matching allocator.
+        unsafe { smpi_free(ptr) };
+    }
+    new
+}
+
+/// `free` in programs built by smpicc: shared allocations are unmapped,
+/// anything else goes to the C library.
+pub(crate) unsafe extern "C" fn smpi_free(ptr: *mut c_void) {
+    if shared_len(ptr).is_some() {
+        if let Err(e) = engine::with(|w| w.folding.free(ptr.cast())) {
+            fatal(&format!("free: {e}"));
+        }
+        return;
+    }
+    // SAFETY: ptr is null or came from the C library's allocator.
+    unsafe { libc::free(ptr) }
+}
+
+/// `smpi_shared_unfold(ptr, len)`: makes the pages under `ptr .. ptr + len`
+/// private again where they are folded (for values inside a folded buffer
+/// that steer the program, such as HPL's pivot vector); returns how many
+/// bytes became private.
+pub(crate) unsafe extern "C" fn smpi_shared_unfold(ptr: *mut c_void, len: usize) -> usize {
+    if ptr.is_null() || !ANY_SHARED.load(Ordering::Relaxed) {
+        return 0;
+    }
+    match engine::with(|w| w.folding.unfold(ptr.cast(), len)) {
+        Ok(n) => n,
+        Err(e) => fatal(&format!("smpi_shared_unfold({len}): {e}")),
+    }
+}
