@@ -242,6 +242,8 @@ pub struct World {
     pub folding: privatize::fold::Folding,
     /// The measures of `SMPI_SAMPLE_*` loops.
     pub sampling: crate::abi::sample::Sampling,
+    /// The BLAS kernel models, under `smpi/blas:model`.
+    pub kernel_models: Option<crate::kernels::KernelModels>,
 }
 
 impl World {
@@ -343,6 +345,7 @@ impl World {
             segment: None,
             folding: privatize::fold::Folding::new(privatize::fold::Strategy::Global, 1 << 20),
             sampling: Default::default(),
+            kernel_models: None,
         }
     }
 

@@ -4,11 +4,13 @@
 
 pub mod abi;
 pub mod abi_symbols;
+pub mod calibrate;
 pub mod cc;
 pub mod config;
 pub mod context;
 pub mod engine;
 pub mod hostspeed;
+pub mod kernels;
 pub mod mapping;
 pub mod mpi;
 pub mod netmodel;

@@ -4,7 +4,7 @@
 
 use std::ffi::{c_char, CString, OsString};
 use std::os::unix::ffi::OsStrExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::time::Instant;
 
@@ -43,6 +43,10 @@ pub struct Options {
     pub help: bool,
     /// `-help-coll`: list the collective algorithms.
     pub help_coll: bool,
+    /// `-calibrate-blas FILE`: fit the kernel models into FILE.
+    pub calibrate_blas: Option<PathBuf>,
+    /// `-blas-lib LIB`: the BLAS to calibrate.
+    pub blas_lib: Option<String>,
     pub version: bool,
     pub program: Option<PathBuf>,
     pub args: Vec<OsString>,
@@ -78,6 +82,10 @@ simulated platform. MPI_Wtime returns simulated time.
                      describe the platform (hosts, links, a bisection
                      figure) and, given two host names, the route from A to
                      B, instead of running a program
+  -calibrate-blas FILE [-blas-lib LIB]
+                     time this machine's BLAS (LIB, else libopenblas.so.0 or
+                     libblas.so.3) and write the kernel models into FILE, for
+                     --cfg=smpi/blas:model --cfg=smpi/blas-model-file:FILE
   -help              this text; -version prints the version; -help-coll lists
                      the algorithms of each collective (--cfg=smpi/bcast:NAME)
 
@@ -124,6 +132,16 @@ pub fn parse_args(args: Vec<OsString>) -> Result<Options> {
             "-print-platform" | "--print-platform" => o.print_platform = true,
             "-help" | "--help" | "-h" => o.help = true,
             "-help-coll" | "--help-coll" => o.help_coll = true,
+            "-calibrate-blas" | "--calibrate-blas" => {
+                o.calibrate_blas = Some(need(&mut it, &s)?.into())
+            }
+            "-blas-lib" | "--blas-lib" => {
+                let v = need(&mut it, &s)?;
+                let v = v
+                    .to_str()
+                    .ok_or_else(|| anyhow!("-blas-lib: {v:?} is not a valid name"))?;
+                o.blas_lib = Some(v.to_owned());
+            }
             "-version" | "--version" => o.version = true,
             _ if s.starts_with("--cfg=") => o.cfg.push(s["--cfg=".len()..].to_string()),
             _ if s.starts_with('-') => bail!("unknown option '{s}'\n\n{USAGE}"),
@@ -143,6 +161,41 @@ struct Factory {
     program: PathBuf,
     args: Vec<OsString>,
     stack_bytes: usize,
+    replacements: Replacements,
+}
+
+/// The functions replaced in every copy of the program: the BLAS kernels
+/// under `smpi/blas:model` and the user's function models.
+#[derive(Default)]
+struct Replacements {
+    /// Name, replacement's address, and whether the program must have it
+    /// (a function model it lacks is a mistake worth a warning).
+    functions: Vec<(String, usize, bool)>,
+    /// Keeps the function models loaded.
+    _libraries: Vec<privatize::FunctionModels>,
+    /// The copies already patched (shared copies come back for every rank).
+    done: std::collections::HashSet<*const LoadedApp>,
+}
+
+impl Replacements {
+    fn apply(&mut self, app: &Rc<LoadedApp>) -> std::result::Result<(), String> {
+        if self.functions.is_empty() || !self.done.insert(Rc::as_ptr(app)) {
+            return Ok(());
+        }
+        let first = self.done.len() == 1;
+        for (name, target, required) in &self.functions {
+            match app.function(name) {
+                Some(site) => privatize::replace_function(&site, name, *target)
+                    .map_err(|e| format!("smpirun: {e}"))?,
+                None if *required && first => eprintln!(
+                    "smpirun: warning: the function models define {name}, which the program \
+                     does not have; it is ignored"
+                ),
+                None => {}
+            }
+        }
+        Ok(())
+    }
 }
 
 extern "C" {
@@ -158,6 +211,7 @@ impl RankFactory for Factory {
             .loader
             .load(rank)
             .map_err(|e| format!("smpirun: {e}"))?;
+        self.replacements.apply(&app)?;
         let stack = RankStack::new(self.stack_bytes).map_err(|e| {
             // Each stack is two mappings (guard zone and stack): running out
             // of mappings is the usual cause at scale, not memory.
@@ -344,6 +398,20 @@ fn print_platform(opts: &Options) -> Result<i32> {
     Ok(0)
 }
 
+/// The kernel models of `smpi/blas:model`: the model file's, over flop
+/// counts at `speed`.
+fn kernel_models_from(cfg: &Config, speed: f64) -> Result<crate::kernels::KernelModels> {
+    use crate::kernels::KernelModels;
+    let path = cfg.text("smpi/blas-model-file");
+    if path.is_empty() {
+        return Ok(KernelModels::flop_counts(speed));
+    }
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("option smpi/blas-model-file: cannot read '{path}'"))?;
+    KernelModels::parse(&text, speed)
+        .with_context(|| format!("option smpi/blas-model-file: '{path}'"))
+}
+
 /// The folding of `SMPI_SHARED_MALLOC` the options ask for.
 fn folding_from(cfg: &Config) -> Result<privatize::fold::Folding> {
     use privatize::fold::{Folding, Strategy};
@@ -479,6 +547,13 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         print!("{}", help_coll());
         return Ok(0);
     }
+    if let Some(out) = &opts.calibrate_blas {
+        print!(
+            "{}",
+            crate::calibrate::calibrate_blas(opts.blas_lib.as_deref(), out)?
+        );
+        return Ok(0);
+    }
     let program = opts
         .program
         .clone()
@@ -517,7 +592,13 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         }
     };
     let simulate = cfg.bool("smpi/simulate-computation");
-    let needs_speed = simulate || platform.is_none() || cfg.text("smpi/host-speed") != "auto";
+    let blas_models = match cfg.text("smpi/blas") {
+        "real" => false,
+        "model" => true,
+        other => bail!("option smpi/blas: '{other}' is not real or model"),
+    };
+    let needs_speed =
+        simulate || blas_models || platform.is_none() || cfg.text("smpi/host-speed") != "auto";
     let speed = if needs_speed {
         host_speed(&cfg, opts.quiet)?
     } else {
@@ -569,11 +650,39 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         ABI_TABLE.0.as_ptr().cast(),
     )?;
     let segment = loader.data_segment()?;
+    let mut replacements = Replacements::default();
+    if blas_models {
+        replacements.functions.extend(
+            crate::abi::blas::replacements()
+                .into_iter()
+                .map(|(name, target)| (name.to_owned(), target, false)),
+        );
+    }
+    for path in cfg
+        .text("smpi/function-models")
+        .split(',')
+        .filter(|p| !p.is_empty())
+    {
+        let models = loader.load_models(Path::new(path))?;
+        replacements.functions.extend(
+            models
+                .functions
+                .iter()
+                .map(|(name, addr)| (name.clone(), *addr, true)),
+        );
+        replacements._libraries.push(models);
+    }
+    let kernel_models = if blas_models {
+        Some(kernel_models_from(&cfg, speed)?)
+    } else {
+        None
+    };
     let mut factory = Factory {
         loader,
         program: program.clone(),
         args: opts.args.clone(),
         stack_bytes,
+        replacements,
     };
     let reduce_rate = match cfg.text("smpi/reduce-rate") {
         "auto" if simulate => DEFAULT_REDUCE_RATE,
@@ -598,6 +707,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     world.quiet = opts.quiet;
     world.segment = segment;
     world.folding = folding_from(&cfg)?;
+    world.kernel_models = kernel_models;
     engine::install(world);
     context::install_crash_handler(stack_kib);
     let outcome = engine::run(&mut factory);

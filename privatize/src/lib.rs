@@ -22,6 +22,9 @@
 //! where the application's address space is mapped by hand.
 
 pub mod fold;
+pub mod patch;
+
+pub use patch::{FunctionSite, PatchError};
 
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::fs::File;
@@ -85,6 +88,10 @@ pub enum LoadError {
          {why}; use --cfg=smpi/privatization:dlopen"
     )]
     CannotSwap { path: PathBuf, why: String },
+    #[error("cannot load the library '{name}': {message}")]
+    Library { name: String, message: String },
+    #[error("'{path}' is not a library of function models: {why}")]
+    NotModels { path: PathBuf, why: String },
     #[error("cannot load '{path}' for rank {rank}: {message}{hint}")]
     Dlopen {
         path: PathBuf,
@@ -417,6 +424,77 @@ impl LoadedApp {
     pub fn main(&self) -> MainFn {
         self.main
     }
+
+    /// Where `name` resolves in this copy: the program's own definition,
+    /// else the first library it needs that defines it.
+    pub fn function(&self, name: &str) -> Option<FunctionSite> {
+        let cname = CString::new(name).ok()?;
+        // SAFETY: the symbol is only looked up, as an address.
+        let addr = unsafe { self._library.get::<*mut c_void>(cname.as_bytes_with_nul()) }
+            .ok()
+            .map(|sym| *sym)?;
+        (!addr.is_null()).then(|| patch::site_of(addr))
+    }
+}
+
+/// Makes every call of the function at `site` (found by
+/// [`LoadedApp::function`]) run `target`, an `extern "C"` function of the
+/// same signature, instead. See [`patch`].
+pub fn replace_function(site: &FunctionSite, name: &str, target: usize) -> Result<(), PatchError> {
+    patch::redirect(site, name, target)
+}
+
+/// A library of the machine's (a BLAS, for calibrating the kernel
+/// models), loaded to call its functions directly.
+pub struct ForeignLibrary {
+    library: libloading::os::unix::Library,
+}
+
+impl ForeignLibrary {
+    /// Opens `name`: a path, or a file name the dynamic linker searches.
+    pub fn open(name: &str) -> Result<ForeignLibrary, LoadError> {
+        // SAFETY: loading runs the library's constructors; the caller names
+        // a system library it wants to call.
+        let library = unsafe {
+            libloading::os::unix::Library::open(
+                Some(name),
+                libloading::os::unix::RTLD_NOW | libloading::os::unix::RTLD_LOCAL,
+            )
+        }
+        .map_err(|e| LoadError::Library {
+            name: name.to_owned(),
+            message: e.to_string(),
+        })?;
+        Ok(ForeignLibrary { library })
+    }
+
+    /// The address of the function `name`, if the library has it.
+    pub fn function(&self, name: &str) -> Option<*mut c_void> {
+        let cname = CString::new(name).ok()?;
+        // SAFETY: the symbol is only looked up, as an address.
+        unsafe { self.library.get::<*mut c_void>(cname.as_bytes_with_nul()) }
+            .ok()
+            .map(|sym| *sym)
+            .filter(|p| !p.is_null())
+    }
+}
+
+/// A library of function models (`smpicc -shared`): functions that replace
+/// the program's functions of the same names.
+pub struct FunctionModels {
+    /// The exported functions: name and address.
+    pub functions: Vec<(String, usize)>,
+    _library: libloading::os::unix::Library,
+}
+
+/// Whether an exported function of a model library is a model (not our
+/// shim's MPI entry points, nor the C runtime's).
+fn is_model_name(name: &str) -> bool {
+    !(name.starts_with('_')
+        || name.starts_with("MPI_")
+        || name.starts_with("PMPI_")
+        || name.starts_with("smpi_")
+        || name == "main")
 }
 
 /// Loads copies of one application, one per rank or one shared.
@@ -531,6 +609,79 @@ impl AppLoader {
                 Ok(Rc::new(app?))
             }
         }
+    }
+
+    /// Loads a library of function models, built with `smpicc -shared`
+    /// against the same ABI as the program, once for all ranks.
+    pub fn load_models(&self, path: &Path) -> Result<FunctionModels, LoadError> {
+        let bad = |why: String| LoadError::NotModels {
+            path: path.to_owned(),
+            why,
+        };
+        let bytes = std::fs::read(path).map_err(|source| LoadError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let elf = Elf::parse(&bytes).map_err(|_| bad("it is not an ELF file".into()))?;
+        let mut names = Vec::new();
+        let mut hash = None;
+        for sym in elf.dynsyms.iter().filter(|s| s.st_shndx != 0) {
+            let Some(name) = elf.dynstrtab.get_at(sym.st_name) else {
+                continue;
+            };
+            if name == ABI_HASH_SYMBOL {
+                hash = read_u64_at_vaddr(&elf, &bytes, sym.st_value);
+            } else if sym.st_type() == goblin::elf::sym::STT_FUNC
+                && sym.st_bind() != goblin::elf::sym::STB_LOCAL
+                && is_model_name(name)
+            {
+                names.push(name.to_owned());
+            }
+        }
+        match hash {
+            None => return Err(bad("it was not built by smpicc (smpicc -shared)".into())),
+            Some(h) if h != self.info.abi_hash => {
+                return Err(bad(format!(
+                    "it was built by another smpicc (ABI {h:#018x}, the program's is {:#018x})",
+                    self.info.abi_hash
+                )))
+            }
+            Some(_) => {}
+        }
+        if names.is_empty() {
+            return Err(bad("it exports no function".into()));
+        }
+        // SAFETY: loading runs the library's constructors; it is an
+        // smpicc-built object for this ABI, as checked above.
+        let library = unsafe {
+            libloading::os::unix::Library::open(
+                Some(path),
+                libloading::os::unix::RTLD_NOW | libloading::os::unix::RTLD_LOCAL,
+            )
+        }
+        .map_err(|e| bad(e.to_string()))?;
+        let table_name = format!("{ABI_TABLE_SYMBOL}\0");
+        // SAFETY: as in `open`: the shim's table word receives the runtime's
+        // table before any of the library's code runs MPI.
+        unsafe {
+            let slot = library
+                .get::<*mut *const c_void>(table_name.as_bytes())
+                .map_err(|e| bad(e.to_string()))?;
+            let slot: *mut *const c_void = *slot;
+            slot.write(self.abi_table);
+        }
+        let mut functions = Vec::with_capacity(names.len());
+        for name in names {
+            let cname = format!("{name}\0");
+            // SAFETY: the address of an exported function, not called here.
+            let addr = unsafe { library.get::<*mut c_void>(cname.as_bytes()) }
+                .map_err(|e| bad(e.to_string()))?;
+            functions.push((name, *addr as usize));
+        }
+        Ok(FunctionModels {
+            functions,
+            _library: library,
+        })
     }
 
     /// Under [`Privatization::Swap`], the swapped globals of the shared copy

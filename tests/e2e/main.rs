@@ -5,6 +5,7 @@
 mod failures;
 mod folding;
 mod labs;
+mod models;
 mod programs;
 mod tools;
 

@@ -10,6 +10,7 @@
 #![allow(non_snake_case)]
 
 mod attr;
+pub(crate) mod blas;
 mod coll;
 mod comm;
 mod env;

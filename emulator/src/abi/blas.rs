@@ -1,0 +1,215 @@
+//! The BLAS kernels as `--cfg=smpi/blas:model` answers them: no arithmetic,
+//! the modelled duration (`crate::kernels`) spent on the rank's host, and
+//! outputs that keep the program's control flow the same on every rank and
+//! every run: output arrays are left as they are, `idamax` returns the
+//! first element, `ddot`, `dnrm2` and `dasum` return 0.
+//!
+//! Both interfaces are replaced: CBLAS (`cblas_dgemm`, values, row or column
+//! order) and Fortran (`dgemm_`, every argument by address; the hidden
+//! lengths of character arguments that follow are ignored).
+
+use std::ffi::{c_char, c_int};
+
+use super::{bench_begin, bench_end};
+use crate::engine;
+use crate::kernels::Kernel;
+
+/// Spends `kernel`'s modelled time on `size`.
+fn charge(kernel: Kernel, size: f64) {
+    bench_end();
+    let flops = engine::with(|w| {
+        w.kernel_models
+            .as_ref()
+            .map_or(0.0, |m| m.seconds(kernel, size) * w.compute.host_speed)
+    });
+    engine::execute(flops, kernel.name());
+    bench_begin();
+}
+
+fn dim(n: c_int) -> f64 {
+    f64::from(n.max(0))
+}
+
+/// Reads a Fortran integer argument.
+fn f_int(p: *const c_int) -> f64 {
+    if p.is_null() {
+        return 0.0;
+    }
+    // SAFETY: Fortran BLAS passes every integer by address.
+    dim(unsafe { *p })
+}
+
+/// Whether a Fortran character argument says "left".
+fn f_left(p: *const c_char) -> bool {
+    // SAFETY: Fortran BLAS passes a character by address.
+    !p.is_null() && matches!(unsafe { *p } as u8, b'L' | b'l')
+}
+
+/// CBLAS's `CblasLeft`.
+const CBLAS_LEFT: c_int = 141;
+
+type P = *const std::ffi::c_void;
+
+pub(crate) unsafe extern "C" fn cblas_dgemm(
+    _order: c_int,
+    _ta: c_int,
+    _tb: c_int,
+    m: c_int,
+    n: c_int,
+    k: c_int,
+) {
+    charge(Kernel::Dgemm, dim(m) * dim(n) * dim(k));
+}
+
+pub(crate) unsafe extern "C" fn dgemm_(
+    _ta: *const c_char,
+    _tb: *const c_char,
+    m: *const c_int,
+    n: *const c_int,
+    k: *const c_int,
+) {
+    charge(Kernel::Dgemm, f_int(m) * f_int(n) * f_int(k));
+}
+
+pub(crate) unsafe extern "C" fn cblas_dtrsm(
+    _order: c_int,
+    side: c_int,
+    _uplo: c_int,
+    _ta: c_int,
+    _diag: c_int,
+    m: c_int,
+    n: c_int,
+) {
+    let tri = if side == CBLAS_LEFT { dim(m) } else { dim(n) };
+    charge(Kernel::Dtrsm, dim(m) * dim(n) * tri);
+}
+
+pub(crate) unsafe extern "C" fn dtrsm_(
+    side: *const c_char,
+    _uplo: *const c_char,
+    _ta: *const c_char,
+    _diag: *const c_char,
+    m: *const c_int,
+    n: *const c_int,
+) {
+    let tri = if f_left(side) { f_int(m) } else { f_int(n) };
+    charge(Kernel::Dtrsm, f_int(m) * f_int(n) * tri);
+}
+
+pub(crate) unsafe extern "C" fn cblas_dgemv(_order: c_int, _t: c_int, m: c_int, n: c_int) {
+    charge(Kernel::Dgemv, dim(m) * dim(n));
+}
+
+pub(crate) unsafe extern "C" fn dgemv_(_t: *const c_char, m: *const c_int, n: *const c_int) {
+    charge(Kernel::Dgemv, f_int(m) * f_int(n));
+}
+
+pub(crate) unsafe extern "C" fn cblas_dger(_order: c_int, m: c_int, n: c_int) {
+    charge(Kernel::Dger, dim(m) * dim(n));
+}
+
+pub(crate) unsafe extern "C" fn dger_(m: *const c_int, n: *const c_int) {
+    charge(Kernel::Dger, f_int(m) * f_int(n));
+}
+
+pub(crate) unsafe extern "C" fn cblas_dtrsv(
+    _order: c_int,
+    _uplo: c_int,
+    _t: c_int,
+    _diag: c_int,
+    n: c_int,
+) {
+    charge(Kernel::Dtrsv, dim(n) * dim(n));
+}
+
+pub(crate) unsafe extern "C" fn dtrsv_(
+    _uplo: *const c_char,
+    _t: *const c_char,
+    _diag: *const c_char,
+    n: *const c_int,
+) {
+    charge(Kernel::Dtrsv, f_int(n) * f_int(n));
+}
+
+/// The level-1 kernels: CBLAS passes n by value first, Fortran by address.
+macro_rules! level1 {
+    ($($kernel:ident: $cblas:ident, $fortran:ident;)*) => {$(
+        pub(crate) unsafe extern "C" fn $cblas(n: c_int) {
+            charge(Kernel::$kernel, dim(n));
+        }
+        pub(crate) unsafe extern "C" fn $fortran(n: *const c_int) {
+            charge(Kernel::$kernel, f_int(n));
+        }
+    )*};
+}
+
+level1! {
+    Dscal: cblas_dscal, dscal_;
+    Daxpy: cblas_daxpy, daxpy_;
+    Dcopy: cblas_dcopy, dcopy_;
+    Dswap: cblas_dswap, dswap_;
+}
+
+pub(crate) unsafe extern "C" fn cblas_idamax(n: c_int, _x: P, _incx: c_int) -> usize {
+    charge(Kernel::Idamax, dim(n));
+    0
+}
+
+pub(crate) unsafe extern "C" fn idamax_(n: *const c_int) -> c_int {
+    charge(Kernel::Idamax, f_int(n));
+    c_int::from(f_int(n) > 0.0)
+}
+
+macro_rules! reductions {
+    ($($kernel:ident: $cblas:ident, $fortran:ident;)*) => {$(
+        pub(crate) unsafe extern "C" fn $cblas(n: c_int) -> f64 {
+            charge(Kernel::$kernel, dim(n));
+            0.0
+        }
+        pub(crate) unsafe extern "C" fn $fortran(n: *const c_int) -> f64 {
+            charge(Kernel::$kernel, f_int(n));
+            0.0
+        }
+    )*};
+}
+
+reductions! {
+    Ddot: cblas_ddot, ddot_;
+    Dnrm2: cblas_dnrm2, dnrm2_;
+    Dasum: cblas_dasum, dasum_;
+}
+
+/// Every replaced function: its name and our replacement's address.
+pub fn replacements() -> Vec<(&'static str, usize)> {
+    macro_rules! table {
+        ($($f:ident),*) => { vec![$((stringify!($f), $f as *const () as usize)),*] };
+    }
+    table!(
+        cblas_dgemm,
+        dgemm_,
+        cblas_dtrsm,
+        dtrsm_,
+        cblas_dgemv,
+        dgemv_,
+        cblas_dger,
+        dger_,
+        cblas_dtrsv,
+        dtrsv_,
+        cblas_dscal,
+        dscal_,
+        cblas_daxpy,
+        daxpy_,
+        cblas_dcopy,
+        dcopy_,
+        cblas_dswap,
+        dswap_,
+        cblas_idamax,
+        idamax_,
+        cblas_ddot,
+        ddot_,
+        cblas_dnrm2,
+        dnrm2_,
+        cblas_dasum,
+        dasum_
+    )
+}

@@ -1,0 +1,367 @@
+//! `smpirun -calibrate-blas FILE`: times the machine's real BLAS on random
+//! sizes and fits each kernel's model (`crate::kernels`), which runs with
+//! `--cfg=smpi/blas:model --cfg=smpi/blas-model-file:FILE` then charge.
+//!
+//! The Fortran interface (`dgemm_`...) is called directly, single-threaded
+//! (`OPENBLAS_NUM_THREADS=1` unless set: each simulated rank is one core).
+//! Sizes are drawn log-uniformly with a fixed seed; each point is the best
+//! of three timings of enough calls to last 50 microseconds.
+
+use std::ffi::{c_char, c_int};
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use privatize::ForeignLibrary;
+
+use crate::kernels::{least_squares, Fit, Kernel, KernelModels};
+
+/// Where to look for a BLAS when none is named.
+const DEFAULT_LIBRARIES: &[&str] = &["libopenblas.so.0", "libblas.so.3", "libopenblas.so"];
+
+/// Points fitted per kernel.
+const SAMPLES: usize = 24;
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// Log-uniform in [lo, hi].
+    fn size(&mut self, lo: usize, hi: usize) -> c_int {
+        let (l, h) = ((lo as f64).ln(), (hi as f64).ln());
+        (l + (h - l) * self.next()).exp().round() as c_int
+    }
+}
+
+/// Seconds per call of `f`: best of three batches of at least 50 us.
+fn time(mut f: impl FnMut()) -> f64 {
+    f();
+    let mut best = f64::INFINITY;
+    for _ in 0..3 {
+        let (mut calls, start) = (0u32, Instant::now());
+        loop {
+            f();
+            calls += 1;
+            if start.elapsed().as_secs_f64() > 50e-6 {
+                break;
+            }
+        }
+        best = best.min(start.elapsed().as_secs_f64() / f64::from(calls));
+    }
+    best
+}
+
+type F = *mut std::ffi::c_void;
+
+/// Times `kernel` from `lib`, if the library has it: (size, seconds) points.
+fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Rng) -> Option<Vec<(f64, f64)>> {
+    let f: F = lib.function(&format!("{}_", kernel.name()))?;
+    let (big, vec) = (512usize, 1usize << 20);
+    let mut a = vec![1e-3f64; 2048 * 2048];
+    let mut b = vec![0.5f64; big * big.max(2048)];
+    let mut c = vec![0.25f64; big * big];
+    for i in 0..big {
+        a[i * big + i] = 1.0;
+    }
+    let mut x = vec![0.5f64; vec];
+    let mut y = vec![0.25f64; vec];
+    let (one, n_, l_, r_, u_) = (
+        1.0f64,
+        b"N".as_ptr(),
+        b"L".as_ptr(),
+        b"R".as_ptr(),
+        b"U".as_ptr(),
+    );
+    let inc: c_int = 1;
+    let (pa, pb, pc) = (a.as_mut_ptr(), b.as_mut_ptr(), c.as_mut_ptr());
+    let (px, py) = (x.as_mut_ptr(), y.as_mut_ptr());
+    let mut points = Vec::with_capacity(SAMPLES);
+    for _ in 0..SAMPLES {
+        let (size, seconds) = match kernel {
+            Kernel::Dgemm => {
+                let (m, n, k) = (rng.size(8, big), rng.size(8, big), rng.size(8, big));
+                type G = unsafe extern "C" fn(
+                    *const c_char,
+                    *const c_char,
+                    *const c_int,
+                    *const c_int,
+                    *const c_int,
+                    *const f64,
+                    *const f64,
+                    *const c_int,
+                    *const f64,
+                    *const c_int,
+                    *const f64,
+                    *mut f64,
+                    *const c_int,
+                );
+                // SAFETY: dgemm_ has the Fortran BLAS signature G; the
+                // buffers hold at least 512 x 512 elements, leading
+                // dimensions are the row counts, all at most 512.
+                let g: G = unsafe { std::mem::transmute::<F, G>(f) };
+                let t = time(|| unsafe {
+                    g(
+                        n_.cast(),
+                        n_.cast(),
+                        &m,
+                        &n,
+                        &k,
+                        &one,
+                        pa,
+                        &m,
+                        pb,
+                        &k,
+                        &one,
+                        pc,
+                        &m,
+                    )
+                });
+                (f64::from(m) * f64::from(n) * f64::from(k), t)
+            }
+            Kernel::Dtrsm => {
+                let (m, n) = (rng.size(8, big), rng.size(8, big));
+                let left = rng.next() < 0.5;
+                let lda = if left { m } else { n };
+                type G = unsafe extern "C" fn(
+                    *const c_char,
+                    *const c_char,
+                    *const c_char,
+                    *const c_char,
+                    *const c_int,
+                    *const c_int,
+                    *const f64,
+                    *const f64,
+                    *const c_int,
+                    *mut f64,
+                    *const c_int,
+                );
+                // SAFETY: dtrsm_'s Fortran signature; A is lda x lda with a
+                // unit diagonal (diag U), B is m x n, both within the buffers.
+                let g: G = unsafe { std::mem::transmute::<F, G>(f) };
+                let side = if left { l_ } else { r_ };
+                let t = time(|| unsafe {
+                    g(
+                        side.cast(),
+                        l_.cast(),
+                        n_.cast(),
+                        u_.cast(),
+                        &m,
+                        &n,
+                        &one,
+                        pa,
+                        &lda,
+                        pb,
+                        &m,
+                    )
+                });
+                (f64::from(m) * f64::from(n) * f64::from(lda), t)
+            }
+            Kernel::Dgemv | Kernel::Dger => {
+                let (m, n) = (rng.size(16, 2048), rng.size(16, 2048));
+                let t = if kernel == Kernel::Dgemv {
+                    type G = unsafe extern "C" fn(
+                        *const c_char,
+                        *const c_int,
+                        *const c_int,
+                        *const f64,
+                        *const f64,
+                        *const c_int,
+                        *const f64,
+                        *const c_int,
+                        *const f64,
+                        *mut f64,
+                        *const c_int,
+                    );
+                    // SAFETY: dgemv_'s signature; A is m x n within 2048^2.
+                    let g: G = unsafe { std::mem::transmute::<F, G>(f) };
+                    time(|| unsafe { g(n_.cast(), &m, &n, &one, pa, &m, px, &inc, &one, py, &inc) })
+                } else {
+                    type G = unsafe extern "C" fn(
+                        *const c_int,
+                        *const c_int,
+                        *const f64,
+                        *const f64,
+                        *const c_int,
+                        *const f64,
+                        *const c_int,
+                        *mut f64,
+                        *const c_int,
+                    );
+                    // SAFETY: dger_'s signature; A is m x n within 2048^2.
+                    let g: G = unsafe { std::mem::transmute::<F, G>(f) };
+                    time(|| unsafe { g(&m, &n, &1e-9, px, &inc, py, &inc, pa, &m) })
+                };
+                (f64::from(m) * f64::from(n), t)
+            }
+            Kernel::Dtrsv => {
+                let n = rng.size(16, 2048);
+                type G = unsafe extern "C" fn(
+                    *const c_char,
+                    *const c_char,
+                    *const c_char,
+                    *const c_int,
+                    *const f64,
+                    *const c_int,
+                    *mut f64,
+                    *const c_int,
+                );
+                // SAFETY: dtrsv_'s signature; A is n x n within 2048^2.
+                let g: G = unsafe { std::mem::transmute::<F, G>(f) };
+                let t =
+                    time(|| unsafe { g(l_.cast(), n_.cast(), u_.cast(), &n, pa, &n, px, &inc) });
+                (f64::from(n) * f64::from(n), t)
+            }
+            _ => {
+                let n = rng.size(16, vec);
+                // SAFETY: each level-1 kernel's Fortran signature, by kernel;
+                // x and y hold 2^20 elements.
+                let t = unsafe { time_level1(kernel, f, n, px, py) };
+                (f64::from(n), t)
+            }
+        };
+        points.push((size, seconds));
+    }
+    Some(points)
+}
+
+/// Times one level-1 kernel on n elements of x and y.
+///
+/// # Safety
+/// `f` is `kernel`'s Fortran function and x, y hold at least n elements.
+unsafe fn time_level1(kernel: Kernel, f: F, n: c_int, x: *mut f64, y: *mut f64) -> f64 {
+    let inc: c_int = 1;
+    // Not 1: some BLAS return at once when scaling by one.
+    let alpha = 0.999_999f64;
+    type Xy = unsafe extern "C" fn(*const c_int, *mut f64, *const c_int, *mut f64, *const c_int);
+    type Axy = unsafe extern "C" fn(
+        *const c_int,
+        *const f64,
+        *const f64,
+        *const c_int,
+        *mut f64,
+        *const c_int,
+    );
+    type Ax = unsafe extern "C" fn(*const c_int, *const f64, *mut f64, *const c_int);
+    type Red = unsafe extern "C" fn(*const c_int, *const f64, *const c_int) -> f64;
+    type Dot = unsafe extern "C" fn(
+        *const c_int,
+        *const f64,
+        *const c_int,
+        *const f64,
+        *const c_int,
+    ) -> f64;
+    type Idx = unsafe extern "C" fn(*const c_int, *const f64, *const c_int) -> c_int;
+    // SAFETY (all arms): f has the signature its kernel's Fortran BLAS
+    // interface gives it; the caller guarantees the buffers.
+    unsafe {
+        match kernel {
+            Kernel::Dscal => {
+                let g: Ax = std::mem::transmute::<F, Ax>(f);
+                time(|| g(&n, &alpha, x, &inc))
+            }
+            Kernel::Daxpy => {
+                let g: Axy = std::mem::transmute::<F, Axy>(f);
+                time(|| g(&n, &alpha, x, &inc, y, &inc))
+            }
+            Kernel::Dcopy | Kernel::Dswap => {
+                let g: Xy = std::mem::transmute::<F, Xy>(f);
+                time(|| g(&n, x, &inc, y, &inc))
+            }
+            Kernel::Ddot => {
+                let g: Dot = std::mem::transmute::<F, Dot>(f);
+                time(|| {
+                    std::hint::black_box(g(&n, x, &inc, y, &inc));
+                })
+            }
+            Kernel::Idamax => {
+                let g: Idx = std::mem::transmute::<F, Idx>(f);
+                time(|| {
+                    std::hint::black_box(g(&n, x, &inc));
+                })
+            }
+            _ => {
+                let g: Red = std::mem::transmute::<F, Red>(f);
+                time(|| {
+                    std::hint::black_box(g(&n, x, &inc));
+                })
+            }
+        }
+    }
+}
+
+/// Calibrates the kernels of `library` (or the first default BLAS found),
+/// writes the model file to `out`, and returns a report for the terminal.
+pub fn calibrate_blas(library: Option<&str>, out: &std::path::Path) -> Result<String> {
+    if std::env::var_os("OPENBLAS_NUM_THREADS").is_none() {
+        std::env::set_var("OPENBLAS_NUM_THREADS", "1");
+    }
+    let (name, lib) = match library {
+        Some(name) => (name.to_owned(), ForeignLibrary::open(name)?),
+        None => DEFAULT_LIBRARIES
+            .iter()
+            .find_map(|n| ForeignLibrary::open(n).ok().map(|l| (n.to_string(), l)))
+            .with_context(|| {
+                format!(
+                    "no BLAS found (tried {}); install one (apt-get install libopenblas0) or \
+                     name it with -blas-lib PATH",
+                    DEFAULT_LIBRARIES.join(", ")
+                )
+            })?,
+    };
+    let mut rng = Rng(0x5eed_b1a5);
+    let mut fits: Vec<(Kernel, Fit)> = Vec::new();
+    let mut report = format!("calibrating the BLAS of {name} (single-threaded)\n");
+    let _ = writeln!(
+        report,
+        "{:<7} {:>12} {:>12} {:>8} {:>9}  size",
+        "kernel", "A (s)", "B (s)", "R2", "Gflop/s"
+    );
+    let mut missing = Vec::new();
+    for kernel in Kernel::ALL {
+        match measure(&lib, kernel, &mut rng) {
+            Some(points) => {
+                let fit = least_squares(&points);
+                let defaults = KernelModels::flop_counts(1.0);
+                let flops_per_unit = defaults.seconds(kernel, 1.0);
+                let _ = writeln!(
+                    report,
+                    "{:<7} {:>12.4e} {:>12.4e} {:>8.4} {:>9.2}  {}",
+                    kernel.name(),
+                    fit.a,
+                    fit.b,
+                    fit.r2.unwrap_or(f64::NAN),
+                    flops_per_unit / fit.a / 1e9,
+                    kernel.size_meaning()
+                );
+                fits.push((kernel, fit));
+            }
+            None => missing.push(format!("{}_", kernel.name())),
+        }
+    }
+    if fits.is_empty() {
+        anyhow::bail!("{name} has none of the kernels (dgemm_, dtrsm_, ...): is it a BLAS?");
+    }
+    if !missing.is_empty() {
+        let _ = writeln!(
+            report,
+            "not in {name} (their flop count at smpi/host-speed is used): {}",
+            missing.join(", ")
+        );
+    }
+    let text = KernelModels::format(&fits, &format!("{name}, {SAMPLES} random sizes per kernel"));
+    std::fs::write(out, text).with_context(|| format!("cannot write {}", out.display()))?;
+    let _ = writeln!(
+        report,
+        "wrote {}: run with --cfg=smpi/blas:model --cfg=smpi/blas-model-file:{}",
+        out.display(),
+        out.display()
+    );
+    Ok(report)
+}

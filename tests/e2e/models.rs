@@ -1,0 +1,192 @@
+//! Kernel models (`smpi/blas:model`, `-calibrate-blas`) and function
+//! models (`smpi/function-models`), with tests/c/blas_models.c: a program
+//! carrying its own small BLAS and a slow set-up function.
+
+use std::process::Command;
+
+use crate::{build, run, scratch, smpicc, stderr, stdout, write_scratch, NO_COMPUTE};
+
+/// The value printed after `key` on a line of its own.
+fn field<'a>(out: &'a str, key: &str) -> &'a str {
+    out.lines()
+        .find_map(|l| l.strip_prefix(key).map(str::trim))
+        .unwrap_or_else(|| panic!("no '{key}' in:\n{out}"))
+}
+
+fn seconds(out: &str, key: &str) -> f64 {
+    field(out, key).parse().expect("a number")
+}
+
+/// The function-model library for blas_models.c.
+fn function_models() -> String {
+    let out = scratch().join("function_models.so");
+    let o = smpicc()
+        .args(["-shared", "-O2"])
+        .arg(crate::repo().join("tests/c/function_models.c"))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .expect("run smpicc");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    out.to_string_lossy().into_owned()
+}
+
+/// MPI_Wtime's own cost, which every interval printed includes once.
+const WTIME: f64 = 1e-8;
+
+#[test]
+fn without_models_the_program_computes() {
+    let app = build("tests/c/blas_models.c");
+    let o = run(&["-np", "2", NO_COMPUTE, app.to_str().unwrap()]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    assert_eq!(field(&out, "C00"), "128");
+    assert_eq!(field(&out, "idamax"), "501");
+    assert_eq!(field(&out, "dscal"), "3");
+    assert_eq!(field(&out, "setup"), format!("7 {WTIME:.9}"));
+}
+
+#[test]
+fn kernel_models_charge_their_time_and_compute_nothing() {
+    let app = build("tests/c/blas_models.c");
+    let models = write_scratch("dgemm-model.txt", "# test\ndgemm 1e-9 1e-6\n");
+    let file = format!("--cfg=smpi/blas-model-file:{}", models.display());
+    let fm = format!("--cfg=smpi/function-models:{}", function_models());
+    // Host speed = the default platform's host speed: a second of the
+    // model is a simulated second.
+    let o = run(&[
+        "-np",
+        "2",
+        NO_COMPUTE,
+        "--cfg=smpi/host-speed:1e9",
+        "--cfg=smpi/blas:model",
+        &file,
+        &fm,
+        app.to_str().unwrap(),
+    ]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    assert_eq!(field(&out, "C00"), "0", "dgemm computed");
+    assert_eq!(
+        field(&out, "idamax"),
+        "1",
+        "idamax answers the first element"
+    );
+    assert_eq!(field(&out, "dscal"), "1", "dscal computed");
+    // dgemm: 1e-9 * 64^3 + 1e-6 from the file.
+    let dgemm = seconds(&out, "dgemm") - WTIME;
+    assert!((dgemm - 263.144e-6).abs() < 1e-12, "{dgemm}");
+    // dscal is not in the file: its flop count (1000) at 1 Gflop/s.
+    let dscal = seconds(&out, "dscal-time") - WTIME;
+    assert!((dscal - 1e-6).abs() < 1e-12, "{dscal}");
+    // slow_setup replaced by function_models.c's: 1e9 flops, 42.
+    assert_eq!(field(&out, "setup"), format!("42 {:.9}", 1.0 + WTIME));
+}
+
+#[test]
+fn model_mistakes_are_named() {
+    let app = build("tests/c/blas_models.c");
+    let bad = write_scratch("bad-model.txt", "dgemm 1e-9 1e-6\nzgemm 1 2\n");
+    let o = run(&[
+        "-np",
+        "1",
+        "--cfg=smpi/blas:model",
+        &format!("--cfg=smpi/blas-model-file:{}", bad.display()),
+        app.to_str().unwrap(),
+    ]);
+    let err = stderr(&o);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("bad-model.txt") && err.contains("line 2: 'zgemm'"),
+        "{err}"
+    );
+    // A model library that is not built by smpicc is refused.
+    let o = run(&[
+        "-np",
+        "1",
+        "--cfg=smpi/function-models:/bin/true",
+        app.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("not a library of function models"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&[
+        "-np",
+        "1",
+        "--cfg=smpi/blas:sometimes",
+        app.to_str().unwrap(),
+    ]);
+    assert!(stderr(&o).contains("smpi/blas"), "{}", stderr(&o));
+}
+
+#[test]
+fn calibration_fits_the_kernels_a_library_has() {
+    let lib = scratch().join("libnaiveblas.so");
+    let o = Command::new("cc")
+        .args(["-O2", "-shared", "-fPIC"])
+        .arg(crate::repo().join("tests/c/naive_blas.c"))
+        .arg("-o")
+        .arg(&lib)
+        .output()
+        .expect("run cc");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let file = scratch().join("naive-models.txt");
+    let o = run(&[
+        "-calibrate-blas",
+        file.to_str().unwrap(),
+        "-blas-lib",
+        lib.to_str().unwrap(),
+    ]);
+    let report = stdout(&o);
+    assert!(o.status.success(), "{report}{}", stderr(&o));
+    assert!(
+        report.contains("not in ") && report.contains("dtrsm_"),
+        "{report}"
+    );
+    let text = std::fs::read_to_string(&file).unwrap();
+    let kernels: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(kernels, ["dgemm", "dscal"], "{text}");
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let nums: Vec<f64> = line
+            .split('#')
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .skip(1)
+            .map(|w| w.parse().unwrap())
+            .collect();
+        assert_eq!(nums.len(), 3, "{line}");
+        assert!(
+            nums[0] > 0.0,
+            "a kernel that takes no time per element: {line}"
+        );
+    }
+    // The file is what runs load.
+    let app = build("tests/c/blas_models.c");
+    let o = run(&[
+        "-np",
+        "1",
+        NO_COMPUTE,
+        "--cfg=smpi/blas:model",
+        &format!("--cfg=smpi/blas-model-file:{}", file.display()),
+        app.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(field(&stdout(&o), "C00"), "0");
+    // No such library: the error says what to do.
+    let o = run(&[
+        "-calibrate-blas",
+        "/tmp/x.txt",
+        "-blas-lib",
+        "libnothere.so",
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("libnothere.so"), "{}", stderr(&o));
+}
