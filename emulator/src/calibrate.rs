@@ -5,7 +5,8 @@
 //! The Fortran interface (`dgemm_`...) is called directly, single-threaded
 //! (`OPENBLAS_NUM_THREADS=1` unless set: each simulated rank is one core).
 //! Sizes are drawn log-uniformly with a fixed seed; each point is the best
-//! of three timings of enough calls to last 50 microseconds.
+//! of three timings of enough calls to last 50 microseconds, and the fit
+//! weighs relative errors (see `kernels::least_squares`).
 
 use std::ffi::{c_char, c_int};
 use std::fmt::Write as _;
@@ -14,13 +15,13 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 use privatize::ForeignLibrary;
 
-use crate::kernels::{least_squares, Fit, Kernel, KernelModels};
+use crate::kernels::{least_squares, median_relative_error, Fit, Kernel, KernelModels};
 
 /// Where to look for a BLAS when none is named.
 const DEFAULT_LIBRARIES: &[&str] = &["libopenblas.so.0", "libblas.so.3", "libopenblas.so"];
 
 /// Points fitted per kernel.
-const SAMPLES: usize = 24;
+const SAMPLES: usize = 60;
 
 /// A small deterministic generator (xorshift64*).
 struct Rng(u64);
@@ -60,8 +61,9 @@ fn time(mut f: impl FnMut()) -> f64 {
 
 type F = *mut std::ffi::c_void;
 
-/// Times `kernel` from `lib`, if the library has it: (size, seconds) points.
-fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Rng) -> Option<Vec<(f64, f64)>> {
+/// Times `kernel` from `lib`, if the library has it: (dimensions, seconds)
+/// points.
+fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Rng) -> Option<Vec<([f64; 3], f64)>> {
     let f: F = lib.function(&format!("{}_", kernel.name()))?;
     let (big, vec) = (512usize, 1usize << 20);
     let mut a = vec![1e-3f64; 2048 * 2048];
@@ -86,7 +88,7 @@ fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Rng) -> Option<Vec<(f
     for _ in 0..SAMPLES {
         let (size, seconds) = match kernel {
             Kernel::Dgemm => {
-                let (m, n, k) = (rng.size(8, big), rng.size(8, big), rng.size(8, big));
+                let (m, n, k) = (rng.size(1, big), rng.size(1, big), rng.size(1, big));
                 type G = unsafe extern "C" fn(
                     *const c_char,
                     *const c_char,
@@ -123,10 +125,10 @@ fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Rng) -> Option<Vec<(f
                         &m,
                     )
                 });
-                (f64::from(m) * f64::from(n) * f64::from(k), t)
+                ([f64::from(m), f64::from(n), f64::from(k)], t)
             }
             Kernel::Dtrsm => {
-                let (m, n) = (rng.size(8, big), rng.size(8, big));
+                let (m, n) = (rng.size(1, big), rng.size(1, big));
                 let left = rng.next() < 0.5;
                 let lda = if left { m } else { n };
                 type G = unsafe extern "C" fn(
@@ -161,10 +163,10 @@ fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Rng) -> Option<Vec<(f
                         &m,
                     )
                 });
-                (f64::from(m) * f64::from(n) * f64::from(lda), t)
+                ([f64::from(m), f64::from(n), f64::from(lda)], t)
             }
             Kernel::Dgemv | Kernel::Dger => {
-                let (m, n) = (rng.size(16, 2048), rng.size(16, 2048));
+                let (m, n) = (rng.size(1, 2048), rng.size(1, 2048));
                 let t = if kernel == Kernel::Dgemv {
                     type G = unsafe extern "C" fn(
                         *const c_char,
@@ -198,10 +200,10 @@ fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Rng) -> Option<Vec<(f
                     let g: G = unsafe { std::mem::transmute::<F, G>(f) };
                     time(|| unsafe { g(&m, &n, &1e-9, px, &inc, py, &inc, pa, &m) })
                 };
-                (f64::from(m) * f64::from(n), t)
+                ([f64::from(m), f64::from(n), 0.0], t)
             }
             Kernel::Dtrsv => {
-                let n = rng.size(16, 2048);
+                let n = rng.size(1, 2048);
                 type G = unsafe extern "C" fn(
                     *const c_char,
                     *const c_char,
@@ -216,14 +218,14 @@ fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Rng) -> Option<Vec<(f
                 let g: G = unsafe { std::mem::transmute::<F, G>(f) };
                 let t =
                     time(|| unsafe { g(l_.cast(), n_.cast(), u_.cast(), &n, pa, &n, px, &inc) });
-                (f64::from(n) * f64::from(n), t)
+                ([f64::from(n), 0.0, 0.0], t)
             }
             _ => {
-                let n = rng.size(16, vec);
+                let n = rng.size(1, vec);
                 // SAFETY: each level-1 kernel's Fortran signature, by kernel;
                 // x and y hold 2^20 elements.
                 let t = unsafe { time_level1(kernel, f, n, px, py) };
-                (f64::from(n), t)
+                ([f64::from(n), 0.0, 0.0], t)
             }
         };
         points.push((size, seconds));
@@ -320,25 +322,32 @@ pub fn calibrate_blas(library: Option<&str>, out: &std::path::Path) -> Result<St
     let mut report = format!("calibrating the BLAS of {name} (single-threaded)\n");
     let _ = writeln!(
         report,
-        "{:<7} {:>12} {:>12} {:>8} {:>9}  size",
-        "kernel", "A (s)", "B (s)", "R2", "Gflop/s"
+        "{:<7} {:>8} {:>8} {:>12}  terms",
+        "kernel", "R2", "med.err", "peak Gflop/s"
     );
     let mut missing = Vec::new();
     for kernel in Kernel::ALL {
         match measure(&lib, kernel, &mut rng) {
             Some(points) => {
-                let fit = least_squares(&points);
-                let defaults = KernelModels::flop_counts(1.0);
-                let flops_per_unit = defaults.seconds(kernel, 1.0);
+                let samples: Vec<(Vec<f64>, f64)> = points
+                    .iter()
+                    .map(|&(d, t)| (kernel.features(d), t))
+                    .collect();
+                let fit = least_squares(&samples);
+                // The best rate the model gives over the sampled calls.
+                let peak = points
+                    .iter()
+                    .map(|&(d, _)| kernel.flops(d) / fit.seconds(&kernel.features(d)))
+                    .filter(|r| r.is_finite())
+                    .fold(0.0f64, f64::max);
                 let _ = writeln!(
                     report,
-                    "{:<7} {:>12.4e} {:>12.4e} {:>8.4} {:>9.2}  {}",
+                    "{:<7} {:>8.4} {:>7.1}% {:>12.2}  {}",
                     kernel.name(),
-                    fit.a,
-                    fit.b,
                     fit.r2.unwrap_or(f64::NAN),
-                    flops_per_unit / fit.a / 1e9,
-                    kernel.size_meaning()
+                    100.0 * median_relative_error(&fit, &samples),
+                    peak / 1e9,
+                    kernel.terms().join(" ")
                 );
                 fits.push((kernel, fit));
             }

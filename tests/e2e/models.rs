@@ -49,7 +49,7 @@ fn without_models_the_program_computes() {
 #[test]
 fn kernel_models_charge_their_time_and_compute_nothing() {
     let app = build("tests/c/blas_models.c");
-    let models = write_scratch("dgemm-model.txt", "# test\ndgemm 1e-9 1e-6\n");
+    let models = write_scratch("dgemm-model.txt", "# test\ndgemm mnk=1e-9 1=1e-6\n");
     let file = format!("--cfg=smpi/blas-model-file:{}", models.display());
     let fm = format!("--cfg=smpi/function-models:{}", function_models());
     // Host speed = the default platform's host speed: a second of the
@@ -86,7 +86,7 @@ fn kernel_models_charge_their_time_and_compute_nothing() {
 #[test]
 fn model_mistakes_are_named() {
     let app = build("tests/c/blas_models.c");
-    let bad = write_scratch("bad-model.txt", "dgemm 1e-9 1e-6\nzgemm 1 2\n");
+    let bad = write_scratch("bad-model.txt", "dgemm mnk=1e-9 1=1e-6\nzgemm n=1\n");
     let o = run(&[
         "-np",
         "1",
@@ -154,19 +154,20 @@ fn calibration_fits_the_kernels_a_library_has() {
         .collect();
     assert_eq!(kernels, ["dgemm", "dscal"], "{text}");
     for line in text.lines().filter(|l| !l.starts_with('#')) {
-        let nums: Vec<f64> = line
+        // kernel, then term=coefficient pairs and r2.
+        let pairs: Vec<(&str, f64)> = line
             .split('#')
             .next()
             .unwrap()
             .split_whitespace()
             .skip(1)
-            .map(|w| w.parse().unwrap())
+            .map(|w| {
+                let (k, v) = w.split_once('=').expect("term=value");
+                (k, v.parse().expect("a number"))
+            })
             .collect();
-        assert_eq!(nums.len(), 3, "{line}");
-        assert!(
-            nums[0] > 0.0,
-            "a kernel that takes no time per element: {line}"
-        );
+        assert_eq!(pairs.last().unwrap().0, "r2", "{line}");
+        assert!(pairs.len() >= 3, "{line}");
     }
     // The file is what runs load.
     let app = build("tests/c/blas_models.c");
