@@ -4,13 +4,21 @@
 # smpirun. Nothing of HPCC enters the repository: the source is fetched
 # into a scratch directory.
 #
-#   scripts/hpcc.sh [-n N] [-nb NB] [-p P] [-q Q] [--all] [-- SMPIRUN_OPTIONS...]
+#   scripts/hpcc.sh [-n N] [-nb NB] [-p P] [-q Q] [--all | --models]
+#                   [-- SMPIRUN_OPTIONS...]
 #
 # Runs P x Q ranks on HPL's N x N system (default N=2000, NB=80, 2 x 2),
 # prints HPL's result line and its residual check, and fails unless the
 # check passed. By default only HPL runs (HPCC's HPL_main under a small
 # driver of ours); --all runs the whole HPC Challenge (PTRANS, DGEMM,
-# STREAM, FFT, RandomAccess, latency and bandwidth, then HPL). Environment:
+# STREAM, FFT, RandomAccess, latency and bandwidth, then HPL).
+#
+# --models runs the same unmodified HPL without its arithmetic: the BLAS
+# kernel models (calibrated once on this machine into
+# $HPCC_SCRATCH/blas-models.txt), HPL's function models
+# (examples/hpl/hpl_models.c, built here against HPL's headers), and
+# folding of every allocation of at least 1 MiB (the matrix and the panels).
+# No value is computed, so HPL's residual check is switched off. Environment:
 #   HPCC_SCRATCH  where the source is unpacked and built (default /tmp/smpi-hpcc)
 #   SMPICC, SMPIRUN  our tools (default: target/release of this checkout)
 # It installs libopenblas-dev (HPL's BLAS) with apt-get when missing.
@@ -20,7 +28,7 @@ die() { echo "hpcc: error: $*" >&2; exit 2; }
 note() { echo "hpcc: $*" >&2; }
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-N=2000 NB=80 P=2 Q=2 ALL=0
+N=2000 NB=80 P=2 Q=2 ALL=0 MODELS=0
 RUN_ARGS=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -29,6 +37,7 @@ while [[ $# -gt 0 ]]; do
         -p) P="$2"; shift 2 ;;
         -q) Q="$2"; shift 2 ;;
         --all) ALL=1; shift ;;
+        --models) MODELS=1; shift ;;
         --) shift; RUN_ARGS=("$@"); break ;;
         -h|--help) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument '$1' (see --help)" ;;
@@ -114,18 +123,47 @@ DRIVER
     -o "$SCRATCH/xhpl" >>"$SCRATCH/build.log" 2>&1 || die "building xhpl failed; see $SCRATCH/build.log"
 if [[ "$ALL" == 1 ]]; then PROGRAM="$SRC/hpcc"; else PROGRAM="$SCRATCH/xhpl"; fi
 
+MODEL_ARGS=()
+THRESHOLD=16.0
+if [[ "$MODELS" == 1 ]]; then
+    [[ "$ALL" == 0 ]] || die "--models runs HPL alone; drop --all"
+    # HPL's own panel set-up, compiled once more under another name and
+    # hidden, for the model that wraps it; HPL's other helpers it needs come
+    # from libhpl.a, hidden too (only the models are exported).
+    HPLINC=(-DHPL_CALL_CBLAS -I"$SRC/hpl/include" -I"$SRC/hpl/include/smpi" -I"$CBLAS_DIR")
+    "$SMPICC" -O2 "${HPLINC[@]}" -fvisibility=hidden -DHPL_pdpanel_init=hpl_original_pdpanel_init \
+        -c "$SRC/hpl/src/panel/HPL_pdpanel_init.c" -o "$SCRATCH/hpl_original_pdpanel_init.o" \
+        >>"$SCRATCH/build.log" 2>&1 || die "compiling HPL_pdpanel_init failed; see $SCRATCH/build.log"
+    "$SMPICC" -shared -O2 "${HPLINC[@]}" "$ROOT/examples/hpl/hpl_models.c" \
+        "$SCRATCH/hpl_original_pdpanel_init.o" "$SRC/hpl/lib/smpi/libhpl.a" -lopenblas \
+        -Wl,--exclude-libs,ALL -o "$SCRATCH/hpl_models.so" >>"$SCRATCH/build.log" 2>&1 \
+        || die "building the HPL function models failed; see $SCRATCH/build.log"
+    if [[ ! -s "$SCRATCH/blas-models.txt" ]]; then
+        note "calibrating the BLAS kernel models (once): $SCRATCH/blas-models.txt"
+        "$SMPIRUN" -calibrate-blas "$SCRATCH/blas-models.txt" >&2 || die "calibration failed"
+    fi
+    MODEL_ARGS=(--cfg=smpi/blas:model "--cfg=smpi/blas-model-file:$SCRATCH/blas-models.txt"
+        "--cfg=smpi/function-models:$SCRATCH/hpl_models.so"
+        --cfg=smpi/auto-shared-malloc-thresh:1048576)
+    THRESHOLD=-16.0
+fi
+
 # HPCC reads hpccinf.txt (HPL's input format) from the current directory.
-RUN="$SCRATCH/run-$N-$NB-${P}x$Q"
+RUN="$SCRATCH/run-$N-$NB-${P}x$Q$([[ "$MODELS" == 1 ]] && echo -models)"
 mkdir -p "$RUN"
 sed -e "6s/^[0-9]*/$N/" -e "8s/^[0-9]*/$NB/" -e "11s/^[0-9]*/$P/" -e "12s/^[0-9]*/$Q/" \
-    "$SRC/_hpccinf.txt" >"$RUN/hpccinf.txt"
+    -e "13s/^[-0-9.]*/$THRESHOLD/" "$SRC/_hpccinf.txt" >"$RUN/hpccinf.txt"
 rm -f "$RUN/hpccoutf.txt"
 note "running $((P * Q)) ranks, N=$N NB=$NB ($RUN)"
-(cd "$RUN" && OPENBLAS_NUM_THREADS=1 "$SMPIRUN" -np $((P * Q)) "${RUN_ARGS[@]}" "$PROGRAM") \
-    || die "smpirun failed"
+(cd "$RUN" && OPENBLAS_NUM_THREADS=1 "$SMPIRUN" -np $((P * Q)) "${MODEL_ARGS[@]}" "${RUN_ARGS[@]}" \
+    "$PROGRAM") || die "smpirun failed"
 RESULT="$(grep -E '^WR' "$RUN/hpccoutf.txt" || true)"
 CHECK="$(grep -E '^\|\|Ax-b\|\|' "$RUN/hpccoutf.txt" || true)"
 [[ -n "$RESULT" ]] || die "no HPL result in $RUN/hpccoutf.txt"
 echo "HPL: $RESULT"
+if [[ "$MODELS" == 1 ]]; then
+    echo "HPL: residual check off (the models compute no values)"
+    exit 0
+fi
 echo "HPL: $CHECK"
 [[ "$CHECK" == *PASSED* ]] || die "HPL's residual check did not pass"
