@@ -374,19 +374,63 @@ impl Folding {
         Ok(unfolded)
     }
 
-    /// Whether `addr .. addr + len` lies inside one folded allocation
-    /// (whose content is shared, so copying into it is pointless).
-    pub fn is_folded(&self, addr: usize, len: usize) -> bool {
-        self.strategy != Strategy::No
-            && self
-                .regions
-                .range(..=addr)
-                .next_back()
-                .is_some_and(|(&base, r)| {
-                    r.folded
-                        .iter()
-                        .any(|&(lo, hi)| base + lo <= addr && addr + len <= base + hi)
-                })
+    /// The folded parts of `addr .. addr + len`, as sorted offsets from
+    /// `addr`.
+    fn folded_parts(&self, addr: usize, len: usize) -> Vec<(usize, usize)> {
+        let mut parts = Vec::new();
+        if self.strategy == Strategy::No {
+            return parts;
+        }
+        let end = addr + len;
+        for (&base, r) in self.regions.range(..end).rev() {
+            if base + r.len <= addr {
+                break;
+            }
+            for &(lo, hi) in &r.folded {
+                let (a, b) = ((base + lo).max(addr), (base + hi).min(end));
+                if a < b {
+                    parts.push((a - addr, b - addr));
+                }
+            }
+        }
+        parts.sort_unstable();
+        parts
+    }
+
+    /// The parts of a copy of `len` bytes from `src` to `dst` worth doing,
+    /// as offsets: all of it but the bytes that are folded on both sides
+    /// (meaningless, and copying them would only cost time).
+    pub fn parts_to_copy(&self, src: usize, dst: usize, len: usize) -> Vec<(usize, usize)> {
+        if self.regions.is_empty() || len == 0 {
+            return vec![(0, len)];
+        }
+        let (s, d) = (self.folded_parts(src, len), self.folded_parts(dst, len));
+        // Offsets folded on both sides.
+        let mut both = Vec::new();
+        let (mut i, mut j) = (0, 0);
+        while i < s.len() && j < d.len() {
+            let (a, b) = (s[i].0.max(d[j].0), s[i].1.min(d[j].1));
+            if a < b {
+                both.push((a, b));
+            }
+            if s[i].1 < d[j].1 {
+                i += 1;
+            } else {
+                j += 1;
+            }
+        }
+        let mut copy = Vec::new();
+        let mut at = 0;
+        for (a, b) in both {
+            if at < a {
+                copy.push((at, a));
+            }
+            at = b;
+        }
+        if at < len {
+            copy.push((at, len));
+        }
+        copy
     }
 }
 
@@ -426,6 +470,11 @@ impl Drop for Folding {
 mod tests {
     use super::*;
 
+    /// Whether all of `addr .. addr + len` is folded.
+    fn is_folded(f: &Folding, addr: usize, len: usize) -> bool {
+        f.folded_parts(addr, len) == vec![(0, len)]
+    }
+
     #[test]
     fn global_folding_shares_one_block() {
         let mut f = Folding::new(Strategy::Global, 64 << 10);
@@ -439,8 +488,8 @@ mod tests {
             assert_eq!(*a.add(15 * (64 << 10)), 7);
             assert_eq!(*b.add(3 * (64 << 10)), 7);
         }
-        assert!(f.is_folded(a as usize + 100, 1000));
-        assert!(!f.is_folded(a as usize + (1 << 20), 1));
+        assert!(is_folded(&f, a as usize + 100, 1000));
+        assert!(!is_folded(&f, a as usize + (1 << 20), 1));
         f.free(a).unwrap();
         f.free(b).unwrap();
         assert_eq!(f.free(a), Err(FoldError::UnknownAddress(a as usize)));
@@ -479,9 +528,9 @@ mod tests {
             a.add(page).write(5);
             assert_eq!(*b.add(page), 0, "private page");
         }
-        assert!(f.is_folded(a as usize + 3 * page, page));
-        assert!(!f.is_folded(a as usize + page, 10));
-        assert!(!f.is_folded(a as usize + 5 * page, 2 * page));
+        assert!(is_folded(&f, a as usize + 3 * page, page));
+        assert!(!is_folded(&f, a as usize + page, 10));
+        assert!(!is_folded(&f, a as usize + 5 * page, 2 * page));
         f.free(a).unwrap();
         f.free(b).unwrap();
     }
@@ -509,13 +558,45 @@ mod tests {
             a.write(7);
             assert_eq!(*b, 7, "page 0 is still folded");
         }
-        assert!(!f.is_folded(a as usize + 2 * page, 1));
-        assert!(f.is_folded(a as usize + 4 * page, page));
+        assert!(!is_folded(&f, a as usize + 2 * page, 1));
+        assert!(is_folded(&f, a as usize + 4 * page, page));
         assert_eq!(f.unfold(at, 16).unwrap(), 0, "already private");
         let mut plain = [0u8; 64];
         assert_eq!(f.unfold(plain.as_mut_ptr(), 64).unwrap(), 0);
         f.free(a).unwrap();
         f.free(b).unwrap();
+    }
+
+    #[test]
+    fn copies_skip_only_what_is_folded_on_both_sides() {
+        let page = page_size();
+        let mut f = Folding::new(Strategy::Global, 4 * page);
+        let mut plain = vec![0u8; 4 * page];
+        let plain = plain.as_mut_ptr() as usize;
+        assert_eq!(
+            f.parts_to_copy(plain, plain, 100),
+            vec![(0, 100)],
+            "no folding"
+        );
+        // Pages 1 .. 3 of 4 folded in both.
+        let shared = [(page, 3 * page)];
+        let a = f.allocate_partial(4 * page, &shared).unwrap() as usize;
+        let b = f.allocate_partial(4 * page, &shared).unwrap() as usize;
+        assert_eq!(
+            f.parts_to_copy(a, b, 4 * page),
+            vec![(0, page), (3 * page, 4 * page)]
+        );
+        // Shifted by a page: only page 2 of a (page 1 of b) is folded in both.
+        assert_eq!(
+            f.parts_to_copy(a + page, b, 3 * page),
+            vec![(0, page), (2 * page, 3 * page)]
+        );
+        assert_eq!(f.parts_to_copy(a, plain, 4 * page), vec![(0, 4 * page)]);
+        let c = f.allocate(8 * page, "c.c", 1).unwrap() as usize;
+        assert!(f.parts_to_copy(c, c + 4 * page, 4 * page).is_empty());
+        for p in [a, b, c] {
+            f.free(p as *mut u8).unwrap();
+        }
     }
 
     #[test]
@@ -528,7 +609,7 @@ mod tests {
             a.write(1);
             assert_eq!(*b, 0);
         }
-        assert!(!f.is_folded(a as usize, 1));
+        assert!(!is_folded(&f, a as usize, 1));
         f.free(a).unwrap();
         f.free(b).unwrap();
     }

@@ -324,6 +324,73 @@ pub unsafe fn pack(ty: &Datatype, buf: *const c_void, count: usize, out: &mut Ve
     }
 }
 
+/// The contiguous byte runs of `count` elements of `ty` at `buf`, in type
+/// order, adjacent runs merged (a contiguous type is one run).
+fn runs(ty: &Datatype, buf: usize, count: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let contiguous = ty.is_contiguous();
+    let pieces = (0..if contiguous { 0 } else { count }).flat_map(move |i| {
+        let elem = buf.wrapping_add_signed(i as isize * ty.extent);
+        ty.blocks
+            .iter()
+            .filter(|b| b.1 > 0)
+            .map(move |&(off, len)| (elem.wrapping_add_signed(off), len))
+    });
+    let whole = contiguous.then_some((buf, count * ty.size));
+    let mut pieces = whole.into_iter().chain(pieces).peekable();
+    std::iter::from_fn(move || {
+        let (start, mut len) = pieces.next()?;
+        while let Some(&(next, more)) = pieces.peek() {
+            if next != start + len {
+                break;
+            }
+            len += more;
+            pieces.next();
+        }
+        Some((start, len))
+    })
+}
+
+/// Copies the first `bytes` bytes of `scount` elements of `sty` at `sbuf`
+/// into elements of `rty` at `rbuf`, without packing them in between:
+/// the two run lists are walked together and each common piece goes to
+/// `copy(src, dst, len)`, which may skip it.
+pub fn copy_typed(
+    sty: &Datatype,
+    sbuf: usize,
+    scount: usize,
+    rty: &Datatype,
+    rbuf: usize,
+    bytes: usize,
+    mut copy: impl FnMut(usize, usize, usize),
+) {
+    if sty.size == 0 || rty.size == 0 || bytes == 0 {
+        return;
+    }
+    let rcount = bytes.div_ceil(rty.size);
+    let mut src = runs(sty, sbuf, scount).filter(|r| r.1 > 0);
+    let mut dst = runs(rty, rbuf, rcount).filter(|r| r.1 > 0);
+    let (mut s, mut d) = (src.next(), dst.next());
+    let mut left = bytes;
+    while let (Some((sa, sl)), Some((da, dl))) = (s, d) {
+        if left == 0 {
+            break;
+        }
+        let n = sl.min(dl).min(left);
+        copy(sa, da, n);
+        left -= n;
+        s = if sl > n {
+            Some((sa + n, sl - n))
+        } else {
+            src.next()
+        };
+        d = if dl > n {
+            Some((da + n, dl - n))
+        } else {
+            dst.next()
+        };
+    }
+}
+
 /// Copies packed bytes `data` into elements of `ty` at `buf`; stops when
 /// `data` runs out (a short message fills a prefix). Returns bytes written.
 ///
@@ -403,5 +470,34 @@ mod tests {
         let n = unsafe { unpack(ty, dst.as_mut_ptr().cast(), &packed) };
         assert_eq!(n, 12);
         assert_eq!(dst, [1, 2, 0, 0, 3, 4, 5, 6, 7, 8, 0, 0, 9, 10, 11, 12]);
+    }
+
+    #[test]
+    fn typed_copies_walk_both_layouts() {
+        let t = predefined_types();
+        let short_int = t[39].as_ref().unwrap(); // 2 bytes, hole, 4 bytes
+        let bytes = t[1].as_ref().unwrap(); // MPI_CHAR-like, contiguous
+        assert!(bytes.is_contiguous());
+        let src: [u8; 16] = [
+            1, 2, 0xff, 0xff, 3, 4, 5, 6, 7, 8, 0xff, 0xff, 9, 10, 11, 12,
+        ];
+        let mut dst = [0u8; 12];
+        let mut pieces = Vec::new();
+        let (s, d) = (src.as_ptr() as usize, dst.as_mut_ptr() as usize);
+        copy_typed(short_int, s, 2, bytes, d, 12, |a, b, n| {
+            pieces.push((a - s, b - d, n));
+            // SAFETY: the pieces lie in src and dst (checked below).
+            unsafe { std::ptr::copy(a as *const u8, b as *mut u8, n) };
+        });
+        assert_eq!(dst, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+        assert_eq!(pieces, vec![(0, 0, 2), (4, 2, 6), (12, 8, 4)]);
+        // Back into the holey layout, and a short message fills a prefix.
+        let mut back = [0u8; 16];
+        let b0 = back.as_mut_ptr() as usize;
+        copy_typed(bytes, d, 12, short_int, b0, 7, |a, b, n| {
+            // SAFETY: as above.
+            unsafe { std::ptr::copy(a as *const u8, b as *mut u8, n) };
+        });
+        assert_eq!(back, [1, 2, 0, 0, 3, 4, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0]);
     }
 }

@@ -1206,20 +1206,34 @@ impl World {
                 let send_globals = self.may_touch_globals(s.buf, &s.dtype, s.count);
                 let recv_globals = self.may_touch_globals(r.buf, &rty, r.count);
                 let contiguous = s.dtype.is_contiguous() && rty.is_contiguous();
-                if contiguous
-                    && self.folding.is_folded(s.buf, n)
-                    && self.folding.is_folded(r.buf, n)
-                {
-                    // Both sides are folded memory (SMPI_SHARED_MALLOC):
-                    // their content is meaningless, and copying would only
-                    // cost time.
-                } else if !send_globals && !recv_globals && contiguous {
-                    // SAFETY: the sender has not completed its send, so its
-                    // buffer holds `env.bytes` valid bytes; the receive
-                    // buffer holds `capacity` (MPI's contract); n is within
-                    // both. `copy` tolerates overlap (a rank may send to
-                    // itself from and into the same memory).
-                    unsafe { std::ptr::copy(s.buf as *const u8, r.buf as *mut u8, n) };
+                if !send_globals && !recv_globals {
+                    // Straight from buffer to buffer, except the bytes
+                    // folded on both sides (SMPI_SHARED_MALLOC), which are
+                    // meaningless.
+                    let folding = &self.folding;
+                    let copy = |src: usize, dst: usize, len: usize| {
+                        for (lo, hi) in folding.parts_to_copy(src, dst, len) {
+                            // SAFETY: the sender has not completed its send,
+                            // so its buffer holds `env.bytes` valid bytes in
+                            // its type's layout; the receive buffer holds
+                            // `capacity` in its type's (MPI's contract); the
+                            // pieces lie in both. `copy` tolerates overlap
+                            // (a rank may send to itself from and into the
+                            // same memory).
+                            unsafe {
+                                std::ptr::copy(
+                                    (src + lo) as *const u8,
+                                    (dst + lo) as *mut u8,
+                                    hi - lo,
+                                )
+                            };
+                        }
+                    };
+                    if contiguous {
+                        copy(s.buf, r.buf, n);
+                    } else {
+                        datatype::copy_typed(&s.dtype, s.buf, s.count, &rty, r.buf, n, copy);
+                    }
                 } else {
                     let mut data = Vec::with_capacity(env.bytes);
                     if send_globals {
