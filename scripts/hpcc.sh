@@ -17,7 +17,7 @@
 # kernel models (calibrated once on this machine into
 # $HPCC_SCRATCH/blas-models.txt), HPL's function models
 # (examples/hpl/hpl_models.c, built here against HPL's headers), and
-# folding of every allocation of at least 1 MiB (the matrix and the panels).
+# folding of every allocation of at least 64 KiB (the matrix and the panels).
 # No value is computed, so HPL's residual check is switched off. Environment:
 #   HPCC_SCRATCH  where the source is unpacked and built (default /tmp/smpi-hpcc)
 #   SMPICC, SMPIRUN  our tools (default: target/release of this checkout)
@@ -144,19 +144,43 @@ if [[ "$MODELS" == 1 ]]; then
     fi
     MODEL_ARGS=(--cfg=smpi/blas:model "--cfg=smpi/blas-model-file:$SCRATCH/blas-models.txt"
         "--cfg=smpi/function-models:$SCRATCH/hpl_models.so"
-        --cfg=smpi/auto-shared-malloc-thresh:1048576)
+        --cfg=smpi/auto-shared-malloc-thresh:65536)
     THRESHOLD=-16.0
 fi
 
 # HPCC reads hpccinf.txt (HPL's input format) from the current directory.
-RUN="$SCRATCH/run-$N-$NB-${P}x$Q$([[ "$MODELS" == 1 ]] && echo -models)"
+RUN="$SCRATCH/run-$N-$NB-${P}x$Q"
+if [[ "$MODELS" == 1 ]]; then RUN="$RUN-models"; fi
 mkdir -p "$RUN"
 sed -e "6s/^[0-9]*/$N/" -e "8s/^[0-9]*/$NB/" -e "11s/^[0-9]*/$P/" -e "12s/^[0-9]*/$Q/" \
     -e "13s/^[-0-9.]*/$THRESHOLD/" "$SRC/_hpccinf.txt" >"$RUN/hpccinf.txt"
 rm -f "$RUN/hpccoutf.txt"
 note "running $((P * Q)) ranks, N=$N NB=$NB ($RUN)"
-(cd "$RUN" && OPENBLAS_NUM_THREADS=1 "$SMPIRUN" -np $((P * Q)) "${MODEL_ARGS[@]}" "${RUN_ARGS[@]}" \
-    "$PROGRAM") || die "smpirun failed"
+# Peak memory: the run goes into a memory cgroup of its own when one can be
+# made (v1 or v2), whose peak charges a page once however many times it is
+# mapped. (The kernel's maximum RSS counts a folded block once per mapping:
+# 1 MiB mapped over a 1 GiB matrix shows as 1 GiB.)
+CGROUP="" PEAK_FILE=""
+if [[ -w /sys/fs/cgroup/memory ]]; then
+    CGROUP=/sys/fs/cgroup/memory/smpi-hpcc-$$ PEAK_FILE=memory.max_usage_in_bytes
+elif [[ -w /sys/fs/cgroup/cgroup.procs && -f /sys/fs/cgroup/cgroup.controllers ]]; then
+    CGROUP=/sys/fs/cgroup/smpi-hpcc-$$ PEAK_FILE=memory.peak
+fi
+[[ -z "$CGROUP" ]] || mkdir -p "$CGROUP" 2>/dev/null || CGROUP=""
+START=$(date +%s.%N)
+(
+    if [[ -n "$CGROUP" ]]; then echo "$BASHPID" >"$CGROUP/cgroup.procs" 2>/dev/null || true; fi
+    cd "$RUN" && OPENBLAS_NUM_THREADS=1 exec "$SMPIRUN" -np $((P * Q)) "${MODEL_ARGS[@]}" \
+        "${RUN_ARGS[@]}" "$PROGRAM"
+) || die "smpirun failed"
+WALL=$(awk -v a="$START" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+if [[ -n "$CGROUP" && -r "$CGROUP/$PEAK_FILE" ]]; then
+    PEAK_MB=$(( $(cat "$CGROUP/$PEAK_FILE") / 1048576 ))
+    echo "hpcc: smpirun took $WALL s, peak memory $PEAK_MB MB (memory cgroup)"
+else
+    echo "hpcc: smpirun took $WALL s (peak memory not measured: no memory cgroup to use)"
+fi
+[[ -z "$CGROUP" ]] || rmdir "$CGROUP" 2>/dev/null || true
 RESULT="$(grep -E '^WR' "$RUN/hpccoutf.txt" || true)"
 CHECK="$(grep -E '^\|\|Ax-b\|\|' "$RUN/hpccoutf.txt" || true)"
 [[ -n "$RESULT" ]] || die "no HPL result in $RUN/hpccoutf.txt"
