@@ -397,40 +397,26 @@ impl Folding {
         parts
     }
 
-    /// The parts of a copy of `len` bytes from `src` to `dst` worth doing,
-    /// as offsets: all of it but the bytes that are folded on both sides
-    /// (meaningless, and copying them would only cost time).
-    pub fn parts_to_copy(&self, src: usize, dst: usize, len: usize) -> Vec<(usize, usize)> {
+    /// The parts of `addr .. addr + len` that are not folded, as offsets
+    /// from `addr`: where a copy into that memory must write. (Writing into
+    /// folded memory is pointless: its content is meaningless, and the
+    /// block it maps is overwritten by every other user.)
+    pub fn private_parts(&self, addr: usize, len: usize) -> Vec<(usize, usize)> {
         if self.regions.is_empty() || len == 0 {
             return vec![(0, len)];
         }
-        let (s, d) = (self.folded_parts(src, len), self.folded_parts(dst, len));
-        // Offsets folded on both sides.
-        let mut both = Vec::new();
-        let (mut i, mut j) = (0, 0);
-        while i < s.len() && j < d.len() {
-            let (a, b) = (s[i].0.max(d[j].0), s[i].1.min(d[j].1));
-            if a < b {
-                both.push((a, b));
-            }
-            if s[i].1 < d[j].1 {
-                i += 1;
-            } else {
-                j += 1;
-            }
-        }
-        let mut copy = Vec::new();
+        let mut parts = Vec::new();
         let mut at = 0;
-        for (a, b) in both {
+        for (a, b) in self.folded_parts(addr, len) {
             if at < a {
-                copy.push((at, a));
+                parts.push((at, a));
             }
-            at = b;
+            at = at.max(b);
         }
         if at < len {
-            copy.push((at, len));
+            parts.push((at, len));
         }
-        copy
+        parts
     }
 }
 
@@ -568,33 +554,31 @@ mod tests {
     }
 
     #[test]
-    fn copies_skip_only_what_is_folded_on_both_sides() {
+    fn copies_write_only_into_private_memory() {
         let page = page_size();
         let mut f = Folding::new(Strategy::Global, 4 * page);
         let mut plain = vec![0u8; 4 * page];
         let plain = plain.as_mut_ptr() as usize;
+        assert_eq!(f.private_parts(plain, 100), vec![(0, 100)], "no folding");
+        // Pages 1 .. 3 of 4 folded.
+        let a = f.allocate_partial(4 * page, &[(page, 3 * page)]).unwrap() as usize;
         assert_eq!(
-            f.parts_to_copy(plain, plain, 100),
-            vec![(0, 100)],
-            "no folding"
-        );
-        // Pages 1 .. 3 of 4 folded in both.
-        let shared = [(page, 3 * page)];
-        let a = f.allocate_partial(4 * page, &shared).unwrap() as usize;
-        let b = f.allocate_partial(4 * page, &shared).unwrap() as usize;
-        assert_eq!(
-            f.parts_to_copy(a, b, 4 * page),
+            f.private_parts(a, 4 * page),
             vec![(0, page), (3 * page, 4 * page)]
         );
-        // Shifted by a page: only page 2 of a (page 1 of b) is folded in both.
         assert_eq!(
-            f.parts_to_copy(a + page, b, 3 * page),
-            vec![(0, page), (2 * page, 3 * page)]
+            f.private_parts(a + page, 3 * page),
+            vec![(2 * page, 3 * page)]
         );
-        assert_eq!(f.parts_to_copy(a, plain, 4 * page), vec![(0, 4 * page)]);
+        assert_eq!(f.private_parts(plain, 4 * page), vec![(0, 4 * page)]);
         let c = f.allocate(8 * page, "c.c", 1).unwrap() as usize;
-        assert!(f.parts_to_copy(c, c + 4 * page, 4 * page).is_empty());
-        for p in [a, b, c] {
+        assert!(f.private_parts(c + 10, 4 * page).is_empty());
+        // Across the end of a folded allocation into memory that is not.
+        assert_eq!(
+            f.private_parts(a + 2 * page, 2 * page),
+            vec![(page, 2 * page)]
+        );
+        for p in [a, c] {
             f.free(p as *mut u8).unwrap();
         }
     }

@@ -397,31 +397,31 @@ pub fn copy_typed(
 /// # Safety
 /// `buf` must have room for the elements that `data` fills.
 pub unsafe fn unpack(ty: &Datatype, buf: *mut c_void, data: &[u8]) -> usize {
+    unpack_with(ty, buf as usize, data, |piece, dst| {
+        // SAFETY: the caller's contract: the piece's place lies in `buf`.
+        unsafe { std::ptr::copy_nonoverlapping(piece.as_ptr(), dst as *mut u8, piece.len()) }
+    })
+}
+
+/// [`unpack`] with each contiguous piece handed to `write(piece, address)`,
+/// which may skip it.
+pub fn unpack_with(
+    ty: &Datatype,
+    buf: usize,
+    data: &[u8],
+    mut write: impl FnMut(&[u8], usize),
+) -> usize {
     if ty.size == 0 || data.is_empty() {
         return 0;
     }
-    let base = buf as *mut u8;
-    if ty.is_contiguous() {
-        // SAFETY: per the contract, the buffer holds data.len() bytes.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), base, data.len()) };
-        return data.len();
-    }
     let mut pos = 0;
-    let mut i: isize = 0;
-    while pos < data.len() {
-        let elem = base.wrapping_offset(i * ty.extent);
-        for &(off, len) in &ty.blocks {
-            if pos >= data.len() {
-                break;
-            }
-            let n = len.min(data.len() - pos);
-            // SAFETY: the block lies in the caller's buffer.
-            unsafe {
-                std::ptr::copy_nonoverlapping(data.as_ptr().add(pos), elem.wrapping_offset(off), n)
-            };
-            pos += n;
+    for (start, len) in runs(ty, buf, data.len().div_ceil(ty.size)) {
+        if pos >= data.len() {
+            break;
         }
-        i += 1;
+        let n = len.min(data.len() - pos);
+        write(&data[pos..pos + n], start);
+        pos += n;
     }
     pos
 }

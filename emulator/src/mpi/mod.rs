@@ -1196,9 +1196,23 @@ impl World {
                 if self.may_touch_globals(r.buf, &rty, r.count) {
                     self.activate_memory(r.owner);
                 }
-                // SAFETY: the receive buffer holds `count` elements of `rty`
-                // (MPI's contract); we write at most `capacity` bytes.
-                unsafe { datatype::unpack(&rty, r.buf as *mut c_void, &data[..n]) };
+                // Folded destination bytes (SMPI_SHARED_MALLOC) are left
+                // alone: their content is meaningless.
+                let folding = &self.folding;
+                datatype::unpack_with(&rty, r.buf, &data[..n], |piece, dst| {
+                    for (lo, hi) in folding.private_parts(dst, piece.len()) {
+                        // SAFETY: the receive buffer holds `count` elements
+                        // of `rty` (MPI's contract); the piece's place lies
+                        // in it, within `capacity` bytes.
+                        unsafe {
+                            std::ptr::copy_nonoverlapping(
+                                piece[lo..].as_ptr(),
+                                (dst + lo) as *mut u8,
+                                hi - lo,
+                            )
+                        };
+                    }
+                });
             }
             Payload::InSendBuffer(sid) => {
                 let s = self.mpi.request(*sid);
@@ -1207,12 +1221,12 @@ impl World {
                 let recv_globals = self.may_touch_globals(r.buf, &rty, r.count);
                 let contiguous = s.dtype.is_contiguous() && rty.is_contiguous();
                 if !send_globals && !recv_globals {
-                    // Straight from buffer to buffer, except the bytes
-                    // folded on both sides (SMPI_SHARED_MALLOC), which are
+                    // Straight from buffer to buffer, except into folded
+                    // memory (SMPI_SHARED_MALLOC), whose content is
                     // meaningless.
                     let folding = &self.folding;
                     let copy = |src: usize, dst: usize, len: usize| {
-                        for (lo, hi) in folding.parts_to_copy(src, dst, len) {
+                        for (lo, hi) in folding.private_parts(dst, len) {
                             // SAFETY: the sender has not completed its send,
                             // so its buffer holds `env.bytes` valid bytes in
                             // its type's layout; the receive buffer holds
