@@ -64,6 +64,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "smpi/bcast", kind: Kind::Text, default: "default", help: "algorithm of MPI_Bcast and its non-blocking form (smpirun -help-coll lists them)" },
     OptionSpec { name: "smpi/coll-selector", kind: Kind::Text, default: "default", help: "who picks the algorithm of collectives left at default: default (SimGrid's), ompi (Open MPI's tables) or mpich (MPICH's logic)" },
     OptionSpec { name: "smpi/coll-radix", kind: Kind::Int, default: "4", help: "k of the radix-k collective algorithms (recursive_k allreduce, bruck_k and ring_k alltoall)" },
+    OptionSpec { name: "smpi/bench-clock", kind: Kind::Text, default: "cpu", help: "how computation bursts are measured: cpu (the thread's CPU time, as SimGrid; a system call on every MPI call) or wall (the monotonic clock, read without a system call: much cheaper for programs that call MPI or modelled kernels very often, but it also counts time the machine gives to other processes)" },
     OptionSpec { name: "smpi/cpu-threshold", kind: Kind::Float, default: "1e-6", help: "computation bursts shorter than this (in s) are not simulated" },
     OptionSpec { name: "smpi/exscan", kind: Kind::Text, default: "default", help: "algorithm of MPI_Exscan and its non-blocking form (smpirun -help-coll lists them)" },
     OptionSpec { name: "smpi/gather", kind: Kind::Text, default: "default", help: "algorithm of MPI_Gather and its non-blocking form (smpirun -help-coll lists them)" },

@@ -107,8 +107,12 @@ pub struct Rank {
     pub state: RunState,
     pub blocked_in: BlockedIn,
     pub exit_code: Option<i32>,
-    /// Thread CPU time when this rank last returned from an MPI call.
+    /// Bench clock (`smpi/bench-clock`) when this rank last returned from
+    /// an MPI call.
     pub cpu_mark: f64,
+    /// Flops of modelled kernels called since then (`smpi/blas:model`),
+    /// spent with the burst they belong to at the next MPI call.
+    pub pending_flops: f64,
     /// A computation in progress on the rank's host.
     pub exec: Option<ActionId>,
     /// Set while the rank sleeps until a timer.
@@ -181,8 +185,6 @@ enum ActionOwner {
 /// How computation between MPI calls is simulated.
 #[derive(Debug, Clone, Copy)]
 pub struct Compute {
-    /// smpi/simulate-computation
-    pub simulate: bool,
     /// smpi/cpu-threshold: shorter bursts are ignored (s).
     pub threshold: f64,
     /// smpi/host-speed: flop/s of the machine running the simulation.
@@ -312,6 +314,7 @@ impl World {
                 blocked_in: BlockedIn::default(),
                 exit_code: None,
                 cpu_mark: 0.0,
+                pending_flops: 0.0,
                 exec: None,
                 sleeping: false,
             })

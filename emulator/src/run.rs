@@ -592,6 +592,12 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         }
     };
     let simulate = cfg.bool("smpi/simulate-computation");
+    crate::abi::set_simulate_computation(simulate);
+    crate::abi::set_bench_wall_clock(match cfg.text("smpi/bench-clock") {
+        "cpu" => false,
+        "wall" => true,
+        other => bail!("option smpi/bench-clock: '{other}' is not cpu or wall"),
+    });
     let blas_models = match cfg.text("smpi/blas") {
         "real" => false,
         "model" => true,
@@ -696,7 +702,6 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         },
     };
     let compute = Compute {
-        simulate,
         threshold: cfg.float("smpi/cpu-threshold"),
         host_speed: speed,
         reduce_rate,

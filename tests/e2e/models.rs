@@ -84,6 +84,27 @@ fn kernel_models_charge_their_time_and_compute_nothing() {
 }
 
 #[test]
+fn with_computation_simulated_the_model_joins_the_burst() {
+    // The kernel's time is spent at the next MPI call, with the measured
+    // burst around it (a few microseconds of the program's own code).
+    let app = build("tests/c/blas_models.c");
+    let models = write_scratch("dgemm-model-2.txt", "dgemm mnk=1e-9 1=1e-6\n");
+    let o = run(&[
+        "-np",
+        "1",
+        "--cfg=smpi/host-speed:1e9",
+        "--cfg=smpi/blas:model",
+        &format!("--cfg=smpi/blas-model-file:{}", models.display()),
+        app.to_str().unwrap(),
+    ]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    assert_eq!(field(&out, "C00"), "0");
+    let dgemm = seconds(&out, "dgemm") - WTIME;
+    assert!((263.144e-6..263.144e-6 + 1e-3).contains(&dgemm), "{dgemm}");
+}
+
+#[test]
 fn model_mistakes_are_named() {
     let app = build("tests/c/blas_models.c");
     let bad = write_scratch("bad-model.txt", "dgemm mnk=1e-9 1=1e-6\nzgemm n=1\n");
@@ -190,4 +211,39 @@ fn calibration_fits_the_kernels_a_library_has() {
     ]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("libnothere.so"), "{}", stderr(&o));
+}
+
+#[test]
+fn the_bench_clock_decides_whether_waiting_counts() {
+    // 100 ms asleep in the kernel: no CPU time, but 100 ms of wall time
+    // (host speed = the default platform's: a second is a second).
+    let app = build("tests/c/bench_clock.c");
+    let burst = |clock: &str| {
+        let o = run(&[
+            "-np",
+            "1",
+            "--cfg=smpi/host-speed:1e9",
+            &format!("--cfg=smpi/bench-clock:{clock}"),
+            app.to_str().unwrap(),
+        ]);
+        let out = stdout(&o);
+        assert!(o.status.success(), "{out}{}", stderr(&o));
+        seconds(&out, "burst")
+    };
+    let cpu = burst("cpu");
+    assert!(cpu < 0.02, "{cpu}");
+    let wall = burst("wall");
+    assert!(wall >= 0.1, "{wall}");
+    let o = run(&[
+        "-np",
+        "1",
+        "--cfg=smpi/bench-clock:cycles",
+        app.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("smpi/bench-clock: 'cycles' is not cpu or wall"),
+        "{}",
+        stderr(&o)
+    );
 }

@@ -87,30 +87,66 @@ pub(crate) fn status_bytes(s: &CStatus) -> u64 {
     (u64::from(s.count_lo as u32)) | ((u64::from((s.count_hi_and_cancelled as u32) >> 1)) << 32)
 }
 
-/// Thread CPU time in seconds.
-fn thread_cpu_time() -> f64 {
+/// Which clock measures computation bursts (`smpi/bench-clock`): false for
+/// the thread's CPU time, true for the monotonic clock.
+static BENCH_WALL_CLOCK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Sets `smpi/bench-clock` for this run (true: wall).
+pub fn set_bench_wall_clock(wall: bool) {
+    BENCH_WALL_CLOCK.store(wall, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The bench clock, in seconds: the thread's CPU time (a system call), or
+/// the monotonic clock (read in user space through the vDSO).
+fn bench_clock() -> f64 {
+    let clock = if BENCH_WALL_CLOCK.load(std::sync::atomic::Ordering::Relaxed) {
+        libc::CLOCK_MONOTONIC
+    } else {
+        libc::CLOCK_THREAD_CPUTIME_ID
+    };
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: clock_gettime writes the timespec we pass.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    unsafe { libc::clock_gettime(clock, &mut ts) };
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
+/// Whether computation bursts are simulated (`smpi/simulate-computation`):
+/// a global, not a field of the world, so that when they are not, the two
+/// calls that bracket every MPI call read no clock and enter no world
+/// (reading a thread's CPU clock is a system call).
+static SIMULATE_COMPUTATION: std::sync::atomic::AtomicBool =
+    std::sync::atomic::AtomicBool::new(true);
+
+/// Sets `smpi/simulate-computation` for this run.
+pub fn set_simulate_computation(on: bool) {
+    SIMULATE_COMPUTATION.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn simulating() -> bool {
+    SIMULATE_COMPUTATION.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The application stops computing: simulate the burst since its last
-/// MPI call on its host.
+/// MPI call on its host, with the modelled kernels it called.
 pub(crate) fn bench_end() {
-    let now_cpu = thread_cpu_time();
+    if !simulating() {
+        return;
+    }
+    let now_cpu = bench_clock();
     let flops = engine::with(|w| {
-        let c = &w.compute;
-        let rank = &w.ranks[w.current];
+        let threshold = w.compute.threshold;
+        let speed = w.compute.host_speed;
+        let rank = &mut w.ranks[w.current];
         let burst = now_cpu - rank.cpu_mark;
-        if c.simulate && burst >= c.threshold {
-            burst * c.host_speed
+        let measured = if burst >= threshold {
+            burst * speed
         } else {
             0.0
-        }
+        };
+        measured + std::mem::take(&mut rank.pending_flops)
     });
     if flops > 0.0 {
         engine::execute(flops, "computation");
@@ -119,7 +155,10 @@ pub(crate) fn bench_end() {
 
 /// The application resumes computing.
 pub(crate) fn bench_begin() {
-    let now_cpu = thread_cpu_time();
+    if !simulating() {
+        return;
+    }
+    let now_cpu = bench_clock();
     engine::with(|w| {
         let cur = w.current;
         w.ranks[cur].cpu_mark = now_cpu;

@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::ffi::{c_char, c_int, CStr};
 
-use super::{bench_begin, bench_end, thread_cpu_time};
+use super::{bench_begin, bench_clock, bench_end};
 use crate::engine;
 
 /// A sampled loop: its file and tag, and the rank for LOCAL ones.
@@ -111,7 +111,7 @@ pub(crate) unsafe extern "C" fn smpi_sample_cond(
         Err(e) => super::time::fatal(&format!("SMPI_SAMPLE: {e}")),
         Ok(Ok(())) => {
             bench_begin();
-            let now = thread_cpu_time();
+            let now = bench_clock();
             engine::with(|w| w.sampling.state.insert(me, (true, now)));
             1
         }
@@ -128,7 +128,7 @@ pub(crate) unsafe extern "C" fn smpi_sample_iter(
     file: *const c_char,
     tag: *const c_char,
 ) {
-    let end = thread_cpu_time();
+    let end = bench_clock();
     let me = engine::with(|w| w.current);
     let key = site(global, file, tag, me);
     engine::with(|w| {
