@@ -124,26 +124,39 @@ int main(int argc, char **argv) {
         SMPI_SHARED_FREE(a);
         SMPI_SHARED_FREE(b);
     } else if (!strcmp(mode, "copies") && size >= 2) {
-        /* Messages between two folded buffers are not copied (their
-         * content is meaningless); into plain memory they are. 1 MiB:
-         * past the eager threshold. */
-        size_t m = 1 << 20;
+        /* Folded bytes are never copied (their content is meaningless):
+         * a message into a folded buffer leaves it alone, and the folded
+         * bytes of a message arrive in plain memory as zeros, while its
+         * private bytes arrive. 1 MiB goes past the eager threshold; 3
+         * pages, the middle one folded, stay under it. */
+        size_t m = 1 << 20, page = (size_t)sysconf(_SC_PAGESIZE);
+        size_t middle[2] = {page, 2 * page};
         char *a = site_a(m), *b = site_b(m), *plain = calloc(m, 1);
+        char *part = SMPI_PARTIAL_SHARED_MALLOC(3 * page, middle, 1);
+        char *small = malloc(3 * page);
+        memset(small, 'x', 3 * page);
         if (rank == 0) {
             memset(a, 'a', m);
             memset(b, 'b', m);
+            memset(part, 'p', 3 * page);
             MPI_Send(a, (int)m, MPI_CHAR, 1, 0, MPI_COMM_WORLD);
             MPI_Send(a, (int)m, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
+            MPI_Send(part, (int)(3 * page), MPI_CHAR, 1, 2, MPI_COMM_WORLD);
         } else if (rank == 1) {
             MPI_Recv(b, (int)m, MPI_CHAR, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             MPI_Recv(plain, (int)m, MPI_CHAR, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Recv(small, (int)(3 * page), MPI_CHAR, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             CHECK(b[m / 2] == 'b', "a copy between folded buffers happened");
-            CHECK(plain[m / 2] == 'a', "a copy into plain memory was skipped");
+            CHECK(plain[m / 2] == 0, "folded bytes were copied into plain memory (%d)", plain[m / 2]);
+            CHECK(small[10] == 'p' && small[3 * page - 1] == 'p', "private bytes were lost");
+            CHECK(small[page + 10] == 0, "folded bytes were sent eagerly (%d)", small[page + 10]);
         }
         MPI_Barrier(MPI_COMM_WORLD);
         SMPI_SHARED_FREE(a);
         SMPI_SHARED_FREE(b);
+        SMPI_SHARED_FREE(part);
         free(plain);
+        free(small);
     } else if (!strcmp(mode, "partial")) {
         /* The middle MiB of 3 is folded, the rest private: every rank's
          * middle is the same memory, its ends are its own. */

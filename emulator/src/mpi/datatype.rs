@@ -303,24 +303,27 @@ pub fn predefined_count() -> usize {
 /// `buf` must point to `count` valid elements of `ty` (the caller's MPI
 /// contract).
 pub unsafe fn pack(ty: &Datatype, buf: *const c_void, count: usize, out: &mut Vec<u8>) {
+    pack_with(ty, buf as usize, count, out, |start, len, out| {
+        // SAFETY: per the contract, each run lies in the caller's buffer.
+        out.extend_from_slice(unsafe { std::slice::from_raw_parts(start as *const u8, len) })
+    });
+}
+
+/// [`pack`] with each contiguous run at `start` of `len` bytes appended to
+/// `out` by `read(start, len, out)`, which must append `len` bytes.
+pub fn pack_with(
+    ty: &Datatype,
+    buf: usize,
+    count: usize,
+    out: &mut Vec<u8>,
+    mut read: impl FnMut(usize, usize, &mut Vec<u8>),
+) {
     if ty.size == 0 || count == 0 {
         return;
     }
-    let base = buf as *const u8;
-    if ty.is_contiguous() {
-        // SAFETY: per the contract, count*size bytes are readable at buf.
-        out.extend_from_slice(unsafe { std::slice::from_raw_parts(base, count * ty.size) });
-        return;
-    }
     out.reserve(count * ty.size);
-    for i in 0..count {
-        let elem = base.wrapping_offset(i as isize * ty.extent);
-        for &(off, len) in &ty.blocks {
-            // SAFETY: each block of each element lies in the caller's buffer.
-            out.extend_from_slice(unsafe {
-                std::slice::from_raw_parts(elem.wrapping_offset(off), len)
-            });
-        }
+    for (start, len) in runs(ty, buf, count) {
+        read(start, len, out);
     }
 }
 

@@ -1076,9 +1076,7 @@ impl World {
         }
         let payload = if detached {
             let mut data = Vec::with_capacity(bytes);
-            // SAFETY: the application passed a buffer of `count` elements of
-            // `ty` (MPI's contract for send buffers).
-            unsafe { datatype::pack(&ty, r.buf as *const c_void, r.count, &mut data) };
+            self.pack_private(&ty, r.buf, r.count, &mut data);
             Payload::Buffered(data)
         } else {
             Payload::InSendBuffer(id)
@@ -1223,24 +1221,33 @@ impl World {
                 if !send_globals && !recv_globals {
                     // Straight from buffer to buffer, except into folded
                     // memory (SMPI_SHARED_MALLOC), whose content is
-                    // meaningless.
+                    // meaningless; folded source bytes arrive as zeros.
                     let folding = &self.folding;
                     let copy = |src: usize, dst: usize, len: usize| {
                         for (lo, hi) in folding.private_parts(dst, len) {
-                            // SAFETY: the sender has not completed its send,
-                            // so its buffer holds `env.bytes` valid bytes in
-                            // its type's layout; the receive buffer holds
-                            // `capacity` in its type's (MPI's contract); the
-                            // pieces lie in both. `copy` tolerates overlap
-                            // (a rank may send to itself from and into the
-                            // same memory).
-                            unsafe {
-                                std::ptr::copy(
-                                    (src + lo) as *const u8,
-                                    (dst + lo) as *mut u8,
-                                    hi - lo,
-                                )
-                            };
+                            let mut at = lo;
+                            for (a, b) in folding.private_parts(src + lo, hi - lo) {
+                                let (a, b) = (lo + a, lo + b);
+                                // SAFETY: the sender has not completed its
+                                // send, so its buffer holds `env.bytes`
+                                // valid bytes in its type's layout; the
+                                // receive buffer holds `capacity` in its
+                                // type's (MPI's contract); the pieces lie in
+                                // both. `copy` tolerates overlap (a rank may
+                                // send to itself from and into the same
+                                // memory).
+                                unsafe {
+                                    std::ptr::write_bytes((dst + at) as *mut u8, 0, a - at);
+                                    std::ptr::copy(
+                                        (src + a) as *const u8,
+                                        (dst + a) as *mut u8,
+                                        b - a,
+                                    );
+                                };
+                                at = b;
+                            }
+                            // SAFETY: as above, in the receive buffer.
+                            unsafe { std::ptr::write_bytes((dst + at) as *mut u8, 0, hi - at) };
                         }
                     };
                     if contiguous {
@@ -1253,8 +1260,7 @@ impl World {
                     if send_globals {
                         self.activate_memory(s.owner);
                     }
-                    // SAFETY: as above; pack reads the sender's elements.
-                    unsafe { datatype::pack(&s.dtype, s.buf as *const c_void, s.count, &mut data) };
+                    self.pack_private(&s.dtype, s.buf, s.count, &mut data);
                     if recv_globals {
                         self.activate_memory(r.owner);
                     }
@@ -1788,6 +1794,27 @@ impl World {
                 0
             }
         }
+    }
+
+    /// Appends `count` elements of `ty` at `buf` to `out`, reading only
+    /// the memory that is not folded (SMPI_SHARED_MALLOC): folded bytes are
+    /// meaningless, and reading them would fault in every page of their
+    /// mappings. They travel as zeros.
+    fn pack_private(&self, ty: &Datatype, buf: usize, count: usize, out: &mut Vec<u8>) {
+        datatype::pack_with(ty, buf, count, out, |start, len, out| {
+            let mut at = 0;
+            for (lo, hi) in self.folding.private_parts(start, len) {
+                out.resize(out.len() + (lo - at), 0);
+                // SAFETY: the application passed a buffer of `count`
+                // elements of `ty` (MPI's contract for send buffers), and
+                // this run lies in it.
+                out.extend_from_slice(unsafe {
+                    std::slice::from_raw_parts((start + lo) as *const u8, hi - lo)
+                });
+                at = hi;
+            }
+            out.resize(out.len() + (len - at), 0);
+        });
     }
 
     /// Whether `count` elements of `ty` at `buf` may lie in the globals
