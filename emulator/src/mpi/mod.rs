@@ -1820,9 +1820,28 @@ impl World {
     /// Whether `count` elements of `ty` at `buf` may lie in the globals
     /// swapped between ranks (always assumed for non-contiguous layouts).
     pub fn may_touch_globals(&self, buf: usize, ty: &Datatype, count: usize) -> bool {
-        self.segment
-            .as_ref()
-            .is_some_and(|s| !ty.is_contiguous() || s.contains(buf, count * ty.size))
+        let Some(segment) = self.segment.as_ref() else {
+            return false;
+        };
+        if ty.is_contiguous() {
+            return segment.contains(buf, count * ty.size);
+        }
+        // The span from the lowest to the highest byte first (HPL's struct
+        // types of absolute addresses lie far from the globals), then each
+        // run of the layouts that are short to walk.
+        let reach = (count.max(1) as isize - 1) * ty.extent;
+        let lo = buf as isize + ty.true_lb + reach.min(0);
+        let hi = buf as isize + ty.true_lb + ty.true_extent + reach.max(0);
+        if lo < 0 || hi < lo {
+            return true;
+        }
+        if !segment.contains(lo as usize, (hi - lo) as usize) {
+            return false;
+        }
+        if count.saturating_mul(ty.blocks.len()) > 64 {
+            return true;
+        }
+        datatype::runs(ty, buf, count).any(|(start, len)| segment.contains(start, len))
     }
 
     /// One-line description of a pending request, for deadlock reports.
