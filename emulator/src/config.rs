@@ -89,6 +89,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "smpi/function-models", kind: Kind::Text, default: "", help: "shared objects built with smpicc -shared, comma-separated: each function they export replaces the program's function of that name" },
     OptionSpec { name: "smpi/shared-malloc", kind: Kind::Text, default: "global", help: "how SMPI_SHARED_MALLOC folds memory: global (every allocation maps one small block over and over), local (allocations at one call site share one buffer) or no" },
     OptionSpec { name: "smpi/auto-shared-malloc-thresh", kind: Kind::Int, default: "0", help: "fold every malloc, calloc or realloc of at least this many bytes as SMPI_SHARED_MALLOC does (0: never); only for buffers whose content does not steer the program" },
+    OptionSpec { name: "smpi/shared-malloc-hugepage", kind: Kind::Text, default: "", help: "path to a mounted hugetlbfs: the block of global folding then lives in huge pages there (one page-table entry and one fault per huge page of folded memory; the block size and every folded allocation are rounded up to huge pages)" },
     OptionSpec { name: "smpi/shared-malloc-blocksize", kind: Kind::Int, default: "1048576", help: "size of the physical block of global folding, in bytes (rounded up to pages; one mapping per block)" },
     OptionSpec { name: "smpi/simulate-computation", kind: Kind::Bool, default: "yes", help: "measure CPU time between MPI calls and simulate it" },
     OptionSpec { name: "smpi/test", kind: Kind::Float, default: "1e-4", help: "simulated cost of each MPI_Test, in s" },

@@ -438,7 +438,12 @@ fn folding_from(cfg: &Config) -> Result<privatize::fold::Folding> {
             )
         })?;
     crate::abi::memory::set_auto_fold_threshold(threshold);
-    Ok(Folding::new(strategy, block))
+    let mut folding = Folding::new(strategy, block);
+    let huge = cfg.text("smpi/shared-malloc-hugepage");
+    if !huge.is_empty() {
+        folding.use_huge_pages(std::path::Path::new(huge))?;
+    }
+    Ok(folding)
 }
 
 /// `-help-coll`: every collective with its algorithms, as

@@ -52,6 +52,26 @@ pub enum FoldError {
     /// Memory could not be reserved or created at all.
     #[error("cannot allocate {bytes} bytes of shared memory: {reason}")]
     NoMemory { bytes: usize, reason: String },
+    /// `smpi/shared-malloc-hugepage` names no usable hugetlbfs mount.
+    #[error(
+        "smpi/shared-malloc-hugepage: {path} is not a mounted hugetlbfs ({reason}); mount one \
+         (mount -t hugetlbfs none DIR) and reserve huge pages (sysctl -w vm.nr_hugepages=N)"
+    )]
+    NotHugetlbfs { path: String, reason: String },
+    /// The folding block could not get its huge pages.
+    #[error(
+        "cannot map the {bytes}-byte folding block in huge pages from {path} ({reason}); \
+         {free} of {total} huge pages are free: reserve more (sysctl -w vm.nr_hugepages={suggested}) \
+         or use a smaller block (--cfg=smpi/shared-malloc-blocksize)"
+    )]
+    NoHugePages {
+        bytes: usize,
+        path: String,
+        reason: String,
+        free: usize,
+        total: usize,
+        suggested: usize,
+    },
     /// `SMPI_SHARED_FREE` of an address no shared allocation returned.
     #[error("{0:#x} was not returned by SMPI_SHARED_MALLOC (or was already freed)")]
     UnknownAddress(usize),
@@ -84,6 +104,10 @@ pub struct Folding {
     block_size: usize,
     /// The physical block of the global strategy, created on first use.
     block: Option<OwnedFd>,
+    /// `smpi/shared-malloc-hugepage`: the hugetlbfs mount holding the
+    /// global block, and its page size, which then aligns and sizes every
+    /// folded mapping.
+    huge: Option<(std::path::PathBuf, usize)>,
     sites: HashMap<(String, u32), Site>,
     regions: BTreeMap<usize, Region>,
 }
@@ -131,9 +155,49 @@ impl Folding {
             strategy,
             block_size: block_size.max(1).div_ceil(page) * page,
             block: None,
+            huge: None,
             sites: HashMap::new(),
             regions: BTreeMap::new(),
         }
+    }
+
+    /// Puts the global block in huge pages of the hugetlbfs mounted at
+    /// `dir` (`smpi/shared-malloc-hugepage`): one page-table entry and one
+    /// fault per huge page of folded memory instead of per page. The block
+    /// size is rounded up to whole huge pages.
+    pub fn use_huge_pages(&mut self, dir: &std::path::Path) -> Result<(), FoldError> {
+        const HUGETLBFS_MAGIC: i64 = 0x9584_58f6;
+        let not = |reason: String| FoldError::NotHugetlbfs {
+            path: dir.display().to_string(),
+            reason,
+        };
+        let c = CString::new(dir.as_os_str().as_encoded_bytes())
+            .map_err(|_| not("a NUL in the path".into()))?;
+        // SAFETY: statfs writes into the zeroed struct we pass; c is a
+        // valid C string.
+        let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+        // SAFETY: as above.
+        if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+            return Err(not(last_error()));
+        }
+        #[allow(clippy::unnecessary_cast)] // f_type's width differs across targets
+        if st.f_type as i64 != HUGETLBFS_MAGIC {
+            return Err(not(format!("file system type {:#x}", st.f_type)));
+        }
+        let huge = usize::try_from(st.f_bsize).unwrap_or(0).max(page_size());
+        self.block_size = self.block_size.div_ceil(huge) * huge;
+        self.huge = Some((dir.to_path_buf(), huge));
+        Ok(())
+    }
+
+    /// The granule of folded mappings: the page, or the huge page.
+    fn unit(&self) -> usize {
+        self.huge.as_ref().map_or_else(page_size, |h| h.1)
+    }
+
+    /// The block size in force (after rounding).
+    pub fn block_size(&self) -> usize {
+        self.block_size
     }
 
     /// The strategy in force.
@@ -144,8 +208,9 @@ impl Folding {
     /// A shared allocation of `size` bytes made at `file`:`line`; zeroed
     /// (the physical memory starts zeroed, and stays shared).
     pub fn allocate(&mut self, size: usize, file: &str, line: u32) -> Result<*mut u8, FoldError> {
-        let len = size.max(1).div_ceil(page_size()) * page_size();
-        let base = reserve(len)?;
+        let unit = self.unit();
+        let len = size.max(1).div_ceil(unit) * unit;
+        let base = reserve(len, unit)?;
         let mapped = match self.strategy {
             Strategy::No => Ok(None),
             Strategy::Global => self.map_global(base, len).map(|()| None),
@@ -175,9 +240,9 @@ impl Folding {
         size: usize,
         shared: &[(usize, usize)],
     ) -> Result<*mut u8, FoldError> {
-        let page = page_size();
+        let page = self.unit();
         let len = size.max(1).div_ceil(page) * page;
-        let base = reserve(len)?;
+        let base = reserve(len, page)?;
         let mut folded = Vec::new();
         if self.strategy != Strategy::No {
             for &(start, end) in shared {
@@ -209,7 +274,12 @@ impl Folding {
     fn map_global(&mut self, base: *mut u8, len: usize) -> Result<(), FoldError> {
         let bs = self.block_size;
         if self.block.is_none() {
-            let fd = memory_file(bs).map_err(|reason| FoldError::NoMemory { bytes: bs, reason })?;
+            let fd = match &self.huge {
+                None => {
+                    memory_file(bs).map_err(|reason| FoldError::NoMemory { bytes: bs, reason })?
+                }
+                Some((dir, _)) => huge_file(dir, bs)?,
+            };
             self.block = Some(fd);
         }
         let fd = self.block.as_ref().expect("created above").as_raw_fd();
@@ -230,6 +300,11 @@ impl Folding {
                 )
             };
             if p == libc::MAP_FAILED {
+                if let (Some((dir, _)), true) = (&self.huge, last_errno() == libc::ENOMEM) {
+                    if i == 0 {
+                        return Err(no_huge_pages(dir, bs, last_error()));
+                    }
+                }
                 let max = max_map_count();
                 return Err(FoldError::OutOfMappings {
                     bytes: len,
@@ -326,7 +401,8 @@ impl Folding {
     /// how many bytes became private; memory outside shared allocations is
     /// left alone.
     pub fn unfold(&mut self, addr: *const u8, len: usize) -> Result<usize, FoldError> {
-        let page = page_size();
+        // Huge-page mappings split only at huge-page boundaries.
+        let page = self.unit();
         let Some((&base, region)) = self.regions.range_mut(..=addr as usize).next_back() else {
             return Ok(0);
         };
@@ -420,14 +496,16 @@ impl Folding {
     }
 }
 
-/// Reserves `len` bytes of address space, readable and writable, backed
-/// by private zeroed pages until folded mappings replace them.
-fn reserve(len: usize) -> Result<*mut u8, FoldError> {
+/// Reserves `len` bytes of address space aligned to `align` (a power of
+/// two, at least a page), readable and writable, backed by private zeroed
+/// pages until folded mappings replace them.
+fn reserve(len: usize, align: usize) -> Result<*mut u8, FoldError> {
+    let extra = if align > page_size() { align } else { 0 };
     // SAFETY: an anonymous private mapping with no address hint.
     let p = unsafe {
         libc::mmap(
             std::ptr::null_mut(),
-            len,
+            len + extra,
             libc::PROT_READ | libc::PROT_WRITE,
             libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
             -1,
@@ -440,7 +518,73 @@ fn reserve(len: usize) -> Result<*mut u8, FoldError> {
             reason: last_error(),
         });
     }
-    Ok(p.cast())
+    let start = p as usize;
+    let base = start.next_multiple_of(align.max(1));
+    if extra > 0 {
+        let (head, tail) = (base - start, start + len + extra - (base + len));
+        // SAFETY: both ranges lie in the mapping just made, outside
+        // base .. base + len.
+        unsafe {
+            if head > 0 {
+                libc::munmap(p, head);
+            }
+            if tail > 0 {
+                libc::munmap((base + len) as *mut libc::c_void, tail);
+            }
+        }
+    }
+    Ok(base as *mut u8)
+}
+
+fn last_errno() -> i32 {
+    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
+}
+
+/// A file of `len` bytes in the hugetlbfs mounted at `dir`, unlinked at
+/// once (it lives as long as its descriptor and mappings).
+fn huge_file(dir: &std::path::Path, len: usize) -> Result<OwnedFd, FoldError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let name = dir.join(format!("smpi-shared-{}", std::process::id()));
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&name)
+        .map_err(|e| FoldError::NotHugetlbfs {
+            path: dir.display().to_string(),
+            reason: format!("cannot create {}: {e}", name.display()),
+        })?;
+    let _ = std::fs::remove_file(&name);
+    if let Err(e) = file.set_len(len as u64) {
+        return Err(no_huge_pages(dir, len, e.to_string()));
+    }
+    Ok(OwnedFd::from(file))
+}
+
+/// The error of a block that found no huge pages, with the counts.
+fn no_huge_pages(dir: &std::path::Path, bytes: usize, reason: String) -> FoldError {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let field = |key: &str| -> usize {
+        meminfo
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| v.trim().split_whitespace().next()?.parse().ok())
+            .unwrap_or(0)
+    };
+    let (total, free, size_kb) = (
+        field("HugePages_Total:"),
+        field("HugePages_Free:"),
+        field("Hugepagesize:").max(1),
+    );
+    FoldError::NoHugePages {
+        bytes,
+        path: dir.display().to_string(),
+        reason,
+        free,
+        total,
+        suggested: total + (bytes / 1024).div_ceil(size_kb),
+    }
 }
 
 impl Drop for Folding {
@@ -551,6 +695,18 @@ mod tests {
         assert_eq!(f.unfold(plain.as_mut_ptr(), 64).unwrap(), 0);
         f.free(a).unwrap();
         f.free(b).unwrap();
+    }
+
+    #[test]
+    fn huge_pages_need_a_hugetlbfs_mount() {
+        let mut f = Folding::new(Strategy::Global, 1 << 20);
+        let e = f.use_huge_pages(std::path::Path::new("/tmp")).unwrap_err();
+        assert!(matches!(e, FoldError::NotHugetlbfs { .. }), "{e}");
+        assert!(e.to_string().contains("mount -t hugetlbfs"), "{e}");
+        // Nothing changed: folding goes on in normal pages.
+        assert_eq!(f.block_size(), 1 << 20);
+        let p = f.allocate(3 << 20, "t.c", 1).unwrap();
+        f.free(p).unwrap();
     }
 
     #[test]

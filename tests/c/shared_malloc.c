@@ -20,6 +20,9 @@
  *                              small ones always private
  *   shared_malloc unfold       smpi_shared_unfold makes one page of a
  *                              folded buffer private
+ *   shared_malloc hugepage     (with smpi/shared-malloc-hugepage) an
+ *                              allocation of 8 MiB is folded in huge
+ *                              pages: the kernel says so for its mapping
  *
  * Prints " No Errors" when every check holds. */
 #include "check.h"
@@ -41,6 +44,25 @@ static long private_mib(void) {
     if (f)
         fclose(f);
     return kib / 1024;
+}
+
+/* The kernel page size of the mapping holding p, in KiB (from
+ * /proc/self/smaps), or -1. */
+static long page_kib_at(const void *p) {
+    char line[256];
+    long kib = -1;
+    int inside = 0;
+    unsigned long lo, hi, at = (unsigned long)p;
+    FILE *f = fopen("/proc/self/smaps", "r");
+    while (f && fgets(line, sizeof line, f)) {
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+            inside = lo <= at && at < hi;
+        else if (inside && sscanf(line, "KernelPageSize: %ld kB", &kib) == 1)
+            break;
+    }
+    if (f)
+        fclose(f);
+    return kib;
 }
 
 static char *site_a(size_t n) { return SMPI_SHARED_MALLOC(n); }
@@ -190,6 +212,15 @@ int main(int argc, char **argv) {
         MPI_Barrier(MPI_COMM_WORLD);
         CHECK(*at == 1 + rank, "the unfolded page is shared");
         CHECK(same_everywhere(p + 10), "the rest is no longer folded");
+        SMPI_SHARED_FREE(p);
+    } else if (!strcmp(mode, "hugepage")) {
+        size_t mib8 = 8 << 20;
+        char *p = SMPI_SHARED_MALLOC(mib8);
+        memset(p, 1 + rank, mib8);
+        CHECK(((unsigned long)p & ((2 << 20) - 1)) == 0, "not aligned to a huge page: %p", (void *)p);
+        CHECK(page_kib_at(p + mib8 / 2) >= 2048, "mapped in pages of %ld KiB", page_kib_at(p + mib8 / 2));
+        MPI_Barrier(MPI_COMM_WORLD);
+        CHECK(same_everywhere(p + 12345), "huge-page folding is not shared");
         SMPI_SHARED_FREE(p);
     } else if (!strcmp(mode, "huge")) {
         char *p = SMPI_SHARED_MALLOC(n);

@@ -92,3 +92,66 @@ fn running_out_of_mappings_names_the_limit_and_the_fix() {
     assert!(!o.status.success());
     assert!(stderr(&o).contains("smpi/shared-malloc"), "{}", stderr(&o));
 }
+
+/// A mounted hugetlbfs with at least `pages` free huge pages of 2 MiB, and
+/// how many are free.
+fn hugetlbfs(pages: usize) -> Option<(String, usize)> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let free: usize = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("HugePages_Free:"))?
+        .trim()
+        .parse()
+        .ok()?;
+    let mounts = std::fs::read_to_string("/proc/mounts").ok()?;
+    let dir = mounts.lines().find_map(|l| {
+        let f: Vec<&str> = l.split_whitespace().collect();
+        (f.get(2) == Some(&"hugetlbfs") && f.get(3).is_some_and(|o| o.contains("pagesize=2M")))
+            .then(|| f[1].to_string())
+    })?;
+    (free >= pages).then_some((dir, free))
+}
+
+#[test]
+fn huge_pages_come_from_a_hugetlbfs_mount() {
+    // Not a hugetlbfs: the run stops and says what to do.
+    let o = shared_malloc(
+        "2",
+        &["--cfg=smpi/shared-malloc-hugepage:/tmp"],
+        &["hugepage"],
+    );
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    for needed in [
+        "/tmp is not a mounted hugetlbfs",
+        "mount -t hugetlbfs",
+        "vm.nr_hugepages",
+    ] {
+        assert!(err.contains(needed), "no '{needed}' in: {err}");
+    }
+    // With one (scripts/hugepages.sh makes it, as .ci/run does), the 8 MiB
+    // of every rank are one 2 MiB huge page mapped 4 times per rank.
+    match hugetlbfs(2) {
+        Some((dir, free)) => {
+            let cfg = format!("--cfg=smpi/shared-malloc-hugepage:{dir}");
+            assert_passes("4", &[&cfg], &["hugepage"]);
+            // A block larger than the free huge pages: named, with the fix.
+            let mib = (free + 1) * 2;
+            let block = format!("--cfg=smpi/shared-malloc-blocksize:{}", mib << 20);
+            let o = shared_malloc("1", &[&cfg, &block], &["global", &mib.to_string()]);
+            assert!(!o.status.success());
+            let err = stderr(&o);
+            for needed in [
+                "in huge pages from",
+                "huge pages are free",
+                "vm.nr_hugepages=",
+            ] {
+                assert!(err.contains(needed), "no '{needed}' in: {err}");
+            }
+        }
+        None => eprintln!(
+            "huge_pages_come_from_a_hugetlbfs_mount: no hugetlbfs with free huge pages \
+             (run scripts/hugepages.sh as root): only the error path was checked"
+        ),
+    }
+}
