@@ -569,7 +569,7 @@ fn no_huge_pages(dir: &std::path::Path, bytes: usize, reason: String) -> FoldErr
         meminfo
             .lines()
             .find_map(|l| l.strip_prefix(key))
-            .and_then(|v| v.trim().split_whitespace().next()?.parse().ok())
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
             .unwrap_or(0)
     };
     let (total, free, size_kb) = (

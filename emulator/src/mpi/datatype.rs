@@ -329,7 +329,11 @@ pub fn pack_with(
 
 /// The contiguous byte runs of `count` elements of `ty` at `buf`, in type
 /// order, adjacent runs merged (a contiguous type is one run).
-pub(crate) fn runs(ty: &Datatype, buf: usize, count: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+pub(crate) fn runs(
+    ty: &Datatype,
+    buf: usize,
+    count: usize,
+) -> impl Iterator<Item = (usize, usize)> + '_ {
     let contiguous = ty.is_contiguous();
     let pieces = (0..if contiguous { 0 } else { count }).flat_map(move |i| {
         let elem = buf.wrapping_add_signed(i as isize * ty.extent);
