@@ -87,6 +87,9 @@ struct Region {
     /// The folded parts, as offsets from the start: all of it but for
     /// partial allocations.
     folded: Vec<(usize, usize)>,
+    /// Under huge pages, the huge pages of the allocation that `unfold`
+    /// turned into normal pages (offsets).
+    split: std::collections::BTreeSet<usize>,
 }
 
 /// A call site's buffer (local strategy).
@@ -108,6 +111,9 @@ pub struct Folding {
     /// global block, and its page size, which then aligns and sizes every
     /// folded mapping.
     huge: Option<(std::path::PathBuf, usize)>,
+    /// Under huge pages, a block of normal pages, one huge page long, for
+    /// the huge pages that `unfold` splits.
+    small_block: Option<OwnedFd>,
     sites: HashMap<(String, u32), Site>,
     regions: BTreeMap<usize, Region>,
 }
@@ -156,6 +162,7 @@ impl Folding {
             block_size: block_size.max(1).div_ceil(page) * page,
             block: None,
             huge: None,
+            small_block: None,
             sites: HashMap::new(),
             regions: BTreeMap::new(),
         }
@@ -219,8 +226,15 @@ impl Folding {
         match mapped {
             Ok(site) => {
                 let folded = vec![(0, len)];
-                self.regions
-                    .insert(base as usize, Region { len, site, folded });
+                self.regions.insert(
+                    base as usize,
+                    Region {
+                        len,
+                        site,
+                        folded,
+                        split: Default::default(),
+                    },
+                );
                 Ok(base)
             }
             Err(e) => {
@@ -266,6 +280,7 @@ impl Folding {
                 len,
                 site: None,
                 folded,
+                split: Default::default(),
             },
         );
         Ok(base)
@@ -401,8 +416,9 @@ impl Folding {
     /// how many bytes became private; memory outside shared allocations is
     /// left alone.
     pub fn unfold(&mut self, addr: *const u8, len: usize) -> Result<usize, FoldError> {
-        // Huge-page mappings split only at huge-page boundaries.
-        let page = self.unit();
+        let page = page_size();
+        let huge = self.huge.as_ref().map(|h| h.1);
+        let small_block = &mut self.small_block;
         let Some((&base, region)) = self.regions.range_mut(..=addr as usize).next_back() else {
             return Ok(0);
         };
@@ -412,6 +428,49 @@ impl Folding {
             return Ok(0);
         }
         let end = end.min(region.len);
+        if let Some(huge) = huge {
+            // A huge-page mapping splits only at huge-page boundaries: the
+            // huge pages concerned become folded normal pages first (once),
+            // so that only the normal pages asked for become private.
+            let mut c = start / huge * huge;
+            while c < end {
+                let folded_here = region
+                    .folded
+                    .iter()
+                    .any(|&(lo, hi)| lo < c + huge && c < hi);
+                if folded_here && region.split.insert(c) {
+                    if small_block.is_none() {
+                        let fd = memory_file(huge).map_err(|reason| FoldError::NoMemory {
+                            bytes: huge,
+                            reason,
+                        })?;
+                        *small_block = Some(fd);
+                    }
+                    let fd = small_block.as_ref().expect("created above").as_raw_fd();
+                    let n = huge.min(region.len - c);
+                    // SAFETY: base + c .. base + c + n lies inside this
+                    // region's reservation; MAP_FIXED replaces the huge-page
+                    // mapping there by the normal block (huge bytes long).
+                    let p = unsafe {
+                        libc::mmap(
+                            (base + c) as *mut libc::c_void,
+                            n,
+                            libc::PROT_READ | libc::PROT_WRITE,
+                            libc::MAP_SHARED | libc::MAP_FIXED,
+                            fd,
+                            0,
+                        )
+                    };
+                    if p == libc::MAP_FAILED {
+                        return Err(FoldError::NoMemory {
+                            bytes: n,
+                            reason: last_error(),
+                        });
+                    }
+                }
+                c += huge;
+            }
+        }
         let mut unfolded = 0;
         let mut kept = Vec::with_capacity(region.folded.len() + 1);
         for &(lo, hi) in &region.folded {

@@ -22,7 +22,9 @@
  *                              folded buffer private
  *   shared_malloc hugepage     (with smpi/shared-malloc-hugepage) an
  *                              allocation of 8 MiB is folded in huge
- *                              pages: the kernel says so for its mapping
+ *                              pages: the kernel says so for its mapping;
+ *                              unfolding a few bytes in it makes one
+ *                              normal page private
  *
  * Prints " No Errors" when every check holds. */
 #include "check.h"
@@ -221,6 +223,16 @@ int main(int argc, char **argv) {
         CHECK(page_kib_at(p + mib8 / 2) >= 2048, "mapped in pages of %ld KiB", page_kib_at(p + mib8 / 2));
         MPI_Barrier(MPI_COMM_WORLD);
         CHECK(same_everywhere(p + 12345), "huge-page folding is not shared");
+        /* Unfolding inside a huge page makes one normal page private; the
+         * rest of that huge page stays folded. */
+        size_t page = (size_t)sysconf(_SC_PAGESIZE);
+        char *at = p + (2 << 20) + page + 100;
+        CHECK(smpi_shared_unfold(at, 8) == page, "unfolding 8 bytes did not take one page");
+        *at = (char)(1 + rank);
+        at[3 * page] = (char)(1 + rank);
+        MPI_Barrier(MPI_COMM_WORLD);
+        CHECK(*at == 1 + rank, "the unfolded page is shared");
+        CHECK(same_everywhere(at + 3 * page), "the rest of the huge page is no longer folded");
         SMPI_SHARED_FREE(p);
     } else if (!strcmp(mode, "huge")) {
         char *p = SMPI_SHARED_MALLOC(n);
