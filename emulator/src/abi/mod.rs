@@ -129,12 +129,33 @@ fn simulating() -> bool {
     SIMULATE_COMPUTATION.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// Whether the running rank may have modelled kernel time to spend
+/// (`Rank::pending_flops`): lets `bench_end` skip the world when
+/// computation is not simulated and no kernel was called.
+static PENDING_FLOPS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A modelled kernel added time to the running rank's pending flops.
+pub(crate) fn note_pending_flops() {
+    PENDING_FLOPS.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// The application stops computing: simulate the burst since its last
 /// MPI call on its host, with the modelled kernels it called.
 pub(crate) fn bench_end() {
     if !simulating() {
+        // Only the modelled kernels take time.
+        if PENDING_FLOPS.swap(false, std::sync::atomic::Ordering::Relaxed) {
+            let flops = engine::with(|w| {
+                let cur = w.current;
+                std::mem::take(&mut w.ranks[cur].pending_flops)
+            });
+            if flops > 0.0 {
+                engine::execute(flops, "computation");
+            }
+        }
         return;
     }
+    PENDING_FLOPS.store(false, std::sync::atomic::Ordering::Relaxed);
     let now_cpu = bench_clock();
     let flops = engine::with(|w| {
         let threshold = w.compute.threshold;
