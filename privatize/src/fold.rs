@@ -532,26 +532,38 @@ impl Folding {
         parts
     }
 
+    /// `addr .. addr + len` cut into consecutive pieces, as offsets from
+    /// `addr`, each with whether it is private (true) or folded (false).
+    pub fn pieces(&self, addr: usize, len: usize) -> Vec<(usize, usize, bool)> {
+        if self.regions.is_empty() || len == 0 {
+            return vec![(0, len, true)];
+        }
+        let mut pieces = Vec::new();
+        let mut at = 0;
+        for (a, b) in self.folded_parts(addr, len) {
+            if at < a {
+                pieces.push((at, a, true));
+            }
+            if at.max(a) < b {
+                pieces.push((at.max(a), b, false));
+            }
+            at = at.max(b);
+        }
+        if at < len {
+            pieces.push((at, len, true));
+        }
+        pieces
+    }
+
     /// The parts of `addr .. addr + len` that are not folded, as offsets
     /// from `addr`: where a copy into that memory must write. (Writing into
     /// folded memory is pointless: its content is meaningless, and the
     /// block it maps is overwritten by every other user.)
     pub fn private_parts(&self, addr: usize, len: usize) -> Vec<(usize, usize)> {
-        if self.regions.is_empty() || len == 0 {
-            return vec![(0, len)];
-        }
-        let mut parts = Vec::new();
-        let mut at = 0;
-        for (a, b) in self.folded_parts(addr, len) {
-            if at < a {
-                parts.push((at, a));
-            }
-            at = at.max(b);
-        }
-        if at < len {
-            parts.push((at, len));
-        }
-        parts
+        self.pieces(addr, len)
+            .into_iter()
+            .filter_map(|(lo, hi, private)| private.then_some((lo, hi)))
+            .collect()
     }
 }
 
@@ -780,6 +792,14 @@ mod tests {
         assert_eq!(
             f.private_parts(a, 4 * page),
             vec![(0, page), (3 * page, 4 * page)]
+        );
+        assert_eq!(
+            f.pieces(a, 4 * page),
+            vec![
+                (0, page, true),
+                (page, 3 * page, false),
+                (3 * page, 4 * page, true)
+            ]
         );
         assert_eq!(
             f.private_parts(a + page, 3 * page),

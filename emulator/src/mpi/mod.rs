@@ -1225,8 +1225,7 @@ impl World {
                     let folding = &self.folding;
                     let copy = |src: usize, dst: usize, len: usize| {
                         for (lo, hi) in folding.private_parts(dst, len) {
-                            let mut at = lo;
-                            for (a, b) in folding.private_parts(src + lo, hi - lo) {
+                            for (a, b, private) in folding.pieces(src + lo, hi - lo) {
                                 let (a, b) = (lo + a, lo + b);
                                 // SAFETY: the sender has not completed its
                                 // send, so its buffer holds `env.bytes`
@@ -1237,17 +1236,17 @@ impl World {
                                 // send to itself from and into the same
                                 // memory).
                                 unsafe {
-                                    std::ptr::write_bytes((dst + at) as *mut u8, 0, a - at);
-                                    std::ptr::copy(
-                                        (src + a) as *const u8,
-                                        (dst + a) as *mut u8,
-                                        b - a,
-                                    );
+                                    if private {
+                                        std::ptr::copy(
+                                            (src + a) as *const u8,
+                                            (dst + a) as *mut u8,
+                                            b - a,
+                                        );
+                                    } else {
+                                        std::ptr::write_bytes((dst + a) as *mut u8, 0, b - a);
+                                    }
                                 };
-                                at = b;
                             }
-                            // SAFETY: as above, in the receive buffer.
-                            unsafe { std::ptr::write_bytes((dst + at) as *mut u8, 0, hi - at) };
                         }
                     };
                     if contiguous {
@@ -1802,18 +1801,18 @@ impl World {
     /// mappings. They travel as zeros.
     fn pack_private(&self, ty: &Datatype, buf: usize, count: usize, out: &mut Vec<u8>) {
         datatype::pack_with(ty, buf, count, out, |start, len, out| {
-            let mut at = 0;
-            for (lo, hi) in self.folding.private_parts(start, len) {
-                out.resize(out.len() + (lo - at), 0);
+            for (lo, hi, private) in self.folding.pieces(start, len) {
+                if !private {
+                    out.resize(out.len() + (hi - lo), 0);
+                    continue;
+                }
                 // SAFETY: the application passed a buffer of `count`
                 // elements of `ty` (MPI's contract for send buffers), and
                 // this run lies in it.
                 out.extend_from_slice(unsafe {
                     std::slice::from_raw_parts((start + lo) as *const u8, hi - lo)
                 });
-                at = hi;
             }
-            out.resize(out.len() + (len - at), 0);
         });
     }
 
