@@ -24,6 +24,15 @@ fn assert_passes(np: &str, cfg: &[&str], args: &[&str]) -> String {
     out
 }
 
+/// The run failed and its error names every one of `needed`.
+fn assert_fails_naming(o: &std::process::Output, needed: &[&str]) {
+    let err = stderr(o);
+    assert!(!o.status.success(), "{err}");
+    for needed in needed {
+        assert!(err.contains(needed), "no '{needed}' in: {err}");
+    }
+}
+
 #[test]
 fn global_folding_keeps_gigabytes_out_of_memory() {
     // 8 ranks touch 256 MiB each: 2 GiB of buffers, no private memory.
@@ -76,17 +85,16 @@ fn running_out_of_mappings_names_the_limit_and_the_fix() {
         &["--cfg=smpi/shared-malloc-blocksize:4096"],
         &["huge", &mib],
     );
-    let err = stderr(&o);
-    assert!(!o.status.success(), "{err}");
-    for needed in [
-        "rank 0: SMPI_SHARED_MALLOC(",
-        "shared_malloc.c:",
-        "vm.max_map_count is",
-        "sysctl -w vm.max_map_count=",
-        "--cfg=smpi/shared-malloc-blocksize:",
-    ] {
-        assert!(err.contains(needed), "no '{needed}' in: {err}");
-    }
+    assert_fails_naming(
+        &o,
+        &[
+            "rank 0: SMPI_SHARED_MALLOC(",
+            "shared_malloc.c:",
+            "vm.max_map_count is",
+            "sysctl -w vm.max_map_count=",
+            "--cfg=smpi/shared-malloc-blocksize:",
+        ],
+    );
     // A bad strategy is refused before the run.
     let o = shared_malloc("1", &["--cfg=smpi/shared-malloc:sometimes"], &["no"]);
     assert!(!o.status.success());
@@ -120,15 +128,14 @@ fn huge_pages_come_from_a_hugetlbfs_mount() {
         &["--cfg=smpi/shared-malloc-hugepage:/tmp"],
         &["hugepage"],
     );
-    assert!(!o.status.success());
-    let err = stderr(&o);
-    for needed in [
-        "/tmp is not a mounted hugetlbfs",
-        "mount -t hugetlbfs",
-        "vm.nr_hugepages",
-    ] {
-        assert!(err.contains(needed), "no '{needed}' in: {err}");
-    }
+    assert_fails_naming(
+        &o,
+        &[
+            "/tmp is not a mounted hugetlbfs",
+            "mount -t hugetlbfs",
+            "vm.nr_hugepages",
+        ],
+    );
     // With one (scripts/hugepages.sh makes it, as .ci/run does), the 8 MiB
     // of every rank are one 2 MiB huge page mapped 4 times per rank.
     match hugetlbfs(2) {
@@ -139,15 +146,14 @@ fn huge_pages_come_from_a_hugetlbfs_mount() {
             let mib = (free + 1) * 2;
             let block = format!("--cfg=smpi/shared-malloc-blocksize:{}", mib << 20);
             let o = shared_malloc("1", &[&cfg, &block], &["global", &mib.to_string()]);
-            assert!(!o.status.success());
-            let err = stderr(&o);
-            for needed in [
-                "in huge pages from",
-                "huge pages are free",
-                "vm.nr_hugepages=",
-            ] {
-                assert!(err.contains(needed), "no '{needed}' in: {err}");
-            }
+            assert_fails_naming(
+                &o,
+                &[
+                    "in huge pages from",
+                    "huge pages are free",
+                    "vm.nr_hugepages=",
+                ],
+            );
         }
         None => eprintln!(
             "huge_pages_come_from_a_hugetlbfs_mount: no hugetlbfs with free huge pages \
