@@ -142,15 +142,21 @@ MODEL_ARGS=()
 THRESHOLD=16.0
 if [[ "$MODELS" == 1 ]]; then
     [[ "$ALL" == 0 ]] || die "--models runs HPL alone; drop --all"
-    # HPL's own panel set-up, compiled once more under another name and
-    # hidden, for the model that wraps it; HPL's other helpers it needs come
-    # from libhpl.a, hidden too (only the models are exported).
+    # HPL's own functions that models wrap (the panel set-up, the pivot
+    # bookkeeping), each compiled once more under another name and hidden;
+    # HPL's other helpers they need come from libhpl.a, hidden too (only the
+    # models are exported).
     HPLINC=(-DHPL_CALL_CBLAS -I"$SRC/hpl/include" -I"$SRC/hpl/include/smpi" -I"$CBLAS_DIR")
-    "$SMPICC" -O2 "${HPLINC[@]}" -fvisibility=hidden -DHPL_pdpanel_init=hpl_original_pdpanel_init \
-        -c "$SRC/hpl/src/panel/HPL_pdpanel_init.c" -o "$SCRATCH/hpl_original_pdpanel_init.o" \
-        >>"$SCRATCH/build.log" 2>&1 || die "compiling HPL_pdpanel_init failed; see $SCRATCH/build.log"
+    ORIGINALS=()
+    for source in panel/HPL_pdpanel_init pgesv/HPL_pipid pgesv/HPL_perm; do
+        name="${source#*/}" renamed="hpl_original_${source#*/HPL_}"
+        "$SMPICC" -O2 "${HPLINC[@]}" -fvisibility=hidden "-D$name=$renamed" \
+            -c "$SRC/hpl/src/$source.c" -o "$SCRATCH/$renamed.o" \
+            >>"$SCRATCH/build.log" 2>&1 || die "compiling $name failed; see $SCRATCH/build.log"
+        ORIGINALS+=("$SCRATCH/$renamed.o")
+    done
     "$SMPICC" -shared -O2 "${HPLINC[@]}" "$ROOT/examples/hpl/hpl_models.c" \
-        "$SCRATCH/hpl_original_pdpanel_init.o" "$SRC/hpl/lib/smpi/libhpl.a" -lopenblas \
+        "${ORIGINALS[@]}" "$SRC/hpl/lib/smpi/libhpl.a" -lopenblas \
         -Wl,--exclude-libs,ALL -o "$SCRATCH/hpl_models.so" >>"$SCRATCH/build.log" 2>&1 \
         || die "building the HPL function models failed; see $SCRATCH/build.log"
     if [[ ! -s "$SCRATCH/blas-models.txt" ]]; then
