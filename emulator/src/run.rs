@@ -257,6 +257,7 @@ impl RankFactory for Factory {
             // called with a NULL-terminated argv that outlives the call and
             // the process environment, as the C runtime would.
             let code = unsafe { main(argc, argv.as_mut_ptr(), environ) };
+            crate::abi::spend_pending_flops();
             drop(argv);
             drop(owned);
             drop(app);

@@ -1159,6 +1159,36 @@ fn ranks_on_one_host_share_its_cores() {
 }
 
 #[test]
+fn many_short_executes_cost_what_one_long_one_does_and_count_after_finalize() {
+    // 1 Gflop in 1,000 calls per rank, 3 ranks sharing 2 cores: the calls
+    // are spent together at the rank's next MPI call, with the same dates
+    // as one call; 2 Gflops after MPI_Finalize still end the run later.
+    let app = build("tests/c/cores.c");
+    let o = run(&[
+        "-np",
+        "6",
+        "-platform",
+        "flat:2:speed=1Gf:cores=2",
+        NO_COMPUTE,
+        app.to_str().unwrap(),
+        "1e9",
+        "1000",
+        "2e9",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    for r in 0..6 {
+        let line = format!("rank {r} done at 1.500000");
+        assert!(out.contains(&line), "no '{line}' in\n{out}");
+    }
+    let end = simulated_time(&o);
+    assert!(
+        (4.5..4.6).contains(&end),
+        "simulated time {end}, not 1.5 + 3 s"
+    );
+}
+
+#[test]
 fn smpi_map_places_ranks_and_map_prints_the_placement() {
     let app = build("examples/hello.c");
     let placement = |map: &str| -> Vec<String> {

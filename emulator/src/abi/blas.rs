@@ -17,23 +17,16 @@ use crate::engine;
 use crate::kernels::Kernel;
 
 /// Spends `kernel`'s modelled time on a call of dimensions `d` (see
-/// `Kernel::dims_meaning`): the time joins the burst the call is part of,
-/// spent at the rank's next MPI call (as if the kernel had run and been
-/// measured there). A kernel call then costs no clock reading and no
-/// switch to the maestro, which matters for HPL's hundreds of thousands
-/// of small calls per rank; the simulated times are those of spending
-/// each call's time at once, since nothing the rank does between two MPI
-/// calls is seen by the others.
+/// `Kernel::dims_meaning`) with the rank's burst (`add_pending_flops`): a
+/// kernel call costs no clock reading and no switch, which matters for
+/// HPL's hundreds of thousands of small calls per rank.
 fn charge(kernel: Kernel, d: [f64; 3]) {
-    engine::with(|w| {
-        let flops = w
-            .kernel_models
+    let flops = engine::with(|w| {
+        w.kernel_models
             .as_ref()
-            .map_or(0.0, |m| m.seconds(kernel, d) * w.compute.host_speed);
-        let cur = w.current;
-        w.ranks[cur].pending_flops += flops;
+            .map_or(0.0, |m| m.seconds(kernel, d) * w.compute.host_speed)
     });
-    super::note_pending_flops();
+    super::add_pending_flops(flops);
 }
 
 fn dim(n: c_int) -> f64 {

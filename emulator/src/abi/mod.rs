@@ -134,8 +134,20 @@ fn simulating() -> bool {
 /// computation is not simulated and no kernel was called.
 static PENDING_FLOPS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// A modelled kernel added time to the running rank's pending flops.
-pub(crate) fn note_pending_flops() {
+/// Adds `flops` to the running rank's pending flops (`Rank::pending_flops`):
+/// a modelled kernel or an `smpi_execute` joins the burst it is part of and
+/// is spent at the rank's next MPI call or clock reading, as if it had run
+/// and been measured there. The call then costs no switch to the maestro;
+/// the simulated times are those of spending it at once, since nothing the
+/// rank does between two MPI calls is seen by the others.
+pub(crate) fn add_pending_flops(flops: f64) {
+    if flops.is_nan() || flops <= 0.0 {
+        return;
+    }
+    engine::with(|w| {
+        let cur = w.current;
+        w.ranks[cur].pending_flops += flops;
+    });
     PENDING_FLOPS.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
@@ -143,16 +155,8 @@ pub(crate) fn note_pending_flops() {
 /// MPI call on its host, with the modelled kernels it called.
 pub(crate) fn bench_end() {
     if !simulating() {
-        // Only the modelled kernels take time.
-        if PENDING_FLOPS.swap(false, std::sync::atomic::Ordering::Relaxed) {
-            let flops = engine::with(|w| {
-                let cur = w.current;
-                std::mem::take(&mut w.ranks[cur].pending_flops)
-            });
-            if flops > 0.0 {
-                engine::execute(flops, "computation");
-            }
-        }
+        // Only the modelled kernels and smpi_execute take time.
+        spend_pending_flops();
         return;
     }
     PENDING_FLOPS.store(false, std::sync::atomic::Ordering::Relaxed);
@@ -171,6 +175,21 @@ pub(crate) fn bench_end() {
     });
     if flops > 0.0 {
         engine::execute(flops, "computation");
+    }
+}
+
+/// Spends the running rank's pending flops, if any (alone: without the
+/// measured burst). Also called when a rank's main returns, so that an
+/// `smpi_execute` after its last MPI call still takes its time.
+pub(crate) fn spend_pending_flops() {
+    if PENDING_FLOPS.swap(false, std::sync::atomic::Ordering::Relaxed) {
+        let flops = engine::with(|w| {
+            let cur = w.current;
+            std::mem::take(&mut w.ranks[cur].pending_flops)
+        });
+        if flops > 0.0 {
+            engine::execute(flops, "computation");
+        }
     }
 }
 

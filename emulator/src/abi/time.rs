@@ -118,17 +118,15 @@ pub(crate) unsafe extern "C" fn smpi_exit(status: c_int) -> ! {
     }
 }
 
+/// `smpi_execute*` spend their time with the rank's burst, at its next MPI
+/// call or clock reading (`add_pending_flops`): a program's (or a function
+/// model's) many short calls cost no switch each.
 pub(crate) unsafe extern "C" fn smpi_execute_flops(flops: f64) {
-    bench_end();
-    engine::execute(flops, "smpi_execute_flops");
-    bench_begin();
+    super::add_pending_flops(flops);
 }
 
 pub(crate) unsafe extern "C" fn smpi_execute(seconds: f64) {
-    bench_end();
-    let flops = seconds * engine::with(|w| w.compute.host_speed);
-    engine::execute(flops, "smpi_execute");
-    bench_begin();
+    super::add_pending_flops(seconds * engine::with(|w| w.compute.host_speed));
 }
 
 /// Stops the simulation for a failure of the current rank's call.
