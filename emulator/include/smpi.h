@@ -11,13 +11,15 @@
 extern "C" {
 #endif
 
-/* Spends `flops` floating-point operations on the calling rank's host. */
+/* Spends `flops` floating-point operations on the calling rank's host. The
+ * time is spent with the rank's computation at its next MPI call or clock
+ * reading (the same dates, without a switch per call). */
 void smpi_execute_flops(double flops);
 /* Spends `seconds` of this machine's time, scaled to the rank's host speed
  * through smpi/host-speed (as if that much CPU time had been measured). */
 void smpi_execute(double seconds);
 /* Same as smpi_execute: SimGrid distinguishes whether benchmarking is
- * suspended around the call, and here every smpi_ call suspends it. */
+ * suspended around the call; here the call's own cost is negligible. */
 void smpi_execute_benched(double seconds);
 /* Same as smpi_execute_flops. */
 void smpi_execute_flops_benched(double flops);
