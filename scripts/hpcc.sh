@@ -188,6 +188,10 @@ elif [[ -w /sys/fs/cgroup/cgroup.procs && -f /sys/fs/cgroup/cgroup.controllers ]
     CGROUP=/sys/fs/cgroup/smpi-hpcc-$$ PEAK_FILE=memory.peak
 fi
 [[ -z "$CGROUP" ]] || mkdir -p "$CGROUP" 2>/dev/null || CGROUP=""
+# The cgroup goes when the script does, failed or interrupted (Ctrl-C stops
+# smpirun too, which empties it).
+remove_cgroup() { [[ -z "$CGROUP" ]] || rmdir "$CGROUP" 2>/dev/null || true; }
+trap remove_cgroup EXIT
 START=$(date +%s.%N)
 (
     if [[ -n "$CGROUP" ]]; then echo "$BASHPID" >"$CGROUP/cgroup.procs" 2>/dev/null || true; fi
@@ -201,7 +205,6 @@ if [[ -n "$CGROUP" && -r "$CGROUP/$PEAK_FILE" ]]; then
 else
     echo "hpcc: smpirun took $WALL s (peak memory not measured: no memory cgroup to use)"
 fi
-[[ -z "$CGROUP" ]] || rmdir "$CGROUP" 2>/dev/null || true
 RESULT="$(grep -E '^WR' "$RUN/hpccoutf.txt" || true)"
 CHECK="$(grep -E '^\|\|Ax-b\|\|' "$RUN/hpccoutf.txt" || true)"
 [[ -n "$RESULT" ]] || die "no HPL result in $RUN/hpccoutf.txt"
