@@ -1189,6 +1189,28 @@ fn many_short_executes_cost_what_one_long_one_does_and_count_after_finalize() {
 }
 
 #[test]
+fn a_polling_rank_pays_growing_probe_costs_until_the_message_arrives() {
+    // Probe i (from 1) costs i * 1e-4 s: after k probes the poller's clock
+    // reads 1e-4 * k(k+1)/2, the first such date after the message came
+    // (1 s of sleep, then the send). While the sender sleeps, nothing else
+    // happens: the poller's probes move the clock without the maestro.
+    let app = build("tests/c/iprobe_poll.c");
+    let o = run(&["-np", "2", NO_COMPUTE, app.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let fields: Vec<&str> = out.split_whitespace().collect();
+    assert_eq!(fields.len(), 6, "{out}");
+    let probes: f64 = fields[1].parse().unwrap();
+    let seen: f64 = fields[3].parse().unwrap();
+    assert_eq!(fields[5], "42", "{out}");
+    let paid = |k: f64| 1e-4 * k * (k + 1.0) / 2.0;
+    assert!((seen - paid(probes)).abs() < 1e-6, "{out}");
+    // The message arrives a little after 1 s: the probe before the last
+    // one ended before it did.
+    assert!(seen > 1.0 && paid(probes - 1.0) < 1.001, "{out}");
+}
+
+#[test]
 fn smpi_map_places_ranks_and_map_prints_the_placement() {
     let app = build("examples/hello.c");
     let placement = |map: &str| -> Vec<String> {
