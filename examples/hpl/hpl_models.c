@@ -80,7 +80,11 @@ void HPL_pdpanel_init(HPL_T_grid *GRID, HPL_T_palg *ALGO, const int M, const int
  * look-ahead). Panels wider than MEMO_MAX_WIDTH are not remembered. */
 #define MEMO_SLOTS 8
 #define MEMO_MAX_WIDTH 4096
-#define MEMO_BYTES (3 * MEMO_MAX_WIDTH * sizeof(double) + 4 * sizeof(int))
+/* The largest record is HPL_pipid's outputs: K, then up to two (source,
+ * destination) pairs per pivot in IPID (HPL sizes IPID 4 x width). Its key
+ * (two ints and the pivots as doubles) and HPL_perm's (two arrays of width
+ * ints) and outputs (three) are smaller. */
+#define MEMO_BYTES ((1 + 4 * MEMO_MAX_WIDTH) * sizeof(int))
 
 struct memo_slot {
     size_t key_len, value_len;
