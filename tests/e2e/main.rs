@@ -4,6 +4,7 @@
 
 mod failures;
 mod folding;
+mod golden;
 mod labs;
 mod models;
 mod programs;
