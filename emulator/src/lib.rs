@@ -7,14 +7,15 @@ pub mod abi_symbols;
 pub mod calibrate;
 pub mod cc;
 pub mod config;
-pub mod context;
 pub mod engine;
 pub mod hostspeed;
 pub mod kernels;
 pub mod mapping;
+pub mod memory;
 pub mod mpi;
-pub mod netmodel;
 pub mod run;
+pub mod sample;
+pub mod sim;
 
 /// Flushes the C library's stdio buffers (the application's `printf`
 /// output), so our own messages come after it.

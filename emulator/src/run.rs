@@ -15,12 +15,14 @@ use privatize::{AppLoader, LoadedApp, Privatization};
 use crate::abi::ABI_TABLE;
 use crate::abi_symbols::abi_hash;
 use crate::config::{self, Config};
-use crate::context::{self, RankStack};
-use crate::engine::{self, Compute, Outcome, RankFactory, World};
+use crate::engine::context::{self, RankStack};
+use crate::engine::netmodel::{NetModel, RoutingChoice};
+use crate::engine::Core;
 use crate::mapping::Mapping;
+use crate::memory::Memory;
 use crate::mpi::coll::Algorithms;
-use crate::mpi::Mpi;
-use crate::netmodel::{NetModel, RoutingChoice};
+use crate::mpi::{Mpi, Protocol};
+use crate::sim::{self, Bench, Outcome, RankFactory, Sim};
 
 /// Bytes per second a rank reduces when smpi/reduce-rate is `auto` and
 /// computation is simulated: a memory-bound loop reading two operands and
@@ -224,7 +226,7 @@ impl RankFactory for Factory {
                      vm.max_map_count is {l}: raise it, e.g. `sysctl -w \
                      vm.max_map_count={}`",
                     2 * rank,
-                    (4 * crate::engine::with(|w| w.size()) as u64).max(1 << 20)
+                    (4 * sim::with(|s| s.core.size()) as u64).max(1 << 20)
                 ),
                 _ => String::new(),
             };
@@ -707,24 +709,25 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             ),
         },
     };
-    let compute = Compute {
+    let bench = Bench {
         threshold: cfg.float("smpi/cpu-threshold"),
         host_speed: speed,
-        reduce_rate,
     };
-    let mut mpi = Mpi::new(np);
+    let mut mpi = Mpi::new(np, Protocol::from_config(&cfg, reduce_rate)?);
     mpi.algorithms = Algorithms::from_config(&cfg).map_err(|e| anyhow!(e))?;
-    let mut world = World::new(platform, model, hosts, mpi, compute);
-    world.quiet = opts.quiet;
-    world.segment = segment;
-    world.folding = folding_from(&cfg)?;
-    world.kernel_models = kernel_models;
-    engine::install(world);
+    let mem = Memory {
+        segment,
+        folding: folding_from(&cfg)?,
+    };
+    let mut sim = Sim::new(Core::new(platform, model, hosts), mpi, mem, bench);
+    sim.quiet = opts.quiet;
+    sim.kernels = kernel_models;
+    sim::install(sim);
     context::install_crash_handler(stack_kib);
-    let outcome = engine::run(&mut factory);
+    let outcome = sim::run(&mut factory);
     crate::flush_c_stdio();
     drop(factory);
-    let _ = engine::uninstall();
+    let _ = sim::uninstall();
     let wall = wall.elapsed().as_secs_f64();
     let (code, simulated) = match &outcome {
         Outcome::Finished { code, simulated } => (*code, *simulated),

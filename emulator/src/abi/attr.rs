@@ -4,8 +4,9 @@
 use std::ffi::{c_int, c_void};
 
 use super::{call, call_in, out, ErrScope};
-use crate::engine::{self, World};
+use crate::mpi::Ctx;
 use crate::mpi::{self, class, MpiError, MpiResult};
+use crate::sim;
 
 /// The program's attribute copy function (MPI_Comm_copy_attr_function and
 /// MPI_Type_copy_attr_function have this shape).
@@ -39,8 +40,8 @@ impl Kind {
 
 /// The current rank's attributes of `kind`: (object, keyval, value), in
 /// the order they were set.
-fn list(w: &mut World, kind: Kind) -> &mut Vec<(c_int, c_int, usize)> {
-    let me = w.current;
+fn list<'a>(w: &'a mut Ctx<'_>, kind: Kind) -> &'a mut Vec<(c_int, c_int, usize)> {
+    let me = w.core.current();
     match kind {
         Kind::Comm => &mut w.mpi.ranks[me].attrs,
         Kind::Type => &mut w.mpi.ranks[me].type_attrs,
@@ -49,7 +50,7 @@ fn list(w: &mut World, kind: Kind) -> &mut Vec<(c_int, c_int, usize)> {
 }
 
 /// Checks that `handle` is a live object of `kind`.
-fn check_object(w: &World, kind: Kind, handle: c_int) -> MpiResult<()> {
+fn check_object(w: &Ctx, kind: Kind, handle: c_int) -> MpiResult<()> {
     match kind {
         Kind::Comm => w.comm(handle).map(|_| ()),
         Kind::Type => w.mpi.datatype(handle).map(|_| ()),
@@ -59,7 +60,7 @@ fn check_object(w: &World, kind: Kind, handle: c_int) -> MpiResult<()> {
 
 /// Runs the delete callback of `keyval` for an attribute being removed.
 fn delete_attribute(object: c_int, keyval: c_int, value: usize) -> MpiResult<()> {
-    let k = engine::with(|w| {
+    let k = sim::mpi(|w| {
         usize::try_from(keyval - mpi::KEYVAL_BASE)
             .ok()
             .and_then(|i| w.mpi.keyvals.get(i).copied().flatten())
@@ -92,7 +93,7 @@ fn delete_attribute(object: c_int, keyval: c_int, value: usize) -> MpiResult<()>
 /// Deletes every attribute of an object for the current rank, last set
 /// first (MPI_Comm_free, MPI_Type_free, MPI_Finalize on MPI_COMM_SELF).
 pub(crate) fn delete_all(kind: Kind, object: c_int) -> MpiResult<()> {
-    let attrs: Vec<(c_int, c_int, usize)> = engine::with(|w| {
+    let attrs: Vec<(c_int, c_int, usize)> = sim::mpi(|w| {
         let all = list(w, kind);
         let (mine, rest): (Vec<_>, Vec<_>) = all.drain(..).partition(|a| a.0 == object);
         *all = rest;
@@ -115,7 +116,7 @@ pub(crate) fn copy_all(kind: Kind, old: c_int, new: c_int) -> MpiResult<()> {
 }
 
 fn copy_each(kind: Kind, old: c_int, new: c_int) -> MpiResult<()> {
-    let attrs: Vec<(c_int, usize)> = engine::with(|w| {
+    let attrs: Vec<(c_int, usize)> = sim::mpi(|w| {
         list(w, kind)
             .iter()
             .filter(|a| a.0 == old)
@@ -124,7 +125,7 @@ fn copy_each(kind: Kind, old: c_int, new: c_int) -> MpiResult<()> {
     });
     for (key, value) in attrs {
         // A freed keyval still copies the attributes that use it.
-        let Ok(k) = engine::with(|w| w.keyval_in_use(key)) else {
+        let Ok(k) = sim::mpi(|w| w.keyval_in_use(key)) else {
             continue;
         };
         let copied = match k.copy {
@@ -157,7 +158,7 @@ fn copy_each(kind: Kind, old: c_int, new: c_int) -> MpiResult<()> {
             }
         };
         if let Some(v) = copied {
-            engine::with(|w| list(w, kind).push((new, key, v)));
+            sim::mpi(|w| list(w, kind).push((new, key, v)));
         }
     }
     Ok(())
@@ -171,7 +172,7 @@ pub(crate) fn create_keyval(
     extra_state: *mut c_void,
 ) -> c_int {
     call(name, mpi::COMM_WORLD, || {
-        let h = engine::with(|w| {
+        let h = sim::mpi(|w| {
             w.mpi.keyvals.push(Some(mpi::Keyval {
                 copy: copy_fn,
                 delete: delete_fn,
@@ -192,7 +193,7 @@ pub(crate) fn free_keyval(name: &'static str, keyval: *mut c_int) -> c_int {
         }
         // SAFETY: non-null in/out argument.
         let h = unsafe { *keyval };
-        engine::with(|w| -> MpiResult<()> {
+        sim::mpi(|w| -> MpiResult<()> {
             // Freeing again through a copy of the handle is harmless: the
             // keyval is only marked (attributes using it keep their delete
             // function).
@@ -221,8 +222,8 @@ pub(crate) fn set_attr(
     value: *mut c_void,
 ) -> c_int {
     call_in(name, kind.scope(object), || {
-        engine::with(|w| check_object(w, kind, object).and_then(|_| w.keyval(keyval)))?;
-        let old = engine::with(|w| {
+        sim::mpi(|w| check_object(w, kind, object).and_then(|_| w.keyval(keyval)))?;
+        let old = sim::mpi(|w| {
             list(w, kind)
                 .iter()
                 .find(|a| a.0 == object && a.1 == keyval)
@@ -232,7 +233,7 @@ pub(crate) fn set_attr(
             // Replacing a value deletes the old one first.
             delete_attribute(object, keyval, v)?;
         }
-        engine::with(|w| {
+        sim::mpi(|w| {
             let attrs = list(w, kind);
             match attrs.iter_mut().find(|a| a.0 == object && a.1 == keyval) {
                 Some(a) => a.2 = value as usize,
@@ -246,8 +247,8 @@ pub(crate) fn set_attr(
 pub(crate) fn delete_attr(name: &'static str, kind: Kind, object: c_int, keyval: c_int) -> c_int {
     call_in(name, kind.scope(object), || {
         // A freed keyval still names the attributes that use it.
-        engine::with(|w| check_object(w, kind, object).and_then(|_| w.keyval_in_use(keyval)))?;
-        let value = engine::with(|w| {
+        sim::mpi(|w| check_object(w, kind, object).and_then(|_| w.keyval_in_use(keyval)))?;
+        let value = sim::mpi(|w| {
             list(w, kind)
                 .iter()
                 .find(|a| a.0 == object && a.1 == keyval)
@@ -261,7 +262,7 @@ pub(crate) fn delete_attr(name: &'static str, kind: Kind, object: c_int, keyval:
         };
         // A failing delete function keeps the attribute (MPI).
         delete_attribute(object, keyval, v)?;
-        engine::with(|w| list(w, kind).retain(|a| !(a.0 == object && a.1 == keyval)));
+        sim::mpi(|w| list(w, kind).retain(|a| !(a.0 == object && a.1 == keyval)));
         Ok(())
     })
 }
@@ -280,7 +281,7 @@ pub(crate) fn get_attr(
         if attribute_val.is_null() {
             return Err(MpiError::new(class::ARG, "attribute_val is a null pointer"));
         }
-        let found = engine::with(|w| -> MpiResult<Option<usize>> {
+        let found = sim::mpi(|w| -> MpiResult<Option<usize>> {
             check_object(w, kind, object)?;
             if keyval < mpi::KEYVAL_BASE && kind == Kind::Win {
                 return w

@@ -13,18 +13,18 @@
 
 use std::ffi::{c_char, c_int};
 
-use crate::engine;
 use crate::kernels::Kernel;
+use crate::sim;
 
 /// Spends `kernel`'s modelled time on a call of dimensions `d` (see
 /// `Kernel::dims_meaning`) with the rank's burst (`add_pending_flops`): a
 /// kernel call costs no clock reading and no switch, which matters for
 /// HPL's hundreds of thousands of small calls per rank.
 fn charge(kernel: Kernel, d: [f64; 3]) {
-    let flops = engine::with(|w| {
-        w.kernel_models
+    let flops = sim::with(|s| {
+        s.kernels
             .as_ref()
-            .map_or(0.0, |m| m.seconds(kernel, d) * w.compute.host_speed)
+            .map_or(0.0, |m| m.seconds(kernel, d) * s.bench.host_speed)
     });
     super::add_pending_flops(flops);
 }

@@ -8,12 +8,12 @@ use collectives as algo;
 
 use super::intercoll::{self, Contribution, Rooted};
 use super::{call, out};
-use crate::engine;
 use crate::mpi::coll::Transfer;
 use crate::mpi::coll::{coll_error, execute, Algorithms, Buffers, Reduction};
 use crate::mpi::datatype::Datatype;
 use crate::mpi::op::{self, ReduceOp, UserFunction};
 use crate::mpi::{class, CommView, MpiError, MpiResult};
+use crate::sim;
 
 const IN_PLACE: usize = usize::MAX;
 /// MPI_BYTE's handle.
@@ -21,7 +21,7 @@ const MPI_BYTE: c_int = 4;
 
 /// The caller's view of `comm`, intra- or intercommunicator.
 fn any_view(comm: c_int) -> MpiResult<CommView> {
-    engine::with(|w| w.comm(comm))
+    sim::mpi(|w| w.comm(comm))
 }
 
 /// The error of a collective that MPI defines on intracommunicators only.
@@ -38,7 +38,7 @@ pub(super) fn count(n: c_int, what: &str) -> MpiResult<usize> {
 
 /// The committed datatype behind a handle.
 pub(super) fn committed(dt: c_int) -> MpiResult<Rc<Datatype>> {
-    engine::with(|w| {
+    sim::mpi(|w| {
         let t = w.mpi.datatype(dt)?;
         if t.committed {
             Ok(Rc::clone(t))
@@ -121,7 +121,7 @@ fn named_or_selected<A: algo::Algorithm + Default>(
 }
 
 fn algorithms() -> Algorithms {
-    engine::with(|w| w.mpi.algorithms)
+    sim::mpi(|w| w.mpi.algorithms)
 }
 
 pub(crate) unsafe extern "C" fn MPI_Barrier(comm: c_int) -> c_int {
@@ -845,7 +845,7 @@ fn reduction(
 ) -> c_int {
     call(name, comm, || {
         let c = any_view(comm)?;
-        let op = engine::with(|w| w.mpi.reduce_op(op))?;
+        let op = sim::mpi(|w| w.mpi.reduce_op(op))?;
         crate::mpi::coll::check_reduction(op, &*committed(datatype)?)?;
         let in_place = sendbuf as usize == IN_PLACE;
         if c.remote.is_some() {
@@ -1146,7 +1146,7 @@ pub(crate) unsafe extern "C" fn MPI_Alltoallw(
         // SAFETY: the caller's arguments, as MPI_Alltoallw defines them.
         let (c, transfers, staged) =
             unsafe { alltoallw_plan(sendbuf, recvbuf, args, comm, "MPI_Alltoallw")? };
-        let tag = engine::with(|w| w.next_coll_tag(comm));
+        let tag = sim::mpi(|w| w.next_coll_tag(comm));
         intercoll::exchange(&c, tag, transfers, "MPI_Alltoallw")?;
         drop(staged);
         Ok(())
@@ -1188,7 +1188,7 @@ pub(crate) unsafe extern "C" fn MPI_Ialltoallw(
         // SAFETY: the caller's arguments, as MPI_Ialltoallw defines them.
         let (c, transfers, staged) =
             unsafe { alltoallw_plan(sendbuf, recvbuf, args, comm, "MPI_Ialltoallw")? };
-        let id = engine::with(|w| -> MpiResult<crate::mpi::ReqId> {
+        let id = sim::mpi(|w| -> MpiResult<crate::mpi::ReqId> {
             let tag = w.next_coll_tag(comm);
             let mut ids = Vec::with_capacity(transfers.len());
             for t in &transfers {
@@ -1255,7 +1255,7 @@ unsafe fn alltoallw_plan(
     let (scs, sds, sts, sbase) = if in_place {
         let mut offsets = Vec::with_capacity(p);
         for i in 0..p {
-            let t = engine::with(|w| w.mpi.datatype(rts[i]).map(Rc::clone))?;
+            let t = sim::mpi(|w| w.mpi.datatype(rts[i]).map(Rc::clone))?;
             offsets.push(staged.len());
             // SAFETY: the receive buffer holds rcs[i] elements at rds[i].
             unsafe {
@@ -1309,7 +1309,7 @@ pub(crate) unsafe extern "C" fn MPI_Op_create(
     call("MPI_Op_create", crate::mpi::COMM_WORLD, || {
         let func =
             func.ok_or_else(|| MpiError::new(class::ARG, "the function is a null pointer"))?;
-        let handle = engine::with(|w| {
+        let handle = sim::mpi(|w| {
             let ops = &mut w.mpi.user_ops;
             ops.push(Some(ReduceOp::User {
                 func,
@@ -1331,7 +1331,7 @@ pub(crate) unsafe extern "C" fn MPI_Op_free(op: *mut c_int) -> c_int {
         }
         // SAFETY: non-null, and MPI requires a valid handle there.
         let handle = unsafe { *op };
-        engine::with(|w| -> MpiResult<()> {
+        sim::mpi(|w| -> MpiResult<()> {
             if let ReduceOp::Builtin(b) = w.mpi.reduce_op(handle)? {
                 return Err(MpiError::new(
                     class::OP,
@@ -1349,7 +1349,7 @@ pub(crate) unsafe extern "C" fn MPI_Op_free(op: *mut c_int) -> c_int {
 /// MPI_Op_commutative: whether the algorithms may reorder the operation.
 pub(crate) unsafe extern "C" fn MPI_Op_commutative(op: c_int, commute: *mut c_int) -> c_int {
     call("MPI_Op_commutative", crate::mpi::COMM_WORLD, || {
-        let o = engine::with(|w| w.mpi.reduce_op(op))?;
+        let o = sim::mpi(|w| w.mpi.reduce_op(op))?;
         // SAFETY: MPI requires a writable flag.
         unsafe { out(commute, c_int::from(o.commutative()), "commute") }
     })
@@ -1366,7 +1366,7 @@ pub(crate) unsafe extern "C" fn MPI_Reduce_local(
     call("MPI_Reduce_local", crate::mpi::COMM_WORLD, || {
         let n = count(n, "count")?;
         let ty = committed(datatype)?;
-        let o = engine::with(|w| w.mpi.reduce_op(op))?;
+        let o = sim::mpi(|w| w.mpi.reduce_op(op))?;
         crate::mpi::coll::check_reduction(o, &ty)?;
         crate::mpi::coll::reduce_local(o, &ty, datatype, inbuf as usize, inoutbuf as usize, n)?;
         crate::mpi::coll::charge_reduction(n * ty.size);

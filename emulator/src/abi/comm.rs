@@ -6,7 +6,6 @@ use std::rc::Rc;
 use super::env::copy_c_string;
 use super::intercoll;
 use super::{call, out};
-use crate::engine;
 use crate::mpi::coll::Transfer;
 use crate::mpi::coll::{coll_error, execute, Buffers, Reduction};
 use crate::mpi::comm::{group_compare, members};
@@ -14,6 +13,7 @@ use crate::mpi::{
     self, class, is_complete, wait_for, CommView, Group, MpiError, MpiResult, ReqId, ReqKind,
     SendMode,
 };
+use crate::sim;
 
 const MPI_INT: c_int = 8;
 
@@ -32,17 +32,17 @@ unsafe fn out_comm(p: *mut c_int, h: c_int) -> MpiResult<()> {
 /// # Safety
 /// `p` is the caller's output argument.
 unsafe fn out_child(parent: c_int, p: *mut c_int, h: c_int) -> MpiResult<()> {
-    engine::with(|w| w.inherit_errhandler(parent, h));
+    sim::mpi(|w| w.inherit_errhandler(parent, h));
     // SAFETY: per the contract.
     unsafe { out_comm(p, h) }
 }
 
 pub(crate) unsafe extern "C" fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) -> c_int {
     call("MPI_Comm_dup", comm, || {
-        let h = engine::with(|w| w.comm_dup(comm))?;
+        let h = sim::mpi(|w| w.comm_dup(comm))?;
         if let Err(e) = super::attr::copy_all(super::attr::Kind::Comm, comm, h) {
             // A failing copy function fails the duplication.
-            engine::with(|w| w.comm_free(h))?;
+            sim::mpi(|w| w.comm_free(h))?;
             // SAFETY: the caller's output argument.
             unsafe { out_comm(newcomm, mpi::COMM_NULL)? };
             return Err(e);
@@ -64,7 +64,7 @@ pub(crate) fn split(
     key: c_int,
     call_name: &'static str,
 ) -> MpiResult<c_int> {
-    let int = engine::with(|w| w.mpi.datatype(MPI_INT).map(Rc::clone))?;
+    let int = sim::mpi(|w| w.mpi.datatype(MPI_INT).map(Rc::clone))?;
     let root = view.my_rank == 0;
     let mine = [color, key];
     let mut all: Vec<c_int> = if root {
@@ -81,11 +81,11 @@ pub(crate) fn split(
         recv_type: MPI_INT,
     };
     execute(view, s, b, Reduction::None, call_name)?;
-    let tag = engine::with(|w| w.next_coll_tag_in(view.ctx));
+    let tag = sim::mpi(|w| w.next_coll_tag_in(view.ctx));
     let mut got = [mpi::COMM_NULL, 0];
     if root {
         let pairs: Vec<(c_int, c_int)> = all.chunks(2).map(|p| (p[0], p[1])).collect();
-        let groups = engine::with(|w| w.split_groups(view, &pairs));
+        let groups = sim::mpi(|w| w.split_groups(view, &pairs));
         // One group after the other: the members' messages in flight
         // together, then the next group (SimGrid's rounds).
         for (h, members) in groups {
@@ -137,7 +137,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_split(
     newcomm: *mut c_int,
 ) -> c_int {
     call("MPI_Comm_split", comm, || {
-        let c = engine::with(|w| w.comm(comm))?;
+        let c = sim::mpi(|w| w.comm(comm))?;
         let h = if c.remote.is_some() {
             // Each group splits; parts of the same color are paired.
             let pairs = gather_pairs(&c.local(), color, key, "MPI_Comm_split")?;
@@ -145,7 +145,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_split(
             let remote_flat = leaders_exchange(&c, &flat, "MPI_Comm_split")?;
             let remote_pairs: Vec<(i32, i32)> =
                 remote_flat.chunks(2).map(|p| (p[0], p[1])).collect();
-            engine::with(|w| {
+            sim::mpi(|w| {
                 let seq = w.next_creation_seq(comm);
                 w.intercomm_split(comm, seq, &pairs, &remote_pairs)
             })?
@@ -166,11 +166,11 @@ fn leaders_exchange(
     call_name: &'static str,
 ) -> MpiResult<Vec<c_int>> {
     // Every member takes the tag, so later collective tags stay in step.
-    let tag = engine::with(|w| w.next_coll_tag(v.handle));
+    let tag = sim::mpi(|w| w.next_coll_tag(v.handle));
     let mut len = [0 as c_int];
     let mut theirs: Vec<c_int> = Vec::new();
     if v.my_rank == 0 {
-        let int = engine::with(|w| w.mpi.datatype(MPI_INT).map(Rc::clone))?;
+        let int = sim::mpi(|w| w.mpi.datatype(MPI_INT).map(Rc::clone))?;
         let swap = |send: &[c_int], recv: &mut [c_int]| -> MpiResult<()> {
             let t = [
                 Transfer::recv(0, recv.as_mut_ptr() as usize, recv.len(), &int),
@@ -195,7 +195,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_create(
     newcomm: *mut c_int,
 ) -> c_int {
     call("MPI_Comm_create", comm, || {
-        let c = engine::with(|w| w.comm(comm))?;
+        let c = sim::mpi(|w| w.comm(comm))?;
         let h = if c.remote.is_some() {
             // Each side names a subgroup of its own group; the new
             // intercommunicator joins the two subgroups.
@@ -210,9 +210,9 @@ pub(crate) unsafe extern "C" fn MPI_Comm_create(
             let flat: Vec<c_int> = mine.iter().map(|&w| w as c_int).collect();
             let theirs = leaders_exchange(&c, &flat, "MPI_Comm_create")?;
             let theirs: Vec<u32> = theirs.iter().map(|&w| w as u32).collect();
-            engine::with(|w| w.intercomm_subset(comm, mine, theirs))?
+            sim::mpi(|w| w.intercomm_subset(comm, mine, theirs))?
         } else {
-            engine::with(|w| w.comm_create(comm, group))?
+            sim::mpi(|w| w.comm_create(comm, group))?
         };
         // SAFETY: the caller's output argument.
         unsafe { out_child(comm, newcomm, h) }
@@ -229,9 +229,9 @@ pub(crate) unsafe extern "C" fn MPI_Comm_free(comm: *mut c_int) -> c_int {
         if comm.is_null() {
             return Err(MpiError::new(class::ARG, "comm is a null pointer"));
         }
-        engine::with(|w| w.comm(handle))?;
+        sim::mpi(|w| w.comm(handle))?;
         super::attr::delete_all(super::attr::Kind::Comm, handle)?;
-        engine::with(|w| w.comm_free(handle))?;
+        sim::mpi(|w| w.comm_free(handle))?;
         // SAFETY: non-null in/out argument.
         unsafe { *comm = mpi::COMM_NULL };
         Ok(())
@@ -240,7 +240,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_free(comm: *mut c_int) -> c_int {
 
 pub(crate) unsafe extern "C" fn MPI_Comm_group(comm: c_int, group: *mut c_int) -> c_int {
     call("MPI_Comm_group", comm, || {
-        let g = engine::with(|w| w.comm_group(comm))?;
+        let g = sim::mpi(|w| w.comm_group(comm))?;
         // SAFETY: the caller's output argument.
         unsafe { out(group, g, "group") }
     })
@@ -248,7 +248,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_group(comm: c_int, group: *mut c_int) -
 
 pub(crate) unsafe extern "C" fn MPI_Comm_compare(a: c_int, b: c_int, result: *mut c_int) -> c_int {
     call("MPI_Comm_compare", a, || {
-        let r = engine::with(|w| w.comm_compare(a, b))?;
+        let r = sim::mpi(|w| w.comm_compare(a, b))?;
         // SAFETY: the caller's output argument.
         unsafe { out(result, r, "result") }
     })
@@ -256,7 +256,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_compare(a: c_int, b: c_int, result: *mu
 
 pub(crate) unsafe extern "C" fn MPI_Comm_test_inter(comm: c_int, flag: *mut c_int) -> c_int {
     call("MPI_Comm_test_inter", comm, || {
-        let v = engine::with(|w| w.comm(comm))?;
+        let v = sim::mpi(|w| w.comm(comm))?;
         // SAFETY: the caller's output argument.
         unsafe { out(flag, c_int::from(v.remote.is_some()), "flag") }
     })
@@ -268,7 +268,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_get_name(
     resultlen: *mut c_int,
 ) -> c_int {
     call("MPI_Comm_get_name", comm, || {
-        let n = engine::with(|w| w.comm_get_name(comm))?;
+        let n = sim::mpi(|w| w.comm_get_name(comm))?;
         if name.is_null() {
             return Err(MpiError::new(class::ARG, "name is a null pointer"));
         }
@@ -287,16 +287,16 @@ pub(crate) unsafe extern "C" fn MPI_Comm_set_name(comm: c_int, name: *const c_ch
         // SAFETY: a NUL-terminated string from the caller.
         let s = unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy();
         let s: String = s.chars().take(127).collect();
-        engine::with(|w| w.comm_set_name(comm, s))
+        sim::mpi(|w| w.comm_set_name(comm, s))
     })
 }
 
 fn group_of(handle: c_int) -> MpiResult<Group> {
-    engine::with(|w| w.mpi.comms.group(handle).cloned())
+    sim::mpi(|w| w.mpi.comms.group(handle).cloned())
 }
 
 fn new_group(list: Vec<u32>) -> c_int {
-    engine::with(|w| {
+    sim::mpi(|w| {
         if list.is_empty() {
             1
         } else {
@@ -316,7 +316,7 @@ pub(crate) unsafe extern "C" fn MPI_Group_size(group: c_int, size: *mut c_int) -
 pub(crate) unsafe extern "C" fn MPI_Group_rank(group: c_int, rank: *mut c_int) -> c_int {
     call("MPI_Group_rank", mpi::COMM_WORLD, || {
         let g = group_of(group)?;
-        let me = engine::with(|w| w.current);
+        let me = sim::mpi(|w| w.core.current());
         let r = g.rank_of(me).map_or(mpi::UNDEFINED, |r| r as c_int);
         // SAFETY: the caller's output argument.
         unsafe { out(rank, r, "rank") }
@@ -330,7 +330,7 @@ pub(crate) unsafe extern "C" fn MPI_Group_free(group: *mut c_int) -> c_int {
         }
         // SAFETY: non-null in/out argument.
         let h = unsafe { *group };
-        engine::with(|w| w.mpi.comms.free_group(h))?;
+        sim::mpi(|w| w.mpi.comms.free_group(h))?;
         // SAFETY: as above.
         unsafe { *group = 0 };
         Ok(())
@@ -592,7 +592,7 @@ fn exchange(
     send: &[c_int],
     recv: &mut [c_int],
 ) -> MpiResult<()> {
-    let (r, s) = engine::with(|w| -> MpiResult<(ReqId, ReqId)> {
+    let (r, s) = sim::mpi(|w| -> MpiResult<(ReqId, ReqId)> {
         let r = w.new_request(
             ReqKind::Recv,
             recv.as_mut_ptr().cast(),
@@ -620,7 +620,7 @@ fn exchange(
     wait_for(&[r, s], "MPI_Intercomm_create", |w| {
         is_complete(w, r) && is_complete(w, s)
     });
-    let st = engine::with(|w| {
+    let st = sim::mpi(|w| {
         let st = w.mpi.request(r).status;
         w.mpi.remove_request(r);
         w.mpi.remove_request(s);
@@ -662,7 +662,7 @@ pub(crate) unsafe extern "C" fn MPI_Intercomm_create(
     newintercomm: *mut c_int,
 ) -> c_int {
     call("MPI_Intercomm_create", local_comm, || {
-        let lc = engine::with(|w| w.comm(local_comm))?.intra("MPI_Intercomm_create")?;
+        let lc = sim::mpi(|w| w.comm(local_comm))?.intra("MPI_Intercomm_create")?;
         let leader = usize::try_from(local_leader)
             .ok()
             .filter(|&l| l < lc.size())
@@ -674,7 +674,7 @@ pub(crate) unsafe extern "C" fn MPI_Intercomm_create(
         let mut head = [0 as c_int; 2];
         let mut remote: Vec<c_int> = Vec::new();
         if lc.my_rank == leader {
-            let pc = engine::with(|w| w.comm(peer_comm))?;
+            let pc = sim::mpi(|w| w.comm(peer_comm))?;
             let mut n = [0 as c_int];
             exchange(
                 peer_comm,
@@ -691,8 +691,7 @@ pub(crate) unsafe extern "C" fn MPI_Intercomm_create(
         remote.resize(usize::try_from(head[0]).unwrap_or(0), 0);
         bcast_ints(&lc, leader, &mut remote, "MPI_Intercomm_create")?;
         let to_u32 = |v: &[c_int]| v.iter().map(|&x| x as u32).collect::<Vec<u32>>();
-        let h =
-            engine::with(|w| w.intercomm_join(head[1] as u32, tag, to_u32(&mine), to_u32(&remote)));
+        let h = sim::mpi(|w| w.intercomm_join(head[1] as u32, tag, to_u32(&mine), to_u32(&remote)));
         // SAFETY: the caller's output argument.
         unsafe { out_child(local_comm, newintercomm, h) }
     })
@@ -704,7 +703,7 @@ pub(crate) unsafe extern "C" fn MPI_Intercomm_merge(
     newintracomm: *mut c_int,
 ) -> c_int {
     call("MPI_Intercomm_merge", intercomm, || {
-        let v = engine::with(|w| w.comm(intercomm))?;
+        let v = sim::mpi(|w| w.comm(intercomm))?;
         if v.remote.is_none() {
             return Err(MpiError::new(
                 class::COMM,
@@ -714,7 +713,7 @@ pub(crate) unsafe extern "C" fn MPI_Intercomm_merge(
         let flag = c_int::from(high != 0);
         let remote_flag = leaders_exchange(&v, &[flag], "MPI_Intercomm_merge")?;
         let remote_high = remote_flag.first().is_some_and(|&f| f != 0);
-        let h = engine::with(|w| w.intercomm_merge(intercomm, flag != 0, remote_high))?;
+        let h = sim::mpi(|w| w.intercomm_merge(intercomm, flag != 0, remote_high))?;
         // SAFETY: the caller's output argument.
         unsafe { out_child(intercomm, newintracomm, h) }
     })
@@ -722,7 +721,7 @@ pub(crate) unsafe extern "C" fn MPI_Intercomm_merge(
 
 /// The remote group of an intercommunicator.
 fn remote_group(comm: c_int) -> MpiResult<Group> {
-    engine::with(|w| w.comm(comm))?.remote.ok_or_else(|| {
+    sim::mpi(|w| w.comm(comm))?.remote.ok_or_else(|| {
         MpiError::new(
             class::COMM,
             format!("{} is not an intercommunicator", mpi::comm_name(comm)),
@@ -741,7 +740,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_remote_size(comm: c_int, size: *mut c_i
 pub(crate) unsafe extern "C" fn MPI_Comm_remote_group(comm: c_int, group: *mut c_int) -> c_int {
     call("MPI_Comm_remote_group", comm, || {
         let remote = remote_group(comm)?;
-        let h = engine::with(|w| w.mpi.comms.add_group(remote));
+        let h = sim::mpi(|w| w.mpi.comms.add_group(remote));
         // SAFETY: the caller's output argument.
         unsafe { out(group, h, "group") }
     })
@@ -754,7 +753,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_create_group(
     newcomm: *mut c_int,
 ) -> c_int {
     call("MPI_Comm_create_group", comm, || {
-        let h = engine::with(|w| w.comm_create_group(comm, group, tag))?;
+        let h = sim::mpi(|w| w.comm_create_group(comm, group, tag))?;
         // SAFETY: the caller's output argument.
         unsafe { out_child(comm, newcomm, h) }
     })
@@ -764,7 +763,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_create_group(
 /// finish at once, such as MPI_Comm_idup here: duplication needs no
 /// messages in this emulator).
 fn completed_request() -> MpiResult<c_int> {
-    engine::with(|w| {
+    sim::mpi(|w| {
         let view = w.comm(mpi::COMM_SELF)?;
         let int = Rc::clone(w.mpi.datatype(MPI_INT)?);
         let g = mpi::Grequest {
@@ -798,7 +797,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_idup(
         if request.is_null() {
             return Err(MpiError::new(class::ARG, "request is a null pointer"));
         }
-        let h = engine::with(|w| w.comm_dup(comm))?;
+        let h = sim::mpi(|w| w.comm_dup(comm))?;
         super::attr::copy_all(super::attr::Kind::Comm, comm, h)?;
         // SAFETY: the caller's output arguments.
         unsafe {
@@ -815,10 +814,10 @@ pub(crate) unsafe extern "C" fn MPI_Comm_dup_with_info(
     newcomm: *mut c_int,
 ) -> c_int {
     call("MPI_Comm_dup_with_info", comm, || {
-        let hints = engine::with(|w| w.mpi.hints(info))?;
-        let h = engine::with(|w| w.comm_dup(comm))?;
+        let hints = sim::mpi(|w| w.mpi.hints(info))?;
+        let h = sim::mpi(|w| w.comm_dup(comm))?;
         super::attr::copy_all(super::attr::Kind::Comm, comm, h)?;
-        engine::with(|w| w.set_comm_hints(h, hints));
+        sim::mpi(|w| w.set_comm_hints(h, hints));
         // SAFETY: the caller's output argument.
         unsafe { out_child(comm, newcomm, h) }
     })
@@ -834,10 +833,10 @@ pub(crate) unsafe extern "C" fn MPI_Comm_idup_with_info(
         if request.is_null() {
             return Err(MpiError::new(class::ARG, "request is a null pointer"));
         }
-        let hints = engine::with(|w| w.mpi.hints(info))?;
-        let h = engine::with(|w| w.comm_dup(comm))?;
+        let hints = sim::mpi(|w| w.mpi.hints(info))?;
+        let h = sim::mpi(|w| w.comm_dup(comm))?;
         super::attr::copy_all(super::attr::Kind::Comm, comm, h)?;
-        engine::with(|w| w.set_comm_hints(h, hints));
+        sim::mpi(|w| w.set_comm_hints(h, hints));
         // SAFETY: the caller's output arguments.
         unsafe {
             out_child(comm, newcomm, h)?;
@@ -849,7 +848,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_idup_with_info(
 
 pub(crate) unsafe extern "C" fn MPI_Comm_set_info(comm: c_int, info: c_int) -> c_int {
     call("MPI_Comm_set_info", comm, || {
-        engine::with(|w| {
+        sim::mpi(|w| {
             w.comm(comm)?;
             let hints = w.mpi.hints(info)?;
             w.set_comm_hints(comm, hints);
@@ -860,7 +859,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_set_info(comm: c_int, info: c_int) -> c
 
 pub(crate) unsafe extern "C" fn MPI_Comm_get_info(comm: c_int, info: *mut c_int) -> c_int {
     call("MPI_Comm_get_info", comm, || {
-        let h = engine::with(|w| -> MpiResult<c_int> {
+        let h = sim::mpi(|w| -> MpiResult<c_int> {
             w.comm(comm)?;
             let hints = w.comm_hints(comm);
             Ok(w.mpi.add_info(hints))
@@ -997,9 +996,9 @@ pub(crate) unsafe extern "C" fn MPI_Comm_split_type(
     newcomm: *mut c_int,
 ) -> c_int {
     call("MPI_Comm_split_type", comm, || {
-        let c = engine::with(|w| w.comm(comm))?.intra("MPI_Comm_split_type")?;
+        let c = sim::mpi(|w| w.comm(comm))?.intra("MPI_Comm_split_type")?;
         let color = match split_type {
-            COMM_TYPE_SHARED => engine::with(|w| w.ranks[w.current].host.0 as c_int),
+            COMM_TYPE_SHARED => sim::mpi(|w| w.core.host_of(w.core.current()).0 as c_int),
             mpi::UNDEFINED => mpi::UNDEFINED,
             other => {
                 return Err(MpiError::new(

@@ -4,8 +4,8 @@
 use std::ffi::{c_char, c_int};
 
 use super::{call, call_in, out, ErrScope};
-use crate::engine;
 use crate::mpi::{self, class, MpiError};
+use crate::sim;
 
 const THREAD_FUNNELED: c_int = 1;
 
@@ -28,8 +28,8 @@ pub(crate) unsafe fn copy_c_string(dst: *mut c_char, cap: usize, s: &str) -> usi
 }
 
 fn init_common(name: &'static str) -> Result<(), MpiError> {
-    engine::with(|w| {
-        let me = w.current;
+    sim::mpi(|w| {
+        let me = w.core.current();
         let st = &mut w.mpi.ranks[me];
         if st.initialized {
             return Err(MpiError::new(class::OTHER, format!("{name} called twice")));
@@ -54,9 +54,9 @@ pub(crate) unsafe extern "C" fn MPI_Init_thread(
         // Ranks are coroutines on one OS thread: a rank's own threads
         // must not call MPI, so FUNNELED is the most we offer. Say so once.
         if required > THREAD_FUNNELED
-            && !engine::with(|w| std::mem::replace(&mut w.thread_level_noted, true))
+            && !sim::with(|s| std::mem::replace(&mut s.thread_level_noted, true))
         {
-            let quiet = engine::with(|w| w.quiet);
+            let quiet = sim::with(|s| s.quiet);
             if !quiet {
                 crate::flush_c_stdio();
                 eprintln!(
@@ -76,8 +76,8 @@ pub(crate) unsafe extern "C" fn MPI_Finalize() -> c_int {
         // MPI 2.2: attributes on MPI_COMM_SELF are deleted first, in the
         // reverse order of their setting.
         super::attr::delete_all(super::attr::Kind::Comm, mpi::COMM_SELF)?;
-        engine::with(|w| {
-            let me = w.current;
+        sim::mpi(|w| {
+            let me = w.core.current();
             w.mpi.ranks[me].finalized = true;
         });
         Ok(())
@@ -85,7 +85,7 @@ pub(crate) unsafe extern "C" fn MPI_Finalize() -> c_int {
 }
 
 pub(crate) unsafe extern "C" fn MPI_Initialized(flag: *mut c_int) -> c_int {
-    let v = engine::with(|w| w.mpi.ranks[w.current].initialized);
+    let v = sim::mpi(|w| w.mpi.ranks[w.core.current()].initialized);
     // SAFETY: `flag` is the caller's output argument.
     match unsafe { out(flag, c_int::from(v), "flag") } {
         Ok(()) => 0,
@@ -94,7 +94,7 @@ pub(crate) unsafe extern "C" fn MPI_Initialized(flag: *mut c_int) -> c_int {
 }
 
 pub(crate) unsafe extern "C" fn MPI_Finalized(flag: *mut c_int) -> c_int {
-    let v = engine::with(|w| w.mpi.ranks[w.current].finalized);
+    let v = sim::mpi(|w| w.mpi.ranks[w.core.current()].finalized);
     // SAFETY: `flag` is the caller's output argument.
     match unsafe { out(flag, c_int::from(v), "flag") } {
         Ok(()) => 0,
@@ -118,7 +118,7 @@ pub(crate) unsafe extern "C" fn MPI_Is_thread_main(flag: *mut c_int) -> c_int {
 
 pub(crate) unsafe extern "C" fn MPI_Abort(_comm: c_int, errorcode: c_int) -> c_int {
     super::bench_end();
-    let rank = engine::with(|w| w.current);
+    let rank = sim::mpi(|w| w.core.current());
     crate::flush_c_stdio();
     eprintln!("smpirun: rank {rank} called MPI_Abort with error code {errorcode}");
     super::abort_simulation(errorcode)
@@ -126,7 +126,7 @@ pub(crate) unsafe extern "C" fn MPI_Abort(_comm: c_int, errorcode: c_int) -> c_i
 
 pub(crate) unsafe extern "C" fn MPI_Comm_rank(comm: c_int, rank: *mut c_int) -> c_int {
     call("MPI_Comm_rank", comm, || {
-        let r = engine::with(|w| w.comm(comm))?.my_rank;
+        let r = sim::mpi(|w| w.comm(comm))?.my_rank;
         // SAFETY: `rank` is the caller's output argument.
         unsafe { out(rank, r as c_int, "rank") }
     })
@@ -134,7 +134,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_rank(comm: c_int, rank: *mut c_int) -> 
 
 pub(crate) unsafe extern "C" fn MPI_Comm_size(comm: c_int, size: *mut c_int) -> c_int {
     call("MPI_Comm_size", comm, || {
-        let n = engine::with(|w| w.comm(comm))?.size();
+        let n = sim::mpi(|w| w.comm(comm))?.size();
         // SAFETY: `size` is the caller's output argument.
         unsafe { out(size, n as c_int, "size") }
     })
@@ -145,7 +145,13 @@ pub(crate) unsafe extern "C" fn MPI_Get_processor_name(
     resultlen: *mut c_int,
 ) -> c_int {
     call("MPI_Get_processor_name", mpi::COMM_WORLD, || {
-        let host = engine::with(|w| w.platform.host(w.ranks[w.current].host).name.clone());
+        let host = sim::with(|s| {
+            let core = &s.core;
+            core.platform()
+                .host(core.host_of(core.current()))
+                .name
+                .clone()
+        });
         if name.is_null() {
             return Err(MpiError::new(class::ARG, "name is a null pointer"));
         }
@@ -203,7 +209,7 @@ pub(crate) unsafe extern "C" fn MPI_Error_string(
     if string.is_null() || resultlen.is_null() {
         return class::ARG;
     }
-    let Some((_, text)) = engine::with(|w| w.mpi.describe_error(code)) else {
+    let Some((_, text)) = sim::mpi(|w| w.mpi.describe_error(code)) else {
         return class::ARG;
     };
     // SAFETY: MPI requires MPI_MAX_ERROR_STRING (512) bytes.
@@ -217,7 +223,7 @@ pub(crate) unsafe extern "C" fn MPI_Error_class(code: c_int, errorclass: *mut c_
     if errorclass.is_null() {
         return class::ARG;
     }
-    let Some((class_, _)) = engine::with(|w| w.mpi.describe_error(code)) else {
+    let Some((class_, _)) = sim::mpi(|w| w.mpi.describe_error(code)) else {
         return class::ARG;
     };
     // SAFETY: non-null output argument.
@@ -227,7 +233,7 @@ pub(crate) unsafe extern "C" fn MPI_Error_class(code: c_int, errorclass: *mut c_
 
 pub(crate) unsafe extern "C" fn MPI_Add_error_class(errorclass: *mut c_int) -> c_int {
     call("MPI_Add_error_class", mpi::COMM_WORLD, || {
-        let c = engine::with(|w| w.mpi.add_error_class());
+        let c = sim::mpi(|w| w.mpi.add_error_class());
         // SAFETY: the caller's output argument.
         unsafe { out(errorclass, c, "errorclass") }
     })
@@ -238,7 +244,7 @@ pub(crate) unsafe extern "C" fn MPI_Add_error_code(
     errorcode: *mut c_int,
 ) -> c_int {
     call("MPI_Add_error_code", mpi::COMM_WORLD, || {
-        let c = engine::with(|w| w.mpi.add_error_code(errorclass))?;
+        let c = sim::mpi(|w| w.mpi.add_error_code(errorclass))?;
         // SAFETY: the caller's output argument.
         unsafe { out(errorcode, c, "errorcode") }
     })
@@ -258,7 +264,7 @@ pub(crate) unsafe extern "C" fn MPI_Add_error_string(
             .chars()
             .take(511)
             .collect();
-        engine::with(|w| w.mpi.set_error_string(errorcode, text))
+        sim::mpi(|w| w.mpi.set_error_string(errorcode, text))
     })
 }
 
@@ -283,14 +289,14 @@ pub(crate) fn create_errhandler(
                 "the error handler function is null",
             ));
         }
-        let h = engine::with(|w| w.mpi.add_errhandler(function));
+        let h = sim::mpi(|w| w.mpi.add_errhandler(function));
         // SAFETY: the caller's output argument.
         unsafe { out(errhandler, h, "errhandler") }
     })
 }
 
 pub(crate) unsafe extern "C" fn MPI_Comm_call_errhandler(comm: c_int, errorcode: c_int) -> c_int {
-    let handler = engine::with(|w| w.comm(comm).map(|_| w.errhandler(comm)));
+    let handler = sim::mpi(|w| w.comm(comm).map(|_| w.errhandler(comm)));
     call_errhandler(
         "MPI_Comm_call_errhandler",
         handler,
@@ -313,7 +319,7 @@ pub(crate) fn call_errhandler(
 ) -> c_int {
     match handler {
         Ok(mpi::ERRORS_RETURN) => errorcode,
-        Ok(h) => match engine::with(|w| w.mpi.user_errhandler(h)) {
+        Ok(h) => match sim::mpi(|w| w.mpi.user_errhandler(h)) {
             Some(f) => {
                 super::call_user_errhandler(f, object, errorcode);
                 0
@@ -332,7 +338,7 @@ pub(crate) fn call_errhandler(
 
 pub(crate) unsafe extern "C" fn MPI_Type_size(datatype: c_int, size: *mut c_int) -> c_int {
     call("MPI_Type_size", mpi::COMM_WORLD, || {
-        let s = engine::with(|w| w.mpi.datatype(datatype).map(|t| t.size))?;
+        let s = sim::mpi(|w| w.mpi.datatype(datatype).map(|t| t.size))?;
         // SAFETY: the caller's output argument.
         unsafe { out(size, c_int::try_from(s).unwrap_or(mpi::UNDEFINED), "size") }
     })
@@ -344,7 +350,7 @@ pub(crate) unsafe extern "C" fn MPI_Type_get_extent(
     extent: *mut isize,
 ) -> c_int {
     call("MPI_Type_get_extent", mpi::COMM_WORLD, || {
-        let (l, e) = engine::with(|w| w.mpi.datatype(datatype).map(|t| (t.lb, t.extent)))?;
+        let (l, e) = sim::mpi(|w| w.mpi.datatype(datatype).map(|t| (t.lb, t.extent)))?;
         // SAFETY: the caller's output arguments.
         unsafe {
             out(lb, l, "lb")?;
@@ -355,7 +361,7 @@ pub(crate) unsafe extern "C" fn MPI_Type_get_extent(
 
 pub(crate) unsafe extern "C" fn MPI_Comm_set_errhandler(comm: c_int, errhandler: c_int) -> c_int {
     call("MPI_Comm_set_errhandler", comm, || {
-        engine::with(|w| w.set_errhandler(comm, errhandler))
+        sim::mpi(|w| w.set_errhandler(comm, errhandler))
     })
 }
 
@@ -364,7 +370,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_get_errhandler(
     errhandler: *mut c_int,
 ) -> c_int {
     call("MPI_Comm_get_errhandler", comm, || {
-        let eh = engine::with(|w| w.comm(comm).map(|_| w.errhandler(comm)))?;
+        let eh = sim::mpi(|w| w.comm(comm).map(|_| w.errhandler(comm)))?;
         // SAFETY: the caller's output argument.
         unsafe { out(errhandler, eh, "errhandler") }
     })
@@ -385,8 +391,8 @@ fn file_null(file: c_int) -> mpi::MpiResult<()> {
 }
 
 fn file_errhandler() -> c_int {
-    engine::with(|w| {
-        let me = w.current;
+    sim::mpi(|w| {
+        let me = w.core.current();
         w.mpi.ranks[me]
             .file_errhandler
             .unwrap_or(mpi::ERRORS_RETURN)
@@ -403,9 +409,9 @@ pub(crate) unsafe extern "C" fn MPI_File_create_errhandler(
 pub(crate) unsafe extern "C" fn MPI_File_set_errhandler(file: c_int, errhandler: c_int) -> c_int {
     call("MPI_File_set_errhandler", mpi::COMM_WORLD, || {
         file_null(file)?;
-        engine::with(|w| {
+        sim::mpi(|w| {
             w.check_errhandler(errhandler)?;
-            let me = w.current;
+            let me = w.core.current();
             w.mpi.ranks[me].file_errhandler = Some(errhandler);
             Ok(())
         })

@@ -4,8 +4,8 @@ use std::ffi::{c_char, c_int, CStr};
 
 use super::env::copy_c_string;
 use super::{call, out};
-use crate::engine;
 use crate::mpi::{self, class, MpiError, MpiResult};
+use crate::sim;
 
 /// MPI_MAX_INFO_KEY and MPI_MAX_INFO_VAL (mpi.h).
 const MAX_KEY: usize = 255;
@@ -39,7 +39,7 @@ fn with_info<R>(
     info: c_int,
     f: impl FnOnce(&mut Vec<(String, String)>) -> MpiResult<R>,
 ) -> MpiResult<R> {
-    engine::with(|w| {
+    sim::mpi(|w| {
         let entries = w.mpi.info_mut(info)?;
         f(entries)
     })
@@ -55,7 +55,7 @@ pub(super) fn check_info(info: c_int) -> MpiResult<()> {
 
 pub(crate) unsafe extern "C" fn MPI_Info_create(info: *mut c_int) -> c_int {
     call("MPI_Info_create", mpi::COMM_WORLD, || {
-        let h = engine::with(|w| w.mpi.add_info(Vec::new()));
+        let h = sim::mpi(|w| w.mpi.add_info(Vec::new()));
         // SAFETY: the caller's output argument.
         unsafe { out(info, h, "info") }
     })
@@ -195,7 +195,7 @@ pub(crate) unsafe extern "C" fn MPI_Info_get_nthkey(
 pub(crate) unsafe extern "C" fn MPI_Info_dup(info: c_int, newinfo: *mut c_int) -> c_int {
     call("MPI_Info_dup", mpi::COMM_WORLD, || {
         let copy = with_info(info, |e| Ok(e.clone()))?;
-        let h = engine::with(|w| w.mpi.add_info(copy));
+        let h = sim::mpi(|w| w.mpi.add_info(copy));
         // SAFETY: the caller's output argument.
         unsafe { out(newinfo, h, "newinfo") }
     })
@@ -208,7 +208,7 @@ pub(crate) unsafe extern "C" fn MPI_Info_free(info: *mut c_int) -> c_int {
         }
         // SAFETY: non-null in/out argument.
         let h = unsafe { *info };
-        engine::with(|w| w.mpi.free_info(h))?;
+        sim::mpi(|w| w.mpi.free_info(h))?;
         // SAFETY: as above.
         unsafe { *info = mpi::INFO_NULL };
         Ok(())
@@ -263,7 +263,7 @@ pub(crate) unsafe extern "C" fn MPI_Info_create_env(
 ) -> c_int {
     call("MPI_Info_create_env", mpi::COMM_WORLD, || {
         let env = with_info(mpi::INFO_ENV, |e| Ok(e.clone()))?;
-        let h = engine::with(|w| w.mpi.add_info(env));
+        let h = sim::mpi(|w| w.mpi.add_info(env));
         // SAFETY: the caller's output argument.
         unsafe { out(info, h, "info") }
     })

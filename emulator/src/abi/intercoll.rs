@@ -14,13 +14,13 @@ use std::rc::Rc;
 use collectives as algo;
 
 use super::coll::{committed, count};
-use crate::engine;
 use crate::mpi::coll::Transfer;
 use crate::mpi::coll::{coll_error, execute, post_and_wait, Buffers, Reduction, Scratch};
 use crate::mpi::datatype::Datatype;
 use crate::mpi::nbc::{self, Stage, Transfers};
 use crate::mpi::op::ReduceOp;
 use crate::mpi::{class, CommView, MpiError, MpiResult, PROC_NULL};
+use crate::sim;
 
 /// MPI_ROOT, given by the root of a rooted intercommunicator collective.
 const ROOT: c_int = -3;
@@ -52,7 +52,7 @@ pub(super) fn exchange(
 
 /// The tag of this call's cross-group messages; every member takes it.
 fn cross_tag(c: &CommView) -> i32 {
-    engine::with(|w| w.next_coll_tag_in(c.ctx))
+    sim::mpi(|w| w.next_coll_tag_in(c.ctx))
 }
 
 /// What a rank does in a rooted intercommunicator collective.

@@ -8,7 +8,7 @@ use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::time::fatal;
-use crate::engine;
+use crate::sim;
 
 /// `smpi/auto-shared-malloc-thresh` (0: off). A global, not a field of the
 /// world, so that the small allocations of a program (almost all of them)
@@ -34,12 +34,12 @@ fn shared_len(ptr: *mut c_void) -> Option<usize> {
     if ptr.is_null() || !ANY_SHARED.load(Ordering::Relaxed) {
         return None;
     }
-    engine::with(|w| w.folding.len_of(ptr.cast()))
+    sim::with(|s| s.mem.folding.len_of(ptr.cast()))
 }
 
 fn fold_or_die(size: usize, call: &str) -> *mut c_void {
     ANY_SHARED.store(true, Ordering::Relaxed);
-    match engine::with(|w| w.folding.allocate(size, "malloc", 0)) {
+    match sim::with(|s| s.mem.folding.allocate(size, "malloc", 0)) {
         Ok(p) => p.cast(),
         Err(e) => fatal(&format!(
             "{call}({size}), folded because of smpi/auto-shared-malloc-thresh: {e}"
@@ -65,7 +65,7 @@ pub(crate) unsafe extern "C" fn smpi_shared_malloc(
     };
     let line = u32::try_from(line).unwrap_or(0);
     ANY_SHARED.store(true, Ordering::Relaxed);
-    match engine::with(|w| w.folding.allocate(size, &file, line)) {
+    match sim::with(|s| s.mem.folding.allocate(size, &file, line)) {
         Ok(p) => p.cast(),
         Err(e) => fatal(&format!("SMPI_SHARED_MALLOC({size}) at {file}:{line}: {e}")),
     }
@@ -93,7 +93,7 @@ pub(crate) unsafe extern "C" fn smpi_shared_malloc_partial(
         ));
     }
     ANY_SHARED.store(true, Ordering::Relaxed);
-    match engine::with(|w| w.folding.allocate_partial(size, &pairs)) {
+    match sim::with(|s| s.mem.folding.allocate_partial(size, &pairs)) {
         Ok(p) => p.cast(),
         Err(e) => fatal(&format!("SMPI_PARTIAL_SHARED_MALLOC({size}): {e}")),
     }
@@ -104,7 +104,7 @@ pub(crate) unsafe extern "C" fn smpi_shared_free(ptr: *mut c_void) {
     if ptr.is_null() {
         return;
     }
-    if let Err(e) = engine::with(|w| w.folding.free(ptr.cast())) {
+    if let Err(e) = sim::with(|s| s.mem.folding.free(ptr.cast())) {
         fatal(&format!("SMPI_SHARED_FREE: {e}"));
     }
 }
@@ -165,7 +165,7 @@ pub(crate) unsafe extern "C" fn smpi_realloc(ptr: *mut c_void, size: usize) -> *
 /// anything else goes to the C library.
 pub(crate) unsafe extern "C" fn smpi_free(ptr: *mut c_void) {
     if shared_len(ptr).is_some() {
-        if let Err(e) = engine::with(|w| w.folding.free(ptr.cast())) {
+        if let Err(e) = sim::with(|s| s.mem.folding.free(ptr.cast())) {
             fatal(&format!("free: {e}"));
         }
         return;
@@ -182,7 +182,7 @@ pub(crate) unsafe extern "C" fn smpi_shared_unfold(ptr: *mut c_void, len: usize)
     if ptr.is_null() || !ANY_SHARED.load(Ordering::Relaxed) {
         return 0;
     }
-    match engine::with(|w| w.folding.unfold(ptr.cast(), len)) {
+    match sim::with(|s| s.mem.folding.unfold(ptr.cast(), len)) {
         Ok(n) => n,
         Err(e) => fatal(&format!("smpi_shared_unfold({len}): {e}")),
     }

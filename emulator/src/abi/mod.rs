@@ -29,9 +29,9 @@ mod types;
 use std::ffi::{c_int, c_void};
 
 use crate::abi_symbols::with_abi_symbols;
-use crate::context::{self, Suspend};
-use crate::engine;
+use crate::engine::context::{self, Suspend};
 use crate::mpi::{self, MpiError, MpiResult, Status};
+use crate::sim::{self, Bench};
 
 use attr::*;
 use coll::*;
@@ -144,9 +144,9 @@ pub(crate) fn add_pending_flops(flops: f64) {
     if flops.is_nan() || flops <= 0.0 {
         return;
     }
-    engine::with(|w| {
-        let cur = w.current;
-        w.ranks[cur].pending_flops += flops;
+    sim::with(|s| {
+        let cur = s.core.current();
+        s.core.rank_mut(cur).pending_flops += flops;
     });
     PENDING_FLOPS.store(true, std::sync::atomic::Ordering::Relaxed);
 }
@@ -161,10 +161,13 @@ pub(crate) fn bench_end() {
     }
     PENDING_FLOPS.store(false, std::sync::atomic::Ordering::Relaxed);
     let now_cpu = bench_clock();
-    let flops = engine::with(|w| {
-        let threshold = w.compute.threshold;
-        let speed = w.compute.host_speed;
-        let rank = &mut w.ranks[w.current];
+    let flops = sim::with(|s| {
+        let Bench {
+            threshold,
+            host_speed: speed,
+        } = s.bench;
+        let cur = s.core.current();
+        let rank = s.core.rank_mut(cur);
         let burst = now_cpu - rank.cpu_mark;
         let measured = if burst >= threshold {
             burst * speed
@@ -174,7 +177,7 @@ pub(crate) fn bench_end() {
         measured + std::mem::take(&mut rank.pending_flops)
     });
     if flops > 0.0 {
-        engine::execute(flops, "computation");
+        sim::execute(flops, "computation");
     }
 }
 
@@ -183,12 +186,12 @@ pub(crate) fn bench_end() {
 /// `smpi_execute` after its last MPI call still takes its time.
 pub(crate) fn spend_pending_flops() {
     if PENDING_FLOPS.swap(false, std::sync::atomic::Ordering::Relaxed) {
-        let flops = engine::with(|w| {
-            let cur = w.current;
-            std::mem::take(&mut w.ranks[cur].pending_flops)
+        let flops = sim::with(|s| {
+            let cur = s.core.current();
+            std::mem::take(&mut s.core.rank_mut(cur).pending_flops)
         });
         if flops > 0.0 {
-            engine::execute(flops, "computation");
+            sim::execute(flops, "computation");
         }
     }
 }
@@ -199,17 +202,17 @@ pub(crate) fn bench_begin() {
         return;
     }
     let now_cpu = bench_clock();
-    engine::with(|w| {
-        let cur = w.current;
-        w.ranks[cur].cpu_mark = now_cpu;
+    sim::with(|s| {
+        let cur = s.core.current();
+        s.core.rank_mut(cur).cpu_mark = now_cpu;
     });
 }
 
 /// Ends the whole simulation from inside a rank (MPI_Abort or a fatal error).
 pub(crate) fn abort_simulation(code: i32) -> ! {
-    engine::with(|w| {
-        if w.aborted.is_none() {
-            w.aborted = Some((w.current, code));
+    sim::with(|s| {
+        if s.aborted.is_none() {
+            s.aborted = Some((s.core.current(), code));
         }
     });
     loop {
@@ -241,11 +244,11 @@ pub(crate) fn call_in(
     // collectives.
     mpi::nbc::progress();
     let result = body();
-    let owed = engine::with(|w| {
-        let cur = w.current;
+    let owed = sim::mpi(|w| {
+        let cur = w.core.current();
         std::mem::take(&mut w.mpi.ranks[cur].pending_overhead)
     });
-    engine::sleep(owed, "receive overhead");
+    sim::sleep(owed, "receive overhead");
     let code = match result {
         Ok(()) => mpi::class::SUCCESS,
         Err(e) => handle_error(name, scope, e),
@@ -256,13 +259,13 @@ pub(crate) fn call_in(
 
 /// Applies the error handler: fatal (the default) prints and aborts.
 fn handle_error(name: &'static str, scope: ErrScope, e: MpiError) -> c_int {
-    let (rank, handler, object, what) = engine::with(|w| match scope {
-        ErrScope::Comm(c) => (w.current, w.errhandler(c), c, mpi::comm_name(c)),
+    let (rank, handler, object, what) = sim::mpi(|w| match scope {
+        ErrScope::Comm(c) => (w.core.current(), w.errhandler(c), c, mpi::comm_name(c)),
         ErrScope::Win(h) => match w.win_member(h) {
-            Ok(m) => (w.current, m.errhandler, h, format!("window {h}")),
+            Ok(m) => (w.core.current(), m.errhandler, h, format!("window {h}")),
             // No such window: the communicator world's handler applies.
             Err(_) => (
-                w.current,
+                w.core.current(),
                 w.errhandler(mpi::COMM_WORLD),
                 mpi::COMM_WORLD,
                 mpi::comm_name(mpi::COMM_WORLD),
@@ -272,7 +275,7 @@ fn handle_error(name: &'static str, scope: ErrScope, e: MpiError) -> c_int {
     if handler == mpi::ERRORS_RETURN {
         return e.class;
     }
-    if let Some(f) = engine::with(|w| w.mpi.user_errhandler(handler)) {
+    if let Some(f) = sim::mpi(|w| w.mpi.user_errhandler(handler)) {
         call_user_errhandler(f, object, e.class);
         return e.class;
     }

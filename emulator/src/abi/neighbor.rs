@@ -8,11 +8,11 @@ use std::ffi::{c_int, c_void};
 use std::rc::Rc;
 
 use super::{call, out, read_array as array};
-use crate::engine;
 use crate::mpi::comm::Neighbours;
 use crate::mpi::{
     self, class, is_complete, wait_for, MpiError, MpiResult, ReqId, ReqKind, SendMode,
 };
+use crate::sim;
 
 /// One message of the exchange: a neighbour (or MPI_PROC_NULL), the
 /// direction tag that pairs it with the peer's message, and its buffer.
@@ -25,7 +25,7 @@ struct Part {
 }
 
 fn neighbours(comm: c_int, call_name: &str) -> MpiResult<Neighbours> {
-    engine::with(|w| {
+    sim::mpi(|w| {
         let v = w.comm(comm)?;
         if v.remote.is_some() {
             return Err(MpiError::new(
@@ -46,7 +46,7 @@ fn neighbours(comm: c_int, call_name: &str) -> MpiResult<Neighbours> {
 /// Posts the round: all receives, then all sends; returns the request
 /// that completes with all of them.
 fn post(comm: c_int, recvs: Vec<Part>, sends: Vec<Part>) -> MpiResult<ReqId> {
-    engine::with(|w| {
+    sim::mpi(|w| {
         let view = w.comm(comm)?;
         let tag = w.next_coll_tag_in(view.ctx);
         let mut ids = Vec::with_capacity(recvs.len() + sends.len());
@@ -107,7 +107,7 @@ fn post(comm: c_int, recvs: Vec<Part>, sends: Vec<Part>) -> MpiResult<ReqId> {
 fn run(name: &'static str, comm: c_int, recvs: Vec<Part>, sends: Vec<Part>) -> MpiResult<()> {
     let id = post(comm, recvs, sends)?;
     wait_for(&[id], name, |w| is_complete(w, id));
-    let truncated = engine::with(|w| {
+    let truncated = sim::mpi(|w| {
         let bad = w
             .mpi
             .request(id)
@@ -148,7 +148,7 @@ fn start(
 }
 
 fn extent(dtype: c_int) -> MpiResult<isize> {
-    engine::with(|w| w.mpi.datatype(dtype).map(|t| t.extent))
+    sim::mpi(|w| w.mpi.datatype(dtype).map(|t| t.extent))
 }
 
 /// The same block of `sendbuf` to every out-neighbour, block i of

@@ -4,10 +4,11 @@ use std::ffi::{c_int, c_void};
 use std::rc::Rc;
 
 use super::{call, out, status_bytes, write_status, CStatus};
-use crate::engine::{self, Detail};
+use crate::engine::Detail;
 use crate::mpi::{
     self, class, is_complete, wait_for, MpiError, MpiResult, ReqId, ReqKind, SendMode, Status,
 };
+use crate::sim;
 
 const REQUEST_NULL: c_int = 0;
 
@@ -27,7 +28,7 @@ fn post(
     comm: c_int,
     persistent: bool,
 ) -> MpiResult<ReqId> {
-    engine::with(|w| {
+    sim::mpi(|w| {
         let id = w.new_request(kind, buf, count, datatype, peer, tag, comm, persistent)?;
         if !persistent {
             if let Err(e) = w.start(id) {
@@ -42,7 +43,7 @@ fn post(
 /// Waits for `id`, frees it (unless persistent), returns its status.
 fn finish_one(id: ReqId, call_name: &'static str) -> Status {
     wait_for(&[id], call_name, |w| is_complete(w, id));
-    engine::with(|w| {
+    sim::mpi(|w| {
         w.owe_recv_overhead(id);
         let r = w.mpi.request(id);
         let st = r.status;
@@ -74,22 +75,22 @@ fn status_error(st: &Status) -> MpiResult<()> {
 /// sender gets control back before the transfer ends (detached sends,
 /// non-blocking and synchronous ones), as in SimGrid.
 fn send_overhead(count: i64, datatype: c_int, mode: SendMode, nonblocking: bool) {
-    let cost = engine::with(|w| {
+    let cost = sim::mpi(|w| {
         let bytes = w.mpi.datatype(datatype).map(|t| t.size).unwrap_or(0) * count.max(0) as usize;
         let detached = match mode {
             SendMode::Buffered => true,
-            SendMode::Standard | SendMode::Ready => bytes < w.model.detached_thresh,
+            SendMode::Standard | SendMode::Ready => bytes < w.mpi.protocol.detached_thresh,
             SendMode::Synchronous => false,
         };
         if nonblocking {
-            w.model.isend_overhead.cost(bytes as f64)
+            w.mpi.protocol.isend_overhead.cost(bytes as f64)
         } else if detached || mode == SendMode::Synchronous {
-            w.model.send_overhead.cost(bytes as f64)
+            w.mpi.protocol.send_overhead.cost(bytes as f64)
         } else {
             0.0
         }
     });
-    engine::sleep(cost, "send overhead");
+    sim::sleep(cost, "send overhead");
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -545,7 +546,7 @@ pub(crate) unsafe extern "C" fn MPI_Sendrecv(
         ) {
             Ok(s) => s,
             Err(e) => {
-                engine::with(|w| {
+                sim::mpi(|w| {
                     w.cancel(rid);
                     w.mpi.remove_request(rid);
                 });
@@ -555,7 +556,7 @@ pub(crate) unsafe extern "C" fn MPI_Sendrecv(
         wait_for(&[sid, rid], "MPI_Sendrecv", |w| {
             is_complete(w, sid) && is_complete(w, rid)
         });
-        let st = engine::with(|w| {
+        let st = sim::mpi(|w| {
             let st = w.mpi.request(rid).status;
             w.mpi.remove_request(rid);
             w.mpi.remove_request(sid);
@@ -580,7 +581,7 @@ pub(crate) unsafe extern "C" fn MPI_Sendrecv_replace(
 ) -> c_int {
     call("MPI_Sendrecv_replace", comm, || {
         // Send from a packed copy so the receive can land in `buf`.
-        let (packed, bytes) = engine::with(|w| -> MpiResult<(Vec<u8>, usize)> {
+        let (packed, bytes) = sim::mpi(|w| -> MpiResult<(Vec<u8>, usize)> {
             let ty = w.mpi.datatype(datatype)?.clone();
             let n = usize::try_from(count)
                 .map_err(|_| MpiError::new(class::COUNT, format!("invalid count {count}")))?;
@@ -613,7 +614,7 @@ pub(crate) unsafe extern "C" fn MPI_Sendrecv_replace(
         wait_for(&[sid, rid], "MPI_Sendrecv_replace", |w| {
             is_complete(w, sid) && is_complete(w, rid)
         });
-        let st = engine::with(|w| {
+        let st = sim::mpi(|w| {
             let st = w.mpi.request(rid).status;
             w.mpi.remove_request(rid);
             w.mpi.remove_request(sid);
@@ -630,8 +631,8 @@ pub(crate) unsafe extern "C" fn MPI_Buffer_attach(buffer: *mut c_void, size: c_i
     call("MPI_Buffer_attach", mpi::COMM_WORLD, || {
         let size = usize::try_from(size)
             .map_err(|_| MpiError::new(class::ARG, format!("invalid buffer size {size}")))?;
-        engine::with(|w| {
-            let me = w.current;
+        sim::mpi(|w| {
+            let me = w.core.current();
             let st = &mut w.mpi.ranks[me];
             if st.bsend.is_some() {
                 return Err(MpiError::new(
@@ -652,11 +653,11 @@ pub(crate) unsafe extern "C" fn MPI_Buffer_detach(
     call("MPI_Buffer_detach", mpi::COMM_WORLD, || {
         // Detaching waits until every buffered message has been delivered.
         loop {
-            let busy = engine::with(|w| {
-                let me = w.current;
+            let busy = sim::mpi(|w| {
+                let me = w.core.current();
                 let busy = w.mpi.ranks[me].bsend.is_some_and(|(_, _, used)| used > 0);
                 if busy {
-                    w.block_current(
+                    w.core.block_current(
                         "MPI_Buffer_detach",
                         Detail::Text("buffered messages not delivered yet"),
                     );
@@ -666,10 +667,10 @@ pub(crate) unsafe extern "C" fn MPI_Buffer_detach(
             if !busy {
                 break;
             }
-            engine::park();
+            sim::park();
         }
-        let (addr, len) = engine::with(|w| {
-            let me = w.current;
+        let (addr, len) = sim::mpi(|w| {
+            let me = w.core.current();
             w.mpi.ranks[me]
                 .bsend
                 .take()
@@ -688,8 +689,8 @@ pub(crate) unsafe extern "C" fn MPI_Buffer_detach(
 /// Cost of a failed MPI_Test-like call: the n-th failure in a row costs n
 /// times smpi/test, as in SimGrid, so busy-wait loops advance time fast.
 fn test_cost(succeeded: bool) {
-    let cost = engine::with(|w| {
-        let per = w.model.test_cost;
+    let cost = sim::mpi(|w| {
+        let per = w.mpi.protocol.test_cost;
         let streak = &mut w.mpi.test_streak;
         if succeeded {
             *streak = 0;
@@ -699,18 +700,18 @@ fn test_cost(succeeded: bool) {
             per * f64::from(*streak)
         }
     });
-    engine::sleep(cost, "MPI_Test");
+    sim::sleep(cost, "MPI_Test");
 }
 
 /// Cost of an MPI_Iprobe-like call, charged before looking (as SimGrid
 /// does): smpi/iprobe times one more than the failed probes in a row.
 fn iprobe_cost() {
-    let cost = engine::with(|w| w.model.iprobe_cost * f64::from(w.mpi.iprobe_streak + 1));
-    engine::sleep(cost, "MPI_Iprobe");
+    let cost = sim::mpi(|w| w.mpi.protocol.iprobe_cost * f64::from(w.mpi.iprobe_streak + 1));
+    sim::sleep(cost, "MPI_Iprobe");
 }
 
 fn iprobe_result(found: bool) {
-    engine::with(|w| {
+    sim::mpi(|w| {
         let streak = &mut w.mpi.iprobe_streak;
         *streak = if found { 0 } else { *streak + 1 };
     });
@@ -724,13 +725,13 @@ pub(crate) unsafe extern "C" fn MPI_Probe(
 ) -> c_int {
     call("MPI_Probe", comm, || {
         loop {
-            let found = engine::with(|w| w.iprobe(source, tag, comm))?;
+            let found = sim::mpi(|w| w.iprobe(source, tag, comm))?;
             if let Some(st) = found {
                 // SAFETY: the caller's status argument.
                 unsafe { write_status(status, &st, false) };
                 return Ok(());
             }
-            engine::with(|w| {
+            sim::mpi(|w| {
                 w.set_probing();
                 let tag_s = if tag == mpi::ANY_TAG {
                     "MPI_ANY_TAG".to_string()
@@ -742,7 +743,7 @@ pub(crate) unsafe extern "C" fn MPI_Probe(
                 } else {
                     source.to_string()
                 };
-                w.block_current(
+                w.core.block_current(
                     "MPI_Probe",
                     Detail::Owned(format!(
                         "source {src_s}, tag {tag_s}, {}",
@@ -750,7 +751,7 @@ pub(crate) unsafe extern "C" fn MPI_Probe(
                     )),
                 );
             });
-            engine::park();
+            sim::park();
         }
     })
 }
@@ -763,9 +764,9 @@ pub(crate) unsafe extern "C" fn MPI_Iprobe(
     status: *mut CStatus,
 ) -> c_int {
     call("MPI_Iprobe", comm, || {
-        engine::with(|w| w.comm(comm))?;
+        sim::mpi(|w| w.comm(comm))?;
         iprobe_cost();
-        let found = engine::with(|w| w.iprobe(source, tag, comm))?;
+        let found = sim::mpi(|w| w.iprobe(source, tag, comm))?;
         iprobe_result(found.is_some());
         if let Some(st) = &found {
             // SAFETY: the caller's status argument.
@@ -785,9 +786,9 @@ pub(crate) unsafe extern "C" fn MPI_Improbe(
     status: *mut CStatus,
 ) -> c_int {
     call("MPI_Improbe", comm, || {
-        engine::with(|w| w.comm(comm))?;
+        sim::mpi(|w| w.comm(comm))?;
         iprobe_cost();
-        let found = engine::with(|w| w.improbe(source, tag, comm))?;
+        let found = sim::mpi(|w| w.improbe(source, tag, comm))?;
         iprobe_result(found.is_some());
         if let Some((msg, st)) = found {
             // SAFETY: the caller's arguments.
@@ -809,7 +810,7 @@ pub(crate) unsafe extern "C" fn MPI_Mprobe(
     status: *mut CStatus,
 ) -> c_int {
     call("MPI_Mprobe", comm, || loop {
-        let found = engine::with(|w| w.improbe(source, tag, comm))?;
+        let found = sim::mpi(|w| w.improbe(source, tag, comm))?;
         if let Some((msg, st)) = found {
             // SAFETY: the caller's arguments.
             unsafe {
@@ -818,9 +819,9 @@ pub(crate) unsafe extern "C" fn MPI_Mprobe(
             }
             return Ok(());
         }
-        engine::with(|w| {
+        sim::mpi(|w| {
             w.set_probing();
-            w.block_current(
+            w.core.block_current(
                 "MPI_Mprobe",
                 Detail::Owned(format!(
                     "source {source}, tag {tag}, {}",
@@ -828,7 +829,7 @@ pub(crate) unsafe extern "C" fn MPI_Mprobe(
                 )),
             );
         });
-        engine::park();
+        sim::park();
     })
 }
 
@@ -845,7 +846,7 @@ pub(crate) unsafe extern "C" fn MPI_Mrecv(
         }
         // SAFETY: non-null in/out argument.
         let msg = unsafe { *message };
-        let id = engine::with(|w| w.mrecv(buf, i64::from(count), datatype, msg))?;
+        let id = sim::mpi(|w| w.mrecv(buf, i64::from(count), datatype, msg))?;
         // SAFETY: as above.
         unsafe { *message = 0 };
         let st = finish_one(id, "MPI_Mrecv");
@@ -871,7 +872,7 @@ pub(crate) unsafe extern "C" fn MPI_Imrecv(
         }
         // SAFETY: non-null in/out arguments.
         let msg = unsafe { *message };
-        let id = engine::with(|w| w.mrecv(buf, i64::from(count), datatype, msg))?;
+        let id = sim::mpi(|w| w.mrecv(buf, i64::from(count), datatype, msg))?;
         // SAFETY: as above.
         unsafe {
             *message = 0;
@@ -895,7 +896,7 @@ unsafe fn active_request(request: *const c_int) -> MpiResult<Option<ReqId>> {
     if h == REQUEST_NULL {
         return Ok(None);
     }
-    engine::with(|w| {
+    sim::mpi(|w| {
         let id = w.mpi.request_id(h)?;
         Ok(w.mpi.request(id).active.then_some(id))
     })
@@ -909,7 +910,7 @@ unsafe fn active_request(request: *const c_int) -> MpiResult<Option<ReqId>> {
 /// # Safety
 /// `request` points to the user's writable MPI_Request.
 unsafe fn take_completed(id: ReqId, request: *mut c_int) -> Status {
-    let greq = engine::with(|w| match w.mpi.request(id).kind {
+    let greq = sim::mpi(|w| match w.mpi.request(id).kind {
         ReqKind::Generalized(g) => Some(g),
         _ => None,
     });
@@ -933,7 +934,7 @@ unsafe fn take_completed(id: ReqId, request: *mut c_int) -> Status {
                 f
             }
         };
-        engine::with(|w| w.mpi.remove_request(id));
+        sim::mpi(|w| w.mpi.remove_request(id));
         // SAFETY: per the contract.
         unsafe { *request = REQUEST_NULL };
         return Status {
@@ -944,7 +945,7 @@ unsafe fn take_completed(id: ReqId, request: *mut c_int) -> Status {
             cancelled: cs.count_hi_and_cancelled & 1 != 0,
         };
     }
-    engine::with(|w| {
+    sim::mpi(|w| {
         w.owe_recv_overhead(id);
         let r = w.mpi.request(id);
         let st = r.status;
@@ -989,7 +990,7 @@ pub(crate) unsafe extern "C" fn MPI_Test(
             return unsafe { out(flag, 1, "flag") };
         };
         // As SimGrid: look, and only a failed look costs time.
-        let done = engine::with(|w| is_complete(w, id));
+        let done = sim::mpi(|w| is_complete(w, id));
         test_cost(done);
         if done {
             // SAFETY: the caller's arguments.
@@ -1100,7 +1101,7 @@ pub(crate) unsafe extern "C" fn MPI_Testall(
     call("MPI_Testall", mpi::COMM_WORLD, || {
         // SAFETY: the caller's array arguments.
         let active = unsafe { active_requests(count, requests) }?;
-        let all = engine::with(|w| active.iter().all(|&(_, id)| is_complete(w, id)));
+        let all = sim::mpi(|w| active.iter().all(|&(_, id)| is_complete(w, id)));
         test_cost(all);
         if !all {
             // SAFETY: the caller's output argument.
@@ -1145,7 +1146,7 @@ pub(crate) unsafe extern "C" fn MPI_Waitany(
         wait_for(&ids, "MPI_Waitany", |w| {
             ids.iter().any(|&id| is_complete(w, id))
         });
-        let (i, id) = engine::with(|w| {
+        let (i, id) = sim::mpi(|w| {
             *active
                 .iter()
                 .find(|&&(_, id)| is_complete(w, id))
@@ -1180,7 +1181,7 @@ pub(crate) unsafe extern "C" fn MPI_Testany(
                 return out(flag, 1, "flag");
             }
         }
-        let found = engine::with(|w| active.iter().find(|&&(_, id)| is_complete(w, id)).copied());
+        let found = sim::mpi(|w| active.iter().find(|&&(_, id)| is_complete(w, id)).copied());
         test_cost(found.is_some());
         match found {
             Some((i, id)) => {
@@ -1215,7 +1216,7 @@ unsafe fn some_done(
     indices: *mut c_int,
     statuses: *mut CStatus,
 ) -> MpiResult<()> {
-    let done: Vec<(usize, ReqId)> = engine::with(|w| {
+    let done: Vec<(usize, ReqId)> = sim::mpi(|w| {
         active
             .iter()
             .filter(|&&(_, id)| is_complete(w, id))
@@ -1282,7 +1283,7 @@ pub(crate) unsafe extern "C" fn MPI_Testsome(
             // SAFETY: the caller's output argument.
             return unsafe { out(outcount, mpi::UNDEFINED, "outcount") };
         }
-        let any = engine::with(|w| active.iter().any(|&(_, id)| is_complete(w, id)));
+        let any = sim::mpi(|w| active.iter().any(|&(_, id)| is_complete(w, id)));
         test_cost(any);
         if !any {
             // SAFETY: the caller's output argument.
@@ -1300,8 +1301,8 @@ pub(crate) unsafe extern "C" fn MPI_Request_free(request: *mut c_int) -> c_int {
         }
         // SAFETY: non-null in/out argument.
         let h = unsafe { *request };
-        let id = engine::with(|w| w.mpi.request_id(h))?;
-        engine::with(|w| w.free_request(id));
+        let id = sim::mpi(|w| w.mpi.request_id(h))?;
+        sim::mpi(|w| w.free_request(id));
         // SAFETY: as above.
         unsafe { *request = REQUEST_NULL };
         Ok(())
@@ -1317,7 +1318,7 @@ pub(crate) unsafe extern "C" fn MPI_Request_get_status(
         let state = if request == REQUEST_NULL {
             None
         } else {
-            engine::with(|w| -> MpiResult<Option<(bool, Status)>> {
+            sim::mpi(|w| -> MpiResult<Option<(bool, Status)>> {
                 let id = w.mpi.request_id(request)?;
                 let r = w.mpi.request(id);
                 Ok(r.active.then_some((r.complete, r.status)))
@@ -1344,7 +1345,7 @@ pub(crate) unsafe extern "C" fn MPI_Cancel(request: *mut c_int) -> c_int {
         }
         // SAFETY: non-null argument.
         let h = unsafe { *request };
-        let greq = engine::with(|w| -> MpiResult<Option<(mpi::Grequest, bool)>> {
+        let greq = sim::mpi(|w| -> MpiResult<Option<(mpi::Grequest, bool)>> {
             let id = w.mpi.request_id(h)?;
             let r = w.mpi.request(id);
             if let ReqKind::Generalized(g) = r.kind {
@@ -1407,7 +1408,7 @@ pub(crate) unsafe extern "C" fn MPI_Startall(count: c_int, requests: *mut c_int)
 /// collective one by running its non-blocking call (which may run the
 /// program's code, so outside the world), whose request becomes the run.
 fn start_persistent(h: c_int, call_name: &str) -> MpiResult<()> {
-    let collective = engine::with(|w| {
+    let collective = sim::mpi(|w| {
         let id = w.mpi.request_id(h)?;
         let r = w.mpi.request(id);
         if !r.persistent {
@@ -1427,15 +1428,15 @@ fn start_persistent(h: c_int, call_name: &str) -> MpiResult<()> {
     let mut run: c_int = 0;
     let code = start(&mut run);
     // Unused if the call failed before taking it.
-    engine::with(|w| w.mpi.ranks[w.current].reserved_coll_tag = None);
+    sim::mpi(|w| w.mpi.ranks[w.core.current()].reserved_coll_tag = None);
     if code != class::SUCCESS {
-        engine::with(|w| w.mpi.request_mut(id).active = false);
+        sim::mpi(|w| w.mpi.request_mut(id).active = false);
         return Err(MpiError::new(
             code,
             format!("{call_name}: the persistent collective could not start"),
         ));
     }
-    engine::with(|w| {
+    sim::mpi(|w| {
         let run = w.mpi.request_id(run)?;
         w.attach_persistent_run(id, run);
         Ok(())
@@ -1444,7 +1445,7 @@ fn start_persistent(h: c_int, call_name: &str) -> MpiResult<()> {
 
 /// Elements of `datatype` in `bytes` (whole elements, or basic elements
 /// when `basic`), or MPI_UNDEFINED when the data does not end on one.
-fn elements(w: &engine::World, datatype: c_int, bytes: u64, basic: bool) -> MpiResult<i64> {
+fn elements(w: &crate::mpi::Ctx, datatype: c_int, bytes: u64, basic: bool) -> MpiResult<i64> {
     let ty = w.mpi.datatype(datatype)?;
     if ty.size == 0 {
         return Ok(0);
@@ -1466,7 +1467,7 @@ fn status_elements(status: *const CStatus, datatype: c_int, basic: bool) -> MpiR
     }
     // SAFETY: non-null status from the caller.
     let bytes = status_bytes(unsafe { &*status });
-    engine::with(|w| elements(w, datatype, bytes, basic))
+    sim::mpi(|w| elements(w, datatype, bytes, basic))
 }
 
 pub(crate) unsafe extern "C" fn MPI_Get_count(
@@ -1510,7 +1511,7 @@ fn set_elements(status: *mut CStatus, datatype: c_int, count: i64) -> MpiResult<
         return Err(MpiError::new(class::ARG, "status is a null pointer"));
     }
     // Whole elements first, then basic elements of the type map.
-    let unit = engine::with(|w| {
+    let unit = sim::mpi(|w| {
         w.mpi
             .datatype(datatype)
             .map(|t| match t.elements.as_slice() {
@@ -1584,7 +1585,7 @@ fn isendrecv(
         if request.is_null() {
             return Err(MpiError::new(class::ARG, "request is a null pointer"));
         }
-        let id = engine::with(|w| -> MpiResult<ReqId> {
+        let id = sim::mpi(|w| -> MpiResult<ReqId> {
             let rid = w.new_request(
                 ReqKind::Recv,
                 recvbuf,
@@ -1669,7 +1670,7 @@ pub(crate) unsafe extern "C" fn MPI_Isendrecv_replace(
 ) -> c_int {
     // The outgoing data is packed first, so the receive can land in `buf`;
     // the compound request owns the packed copy until it completes.
-    let packed = engine::with(|w| -> MpiResult<Vec<u8>> {
+    let packed = sim::mpi(|w| -> MpiResult<Vec<u8>> {
         let ty = Rc::clone(w.mpi.datatype(datatype)?);
         let n = usize::try_from(count)
             .map_err(|_| MpiError::new(class::COUNT, format!("invalid count {count}")))?;
@@ -1817,7 +1818,7 @@ pub(crate) unsafe extern "C" fn MPI_Grequest_start(
             cancel,
             extra_state: extra_state as usize,
         };
-        let id = engine::with(|w| -> MpiResult<ReqId> {
+        let id = sim::mpi(|w| -> MpiResult<ReqId> {
             let view = w.comm(mpi::COMM_SELF)?;
             let int = Rc::clone(w.mpi.datatype(8)?);
             let id = w.new_internal_request(
@@ -1841,7 +1842,7 @@ pub(crate) unsafe extern "C" fn MPI_Grequest_start(
 
 pub(crate) unsafe extern "C" fn MPI_Grequest_complete(request: c_int) -> c_int {
     call("MPI_Grequest_complete", mpi::COMM_WORLD, || {
-        engine::with(|w| {
+        sim::mpi(|w| {
             let id = w.mpi.request_id(request)?;
             if !matches!(w.mpi.request(id).kind, ReqKind::Generalized(_)) {
                 return Err(MpiError::new(

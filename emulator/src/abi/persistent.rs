@@ -11,8 +11,8 @@ use super::coll::*;
 use super::info::check_info;
 use super::neighbor::*;
 use super::{call, out};
-use crate::engine;
 use crate::mpi::{class, MpiError, PersistentStart};
+use crate::sim;
 
 /// Makes the persistent request of `name` that `start` begins.
 fn persistent(
@@ -27,7 +27,7 @@ fn persistent(
             return Err(MpiError::new(class::ARG, "request is a null pointer"));
         }
         check_info(info)?;
-        let id = engine::with(|w| -> crate::mpi::MpiResult<_> {
+        let id = sim::mpi(|w| -> crate::mpi::MpiResult<_> {
             let view = w.comm(comm)?;
             Ok(w.new_persistent_collective(&view, start))
         })?;

@@ -6,10 +6,10 @@ use std::ffi::{c_char, c_int, c_void};
 use super::attr::{self, Kind};
 use super::env::copy_c_string;
 use super::{call, call_in, out, ErrScope};
-use crate::engine;
 use crate::mpi::op::Builtin;
 use crate::mpi::win::{self, Buffer, Flavor, OpKind, TargetSpec, WIN_HINTS};
 use crate::mpi::{self, class, MpiError, MpiResult, ReqId};
+use crate::sim;
 
 type Aint = isize;
 
@@ -55,7 +55,7 @@ fn create_window(
         }
         let h = win::create(comm, flavor, base, size, disp_unit, info, name)?;
         if matches!(flavor, Flavor::Allocate | Flavor::Shared) {
-            let b = engine::with(|w| w.win_member(h).map(|m| m.base))?;
+            let b = sim::mpi(|w| w.win_member(h).map(|m| m.base))?;
             // SAFETY: `baseptr` is the address of the caller's pointer
             // variable (MPI passes `void *` that is really `void **`).
             unsafe { out(baseptr as *mut usize, b, "baseptr")? };
@@ -187,7 +187,7 @@ pub(crate) unsafe extern "C" fn MPI_Win_free(win: *mut c_int) -> c_int {
         if win.is_null() {
             return Err(MpiError::new(class::ARG, "win is a null pointer"));
         }
-        engine::with(|w| w.win_member(h).map(|_| ()))?;
+        sim::mpi(|w| w.win_member(h).map(|_| ()))?;
         attr::delete_all(Kind::Win, h)?;
         win::free(h)?;
         // SAFETY: non-null in/out argument.
@@ -198,7 +198,7 @@ pub(crate) unsafe extern "C" fn MPI_Win_free(win: *mut c_int) -> c_int {
 
 pub(crate) unsafe extern "C" fn MPI_Win_get_group(win: c_int, group: *mut c_int) -> c_int {
     on_win("MPI_Win_get_group", win, || {
-        let g = engine::with(|w| -> MpiResult<c_int> {
+        let g = sim::mpi(|w| -> MpiResult<c_int> {
             let g = w.window(win)?.0.group.clone();
             Ok(w.mpi.comms.add_group(g))
         })?;
@@ -209,7 +209,7 @@ pub(crate) unsafe extern "C" fn MPI_Win_get_group(win: c_int, group: *mut c_int)
 
 pub(crate) unsafe extern "C" fn MPI_Win_set_info(win: c_int, info: c_int) -> c_int {
     on_win("MPI_Win_set_info", win, || {
-        engine::with(|w| -> MpiResult<()> {
+        sim::mpi(|w| -> MpiResult<()> {
             let hints = w.mpi.hints(info)?;
             let m = w.win_member_mut(win)?;
             // Keys MPI does not define for windows are ignored (as MPICH).
@@ -229,7 +229,7 @@ pub(crate) unsafe extern "C" fn MPI_Win_set_info(win: c_int, info: c_int) -> c_i
 
 pub(crate) unsafe extern "C" fn MPI_Win_get_info(win: c_int, info: *mut c_int) -> c_int {
     on_win("MPI_Win_get_info", win, || {
-        let h = engine::with(|w| -> MpiResult<c_int> {
+        let h = sim::mpi(|w| -> MpiResult<c_int> {
             let set = &w.win_member(win)?.info;
             let entries = WIN_HINTS
                 .iter()
@@ -256,7 +256,7 @@ pub(crate) unsafe extern "C" fn MPI_Win_set_name(win: c_int, name: *const c_char
         // SAFETY: a NUL-terminated string from the caller.
         let s = unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy();
         let s: String = s.chars().take(127).collect();
-        engine::with(|w| w.win_member_mut(win).map(|m| m.name = s))
+        sim::mpi(|w| w.win_member_mut(win).map(|m| m.name = s))
     })
 }
 
@@ -266,7 +266,7 @@ pub(crate) unsafe extern "C" fn MPI_Win_get_name(
     resultlen: *mut c_int,
 ) -> c_int {
     on_win("MPI_Win_get_name", win, || {
-        let n = engine::with(|w| w.win_member(win).map(|m| m.name.clone()))?;
+        let n = sim::mpi(|w| w.win_member(win).map(|m| m.name.clone()))?;
         if name.is_null() {
             return Err(MpiError::new(class::ARG, "name is a null pointer"));
         }
@@ -373,7 +373,7 @@ fn issue(
                 return Err(MpiError::new(class::ARG, "request is a null pointer"));
             }
         }
-        let id = engine::with(|w| w.rma_issue(win, kind, origin, target, request.is_some()))?;
+        let id = sim::mpi(|w| w.rma_issue(win, kind, origin, target, request.is_some()))?;
         if let Some(r) = request {
             // SAFETY: non-null output argument (checked above).
             unsafe { out_request(r, id)? };
@@ -745,7 +745,7 @@ pub(crate) unsafe extern "C" fn MPI_Win_create_errhandler(
 
 pub(crate) unsafe extern "C" fn MPI_Win_set_errhandler(win: c_int, errhandler: c_int) -> c_int {
     on_win("MPI_Win_set_errhandler", win, || {
-        engine::with(|w| {
+        sim::mpi(|w| {
             w.check_errhandler(errhandler)?;
             w.win_member_mut(win).map(|m| m.errhandler = errhandler)
         })
@@ -757,14 +757,14 @@ pub(crate) unsafe extern "C" fn MPI_Win_get_errhandler(
     errhandler: *mut c_int,
 ) -> c_int {
     on_win("MPI_Win_get_errhandler", win, || {
-        let eh = engine::with(|w| w.win_member(win).map(|m| m.errhandler))?;
+        let eh = sim::mpi(|w| w.win_member(win).map(|m| m.errhandler))?;
         // SAFETY: the caller's output argument.
         unsafe { out(errhandler, eh, "errhandler") }
     })
 }
 
 pub(crate) unsafe extern "C" fn MPI_Win_call_errhandler(win: c_int, errorcode: c_int) -> c_int {
-    let handler = engine::with(|w| w.win_member(win).map(|m| m.errhandler));
+    let handler = sim::mpi(|w| w.win_member(win).map(|m| m.errhandler));
     super::env::call_errhandler(
         "MPI_Win_call_errhandler",
         handler,

@@ -4,15 +4,15 @@
 use std::ffi::{c_int, c_uint};
 
 use super::{bench_begin, bench_end};
-use crate::context::{self, Suspend};
-use crate::engine;
+use crate::engine::context::{self, Suspend};
+use crate::sim;
 
 /// Reads the clock, then charges smpi/wtime, as SimGrid does: a loop
 /// `while (MPI_Wtime() < t)` must let simulated time advance.
 fn read_clock_and_charge() -> f64 {
     bench_end();
-    let (now, cost) = engine::with(|w| (w.now, w.model.wtime_cost));
-    engine::sleep(cost, "MPI_Wtime");
+    let (now, cost) = sim::with(|s| (s.core.now(), s.mpi.protocol.wtime_cost));
+    sim::sleep(cost, "MPI_Wtime");
     bench_begin();
     now
 }
@@ -22,12 +22,12 @@ pub(crate) unsafe extern "C" fn MPI_Wtime() -> f64 {
 }
 
 pub(crate) unsafe extern "C" fn MPI_Wtick() -> f64 {
-    engine::with(|w| w.model.precision.timing)
+    sim::with(|s| s.core.model().precision.timing)
 }
 
 fn sleep_seconds(seconds: f64, call: &'static str) {
     bench_end();
-    engine::sleep(seconds, call);
+    sim::sleep(seconds, call);
     bench_begin();
 }
 
@@ -126,13 +126,13 @@ pub(crate) unsafe extern "C" fn smpi_execute_flops(flops: f64) {
 }
 
 pub(crate) unsafe extern "C" fn smpi_execute(seconds: f64) {
-    super::add_pending_flops(seconds * engine::with(|w| w.compute.host_speed));
+    super::add_pending_flops(seconds * sim::with(|s| s.bench.host_speed));
 }
 
 /// Stops the simulation for a failure of the current rank's call.
 pub(super) fn fatal(message: &str) -> ! {
     crate::flush_c_stdio();
-    let rank = engine::with(|w| w.current);
+    let rank = sim::mpi(|w| w.core.current());
     eprintln!("smpirun: rank {rank}: {message}");
     super::abort_simulation(1)
 }

@@ -3,10 +3,10 @@
 use std::ffi::c_int;
 
 use super::{call, out};
-use crate::engine;
 use crate::mpi::coll::{coll_error, execute, Buffers, Reduction};
 use crate::mpi::comm::{Neighbours, Topology};
 use crate::mpi::{self, class, MpiError, MpiResult};
+use crate::sim;
 
 const GRAPH: c_int = 1;
 const CART: c_int = 2;
@@ -45,7 +45,7 @@ unsafe fn write_ints(p: *mut c_int, v: &[c_int], what: &str) -> MpiResult<()> {
 
 /// The Cartesian topology of `comm`: (dims, periods).
 fn cart(comm: c_int) -> MpiResult<(Vec<i32>, Vec<bool>)> {
-    match engine::with(|w| w.topology(comm))?.as_deref() {
+    match sim::mpi(|w| w.topology(comm))?.as_deref() {
         Some(Topology::Cart { dims, periods }) => Ok((dims.clone(), periods.clone())),
         _ => Err(MpiError::new(
             class::TOPOLOGY,
@@ -56,7 +56,7 @@ fn cart(comm: c_int) -> MpiResult<(Vec<i32>, Vec<bool>)> {
 
 /// The graph topology of `comm`: (index, edges).
 fn graph(comm: c_int) -> MpiResult<(Vec<i32>, Vec<i32>)> {
-    match engine::with(|w| w.topology(comm))?.as_deref() {
+    match sim::mpi(|w| w.topology(comm))?.as_deref() {
         Some(Topology::Graph { index, edges }) => Ok((index.clone(), edges.clone())),
         _ => Err(MpiError::new(
             class::TOPOLOGY,
@@ -81,8 +81,8 @@ pub(crate) unsafe extern "C" fn MPI_Cart_create(
         let n = ndims_of(ndims)?;
         // SAFETY: MPI passes arrays of ndims entries.
         let (d, p) = unsafe { (ints(dims, n, "dims")?, ints(periods, n, "periods")?) };
-        let h = engine::with(|w| w.cart_create(comm, d, p.iter().map(|&x| x != 0).collect()))?;
-        engine::with(|w| w.inherit_errhandler(comm, h));
+        let h = sim::mpi(|w| w.cart_create(comm, d, p.iter().map(|&x| x != 0).collect()))?;
+        sim::mpi(|w| w.inherit_errhandler(comm, h));
         // SAFETY: the caller's output argument.
         unsafe { out(comm_cart, h, "comm_cart") }
     })
@@ -106,7 +106,7 @@ pub(crate) unsafe extern "C" fn MPI_Cart_get(
     call("MPI_Cart_get", comm, || {
         let (d, p) = cart(comm)?;
         let n = ndims_of(maxdims)?.min(d.len());
-        let me = engine::with(|w| w.comm(comm))?.my_rank as i32;
+        let me = sim::mpi(|w| w.comm(comm))?.my_rank as i32;
         let c = Topology::coords(&d, me);
         let p: Vec<c_int> = p.iter().map(|&x| c_int::from(x)).collect();
         // SAFETY: MPI passes arrays of maxdims entries.
@@ -126,7 +126,7 @@ pub(crate) unsafe extern "C" fn MPI_Cart_coords(
 ) -> c_int {
     call("MPI_Cart_coords", comm, || {
         let (d, _) = cart(comm)?;
-        let size = engine::with(|w| w.comm(comm))?.size();
+        let size = sim::mpi(|w| w.comm(comm))?.size();
         if rank < 0 || rank as usize >= size {
             return Err(MpiError::new(class::RANK, format!("invalid rank {rank}")));
         }
@@ -175,7 +175,7 @@ pub(crate) unsafe extern "C" fn MPI_Cart_shift(
             .ok()
             .filter(|&x| x < d.len())
             .ok_or_else(|| MpiError::new(class::ARG, format!("invalid direction {direction}")))?;
-        let me = engine::with(|w| w.comm(comm))?.my_rank as i32;
+        let me = sim::mpi(|w| w.comm(comm))?.my_rank as i32;
         let c = Topology::coords(&d, me);
         let shifted = |delta: c_int| {
             let mut x = c.clone();
@@ -202,7 +202,7 @@ pub(crate) unsafe extern "C" fn MPI_Cart_sub(
             .iter()
             .map(|&x| x != 0)
             .collect();
-        let v = engine::with(|w| w.comm(comm))?;
+        let v = sim::mpi(|w| w.comm(comm))?;
         let c = Topology::coords(&d, v.my_rank as i32);
         // Ranks that agree on the dropped coordinates share a subgrid. With
         // no dimension kept, rank 0 alone gets a communicator (as MPICH).
@@ -218,7 +218,7 @@ pub(crate) unsafe extern "C" fn MPI_Cart_sub(
         let h = super::comm::split(&v, color, v.my_rank as c_int, "MPI_Cart_sub")?;
         let sub_dims: Vec<i32> = (0..d.len()).filter(|&i| keep[i]).map(|i| d[i]).collect();
         let sub_periods: Vec<bool> = (0..d.len()).filter(|&i| keep[i]).map(|i| p[i]).collect();
-        engine::with(|w| {
+        sim::mpi(|w| {
             w.set_topology(
                 h,
                 Topology::Cart {
@@ -244,7 +244,7 @@ pub(crate) unsafe extern "C" fn MPI_Cart_map(
         let n = ndims_of(ndims)?;
         // SAFETY: MPI passes an array of ndims entries.
         let d = unsafe { ints(dims, n, "dims")? };
-        let v = engine::with(|w| w.comm(comm))?;
+        let v = sim::mpi(|w| w.comm(comm))?;
         let nnodes: i64 = d.iter().map(|&x| i64::from(x)).product();
         if d.iter().any(|&x| x <= 0) || nnodes > v.size() as i64 {
             return Err(MpiError::new(
@@ -264,7 +264,7 @@ pub(crate) unsafe extern "C" fn MPI_Cart_map(
 
 pub(crate) unsafe extern "C" fn MPI_Topo_test(comm: c_int, status: *mut c_int) -> c_int {
     call("MPI_Topo_test", comm, || {
-        let t = engine::with(|w| w.topology(comm))?;
+        let t = sim::mpi(|w| w.topology(comm))?;
         let s = match t.as_deref() {
             Some(Topology::Cart { .. }) => CART,
             Some(Topology::Graph { .. }) => GRAPH,
@@ -292,8 +292,8 @@ pub(crate) unsafe extern "C" fn MPI_Graph_create(
         let nedges = idx.last().map_or(0, |&x| usize::try_from(x).unwrap_or(0));
         // SAFETY: as above.
         let e = unsafe { ints(edges, nedges, "edges")? };
-        let h = engine::with(|w| w.graph_create(comm, idx, e))?;
-        engine::with(|w| w.inherit_errhandler(comm, h));
+        let h = sim::mpi(|w| w.graph_create(comm, idx, e))?;
+        sim::mpi(|w| w.inherit_errhandler(comm, h));
         // SAFETY: the caller's output argument.
         unsafe { out(comm_graph, h, "comm_graph") }
     })
@@ -382,7 +382,7 @@ pub(crate) unsafe extern "C" fn MPI_Graph_map(
     newrank: *mut c_int,
 ) -> c_int {
     call("MPI_Graph_map", comm, || {
-        let v = engine::with(|w| w.comm(comm))?;
+        let v = sim::mpi(|w| w.comm(comm))?;
         if nnodes < 1 || nnodes as usize > v.size() {
             return Err(MpiError::new(
                 class::ARG,
@@ -428,7 +428,7 @@ fn degree(n: c_int, what: &str) -> MpiResult<usize> {
 /// the current rank's part of the graph), waits until every member has
 /// added its part (a barrier on the new communicator), and writes it.
 fn finish_dist_graph(
-    create: impl FnOnce(&mut crate::engine::World) -> MpiResult<c_int>,
+    create: impl FnOnce(&mut crate::mpi::Ctx) -> MpiResult<c_int>,
     out_comm: *mut c_int,
     call_name: &'static str,
 ) -> MpiResult<()> {
@@ -438,8 +438,8 @@ fn finish_dist_graph(
             "comm_dist_graph is a null pointer",
         ));
     }
-    let h = engine::with(create)?;
-    let view = engine::with(|w| w.comm(h))?;
+    let h = sim::mpi(create)?;
+    let view = sim::mpi(|w| w.comm(h))?;
     let s = collectives::barrier(view.my_rank, view.size()).map_err(coll_error)?;
     execute(&view, s, Buffers::none(), Reduction::None, call_name)?;
     // SAFETY: non-null output argument.
@@ -465,7 +465,7 @@ pub(crate) unsafe extern "C" fn MPI_Dist_graph_create_adjacent(
             degree(indegree, "indegree")?,
             degree(outdegree, "outdegree")?,
         );
-        let me = engine::with(|w| w.comm(comm).map(|v| v.my_rank as c_int))?;
+        let me = sim::mpi(|w| w.comm(comm).map(|v| v.my_rank as c_int))?;
         // SAFETY: MPI passes arrays of the degrees' lengths (or the
         // weight constants).
         let (src, sw, dst, dw) = unsafe {
@@ -543,7 +543,7 @@ pub(crate) unsafe extern "C" fn MPI_Dist_graph_create(
 /// The current rank's (sources, destinations) with weights, and whether
 /// the graph is weighted.
 fn dist_graph(comm: c_int) -> MpiResult<(Neighbours, bool)> {
-    engine::with(|w| {
+    sim::mpi(|w| {
         let me = w.comm(comm)?.my_rank;
         match w.topology(comm)?.as_deref() {
             Some(Topology::DistGraph {

@@ -6,13 +6,13 @@ use std::rc::Rc;
 
 use super::env::copy_c_string;
 use super::{call, out};
-use crate::engine;
 use crate::mpi::datatype::{self, Datatype};
 use crate::mpi::typector::{self, Envelope, Piece};
 use crate::mpi::{self, class, MpiError, MpiResult};
+use crate::sim;
 
 fn get(dt: c_int) -> MpiResult<Rc<Datatype>> {
-    engine::with(|w| w.mpi.datatype(dt).map(Rc::clone))
+    sim::mpi(|w| w.mpi.datatype(dt).map(Rc::clone))
 }
 
 fn nonneg(v: c_int, what: &str) -> MpiResult<usize> {
@@ -39,7 +39,7 @@ unsafe fn slice<'a, T>(p: *const T, n: usize, what: &str) -> MpiResult<&'a [T]> 
 
 /// Stores a new type with its envelope and writes its handle.
 fn finish(mut t: Datatype, mut env: Envelope, newtype: *mut c_int) -> MpiResult<()> {
-    let h = engine::with(|w| -> MpiResult<c_int> {
+    let h = sim::mpi(|w| -> MpiResult<c_int> {
         env.types = env
             .datatypes
             .iter()
@@ -460,7 +460,7 @@ pub(crate) unsafe extern "C" fn MPI_Type_dup(old: c_int, newtype: *mut c_int) ->
         let new = unsafe { *newtype };
         if let Err(e) = super::attr::copy_all(super::attr::Kind::Type, old, new) {
             // A failing copy function fails the duplication.
-            engine::with(|w| w.mpi.free_datatype(new))?;
+            sim::mpi(|w| w.mpi.free_datatype(new))?;
             // SAFETY: as above.
             unsafe { *newtype = mpi::DATATYPE_NULL };
             return Err(e);
@@ -476,7 +476,7 @@ pub(crate) unsafe extern "C" fn MPI_Type_commit(datatype: *mut c_int) -> c_int {
         }
         // SAFETY: non-null in/out argument.
         let h = unsafe { *datatype };
-        engine::with(|w| {
+        sim::mpi(|w| {
             let t = w.mpi.datatype(h)?;
             if !t.committed {
                 let mut c = (**t).clone();
@@ -495,9 +495,9 @@ pub(crate) unsafe extern "C" fn MPI_Type_free(datatype: *mut c_int) -> c_int {
         }
         // SAFETY: non-null in/out argument.
         let h = unsafe { *datatype };
-        engine::with(|w| w.mpi.datatype(h).map(|_| ()))?;
+        sim::mpi(|w| w.mpi.datatype(h).map(|_| ()))?;
         super::attr::delete_all(super::attr::Kind::Type, h)?;
-        engine::with(|w| w.mpi.free_datatype(h))?;
+        sim::mpi(|w| w.mpi.free_datatype(h))?;
         // SAFETY: as above.
         unsafe { *datatype = mpi::DATATYPE_NULL };
         Ok(())
@@ -611,7 +611,7 @@ pub(crate) unsafe extern "C" fn MPI_Type_match_size(
                 ))
             }
         };
-        let h = engine::with(|w| {
+        let h = sim::mpi(|w| {
             w.mpi
                 .datatypes
                 .iter()
@@ -658,7 +658,7 @@ pub(crate) unsafe extern "C" fn MPI_Type_get_contents(
             ));
         }
         // Derived types come back as new handles (the program frees them).
-        let handles: Vec<c_int> = engine::with(|w| {
+        let handles: Vec<c_int> = sim::mpi(|w| {
             e.datatypes
                 .iter()
                 .zip(&e.types)
@@ -704,7 +704,7 @@ pub(crate) unsafe extern "C" fn MPI_Type_set_name(dt: c_int, name: *const c_char
             .chars()
             .take(127)
             .collect();
-        engine::with(|w| {
+        sim::mpi(|w| {
             let t = w.mpi.datatype(dt)?;
             let mut c = (**t).clone();
             c.name = s;
@@ -768,7 +768,7 @@ pub(crate) unsafe extern "C" fn MPI_Pack_size(
 ) -> c_int {
     call("MPI_Pack_size", comm, || {
         let n = nonneg(incount, "incount")?;
-        engine::with(|w| w.comm(comm))?;
+        sim::mpi(|w| w.comm(comm))?;
         let t = get(dt)?;
         // SAFETY: the caller's output argument.
         unsafe {
@@ -793,7 +793,7 @@ pub(crate) unsafe extern "C" fn MPI_Pack(
     call("MPI_Pack", comm, || {
         let n = nonneg(incount, "incount")?;
         let cap = nonneg(outsize, "outsize")?;
-        engine::with(|w| w.comm(comm))?;
+        sim::mpi(|w| w.comm(comm))?;
         let t = get(dt)?;
         if position.is_null() {
             return Err(MpiError::new(class::ARG, "position is a null pointer"));
@@ -833,7 +833,7 @@ pub(crate) unsafe extern "C" fn MPI_Unpack(
     call("MPI_Unpack", comm, || {
         let n = nonneg(outcount, "outcount")?;
         let cap = nonneg(insize, "insize")?;
-        engine::with(|w| w.comm(comm))?;
+        sim::mpi(|w| w.comm(comm))?;
         let t = get(dt)?;
         if position.is_null() {
             return Err(MpiError::new(class::ARG, "position is a null pointer"));

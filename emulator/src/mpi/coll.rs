@@ -10,9 +10,9 @@ use collectives::{Block, Buf, CollError, Comm, Local, Schedule};
 use super::datatype::{self, Datatype};
 use super::op::{self, ReduceOp};
 use super::{
-    class, is_complete, wait_for, CommView, MpiError, MpiResult, ReqId, ReqKind, SendMode,
+    class, is_complete, wait_for, CommView, Ctx, MpiError, MpiResult, ReqId, ReqKind, SendMode,
 };
-use crate::engine;
+use crate::sim;
 
 /// The user buffers of one collective call.
 #[derive(Debug, Clone, Copy)]
@@ -124,8 +124,8 @@ impl Algorithms {
 /// (smpi/reduce-rate): large reductions are not free.
 pub fn charge_reduction(bytes: usize) {
     if bytes > 0 {
-        let flops = engine::with(|w| w.reduction_flops(bytes));
-        engine::execute(flops, "reduction");
+        let flops = sim::mpi(|w| w.reduction_flops(bytes));
+        sim::execute(flops, "reduction");
     }
 }
 
@@ -175,14 +175,14 @@ impl Scratch {
     }
 }
 
-struct Ctx<'a> {
+struct Layout<'a> {
     bufs: Buffers,
     send_ty: Rc<Datatype>,
     recv_ty: Rc<Datatype>,
     scratch: &'a [Scratch],
 }
 
-impl Ctx<'_> {
+impl Layout<'_> {
     /// Address and datatype of a block.
     fn locate(&self, b: &Block) -> (usize, &Rc<Datatype>) {
         let (base, ty) = match b.buf {
@@ -207,7 +207,7 @@ pub fn execute(
     reduction: Reduction,
     call: &'static str,
 ) -> MpiResult<()> {
-    if engine::with(|w| w.mpi.ranks[w.current].recording.is_some()) {
+    if sim::mpi(|w| w.mpi.ranks[w.core.current()].recording.is_some()) {
         let run = Run::new(comm, sched, bufs, reduction)?;
         let recorded = super::nbc::record(super::nbc::Stage::Schedule(run));
         debug_assert!(recorded.is_none(), "the rank is recording");
@@ -225,7 +225,7 @@ pub fn execute(
     for r in 0..run.sched.rounds.len() {
         let ids = run.post(r, &mut in_flight)?;
         if !ids.is_empty() {
-            if engine::with(|w| w.model.recv_overhead.is_free()) {
+            if sim::mpi(|w| w.mpi.protocol.recv_overhead.is_free()) {
                 wait_for(&ids, call, |w| ids.iter().all(|&id| is_complete(w, id)));
             } else {
                 // As SimGrid's waitall: the requests in order, each
@@ -233,12 +233,12 @@ pub fn execute(
                 // the later ones go on.
                 for &id in &ids {
                     wait_for(&[id], call, |w| is_complete(w, id));
-                    let owed = engine::with(|w| {
+                    let owed = sim::mpi(|w| {
                         w.owe_recv_overhead(id);
-                        let me = w.current;
+                        let me = w.core.current();
                         std::mem::take(&mut w.mpi.ranks[me].pending_overhead)
                     });
-                    engine::sleep(owed, "receive overhead");
+                    sim::sleep(owed, "receive overhead");
                 }
             }
             collect_requests(&ids, call)?;
@@ -252,8 +252,8 @@ pub fn execute(
 /// Whether the current call starts a non-blocking collective (or is
 /// recorded as a stage of one) rather than running it to completion.
 pub fn starting_nonblocking() -> bool {
-    engine::with(|w| {
-        let rank = &w.mpi.ranks[w.current];
+    sim::mpi(|w| {
+        let rank = &w.mpi.ranks[w.core.current()];
         rank.nonblocking.is_some() || rank.recording.is_some()
     })
 }
@@ -262,8 +262,8 @@ pub fn starting_nonblocking() -> bool {
 /// (set per rank: the twin may park to account for computation before it
 /// reaches its schedule, and other ranks run meanwhile).
 fn take_nonblocking() -> Option<*mut i32> {
-    engine::with(|w| {
-        let me = w.current;
+    sim::mpi(|w| {
+        let me = w.core.current();
         w.mpi.ranks[me].nonblocking.take()
     })
 }
@@ -276,13 +276,13 @@ fn take_nonblocking() -> Option<*mut i32> {
 /// # Safety
 /// `request` must be valid for writes until this returns.
 pub unsafe fn start_nonblocking(request: *mut i32, blocking: impl FnOnce() -> i32) -> i32 {
-    engine::with(|w| {
-        let me = w.current;
+    sim::mpi(|w| {
+        let me = w.core.current();
         w.mpi.ranks[me].nonblocking = Some(request);
     });
     let code = blocking();
     if take_nonblocking().is_some() && code == class::SUCCESS {
-        let id = engine::with(|w| w.new_completed_request());
+        let id = sim::mpi(|w| w.new_completed_request());
         // SAFETY: valid for writes, by this function's contract.
         unsafe { *request = (id + 1) as i32 };
     }
@@ -324,7 +324,7 @@ impl Transfer {
 
 /// Starts `m` on `view`'s collective context with `tag`; its request.
 fn start_collective_request(
-    w: &mut engine::World,
+    w: &mut Ctx,
     view: &CommView,
     tag: i32,
     m: Transfer,
@@ -356,8 +356,8 @@ pub fn start_transfers(
     tag: i32,
     transfers: impl ExactSizeIterator<Item = Transfer>,
 ) -> MpiResult<Vec<ReqId>> {
-    if engine::with(|w| w.model.isend_overhead.is_free()) {
-        return engine::with(|w| {
+    if sim::mpi(|w| w.mpi.protocol.isend_overhead.is_free()) {
+        return sim::mpi(|w| {
             transfers
                 .map(|t| start_collective_request(w, view, tag, t))
                 .collect()
@@ -367,10 +367,10 @@ pub fn start_transfers(
     for t in transfers {
         if t.send {
             let bytes = t.count * t.dtype.size;
-            let cost = engine::with(|w| w.model.isend_overhead.cost(bytes as f64));
-            engine::sleep(cost, "send overhead");
+            let cost = sim::mpi(|w| w.mpi.protocol.isend_overhead.cost(bytes as f64));
+            sim::sleep(cost, "send overhead");
         }
-        ids.push(engine::with(|w| start_collective_request(w, view, tag, t))?);
+        ids.push(sim::mpi(|w| start_collective_request(w, view, tag, t))?);
     }
     Ok(ids)
 }
@@ -391,7 +391,7 @@ pub fn post_and_wait(
 /// Removes the completed requests `ids` of a collective, failing with the
 /// first one's error if a message was truncated.
 pub fn collect_requests(ids: &[ReqId], call: &str) -> MpiResult<()> {
-    let err = engine::with(|w| {
+    let err = sim::mpi(|w| {
         let mut err = None;
         for &id in ids {
             let st = w.mpi.request(id).status;
@@ -429,7 +429,7 @@ impl Run {
         bufs: Buffers,
         reduction: Reduction,
     ) -> MpiResult<Run> {
-        let (send_ty, recv_ty, tag) = engine::with(|w| -> MpiResult<_> {
+        let (send_ty, recv_ty, tag) = sim::mpi(|w| -> MpiResult<_> {
             let s = Rc::clone(w.mpi.datatype(bufs.send_type)?);
             let r = Rc::clone(w.mpi.datatype(bufs.recv_type)?);
             Ok((s, r, w.next_coll_tag_in(comm.ctx)))
@@ -451,8 +451,8 @@ impl Run {
         })
     }
 
-    fn ctx(&self) -> Ctx<'_> {
-        Ctx {
+    fn layout(&self) -> Layout<'_> {
+        Layout {
             bufs: self.bufs,
             send_ty: Rc::clone(&self.send_ty),
             recv_ty: Rc::clone(&self.recv_ty),
@@ -484,7 +484,7 @@ impl Run {
 
     /// Starts `ops`, in order; their requests.
     fn start<'a>(&self, ops: impl ExactSizeIterator<Item = &'a Comm>) -> MpiResult<Vec<ReqId>> {
-        let ctx = self.ctx();
+        let ctx = self.layout();
         let transfers = ops.map(|c| {
             let (send, peer, block) = match c {
                 Comm::Send { to, data } => (true, *to, data),
@@ -506,7 +506,7 @@ impl Run {
     /// of the world: a reduction may call the program's operation); the
     /// bytes reduced, for the caller to charge.
     pub fn locals(&self, r: usize) -> MpiResult<usize> {
-        let ctx = self.ctx();
+        let ctx = self.layout();
         let mut reduced = 0;
         for local in &self.sched.rounds[r].local {
             match local {
@@ -521,7 +521,7 @@ impl Run {
     }
 }
 
-fn copy_block(ctx: &Ctx, from: &Block, to: &Block) {
+fn copy_block(ctx: &Layout, from: &Block, to: &Block) {
     let (src, sty) = ctx.locate(from);
     let (dst, dty) = ctx.locate(to);
     let mut data = Vec::new();
@@ -618,7 +618,7 @@ pub fn reduce_local(
     }
 }
 
-fn reduce_block(ctx: &Ctx, reduction: Reduction, input: &Block, inout: &Block) -> MpiResult<()> {
+fn reduce_block(ctx: &Layout, reduction: Reduction, input: &Block, inout: &Block) -> MpiResult<()> {
     let Reduction::Op(op) = reduction else {
         return Err(MpiError::new(
             class::INTERN,

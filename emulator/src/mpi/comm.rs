@@ -10,10 +10,10 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use super::Ctx;
 use super::{
     class, comm_name, CommView, Group, MpiError, MpiResult, COMM_NULL, COMM_SELF, COMM_WORLD,
 };
-use crate::engine::World;
 
 /// A shared communicator.
 #[derive(Debug)]
@@ -246,7 +246,7 @@ pub fn members(g: &Group) -> Vec<u32> {
     (0..g.size()).map(|r| g.world(r) as u32).collect()
 }
 
-impl World {
+impl Ctx<'_> {
     /// The view of a stored communicator for the current rank.
     pub(super) fn stored_comm(&self, handle: i32) -> MpiResult<CommView> {
         let obj = self.mpi.comms.get(handle).ok_or_else(|| {
@@ -257,12 +257,12 @@ impl World {
                 class::COMM,
                 format!(
                     "rank {} is not a member of {}",
-                    self.current,
+                    self.core.current(),
                     comm_name(handle)
                 ),
             )
         };
-        if let Some(my_rank) = obj.group.rank_of(self.current) {
+        if let Some(my_rank) = obj.group.rank_of(self.core.current()) {
             return Ok(CommView {
                 handle,
                 ctx: obj.ctx,
@@ -272,7 +272,7 @@ impl World {
             });
         }
         let remote = obj.remote.as_ref().ok_or_else(not_member)?;
-        let my_rank = remote.rank_of(self.current).ok_or_else(not_member)?;
+        let my_rank = remote.rank_of(self.core.current()).ok_or_else(not_member)?;
         Ok(CommView {
             handle,
             ctx: obj.ctx,
@@ -559,7 +559,7 @@ impl World {
     /// How many times the current rank made a creation with these
     /// arguments before (then counts this one).
     fn repeat_count(&mut self, kind: Creation, a: u64, b: u64) -> u64 {
-        let me = self.current;
+        let me = self.core.current();
         let c = self.mpi.comms.repeats.entry((me, kind, a, b)).or_insert(0);
         *c += 1;
         *c - 1
@@ -650,7 +650,7 @@ impl World {
     ) -> MpiResult<i32> {
         let v = self.comm(comm)?;
         let seq = self.next_creation_seq(comm);
-        let me = self.current as u32;
+        let me = self.core.current() as u32;
         if mine.is_empty() || theirs.is_empty() || !mine.contains(&me) {
             return Ok(COMM_NULL);
         }
@@ -704,7 +704,7 @@ impl World {
     pub fn comm_create_group(&mut self, comm: i32, group: i32, tag: i32) -> MpiResult<i32> {
         let v = self.comm(comm)?.intra("MPI_Comm_create_group")?;
         let g = self.mpi.comms.group(group)?.clone();
-        if g.rank_of(self.current).is_none() {
+        if g.rank_of(self.core.current()).is_none() {
             return Err(MpiError::new(
                 class::GROUP,
                 "the calling rank is not in the group",
@@ -781,7 +781,7 @@ impl World {
                 ));
             }
         }
-        if g.rank_of(self.current).is_none() {
+        if g.rank_of(self.core.current()).is_none() {
             return Ok(COMM_NULL);
         }
         // Since MPI 2.2 the members may pass different, disjoint groups:
@@ -808,7 +808,7 @@ impl World {
             }
             None => false,
         };
-        let me = self.current;
+        let me = self.core.current();
         let (ctx, local_ctx) = match self.comm(comm) {
             // An intercommunicator's group-local context has a counter too.
             Ok(v) if v.remote.is_some() => (v.ctx, v.ctx + 2),
@@ -853,7 +853,7 @@ impl World {
     /// The name of a communicator for the current rank.
     pub fn comm_get_name(&self, comm: i32) -> MpiResult<String> {
         self.comm(comm)?;
-        let me = self.current;
+        let me = self.core.current();
         Ok(self.mpi.ranks[me]
             .names
             .iter()
@@ -868,7 +868,7 @@ impl World {
 
     pub fn comm_set_name(&mut self, comm: i32, name: String) -> MpiResult<()> {
         self.comm(comm)?;
-        let me = self.current;
+        let me = self.core.current();
         let names = &mut self.mpi.ranks[me].names;
         match names.iter_mut().find(|(c, _)| *c == comm) {
             Some(e) => e.1 = name,

@@ -14,9 +14,9 @@
 
 use std::rc::Rc;
 
-use crate::engine;
 use crate::mpi::coll::{post_and_wait, Transfer};
 use crate::mpi::{CommView, MpiResult};
+use crate::sim;
 
 /// MPI_BYTE.
 const MPI_BYTE: i32 = 4;
@@ -32,7 +32,7 @@ pub struct Record {
 /// the records addressed to the calling rank, from every source.
 pub fn route(view: &CommView, records: Vec<Record>, call: &'static str) -> MpiResult<Vec<Record>> {
     let (me, size) = (view.my_rank, view.size());
-    let (tag, byte) = engine::with(|w| -> MpiResult<_> {
+    let (tag, byte) = sim::mpi(|w| -> MpiResult<_> {
         Ok((
             w.next_coll_tag_in(view.ctx),
             Rc::clone(w.mpi.datatype(MPI_BYTE)?),

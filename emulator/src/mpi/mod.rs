@@ -11,15 +11,19 @@ pub mod datatype;
 mod matching;
 pub mod nbc;
 pub mod op;
+pub mod protocol;
 pub mod typector;
 pub mod win;
 
 use matching::MatchQueue;
+pub use protocol::{Protocol, SendMode, SendPlan};
 use rustc_hash::FxHashMap;
 use std::ffi::c_void;
 use std::rc::Rc;
 
-use crate::engine::{self, Detail, TransferId, World};
+use crate::engine::{Core, Detail, TransferId};
+use crate::memory::Memory;
+use crate::sim;
 use datatype::Datatype;
 
 pub const ANY_SOURCE: i32 = -2;
@@ -281,15 +285,6 @@ const COMM_HINTS: &[&str] = &[
     "mpi_assert_allow_overtaking",
 ];
 
-/// Send modes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SendMode {
-    Standard,
-    Synchronous,
-    Buffered,
-    Ready,
-}
-
 #[derive(Debug, Clone, Copy)]
 pub enum ReqKind {
     Send(SendMode),
@@ -443,8 +438,6 @@ pub type ReqId = usize;
 pub struct TransferHooks {
     pub recv: Option<ReqId>,
     pub send: Option<ReqId>,
-    /// The receiving rank, for eager transfers not matched yet.
-    pub dst_rank: usize,
     /// Set for the transfers of one-sided operations.
     pub rma: Option<win::RmaHooks>,
 }
@@ -496,7 +489,11 @@ pub struct RankMpi {
 
 /// All MPI state of the simulation.
 pub struct Mpi {
+    /// How messages are sent and what calls cost.
+    pub protocol: Protocol,
     pub ranks: Vec<RankMpi>,
+    /// What each transfer in flight completes, by its token's index.
+    transfer_hooks: Vec<Option<TransferHooks>>,
     requests: Vec<Option<Request>>,
     free_requests: Vec<ReqId>,
     pub datatypes: Vec<Option<Rc<Datatype>>>,
@@ -551,9 +548,11 @@ impl Mpi {
             })
     }
 
-    pub fn new(nranks: usize) -> Self {
+    pub fn new(nranks: usize, protocol: Protocol) -> Self {
         Self {
+            protocol,
             ranks: (0..nranks).map(|_| RankMpi::default()).collect(),
+            transfer_hooks: Vec::new(),
             requests: Vec::new(),
             free_requests: Vec::new(),
             datatypes: datatype::predefined_types()
@@ -794,6 +793,37 @@ impl Mpi {
         }
     }
 
+    /// One-line description of a pending request, for deadlock reports.
+    pub fn describe_request(&self, id: ReqId) -> String {
+        let r = self.request(id);
+        let peer = match r.peer {
+            ANY_SOURCE => "MPI_ANY_SOURCE".to_string(),
+            PROC_NULL => "MPI_PROC_NULL".to_string(),
+            p => p.to_string(),
+        };
+        let tag = if r.tag == ANY_TAG {
+            "MPI_ANY_TAG".to_string()
+        } else {
+            r.tag.to_string()
+        };
+        let what = match r.kind {
+            ReqKind::Recv => format!("receive from {peer}"),
+            ReqKind::Send(_) => format!("send to {peer}"),
+            ReqKind::Compound => format!("send-receive with {peer}"),
+            ReqKind::Generalized(_) => {
+                "generalized request (waiting for MPI_Grequest_complete)".into()
+            }
+            ReqKind::Rma => "one-sided operation".into(),
+            ReqKind::Nbc | ReqKind::PersistentColl => "non-blocking collective".into(),
+        };
+        let comm = if r.ctx % 2 == 1 {
+            format!("{} (collective)", comm_name(r.comm))
+        } else {
+            comm_name(r.comm)
+        };
+        format!("{what}, tag {tag}, {comm}")
+    }
+
     fn add_message(&mut self, e: Envelope) -> i32 {
         let idx = match self.free_messages.pop() {
             Some(i) => {
@@ -809,6 +839,96 @@ impl Mpi {
     }
 }
 
+/// The MPI layer at work: its state, the engine core it drives and the
+/// memory messages move through. Made by [`crate::sim::Sim::mpi`] for the
+/// length of one state change (the rank-side procedures of this layer,
+/// which wait, take it anew after every park).
+pub struct Ctx<'a> {
+    pub core: &'a mut Core,
+    pub mpi: &'a mut Mpi,
+    pub mem: &'a Memory,
+}
+
+impl Ctx<'_> {
+    /// Starts a transfer of `bytes` from `src` to `dst` that completes
+    /// what `hooks` says when it arrives.
+    fn start_transfer(
+        &mut self,
+        src: platforms::HostId,
+        dst: platforms::HostId,
+        bytes: usize,
+        hooks: TransferHooks,
+    ) -> TransferId {
+        let id = self.core.start_transfer(src, dst, bytes);
+        let i = id.0 as usize;
+        if self.mpi.transfer_hooks.len() <= i {
+            self.mpi.transfer_hooks.resize_with(i + 1, || None);
+        }
+        self.mpi.transfer_hooks[i] = Some(hooks);
+        id
+    }
+
+    /// The flops that reducing `bytes` costs the current rank, at
+    /// smpi/reduce-rate on its host.
+    pub fn reduction_flops(&self, bytes: usize) -> f64 {
+        let rate = self.mpi.protocol.reduce_rate;
+        if rate <= 0.0 {
+            return 0.0;
+        }
+        bytes as f64 / rate * self.core.speed_of(self.core.current())
+    }
+
+    /// Forgets transfer `id`, in the core and here.
+    fn release_transfer(&mut self, id: TransferId) {
+        self.core.release_transfer(id);
+        if let Some(h) = self.mpi.transfer_hooks.get_mut(id.0 as usize) {
+            *h = None;
+        }
+    }
+
+    /// What transfer `id` completes when it arrives.
+    fn hooks_mut(&mut self, id: TransferId) -> Option<&mut TransferHooks> {
+        self.mpi
+            .transfer_hooks
+            .get_mut(id.0 as usize)
+            .and_then(Option::as_mut)
+    }
+
+    /// Completes what transfer `id` carried (the core finished it).
+    pub fn transfer_done(&mut self, id: TransferId) {
+        let Some(hooks) = self.hooks_mut(id).map(|h| h.clone()) else {
+            return;
+        };
+        if let Some(rma) = hooks.rma {
+            self.release_transfer(id);
+            self.rma_transfer_done(rma);
+            return;
+        }
+        if let Some(send) = hooks.send {
+            if self.mpi.requests.get(send).is_some_and(Option::is_some) {
+                self.release_bsend(send);
+                let st = Status {
+                    source: PROC_NULL,
+                    ..Status::empty()
+                };
+                let already = self.mpi.request(send).complete;
+                if !already {
+                    self.complete(send, st);
+                } else if self.mpi.request(send).freed {
+                    self.mpi.remove_request(send);
+                }
+            }
+        }
+        // An eager message not received yet keeps its transfer record
+        // (arrived) until a receive matches it.
+        if let Some(recv) = hooks.recv {
+            let st = self.mpi.request(recv).status;
+            self.complete(recv, st);
+            self.release_transfer(id);
+        }
+    }
+}
+
 /// Handle name for messages.
 pub fn comm_name(handle: i32) -> String {
     match handle {
@@ -818,15 +938,15 @@ pub fn comm_name(handle: i32) -> String {
     }
 }
 
-impl World {
+impl Ctx<'_> {
     /// The communicator `handle` as seen by the current rank.
     pub fn comm(&self, handle: i32) -> MpiResult<CommView> {
-        let me = self.current;
+        let me = self.core.current();
         match handle {
             COMM_WORLD => Ok(CommView {
                 handle,
                 ctx: 0,
-                group: Group::World(self.size()),
+                group: Group::World(self.core.size()),
                 remote: None,
                 my_rank: me,
             }),
@@ -975,7 +1095,7 @@ impl World {
             0
         };
         self.mpi.add_request(Request {
-            owner: self.current,
+            owner: self.core.current(),
             kind,
             comm: view.handle,
             ctx,
@@ -1044,11 +1164,11 @@ impl World {
         let dest_world = r.peer_world;
         let detached = match mode {
             SendMode::Buffered => true,
-            SendMode::Standard | SendMode::Ready => bytes < self.model.detached_thresh,
+            SendMode::Standard | SendMode::Ready => bytes < self.mpi.protocol.detached_thresh,
             SendMode::Synchronous => false,
         };
         if mode == SendMode::Buffered {
-            let me = self.current;
+            let me = self.core.current();
             let need = bytes + BSEND_OVERHEAD;
             match self.mpi.ranks[me].bsend.as_mut() {
                 Some((_, size, used)) if *used + need <= *size => *used += need,
@@ -1084,7 +1204,7 @@ impl World {
         let mut env = Envelope {
             ctx: r.ctx,
             source: r.my_rank,
-            source_world: self.current,
+            source_world: self.core.current(),
             tag: r.tag,
             bytes,
             payload,
@@ -1123,22 +1243,21 @@ impl World {
         {
             self.deliver(env, rid);
         } else {
-            if bytes < self.model.async_small_thresh {
+            if bytes < self.mpi.protocol.async_small_thresh {
                 let hooks = TransferHooks {
                     recv: None,
                     send: env.send,
-                    dst_rank: dest_world,
                     rma: None,
                 };
-                let src_host = self.ranks[self.current].host;
-                let dst_host = self.ranks[dest_world].host;
+                let src_host = self.core.host_of(self.core.current());
+                let dst_host = self.core.host_of(dest_world);
                 env.transfer = Some(self.start_transfer(src_host, dst_host, bytes, hooks));
             }
             let rm = &mut self.mpi.ranks[dest_world];
             rm.unexpected.push(env.ctx, env.source, env.tag, env);
             if rm.probing {
                 rm.probing = false;
-                self.wake(dest_world);
+                self.core.wake(dest_world);
             }
         }
         Ok(())
@@ -1187,16 +1306,16 @@ impl World {
         // Under swap privatization the sender's and the receiver's globals
         // are not in place at once: whichever buffer lies in them is read
         // or written with its owner's in place, through a copy if both do.
-        let in_place = self.segment.as_ref().and_then(|s| s.owner());
+        let in_place = self.mem.segment.as_ref().and_then(|s| s.owner());
         match &env.payload {
             Payload::Buffered(data) => {
                 let n = data.len().min(capacity);
                 if self.may_touch_globals(r.buf, &rty, r.count) {
-                    self.activate_memory(r.owner);
+                    self.mem.activate(r.owner);
                 }
                 // Folded destination bytes (SMPI_SHARED_MALLOC) are left
                 // alone: their content is meaningless.
-                let folding = &self.folding;
+                let folding = &self.mem.folding;
                 datatype::unpack_with(&rty, r.buf, &data[..n], |piece, dst| {
                     for (lo, hi) in folding.private_parts(dst, piece.len()) {
                         // SAFETY: the receive buffer holds `count` elements
@@ -1222,7 +1341,7 @@ impl World {
                     // Straight from buffer to buffer, except into folded
                     // memory (SMPI_SHARED_MALLOC), whose content is
                     // meaningless; folded source bytes arrive as zeros.
-                    let folding = &self.folding;
+                    let folding = &self.mem.folding;
                     let copy = |src: usize, dst: usize, len: usize| {
                         for (lo, hi) in folding.private_parts(dst, len) {
                             for (a, b, private) in folding.pieces(src + lo, hi - lo) {
@@ -1257,11 +1376,11 @@ impl World {
                 } else {
                     let mut data = Vec::with_capacity(env.bytes);
                     if send_globals {
-                        self.activate_memory(s.owner);
+                        self.mem.activate(s.owner);
                     }
                     self.pack_private(&s.dtype, s.buf, s.count, &mut data);
                     if recv_globals {
-                        self.activate_memory(r.owner);
+                        self.mem.activate(r.owner);
                     }
                     // SAFETY: as above for the receive buffer.
                     unsafe { datatype::unpack(&rty, r.buf as *mut c_void, &data[..n]) };
@@ -1269,7 +1388,7 @@ impl World {
             }
         }
         if let Some(rank) = in_place {
-            self.activate_memory(rank);
+            self.mem.activate(rank);
         }
         {
             let rr = self.mpi.request_mut(rid);
@@ -1278,23 +1397,21 @@ impl World {
         }
         match env.transfer {
             Some(t) => {
-                let done = self.transfer(t).is_some_and(|tr| tr.done);
-                if done {
+                if self.core.transfer_arrived(t) {
                     self.release_transfer(t);
                     self.complete(rid, status);
-                } else if let Some(tr) = self.transfer_mut(t) {
-                    tr.on_done.recv = Some(rid);
+                } else if let Some(hooks) = self.hooks_mut(t) {
+                    hooks.recv = Some(rid);
                 }
             }
             None => {
                 let hooks = TransferHooks {
                     recv: Some(rid),
                     send: env.send,
-                    dst_rank: r.owner,
                     rma: None,
                 };
-                let src_host = self.ranks[env.source_world].host;
-                let dst_host = self.ranks[r.owner].host;
+                let src_host = self.core.host_of(env.source_world);
+                let dst_host = self.core.host_of(r.owner);
                 self.start_transfer(src_host, dst_host, env.bytes, hooks);
             }
         }
@@ -1317,7 +1434,7 @@ impl World {
             self.mpi.remove_request(id);
         }
         if waiting {
-            self.wake(owner);
+            self.core.wake(owner);
         }
         if let Some(p) = parent {
             self.child_completed(p);
@@ -1391,7 +1508,7 @@ impl World {
         r.complete = false;
         r.status = Status::empty();
         let reserved = (r.ctx, r.tag);
-        let me = self.current;
+        let me = self.core.current();
         self.mpi.ranks[me].reserved_coll_tag = Some(reserved);
         Ok(Rc::clone(&self.mpi.persistent_starts[&id]))
     }
@@ -1459,7 +1576,7 @@ impl World {
     pub fn owe_recv_overhead(&mut self, id: ReqId) {
         let r = self.mpi.request(id);
         if matches!(r.kind, ReqKind::Recv) && r.from_detached {
-            let cost = self.model.recv_overhead.cost(r.status.bytes as f64);
+            let cost = self.mpi.protocol.recv_overhead.cost(r.status.bytes as f64);
             let owner = r.owner;
             self.mpi.ranks[owner].pending_overhead += cost;
         }
@@ -1511,7 +1628,7 @@ impl World {
                     return;
                 }
                 let dest = r.peer_world;
-                let me = self.current;
+                let me = self.core.current();
                 let q = &mut self.mpi.ranks[dest].unexpected;
                 // The newest unmatched, unstarted message of this send.
                 let slot = q.find_newest(r.ctx, r.my_rank, |e| {
@@ -1551,13 +1668,13 @@ impl World {
             }
             self.mpi.request_mut(id).bsend_bytes = 0;
             // Wake a rank blocked in MPI_Buffer_detach.
-            self.wake(owner);
+            self.core.wake(owner);
         }
     }
 
     /// Looks for a matching message without receiving it.
     fn probe_match(&self, source: i32, tag: i32, ctx: u32) -> Option<matching::Slot> {
-        self.mpi.ranks[self.current]
+        self.mpi.ranks[self.core.current()]
             .unexpected
             .find(ctx, source, tag)
     }
@@ -1574,7 +1691,7 @@ impl World {
                 ..Status::empty()
             }));
         }
-        let unexpected = &self.mpi.ranks[self.current].unexpected;
+        let unexpected = &self.mpi.ranks[self.core.current()].unexpected;
         Ok(self.probe_match(source, tag, view.ctx).and_then(|slot| {
             let e = unexpected.get(slot)?;
             Some(Status {
@@ -1607,7 +1724,7 @@ impl World {
                 },
             )));
         }
-        let me = self.current;
+        let me = self.core.current();
         let Some(env) = self
             .probe_match(source, tag, view.ctx)
             .and_then(|slot| self.mpi.ranks[me].unexpected.take(slot))
@@ -1679,7 +1796,7 @@ impl World {
     /// Blocks the current rank until a message matching (source, tag)
     /// arrives on `comm`; returns its status.
     pub fn set_probing(&mut self) {
-        let me = self.current;
+        let me = self.core.current();
         self.mpi.ranks[me].probing = true;
     }
 
@@ -1691,7 +1808,7 @@ impl World {
         }
         let eh = self.errhandler(parent);
         if eh != ERRORS_ARE_FATAL {
-            let me = self.current;
+            let me = self.core.current();
             let hs = &mut self.mpi.ranks[me].errhandlers;
             match hs.iter_mut().find(|(h, _)| *h == child) {
                 Some(e) => e.1 = eh,
@@ -1705,7 +1822,7 @@ impl World {
     /// hints in use, and others are ignored (as MPICH does).
     pub fn set_comm_hints(&mut self, comm: i32, mut hints: Vec<(String, String)>) {
         hints.retain(|(k, _)| COMM_HINTS.contains(&k.as_str()));
-        let me = self.current;
+        let me = self.core.current();
         let all = &mut self.mpi.ranks[me].comm_hints;
         match all.iter_mut().find(|(c, _)| *c == comm) {
             Some(e) => e.1 = hints,
@@ -1715,7 +1832,7 @@ impl World {
 
     /// The info hints of `comm` for the current rank.
     pub fn comm_hints(&self, comm: i32) -> Vec<(String, String)> {
-        let me = self.current;
+        let me = self.core.current();
         self.mpi.ranks[me]
             .comm_hints
             .iter()
@@ -1726,7 +1843,7 @@ impl World {
 
     /// The error handler of `comm` for the current rank.
     pub fn errhandler(&self, comm: i32) -> i32 {
-        let hs = &self.mpi.ranks[self.current].errhandlers;
+        let hs = &self.mpi.ranks[self.core.current()].errhandlers;
         let find = |c: i32| hs.iter().find(|(h, _)| *h == c).map(|(_, e)| *e);
         let comm = if self.comm(comm).is_ok() {
             comm
@@ -1751,7 +1868,7 @@ impl World {
     pub fn set_errhandler(&mut self, comm: i32, eh: i32) -> MpiResult<()> {
         self.comm(comm)?;
         self.check_errhandler(eh)?;
-        let me = self.current;
+        let me = self.core.current();
         let hs = &mut self.mpi.ranks[me].errhandlers;
         match hs.iter_mut().find(|(h, _)| *h == comm) {
             Some(e) => e.1 = eh,
@@ -1775,7 +1892,7 @@ impl World {
     /// intercommunicator, whose local phases differ, stay in step on the
     /// shared one.
     pub fn next_coll_tag_in(&mut self, ctx: u32) -> i32 {
-        let me = self.current;
+        let me = self.core.current();
         if let Some((c, tag)) = self.mpi.ranks[me].reserved_coll_tag {
             if c == ctx {
                 self.mpi.ranks[me].reserved_coll_tag = None;
@@ -1801,7 +1918,7 @@ impl World {
     /// mappings. They travel as zeros.
     fn pack_private(&self, ty: &Datatype, buf: usize, count: usize, out: &mut Vec<u8>) {
         datatype::pack_with(ty, buf, count, out, |start, len, out| {
-            for (lo, hi, private) in self.folding.pieces(start, len) {
+            for (lo, hi, private) in self.mem.folding.pieces(start, len) {
                 if !private {
                     out.resize(out.len() + (hi - lo), 0);
                     continue;
@@ -1819,7 +1936,7 @@ impl World {
     /// Whether `count` elements of `ty` at `buf` may lie in the globals
     /// swapped between ranks (always assumed for non-contiguous layouts).
     pub fn may_touch_globals(&self, buf: usize, ty: &Datatype, count: usize) -> bool {
-        let Some(segment) = self.segment.as_ref() else {
+        let Some(segment) = self.mem.segment.as_ref() else {
             return false;
         };
         if ty.is_contiguous() {
@@ -1842,81 +1959,14 @@ impl World {
         }
         datatype::runs(ty, buf, count).any(|(start, len)| segment.contains(start, len))
     }
-
-    /// One-line description of a pending request, for deadlock reports.
-    pub fn describe_request(&self, id: ReqId) -> String {
-        let r = self.mpi.request(id);
-        let peer = match r.peer {
-            ANY_SOURCE => "MPI_ANY_SOURCE".to_string(),
-            PROC_NULL => "MPI_PROC_NULL".to_string(),
-            p => p.to_string(),
-        };
-        let tag = if r.tag == ANY_TAG {
-            "MPI_ANY_TAG".to_string()
-        } else {
-            r.tag.to_string()
-        };
-        let what = match r.kind {
-            ReqKind::Recv => format!("receive from {peer}"),
-            ReqKind::Send(_) => format!("send to {peer}"),
-            ReqKind::Compound => format!("send-receive with {peer}"),
-            ReqKind::Generalized(_) => {
-                "generalized request (waiting for MPI_Grequest_complete)".into()
-            }
-            ReqKind::Rma => "one-sided operation".into(),
-            ReqKind::Nbc | ReqKind::PersistentColl => "non-blocking collective".into(),
-        };
-        let comm = if r.ctx % 2 == 1 {
-            format!("{} (collective)", comm_name(r.comm))
-        } else {
-            comm_name(r.comm)
-        };
-        format!("{what}, tag {tag}, {comm}")
-    }
-}
-
-/// Called by the engine when a transfer's flow ends.
-pub fn transfer_done(w: &mut World, id: TransferId, hooks: TransferHooks) {
-    if let Some(rma) = hooks.rma {
-        w.release_transfer(id);
-        w.rma_transfer_done(rma);
-        return;
-    }
-    if let Some(send) = hooks.send {
-        if w.mpi.requests.get(send).is_some_and(Option::is_some) {
-            w.release_bsend(send);
-            let st = Status {
-                source: PROC_NULL,
-                ..Status::empty()
-            };
-            let already = w.mpi.request(send).complete;
-            if !already {
-                w.complete(send, st);
-            } else if w.mpi.request(send).freed {
-                w.mpi.remove_request(send);
-            }
-        }
-    }
-    match hooks.recv {
-        Some(recv) => {
-            let st = w.mpi.request(recv).status;
-            w.complete(recv, st);
-            w.release_transfer(id);
-        }
-        None => {
-            // Eager message not received yet: the transfer record stays
-            // (marked done) until a receive matches it.
-            let _ = hooks.dst_rank;
-        }
-    }
 }
 
 /// Waits (blocking the current rank) until `done` holds; `ids` are the
 /// requests to be woken by. `call` names the MPI call for reports.
-pub fn wait_for(ids: &[ReqId], call: &'static str, done: impl Fn(&World) -> bool) {
+pub fn wait_for(ids: &[ReqId], call: &'static str, done: impl Fn(&Ctx) -> bool) {
     loop {
         nbc::progress();
-        let finished = engine::with(|w| {
+        let finished = sim::mpi(|w| {
             if done(w) {
                 for &id in ids {
                     if let Some(Some(r)) = w.mpi.requests.get_mut(id) {
@@ -1940,18 +1990,18 @@ pub fn wait_for(ids: &[ReqId], call: &'static str, done: impl Fn(&World) -> bool
                 Some(first) => Detail::Requests { first, pending },
                 None => Detail::None,
             };
-            w.block_current(call, detail);
+            w.core.block_current(call, detail);
             false
         });
         if finished {
             return;
         }
-        engine::park();
+        sim::park();
     }
 }
 
 /// True if request `id` no longer exists or is complete.
-pub fn is_complete(w: &World, id: ReqId) -> bool {
+pub fn is_complete(w: &Ctx, id: ReqId) -> bool {
     w.mpi
         .requests
         .get(id)

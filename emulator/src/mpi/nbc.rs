@@ -20,8 +20,9 @@ use std::collections::VecDeque;
 use super::coll::{
     charge_reduction, collect_requests, start_transfers, Buffers, Reduction, Run, Scratch, Transfer,
 };
+use super::Ctx;
 use super::{class, is_complete, CommView, MpiResult, ReqId, Status};
-use crate::engine::{self, World};
+use crate::sim;
 
 thread_local! {
     /// Non-blocking collectives in progress, all ranks together: when there
@@ -77,8 +78,8 @@ impl std::fmt::Debug for Recording {
 /// If the current rank is recording, records `stage` and returns `None`;
 /// else gives it back to be run now.
 pub fn record(stage: Stage) -> Option<Stage> {
-    engine::with(|w| {
-        let me = w.current;
+    sim::mpi(|w| {
+        let me = w.core.current();
         match w.mpi.ranks[me].recording.as_mut() {
             Some(r) => {
                 r.stages.push(stage);
@@ -92,8 +93,8 @@ pub fn record(stage: Stage) -> Option<Stage> {
 /// Keeps `scratch` alive until the recorded collective completes (when
 /// recording; else it is simply dropped).
 pub fn keep_alive(scratch: Scratch) {
-    engine::with(|w| {
-        let me = w.current;
+    sim::mpi(|w| {
+        let me = w.core.current();
         if let Some(r) = w.mpi.ranks[me].recording.as_mut() {
             r.keep.push(scratch);
         }
@@ -108,13 +109,13 @@ pub fn start_recorded(
     call: &'static str,
     blocking: impl FnOnce() -> i32,
 ) -> Result<ReqId, i32> {
-    engine::with(|w| {
-        let me = w.current;
+    sim::mpi(|w| {
+        let me = w.core.current();
         w.mpi.ranks[me].recording = Some(Recording::default());
     });
     let code = blocking();
-    let recording = engine::with(|w| {
-        let me = w.current;
+    let recording = sim::mpi(|w| {
+        let me = w.core.current();
         w.mpi.ranks[me].recording.take().unwrap_or_default()
     });
     if code != class::SUCCESS {
@@ -161,13 +162,13 @@ pub fn start(
 /// Starts the stages of `recording` as a non-blocking collective of the
 /// current rank; the user's request.
 fn start_stages(comm: &CommView, recording: Recording, call: &'static str) -> ReqId {
-    let (request, slot) = engine::with(|w| {
+    let (request, slot) = sim::mpi(|w| {
         let request = w.new_nbc_request(comm);
         let slot = w.mpi.nbc_free.pop().unwrap_or_else(|| {
             w.mpi.nbc.push(None);
             w.mpi.nbc.len() - 1
         });
-        let me = w.current;
+        let me = w.core.current();
         w.mpi.ranks[me].nbc.push(slot);
         (request, slot)
     });
@@ -196,9 +197,9 @@ pub fn progress() {
     // their wakes are spent on that park: pass again until a pass runs
     // without parking, so that no completion goes unseen.
     loop {
-        let parks = engine::parks();
-        let pending = engine::with(|w: &mut World| {
-            let me = w.current;
+        let parks = sim::parks();
+        let pending = sim::mpi(|w: &mut Ctx| {
+            let me = w.core.current();
             if w.mpi.ranks.get(me).is_none_or(|r| r.nbc.is_empty()) {
                 return Vec::new();
             }
@@ -207,13 +208,12 @@ pub fn progress() {
         for slot in pending {
             // Taken out while it runs: a program's reduction operation
             // that calls MPI would otherwise progress it again from inside.
-            let Some(state) = engine::with(|w| w.mpi.nbc.get_mut(slot).and_then(Option::take))
-            else {
+            let Some(state) = sim::mpi(|w| w.mpi.nbc.get_mut(slot).and_then(Option::take)) else {
                 continue;
             };
             advance(slot, *state);
         }
-        if engine::parks() == parks {
+        if sim::parks() == parks {
             return;
         }
     }
@@ -227,7 +227,7 @@ fn advance(slot: usize, mut state: Nbc) {
             if !state.outstanding.is_empty() {
                 let done = {
                     let ids = &state.outstanding;
-                    engine::with(|w| ids.iter().all(|&id| is_complete(w, id)))
+                    sim::mpi(|w| ids.iter().all(|&id| is_complete(w, id)))
                 };
                 if !done {
                     return Ok(false);
@@ -235,7 +235,7 @@ fn advance(slot: usize, mut state: Nbc) {
                 let ids = std::mem::take(&mut state.outstanding);
                 // Receive overheads are slept when the MPI call that
                 // progressed the collective returns.
-                engine::with(|w| ids.iter().for_each(|&id| w.owe_recv_overhead(id)));
+                sim::mpi(|w| ids.iter().for_each(|&id| w.owe_recv_overhead(id)));
                 match state.stages.front() {
                     Some(Stage::Schedule(run)) => {
                         collect_requests(&ids, state.call)?;
@@ -268,7 +268,7 @@ fn advance(slot: usize, mut state: Nbc) {
                 continue;
             }
             // Wake the rank, whatever it waits for, when they complete.
-            engine::with(|w| {
+            sim::mpi(|w| {
                 for &id in &ids {
                     w.mpi.request_mut(id).waiting = true;
                 }
@@ -276,7 +276,7 @@ fn advance(slot: usize, mut state: Nbc) {
             state.outstanding = ids;
         }
     })();
-    engine::with(|w| match result {
+    sim::mpi(|w| match result {
         Ok(false) => w.mpi.nbc[slot] = Some(Box::new(state)),
         done => {
             let mut status = Status::empty();
@@ -287,7 +287,7 @@ fn advance(slot: usize, mut state: Nbc) {
                     w.mpi.remove_request(id);
                 }
             }
-            let me = w.current;
+            let me = w.core.current();
             w.mpi.ranks[me].nbc.retain(|&s| s != slot);
             w.mpi.nbc_free.push(slot);
             PENDING.with(|p| p.set(p.get().saturating_sub(1)));

@@ -26,8 +26,10 @@ use platforms::HostId;
 
 use super::datatype::{self, Basic, Datatype};
 use super::op::{self, Builtin};
+use super::Ctx;
 use super::{class, CommView, Group, MpiError, MpiResult, ReqId, ReqKind, Status, PROC_NULL};
-use crate::engine::{self, Detail, World};
+use crate::engine::Detail;
+use crate::sim;
 
 pub const WIN_NULL: i32 = 0;
 pub const LOCK_EXCLUSIVE: i32 = 234;
@@ -232,7 +234,7 @@ impl Windows {
     }
 }
 
-impl World {
+impl Ctx<'_> {
     /// The window `win` and the current rank's rank in it.
     pub fn window(&self, win: i32) -> MpiResult<(&WinObj, usize)> {
         let obj = self
@@ -242,12 +244,15 @@ impl World {
             .ok_or_else(|| err(class::WIN, format!("invalid window handle {win}")))?;
         let me = obj
             .group
-            .rank_of(self.current)
+            .rank_of(self.core.current())
             .filter(|&r| !obj.members[r].freed)
             .ok_or_else(|| {
                 err(
                     class::WIN,
-                    format!("rank {} is not a member of window {win}", self.current),
+                    format!(
+                        "rank {} is not a member of window {win}",
+                        self.core.current()
+                    ),
                 )
             })?;
         Ok((obj, me))
@@ -546,11 +551,12 @@ impl World {
         // origin's.
         let sides = Sides {
             segment: self
+                .mem
                 .segment
                 .as_deref()
-                .filter(|_| target_world != self.current)
+                .filter(|_| target_world != self.core.current())
                 .filter(|_| self.may_touch_globals(taddr, &tty, tcount)),
-            origin: self.current,
+            origin: self.core.current(),
             target: target_world,
         };
         let obytes = ocount * oty.size;
@@ -665,8 +671,8 @@ impl World {
             }
         };
         let request = want_request.then(|| self.new_rma_request(comm));
-        let origin_host = self.ranks[self.current].host;
-        let target_host = self.ranks[target_world].host;
+        let origin_host = self.core.host_of(self.core.current());
+        let target_host = self.core.host_of(target_world);
         let legs: Vec<(HostId, HostId, usize)> = [
             (origin_host, target_host, to_target),
             (target_host, origin_host, to_origin),
@@ -760,7 +766,7 @@ impl World {
             return;
         };
         for r in std::mem::take(&mut obj.waiters) {
-            self.wake(r);
+            self.core.wake(r);
         }
     }
 
@@ -783,24 +789,25 @@ fn wait_on_window(
     win: i32,
     call: &'static str,
     detail: &str,
-    mut ready: impl FnMut(&mut World) -> bool,
+    mut ready: impl FnMut(&mut Ctx) -> bool,
 ) {
     loop {
-        let done = engine::with(|w| {
+        let done = sim::mpi(|w| {
             if ready(w) {
                 return true;
             }
-            let me = w.current;
+            let me = w.core.current();
             if let Some(obj) = w.mpi.windows.get_mut(win) {
                 obj.waiters.push(me);
             }
-            w.block_current(call, Detail::Owned(detail.to_string()));
+            w.core
+                .block_current(call, Detail::Owned(detail.to_string()));
             false
         });
         if done {
             return;
         }
-        engine::park();
+        sim::park();
     }
 }
 
@@ -816,7 +823,7 @@ fn wait_quiet(win: i32, target: Option<usize>, call: &'static str) {
 
 /// A barrier on the window's communicator.
 fn window_barrier(win: i32, call: &'static str) -> MpiResult<()> {
-    let view = engine::with(|w| -> MpiResult<CommView> {
+    let view = sim::mpi(|w| -> MpiResult<CommView> {
         let comm = w.window(win)?.0.comm;
         w.comm(comm)
     })?;
@@ -857,7 +864,7 @@ pub fn create(
         .ok()
         .filter(|&d| d > 0)
         .ok_or_else(|| err(class::ARG, format!("invalid displacement unit {disp_unit}")))?;
-    let hints = engine::with(|w| -> MpiResult<_> {
+    let hints = sim::mpi(|w| -> MpiResult<_> {
         let v = w.comm(comm)?;
         if v.remote.is_some() {
             return Err(err(
@@ -867,18 +874,18 @@ pub fn create(
         }
         w.mpi.hints(info)
     })?;
-    let private = engine::with(|w| w.comm_dup(comm))?;
-    let win = engine::with(|w| w.join_window(private, flavor, base, size, disp_unit, hints))?;
+    let private = sim::mpi(|w| w.comm_dup(comm))?;
+    let win = sim::mpi(|w| w.join_window(private, flavor, base, size, disp_unit, hints))?;
     window_barrier(win, call)?;
     if flavor == Flavor::Shared {
-        engine::with(|w| w.place_shared(win));
+        sim::mpi(|w| w.place_shared(win));
     }
     Ok(win)
 }
 
 /// MPI_Win_free for the current rank (collective).
 pub fn free(win: i32) -> MpiResult<()> {
-    engine::with(|w| -> MpiResult<()> {
+    sim::mpi(|w| -> MpiResult<()> {
         if w.win_member(win)?.in_lock_or_pscw_epoch() {
             return Err(err(
                 class::RMA_SYNC,
@@ -889,7 +896,7 @@ pub fn free(win: i32) -> MpiResult<()> {
     })?;
     wait_quiet(win, None, "MPI_Win_free");
     window_barrier(win, "MPI_Win_free")?;
-    engine::with(|w| -> MpiResult<()> {
+    sim::mpi(|w| -> MpiResult<()> {
         let (obj, me) = w.window_mut(win)?;
         let comm = obj.comm;
         obj.members[me].freed = true;
@@ -905,7 +912,7 @@ pub fn free(win: i32) -> MpiResult<()> {
 /// MPI_Win_fence.
 pub fn fence(win: i32, assert: i32) -> MpiResult<()> {
     check_assert(assert)?;
-    engine::with(|w| -> MpiResult<()> {
+    sim::mpi(|w| -> MpiResult<()> {
         if w.win_member(win)?.in_lock_or_pscw_epoch() {
             return Err(err(
                 class::RMA_SYNC,
@@ -916,7 +923,7 @@ pub fn fence(win: i32, assert: i32) -> MpiResult<()> {
     })?;
     wait_quiet(win, None, "MPI_Win_fence");
     window_barrier(win, "MPI_Win_fence")?;
-    engine::with(|w| -> MpiResult<()> {
+    sim::mpi(|w| -> MpiResult<()> {
         w.win_member_mut(win)?.fence_epoch = assert & MODE_NOSUCCEED == 0;
         Ok(())
     })
@@ -931,9 +938,9 @@ pub fn lock(win: i32, lock_type: i32, rank: i32, assert: i32) -> MpiResult<()> {
             format!("invalid lock type {lock_type} (MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE)"),
         ));
     }
-    let target = engine::with(|w| -> MpiResult<Option<usize>> {
+    let target = sim::mpi(|w| -> MpiResult<Option<usize>> {
         let (obj, me) = w.window(win)?;
-        let t = World::rma_target(obj, rank)?;
+        let t = Ctx::rma_target(obj, rank)?;
         let m = &obj.members[me];
         if let Some(t) = t {
             if m.lock_all || m.locks.iter().any(|&(x, _)| x == t) {
@@ -982,9 +989,9 @@ pub fn lock(win: i32, lock_type: i32, rank: i32, assert: i32) -> MpiResult<()> {
 
 /// MPI_Win_unlock: completes the operations to `rank`, then releases.
 pub fn unlock(win: i32, rank: i32) -> MpiResult<()> {
-    let target = engine::with(|w| -> MpiResult<Option<usize>> {
+    let target = sim::mpi(|w| -> MpiResult<Option<usize>> {
         let (obj, me) = w.window(win)?;
-        let t = World::rma_target(obj, rank)?;
+        let t = Ctx::rma_target(obj, rank)?;
         if let Some(t) = t {
             if !obj.members[me].locks.iter().any(|&(x, _)| x == t) {
                 return Err(err(
@@ -997,7 +1004,7 @@ pub fn unlock(win: i32, rank: i32) -> MpiResult<()> {
     })?;
     let Some(t) = target else { return Ok(()) };
     wait_quiet(win, Some(t), "MPI_Win_unlock");
-    engine::with(|w| -> MpiResult<()> {
+    sim::mpi(|w| -> MpiResult<()> {
         let (obj, me) = w.window_mut(win)?;
         let m = &mut obj.members[me];
         let pos = m
@@ -1021,7 +1028,7 @@ pub fn unlock(win: i32, rank: i32) -> MpiResult<()> {
 /// MPI_Win_lock_all: a shared lock on every member.
 pub fn lock_all(win: i32, assert: i32) -> MpiResult<()> {
     check_assert(assert)?;
-    engine::with(|w| -> MpiResult<()> {
+    sim::mpi(|w| -> MpiResult<()> {
         let m = w.win_member(win)?;
         if m.lock_all || !m.locks.is_empty() {
             return Err(err(
@@ -1052,7 +1059,7 @@ pub fn lock_all(win: i32, assert: i32) -> MpiResult<()> {
 
 /// MPI_Win_unlock_all.
 pub fn unlock_all(win: i32) -> MpiResult<()> {
-    engine::with(|w| -> MpiResult<()> {
+    sim::mpi(|w| -> MpiResult<()> {
         if !w.win_member(win)?.lock_all {
             return Err(err(
                 class::RMA_SYNC,
@@ -1062,7 +1069,7 @@ pub fn unlock_all(win: i32) -> MpiResult<()> {
         Ok(())
     })?;
     wait_quiet(win, None, "MPI_Win_unlock_all");
-    engine::with(|w| -> MpiResult<()> {
+    sim::mpi(|w| -> MpiResult<()> {
         let (obj, me) = w.window_mut(win)?;
         obj.members[me].lock_all = false;
         obj.lock_all_holders -= 1;
@@ -1074,11 +1081,11 @@ pub fn unlock_all(win: i32) -> MpiResult<()> {
 /// MPI_Win_flush(_local)(_all): completes operations inside a passive
 /// target epoch. Local completion is waited for as remote completion.
 pub fn flush(win: i32, rank: Option<i32>, call: &'static str) -> MpiResult<()> {
-    let target = engine::with(|w| -> MpiResult<Option<usize>> {
+    let target = sim::mpi(|w| -> MpiResult<Option<usize>> {
         let (obj, me) = w.window(win)?;
         let m = &obj.members[me];
         let t = match rank {
-            Some(r) => match World::rma_target(obj, r)? {
+            Some(r) => match Ctx::rma_target(obj, r)? {
                 Some(t) => Some(t),
                 None => return Ok(None),
             },
@@ -1108,13 +1115,13 @@ pub fn flush(win: i32, rank: Option<i32>, call: &'static str) -> MpiResult<()> {
 /// MPI_Win_sync: the window is unified (one copy of its memory), so only
 /// the ordering of the program's own loads and stores is left to enforce.
 pub fn sync(win: i32) -> MpiResult<()> {
-    engine::with(|w| w.win_member(win).map(|_| ()))?;
+    sim::mpi(|w| w.win_member(win).map(|_| ()))?;
     std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
     Ok(())
 }
 
 /// The window ranks of the group `group` (checked members of `win`).
-fn group_ranks(w: &World, win: i32, group: i32, call: &str) -> MpiResult<Vec<usize>> {
+fn group_ranks(w: &Ctx, win: i32, group: i32, call: &str) -> MpiResult<Vec<usize>> {
     let (obj, _) = w.window(win)?;
     let g = w.mpi.comms.group(group)?;
     (0..g.size())
@@ -1132,7 +1139,7 @@ fn group_ranks(w: &World, win: i32, group: i32, call: &str) -> MpiResult<Vec<usi
 /// MPI_Win_post: exposes the window to `group`.
 pub fn post(win: i32, group: i32, assert: i32) -> MpiResult<()> {
     check_assert(assert)?;
-    engine::with(|w| -> MpiResult<()> {
+    sim::mpi(|w| -> MpiResult<()> {
         let origins = group_ranks(w, win, group, "MPI_Win_post")?;
         let (obj, me) = w.window_mut(win)?;
         if obj.members[me].exposure.is_some() {
@@ -1153,7 +1160,7 @@ pub fn post(win: i32, group: i32, assert: i32) -> MpiResult<()> {
 /// MPI_Win_start: waits until every target in `group` has posted.
 pub fn start(win: i32, group: i32, assert: i32) -> MpiResult<()> {
     check_assert(assert)?;
-    let targets = engine::with(|w| -> MpiResult<Vec<usize>> {
+    let targets = sim::mpi(|w| -> MpiResult<Vec<usize>> {
         let targets = group_ranks(w, win, group, "MPI_Win_start")?;
         if w.win_member(win)?.access.is_some() {
             return Err(err(
@@ -1191,7 +1198,7 @@ pub fn start(win: i32, group: i32, assert: i32) -> MpiResult<()> {
 /// MPI_Win_complete: completes the access epoch's operations and tells
 /// each target.
 pub fn complete(win: i32) -> MpiResult<()> {
-    let targets = engine::with(|w| -> MpiResult<Vec<usize>> {
+    let targets = sim::mpi(|w| -> MpiResult<Vec<usize>> {
         w.win_member(win)?.access.clone().ok_or_else(|| {
             err(
                 class::RMA_SYNC,
@@ -1200,7 +1207,7 @@ pub fn complete(win: i32) -> MpiResult<()> {
         })
     })?;
     wait_quiet(win, None, "MPI_Win_complete");
-    engine::with(|w| -> MpiResult<()> {
+    sim::mpi(|w| -> MpiResult<()> {
         let (obj, me) = w.window_mut(win)?;
         obj.members[me].access = None;
         for &t in &targets {
@@ -1214,7 +1221,7 @@ pub fn complete(win: i32) -> MpiResult<()> {
 /// MPI_Win_wait (`blocking`) or MPI_Win_test: whether the exposure epoch
 /// ended (every origin completed).
 pub fn wait_exposure(win: i32, blocking: bool) -> MpiResult<bool> {
-    let n = engine::with(|w| -> MpiResult<usize> {
+    let n = sim::mpi(|w| -> MpiResult<usize> {
         w.win_member(win)?
             .exposure
             .as_ref()
@@ -1227,7 +1234,7 @@ pub fn wait_exposure(win: i32, blocking: bool) -> MpiResult<bool> {
             })
     })?;
     let mut finished = false;
-    let mut try_end = |w: &mut World| {
+    let mut try_end = |w: &mut Ctx| {
         let Ok(m) = w.win_member_mut(win) else {
             return true;
         };
@@ -1247,14 +1254,14 @@ pub fn wait_exposure(win: i32, blocking: bool) -> MpiResult<bool> {
             &mut try_end,
         );
     } else {
-        engine::with(&mut try_end);
+        sim::mpi(&mut try_end);
     }
     Ok(finished)
 }
 
 /// MPI_Win_attach.
 pub fn attach(win: i32, base: usize, size: isize) -> MpiResult<()> {
-    engine::with(|w| -> MpiResult<()> {
+    sim::mpi(|w| -> MpiResult<()> {
         let (obj, me) = w.window_mut(win)?;
         if obj.flavor != Flavor::Dynamic {
             return Err(err(
@@ -1281,7 +1288,7 @@ pub fn attach(win: i32, base: usize, size: isize) -> MpiResult<()> {
 
 /// MPI_Win_detach.
 pub fn detach(win: i32, base: usize) -> MpiResult<()> {
-    engine::with(|w| -> MpiResult<()> {
+    sim::mpi(|w| -> MpiResult<()> {
         let (obj, me) = w.window_mut(win)?;
         if obj.flavor != Flavor::Dynamic {
             return Err(err(
@@ -1306,7 +1313,7 @@ pub fn detach(win: i32, base: usize) -> MpiResult<()> {
 /// MPI_Win_shared_query: (size, disp_unit, base) of `rank`'s part, the
 /// first non-empty part for MPI_PROC_NULL.
 pub fn shared_query(win: i32, rank: i32) -> MpiResult<(usize, usize, usize)> {
-    engine::with(|w| {
+    sim::mpi(|w| {
         let (obj, _) = w.window(win)?;
         if obj.flavor != Flavor::Shared {
             return Err(err(
@@ -1314,7 +1321,7 @@ pub fn shared_query(win: i32, rank: i32) -> MpiResult<(usize, usize, usize)> {
                 format!("MPI_Win_shared_query: window {win} is not a shared-memory window"),
             ));
         }
-        let m = match World::rma_target(obj, rank)? {
+        let m = match Ctx::rma_target(obj, rank)? {
             Some(t) => &obj.members[t],
             None => obj
                 .members

@@ -1,7 +1,7 @@
 //! SMPI's network model (SimGrid 3.32's defaults): how a message of S bytes
-//! becomes a latency phase and a max-min flow. See DESIGN.md section 5.
+//! becomes a latency phase and a max-min flow.
 
-use crate::config::{Config, ConfigError, FactorTable, OverheadTable};
+use crate::config::{Config, ConfigError, FactorTable};
 
 /// Envelope SMPI adds to every message (SimGrid 3.32, measured).
 const ENVELOPE_BYTES: f64 = 16.0;
@@ -30,7 +30,7 @@ pub enum RoutingChoice {
     Ugal,
 }
 
-/// The network and protocol parameters in force.
+/// The network parameters in force.
 #[derive(Debug, Clone)]
 pub struct NetModel {
     /// `network/model:Constant`: a message takes the route's latency plus
@@ -48,16 +48,6 @@ pub struct NetModel {
     pub routing: RoutingChoice,
     /// `network/routing-seed`: draws of Valiant intermediate routers.
     pub routing_seed: u64,
-    /// Standard sends below this many bytes are detached (buffered).
-    pub detached_thresh: usize,
-    /// Messages below this many bytes start before the receive is posted.
-    pub async_small_thresh: usize,
-    pub send_overhead: OverheadTable,
-    pub isend_overhead: OverheadTable,
-    pub recv_overhead: OverheadTable,
-    pub test_cost: f64,
-    pub iprobe_cost: f64,
-    pub wtime_cost: f64,
 }
 
 impl NetModel {
@@ -104,16 +94,6 @@ impl NetModel {
                 }
             },
             routing_seed: cfg.int("network/routing-seed"),
-            detached_thresh: usize::try_from(cfg.int("smpi/send-is-detached-thresh"))
-                .unwrap_or(usize::MAX),
-            async_small_thresh: usize::try_from(cfg.int("smpi/async-small-thresh"))
-                .unwrap_or(usize::MAX),
-            send_overhead: OverheadTable::parse("smpi/os", cfg.text("smpi/os"))?,
-            isend_overhead: OverheadTable::parse("smpi/ois", cfg.text("smpi/ois"))?,
-            recv_overhead: OverheadTable::parse("smpi/or", cfg.text("smpi/or"))?,
-            test_cost: cfg.float("smpi/test"),
-            iprobe_cost: cfg.float("smpi/iprobe"),
-            wtime_cost: cfg.float("smpi/wtime"),
         })
     }
 

@@ -140,8 +140,23 @@ pub fn resume(co: &mut RankCoroutine, rank: usize, guard: (usize, usize)) -> Sus
     }
 }
 
+thread_local! {
+    /// How many times a rank parked, all ranks together.
+    static PARKS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// How many times a rank parked so far, all ranks together: lets a caller
+/// see whether something it called gave control away (wakes meant for it
+/// may have been consumed meanwhile).
+pub fn parks() -> u64 {
+    PARKS.with(Cell::get)
+}
+
 /// Suspends the running rank, returning to the maestro.
 pub fn suspend(why: Suspend) {
+    if why == Suspend::Park {
+        PARKS.with(|p| p.set(p.get() + 1));
+    }
     let y = YIELDER.with(|y| y.get());
     assert!(!y.is_null(), "suspend() called outside a rank");
     // SAFETY: YIELDER is set by `spawn`'s closure for the coroutine now

@@ -1,0 +1,446 @@
+//! The discrete-event core: the simulated clock, the timer queue, the fluid
+//! model of hosts and links, transfers and computations, the ranks' run
+//! states and the order in which ready ranks run.
+//!
+//! The core knows nothing of MPI. Its owner starts transfers and gets a
+//! [`TransferId`] back; when the clock moves ([`Core::advance`]), the
+//! transfers that ended are handed back one at a time
+//! ([`Core::next_finished`]), in the order they ended, and the owner decides
+//! what they complete. Sleeps and computations end inside the core (they
+//! only make their rank ready again).
+//!
+//! `context` switches between the ranks' coroutines; `netmodel` turns a
+//! message into a latency and a flow.
+
+pub mod context;
+mod net;
+pub mod netmodel;
+mod timer;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::VecDeque;
+
+use fluidnet::{ActionId, ActionSpec, ResourceId};
+use platforms::{HostId, Platform};
+use rustc_hash::FxHashMap;
+
+pub use net::TransferId;
+use net::{FlowScratch, Transfer};
+use netmodel::{NetModel, RoutingChoice};
+use timer::{TimerEvent, Timers};
+
+/// A rank's run state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunState {
+    /// In the ready queue (or running now).
+    Ready,
+    /// Waiting for a request, a timer or a computation.
+    Blocked,
+    /// Returned from main, called exit, or aborted.
+    Done,
+}
+
+/// What a blocked rank waits in, for the deadlock report.
+#[derive(Debug, Clone, Default)]
+pub struct BlockedIn {
+    pub call: &'static str,
+    pub detail: Detail,
+}
+
+/// What a blocked rank waits for. Kept as data and put into words only by
+/// a deadlock report: ranks block on every wait, and formatting there cost
+/// an allocation per wait.
+#[derive(Debug, Clone, Default)]
+pub enum Detail {
+    #[default]
+    None,
+    Text(&'static str),
+    Owned(String),
+    /// Sleeping this many seconds.
+    Sleep(f64),
+    /// Computing this many flops.
+    Compute(f64),
+    /// Waiting for requests of the rank's owner (the core does not know
+    /// what they are): the first incomplete one, and how many are.
+    Requests {
+        first: usize,
+        pending: usize,
+    },
+}
+
+/// A simulated process, as the core sees it.
+pub struct Rank {
+    host: HostId,
+    state: RunState,
+    blocked_in: BlockedIn,
+    exit_code: Option<i32>,
+    /// A computation in progress on the rank's host.
+    exec: Option<ActionId>,
+    /// Set while the rank sleeps until a timer.
+    sleeping: bool,
+    /// Bench clock (`smpi/bench-clock`) when this rank last returned from
+    /// an MPI call.
+    pub cpu_mark: f64,
+    /// Flops of modelled kernels and `smpi_execute` called since then,
+    /// spent with the burst they belong to at the next MPI call.
+    pub pending_flops: f64,
+}
+
+impl Rank {
+    pub fn host(&self) -> HostId {
+        self.host
+    }
+
+    pub fn state(&self) -> RunState {
+        self.state
+    }
+
+    pub fn blocked_in(&self) -> &BlockedIn {
+        &self.blocked_in
+    }
+
+    /// Whether a computation of the rank is in progress.
+    pub fn computing(&self) -> bool {
+        self.exec.is_some()
+    }
+
+    /// Whether the rank sleeps until a timer.
+    pub fn sleeping(&self) -> bool {
+        self.sleeping
+    }
+}
+
+/// Who owns a fluid action.
+#[derive(Debug, Clone, Copy)]
+enum ActionOwner {
+    Exec(usize),
+    Transfer(TransferId),
+}
+
+/// How a sleep began.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sleep {
+    /// Nothing else could run or happen first: the clock moved to the end
+    /// of the sleep and the rank goes on.
+    InPlace,
+    /// The rank is blocked until its timer; it must park.
+    Blocked,
+}
+
+/// The discrete-event core.
+pub struct Core {
+    now: f64,
+    platform: Platform,
+    model: NetModel,
+    ranks: Vec<Rank>,
+    /// The rank now running (meaningful while a rank runs).
+    current: usize,
+    ready: VecDeque<usize>,
+    timers: Timers,
+    fluid: fluidnet::System,
+    /// Fluid actions that ended at the last advance, not yet handled.
+    ended: VecDeque<ActionId>,
+    /// Fluid resources of each platform link: [shared or up half, down half].
+    link_resources: Vec<[ResourceId; 2]>,
+    host_cpus: Vec<ResourceId>,
+    /// Whether each fluid resource (by index) is a FATPIPE.
+    fatpipe: Vec<bool>,
+    owners: FxHashMap<ActionId, ActionOwner>,
+    transfers: Vec<Option<Transfer>>,
+    free_transfers: Vec<u32>,
+    /// Under UGAL routing, the messages in flight (latency phase or flow)
+    /// whose route crosses each fluid resource.
+    in_flight: Vec<u32>,
+    /// Valiant salts drawn so far (each transfer that might take a Valiant
+    /// route draws one, so runs are reproducible).
+    route_draws: u64,
+    /// Scratch buffers of `start_transfer` and `start_flow`, kept so that a
+    /// message allocates nothing for its route.
+    scratch: FlowScratch,
+    /// Set when the simulation cannot go on (for example a missing route).
+    failure: Option<String>,
+    /// Number of ranks not yet done.
+    live: usize,
+}
+
+impl Core {
+    /// The core for `hosts.len()` ranks, rank i on `hosts[i]`, all ready.
+    pub fn new(platform: Platform, model: NetModel, hosts: Vec<HostId>) -> Self {
+        let mut fluid = fluidnet::System::new(model.precision);
+        let link_resources: Vec<[ResourceId; 2]> = platform
+            .links()
+            .iter()
+            .map(|l| match l.sharing {
+                platforms::Sharing::Shared => {
+                    let r = fluid.add_resource(l.bandwidth, fluidnet::Sharing::Shared);
+                    [r, r]
+                }
+                platforms::Sharing::FatPipe => {
+                    let r = fluid.add_resource(l.bandwidth, fluidnet::Sharing::FatPipe);
+                    [r, r]
+                }
+                platforms::Sharing::SplitDuplex => [
+                    fluid.add_resource(l.bandwidth, fluidnet::Sharing::Shared),
+                    fluid.add_resource(l.bandwidth, fluidnet::Sharing::Shared),
+                ],
+            })
+            .collect();
+        let host_cpus: Vec<ResourceId> = platform
+            .hosts()
+            .iter()
+            .map(|h| {
+                fluid.add_resource(
+                    h.speed * f64::from(h.cores.max(1)),
+                    fluidnet::Sharing::Shared,
+                )
+            })
+            .collect();
+        let mut fatpipe = vec![false; fluid_resource_count(&link_resources, &host_cpus)];
+        let in_flight = if model.routing == RoutingChoice::Ugal {
+            vec![0; fatpipe.len()]
+        } else {
+            Vec::new()
+        };
+        for (l, pair) in platform.links().iter().zip(&link_resources) {
+            if matches!(l.sharing, platforms::Sharing::FatPipe) {
+                fatpipe[pair[0].0 as usize] = true;
+            }
+        }
+        let n = hosts.len();
+        let ranks = hosts
+            .into_iter()
+            .map(|host| Rank {
+                host,
+                state: RunState::Ready,
+                blocked_in: BlockedIn::default(),
+                exit_code: None,
+                exec: None,
+                sleeping: false,
+                cpu_mark: 0.0,
+                pending_flops: 0.0,
+            })
+            .collect();
+        Self {
+            now: 0.0,
+            platform,
+            model,
+            ranks,
+            current: 0,
+            ready: (0..n).collect(),
+            timers: Timers::default(),
+            fluid,
+            ended: VecDeque::new(),
+            link_resources,
+            host_cpus,
+            fatpipe,
+            owners: FxHashMap::default(),
+            transfers: Vec::new(),
+            free_transfers: Vec::new(),
+            in_flight,
+            route_draws: 0,
+            scratch: FlowScratch::default(),
+            failure: None,
+            live: n,
+        }
+    }
+
+    /// The simulated date, in seconds.
+    pub fn now(&self) -> f64 {
+        self.now
+    }
+
+    pub fn platform(&self) -> &Platform {
+        &self.platform
+    }
+
+    pub fn model(&self) -> &NetModel {
+        &self.model
+    }
+
+    /// Number of ranks.
+    pub fn size(&self) -> usize {
+        self.ranks.len()
+    }
+
+    pub fn rank(&self, rank: usize) -> &Rank {
+        &self.ranks[rank]
+    }
+
+    pub fn rank_mut(&mut self, rank: usize) -> &mut Rank {
+        &mut self.ranks[rank]
+    }
+
+    pub fn ranks(&self) -> &[Rank] {
+        &self.ranks
+    }
+
+    /// The rank now running.
+    pub fn current(&self) -> usize {
+        self.current
+    }
+
+    /// Makes `rank` the running one (the maestro, before resuming it).
+    pub fn set_current(&mut self, rank: usize) {
+        self.current = rank;
+    }
+
+    /// The host of `rank`.
+    pub fn host_of(&self, rank: usize) -> HostId {
+        self.ranks[rank].host
+    }
+
+    /// The speed of `rank`'s host, in flop/s per core.
+    pub fn speed_of(&self, rank: usize) -> f64 {
+        self.platform.host(self.ranks[rank].host).speed
+    }
+
+    /// Number of ranks not done yet.
+    pub fn live(&self) -> usize {
+        self.live
+    }
+
+    /// Makes a blocked rank ready again.
+    pub fn wake(&mut self, rank: usize) {
+        let r = &mut self.ranks[rank];
+        if r.state == RunState::Blocked {
+            r.state = RunState::Ready;
+            r.blocked_in = BlockedIn::default();
+            self.ready.push_back(rank);
+        }
+    }
+
+    /// Marks the current rank blocked in `call` (the caller then parks).
+    pub fn block_current(&mut self, call: &'static str, detail: Detail) {
+        let r = &mut self.ranks[self.current];
+        r.state = RunState::Blocked;
+        r.blocked_in = BlockedIn { call, detail };
+    }
+
+    /// The next rank to run, in FIFO order.
+    pub fn pop_ready(&mut self) -> Option<usize> {
+        self.ready.pop_front()
+    }
+
+    /// Records that `rank` is finished with `code`.
+    pub fn finish_rank(&mut self, rank: usize, code: i32) {
+        let r = &mut self.ranks[rank];
+        if r.state != RunState::Done {
+            r.state = RunState::Done;
+            r.exit_code = Some(code);
+            self.live -= 1;
+        }
+    }
+
+    /// The first non-zero exit code of the ranks, in rank order, or 0.
+    pub fn exit_code(&self) -> i32 {
+        self.ranks
+            .iter()
+            .filter_map(|r| r.exit_code)
+            .find(|&c| c != 0)
+            .unwrap_or(0)
+    }
+
+    /// Why the simulation cannot go on, if it cannot (taken once).
+    pub fn take_failure(&mut self) -> Option<String> {
+        self.failure.take()
+    }
+
+    /// Starts the sleep of the current rank for `seconds`, blocked in
+    /// `call`. When no other rank is ready and no event comes first, the
+    /// clock moves to the wake-up date at once: the maestro would only do
+    /// that and resume the rank (a failed MPI_Iprobe in a polling loop,
+    /// often). Same simulation, two switches fewer.
+    pub fn start_sleep(&mut self, seconds: f64, call: &'static str) -> Sleep {
+        let at = self.now + seconds;
+        if self.ready.is_empty() && self.next_event().is_none_or(|next| next > at) {
+            self.advance(at);
+            return Sleep::InPlace;
+        }
+        let rank = self.current;
+        self.ranks[rank].sleeping = true;
+        self.timers.add(at, TimerEvent::Wake(rank));
+        self.block_current(call, Detail::Sleep(seconds));
+        Sleep::Blocked
+    }
+
+    /// Starts a computation of `flops` for the current rank on its host;
+    /// the rank is blocked in `call` until it ends.
+    pub fn start_exec(&mut self, flops: f64, call: &'static str) {
+        let rank = self.current;
+        let host = self.ranks[rank].host;
+        let speed = self.platform.host(host).speed;
+        let cpu = self.host_cpus[host.0 as usize];
+        let id = self.fluid.start(&ActionSpec {
+            amount: flops,
+            penalty: 1.0,
+            bound: Some(speed),
+            uses: &[(cpu, 1.0)],
+        });
+        self.owners.insert(id, ActionOwner::Exec(rank));
+        self.ranks[rank].exec = Some(id);
+        self.block_current(call, Detail::Compute(flops));
+    }
+
+    /// The date of the next event, if any.
+    pub fn next_event(&mut self) -> Option<f64> {
+        let timer = self.timers.next();
+        let flow = self.fluid.next_completion();
+        match (timer, flow) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Moves the clock to `t`. What ends then is handled by
+    /// [`Core::next_finished`], which the caller must drain.
+    pub fn advance(&mut self, t: f64) {
+        let t = t.max(self.now);
+        let mut done = Vec::new();
+        self.fluid.advance(t, &mut done);
+        self.ended.extend(done);
+        self.now = t;
+        context::publish_time(t);
+    }
+
+    /// Handles what ends at the current date, in order (fluid actions in
+    /// the solver's order, then timers by date and age): ends computations
+    /// and sleeps (their ranks become ready) and starts the flows of
+    /// transfers whose latency is over, until a transfer arrives, which it
+    /// returns for its owner to complete.
+    pub fn next_finished(&mut self) -> Option<TransferId> {
+        while let Some(action) = self.ended.pop_front() {
+            match self.owners.remove(&action) {
+                Some(ActionOwner::Exec(rank)) => {
+                    self.ranks[rank].exec = None;
+                    self.wake(rank);
+                }
+                Some(ActionOwner::Transfer(id)) if self.arrive(id) => return Some(id),
+                Some(ActionOwner::Transfer(_)) | None => {}
+            }
+        }
+        while let Some(event) = self.timers.pop_due(self.now) {
+            match event {
+                TimerEvent::Wake(rank) => {
+                    self.ranks[rank].sleeping = false;
+                    self.wake(rank);
+                }
+                TimerEvent::LatencyDone(id) => self.start_flow(id),
+                TimerEvent::TransferDone(id) if self.arrive(id) => return Some(id),
+                TimerEvent::TransferDone(_) => {}
+            }
+        }
+        None
+    }
+}
+
+fn fluid_resource_count(links: &[[ResourceId; 2]], cpus: &[ResourceId]) -> usize {
+    links
+        .iter()
+        .flatten()
+        .chain(cpus)
+        .map(|r| r.0 as usize + 1)
+        .max()
+        .unwrap_or(0)
+}

@@ -1,0 +1,272 @@
+//! Transfers: a message's route, its latency phase and its flow in the
+//! max-min system, and the choice between minimal and Valiant routes.
+
+use fluidnet::{ActionSpec, ResourceId};
+use platforms::{Direction, HostId, LinkUse};
+
+use super::netmodel::RoutingChoice;
+use super::timer::TimerEvent;
+use super::{ActionOwner, Core};
+
+/// A transfer, known to its owner by this token; the core reports it in
+/// [`Core::next_finished`] when it ends, and forgets it only when its owner
+/// releases it ([`Core::release_transfer`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TransferId(pub u32);
+
+/// A message moving through the network: latency phase, then a flow.
+pub(super) struct Transfer {
+    src_host: HostId,
+    dst_host: HostId,
+    bytes: usize,
+    /// Its flow, once the latency phase is over.
+    action: Option<fluidnet::ActionId>,
+    done: bool,
+    /// Set when the transfer takes a Valiant route: the salt that draws
+    /// its intermediate router (the flow and its reverse use the same).
+    valiant: Option<u64>,
+}
+
+/// Reused buffers for computing a flow: the route, the reverse route, the
+/// links' (bandwidth, latency) and the fluid resources used.
+#[derive(Default)]
+pub(super) struct FlowScratch {
+    route: Vec<LinkUse>,
+    back: Vec<LinkUse>,
+    links: Vec<(f64, f64)>,
+    uses: Vec<(ResourceId, f64)>,
+}
+
+impl Core {
+    /// Starts moving `bytes` from `src` to `dst`: the latency phase first
+    /// (a timer), then a flow. Its end is reported by
+    /// [`Core::next_finished`].
+    pub fn start_transfer(&mut self, src: HostId, dst: HostId, bytes: usize) -> TransferId {
+        let valiant = self.choose_route(src, dst);
+        let transfer = Transfer {
+            src_host: src,
+            dst_host: dst,
+            bytes,
+            action: None,
+            done: false,
+            valiant,
+        };
+        let id = match self.free_transfers.pop() {
+            Some(i) => {
+                self.transfers[i as usize] = Some(transfer);
+                TransferId(i)
+            }
+            None => {
+                self.transfers.push(Some(transfer));
+                TransferId((self.transfers.len() - 1) as u32)
+            }
+        };
+        let mut route = std::mem::take(&mut self.scratch.route);
+        self.platform_route(src, dst, valiant, &mut route);
+        let latency: f64 = route
+            .iter()
+            .map(|u| self.platform.link(u.link).latency)
+            .sum();
+        if self.model.constant {
+            let bandwidth = route
+                .iter()
+                .map(|u| self.platform.link(u.link).bandwidth)
+                .fold(f64::INFINITY, f64::min);
+            self.scratch.route = route;
+            let duration = latency + bytes as f64 / bandwidth;
+            self.timers
+                .add(self.now + duration, TimerEvent::TransferDone(id));
+            return id;
+        }
+        let delay = latency * self.model.latency_factor(bytes);
+        self.count_in_flight(&route, true);
+        self.scratch.route = route;
+        if bytes == 0 {
+            // Nothing to share bandwidth for: done when the latency is.
+            // Kept out of the fluid system, where it would re-solve its
+            // component twice for nothing (the zeros of a sparse
+            // MPI_Alltoallv are most of its messages).
+            self.timers
+                .add(self.now + delay, TimerEvent::TransferDone(id));
+        } else if delay > 0.0 {
+            self.timers
+                .add(self.now + delay, TimerEvent::LatencyDone(id));
+        } else {
+            self.start_flow(id);
+        }
+        id
+    }
+
+    /// Whether transfer `id` has arrived (false for an unknown one).
+    pub fn transfer_arrived(&self, id: TransferId) -> bool {
+        self.transfers
+            .get(id.0 as usize)
+            .and_then(Option::as_ref)
+            .is_some_and(|t| t.done)
+    }
+
+    /// Forgets a transfer: its token may be given to a new one.
+    pub fn release_transfer(&mut self, id: TransferId) {
+        if let Some(slot) = self.transfers.get_mut(id.0 as usize) {
+            if slot.take().is_some() {
+                self.free_transfers.push(id.0);
+            }
+        }
+    }
+
+    /// Whether a new transfer from `src` to `dst` takes a Valiant route
+    /// (its salt) or the minimal one (`None`), by `network/routing`.
+    fn choose_route(&mut self, src: HostId, dst: HostId) -> Option<u64> {
+        if self.model.routing == RoutingChoice::Minimal || src == dst {
+            return None;
+        }
+        self.route_draws += 1;
+        let salt = self
+            .model
+            .routing_seed
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .wrapping_add(self.route_draws);
+        if self.model.routing == RoutingChoice::Valiant {
+            return Some(salt);
+        }
+        // UGAL: compare the messages in flight on both routes.
+        let mut sc = std::mem::take(&mut self.scratch);
+        self.platform_route(src, dst, None, &mut sc.route);
+        self.platform_route(src, dst, Some(salt), &mut sc.back);
+        let load = |route: &[LinkUse]| -> u64 {
+            route
+                .iter()
+                .map(|u| u64::from(self.in_flight[self.resource_of(u).0 as usize]))
+                .sum()
+        };
+        let valiant = load(&sc.route) > load(&sc.back);
+        self.scratch = sc;
+        valiant.then_some(salt)
+    }
+
+    /// The route from `src` to `dst` (a Valiant one for `Some(salt)`); a
+    /// missing route stops the simulation with the platform's explanation.
+    fn platform_route(
+        &mut self,
+        src: HostId,
+        dst: HostId,
+        valiant: Option<u64>,
+        out: &mut Vec<LinkUse>,
+    ) {
+        let found = match valiant {
+            None => self.platform.route(src, dst, out),
+            Some(salt) => self.platform.valiant_route(src, dst, salt, out),
+        };
+        if let Err(e) = found {
+            if self.failure.is_none() {
+                self.failure = Some(format!(
+                    "smpirun: rank {} sends a message from host '{}' to host '{}', but {e}",
+                    self.current,
+                    self.platform.host(src).name,
+                    self.platform.host(dst).name
+                ));
+            }
+            out.clear();
+        }
+    }
+
+    fn resource_of(&self, u: &LinkUse) -> ResourceId {
+        let pair = self.link_resources[u.link.0 as usize];
+        match u.direction {
+            Direction::Down => pair[1],
+            _ => pair[0],
+        }
+    }
+
+    /// The flow phase of a transfer: enters the max-min system.
+    pub(super) fn start_flow(&mut self, id: TransferId) {
+        let (src, dst, bytes, valiant) = {
+            let t = self.transfers[id.0 as usize]
+                .as_ref()
+                .expect("flow of a live transfer");
+            (t.src_host, t.dst_host, t.bytes, t.valiant)
+        };
+        let mut sc = std::mem::take(&mut self.scratch);
+        self.platform_route(src, dst, valiant, &mut sc.route);
+        sc.links.clear();
+        sc.links.extend(sc.route.iter().map(|u| {
+            let l = self.platform.link(u.link);
+            (l.bandwidth, l.latency)
+        }));
+        sc.uses.clear();
+        sc.uses
+            .extend(sc.route.iter().map(|u| (self.resource_of(u), 1.0)));
+        if self.model.crosstraffic {
+            self.platform_route(dst, src, valiant, &mut sc.back);
+            sc.uses
+                .extend(sc.back.iter().map(|u| (self.resource_of(u), 0.05)));
+        }
+        let uses = &mut sc.uses;
+        // A resource on both the route and the reverse route (a SHARED
+        // link used both ways) carries the sum of both coefficients; a
+        // FATPIPE bounds each flow by its largest use (SimGrid's rules).
+        uses.sort_by_key(|(r, _)| r.0);
+        uses.dedup_by(|later, kept| {
+            if later.0 != kept.0 {
+                return false;
+            }
+            if self.fatpipe[kept.0 .0 as usize] {
+                kept.1 = kept.1.max(later.1);
+            } else {
+                kept.1 += later.1;
+            }
+            true
+        });
+        let flow = self.model.flow(bytes, &sc.links);
+        let action = self.fluid.start(&ActionSpec {
+            amount: flow.amount,
+            penalty: flow.penalty,
+            bound: flow.bound,
+            uses,
+        });
+        self.scratch = sc;
+        self.owners.insert(action, ActionOwner::Transfer(id));
+        if let Some(t) = self.transfers[id.0 as usize].as_mut() {
+            t.action = Some(action);
+        }
+    }
+
+    /// Under UGAL, adds (or removes) a message on each resource of `route`.
+    fn count_in_flight(&mut self, route: &[LinkUse], add: bool) {
+        if self.in_flight.is_empty() {
+            return;
+        }
+        for u in route {
+            let r = self.resource_of(u).0 as usize;
+            self.in_flight[r] = if add {
+                self.in_flight[r] + 1
+            } else {
+                self.in_flight[r].saturating_sub(1)
+            };
+        }
+    }
+
+    /// Marks transfer `id` arrived; whether it was live (and must be
+    /// reported to its owner).
+    pub(super) fn arrive(&mut self, id: TransferId) -> bool {
+        let (src, dst, valiant) = match self
+            .transfers
+            .get_mut(id.0 as usize)
+            .and_then(Option::as_mut)
+        {
+            Some(t) => {
+                t.done = true;
+                t.action = None;
+                (t.src_host, t.dst_host, t.valiant)
+            }
+            None => return false,
+        };
+        if !self.in_flight.is_empty() {
+            let mut route = std::mem::take(&mut self.scratch.route);
+            self.platform_route(src, dst, valiant, &mut route);
+            self.count_in_flight(&route, false);
+            self.scratch.route = route;
+        }
+        true
+    }
+}

@@ -1,0 +1,140 @@
+//! How a message is sent (SimGrid 3.32's SMPI protocols) and what MPI
+//! calls cost: detached or rendezvous sends, messages that start before
+//! their receive is posted, per-size overheads and polling costs.
+
+use crate::config::{Config, ConfigError, OverheadTable};
+
+/// Send modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SendMode {
+    Standard,
+    Synchronous,
+    Buffered,
+    Ready,
+}
+
+/// The protocol and cost parameters in force.
+#[derive(Debug, Clone)]
+pub struct Protocol {
+    /// `smpi/send-is-detached-thresh`: standard sends below this many
+    /// bytes are detached (buffered).
+    pub detached_thresh: usize,
+    /// `smpi/async-small-thresh`: messages below this many bytes start
+    /// before the receive is posted.
+    pub async_small_thresh: usize,
+    /// `smpi/os`, `smpi/ois`, `smpi/or`.
+    pub send_overhead: OverheadTable,
+    pub isend_overhead: OverheadTable,
+    pub recv_overhead: OverheadTable,
+    /// `smpi/test`, `smpi/iprobe`, `smpi/wtime`: seconds per call.
+    pub test_cost: f64,
+    pub iprobe_cost: f64,
+    pub wtime_cost: f64,
+    /// `smpi/reduce-rate`: bytes per second a rank reduces (local steps of
+    /// reductions are charged as computation); 0 makes them free.
+    pub reduce_rate: f64,
+}
+
+/// How one send goes, decided once when it starts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SendPlan {
+    /// The sender goes on at once, its data buffered; otherwise it waits
+    /// for the receive and the end of the transfer (rendezvous).
+    pub detached: bool,
+    /// The seconds the sender spends before the message is posted.
+    pub overhead: f64,
+}
+
+impl Protocol {
+    /// The parameters of `cfg`; `reduce_rate` is resolved by the caller
+    /// (its `auto` depends on whether computation is simulated).
+    pub fn from_config(cfg: &Config, reduce_rate: f64) -> Result<Self, ConfigError> {
+        Ok(Self {
+            detached_thresh: usize::try_from(cfg.int("smpi/send-is-detached-thresh"))
+                .unwrap_or(usize::MAX),
+            async_small_thresh: usize::try_from(cfg.int("smpi/async-small-thresh"))
+                .unwrap_or(usize::MAX),
+            send_overhead: OverheadTable::parse("smpi/os", cfg.text("smpi/os"))?,
+            isend_overhead: OverheadTable::parse("smpi/ois", cfg.text("smpi/ois"))?,
+            recv_overhead: OverheadTable::parse("smpi/or", cfg.text("smpi/or"))?,
+            test_cost: cfg.float("smpi/test"),
+            iprobe_cost: cfg.float("smpi/iprobe"),
+            wtime_cost: cfg.float("smpi/wtime"),
+            reduce_rate,
+        })
+    }
+
+    /// The plan of a send of `bytes` in `mode`. Buffered sends are always
+    /// detached, synchronous ones never, the others below
+    /// `smpi/send-is-detached-thresh`. The overhead is `smpi/ois` for a
+    /// non-blocking send, `smpi/os` for a blocking one, and only when the
+    /// sender gets control back before the transfer ends (detached and
+    /// synchronous sends), as in SimGrid.
+    pub fn plan(&self, mode: SendMode, bytes: usize, nonblocking: bool) -> SendPlan {
+        let detached = match mode {
+            SendMode::Buffered => true,
+            SendMode::Standard | SendMode::Ready => bytes < self.detached_thresh,
+            SendMode::Synchronous => false,
+        };
+        let overhead = if nonblocking {
+            self.isend_overhead.cost(bytes as f64)
+        } else if detached || mode == SendMode::Synchronous {
+            self.send_overhead.cost(bytes as f64)
+        } else {
+            0.0
+        };
+        SendPlan { detached, overhead }
+    }
+
+    /// Whether a message of `bytes` starts moving before its receive is
+    /// posted.
+    pub fn starts_early(&self, bytes: usize) -> bool {
+        bytes < self.async_small_thresh
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn protocol(cfg: &[&str]) -> Protocol {
+        let mut c = Config::default();
+        for pair in cfg {
+            c.set_pair(pair).unwrap();
+        }
+        Protocol::from_config(&c, 0.0).unwrap()
+    }
+
+    #[test]
+    fn small_standard_sends_are_detached_and_large_ones_rendezvous() {
+        let p = protocol(&[]);
+        assert!(p.plan(SendMode::Standard, 65535, false).detached);
+        assert!(!p.plan(SendMode::Standard, 65536, false).detached);
+        assert!(p.plan(SendMode::Ready, 8, false).detached);
+        assert!(!p.plan(SendMode::Synchronous, 8, false).detached);
+        assert!(p.plan(SendMode::Buffered, 1 << 30, false).detached);
+        let p = protocol(&["smpi/send-is-detached-thresh:0"]);
+        assert!(!p.plan(SendMode::Standard, 0, false).detached);
+    }
+
+    #[test]
+    fn overheads_are_paid_by_senders_that_go_on_early() {
+        let p = protocol(&["smpi/os:0:1:0", "smpi/ois:0:2:0"]);
+        // Detached and synchronous blocking sends pay smpi/os...
+        assert_eq!(p.plan(SendMode::Standard, 8, false).overhead, 1.0);
+        assert_eq!(p.plan(SendMode::Synchronous, 1 << 20, false).overhead, 1.0);
+        // ...a blocking rendezvous send pays nothing...
+        assert_eq!(p.plan(SendMode::Standard, 1 << 20, false).overhead, 0.0);
+        // ...and every non-blocking send pays smpi/ois.
+        assert_eq!(p.plan(SendMode::Standard, 1 << 20, true).overhead, 2.0);
+        assert_eq!(p.plan(SendMode::Buffered, 8, true).overhead, 2.0);
+    }
+
+    #[test]
+    fn only_messages_below_the_async_threshold_start_early() {
+        assert!(!protocol(&[]).starts_early(0));
+        let p = protocol(&["smpi/async-small-thresh:100"]);
+        assert!(p.starts_early(99));
+        assert!(!p.starts_early(100));
+    }
+}

@@ -1,0 +1,323 @@
+//! The simulation: the one value that owns the engine core, the MPI state,
+//! the ranks' memory, the computation models and the run's settings, and
+//! the one place that wires them (the maestro loop hands the transfers the
+//! core finishes to the MPI layer).
+//!
+//! It lives in a thread-local; rank code (the bindings, and the MPI layer's
+//! waits) reaches it through [`with`] or [`mpi`], which run on the
+//! maestro's stack (see [`context::off_rank_stack`]). Nobody holds it
+//! across a coroutine switch or a call into the program, so the `RefCell`
+//! never sees overlapping borrows.
+
+use std::cell::RefCell;
+use std::fmt;
+
+use crate::engine::context::{self, Suspend};
+use crate::engine::{Core, Detail, RunState, Sleep};
+use crate::kernels::KernelModels;
+use crate::memory::Memory;
+use crate::mpi::{self, Mpi};
+use crate::sample::Sampling;
+
+/// How computation between MPI calls is measured.
+#[derive(Debug, Clone, Copy)]
+pub struct Bench {
+    /// smpi/cpu-threshold: shorter bursts are ignored (s).
+    pub threshold: f64,
+    /// smpi/host-speed: flop/s of the machine running the simulation.
+    pub host_speed: f64,
+}
+
+/// The whole simulation.
+pub struct Sim {
+    pub core: Core,
+    pub mpi: Mpi,
+    pub mem: Memory,
+    /// The measures of `SMPI_SAMPLE_*` loops.
+    pub sampling: Sampling,
+    /// The BLAS kernel models, under `smpi/blas:model`.
+    pub kernels: Option<KernelModels>,
+    pub bench: Bench,
+    /// Set by MPI_Abort or a fatal error: (rank, error code).
+    pub aborted: Option<(usize, i32)>,
+    /// -quiet: no informational messages.
+    pub quiet: bool,
+    /// A lower thread level than asked for was reported already.
+    pub thread_level_noted: bool,
+}
+
+impl Sim {
+    pub fn new(core: Core, mpi: Mpi, mem: Memory, bench: Bench) -> Self {
+        Self {
+            core,
+            mpi,
+            mem,
+            sampling: Sampling::default(),
+            kernels: None,
+            bench,
+            aborted: None,
+            quiet: false,
+            thread_level_noted: false,
+        }
+    }
+
+    /// The MPI layer over this simulation's core and memory.
+    pub fn mpi(&mut self) -> mpi::Ctx<'_> {
+        mpi::Ctx {
+            core: &mut self.core,
+            mpi: &mut self.mpi,
+            mem: &self.mem,
+        }
+    }
+
+    /// Hands every transfer the core finished at the current date to the
+    /// MPI layer, in the order they finished.
+    fn settle(&mut self) {
+        while let Some(id) = self.core.next_finished() {
+            self.mpi().transfer_done(id);
+        }
+    }
+
+    /// Moves the clock to `t` and settles what ends then.
+    fn advance(&mut self, t: f64) {
+        self.core.advance(t);
+        self.settle();
+    }
+
+    /// The deadlock report: every blocked rank with its call.
+    fn deadlock_report(&self) -> String {
+        let core = &self.core;
+        let mut s = format!(
+            "smpirun: deadlock at simulated time {:.6} s: no rank can progress and no \
+             event is pending.\n",
+            core.now()
+        );
+        let blocked: Vec<usize> = (0..core.size())
+            .filter(|&r| core.rank(r).state() == RunState::Blocked)
+            .collect();
+        const SHOWN: usize = 64;
+        for &r in blocked.iter().take(SHOWN) {
+            let b = core.rank(r).blocked_in();
+            let detail = match &b.detail {
+                Detail::None => String::new(),
+                Detail::Text(t) => (*t).to_string(),
+                Detail::Owned(t) => t.clone(),
+                Detail::Sleep(seconds) => format!("for {seconds:e} s"),
+                Detail::Compute(flops) => format!("computing {flops:e} flops"),
+                Detail::Requests { first, pending } => {
+                    let mut d = self.mpi.describe_request(*first);
+                    if *pending > 1 {
+                        d.push_str(&format!(", and {} more pending requests", pending - 1));
+                    }
+                    d
+                }
+            };
+            s.push_str(&format!("  rank {r} is blocked in {}({detail})\n", b.call));
+        }
+        if blocked.len() > SHOWN {
+            s.push_str(&format!(
+                "  ... and {} more blocked ranks\n",
+                blocked.len() - SHOWN
+            ));
+        }
+        let done = core
+            .ranks()
+            .iter()
+            .filter(|r| r.state() == RunState::Done)
+            .count();
+        if done > 0 {
+            s.push_str(&format!("  ({done} ranks already finished)\n"));
+        }
+        s
+    }
+}
+
+thread_local! {
+    static SIM: RefCell<Option<Sim>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` on the simulation. Panics if called outside a simulation or
+/// from inside another `with` (which would be a bug in the runtime). From
+/// a rank, `f` runs on the maestro's stack (see
+/// [`context::off_rank_stack`]).
+pub fn with<R>(f: impl FnOnce(&mut Sim) -> R) -> R {
+    context::off_rank_stack(|| {
+        SIM.with(|cell| {
+            let mut guard = cell
+                .try_borrow_mut()
+                .expect("internal error: re-entrant access to the simulation state");
+            let sim = guard
+                .as_mut()
+                .expect("MPI was called outside smpirun (no simulation is running)");
+            f(sim)
+        })
+    })
+}
+
+/// Runs `f` on the MPI layer of the simulation (see [`with`]).
+pub fn mpi<R>(f: impl FnOnce(&mut mpi::Ctx<'_>) -> R) -> R {
+    with(|s| f(&mut s.mpi()))
+}
+
+/// Installs `sim` as this thread's simulation.
+pub fn install(sim: Sim) {
+    SIM.with(|cell| *cell.borrow_mut() = Some(sim));
+}
+
+/// Removes and returns this thread's simulation.
+pub fn uninstall() -> Option<Sim> {
+    SIM.with(|cell| cell.borrow_mut().take())
+}
+
+/// Parks the current rank until something wakes it.
+pub fn park() {
+    context::suspend(Suspend::Park);
+}
+
+/// How many times a rank parked so far (see [`context::parks`]).
+pub fn parks() -> u64 {
+    context::parks()
+}
+
+/// Sleeps the current rank for `seconds` of simulated time.
+pub fn sleep(seconds: f64, call: &'static str) {
+    if seconds.is_nan() || seconds <= 0.0 {
+        return;
+    }
+    let blocked = with(|s| match s.core.start_sleep(seconds, call) {
+        Sleep::InPlace => {
+            s.settle();
+            false
+        }
+        Sleep::Blocked => true,
+    });
+    if !blocked {
+        return;
+    }
+    loop {
+        park();
+        if !with(|s| s.core.rank(s.core.current()).sleeping()) {
+            break;
+        }
+        with(|s| s.core.block_current(call, Detail::Sleep(seconds)));
+    }
+}
+
+/// Runs `flops` of computation on the current rank's host.
+pub fn execute(flops: f64, call: &'static str) {
+    if flops.is_nan() || flops <= 0.0 {
+        return;
+    }
+    with(|s| s.core.start_exec(flops, call));
+    loop {
+        park();
+        if with(|s| !s.core.rank(s.core.current()).computing()) {
+            break;
+        }
+        with(|s| s.core.block_current(call, Detail::Compute(flops)));
+    }
+}
+
+/// How a simulation ended.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Every rank finished; the first non-zero exit code, or 0.
+    Finished { code: i32, simulated: f64 },
+    /// MPI_Abort was called.
+    Aborted {
+        rank: usize,
+        code: i32,
+        simulated: f64,
+    },
+    /// No rank can progress.
+    Deadlock { report: String, simulated: f64 },
+    /// A rank could not be started (for example its copy failed to load).
+    Failed { message: String, simulated: f64 },
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Finished { code, .. } => write!(f, "finished with exit code {code}"),
+            Outcome::Aborted { rank, code, .. } => {
+                write!(f, "rank {rank} called MPI_Abort with error code {code}")
+            }
+            Outcome::Deadlock { report, .. } => f.write_str(report),
+            Outcome::Failed { message, .. } => f.write_str(message),
+        }
+    }
+}
+
+/// Creates a rank's coroutine on demand.
+pub trait RankFactory {
+    /// The coroutine and guard zone for `rank`, or a message saying why not.
+    fn create(&mut self, rank: usize) -> Result<(context::RankCoroutine, (usize, usize)), String>;
+}
+
+/// The maestro: runs ranks and events until every rank is done.
+pub fn run(factory: &mut dyn RankFactory) -> Outcome {
+    let n = with(|s| s.core.size());
+    let mut coroutines: Vec<Option<(context::RankCoroutine, (usize, usize))>> =
+        (0..n).map(|_| None).collect();
+    // Ranks already started hold C frames: they are dropped unresumed.
+    let discard_all = |coroutines: &mut Vec<Option<(context::RankCoroutine, (usize, usize))>>| {
+        for (co, _) in coroutines.iter_mut().filter_map(Option::take) {
+            context::discard(co);
+        }
+    };
+    loop {
+        while let Some(rank) = with(|s| s.core.pop_ready()) {
+            if coroutines[rank].is_none() {
+                match factory.create(rank) {
+                    Ok(c) => coroutines[rank] = Some(c),
+                    Err(message) => {
+                        let simulated = with(|s| s.core.now());
+                        discard_all(&mut coroutines);
+                        return Outcome::Failed { message, simulated };
+                    }
+                }
+            }
+            with(|s| {
+                s.core.set_current(rank);
+                s.mem.activate(rank);
+            });
+            let Some((co, guard)) = coroutines[rank].as_mut() else {
+                continue;
+            };
+            let why = context::resume(co, rank, *guard);
+            if let Suspend::Exit(code) = why {
+                with(|s| s.core.finish_rank(rank, code));
+                if let Some((co, _)) = coroutines[rank].take() {
+                    context::discard(co);
+                }
+            }
+            if let Some(message) = with(|s| s.core.take_failure()) {
+                let simulated = with(|s| s.core.now());
+                discard_all(&mut coroutines);
+                return Outcome::Failed { message, simulated };
+            }
+            if let Some((rank, code)) = with(|s| s.aborted) {
+                let simulated = with(|s| s.core.now());
+                discard_all(&mut coroutines);
+                return Outcome::Aborted {
+                    rank,
+                    code,
+                    simulated,
+                };
+            }
+        }
+        if with(|s| s.core.live()) == 0 {
+            let (code, simulated) = with(|s| (s.core.exit_code(), s.core.now()));
+            return Outcome::Finished { code, simulated };
+        }
+        let next = with(|s| s.core.next_event());
+        match next {
+            Some(t) => with(|s| s.advance(t)),
+            None => {
+                let (report, simulated) = with(|s| (s.deadlock_report(), s.core.now()));
+                discard_all(&mut coroutines);
+                return Outcome::Deadlock { report, simulated };
+            }
+        }
+    }
+}
