@@ -636,3 +636,50 @@ fn reduce_block(ctx: &Layout, reduction: Reduction, input: &Block, inout: &Block
     };
     reduce_local(op, dty, dt_handle, src, dst, inout.count)
 }
+
+impl Ctx<'_> {
+    /// The flops that reducing `bytes` costs the current rank, at
+    /// smpi/reduce-rate on its host.
+    pub fn reduction_flops(&self, bytes: usize) -> f64 {
+        let rate = self.mpi.protocol.reduce_rate;
+        if rate <= 0.0 {
+            return 0.0;
+        }
+        bytes as f64 / rate * self.core.speed_of(self.core.current())
+    }
+
+    /// Next collective tag on communicator `comm` for the current rank.
+    pub fn next_coll_tag(&mut self, comm: i32) -> i32 {
+        match self.comm(comm) {
+            Ok(v) => self.next_coll_tag_in(v.ctx),
+            Err(_) => 0,
+        }
+    }
+
+    /// Next collective tag in point-to-point context `ctx` (a
+    /// communicator's, or an intercommunicator's group-local one) for the
+    /// current rank. Keyed by context id, which is never reused (handles
+    /// are), and separate per context so that the two groups of an
+    /// intercommunicator, whose local phases differ, stay in step on the
+    /// shared one.
+    pub fn next_coll_tag_in(&mut self, ctx: u32) -> i32 {
+        let me = self.core.current();
+        if let Some((c, tag)) = self.mpi.ranks[me].reserved_coll_tag {
+            if c == ctx {
+                self.mpi.ranks[me].reserved_coll_tag = None;
+                return tag;
+            }
+        }
+        let seqs = &mut self.mpi.ranks[me].coll_seq;
+        match seqs.iter_mut().find(|(c, _)| *c == ctx) {
+            Some((_, s)) => {
+                *s = s.wrapping_add(1);
+                (*s & 0x3fff_ffff) as i32
+            }
+            None => {
+                seqs.push((ctx, 0));
+                0
+            }
+        }
+    }
+}

@@ -11,9 +11,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::Ctx;
-use super::{
-    class, comm_name, CommView, Group, MpiError, MpiResult, COMM_NULL, COMM_SELF, COMM_WORLD,
-};
+use super::{class, Group, MpiError, MpiResult, COMM_NULL, COMM_SELF, COMM_WORLD};
 
 /// A shared communicator.
 #[derive(Debug)]
@@ -896,5 +894,122 @@ pub fn group_compare(a: &Group, b: &Group) -> i32 {
         2
     } else {
         3
+    }
+}
+
+/// A communicator as seen by one calling rank.
+#[derive(Debug, Clone)]
+pub struct CommView {
+    pub handle: i32,
+    /// Context of point-to-point traffic; collectives use `ctx + 1`.
+    pub ctx: u32,
+    /// The caller's group.
+    pub group: Group,
+    /// The other group of an intercommunicator.
+    pub remote: Option<Group>,
+    pub my_rank: usize,
+}
+
+impl CommView {
+    /// Size of the caller's group.
+    pub fn size(&self) -> usize {
+        self.group.size()
+    }
+
+    /// The group that point-to-point ranks name: the remote group of an
+    /// intercommunicator, the communicator's group otherwise.
+    pub fn peer_group(&self) -> &Group {
+        self.remote.as_ref().unwrap_or(&self.group)
+    }
+
+    /// The caller's own group of an intercommunicator as an
+    /// intracommunicator view, on the context reserved for traffic within
+    /// each group (`ctx + 2`; the groups are disjoint, so they can share it).
+    pub fn local(&self) -> Self {
+        Self {
+            ctx: self.ctx + 2,
+            remote: None,
+            ..self.clone()
+        }
+    }
+
+    /// Refuses intercommunicators (for calls defined only on intra ones).
+    pub fn intra(self, call: &str) -> MpiResult<Self> {
+        if self.remote.is_some() {
+            return Err(MpiError::new(
+                class::COMM,
+                format!("{call} on an intercommunicator is not supported yet"),
+            ));
+        }
+        Ok(self)
+    }
+}
+
+/// The info keys MPI defines for communicators (MPI-4.0 section 7.4.4).
+pub(super) const COMM_HINTS: &[&str] = &[
+    "mpi_assert_no_any_tag",
+    "mpi_assert_no_any_source",
+    "mpi_assert_exact_length",
+    "mpi_assert_allow_overtaking",
+];
+
+/// Handle name for messages.
+pub fn comm_name(handle: i32) -> String {
+    match handle {
+        COMM_WORLD => "MPI_COMM_WORLD".into(),
+        COMM_SELF => "MPI_COMM_SELF".into(),
+        h => format!("communicator {h}"),
+    }
+}
+
+impl Ctx<'_> {
+    /// The communicator `handle` as seen by the current rank.
+    pub fn comm(&self, handle: i32) -> MpiResult<CommView> {
+        let me = self.core.current();
+        match handle {
+            COMM_WORLD => Ok(CommView {
+                handle,
+                ctx: 0,
+                group: Group::World(self.core.size()),
+                remote: None,
+                my_rank: me,
+            }),
+            COMM_SELF => Ok(CommView {
+                handle,
+                ctx: 2,
+                group: Group::Single(me),
+                remote: None,
+                my_rank: 0,
+            }),
+            COMM_NULL => Err(MpiError::new(
+                class::COMM,
+                "the communicator is MPI_COMM_NULL",
+            )),
+            h => self.stored_comm(h),
+        }
+    }
+
+    /// Sets the info hints of `comm` for the current rank. Only the hints
+    /// MPI defines for communicators are kept: MPI_Comm_get_info reports the
+    /// hints in use, and others are ignored (as MPICH does).
+    pub fn set_comm_hints(&mut self, comm: i32, mut hints: Vec<(String, String)>) {
+        hints.retain(|(k, _)| COMM_HINTS.contains(&k.as_str()));
+        let me = self.core.current();
+        let all = &mut self.mpi.ranks[me].comm_hints;
+        match all.iter_mut().find(|(c, _)| *c == comm) {
+            Some(e) => e.1 = hints,
+            None => all.push((comm, hints)),
+        }
+    }
+
+    /// The info hints of `comm` for the current rank.
+    pub fn comm_hints(&self, comm: i32) -> Vec<(String, String)> {
+        let me = self.core.current();
+        self.mpi.ranks[me]
+            .comm_hints
+            .iter()
+            .find(|(c, _)| *c == comm)
+            .map(|(_, h)| h.clone())
+            .unwrap_or_default()
     }
 }

@@ -6,6 +6,9 @@
 //! and extent; element i of a buffer starts at `buf + i * extent`.
 
 use std::ffi::c_void;
+use std::rc::Rc;
+
+use super::{class, Mpi, MpiError, MpiResult};
 
 /// The element kinds that reductions know how to combine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -431,6 +434,50 @@ pub fn unpack_with(
         pos += n;
     }
     pos
+}
+
+impl Mpi {
+    pub fn datatype(&self, handle: i32) -> MpiResult<&Rc<Datatype>> {
+        usize::try_from(handle)
+            .ok()
+            .and_then(|h| self.datatypes.get(h))
+            .and_then(Option::as_ref)
+            .ok_or_else(|| MpiError::new(class::TYPE, format!("invalid datatype handle {handle}")))
+    }
+
+    /// Stores a new derived datatype; returns its handle.
+    pub fn add_datatype(&mut self, t: Datatype) -> i32 {
+        let first_free = self
+            .datatypes
+            .iter()
+            .enumerate()
+            .skip(predefined_count())
+            .find(|(_, d)| d.is_none())
+            .map(|(i, _)| i);
+        match first_free {
+            Some(i) => {
+                self.datatypes[i] = Some(Rc::new(t));
+                i as i32
+            }
+            None => {
+                self.datatypes.push(Some(Rc::new(t)));
+                (self.datatypes.len() - 1) as i32
+            }
+        }
+    }
+
+    /// Frees a derived datatype (messages in flight keep their own copy).
+    pub fn free_datatype(&mut self, handle: i32) -> MpiResult<()> {
+        let t = self.datatype(handle)?;
+        if t.predefined {
+            return Err(MpiError::new(
+                class::TYPE,
+                format!("{} is predefined and cannot be freed", t.name),
+            ));
+        }
+        self.datatypes[handle as usize] = None;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

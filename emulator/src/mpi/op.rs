@@ -4,6 +4,7 @@
 use std::ffi::c_void;
 
 use super::datatype::Basic;
+use super::{class, Mpi, MpiError, MpiResult};
 
 /// Handles of user operations start here (predefined ones are 1..=14).
 pub const FIRST_USER_OP: i32 = 32;
@@ -398,6 +399,26 @@ fn logical<T: Elem + Default + PartialEq + From<u8>>(
     };
     zip::<T>(input, inout, f);
     true
+}
+
+impl Mpi {
+    /// The operation a handle names: predefined or from `MPI_Op_create`.
+    pub fn reduce_op(&self, handle: i32) -> MpiResult<ReduceOp> {
+        if let Some(b) = Builtin::from_handle(handle) {
+            return Ok(ReduceOp::Builtin(b));
+        }
+        usize::try_from(handle - FIRST_USER_OP)
+            .ok()
+            .and_then(|i| self.user_ops.get(i).copied().flatten())
+            .ok_or_else(|| {
+                MpiError::new(
+                    class::OP,
+                    format!(
+                        "invalid operation handle {handle} (MPI_OP_NULL, freed or never created)"
+                    ),
+                )
+            })
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,261 @@
+//! MPI errors: the error classes and their texts, the errors the layer
+//! returns, the program's own error classes and codes, and the error
+//! handlers set on communicators.
+
+use super::{Ctx, Mpi, COMM_NULL, COMM_WORLD};
+
+pub const ERRORS_ARE_FATAL: i32 = 1;
+
+pub const ERRORS_RETURN: i32 = 2;
+
+pub const FIRST_USER_ERRHANDLER: i32 = 3;
+
+/// MPI_ERR_LASTCODE: user error classes and codes come after it.
+pub const LAST_PREDEFINED_CODE: i32 = 0x3fff_ffff;
+
+/// MPI error classes (values as in mpi.h).
+pub mod class {
+    pub const SUCCESS: i32 = 0;
+    pub const BUFFER: i32 = 1;
+    pub const COUNT: i32 = 2;
+    pub const TYPE: i32 = 3;
+    pub const TAG: i32 = 4;
+    pub const COMM: i32 = 5;
+    pub const RANK: i32 = 6;
+    pub const ROOT: i32 = 7;
+    pub const GROUP: i32 = 8;
+    pub const DIMS: i32 = 11;
+    pub const TOPOLOGY: i32 = 10;
+    pub const OP: i32 = 9;
+    pub const ARG: i32 = 12;
+    pub const KEYVAL: i32 = 33;
+    pub const INFO: i32 = 28;
+    pub const INFO_KEY: i32 = 29;
+    pub const INFO_VALUE: i32 = 30;
+    pub const INFO_NOKEY: i32 = 31;
+    pub const UNKNOWN: i32 = 13;
+    pub const TRUNCATE: i32 = 14;
+    pub const OTHER: i32 = 15;
+    pub const INTERN: i32 = 16;
+    pub const IN_STATUS: i32 = 17;
+    pub const REQUEST: i32 = 19;
+    pub const UNSUPPORTED_DATAREP: i32 = 48;
+    pub const UNSUPPORTED_OPERATION: i32 = 49;
+    pub const LOCKTYPE: i32 = 34;
+    pub const NO_MEM: i32 = 36;
+    pub const FILE: i32 = 27;
+    pub const RMA_CONFLICT: i32 = 43;
+    pub const RMA_SYNC: i32 = 44;
+    pub const SIZE: i32 = 46;
+    pub const WIN: i32 = 50;
+    pub const BASE: i32 = 51;
+    pub const RMA_RANGE: i32 = 52;
+    pub const RMA_ATTACH: i32 = 53;
+    pub const RMA_SHARED: i32 = 54;
+    pub const RMA_FLAVOR: i32 = 55;
+}
+
+/// The text of each error class, as MPI_Error_string prints it.
+pub fn error_string(code: i32) -> &'static str {
+    match code {
+        0 => "MPI_SUCCESS: no error",
+        1 => "MPI_ERR_BUFFER: invalid buffer pointer",
+        2 => "MPI_ERR_COUNT: invalid count argument",
+        3 => "MPI_ERR_TYPE: invalid datatype",
+        4 => "MPI_ERR_TAG: invalid tag",
+        5 => "MPI_ERR_COMM: invalid communicator",
+        6 => "MPI_ERR_RANK: invalid rank",
+        7 => "MPI_ERR_ROOT: invalid root",
+        8 => "MPI_ERR_GROUP: invalid group",
+        9 => "MPI_ERR_OP: invalid reduce operation",
+        10 => "MPI_ERR_TOPOLOGY: invalid topology",
+        11 => "MPI_ERR_DIMS: invalid dimension argument",
+        12 => "MPI_ERR_ARG: invalid argument of some other kind",
+        13 => "MPI_ERR_UNKNOWN: unknown error",
+        14 => "MPI_ERR_TRUNCATE: message truncated",
+        15 => "MPI_ERR_OTHER: known error not in this list",
+        16 => "MPI_ERR_INTERN: internal error",
+        17 => "MPI_ERR_IN_STATUS: error code is in status",
+        18 => "MPI_ERR_PENDING: pending request",
+        19 => "MPI_ERR_REQUEST: invalid request (handle)",
+        20 => "MPI_ERR_ACCESS: permission denied",
+        21 => "MPI_ERR_AMODE: invalid file access mode",
+        22 => "MPI_ERR_BAD_FILE: invalid file name",
+        23 => "MPI_ERR_CONVERSION: data conversion failed",
+        24 => "MPI_ERR_DUP_DATAREP: data representation already defined",
+        25 => "MPI_ERR_FILE_EXISTS: file exists",
+        26 => "MPI_ERR_FILE_IN_USE: file in use",
+        27 => "MPI_ERR_FILE: invalid file handle",
+        28 => "MPI_ERR_INFO: invalid info object",
+        29 => "MPI_ERR_INFO_KEY: invalid info key",
+        30 => "MPI_ERR_INFO_VALUE: invalid info value",
+        31 => "MPI_ERR_INFO_NOKEY: no such key in the info object",
+        32 => "MPI_ERR_IO: input/output error",
+        33 => "MPI_ERR_KEYVAL: invalid attribute key",
+        34 => "MPI_ERR_LOCKTYPE: invalid lock type",
+        35 => "MPI_ERR_NAME: invalid service name",
+        36 => "MPI_ERR_NO_MEM: out of memory",
+        37 => "MPI_ERR_NOT_SAME: collective arguments differ between ranks",
+        38 => "MPI_ERR_NO_SPACE: no space left",
+        39 => "MPI_ERR_NO_SUCH_FILE: no such file",
+        40 => "MPI_ERR_PORT: invalid port name",
+        41 => "MPI_ERR_QUOTA: quota exceeded",
+        42 => "MPI_ERR_READ_ONLY: read-only file or file system",
+        43 => "MPI_ERR_RMA_CONFLICT: conflicting accesses to a window",
+        44 => "MPI_ERR_RMA_SYNC: wrong synchronization of one-sided operations",
+        45 => "MPI_ERR_SERVICE: invalid service",
+        46 => "MPI_ERR_SIZE: invalid size argument",
+        47 => "MPI_ERR_SPAWN: spawning processes failed",
+        48 => "MPI_ERR_UNSUPPORTED_DATAREP: unsupported data representation",
+        49 => "MPI_ERR_UNSUPPORTED_OPERATION: unsupported operation",
+        50 => "MPI_ERR_WIN: invalid window",
+        51 => "MPI_ERR_BASE: invalid base address",
+        52 => "MPI_ERR_RMA_RANGE: target memory is outside the window",
+        53 => "MPI_ERR_RMA_ATTACH: memory cannot be attached to the window",
+        54 => "MPI_ERR_RMA_SHARED: memory cannot be shared",
+        55 => "MPI_ERR_RMA_FLAVOR: the window's flavor does not allow this call",
+        _ => "unknown error code",
+    }
+}
+
+/// An MPI error: its class and a message for the person reading it.
+#[derive(Debug, Clone)]
+pub struct MpiError {
+    pub class: i32,
+    pub message: String,
+}
+
+impl MpiError {
+    pub fn new(class: i32, message: impl Into<String>) -> Self {
+        Self {
+            class,
+            message: message.into(),
+        }
+    }
+}
+
+pub type MpiResult<T> = Result<T, MpiError>;
+
+impl Mpi {
+    /// The function of a user error handler (MPI_Comm_create_errhandler).
+    pub fn user_errhandler(&self, eh: i32) -> Option<usize> {
+        usize::try_from(eh - FIRST_USER_ERRHANDLER)
+            .ok()
+            .and_then(|i| self.errhandler_fns.get(i).copied())
+    }
+
+    /// Registers a user error handler function; returns its handle.
+    pub fn add_errhandler(&mut self, function: usize) -> i32 {
+        self.errhandler_fns.push(function);
+        FIRST_USER_ERRHANDLER + self.errhandler_fns.len() as i32 - 1
+    }
+
+    /// MPI_Add_error_class: a new class, which is also its own code.
+    pub fn add_error_class(&mut self) -> i32 {
+        let code = self.last_error_code + 1;
+        self.last_error_code = code;
+        self.attribute_values[7] = code;
+        self.user_errors.push((code, code, String::new()));
+        code
+    }
+
+    /// MPI_Add_error_code: a new code of `class`.
+    pub fn add_error_code(&mut self, class_: i32) -> MpiResult<i32> {
+        if !(0..=55).contains(&class_)
+            && !self
+                .user_errors
+                .iter()
+                .any(|e| e.0 == class_ && e.1 == class_)
+        {
+            return Err(MpiError::new(
+                class::ARG,
+                format!("{class_} is not an error class"),
+            ));
+        }
+        let code = self.last_error_code + 1;
+        self.last_error_code = code;
+        self.attribute_values[7] = code;
+        self.user_errors.push((code, class_, String::new()));
+        Ok(code)
+    }
+
+    /// MPI_Add_error_string: the text of a user class or code.
+    pub fn set_error_string(&mut self, code: i32, text: String) -> MpiResult<()> {
+        match self.user_errors.iter_mut().find(|e| e.0 == code) {
+            Some(e) => {
+                e.2 = text;
+                Ok(())
+            }
+            None => Err(MpiError::new(
+                class::ARG,
+                format!("{code} is not a user error class or code"),
+            )),
+        }
+    }
+
+    /// The class and text of an error code (predefined or the program's).
+    pub fn describe_error(&self, code: i32) -> Option<(i32, String)> {
+        if (0..=55).contains(&code) {
+            return Some((code, error_string(code).to_string()));
+        }
+        self.user_errors
+            .iter()
+            .find(|e| e.0 == code)
+            .map(|e| (e.1, e.2.clone()))
+    }
+}
+
+impl Ctx<'_> {
+    /// A new communicator takes its parent's error handler (MPI: dup,
+    /// split, create and the intercommunicator calls inherit it).
+    pub fn inherit_errhandler(&mut self, parent: i32, child: i32) {
+        if child == COMM_NULL {
+            return;
+        }
+        let eh = self.errhandler(parent);
+        if eh != ERRORS_ARE_FATAL {
+            let me = self.core.current();
+            let hs = &mut self.mpi.ranks[me].errhandlers;
+            match hs.iter_mut().find(|(h, _)| *h == child) {
+                Some(e) => e.1 = eh,
+                None => hs.push((child, eh)),
+            }
+        }
+    }
+
+    /// The error handler of `comm` for the current rank.
+    pub fn errhandler(&self, comm: i32) -> i32 {
+        let hs = &self.mpi.ranks[self.core.current()].errhandlers;
+        let find = |c: i32| hs.iter().find(|(h, _)| *h == c).map(|(_, e)| *e);
+        let comm = if self.comm(comm).is_ok() {
+            comm
+        } else {
+            COMM_WORLD
+        };
+        find(comm).unwrap_or(ERRORS_ARE_FATAL)
+    }
+
+    /// Checks that `eh` is a predefined or program error handler.
+    pub fn check_errhandler(&self, eh: i32) -> MpiResult<()> {
+        if eh != ERRORS_ARE_FATAL && eh != ERRORS_RETURN && self.mpi.user_errhandler(eh).is_none() {
+            return Err(MpiError::new(
+                class::ARG,
+                format!("invalid error handler {eh}"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Sets the error handler of `comm` for the current rank.
+    pub fn set_errhandler(&mut self, comm: i32, eh: i32) -> MpiResult<()> {
+        self.comm(comm)?;
+        self.check_errhandler(eh)?;
+        let me = self.core.current();
+        let hs = &mut self.mpi.ranks[me].errhandlers;
+        match hs.iter_mut().find(|(h, _)| *h == comm) {
+            Some(e) => e.1 = eh,
+            None => hs.push((comm, eh)),
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,532 @@
+//! Requests and statuses: the request table, starting and completing
+//! requests (point-to-point, compound, generalized, collective and
+//! persistent ones), and waiting for them.
+
+use std::ffi::c_void;
+use std::rc::Rc;
+
+use crate::engine::Detail;
+use crate::sim;
+
+use super::datatype::Datatype;
+use super::{
+    class, comm_name, nbc, CommView, Ctx, Group, Mpi, MpiError, MpiResult, SendMode, ANY_SOURCE,
+    ANY_TAG, COMM_WORLD, PROC_NULL,
+};
+
+#[derive(Debug, Clone, Copy)]
+pub enum ReqKind {
+    Send(SendMode),
+    Recv,
+    /// Completes when all its children have (MPI_Isendrecv): children are
+    /// [receive, send], and the receive's status is the compound's.
+    Compound,
+    /// MPI_Grequest_start: completed by the program (MPI_Grequest_complete).
+    Generalized(Grequest),
+    /// MPI_Rput and friends: completed when the operation's transfer ends.
+    Rma,
+    /// A non-blocking collective: completed by its progress (`nbc`).
+    Nbc,
+    /// A persistent collective (MPI_Bcast_init, ...): each start begins a
+    /// non-blocking collective, its one child, and it completes with it.
+    PersistentColl,
+}
+
+/// What starts a persistent collective: the non-blocking call with the
+/// program's arguments, writing its request handle.
+pub type PersistentStart = Rc<dyn Fn(*mut i32) -> i32>;
+
+/// MPI_Grequest_query_function: fills the status (an MPI_Status).
+pub type GreqQueryFn = unsafe extern "C" fn(*mut c_void, *mut c_void) -> i32;
+
+/// MPI_Grequest_free_function.
+pub type GreqFreeFn = unsafe extern "C" fn(*mut c_void) -> i32;
+
+/// MPI_Grequest_cancel_function.
+pub type GreqCancelFn = unsafe extern "C" fn(*mut c_void, i32) -> i32;
+
+/// The program's callbacks of a generalized request. They are called by
+/// the ABI layer, never while the world is borrowed.
+#[derive(Debug, Clone, Copy)]
+pub struct Grequest {
+    pub query: Option<GreqQueryFn>,
+    pub free: Option<GreqFreeFn>,
+    pub cancel: Option<GreqCancelFn>,
+    pub extra_state: usize,
+}
+
+/// What a completed operation reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Status {
+    pub source: i32,
+    pub tag: i32,
+    pub error: i32,
+    pub bytes: usize,
+    pub cancelled: bool,
+}
+
+impl Status {
+    /// The status of an operation with MPI_PROC_NULL or an inactive request.
+    pub fn empty() -> Self {
+        Self {
+            source: ANY_SOURCE,
+            tag: ANY_TAG,
+            error: 0,
+            bytes: 0,
+            cancelled: false,
+        }
+    }
+}
+
+/// A point-to-point operation.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub owner: usize,
+    pub kind: ReqKind,
+    pub comm: i32,
+    pub ctx: u32,
+    /// Peer as a communicator rank (may be ANY_SOURCE or PROC_NULL).
+    pub peer: i32,
+    pub tag: i32,
+    /// World rank of the destination (sends to a real rank only).
+    pub peer_world: usize,
+    /// The owner's rank in the communicator, as receivers see it.
+    pub my_rank: i32,
+    pub buf: usize,
+    pub count: usize,
+    /// The datatype as it was when the request was made (the handle may
+    /// be freed while the request is pending).
+    pub dtype: Rc<Datatype>,
+    pub persistent: bool,
+    pub active: bool,
+    pub complete: bool,
+    pub status: Status,
+    /// The owner is blocked waiting on this request.
+    pub waiting: bool,
+    /// MPI_Request_free was called: drop on completion.
+    pub freed: bool,
+    /// Bytes held in the attached buffer by a buffered send.
+    pub bsend_bytes: usize,
+    /// A receive matched with a detached send (it pays smpi/or).
+    pub from_detached: bool,
+    /// The compound request this one is part of.
+    pub parent: Option<ReqId>,
+    /// A compound's parts.
+    pub children: Vec<ReqId>,
+    /// Data the request owns while it is pending (the packed send buffer
+    /// of MPI_Isendrecv_replace).
+    pub owned: Option<Vec<u8>>,
+}
+
+/// Index of a request in the request table (the handle minus one).
+pub type ReqId = usize;
+
+/// Waits (blocking the current rank) until `done` holds; `ids` are the
+/// requests to be woken by. `call` names the MPI call for reports.
+pub fn wait_for(ids: &[ReqId], call: &'static str, done: impl Fn(&Ctx) -> bool) {
+    loop {
+        nbc::progress();
+        let finished = sim::mpi(|w| {
+            if done(w) {
+                for &id in ids {
+                    if let Some(Some(r)) = w.mpi.requests.get_mut(id) {
+                        r.waiting = false;
+                    }
+                }
+                return true;
+            }
+            let mut first = None;
+            let mut pending = 0;
+            for &id in ids {
+                if let Some(Some(r)) = w.mpi.requests.get_mut(id) {
+                    if !r.complete {
+                        r.waiting = true;
+                        first.get_or_insert(id);
+                        pending += 1;
+                    }
+                }
+            }
+            let detail = match first {
+                Some(first) => Detail::Requests { first, pending },
+                None => Detail::None,
+            };
+            w.core.block_current(call, detail);
+            false
+        });
+        if finished {
+            return;
+        }
+        sim::park();
+    }
+}
+
+/// True if request `id` no longer exists or is complete.
+pub fn is_complete(w: &Ctx, id: ReqId) -> bool {
+    w.mpi
+        .requests
+        .get(id)
+        .is_none_or(|r| r.as_ref().is_none_or(|r| r.complete))
+}
+
+impl Mpi {
+    pub fn request(&self, id: ReqId) -> &Request {
+        self.requests[id].as_ref().expect("live request")
+    }
+
+    pub fn request_mut(&mut self, id: ReqId) -> &mut Request {
+        self.requests[id].as_mut().expect("live request")
+    }
+
+    /// The request behind a user handle.
+    pub fn request_id(&self, handle: i32) -> MpiResult<ReqId> {
+        let id = usize::try_from(handle - 1).map_err(|_| {
+            MpiError::new(class::REQUEST, format!("invalid request handle {handle}"))
+        })?;
+        match self.requests.get(id) {
+            Some(Some(_)) => Ok(id),
+            _ => Err(MpiError::new(
+                class::REQUEST,
+                format!("invalid request handle {handle}"),
+            )),
+        }
+    }
+
+    pub(super) fn add_request(&mut self, r: Request) -> ReqId {
+        match self.free_requests.pop() {
+            Some(id) => {
+                self.requests[id] = Some(r);
+                id
+            }
+            None => {
+                self.requests.push(Some(r));
+                self.requests.len() - 1
+            }
+        }
+    }
+
+    /// Removes a request (and the parts of a compound one).
+    pub fn remove_request(&mut self, id: ReqId) {
+        if let Some(r) = self.requests[id].take() {
+            if matches!(r.kind, ReqKind::PersistentColl) {
+                self.persistent_starts.remove(&id);
+            }
+            self.free_requests.push(id);
+            for child in r.children {
+                self.remove_request(child);
+            }
+        }
+    }
+
+    /// One-line description of a pending request, for deadlock reports.
+    pub fn describe_request(&self, id: ReqId) -> String {
+        let r = self.request(id);
+        let peer = match r.peer {
+            ANY_SOURCE => "MPI_ANY_SOURCE".to_string(),
+            PROC_NULL => "MPI_PROC_NULL".to_string(),
+            p => p.to_string(),
+        };
+        let tag = if r.tag == ANY_TAG {
+            "MPI_ANY_TAG".to_string()
+        } else {
+            r.tag.to_string()
+        };
+        let what = match r.kind {
+            ReqKind::Recv => format!("receive from {peer}"),
+            ReqKind::Send(_) => format!("send to {peer}"),
+            ReqKind::Compound => format!("send-receive with {peer}"),
+            ReqKind::Generalized(_) => {
+                "generalized request (waiting for MPI_Grequest_complete)".into()
+            }
+            ReqKind::Rma => "one-sided operation".into(),
+            ReqKind::Nbc | ReqKind::PersistentColl => "non-blocking collective".into(),
+        };
+        let comm = if r.ctx % 2 == 1 {
+            format!("{} (collective)", comm_name(r.comm))
+        } else {
+            comm_name(r.comm)
+        };
+        format!("{what}, tag {tag}, {comm}")
+    }
+}
+
+impl Ctx<'_> {
+    /// Creates an inactive point-to-point request after checking arguments.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new_request(
+        &mut self,
+        kind: ReqKind,
+        buf: *const c_void,
+        count: i64,
+        datatype: i32,
+        peer: i32,
+        tag: i32,
+        comm: i32,
+        persistent: bool,
+    ) -> MpiResult<ReqId> {
+        let view = self.comm(comm)?;
+        let count = Self::check_count(count)?;
+        self.check_type(datatype)?;
+        let dtype = Rc::clone(self.mpi.datatype(datatype)?);
+        // A null buffer is MPI_BOTTOM, valid only with a datatype of
+        // absolute addresses: data at address 0 itself is an error.
+        if buf.is_null() && count > 0 && dtype.size > 0 && dtype.true_lb == 0 {
+            return Err(MpiError::new(
+                class::BUFFER,
+                format!(
+                    "the buffer is a null pointer but holds {count} {}",
+                    dtype.name
+                ),
+            ));
+        }
+        let is_recv = matches!(kind, ReqKind::Recv);
+        self.check_peer(&view, peer, is_recv)?;
+        Self::check_tag(tag, is_recv)?;
+        let id =
+            self.new_internal_request(kind, &view, view.ctx, buf as usize, count, dtype, peer, tag);
+        self.mpi.request_mut(id).persistent = persistent;
+        Ok(id)
+    }
+
+    /// Creates a request on context `ctx` of `view` (no argument checks:
+    /// the runtime built it). `peer` is a rank of `view.peer_group()`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new_internal_request(
+        &mut self,
+        kind: ReqKind,
+        view: &CommView,
+        ctx: u32,
+        buf: usize,
+        count: usize,
+        dtype: Rc<Datatype>,
+        peer: i32,
+        tag: i32,
+    ) -> ReqId {
+        let peer_world = if peer >= 0 {
+            view.peer_group().world(peer as usize)
+        } else {
+            0
+        };
+        self.mpi.add_request(Request {
+            owner: self.core.current(),
+            kind,
+            comm: view.handle,
+            ctx,
+            peer,
+            tag,
+            peer_world,
+            my_rank: view.my_rank as i32,
+            buf,
+            count,
+            dtype,
+            persistent: false,
+            active: false,
+            complete: false,
+            status: Status::empty(),
+            waiting: false,
+            freed: false,
+            bsend_bytes: 0,
+            from_detached: false,
+            parent: None,
+            children: Vec::new(),
+            owned: None,
+        })
+    }
+
+    /// Starts (activates) a request.
+    pub fn start(&mut self, id: ReqId) -> MpiResult<()> {
+        {
+            let r = self.mpi.request_mut(id);
+            if r.active && !r.complete {
+                return Err(MpiError::new(
+                    class::REQUEST,
+                    "MPI_Start on a request that is still active",
+                ));
+            }
+            r.active = true;
+            r.complete = false;
+            r.status = Status::empty();
+        }
+        match self.mpi.request(id).kind {
+            ReqKind::Send(mode) => self.start_send(id, mode),
+            ReqKind::Recv => {
+                self.start_recv(id);
+                Ok(())
+            }
+            ReqKind::Compound => {
+                for child in self.mpi.request(id).children.clone() {
+                    self.start(child)?;
+                }
+                Ok(())
+            }
+            ReqKind::Generalized(_) | ReqKind::Rma | ReqKind::Nbc => Ok(()),
+            // The ABI layer starts it (`start_persistent_collective`): it
+            // runs the program's MPI call.
+            ReqKind::PersistentColl => Ok(()),
+        }
+    }
+
+    /// Marks request `id` complete with `status` and wakes its owner if it
+    /// waits on it.
+    pub fn complete(&mut self, id: ReqId, status: Status) {
+        let (owner, waiting, freed, persistent) = {
+            let r = self.mpi.request_mut(id);
+            r.complete = true;
+            r.status = Status {
+                bytes: status.bytes,
+                ..status
+            };
+            (r.owner, r.waiting, r.freed, r.persistent)
+        };
+        let parent = self.mpi.requests[id].as_ref().and_then(|r| r.parent);
+        if freed && !persistent {
+            self.mpi.remove_request(id);
+        }
+        if waiting {
+            self.core.wake(owner);
+        }
+        if let Some(p) = parent {
+            self.child_completed(p);
+        }
+    }
+
+    /// Completes compound request `p` once all its parts are complete.
+    pub(super) fn child_completed(&mut self, p: ReqId) {
+        let Some(parent) = self.mpi.requests.get(p).and_then(Option::as_ref) else {
+            return;
+        };
+        if parent.complete {
+            return;
+        }
+        let all = parent.children.iter().all(|&c| is_complete(self, c));
+        if all {
+            let status = parent
+                .children
+                .first()
+                .and_then(|&c| self.mpi.requests.get(c).and_then(Option::as_ref))
+                .map_or(Status::empty(), |r| r.status);
+            let persistent = matches!(parent.kind, ReqKind::PersistentColl);
+            self.complete(p, status);
+            // A persistent collective's run is over: its request goes.
+            if persistent {
+                if let Some(r) = self.mpi.requests.get_mut(p).and_then(Option::as_mut) {
+                    for c in std::mem::take(&mut r.children) {
+                        self.mpi.remove_request(c);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A new persistent collective request of the current rank, inactive,
+    /// begun by `start` at each MPI_Start.
+    pub fn new_persistent_collective(&mut self, view: &CommView, start: PersistentStart) -> ReqId {
+        let dtype = Rc::clone(self.mpi.datatype(4).expect("MPI_BYTE is predefined"));
+        // Persistent collectives match in the order they were made, not
+        // started: the collective tag is taken now, for every run.
+        let tag = self.next_coll_tag_in(view.ctx);
+        let id = self.new_internal_request(
+            ReqKind::PersistentColl,
+            view,
+            view.ctx,
+            0,
+            0,
+            dtype,
+            -1,
+            tag,
+        );
+        let r = self.mpi.request_mut(id);
+        r.persistent = true;
+        r.active = false;
+        self.mpi.persistent_starts.insert(id, start);
+        id
+    }
+
+    /// Activates persistent collective `id` for a new run; how it starts.
+    /// Its run takes the tag reserved when it was made.
+    pub fn activate_persistent_collective(&mut self, id: ReqId) -> MpiResult<PersistentStart> {
+        let r = self.mpi.request_mut(id);
+        // Active until a wait or test returns it, even once complete.
+        if r.active {
+            return Err(MpiError::new(
+                class::REQUEST,
+                "MPI_Start on a persistent collective that is still active (wait for it first)",
+            ));
+        }
+        r.active = true;
+        r.complete = false;
+        r.status = Status::empty();
+        let reserved = (r.ctx, r.tag);
+        let me = self.core.current();
+        self.mpi.ranks[me].reserved_coll_tag = Some(reserved);
+        Ok(Rc::clone(&self.mpi.persistent_starts[&id]))
+    }
+
+    /// Makes `run` (the request of one run's non-blocking collective) the
+    /// child of persistent collective `id`, completing `id` if it is done.
+    pub fn attach_persistent_run(&mut self, id: ReqId, run: ReqId) {
+        self.mpi.request_mut(run).parent = Some(id);
+        self.mpi.request_mut(id).children = vec![run];
+        if is_complete(self, run) {
+            self.child_completed(id);
+        }
+    }
+
+    /// Makes a compound request of `children` ([receive, send]) owned by
+    /// the current rank, optionally owning `data` until it completes.
+    /// The request of a non-blocking collective on `view`, active and
+    /// incomplete.
+    pub fn new_nbc_request(&mut self, view: &CommView) -> ReqId {
+        let dtype = Rc::clone(self.mpi.datatype(4).expect("MPI_BYTE is predefined"));
+        let id = self.new_internal_request(ReqKind::Nbc, view, view.ctx, 0, 0, dtype, -1, 0);
+        self.mpi.request_mut(id).active = true;
+        id
+    }
+
+    /// A request that is complete already (a non-blocking collective with
+    /// nothing to do).
+    pub fn new_completed_request(&mut self) -> ReqId {
+        let view = self.comm(COMM_WORLD).expect("MPI_COMM_WORLD exists");
+        let id = self.new_nbc_request(&view);
+        self.complete(id, Status::empty());
+        id
+    }
+
+    pub fn new_compound(&mut self, children: Vec<ReqId>, data: Option<Vec<u8>>) -> ReqId {
+        let first = self.mpi.request(children[0]).clone();
+        let view = CommView {
+            handle: first.comm,
+            ctx: first.ctx,
+            group: Group::Single(first.owner),
+            remote: None,
+            my_rank: 0,
+        };
+        let id = self.new_internal_request(
+            ReqKind::Compound,
+            &view,
+            first.ctx,
+            0,
+            0,
+            Rc::clone(&first.dtype),
+            -1,
+            first.tag,
+        );
+        for &c in &children {
+            self.mpi.request_mut(c).parent = Some(id);
+        }
+        let r = self.mpi.request_mut(id);
+        r.children = children;
+        r.owned = data;
+        id
+    }
+
+    /// Frees a completed request or marks an active one for freeing.
+    pub fn free_request(&mut self, id: ReqId) {
+        let r = self.mpi.request_mut(id);
+        if r.active && !r.complete {
+            r.freed = true;
+            r.persistent = false;
+        } else {
+            self.mpi.remove_request(id);
+        }
+    }
+}
