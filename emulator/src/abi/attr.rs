@@ -3,7 +3,8 @@
 
 use std::ffi::{c_int, c_void};
 
-use super::{call, call_in, out, ErrScope};
+use super::check::out;
+use super::{call, call_in, ErrScope};
 use crate::mpi::Ctx;
 use crate::mpi::{self, class, MpiError, MpiResult};
 use crate::sim;

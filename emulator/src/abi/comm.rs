@@ -3,19 +3,12 @@
 use std::ffi::{c_char, c_int};
 use std::rc::Rc;
 
+use super::call;
+use super::check::out;
 use super::env::copy_c_string;
-use super::intercoll;
-use super::{call, out};
-use crate::mpi::coll::Transfer;
-use crate::mpi::coll::{coll_error, execute, Buffers, Reduction};
 use crate::mpi::comm::{group_compare, members};
-use crate::mpi::{
-    self, class, is_complete, wait_for, CommView, Group, MpiError, MpiResult, ReqId, ReqKind,
-    SendMode,
-};
+use crate::mpi::{self, class, split, Group, MpiError, MpiResult};
 use crate::sim;
-
-const MPI_INT: c_int = 8;
 
 /// Writes a new communicator handle.
 ///
@@ -52,84 +45,6 @@ pub(crate) unsafe extern "C" fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) -
     })
 }
 
-/// Splits an intracommunicator as SimGrid 3.32 does, so it costs the same
-/// on the network: the members' (color, key) are gathered at rank 0, which
-/// forms the groups and sends each member of each group in turn its new
-/// communicator (8 bytes, one message per member, a group's messages at
-/// once). Only rank 0 ever holds all members' pairs, so a split of 100,000
-/// ranks costs O(P log P), not O(P^2).
-pub(crate) fn split(
-    view: &CommView,
-    color: c_int,
-    key: c_int,
-    call_name: &'static str,
-) -> MpiResult<c_int> {
-    let int = sim::mpi(|w| w.mpi.datatype(MPI_INT).map(Rc::clone))?;
-    let root = view.my_rank == 0;
-    let mine = [color, key];
-    let mut all: Vec<c_int> = if root {
-        vec![0; 2 * view.size()]
-    } else {
-        Vec::new()
-    };
-    let rc = if root { 2 } else { 0 };
-    let s = collectives::gather(view.my_rank, view.size(), 0, 2, rc, false).map_err(coll_error)?;
-    let b = Buffers {
-        send: mine.as_ptr() as usize,
-        send_type: MPI_INT,
-        recv: all.as_mut_ptr() as usize,
-        recv_type: MPI_INT,
-    };
-    execute(view, s, b, Reduction::None, call_name)?;
-    let tag = sim::mpi(|w| w.next_coll_tag_in(view.ctx));
-    let mut got = [mpi::COMM_NULL, 0];
-    if root {
-        let pairs: Vec<(c_int, c_int)> = all.chunks(2).map(|p| (p[0], p[1])).collect();
-        let groups = sim::mpi(|w| w.split_groups(view, &pairs));
-        // One group after the other: the members' messages in flight
-        // together, then the next group (SimGrid's rounds).
-        for (h, members) in groups {
-            let msg = [h, 0];
-            if members.contains(&0) {
-                got = msg;
-            }
-            let sends: Vec<Transfer> = members
-                .iter()
-                .filter(|&&r| r != 0)
-                .map(|&r| Transfer::send(r as usize, msg.as_ptr() as usize, 2, &int))
-                .collect();
-            intercoll::exchange(view, tag, sends, call_name)?;
-        }
-    } else if color >= 0 {
-        let recv = Transfer::recv(0, got.as_mut_ptr() as usize, 2, &int);
-        intercoll::exchange(view, tag, vec![recv], call_name)?;
-    }
-    if color < 0 && color != mpi::UNDEFINED {
-        return Err(MpiError::new(class::ARG, format!("invalid color {color}")));
-    }
-    Ok(got[0])
-}
-
-/// Every member of `view`'s group learns every member's (color, key).
-pub(crate) fn gather_pairs(
-    view: &CommView,
-    color: c_int,
-    key: c_int,
-    call_name: &'static str,
-) -> MpiResult<Vec<(i32, i32)>> {
-    let mine = [color, key];
-    let mut all = vec![0 as c_int; 2 * view.size()];
-    let s = collectives::allgather(view.my_rank, view.size(), 2, 2, false).map_err(coll_error)?;
-    let b = Buffers {
-        send: mine.as_ptr() as usize,
-        send_type: MPI_INT,
-        recv: all.as_mut_ptr() as usize,
-        recv_type: MPI_INT,
-    };
-    execute(view, s, b, Reduction::None, call_name)?;
-    Ok(all.chunks(2).map(|p| (p[0], p[1])).collect())
-}
-
 pub(crate) unsafe extern "C" fn MPI_Comm_split(
     comm: c_int,
     color: c_int,
@@ -137,56 +52,10 @@ pub(crate) unsafe extern "C" fn MPI_Comm_split(
     newcomm: *mut c_int,
 ) -> c_int {
     call("MPI_Comm_split", comm, || {
-        let c = sim::mpi(|w| w.comm(comm))?;
-        let h = if c.remote.is_some() {
-            // Each group splits; parts of the same color are paired.
-            let pairs = gather_pairs(&c.local(), color, key, "MPI_Comm_split")?;
-            let flat: Vec<c_int> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
-            let remote_flat = leaders_exchange(&c, &flat, "MPI_Comm_split")?;
-            let remote_pairs: Vec<(i32, i32)> =
-                remote_flat.chunks(2).map(|p| (p[0], p[1])).collect();
-            sim::mpi(|w| {
-                let seq = w.next_creation_seq(comm);
-                w.intercomm_split(comm, seq, &pairs, &remote_pairs)
-            })?
-        } else {
-            split(&c, color, key, "MPI_Comm_split")?
-        };
+        let h = split::comm_split(comm, color, key)?;
         // SAFETY: the caller's output argument.
         unsafe { out_child(comm, newcomm, h) }
     })
-}
-
-/// On an intercommunicator: the two groups' leaders (local rank 0) swap
-/// `data`, then each leader broadcasts what it got to its group. Every
-/// member returns the remote group's data.
-fn leaders_exchange(
-    v: &CommView,
-    data: &[c_int],
-    call_name: &'static str,
-) -> MpiResult<Vec<c_int>> {
-    // Every member takes the tag, so later collective tags stay in step.
-    let tag = sim::mpi(|w| w.next_coll_tag(v.handle));
-    let mut len = [0 as c_int];
-    let mut theirs: Vec<c_int> = Vec::new();
-    if v.my_rank == 0 {
-        let int = sim::mpi(|w| w.mpi.datatype(MPI_INT).map(Rc::clone))?;
-        let swap = |send: &[c_int], recv: &mut [c_int]| -> MpiResult<()> {
-            let t = [
-                Transfer::recv(0, recv.as_mut_ptr() as usize, recv.len(), &int),
-                Transfer::send(0, send.as_ptr() as usize, send.len(), &int),
-            ];
-            intercoll::exchange(v, tag, t.into(), call_name)
-        };
-        swap(&[data.len() as c_int], &mut len)?;
-        theirs = vec![0; usize::try_from(len[0]).unwrap_or(0)];
-        swap(data, &mut theirs)?;
-    }
-    let local = v.local();
-    bcast_ints(&local, 0, &mut len, call_name)?;
-    theirs.resize(usize::try_from(len[0]).unwrap_or(0), 0);
-    bcast_ints(&local, 0, &mut theirs, call_name)?;
-    Ok(theirs)
 }
 
 pub(crate) unsafe extern "C" fn MPI_Comm_create(
@@ -195,25 +64,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_create(
     newcomm: *mut c_int,
 ) -> c_int {
     call("MPI_Comm_create", comm, || {
-        let c = sim::mpi(|w| w.comm(comm))?;
-        let h = if c.remote.is_some() {
-            // Each side names a subgroup of its own group; the new
-            // intercommunicator joins the two subgroups.
-            let g = group_of(group)?;
-            let mine: Vec<u32> = members(&g);
-            if mine.iter().any(|&w| c.group.rank_of(w as usize).is_none()) {
-                return Err(MpiError::new(
-                    class::GROUP,
-                    "the group is not a subset of the local group",
-                ));
-            }
-            let flat: Vec<c_int> = mine.iter().map(|&w| w as c_int).collect();
-            let theirs = leaders_exchange(&c, &flat, "MPI_Comm_create")?;
-            let theirs: Vec<u32> = theirs.iter().map(|&w| w as u32).collect();
-            sim::mpi(|w| w.intercomm_subset(comm, mine, theirs))?
-        } else {
-            sim::mpi(|w| w.comm_create(comm, group))?
-        };
+        let h = split::comm_create(comm, group)?;
         // SAFETY: the caller's output argument.
         unsafe { out_child(comm, newcomm, h) }
     })
@@ -583,76 +434,6 @@ pub(crate) unsafe extern "C" fn MPI_Group_difference(
     })
 }
 
-/// Exchanges two int arrays with `peer` on `comm` (a send and a receive
-/// posted together), as the leaders of MPI_Intercomm_create do.
-fn exchange(
-    comm: c_int,
-    peer: c_int,
-    tag: c_int,
-    send: &[c_int],
-    recv: &mut [c_int],
-) -> MpiResult<()> {
-    let (r, s) = sim::mpi(|w| -> MpiResult<(ReqId, ReqId)> {
-        let r = w.new_request(
-            ReqKind::Recv,
-            recv.as_mut_ptr().cast(),
-            recv.len() as i64,
-            MPI_INT,
-            peer,
-            tag,
-            comm,
-            false,
-        )?;
-        w.start(r)?;
-        let s = w.new_request(
-            ReqKind::Send(SendMode::Standard),
-            send.as_ptr().cast(),
-            send.len() as i64,
-            MPI_INT,
-            peer,
-            tag,
-            comm,
-            false,
-        )?;
-        w.start(s)?;
-        Ok((r, s))
-    })?;
-    wait_for(&[r, s], "MPI_Intercomm_create", |w| {
-        is_complete(w, r) && is_complete(w, s)
-    });
-    let st = sim::mpi(|w| {
-        let st = w.mpi.request(r).status;
-        w.mpi.remove_request(r);
-        w.mpi.remove_request(s);
-        st
-    });
-    if st.error != 0 {
-        return Err(MpiError::new(
-            st.error,
-            "the leaders' exchange was truncated",
-        ));
-    }
-    Ok(())
-}
-
-/// Broadcasts ints from `root` of `view`.
-fn bcast_ints(
-    view: &CommView,
-    root: usize,
-    data: &mut [c_int],
-    call: &'static str,
-) -> MpiResult<()> {
-    let s = collectives::bcast(view.my_rank, view.size(), root, data.len()).map_err(coll_error)?;
-    let ptr = data.as_mut_ptr() as usize;
-    let b = Buffers {
-        send: ptr,
-        send_type: MPI_INT,
-        recv: ptr,
-        recv_type: MPI_INT,
-    };
-    execute(view, s, b, Reduction::None, call)
-}
-
 pub(crate) unsafe extern "C" fn MPI_Intercomm_create(
     local_comm: c_int,
     local_leader: c_int,
@@ -661,37 +442,14 @@ pub(crate) unsafe extern "C" fn MPI_Intercomm_create(
     tag: c_int,
     newintercomm: *mut c_int,
 ) -> c_int {
+    let leaders = split::Leaders {
+        local: local_leader,
+        peer_comm,
+        remote: remote_leader,
+        tag,
+    };
     call("MPI_Intercomm_create", local_comm, || {
-        let lc = sim::mpi(|w| w.comm(local_comm))?.intra("MPI_Intercomm_create")?;
-        let leader = usize::try_from(local_leader)
-            .ok()
-            .filter(|&l| l < lc.size())
-            .ok_or_else(|| {
-                MpiError::new(class::RANK, format!("invalid local_leader {local_leader}"))
-            })?;
-        let mine: Vec<c_int> = members(&lc.group).into_iter().map(|w| w as c_int).collect();
-        // [remote size, context of peer_comm]: only the leaders know them.
-        let mut head = [0 as c_int; 2];
-        let mut remote: Vec<c_int> = Vec::new();
-        if lc.my_rank == leader {
-            let pc = sim::mpi(|w| w.comm(peer_comm))?;
-            let mut n = [0 as c_int];
-            exchange(
-                peer_comm,
-                remote_leader,
-                tag,
-                &[mine.len() as c_int],
-                &mut n,
-            )?;
-            remote = vec![0; usize::try_from(n[0]).unwrap_or(0)];
-            exchange(peer_comm, remote_leader, tag, &mine, &mut remote)?;
-            head = [n[0], pc.ctx as c_int];
-        }
-        bcast_ints(&lc, leader, &mut head, "MPI_Intercomm_create")?;
-        remote.resize(usize::try_from(head[0]).unwrap_or(0), 0);
-        bcast_ints(&lc, leader, &mut remote, "MPI_Intercomm_create")?;
-        let to_u32 = |v: &[c_int]| v.iter().map(|&x| x as u32).collect::<Vec<u32>>();
-        let h = sim::mpi(|w| w.intercomm_join(head[1] as u32, tag, to_u32(&mine), to_u32(&remote)));
+        let h = split::intercomm_create(local_comm, leaders)?;
         // SAFETY: the caller's output argument.
         unsafe { out_child(local_comm, newintercomm, h) }
     })
@@ -703,17 +461,7 @@ pub(crate) unsafe extern "C" fn MPI_Intercomm_merge(
     newintracomm: *mut c_int,
 ) -> c_int {
     call("MPI_Intercomm_merge", intercomm, || {
-        let v = sim::mpi(|w| w.comm(intercomm))?;
-        if v.remote.is_none() {
-            return Err(MpiError::new(
-                class::COMM,
-                "MPI_Intercomm_merge needs an intercommunicator",
-            ));
-        }
-        let flag = c_int::from(high != 0);
-        let remote_flag = leaders_exchange(&v, &[flag], "MPI_Intercomm_merge")?;
-        let remote_high = remote_flag.first().is_some_and(|&f| f != 0);
-        let h = sim::mpi(|w| w.intercomm_merge(intercomm, flag != 0, remote_high))?;
+        let h = split::intercomm_merge(intercomm, high != 0)?;
         // SAFETY: the caller's output argument.
         unsafe { out_child(intercomm, newintracomm, h) }
     })
@@ -762,30 +510,8 @@ pub(crate) unsafe extern "C" fn MPI_Comm_create_group(
 /// A request that is complete from the start (for non-blocking calls that
 /// finish at once, such as MPI_Comm_idup here: duplication needs no
 /// messages in this emulator).
-fn completed_request() -> MpiResult<c_int> {
-    sim::mpi(|w| {
-        let view = w.comm(mpi::COMM_SELF)?;
-        let int = Rc::clone(w.mpi.datatype(MPI_INT)?);
-        let g = mpi::Grequest {
-            query: None,
-            free: None,
-            cancel: None,
-            extra_state: 0,
-        };
-        let id = w.new_internal_request(
-            ReqKind::Generalized(g),
-            &view,
-            view.ctx,
-            0,
-            0,
-            int,
-            mpi::PROC_NULL,
-            0,
-        );
-        w.mpi.request_mut(id).active = true;
-        w.complete(id, mpi::Status::empty());
-        Ok(id as c_int + 1)
-    })
+fn completed_request() -> c_int {
+    sim::mpi(|w| w.new_completed_request()) as c_int + 1
 }
 
 pub(crate) unsafe extern "C" fn MPI_Comm_idup(
@@ -802,7 +528,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_idup(
         // SAFETY: the caller's output arguments.
         unsafe {
             out_child(comm, newcomm, h)?;
-            *request = completed_request()?;
+            *request = completed_request();
         }
         Ok(())
     })
@@ -840,7 +566,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_idup_with_info(
         // SAFETY: the caller's output arguments.
         unsafe {
             out_child(comm, newcomm, h)?;
-            *request = completed_request()?;
+            *request = completed_request();
         }
         Ok(())
     })
@@ -983,9 +709,6 @@ fn balanced_factors(n: i64, k: usize) -> Vec<i64> {
     best.unwrap_or_else(|| vec![1; k])
 }
 
-/// MPI_COMM_TYPE_SHARED: ranks that share a (simulated) host.
-const COMM_TYPE_SHARED: c_int = 1;
-
 /// MPI_Comm_split_type: MPI_COMM_TYPE_SHARED groups the ranks of each
 /// simulated host; MPI_UNDEFINED gives MPI_COMM_NULL.
 pub(crate) unsafe extern "C" fn MPI_Comm_split_type(
@@ -996,18 +719,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_split_type(
     newcomm: *mut c_int,
 ) -> c_int {
     call("MPI_Comm_split_type", comm, || {
-        let c = sim::mpi(|w| w.comm(comm))?.intra("MPI_Comm_split_type")?;
-        let color = match split_type {
-            COMM_TYPE_SHARED => sim::mpi(|w| w.core.host_of(w.core.current()).0 as c_int),
-            mpi::UNDEFINED => mpi::UNDEFINED,
-            other => {
-                return Err(MpiError::new(
-                    class::ARG,
-                    format!("unknown split_type {other}"),
-                ))
-            }
-        };
-        let h = split(&c, color, key, "MPI_Comm_split_type")?;
+        let h = split::split_type(comm, split_type, key)?;
         // SAFETY: the caller's output argument.
         unsafe { out_child(comm, newcomm, h) }
     })

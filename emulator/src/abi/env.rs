@@ -3,7 +3,8 @@
 
 use std::ffi::{c_char, c_int};
 
-use super::{call, call_in, out, ErrScope};
+use super::check::out;
+use super::{call, call_in, ErrScope};
 use crate::mpi::{self, class, MpiError};
 use crate::sim;
 

@@ -2,8 +2,9 @@
 
 use std::ffi::{c_char, c_int, CStr};
 
+use super::call;
+use super::check::out;
 use super::env::copy_c_string;
-use super::{call, out};
 use crate::mpi::{self, class, MpiError, MpiResult};
 use crate::sim;
 

@@ -11,11 +11,11 @@
 
 mod attr;
 pub(crate) mod blas;
+mod check;
 mod coll;
 mod comm;
 mod env;
 mod info;
-mod intercoll;
 pub(crate) mod memory;
 mod neighbor;
 mod p2p;
@@ -30,7 +30,7 @@ use std::ffi::{c_int, c_void};
 
 use crate::abi_symbols::with_abi_symbols;
 use crate::engine::context::{self, Suspend};
-use crate::mpi::{self, MpiError, MpiResult, Status};
+use crate::mpi::{self, MpiError, MpiResult};
 use crate::sim::{self, Bench};
 
 use attr::*;
@@ -47,45 +47,6 @@ use sample::*;
 use time::*;
 use topo::*;
 use types::*;
-
-/// `MPI_Status` as laid out in mpi.h.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
-pub struct CStatus {
-    pub count_lo: c_int,
-    pub count_hi_and_cancelled: c_int,
-    pub source: c_int,
-    pub tag: c_int,
-    pub error: c_int,
-}
-
-/// MPI_STATUS_IGNORE / MPI_STATUSES_IGNORE.
-const STATUS_IGNORE: usize = 1;
-
-/// Writes `st` into a user status unless it is ignored.
-///
-/// # Safety
-/// `p` is null, MPI_STATUS_IGNORE, or points to a writable MPI_Status.
-pub(crate) unsafe fn write_status(p: *mut CStatus, st: &Status, set_error: bool) {
-    if p.is_null() || p as usize == STATUS_IGNORE {
-        return;
-    }
-    let bytes = st.bytes as u64;
-    // SAFETY: per the contract above.
-    let out = unsafe { &mut *p };
-    out.count_lo = (bytes & 0xffff_ffff) as u32 as c_int;
-    out.count_hi_and_cancelled = (((bytes >> 32) << 1) as c_int) | c_int::from(st.cancelled);
-    out.source = st.source;
-    out.tag = st.tag;
-    if set_error {
-        out.error = st.error;
-    }
-}
-
-/// Reads a status back (for MPI_Get_count and friends).
-pub(crate) fn status_bytes(s: &CStatus) -> u64 {
-    (u64::from(s.count_lo as u32)) | ((u64::from((s.count_hi_and_cancelled as u32) >> 1)) << 32)
-}
 
 /// Which clock measures computation bursts (`smpi/bench-clock`): false for
 /// the thread's CPU time, true for the monotonic clock.
@@ -306,40 +267,6 @@ pub(crate) fn call_user_errhandler(function: usize, comm: c_int, code: c_int) {
     let (mut c, mut k) = (comm, code);
     // SAFETY: pointers to locals that live across the call.
     unsafe { f(&mut c, &mut k) };
-}
-
-/// Reads `n` values of a C array, failing with MPI_ERR_ARG on null.
-///
-/// # Safety
-/// `p` points to `n` readable values when `n > 0`.
-pub(crate) unsafe fn read_array<T: Copy>(p: *const T, n: usize, what: &str) -> MpiResult<Vec<T>> {
-    if n == 0 {
-        return Ok(Vec::new());
-    }
-    if p.is_null() {
-        return Err(MpiError::new(
-            mpi::class::ARG,
-            format!("{what} is a null pointer"),
-        ));
-    }
-    // SAFETY: per the contract.
-    Ok(unsafe { std::slice::from_raw_parts(p, n) }.to_vec())
-}
-
-/// Writes `v` through an output pointer, failing with MPI_ERR_ARG on null.
-///
-/// # Safety
-/// `p` is null or points to writable memory for a `T`.
-pub(crate) unsafe fn out<T>(p: *mut T, v: T, what: &str) -> MpiResult<()> {
-    if p.is_null() {
-        return Err(MpiError::new(
-            mpi::class::ARG,
-            format!("{what} is a null pointer"),
-        ));
-    }
-    // SAFETY: non-null, writable per the contract.
-    unsafe { p.write(v) };
-    Ok(())
 }
 
 /// The entry points, in the order of `abi_symbols`.

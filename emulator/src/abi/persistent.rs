@@ -7,10 +7,11 @@
 use std::ffi::{c_int, c_void};
 use std::rc::Rc;
 
+use super::call;
+use super::check::out;
 use super::coll::*;
 use super::info::check_info;
 use super::neighbor::*;
-use super::{call, out};
 use crate::mpi::{class, MpiError, PersistentStart};
 use crate::sim;
 

@@ -4,8 +4,9 @@
 use std::ffi::{c_char, c_int, c_void};
 
 use super::attr::{self, Kind};
+use super::check::out;
 use super::env::copy_c_string;
-use super::{call, call_in, out, ErrScope};
+use super::{call, call_in, ErrScope};
 use crate::mpi::op::Builtin;
 use crate::mpi::win::{self, Buffer, Flavor, OpKind, TargetSpec, WIN_HINTS};
 use crate::mpi::{self, class, MpiError, MpiResult, ReqId};

@@ -2,7 +2,8 @@
 
 use std::ffi::c_int;
 
-use super::{call, out};
+use super::call;
+use super::check::out;
 use crate::mpi::coll::{coll_error, execute, Buffers, Reduction};
 use crate::mpi::comm::{Neighbours, Topology};
 use crate::mpi::{self, class, MpiError, MpiResult};
@@ -21,7 +22,7 @@ const WEIGHTS_EMPTY: usize = 3;
 /// `p` points to `n` readable ints when `n > 0`.
 unsafe fn ints(p: *const c_int, n: usize, what: &str) -> MpiResult<Vec<c_int>> {
     // SAFETY: per the contract.
-    unsafe { super::read_array(p, n, what) }
+    unsafe { super::check::read_array(p, n, what) }
 }
 
 /// Writes `v` into a C array of at least `v.len()` ints.
@@ -215,7 +216,7 @@ pub(crate) unsafe extern "C" fn MPI_Cart_sub(
         if !keep.iter().any(|&k| k) && v.my_rank != 0 {
             color = mpi::UNDEFINED;
         }
-        let h = super::comm::split(&v, color, v.my_rank as c_int, "MPI_Cart_sub")?;
+        let h = mpi::split::split(&v, color, v.my_rank as c_int, "MPI_Cart_sub")?;
         let sub_dims: Vec<i32> = (0..d.len()).filter(|&i| keep[i]).map(|i| d[i]).collect();
         let sub_periods: Vec<bool> = (0..d.len()).filter(|&i| keep[i]).map(|i| p[i]).collect();
         sim::mpi(|w| {

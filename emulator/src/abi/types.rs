@@ -4,8 +4,9 @@
 use std::ffi::{c_char, c_int, c_void};
 use std::rc::Rc;
 
+use super::call;
+use super::check::out;
 use super::env::copy_c_string;
-use super::{call, out};
 use crate::mpi::datatype::{self, Datatype};
 use crate::mpi::typector::{self, Envelope, Piece};
 use crate::mpi::{self, class, MpiError, MpiResult};

@@ -9,9 +9,7 @@ use collectives::{Block, Buf, CollError, Comm, Local, Schedule};
 
 use super::datatype::{self, Datatype};
 use super::op::{self, ReduceOp};
-use super::{
-    class, is_complete, wait_for, CommView, Ctx, MpiError, MpiResult, ReqId, ReqKind, SendMode,
-};
+use super::{class, is_complete, wait_for, CommView, Ctx, MpiError, MpiResult, ReqId, SendMode};
 use crate::sim;
 
 /// The user buffers of one collective call.
@@ -28,9 +26,9 @@ impl Buffers {
     pub fn none() -> Self {
         Self {
             send: 0,
-            send_type: 4, // MPI_BYTE
+            send_type: datatype::BYTE,
             recv: 0,
-            recv_type: 4,
+            recv_type: datatype::BYTE,
         }
     }
 }
@@ -322,32 +320,6 @@ impl Transfer {
     }
 }
 
-/// Starts `m` on `view`'s collective context with `tag`; its request.
-fn start_collective_request(
-    w: &mut Ctx,
-    view: &CommView,
-    tag: i32,
-    m: Transfer,
-) -> MpiResult<ReqId> {
-    let kind = if m.send {
-        ReqKind::Send(SendMode::Standard)
-    } else {
-        ReqKind::Recv
-    };
-    let id = w.new_internal_request(
-        kind,
-        view,
-        view.ctx + 1,
-        m.addr,
-        m.count,
-        m.dtype,
-        m.peer as i32,
-        tag,
-    );
-    w.start(id)?;
-    Ok(id)
-}
-
 /// Starts `transfers` in order on `view`'s collective context with `tag`;
 /// their requests. Each send first costs the sender smpi/ois, as SimGrid
 /// charges it when a collective starts a request.
@@ -359,18 +331,24 @@ pub fn start_transfers(
     if sim::mpi(|w| w.mpi.protocol.isend_overhead.is_free()) {
         return sim::mpi(|w| {
             transfers
-                .map(|t| start_collective_request(w, view, tag, t))
+                .map(|t| w.start_collective_request(view, tag, t, None))
                 .collect()
         });
     }
     let mut ids = Vec::with_capacity(transfers.len());
     for t in transfers {
-        if t.send {
+        // A send's protocol is decided before its overhead is paid, once.
+        let plan = if t.send {
             let bytes = t.count * t.dtype.size;
-            let cost = sim::mpi(|w| w.mpi.protocol.isend_overhead.cost(bytes as f64));
-            sim::sleep(cost, "send overhead");
-        }
-        ids.push(sim::mpi(|w| start_collective_request(w, view, tag, t))?);
+            let plan = sim::mpi(|w| w.mpi.protocol.plan(SendMode::Standard, bytes, true));
+            sim::sleep(plan.overhead, "send overhead");
+            Some(plan)
+        } else {
+            None
+        };
+        ids.push(sim::mpi(|w| {
+            w.start_collective_request(view, tag, t, plan)
+        })?);
     }
     Ok(ids)
 }

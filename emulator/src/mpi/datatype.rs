@@ -199,6 +199,36 @@ fn alignment_of(parts: &[(isize, usize)], basic: Option<Basic>) -> usize {
     a.clamp(1, 16)
 }
 
+/// The elements of `ty` in `bytes` (whole elements, or basic elements of
+/// its type map when `basic`), or None when the data does not end on one
+/// (MPI_Get_count and MPI_Get_elements).
+pub fn elements_in(ty: &Datatype, bytes: u64, basic: bool) -> Option<u64> {
+    if ty.size == 0 {
+        return Some(0);
+    }
+    if basic {
+        basic_elements(ty, bytes)
+    } else {
+        bytes
+            .is_multiple_of(ty.size as u64)
+            .then(|| bytes / ty.size as u64)
+    }
+}
+
+/// The bytes of one element as MPI_Status_set_elements counts them: the
+/// basic element of a type made of one kind, else the whole type.
+pub fn element_unit(ty: &Datatype) -> usize {
+    match ty.elements.as_slice() {
+        [(size, _)] => *size as usize,
+        _ => ty.size,
+    }
+}
+
+/// MPI_BYTE's handle (the runtime's own messages of raw bytes).
+pub const BYTE: i32 = 4;
+/// MPI_INT's handle.
+pub const INT: i32 = 8;
+
 /// The predefined datatypes, indexed by handle (0 is MPI_DATATYPE_NULL).
 pub fn predefined_types() -> Vec<Option<Datatype>> {
     use Basic::*;
@@ -437,6 +467,19 @@ pub fn unpack_with(
 }
 
 impl Mpi {
+    /// The committed datatype behind a handle.
+    pub fn committed(&self, handle: i32) -> MpiResult<Rc<Datatype>> {
+        let t = self.datatype(handle)?;
+        if t.committed {
+            Ok(Rc::clone(t))
+        } else {
+            Err(MpiError::new(
+                class::TYPE,
+                format!("datatype {} is not committed", t.name),
+            ))
+        }
+    }
+
     pub fn datatype(&self, handle: i32) -> MpiResult<&Rc<Datatype>> {
         usize::try_from(handle)
             .ok()

@@ -5,19 +5,24 @@
 //! communicator (its group and context id) are stored once, never per rank.
 
 mod attr;
+pub mod check;
 pub mod coll;
+pub mod collective;
 pub mod comm;
 pub mod crystal;
 pub mod datatype;
 mod error;
 mod group;
 mod info;
+pub mod intercoll;
 mod matching;
 pub mod nbc;
+pub mod neighbor;
 pub mod op;
-mod p2p;
+pub mod p2p;
 pub mod protocol;
-mod request;
+pub mod request;
+pub mod split;
 pub mod typector;
 pub mod win;
 
@@ -30,8 +35,8 @@ pub use error::{
 pub use group::Group;
 pub use p2p::TransferHooks;
 pub use request::{
-    is_complete, wait_for, GreqCancelFn, GreqFreeFn, GreqQueryFn, Grequest, PersistentStart, ReqId,
-    ReqKind, Request, Status,
+    is_complete, wait_for, GreqCancelFn, GreqFreeFn, GreqQueryFn, Grequest, Internal, Message,
+    PersistentStart, RawStatus, ReqId, ReqKind, Request, Status,
 };
 
 use matching::MatchQueue;

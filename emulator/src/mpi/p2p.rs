@@ -5,14 +5,18 @@
 use std::ffi::c_void;
 use std::rc::Rc;
 
-use crate::engine::TransferId;
+use crate::engine::{Detail, TransferId};
+use crate::sim;
 
 use super::datatype::Datatype;
 use super::{
-    class, comm_name, datatype, matching, win, CommView, Ctx, Mpi, MpiError, MpiResult, ReqId,
-    ReqKind, Request, SendMode, Status, ANY_SOURCE, ANY_TAG, BSEND_OVERHEAD, COMM_SELF, PROC_NULL,
-    TAG_UB,
+    check, class, comm_name, datatype, is_complete, matching, wait_for, win, Ctx, Internal,
+    Message, Mpi, MpiError, MpiResult, ReqId, ReqKind, Request, SendMode, SendPlan, Status,
+    ANY_SOURCE, ANY_TAG, BSEND_OVERHEAD, COMM_SELF, PROC_NULL,
 };
+
+/// MPI_MESSAGE_NO_PROC: the message handle of a probe of MPI_PROC_NULL.
+pub const MESSAGE_NO_PROC: i32 = 1;
 
 /// Where a message's bytes are until a receive takes them.
 #[derive(Debug)]
@@ -133,54 +137,14 @@ impl Ctx<'_> {
         }
     }
 
-    /// Checks a peer rank for a send (`allow_any` false) or receive.
-    pub(super) fn check_peer(&self, comm: &CommView, peer: i32, allow_any: bool) -> MpiResult<()> {
-        if peer == PROC_NULL || (allow_any && peer == ANY_SOURCE) {
-            return Ok(());
-        }
-        let n = comm.peer_group().size();
-        if peer < 0 || peer as usize >= n {
-            let which = if comm.remote.is_some() {
-                "the remote group of "
-            } else {
-                ""
-            };
-            return Err(MpiError::new(
-                class::RANK,
-                format!(
-                    "invalid rank {peer}: {which}{} has {n} ranks",
-                    comm_name(comm.handle)
-                ),
-            ));
-        }
-        Ok(())
-    }
-
-    pub(super) fn check_tag(tag: i32, allow_any: bool) -> MpiResult<()> {
-        if (allow_any && tag == ANY_TAG) || (0..=TAG_UB).contains(&tag) {
-            Ok(())
-        } else {
-            Err(MpiError::new(class::TAG, format!("invalid tag {tag}")))
-        }
-    }
-
-    pub(super) fn check_count(count: i64) -> MpiResult<usize> {
-        usize::try_from(count)
-            .map_err(|_| MpiError::new(class::COUNT, format!("invalid count {count}")))
-    }
-
-    pub(super) fn check_type(&self, datatype: i32) -> MpiResult<()> {
-        let ty = self.mpi.datatype(datatype)?;
-        if !ty.committed {
-            return Err(MpiError::new(
-                class::TYPE,
-                format!("datatype {} is not committed", ty.name),
-            ));
-        }
-        Ok(())
-    }
-
-    pub(super) fn start_send(&mut self, id: ReqId, mode: SendMode) -> MpiResult<()> {
+    /// Starts send request `id` in `mode` by `plan`, or by the plan the
+    /// protocol gives its size (a send that pays no overhead here).
+    pub(super) fn start_send(
+        &mut self,
+        id: ReqId,
+        mode: SendMode,
+        plan: Option<SendPlan>,
+    ) -> MpiResult<()> {
         let r = self.mpi.request(id).clone();
         if r.peer == PROC_NULL {
             self.complete(id, Status::empty());
@@ -189,11 +153,9 @@ impl Ctx<'_> {
         let ty = Rc::clone(&r.dtype);
         let bytes = r.count * ty.size;
         let dest_world = r.peer_world;
-        let detached = match mode {
-            SendMode::Buffered => true,
-            SendMode::Standard | SendMode::Ready => bytes < self.mpi.protocol.detached_thresh,
-            SendMode::Synchronous => false,
-        };
+        let detached = plan
+            .unwrap_or_else(|| self.mpi.protocol.plan(mode, bytes, false))
+            .detached;
         if mode == SendMode::Buffered {
             let me = self.core.current();
             let need = bytes + BSEND_OVERHEAD;
@@ -270,7 +232,7 @@ impl Ctx<'_> {
         {
             self.deliver(env, rid);
         } else {
-            if bytes < self.mpi.protocol.async_small_thresh {
+            if self.mpi.protocol.starts_early(bytes) {
                 let hooks = TransferHooks {
                     recv: None,
                     send: env.send,
@@ -544,8 +506,8 @@ impl Ctx<'_> {
     /// MPI_Iprobe (without its cost): the status of a matching message.
     pub fn iprobe(&mut self, source: i32, tag: i32, comm: i32) -> MpiResult<Option<Status>> {
         let view = self.comm(comm)?;
-        self.check_peer(&view, source, true)?;
-        Self::check_tag(tag, true)?;
+        check::peer(&view, source, true)?;
+        check::tag(tag, true)?;
         if source == PROC_NULL {
             return Ok(Some(Status {
                 source: PROC_NULL,
@@ -574,11 +536,11 @@ impl Ctx<'_> {
         comm: i32,
     ) -> MpiResult<Option<(i32, Status)>> {
         let view = self.comm(comm)?;
-        self.check_peer(&view, source, true)?;
-        Self::check_tag(tag, true)?;
+        check::peer(&view, source, true)?;
+        check::tag(tag, true)?;
         if source == PROC_NULL {
             return Ok(Some((
-                1,
+                MESSAGE_NO_PROC,
                 Status {
                     source: PROC_NULL,
                     tag: ANY_TAG,
@@ -604,24 +566,17 @@ impl Ctx<'_> {
     }
 
     /// Starts a receive of message handle `msg` (from MPI_Mprobe).
-    pub fn mrecv(
-        &mut self,
-        buf: *mut c_void,
-        count: i64,
-        datatype: i32,
-        msg: i32,
-    ) -> MpiResult<ReqId> {
-        if msg == 1 {
-            let id = self.new_request(
-                ReqKind::Recv,
+    pub fn mrecv(&mut self, buf: usize, count: i64, datatype: i32, msg: i32) -> MpiResult<ReqId> {
+        if msg == MESSAGE_NO_PROC {
+            let m = Message {
                 buf,
                 count,
                 datatype,
-                PROC_NULL,
-                ANY_TAG,
-                COMM_SELF,
-                false,
-            )?;
+                peer: PROC_NULL,
+                tag: ANY_TAG,
+                comm: COMM_SELF,
+            };
+            let id = self.new_request(ReqKind::Recv, &m, false)?;
             self.start(id)?;
             return Ok(id);
         }
@@ -633,30 +588,26 @@ impl Ctx<'_> {
             })?;
         let env = self.mpi.messages[idx].take().expect("message");
         self.mpi.free_messages.push(idx);
-        let count = Self::check_count(count)?;
-        self.check_type(datatype)?;
-        let dtype = Rc::clone(self.mpi.datatype(datatype)?);
+        let count = check::count(count)?;
+        let dtype = self.mpi.committed(datatype)?;
         let view = self.comm(COMM_SELF)?;
         let id = self.new_internal_request(
-            ReqKind::Recv,
             &view,
-            env.ctx,
-            buf as usize,
-            count,
-            dtype,
-            env.source,
-            env.tag,
+            Internal {
+                kind: ReqKind::Recv,
+                ctx: env.ctx,
+                buf,
+                count,
+                dtype,
+                peer: env.source,
+                tag: env.tag,
+            },
         );
-        {
-            let r = self.mpi.request_mut(id);
-            r.active = true;
-        }
+        self.mpi.request_mut(id).active = true;
         self.deliver(env, id);
         Ok(id)
     }
 
-    /// Blocks the current rank until a message matching (source, tag)
-    /// arrives on `comm`; returns its status.
     pub fn set_probing(&mut self) {
         let me = self.core.current();
         self.mpi.ranks[me].probing = true;
@@ -709,4 +660,315 @@ impl Ctx<'_> {
         }
         datatype::runs(ty, buf, count).any(|(start, len)| segment.contains(start, len))
     }
+}
+
+// The rank-side calls: they run on the calling rank's coroutine, may wait
+// (park), and take the MPI layer anew after every wait.
+
+impl Ctx<'_> {
+    /// The plan of a send of `m` in `mode`, decided before its request
+    /// exists (its overhead is paid first). An invalid datatype counts as
+    /// no bytes: the request's own checks report it.
+    fn send_plan(&self, m: &Message, mode: SendMode, nonblocking: bool) -> SendPlan {
+        let size = self.mpi.datatype(m.datatype).map_or(0, |t| t.size);
+        let bytes = size * usize::try_from(m.count).unwrap_or(0);
+        self.mpi.protocol.plan(mode, bytes, nonblocking)
+    }
+
+    /// Creates and starts a request for `m` (a send by `plan` when given);
+    /// a request that fails to start is removed.
+    fn post(&mut self, kind: ReqKind, m: &Message, plan: Option<SendPlan>) -> MpiResult<ReqId> {
+        let id = self.new_request(kind, m, false)?;
+        if let Err(e) = self.start_planned(id, plan) {
+            self.mpi.remove_request(id);
+            return Err(e);
+        }
+        Ok(id)
+    }
+}
+
+/// Starts a send of `m` in `mode` for the current rank: its protocol is
+/// decided once, and its overhead paid before the message is posted.
+fn start_send_call(m: &Message, mode: SendMode, nonblocking: bool) -> MpiResult<ReqId> {
+    let plan = sim::mpi(|w| w.send_plan(m, mode, nonblocking));
+    sim::sleep(plan.overhead, "send overhead");
+    sim::mpi(|w| w.post(ReqKind::Send(mode), m, Some(plan)))
+}
+
+/// A blocking send (MPI_Send, MPI_Ssend, MPI_Bsend, MPI_Rsend); `call`
+/// names it in reports.
+pub fn send(m: &Message, mode: SendMode, call: &'static str) -> MpiResult<()> {
+    let id = start_send_call(m, mode, false)?;
+    finish(id, call);
+    Ok(())
+}
+
+/// A non-blocking send (MPI_Isend and its modes); its request.
+pub fn isend(m: &Message, mode: SendMode) -> MpiResult<ReqId> {
+    start_send_call(m, mode, true)
+}
+
+/// A persistent send or receive (MPI_Send_init, MPI_Recv_init...): an
+/// inactive request that MPI_Start starts.
+pub fn persistent(kind: ReqKind, m: &Message) -> MpiResult<ReqId> {
+    sim::mpi(|w| w.new_request(kind, m, true))
+}
+
+/// A blocking receive: its status (check it with [`Status::outcome`]).
+pub fn recv(m: &Message, call: &'static str) -> MpiResult<Status> {
+    let id = sim::mpi(|w| w.post(ReqKind::Recv, m, None))?;
+    Ok(finish(id, call))
+}
+
+/// A non-blocking receive; its request.
+pub fn irecv(m: &Message) -> MpiResult<ReqId> {
+    sim::mpi(|w| w.post(ReqKind::Recv, m, None))
+}
+
+/// Waits for `id`, frees it (unless persistent), returns its status.
+fn finish(id: ReqId, call: &'static str) -> Status {
+    wait_for(&[id], call, |w| is_complete(w, id));
+    sim::mpi(|w| {
+        w.owe_recv_overhead(id);
+        let r = w.mpi.request(id);
+        let st = r.status;
+        if r.persistent {
+            w.mpi.request_mut(id).active = false;
+        } else {
+            w.mpi.remove_request(id);
+        }
+        st
+    })
+}
+
+/// Waits for a send and a receive posted together; the receive's status.
+fn finish_pair(sid: ReqId, rid: ReqId, call: &'static str) -> Status {
+    wait_for(&[sid, rid], call, |w| {
+        is_complete(w, sid) && is_complete(w, rid)
+    });
+    sim::mpi(|w| {
+        let st = w.mpi.request(rid).status;
+        w.mpi.remove_request(rid);
+        w.mpi.remove_request(sid);
+        st
+    })
+}
+
+/// MPI_Sendrecv: the receive is posted first, then the send.
+pub fn sendrecv(send: &Message, recv: &Message) -> MpiResult<Status> {
+    let rid = sim::mpi(|w| w.post(ReqKind::Recv, recv, None))?;
+    let sid = match sim::mpi(|w| w.post(ReqKind::Send(SendMode::Standard), send, None)) {
+        Ok(s) => s,
+        Err(e) => {
+            sim::mpi(|w| {
+                w.cancel(rid);
+                w.mpi.remove_request(rid);
+            });
+            return Err(e);
+        }
+    };
+    Ok(finish_pair(sid, rid, "MPI_Sendrecv"))
+}
+
+/// Packs `count` elements of `datatype` at `buf` (the data a replacing
+/// send-receive sends before it receives into the same buffer).
+fn pack_outgoing(buf: usize, count: i64, datatype: i32) -> MpiResult<Vec<u8>> {
+    let ty = sim::mpi(|w| w.mpi.datatype(datatype).map(Rc::clone))?;
+    let n = check::count(count)?;
+    let mut data = Vec::new();
+    // SAFETY: `buf` holds `count` elements of `datatype` (MPI's contract
+    // for the buffer of a send-receive).
+    unsafe { datatype::pack(&ty, buf as *const c_void, n, &mut data) };
+    Ok(data)
+}
+
+/// MPI_Sendrecv_replace: `m` is the buffer and the receive (source, tag);
+/// the send goes to `dest` with `sendtag`, from a packed copy.
+pub fn sendrecv_replace(m: &Message, dest: i32, sendtag: i32) -> MpiResult<Status> {
+    let packed = pack_outgoing(m.buf, m.count, m.datatype)?;
+    let send = Message {
+        buf: packed.as_ptr() as usize,
+        count: packed.len() as i64,
+        datatype: datatype::BYTE,
+        peer: dest,
+        tag: sendtag,
+        comm: m.comm,
+    };
+    let sid = sim::mpi(|w| w.post(ReqKind::Send(SendMode::Standard), &send, None))?;
+    let rid = sim::mpi(|w| w.post(ReqKind::Recv, m, None))?;
+    let st = finish_pair(sid, rid, "MPI_Sendrecv_replace");
+    drop(packed);
+    Ok(st)
+}
+
+/// MPI_Isendrecv: a receive and a send as one compound request, which
+/// owns `owned` (a packed copy of the data to send) until it completes.
+pub fn isendrecv(send: &Message, recv: &Message, owned: Option<Vec<u8>>) -> MpiResult<ReqId> {
+    sim::mpi(|w| {
+        let rid = w.new_request(ReqKind::Recv, recv, false)?;
+        let sid = match w.new_request(ReqKind::Send(SendMode::Standard), send, false) {
+            Ok(s) => s,
+            Err(e) => {
+                w.mpi.remove_request(rid);
+                return Err(e);
+            }
+        };
+        let id = w.new_compound(vec![rid, sid], owned);
+        if let Err(e) = w.start(id) {
+            w.mpi.remove_request(id);
+            return Err(e);
+        }
+        Ok(id)
+    })
+}
+
+/// MPI_Isendrecv_replace: MPI_Isendrecv from a packed copy of the buffer
+/// to the buffer itself.
+pub fn isendrecv_replace(m: &Message, dest: i32, sendtag: i32) -> MpiResult<ReqId> {
+    let packed = pack_outgoing(m.buf, m.count, m.datatype)?;
+    let send = Message {
+        buf: packed.as_ptr() as usize,
+        count: packed.len() as i64,
+        datatype: datatype::BYTE,
+        peer: dest,
+        tag: sendtag,
+        comm: m.comm,
+    };
+    isendrecv(&send, m, Some(packed))
+}
+
+/// MPI_Buffer_attach.
+pub fn buffer_attach(addr: usize, size: usize) -> MpiResult<()> {
+    sim::mpi(|w| {
+        let me = w.core.current();
+        let st = &mut w.mpi.ranks[me];
+        if st.bsend.is_some() {
+            return Err(MpiError::new(
+                class::BUFFER,
+                "a buffer is already attached (detach it first)",
+            ));
+        }
+        st.bsend = Some((addr, size, 0));
+        Ok(())
+    })
+}
+
+/// MPI_Buffer_detach: waits until every buffered message has been
+/// delivered; the buffer's address and size (0, 0 when none was attached).
+pub fn buffer_detach() -> (usize, usize) {
+    loop {
+        let busy = sim::mpi(|w| {
+            let me = w.core.current();
+            let busy = w.mpi.ranks[me].bsend.is_some_and(|(_, _, used)| used > 0);
+            if busy {
+                w.core.block_current(
+                    "MPI_Buffer_detach",
+                    Detail::Text("buffered messages not delivered yet"),
+                );
+            }
+            busy
+        });
+        if !busy {
+            break;
+        }
+        sim::park();
+    }
+    sim::mpi(|w| {
+        let me = w.core.current();
+        w.mpi.ranks[me]
+            .bsend
+            .take()
+            .map(|(a, s, _)| (a, s))
+            .unwrap_or((0, 0))
+    })
+}
+
+/// Charges an MPI_Iprobe-like call before it looks (as SimGrid does):
+/// smpi/iprobe times one more than the failed probes in a row.
+fn iprobe_cost() {
+    let cost = sim::mpi(|w| w.mpi.protocol.iprobe_cost * f64::from(w.mpi.iprobe_streak + 1));
+    sim::sleep(cost, "MPI_Iprobe");
+}
+
+fn iprobe_result(found: bool) {
+    sim::mpi(|w| {
+        let streak = &mut w.mpi.iprobe_streak;
+        *streak = if found { 0 } else { *streak + 1 };
+    });
+}
+
+/// MPI_Iprobe: the status of a matching message, if one arrived.
+pub fn iprobe(source: i32, tag: i32, comm: i32) -> MpiResult<Option<Status>> {
+    sim::mpi(|w| w.comm(comm))?;
+    iprobe_cost();
+    let found = sim::mpi(|w| w.iprobe(source, tag, comm))?;
+    iprobe_result(found.is_some());
+    Ok(found)
+}
+
+/// MPI_Improbe: a matching message taken out as a message handle.
+pub fn improbe(source: i32, tag: i32, comm: i32) -> MpiResult<Option<(i32, Status)>> {
+    sim::mpi(|w| w.comm(comm))?;
+    iprobe_cost();
+    let found = sim::mpi(|w| w.improbe(source, tag, comm))?;
+    iprobe_result(found.is_some());
+    Ok(found)
+}
+
+/// Blocks the current rank until a message matching (source, tag) may
+/// have arrived on `comm`, blocked in `call` with `detail`.
+fn wait_for_envelope(call: &'static str, detail: String) {
+    sim::mpi(|w| {
+        w.set_probing();
+        w.core.block_current(call, Detail::Owned(detail));
+    });
+    sim::park();
+}
+
+/// MPI_Probe: waits for a matching message; its status.
+pub fn probe(source: i32, tag: i32, comm: i32) -> MpiResult<Status> {
+    loop {
+        if let Some(st) = sim::mpi(|w| w.iprobe(source, tag, comm))? {
+            return Ok(st);
+        }
+        let tag_s = if tag == ANY_TAG {
+            "MPI_ANY_TAG".to_string()
+        } else {
+            tag.to_string()
+        };
+        let src_s = if source == ANY_SOURCE {
+            "MPI_ANY_SOURCE".to_string()
+        } else {
+            source.to_string()
+        };
+        wait_for_envelope(
+            "MPI_Probe",
+            format!("source {src_s}, tag {tag_s}, {}", comm_name(comm)),
+        );
+    }
+}
+
+/// MPI_Mprobe: waits for a matching message and takes it out; its handle
+/// and status.
+pub fn mprobe(source: i32, tag: i32, comm: i32) -> MpiResult<(i32, Status)> {
+    loop {
+        if let Some(found) = sim::mpi(|w| w.improbe(source, tag, comm))? {
+            return Ok(found);
+        }
+        wait_for_envelope(
+            "MPI_Mprobe",
+            format!("source {source}, tag {tag}, {}", comm_name(comm)),
+        );
+    }
+}
+
+/// MPI_Mrecv: receives message `msg` (from MPI_Mprobe); its status.
+pub fn mrecv(buf: usize, count: i64, datatype: i32, msg: i32) -> MpiResult<Status> {
+    let id = sim::mpi(|w| w.mrecv(buf, count, datatype, msg))?;
+    Ok(finish(id, "MPI_Mrecv"))
+}
+
+/// MPI_Imrecv: starts receiving message `msg`; its request.
+pub fn imrecv(buf: usize, count: i64, datatype: i32, msg: i32) -> MpiResult<ReqId> {
+    sim::mpi(|w| w.mrecv(buf, count, datatype, msg))
 }

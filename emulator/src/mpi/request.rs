@@ -8,10 +8,10 @@ use std::rc::Rc;
 use crate::engine::Detail;
 use crate::sim;
 
-use super::datatype::Datatype;
+use super::datatype::{Datatype, BYTE};
 use super::{
-    class, comm_name, nbc, CommView, Ctx, Group, Mpi, MpiError, MpiResult, SendMode, ANY_SOURCE,
-    ANY_TAG, COMM_WORLD, PROC_NULL,
+    check, class, comm_name, nbc, CommView, Ctx, Group, Mpi, MpiError, MpiResult, SendMode,
+    SendPlan, ANY_SOURCE, ANY_TAG, COMM_SELF, COMM_WORLD, PROC_NULL,
 };
 
 #[derive(Debug, Clone, Copy)]
@@ -66,6 +66,21 @@ pub struct Status {
 }
 
 impl Status {
+    /// The error a completed receive reports: its message was truncated.
+    pub fn outcome(&self) -> MpiResult<()> {
+        if self.error != 0 {
+            Err(MpiError::new(
+                self.error,
+                format!(
+                    "message of more bytes than the receive buffer holds ({} bytes kept)",
+                    self.bytes
+                ),
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
     /// The status of an operation with MPI_PROC_NULL or an inactive request.
     pub fn empty() -> Self {
         Self {
@@ -116,6 +131,31 @@ pub struct Request {
     /// Data the request owns while it is pending (the packed send buffer
     /// of MPI_Isendrecv_replace).
     pub owned: Option<Vec<u8>>,
+}
+
+/// A point-to-point operation as the program asked for it, unchecked.
+#[derive(Debug, Clone, Copy)]
+pub struct Message {
+    pub buf: usize,
+    pub count: i64,
+    pub datatype: i32,
+    /// The peer's rank in the communicator (or ANY_SOURCE, PROC_NULL).
+    pub peer: i32,
+    pub tag: i32,
+    pub comm: i32,
+}
+
+/// A request the runtime makes for itself, on a communicator view.
+pub struct Internal {
+    pub kind: ReqKind,
+    /// The context it matches in (the view's, or its collective one).
+    pub ctx: u32,
+    pub buf: usize,
+    pub count: usize,
+    pub dtype: Rc<Datatype>,
+    /// A rank of the view's peer group (or ANY_SOURCE, PROC_NULL).
+    pub peer: i32,
+    pub tag: i32,
 }
 
 /// Index of a request in the request table (the handle minus one).
@@ -250,26 +290,20 @@ impl Mpi {
 }
 
 impl Ctx<'_> {
-    /// Creates an inactive point-to-point request after checking arguments.
-    #[allow(clippy::too_many_arguments)]
+    /// Creates an inactive point-to-point request after checking the
+    /// program's arguments.
     pub fn new_request(
         &mut self,
         kind: ReqKind,
-        buf: *const c_void,
-        count: i64,
-        datatype: i32,
-        peer: i32,
-        tag: i32,
-        comm: i32,
+        m: &Message,
         persistent: bool,
     ) -> MpiResult<ReqId> {
-        let view = self.comm(comm)?;
-        let count = Self::check_count(count)?;
-        self.check_type(datatype)?;
-        let dtype = Rc::clone(self.mpi.datatype(datatype)?);
+        let view = self.comm(m.comm)?;
+        let count = check::count(m.count)?;
+        let dtype = self.mpi.committed(m.datatype)?;
         // A null buffer is MPI_BOTTOM, valid only with a datatype of
         // absolute addresses: data at address 0 itself is an error.
-        if buf.is_null() && count > 0 && dtype.size > 0 && dtype.true_lb == 0 {
+        if m.buf == 0 && count > 0 && dtype.size > 0 && dtype.true_lb == 0 {
             return Err(MpiError::new(
                 class::BUFFER,
                 format!(
@@ -279,45 +313,68 @@ impl Ctx<'_> {
             ));
         }
         let is_recv = matches!(kind, ReqKind::Recv);
-        self.check_peer(&view, peer, is_recv)?;
-        Self::check_tag(tag, is_recv)?;
-        let id =
-            self.new_internal_request(kind, &view, view.ctx, buf as usize, count, dtype, peer, tag);
+        check::peer(&view, m.peer, is_recv)?;
+        check::tag(m.tag, is_recv)?;
+        let id = self.new_internal_request(
+            &view,
+            Internal {
+                kind,
+                ctx: view.ctx,
+                buf: m.buf,
+                count,
+                dtype,
+                peer: m.peer,
+                tag: m.tag,
+            },
+        );
         self.mpi.request_mut(id).persistent = persistent;
         Ok(id)
     }
 
-    /// Creates a request on context `ctx` of `view` (no argument checks:
-    /// the runtime built it). `peer` is a rank of `view.peer_group()`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn new_internal_request(
+    /// A request without data or peer (compound, generalized, collective,
+    /// one-sided ones), on context `ctx` of `view`.
+    pub fn new_dataless_request(
         &mut self,
         kind: ReqKind,
         view: &CommView,
         ctx: u32,
-        buf: usize,
-        count: usize,
-        dtype: Rc<Datatype>,
-        peer: i32,
         tag: i32,
     ) -> ReqId {
-        let peer_world = if peer >= 0 {
-            view.peer_group().world(peer as usize)
+        let dtype = Rc::clone(self.mpi.datatype(BYTE).expect("MPI_BYTE is predefined"));
+        self.new_internal_request(
+            view,
+            Internal {
+                kind,
+                ctx,
+                buf: 0,
+                count: 0,
+                dtype,
+                peer: PROC_NULL,
+                tag,
+            },
+        )
+    }
+
+    /// Creates a request the runtime needs (no argument checks: it built
+    /// them), on `view`.
+    pub fn new_internal_request(&mut self, view: &CommView, r: Internal) -> ReqId {
+        let peer_world = if r.peer >= 0 {
+            view.peer_group().world(r.peer as usize)
         } else {
             0
         };
         self.mpi.add_request(Request {
             owner: self.core.current(),
-            kind,
+            kind: r.kind,
             comm: view.handle,
-            ctx,
-            peer,
-            tag,
+            ctx: r.ctx,
+            peer: r.peer,
+            tag: r.tag,
             peer_world,
             my_rank: view.my_rank as i32,
-            buf,
-            count,
-            dtype,
+            buf: r.buf,
+            count: r.count,
+            dtype: r.dtype,
             persistent: false,
             active: false,
             complete: false,
@@ -334,6 +391,12 @@ impl Ctx<'_> {
 
     /// Starts (activates) a request.
     pub fn start(&mut self, id: ReqId) -> MpiResult<()> {
+        self.start_planned(id, None)
+    }
+
+    /// Starts (activates) a request; a send follows `plan` when its caller
+    /// decided it already (and paid its overhead), else it is decided here.
+    pub fn start_planned(&mut self, id: ReqId, plan: Option<SendPlan>) -> MpiResult<()> {
         {
             let r = self.mpi.request_mut(id);
             if r.active && !r.complete {
@@ -347,7 +410,7 @@ impl Ctx<'_> {
             r.status = Status::empty();
         }
         match self.mpi.request(id).kind {
-            ReqKind::Send(mode) => self.start_send(id, mode),
+            ReqKind::Send(mode) => self.start_send(id, mode, plan),
             ReqKind::Recv => {
                 self.start_recv(id);
                 Ok(())
@@ -420,20 +483,10 @@ impl Ctx<'_> {
     /// A new persistent collective request of the current rank, inactive,
     /// begun by `start` at each MPI_Start.
     pub fn new_persistent_collective(&mut self, view: &CommView, start: PersistentStart) -> ReqId {
-        let dtype = Rc::clone(self.mpi.datatype(4).expect("MPI_BYTE is predefined"));
         // Persistent collectives match in the order they were made, not
         // started: the collective tag is taken now, for every run.
         let tag = self.next_coll_tag_in(view.ctx);
-        let id = self.new_internal_request(
-            ReqKind::PersistentColl,
-            view,
-            view.ctx,
-            0,
-            0,
-            dtype,
-            -1,
-            tag,
-        );
+        let id = self.new_dataless_request(ReqKind::PersistentColl, view, view.ctx, tag);
         let r = self.mpi.request_mut(id);
         r.persistent = true;
         r.active = false;
@@ -476,8 +529,7 @@ impl Ctx<'_> {
     /// The request of a non-blocking collective on `view`, active and
     /// incomplete.
     pub fn new_nbc_request(&mut self, view: &CommView) -> ReqId {
-        let dtype = Rc::clone(self.mpi.datatype(4).expect("MPI_BYTE is predefined"));
-        let id = self.new_internal_request(ReqKind::Nbc, view, view.ctx, 0, 0, dtype, -1, 0);
+        let id = self.new_dataless_request(ReqKind::Nbc, view, view.ctx, 0);
         self.mpi.request_mut(id).active = true;
         id
     }
@@ -500,16 +552,7 @@ impl Ctx<'_> {
             remote: None,
             my_rank: 0,
         };
-        let id = self.new_internal_request(
-            ReqKind::Compound,
-            &view,
-            first.ctx,
-            0,
-            0,
-            Rc::clone(&first.dtype),
-            -1,
-            first.tag,
-        );
+        let id = self.new_dataless_request(ReqKind::Compound, &view, first.ctx, first.tag);
         for &c in &children {
             self.mpi.request_mut(c).parent = Some(id);
         }
@@ -529,4 +572,266 @@ impl Ctx<'_> {
             self.mpi.remove_request(id);
         }
     }
+}
+
+// The rank-side calls on requests: they run on the calling rank's
+// coroutine and may wait; program callbacks (generalized requests,
+// persistent collectives) run outside any borrow of the simulation.
+
+/// Charges a test-like call: the n-th failure in a row costs n times
+/// smpi/test, as in SimGrid, so busy-wait loops advance time fast; a
+/// success resets the count.
+pub fn test_cost(succeeded: bool) {
+    let cost = sim::mpi(|w| {
+        let per = w.mpi.protocol.test_cost;
+        let streak = &mut w.mpi.test_streak;
+        if succeeded {
+            *streak = 0;
+            0.0
+        } else {
+            *streak += 1;
+            per * f64::from(*streak)
+        }
+    });
+    sim::sleep(cost, "MPI_Test");
+}
+
+/// The request behind a program's handle, if it is active (None for an
+/// inactive persistent request).
+pub fn active(handle: i32) -> MpiResult<Option<ReqId>> {
+    sim::mpi(|w| {
+        let id = w.mpi.request_id(handle)?;
+        Ok(w.mpi.request(id).active.then_some(id))
+    })
+}
+
+/// What taking a completed request leaves.
+pub struct Taken {
+    pub status: Status,
+    /// The request is gone: its handle becomes MPI_REQUEST_NULL (a
+    /// persistent request stays, inactive).
+    pub released: bool,
+}
+
+/// Takes the result of completed request `id`: frees it or, if
+/// persistent, makes it inactive. A generalized request's status comes
+/// from the program's query function, and its free function runs.
+pub fn take_completed(id: ReqId) -> Taken {
+    let greq = sim::mpi(|w| match w.mpi.request(id).kind {
+        ReqKind::Generalized(g) => Some(g),
+        _ => None,
+    });
+    if let Some(g) = greq {
+        let mut raw = RawStatus {
+            source: ANY_SOURCE,
+            tag: ANY_TAG,
+            ..RawStatus::default()
+        };
+        let extra = g.extra_state as *mut c_void;
+        // SAFETY: the program's callbacks, called as MPI specifies, with
+        // its extra_state and a valid status (laid out as MPI_Status) to
+        // fill.
+        let err = unsafe {
+            let q = g
+                .query
+                .map_or(0, |q| q(extra, (&mut raw as *mut RawStatus).cast()));
+            let f = g.free.map_or(0, |f| f(extra));
+            if q != 0 {
+                q
+            } else {
+                f
+            }
+        };
+        sim::mpi(|w| w.mpi.remove_request(id));
+        let mut status = raw.status();
+        if err != 0 {
+            status.error = err;
+        }
+        return Taken {
+            status,
+            released: true,
+        };
+    }
+    sim::mpi(|w| {
+        w.owe_recv_overhead(id);
+        let r = w.mpi.request(id);
+        let status = r.status;
+        let released = !r.persistent;
+        if released {
+            w.mpi.remove_request(id);
+        } else {
+            w.mpi.request_mut(id).active = false;
+        }
+        Taken { status, released }
+    })
+}
+
+/// `MPI_Status` as laid out in mpi.h.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RawStatus {
+    pub count_lo: i32,
+    pub count_hi_and_cancelled: i32,
+    pub source: i32,
+    pub tag: i32,
+    pub error: i32,
+}
+
+impl RawStatus {
+    /// The byte count it holds.
+    pub fn bytes(&self) -> u64 {
+        u64::from(self.count_lo as u32)
+            | (u64::from((self.count_hi_and_cancelled as u32) >> 1) << 32)
+    }
+
+    /// Sets its byte count, keeping its cancelled flag.
+    pub fn set_bytes(&mut self, bytes: u64) {
+        let cancelled = self.count_hi_and_cancelled & 1;
+        self.count_lo = (bytes & 0xffff_ffff) as u32 as i32;
+        self.count_hi_and_cancelled = (((bytes >> 32) << 1) as i32) | cancelled;
+    }
+
+    /// Fills it from `st` (its error field too when `set_error`).
+    pub fn fill(&mut self, st: &Status, set_error: bool) {
+        self.count_hi_and_cancelled = i32::from(st.cancelled);
+        self.set_bytes(st.bytes as u64);
+        self.source = st.source;
+        self.tag = st.tag;
+        if set_error {
+            self.error = st.error;
+        }
+    }
+
+    /// The status it describes.
+    pub fn status(&self) -> Status {
+        Status {
+            source: self.source,
+            tag: self.tag,
+            error: self.error,
+            bytes: self.bytes() as usize,
+            cancelled: self.count_hi_and_cancelled & 1 != 0,
+        }
+    }
+}
+
+/// MPI_Start: starts persistent request `handle`: a point-to-point one at
+/// once; a collective one by running its non-blocking call (which may run
+/// the program's code, so outside any borrow), whose request becomes the
+/// run. `call` names the MPI call.
+pub fn start_persistent(handle: i32, call: &str) -> MpiResult<()> {
+    let collective = sim::mpi(|w| {
+        let id = w.mpi.request_id(handle)?;
+        let r = w.mpi.request(id);
+        if !r.persistent {
+            return Err(MpiError::new(
+                class::REQUEST,
+                format!("{call} on a request that is not persistent"),
+            ));
+        }
+        if matches!(r.kind, ReqKind::PersistentColl) {
+            return Ok(Some((id, w.activate_persistent_collective(id)?)));
+        }
+        w.start(id).map(|()| None)
+    })?;
+    let Some((id, start)) = collective else {
+        return Ok(());
+    };
+    let mut run: i32 = 0;
+    let code = start(&mut run);
+    // Unused if the call failed before taking it.
+    sim::mpi(|w| {
+        let me = w.core.current();
+        w.mpi.ranks[me].reserved_coll_tag = None;
+    });
+    if code != class::SUCCESS {
+        sim::mpi(|w| w.mpi.request_mut(id).active = false);
+        return Err(MpiError::new(
+            code,
+            format!("{call}: the persistent collective could not start"),
+        ));
+    }
+    sim::mpi(|w| {
+        let run = w.mpi.request_id(run)?;
+        w.attach_persistent_run(id, run);
+        Ok(())
+    })
+}
+
+/// MPI_Cancel: cancels request `handle` if it can be (a generalized
+/// request through the program's cancel function).
+pub fn cancel(handle: i32) -> MpiResult<()> {
+    let greq = sim::mpi(|w| -> MpiResult<Option<(Grequest, bool)>> {
+        let id = w.mpi.request_id(handle)?;
+        let r = w.mpi.request(id);
+        if let ReqKind::Generalized(g) = r.kind {
+            return Ok(Some((g, r.complete)));
+        }
+        w.cancel(id);
+        Ok(None)
+    })?;
+    if let Some((g, complete)) = greq {
+        if let Some(cancel) = g.cancel {
+            // SAFETY: the program's cancel function, as MPI specifies.
+            let rc = unsafe { cancel(g.extra_state as *mut c_void, i32::from(complete)) };
+            if rc != 0 {
+                return Err(MpiError::new(
+                    rc,
+                    "the generalized request's cancel function failed",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// MPI_Grequest_start: a generalized request, active until the program
+/// completes it.
+pub fn grequest_start(g: Grequest) -> MpiResult<ReqId> {
+    sim::mpi(|w| {
+        let view = w.comm(COMM_SELF)?;
+        let id = w.new_dataless_request(ReqKind::Generalized(g), &view, view.ctx, 0);
+        w.mpi.request_mut(id).active = true;
+        Ok(id)
+    })
+}
+
+/// MPI_Grequest_complete.
+pub fn grequest_complete(handle: i32) -> MpiResult<()> {
+    sim::mpi(|w| {
+        let id = w.mpi.request_id(handle)?;
+        if !matches!(w.mpi.request(id).kind, ReqKind::Generalized(_)) {
+            return Err(MpiError::new(
+                class::REQUEST,
+                "MPI_Grequest_complete on a request that is not generalized",
+            ));
+        }
+        w.complete(id, Status::empty());
+        Ok(())
+    })
+}
+
+/// MPI_Request_get_status: whether request `handle` (MPI_REQUEST_NULL: 0)
+/// is complete, and its status, without taking it; None for the null or
+/// an inactive request. A failed look costs what a failed test does.
+pub fn peek(handle: i32) -> MpiResult<Option<(bool, Status)>> {
+    let state = if handle == 0 {
+        None
+    } else {
+        sim::mpi(|w| -> MpiResult<Option<(bool, Status)>> {
+            let id = w.mpi.request_id(handle)?;
+            let r = w.mpi.request(id);
+            Ok(r.active.then_some((r.complete, r.status)))
+        })?
+    };
+    if state.is_some_and(|(done, _)| !done) {
+        test_cost(false);
+    }
+    Ok(state)
+}
+
+/// MPI_Request_free.
+pub fn free(handle: i32) -> MpiResult<()> {
+    let id = sim::mpi(|w| w.mpi.request_id(handle))?;
+    sim::mpi(|w| w.free_request(id));
+    Ok(())
 }

@@ -708,8 +708,7 @@ impl Ctx<'_> {
 
     fn new_rma_request(&mut self, comm: i32) -> ReqId {
         let view = self.comm(comm).expect("the window's communicator");
-        let byte = Rc::clone(self.mpi.datatype(4).expect("MPI_BYTE"));
-        let id = self.new_internal_request(ReqKind::Rma, &view, view.ctx, 0, 0, byte, PROC_NULL, 0);
+        let id = self.new_dataless_request(ReqKind::Rma, &view, view.ctx, 0);
         self.mpi.request_mut(id).active = true;
         id
     }

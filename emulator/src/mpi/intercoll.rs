@@ -8,29 +8,25 @@
 //! scatter from it) run the usual schedules on the group-local view, which
 //! counts its own tags.
 
-use std::ffi::c_int;
 use std::rc::Rc;
 
 use collectives as algo;
 
-use super::coll::{committed, count};
-use crate::mpi::coll::Transfer;
-use crate::mpi::coll::{coll_error, execute, post_and_wait, Buffers, Reduction, Scratch};
-use crate::mpi::datatype::Datatype;
-use crate::mpi::nbc::{self, Stage, Transfers};
-use crate::mpi::op::ReduceOp;
-use crate::mpi::{class, CommView, MpiError, MpiResult, PROC_NULL};
+use super::coll::{coll_error, execute, post_and_wait, Buffers, Reduction, Scratch, Transfer};
+use super::collective::{committed, count, Data};
+use super::datatype::{self, Datatype};
+use super::nbc::{self, Stage, Transfers};
+use super::op::ReduceOp;
+use super::{class, CommView, MpiError, MpiResult, PROC_NULL};
 use crate::sim;
 
 /// MPI_ROOT, given by the root of a rooted intercommunicator collective.
-const ROOT: c_int = -3;
-/// MPI_BYTE, for the empty messages of a barrier.
-const MPI_BYTE: c_int = 4;
+pub const ROOT: i32 = -3;
 
 /// Posts every transfer at once (in the given order) on the view's
 /// collective context with `tag`, and waits for all of them; recorded
 /// instead when the rank records a non-blocking collective.
-pub(super) fn exchange(
+pub fn exchange(
     c: &CommView,
     tag: i32,
     transfers: Vec<Transfer>,
@@ -65,7 +61,7 @@ enum Role {
     Leaf(usize),
 }
 
-fn role(c: &CommView, root: c_int) -> MpiResult<Role> {
+fn role(c: &CommView, root: i32) -> MpiResult<Role> {
     match root {
         ROOT => Ok(Role::Root),
         PROC_NULL => Ok(Role::Idle),
@@ -88,7 +84,7 @@ fn role(c: &CommView, root: c_int) -> MpiResult<Role> {
 }
 
 /// Refuses MPI_IN_PLACE, which intercommunicator collectives do not allow.
-pub(super) fn no_in_place(in_place: bool, call: &str) -> MpiResult<()> {
+pub fn no_in_place(in_place: bool, call: &str) -> MpiResult<()> {
     if in_place {
         return Err(MpiError::new(
             class::ARG,
@@ -102,7 +98,7 @@ fn at(base: usize, index: usize, ty: &Datatype) -> usize {
     base.wrapping_add((index as isize * ty.extent) as usize)
 }
 
-pub(super) fn barrier(c: &CommView) -> MpiResult<()> {
+pub fn barrier(c: &CommView) -> MpiResult<()> {
     const NAME: &str = "MPI_Barrier";
     let tag = cross_tag(c);
     let local = c.local();
@@ -111,7 +107,7 @@ pub(super) fn barrier(c: &CommView) -> MpiResult<()> {
     // then my group learns that the other group has entered too.
     execute(&local, s.clone(), Buffers::none(), Reduction::None, NAME)?;
     if local.my_rank == 0 {
-        let byte = committed(MPI_BYTE)?;
+        let byte = committed(datatype::BYTE)?;
         let t = [
             Transfer::recv(0, 0, 0, &byte),
             Transfer::send(0, 0, 0, &byte),
@@ -121,8 +117,13 @@ pub(super) fn barrier(c: &CommView) -> MpiResult<()> {
     execute(&local, s, Buffers::none(), Reduction::None, NAME)
 }
 
-pub(super) fn bcast(c: &CommView, buf: usize, n: c_int, dt: c_int, root: c_int) -> MpiResult<()> {
+pub fn bcast(c: &CommView, data: Data, root: i32) -> MpiResult<()> {
     const NAME: &str = "MPI_Bcast";
+    let Data {
+        addr: buf,
+        count: n,
+        dtype: dt,
+    } = data;
     let tag = cross_tag(c);
     match role(c, root)? {
         Role::Root => {
@@ -152,23 +153,21 @@ pub(super) fn bcast(c: &CommView, buf: usize, n: c_int, dt: c_int, root: c_int) 
 
 /// One side of a rooted gather or scatter: the root's blocks (count and
 /// displacement in elements, per remote rank) or a leaf's single block.
-pub(super) struct Rooted<'a> {
+pub struct Rooted<'a> {
     pub name: &'static str,
-    pub root: c_int,
+    pub root: i32,
     /// The root's buffer, datatype, and (count, displacement) per remote
     /// rank, read only at the root.
     pub root_buf: usize,
-    pub root_type: c_int,
+    pub root_type: i32,
     pub blocks: &'a dyn Fn(usize) -> MpiResult<Vec<(usize, usize)>>,
-    /// A leaf's buffer, count and datatype.
-    pub leaf_buf: usize,
-    pub leaf_count: c_int,
-    pub leaf_type: c_int,
+    /// A leaf's buffer.
+    pub leaf: Data,
 }
 
 /// Gather (`to_root`) or scatter: the root exchanges a block with every
 /// rank of the other group, directly.
-pub(super) fn rooted(c: &CommView, r: Rooted, to_root: bool) -> MpiResult<()> {
+pub fn rooted(c: &CommView, r: Rooted, to_root: bool) -> MpiResult<()> {
     let tag = cross_tag(c);
     match role(c, r.root)? {
         Role::Root => {
@@ -189,12 +188,12 @@ pub(super) fn rooted(c: &CommView, r: Rooted, to_root: bool) -> MpiResult<()> {
         }
         Role::Idle => Ok(()),
         Role::Leaf(root) => {
-            let ty = committed(r.leaf_type)?;
-            let n = count(r.leaf_count, "count")?;
+            let ty = committed(r.leaf.dtype)?;
+            let n = count(r.leaf.count, "count")?;
             let t = Transfer {
                 send: to_root,
                 peer: root,
-                addr: r.leaf_buf,
+                addr: r.leaf.addr,
                 count: n,
                 dtype: ty,
             };
@@ -206,13 +205,13 @@ pub(super) fn rooted(c: &CommView, r: Rooted, to_root: bool) -> MpiResult<()> {
 /// Allgather(v) and alltoall(v): every rank sends a block to, and receives
 /// a block from, every rank of the other group. Blocks are (address,
 /// count) per remote rank.
-pub(super) fn all_pairs(
+pub fn all_pairs(
     c: &CommView,
     name: &'static str,
     send: &[(usize, usize)],
-    send_type: c_int,
+    send_type: i32,
     recv: &[(usize, usize)],
-    recv_type: c_int,
+    recv_type: i32,
 ) -> MpiResult<()> {
     let tag = cross_tag(c);
     let st = committed(send_type)?;
@@ -232,9 +231,9 @@ pub(super) fn all_pairs(
 
 /// Block addresses: `counts[i]` elements at element displacement
 /// `displs[i]` of `base`.
-pub(super) fn blocks(
+pub fn blocks(
     base: usize,
-    dt: c_int,
+    dt: i32,
     counts: &[usize],
     displs: &[usize],
 ) -> MpiResult<Vec<(usize, usize)>> {
@@ -248,10 +247,10 @@ pub(super) fn blocks(
 
 /// A rank's contribution to a reduction.
 #[derive(Clone, Copy)]
-pub(super) struct Contribution {
+pub struct Contribution {
     pub sendbuf: usize,
     pub count: usize,
-    pub dt: c_int,
+    pub dt: i32,
     pub op: ReduceOp,
 }
 
@@ -279,7 +278,7 @@ fn reduce_to_leader(local: &CommView, x: Contribution, name: &'static str) -> Mp
     Ok(scratch)
 }
 
-pub(super) fn reduce(c: &CommView, x: Contribution, recvbuf: usize, root: c_int) -> MpiResult<()> {
+pub fn reduce(c: &CommView, x: Contribution, recvbuf: usize, root: i32) -> MpiResult<()> {
     const NAME: &str = "MPI_Reduce";
     let tag = cross_tag(c);
     match role(c, root)? {
@@ -328,7 +327,7 @@ fn reduce_swap(
     spread(&local)
 }
 
-pub(super) fn allreduce(c: &CommView, x: Contribution, recvbuf: usize) -> MpiResult<()> {
+pub fn allreduce(c: &CommView, x: Contribution, recvbuf: usize) -> MpiResult<()> {
     const NAME: &str = "MPI_Allreduce";
     reduce_swap(c, NAME, x, recvbuf, |local| {
         let s = algo::bcast(local.my_rank, local.size(), 0, x.count).map_err(coll_error)?;
@@ -346,7 +345,7 @@ pub(super) fn allreduce(c: &CommView, x: Contribution, recvbuf: usize) -> MpiRes
 /// `counts[i]` elements to local rank i. Both groups reduce vectors of the
 /// same length.
 /// `x.count` is ignored: the vectors have `sum(counts)` elements.
-pub(super) fn reduce_scatter(
+pub fn reduce_scatter(
     c: &CommView,
     name: &'static str,
     x: Contribution,

@@ -1,0 +1,1100 @@
+//! The blocking collectives: check the arguments, pick the algorithm
+//! (`smpi/<collective>`, else `smpi/coll-selector`), build its schedule and
+//! run it (`coll::execute`); on an intercommunicator, `intercoll` does the
+//! call. The non-blocking and persistent forms run the very same code
+//! (`coll::start_nonblocking`, `nbc::start_recorded`), so both share one
+//! schedule by construction.
+
+use std::ffi::c_void;
+use std::rc::Rc;
+
+use collectives as algo;
+
+use super::coll::{coll_error, execute, Algorithms, Buffers, Reduction, Transfer};
+use super::datatype::{self, Datatype};
+use super::intercoll::{self, Contribution, Rooted};
+use super::op::{ReduceOp, UserFunction, FIRST_USER_OP};
+use super::{check, class, CommView, Ctx, MpiError, MpiResult, ReqId, ReqKind, SendMode};
+use crate::sim;
+
+/// MPI_IN_PLACE, as a buffer address.
+pub const IN_PLACE: usize = usize::MAX;
+
+/// An array argument of the program (counts, displacements, datatypes),
+/// read only where MPI says it is significant, and only as many entries
+/// as the call needs.
+pub trait ArgArray<T> {
+    /// Its first `n` entries; `what` names it in errors. A null array is
+    /// an error, even for `n` = 0.
+    fn read(&self, n: usize, what: &'static str) -> MpiResult<Vec<T>>;
+}
+
+/// A buffer argument: its address, count and datatype.
+#[derive(Debug, Clone, Copy)]
+pub struct Data {
+    pub addr: usize,
+    pub count: i32,
+    pub dtype: i32,
+}
+
+/// A buffer with a count and a displacement (in elements) per rank.
+pub struct VData<'a> {
+    pub addr: usize,
+    pub counts: &'a dyn ArgArray<i32>,
+    pub displs: &'a dyn ArgArray<i32>,
+    pub dtype: i32,
+}
+
+/// A buffer with a count, a displacement in bytes and a datatype per rank
+/// (MPI_Alltoallw).
+pub struct WData<'a> {
+    pub addr: usize,
+    pub counts: &'a dyn ArgArray<i32>,
+    pub displs: &'a dyn ArgArray<i32>,
+    pub dtypes: &'a dyn ArgArray<i32>,
+}
+
+/// The arguments of a reduction.
+#[derive(Debug, Clone, Copy)]
+pub struct Reduce {
+    pub send: usize,
+    pub recv: usize,
+    pub count: i32,
+    pub dtype: i32,
+    pub op: i32,
+}
+
+/// The caller's view of `comm`, intra- or intercommunicator.
+fn any_view(comm: i32) -> MpiResult<CommView> {
+    sim::mpi(|w| w.comm(comm))
+}
+
+/// The error of a collective that MPI defines on intracommunicators only.
+fn not_on_intercomm(call: &str) -> MpiError {
+    MpiError::new(
+        class::COMM,
+        format!("{call} is not defined on intercommunicators"),
+    )
+}
+
+/// A count argument named `what`.
+pub(super) fn count(n: i32, what: &str) -> MpiResult<usize> {
+    check::count_of(n.into(), what)
+}
+
+/// The committed datatype behind a handle.
+pub(super) fn committed(dt: i32) -> MpiResult<Rc<Datatype>> {
+    sim::mpi(|w| w.mpi.committed(dt))
+}
+
+/// The first `n` entries of a count or displacement array, none negative.
+fn entries(a: &dyn ArgArray<i32>, n: usize, what: &'static str) -> MpiResult<Vec<usize>> {
+    check::entries(&a.read(n, what)?, what)
+}
+
+/// The algorithm `smpi/<collective>` names (`named` reads it), or, when
+/// that is `default`, the one `smpi/coll-selector` picks (`select`).
+fn named_or_selected<A: algo::Algorithm + Default>(
+    named: impl FnOnce(&Algorithms) -> A,
+    select: impl FnOnce(algo::Selector) -> MpiResult<A>,
+) -> MpiResult<A> {
+    let a = algorithms();
+    match named(&a) {
+        n if n == A::default() => select(a.selector),
+        n => Ok(n),
+    }
+}
+
+/// The algorithms chosen with `smpi/<collective>`.
+fn algorithms() -> Algorithms {
+    sim::mpi(|w| w.mpi.algorithms)
+}
+
+/// The buffers of a schedule that moves one datatype each way.
+fn buffers(send: usize, send_type: i32, recv: usize, recv_type: i32) -> Buffers {
+    Buffers {
+        send,
+        send_type,
+        recv,
+        recv_type,
+    }
+}
+
+pub fn barrier(comm: i32) -> MpiResult<()> {
+    let c = any_view(comm)?;
+    if c.remote.is_some() {
+        return intercoll::barrier(&c);
+    }
+    let alg = named_or_selected(|a| a.barrier, |sel| Ok(algo::select_barrier(sel, c.size())))?;
+    let s = algo::barrier_with(alg, c.my_rank, c.size()).map_err(coll_error)?;
+    execute(&c, s, Buffers::none(), Reduction::None, "MPI_Barrier")
+}
+
+pub fn bcast(comm: i32, data: Data, root: i32) -> MpiResult<()> {
+    let c = any_view(comm)?;
+    if c.remote.is_some() {
+        return intercoll::bcast(&c, data, root);
+    }
+    let n = count(data.count, "count")?;
+    let ty = committed(data.dtype)?;
+    let root = check::root(&c, root)?;
+    let alg = named_or_selected(
+        |a| a.bcast,
+        |sel| Ok(algo::select_bcast(sel, c.size(), n.saturating_mul(ty.size))),
+    )?;
+    // SimGrid's scatter-allgather broadcasts slice the buffer in bytes;
+    // so do we when the datatype is contiguous.
+    let in_bytes = matches!(
+        alg,
+        algo::BcastAlgorithm::ScatterLrAllgather | algo::BcastAlgorithm::ScatterRdbAllgather
+    );
+    let (n, dt, elem_bytes) = if in_bytes && ty.is_contiguous() {
+        (n * ty.size, datatype::BYTE, 1)
+    } else {
+        (n, data.dtype, ty.size)
+    };
+    let s = algo::bcast_with(alg, c.my_rank, c.size(), root, n, elem_bytes).map_err(coll_error)?;
+    let b = buffers(data.addr, dt, data.addr, dt);
+    execute(&c, s, b, Reduction::None, "MPI_Bcast")
+}
+
+/// The blocks of a rooted intercommunicator collective's root: count
+/// argument `n` (named `what`) at displacement i * n for remote rank i.
+fn uniform_blocks(n: i32, what: &'static str) -> impl Fn(usize) -> MpiResult<Vec<(usize, usize)>> {
+    move |p| {
+        let n = count(n, what)?;
+        Ok((0..p).map(|i| (n, i * n)).collect())
+    }
+}
+
+/// The blocks of a rooted intercommunicator collective's root read from
+/// per-rank counts and displacements.
+fn varying_blocks<'a>(
+    v: &'a VData<'a>,
+    counts: &'static str,
+) -> impl Fn(usize) -> MpiResult<Vec<(usize, usize)>> + 'a {
+    move |p| {
+        let c = entries(v.counts, p, counts)?;
+        Ok(c.into_iter().zip(entries(v.displs, p, "displs")?).collect())
+    }
+}
+
+pub fn gather(comm: i32, send: Data, recv: Data, root: i32) -> MpiResult<()> {
+    const NAME: &str = "MPI_Gather";
+    let c = any_view(comm)?;
+    if c.remote.is_some() {
+        let r = Rooted {
+            name: NAME,
+            root,
+            root_buf: recv.addr,
+            root_type: recv.dtype,
+            blocks: &uniform_blocks(recv.count, "recvcount"),
+            leaf: send,
+        };
+        return intercoll::rooted(&c, r, true);
+    }
+    let root = check::root(&c, root)?;
+    let at_root = c.my_rank == root;
+    let in_place = at_root && send.addr == IN_PLACE;
+    let sc = if in_place {
+        0
+    } else {
+        count(send.count, "sendcount")?
+    };
+    let rc = if at_root {
+        count(recv.count, "recvcount")?
+    } else {
+        0
+    };
+    let st = if in_place { recv.dtype } else { send.dtype };
+    let rt = if at_root { recv.dtype } else { st };
+    committed(st)?;
+    committed(rt)?;
+    let alg = named_or_selected(
+        |a| a.gather,
+        |sel| {
+            let block = if at_root {
+                committed(rt)?.size.saturating_mul(rc)
+            } else {
+                committed(st)?.size.saturating_mul(sc)
+            };
+            Ok(algo::select_gather(sel, c.size(), block))
+        },
+    )?;
+    let own_type = committed(if at_root { rt } else { st })?;
+    let s = algo::gather_with(
+        alg,
+        c.my_rank,
+        c.size(),
+        root,
+        sc,
+        rc,
+        in_place,
+        own_type.size,
+    )
+    .map_err(coll_error)?;
+    execute(
+        &c,
+        s,
+        buffers(send.addr, st, recv.addr, rt),
+        Reduction::None,
+        NAME,
+    )
+}
+
+pub fn gatherv(comm: i32, send: Data, recv: &VData, root: i32) -> MpiResult<()> {
+    const NAME: &str = "MPI_Gatherv";
+    let c = any_view(comm)?;
+    if c.remote.is_some() {
+        let r = Rooted {
+            name: NAME,
+            root,
+            root_buf: recv.addr,
+            root_type: recv.dtype,
+            blocks: &varying_blocks(recv, "recvcounts"),
+            leaf: send,
+        };
+        return intercoll::rooted(&c, r, true);
+    }
+    let root = check::root(&c, root)?;
+    let at_root = c.my_rank == root;
+    let in_place = at_root && send.addr == IN_PLACE;
+    let sc = if in_place {
+        0
+    } else {
+        count(send.count, "sendcount")?
+    };
+    let (rcs, ds) = if at_root {
+        (
+            entries(recv.counts, c.size(), "recvcounts")?,
+            entries(recv.displs, c.size(), "displs")?,
+        )
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let st = if in_place { recv.dtype } else { send.dtype };
+    let rt = if at_root { recv.dtype } else { st };
+    committed(st)?;
+    committed(rt)?;
+    let s = algo::gatherv_with(
+        algorithms().gatherv,
+        c.my_rank,
+        c.size(),
+        root,
+        sc,
+        &rcs,
+        &ds,
+        in_place,
+    )
+    .map_err(coll_error)?;
+    execute(
+        &c,
+        s,
+        buffers(send.addr, st, recv.addr, rt),
+        Reduction::None,
+        NAME,
+    )
+}
+
+pub fn scatter(comm: i32, send: Data, recv: Data, root: i32) -> MpiResult<()> {
+    const NAME: &str = "MPI_Scatter";
+    let c = any_view(comm)?;
+    if c.remote.is_some() {
+        let r = Rooted {
+            name: NAME,
+            root,
+            root_buf: send.addr,
+            root_type: send.dtype,
+            blocks: &uniform_blocks(send.count, "sendcount"),
+            leaf: recv,
+        };
+        return intercoll::rooted(&c, r, false);
+    }
+    let root = check::root(&c, root)?;
+    let at_root = c.my_rank == root;
+    let in_place = at_root && recv.addr == IN_PLACE;
+    let sc = if at_root {
+        count(send.count, "sendcount")?
+    } else {
+        0
+    };
+    let rc = if in_place {
+        0
+    } else {
+        count(recv.count, "recvcount")?
+    };
+    let rt = if in_place { send.dtype } else { recv.dtype };
+    let st = if at_root { send.dtype } else { rt };
+    committed(st)?;
+    committed(rt)?;
+    let alg = named_or_selected(
+        |a| a.scatter,
+        |sel| {
+            let block = if at_root {
+                committed(st)?.size.saturating_mul(sc)
+            } else {
+                committed(rt)?.size.saturating_mul(rc)
+            };
+            Ok(algo::select_scatter(sel, c.size(), block))
+        },
+    )?;
+    let s =
+        algo::scatter_with(alg, c.my_rank, c.size(), root, sc, rc, in_place).map_err(coll_error)?;
+    execute(
+        &c,
+        s,
+        buffers(send.addr, st, recv.addr, rt),
+        Reduction::None,
+        NAME,
+    )
+}
+
+pub fn scatterv(comm: i32, send: &VData, recv: Data, root: i32) -> MpiResult<()> {
+    const NAME: &str = "MPI_Scatterv";
+    let c = any_view(comm)?;
+    if c.remote.is_some() {
+        let r = Rooted {
+            name: NAME,
+            root,
+            root_buf: send.addr,
+            root_type: send.dtype,
+            blocks: &varying_blocks(send, "sendcounts"),
+            leaf: recv,
+        };
+        return intercoll::rooted(&c, r, false);
+    }
+    let root = check::root(&c, root)?;
+    let at_root = c.my_rank == root;
+    let in_place = at_root && recv.addr == IN_PLACE;
+    let (scs, ds) = if at_root {
+        (
+            entries(send.counts, c.size(), "sendcounts")?,
+            entries(send.displs, c.size(), "displs")?,
+        )
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let rc = if in_place {
+        0
+    } else {
+        count(recv.count, "recvcount")?
+    };
+    let rt = if in_place { send.dtype } else { recv.dtype };
+    let st = if at_root { send.dtype } else { rt };
+    committed(st)?;
+    committed(rt)?;
+    let s = algo::scatterv_with(
+        algorithms().scatterv,
+        c.my_rank,
+        c.size(),
+        root,
+        &scs,
+        &ds,
+        rc,
+        in_place,
+    )
+    .map_err(coll_error)?;
+    execute(
+        &c,
+        s,
+        buffers(send.addr, st, recv.addr, rt),
+        Reduction::None,
+        NAME,
+    )
+}
+
+pub fn allgather(comm: i32, send: Data, recv: Data) -> MpiResult<()> {
+    const NAME: &str = "MPI_Allgather";
+    let c = any_view(comm)?;
+    let in_place = send.addr == IN_PLACE;
+    if c.remote.is_some() {
+        intercoll::no_in_place(in_place, NAME)?;
+        let p = c.peer_group().size();
+        let (sc, rc) = (
+            count(send.count, "sendcount")?,
+            count(recv.count, "recvcount")?,
+        );
+        let sends = vec![(send.addr, sc); p];
+        let displs: Vec<usize> = (0..p).map(|i| i * rc).collect();
+        let recvs = intercoll::blocks(recv.addr, recv.dtype, &vec![rc; p], &displs)?;
+        return intercoll::all_pairs(&c, NAME, &sends, send.dtype, &recvs, recv.dtype);
+    }
+    let sc = if in_place {
+        0
+    } else {
+        count(send.count, "sendcount")?
+    };
+    let rc = count(recv.count, "recvcount")?;
+    let st = if in_place { recv.dtype } else { send.dtype };
+    committed(st)?;
+    committed(recv.dtype)?;
+    let alg = named_or_selected(
+        |a| a.allgather,
+        |sel| {
+            let total = committed(recv.dtype)?
+                .size
+                .saturating_mul(rc)
+                .saturating_mul(c.size());
+            Ok(algo::select_allgather(sel, c.size(), total))
+        },
+    )?;
+    let s = algo::allgather_with(alg, c.my_rank, c.size(), sc, rc, in_place).map_err(coll_error)?;
+    execute(
+        &c,
+        s,
+        buffers(send.addr, st, recv.addr, recv.dtype),
+        Reduction::None,
+        NAME,
+    )
+}
+
+pub fn allgatherv(comm: i32, send: Data, recv: &VData) -> MpiResult<()> {
+    const NAME: &str = "MPI_Allgatherv";
+    let c = any_view(comm)?;
+    let in_place = send.addr == IN_PLACE;
+    if c.remote.is_some() {
+        intercoll::no_in_place(in_place, NAME)?;
+        let p = c.peer_group().size();
+        let sc = count(send.count, "sendcount")?;
+        let rcs = entries(recv.counts, p, "recvcounts")?;
+        let ds = entries(recv.displs, p, "displs")?;
+        let sends = vec![(send.addr, sc); p];
+        let recvs = intercoll::blocks(recv.addr, recv.dtype, &rcs, &ds)?;
+        return intercoll::all_pairs(&c, NAME, &sends, send.dtype, &recvs, recv.dtype);
+    }
+    let sc = if in_place {
+        0
+    } else {
+        count(send.count, "sendcount")?
+    };
+    let rcs = entries(recv.counts, c.size(), "recvcounts")?;
+    let ds = entries(recv.displs, c.size(), "displs")?;
+    let st = if in_place { recv.dtype } else { send.dtype };
+    committed(st)?;
+    committed(recv.dtype)?;
+    let total: usize = rcs.iter().sum();
+    let rty = committed(recv.dtype)?;
+    let alg = named_or_selected(
+        |a| a.allgatherv,
+        |sel| {
+            let bytes = rty.size.saturating_mul(total);
+            Ok(algo::select_allgatherv(sel, c.size(), total, bytes))
+        },
+    )?;
+    let extent = usize::try_from(rty.extent).unwrap_or(1);
+    let s = if alg == algo::AllgathervAlgorithm::Gb {
+        // SimGrid's GB broadcasts with whatever bcast is selected.
+        let whole = (0..c.size()).map(|i| ds[i] + rcs[i]).max().unwrap_or(0);
+        let bcast = named_or_selected(
+            |a| a.bcast,
+            |sel| {
+                Ok(algo::select_bcast(
+                    sel,
+                    c.size(),
+                    whole.saturating_mul(rty.size),
+                ))
+            },
+        )?;
+        algo::allgatherv_gb(
+            c.my_rank,
+            c.size(),
+            sc,
+            &rcs,
+            &ds,
+            in_place,
+            bcast,
+            rty.size,
+        )
+    } else {
+        algo::allgatherv_with(alg, c.my_rank, c.size(), sc, &rcs, &ds, in_place, extent)
+    }
+    .map_err(coll_error)?;
+    execute(
+        &c,
+        s,
+        buffers(send.addr, st, recv.addr, recv.dtype),
+        Reduction::None,
+        NAME,
+    )
+}
+
+pub fn alltoall(comm: i32, send: Data, recv: Data) -> MpiResult<()> {
+    const NAME: &str = "MPI_Alltoall";
+    let c = any_view(comm)?;
+    let in_place = send.addr == IN_PLACE;
+    if c.remote.is_some() {
+        intercoll::no_in_place(in_place, NAME)?;
+        let p = c.peer_group().size();
+        let (sc, rc) = (
+            count(send.count, "sendcount")?,
+            count(recv.count, "recvcount")?,
+        );
+        let at = |n: usize| (0..p).map(|i| i * n).collect::<Vec<_>>();
+        let sends = intercoll::blocks(send.addr, send.dtype, &vec![sc; p], &at(sc))?;
+        let recvs = intercoll::blocks(recv.addr, recv.dtype, &vec![rc; p], &at(rc))?;
+        return intercoll::all_pairs(&c, NAME, &sends, send.dtype, &recvs, recv.dtype);
+    }
+    let rc = count(recv.count, "recvcount")?;
+    let sc = if in_place {
+        rc
+    } else {
+        count(send.count, "sendcount")?
+    };
+    let st = if in_place { recv.dtype } else { send.dtype };
+    committed(st)?;
+    committed(recv.dtype)?;
+    let alg = named_or_selected(
+        |a| a.alltoall,
+        |sel| {
+            let block = committed(st)?.size.saturating_mul(sc);
+            Ok(algo::select_alltoall(sel, c.size(), block))
+        },
+    )?;
+    let s = algo::alltoall_with(
+        alg,
+        c.my_rank,
+        c.size(),
+        sc,
+        rc,
+        in_place,
+        algorithms().radix,
+    )
+    .map_err(coll_error)?;
+    execute(
+        &c,
+        s,
+        buffers(send.addr, st, recv.addr, recv.dtype),
+        Reduction::None,
+        NAME,
+    )
+}
+
+pub fn alltoallv(comm: i32, send: &VData, recv: &VData) -> MpiResult<()> {
+    const NAME: &str = "MPI_Alltoallv";
+    let c = any_view(comm)?;
+    let in_place = send.addr == IN_PLACE;
+    if c.remote.is_some() {
+        intercoll::no_in_place(in_place, NAME)?;
+        let p = c.peer_group().size();
+        let scs = entries(send.counts, p, "sendcounts")?;
+        let sds = entries(send.displs, p, "sdispls")?;
+        let rcs = entries(recv.counts, p, "recvcounts")?;
+        let rds = entries(recv.displs, p, "rdispls")?;
+        let sends = intercoll::blocks(send.addr, send.dtype, &scs, &sds)?;
+        let recvs = intercoll::blocks(recv.addr, recv.dtype, &rcs, &rds)?;
+        return intercoll::all_pairs(&c, NAME, &sends, send.dtype, &recvs, recv.dtype);
+    }
+    let p = c.size();
+    let rcs = entries(recv.counts, p, "recvcounts")?;
+    let rds = entries(recv.displs, p, "rdispls")?;
+    let (scs, sds) = if in_place {
+        (rcs.clone(), rds.clone())
+    } else {
+        (
+            entries(send.counts, p, "sendcounts")?,
+            entries(send.displs, p, "sdispls")?,
+        )
+    };
+    let st = if in_place { recv.dtype } else { send.dtype };
+    committed(st)?;
+    committed(recv.dtype)?;
+    let mut alg = named_or_selected(|a| a.alltoallv, |sel| Ok(algo::select_alltoallv(sel, p)))?;
+    if alg == algo::AlltoallvAlgorithm::CrystalRouter {
+        // Its messages depend on what arrives: it runs imperatively, as a
+        // blocking call only (a non-blocking one runs the default).
+        if !super::coll::starting_nonblocking() {
+            let sends = intercoll::blocks(send.addr, st, &scs, &sds)?;
+            let recvs = intercoll::blocks(recv.addr, recv.dtype, &rcs, &rds)?;
+            return alltoallv_crystal(&c, &sends, st, &recvs, recv.dtype);
+        }
+        alg = algo::AlltoallvAlgorithm::Default;
+    }
+    let s = algo::alltoallv_with(
+        alg,
+        c.my_rank,
+        p,
+        &scs,
+        &sds,
+        &rcs,
+        &rds,
+        in_place,
+        algorithms().radix,
+    )
+    .map_err(coll_error)?;
+    execute(
+        &c,
+        s,
+        buffers(send.addr, st, recv.addr, recv.dtype),
+        Reduction::None,
+        NAME,
+    )
+}
+
+/// `MPI_Alltoallv` by the crystal router: every outgoing block is packed
+/// first (in place, they are read before anything lands), routed, then
+/// unpacked into its slot. `send` and `recv` are (address, count) per rank.
+fn alltoallv_crystal(
+    c: &CommView,
+    send: &[(usize, usize)],
+    sendtype: i32,
+    recv: &[(usize, usize)],
+    recvtype: i32,
+) -> MpiResult<()> {
+    use super::crystal::{self, Record};
+    let (sty, rty) = (committed(sendtype)?, committed(recvtype)?);
+    let me = c.my_rank;
+    let mut records = Vec::new();
+    let mut own = Vec::new();
+    for (dest, &(addr, n)) in send.iter().enumerate() {
+        let mut data = Vec::new();
+        // SAFETY: MPI's contract: n elements of the send type at addr.
+        unsafe { datatype::pack(&sty, addr as *const c_void, n, &mut data) };
+        if dest == me {
+            own = data;
+        } else if !data.is_empty() {
+            records.push(Record {
+                dest,
+                src: me,
+                data,
+            });
+        }
+    }
+    let mut arrived = crystal::route(c, records, "MPI_Alltoallv")?;
+    arrived.push(Record {
+        dest: me,
+        src: me,
+        data: own,
+    });
+    for r in arrived {
+        let (addr, n) = recv[r.src];
+        if r.data.len() > n * rty.size {
+            return Err(MpiError::new(
+                class::TRUNCATE,
+                format!(
+                    "MPI_Alltoallv: rank {} sent {} bytes where recvcounts[{}] allows {} \
+                     (counts differ between ranks?)",
+                    r.src,
+                    r.data.len(),
+                    r.src,
+                    n * rty.size
+                ),
+            ));
+        }
+        // SAFETY: the data fits the n elements of the receive type at addr
+        // (checked above), which MPI's contract makes writable.
+        unsafe { datatype::unpack(&rty, addr as *mut c_void, &r.data) };
+    }
+    Ok(())
+}
+
+/// The shared steps of the reductions: check, build the schedule with
+/// `build(view, in_place, commutative)`, run it with the operation; on an
+/// intercommunicator, `inter` does the call with the caller's
+/// contribution (its count is left to `inter`).
+fn reduction(
+    name: &'static str,
+    comm: i32,
+    r: &Reduce,
+    build: impl FnOnce(&CommView, bool, bool) -> MpiResult<collectives::Schedule>,
+    inter: impl FnOnce(&CommView, Contribution) -> MpiResult<()>,
+) -> MpiResult<()> {
+    let c = any_view(comm)?;
+    let op = sim::mpi(|w| w.mpi.reduce_op(r.op))?;
+    super::coll::check_reduction(op, &*committed(r.dtype)?)?;
+    let in_place = r.send == IN_PLACE;
+    if c.remote.is_some() {
+        intercoll::no_in_place(in_place, name)?;
+        let x = Contribution {
+            sendbuf: r.send,
+            count: 0,
+            dt: r.dtype,
+            op,
+        };
+        return inter(&c, x);
+    }
+    let b = buffers(r.send, r.dtype, r.recv, r.dtype);
+    let s = build(&c, in_place, op.commutative())?;
+    execute(&c, s, b, Reduction::Op(op), name)
+}
+
+pub fn reduce(comm: i32, r: &Reduce, root: i32) -> MpiResult<()> {
+    reduction(
+        "MPI_Reduce",
+        comm,
+        r,
+        |c, in_place, commutative| {
+            let n = count(r.count, "count")?;
+            let root = check::root(c, root)?;
+            let ty = committed(r.dtype)?;
+            let alg = named_or_selected(
+                |a| a.reduce,
+                |sel| {
+                    let bytes = ty.size.saturating_mul(n);
+                    Ok(algo::select_reduce(sel, c.size(), n, bytes, commutative))
+                },
+            )?;
+            algo::reduce_with(
+                alg,
+                c.my_rank,
+                c.size(),
+                root,
+                n,
+                commutative,
+                in_place && c.my_rank == root,
+                ty.size,
+            )
+            .map_err(coll_error)
+        },
+        |c, x| {
+            let x = Contribution {
+                count: count(r.count, "count")?,
+                ..x
+            };
+            intercoll::reduce(c, x, r.recv, root)
+        },
+    )
+}
+
+pub fn allreduce(comm: i32, r: &Reduce) -> MpiResult<()> {
+    reduction(
+        "MPI_Allreduce",
+        comm,
+        r,
+        |c, in_place, commutative| {
+            let n = count(r.count, "count")?;
+            let ty = committed(r.dtype)?;
+            let bytes = ty.size.saturating_mul(n);
+            let alg = named_or_selected(
+                |a| a.allreduce,
+                |sel| Ok(algo::select_allreduce(sel, c.size(), n, bytes, commutative)),
+            )?;
+            if alg == algo::AllreduceAlgorithm::Redbcast {
+                // SimGrid's redbcast runs the selected reduce and bcast.
+                let reduce = named_or_selected(
+                    |a| a.reduce,
+                    |sel| Ok(algo::select_reduce(sel, c.size(), n, bytes, commutative)),
+                )?;
+                let bcast = named_or_selected(
+                    |a| a.bcast,
+                    |sel| Ok(algo::select_bcast(sel, c.size(), bytes)),
+                )?;
+                return algo::allreduce_redbcast(
+                    c.my_rank,
+                    c.size(),
+                    n,
+                    commutative,
+                    in_place,
+                    reduce,
+                    bcast,
+                    ty.size,
+                )
+                .map_err(coll_error);
+            }
+            algo::allreduce_with(
+                alg,
+                c.my_rank,
+                c.size(),
+                n,
+                commutative,
+                in_place,
+                algorithms().radix,
+                committed(r.dtype)?.size,
+            )
+            .map_err(coll_error)
+        },
+        |c, x| {
+            let x = Contribution {
+                count: count(r.count, "count")?,
+                ..x
+            };
+            intercoll::allreduce(c, x, r.recv)
+        },
+    )
+}
+
+/// MPI_Reduce_scatter_block: `r.count` is the count each rank receives.
+pub fn reduce_scatter_block(comm: i32, r: &Reduce) -> MpiResult<()> {
+    reduction(
+        "MPI_Reduce_scatter_block",
+        comm,
+        r,
+        |c, in_place, commutative| {
+            let n = count(r.count, "recvcount")?;
+            algo::reduce_scatter_block_with(
+                algorithms().reduce_scatter_block,
+                c.my_rank,
+                c.size(),
+                n,
+                commutative,
+                in_place,
+            )
+            .map_err(coll_error)
+        },
+        |c, x| {
+            let counts = vec![count(r.count, "recvcount")?; c.size()];
+            let name = "MPI_Reduce_scatter_block";
+            intercoll::reduce_scatter(c, name, x, r.recv, &counts)
+        },
+    )
+}
+
+/// MPI_Reduce_scatter: `r.count` is unused; rank i receives
+/// `recvcounts[i]` elements.
+pub fn reduce_scatter(comm: i32, r: &Reduce, recvcounts: &dyn ArgArray<i32>) -> MpiResult<()> {
+    reduction(
+        "MPI_Reduce_scatter",
+        comm,
+        r,
+        |c, in_place, commutative| {
+            let rcs = entries(recvcounts, c.size(), "recvcounts")?;
+            let total: usize = rcs.iter().sum();
+            let alg = named_or_selected(
+                |a| a.reduce_scatter,
+                |sel| {
+                    let bytes = committed(r.dtype)?.size.saturating_mul(total);
+                    Ok(algo::select_reduce_scatter(
+                        sel,
+                        c.size(),
+                        total,
+                        bytes,
+                        commutative,
+                    ))
+                },
+            )?;
+            algo::reduce_scatter_with(alg, c.my_rank, c.size(), &rcs, commutative, in_place)
+                .map_err(coll_error)
+        },
+        |c, x| {
+            let counts = entries(recvcounts, c.size(), "recvcounts")?;
+            intercoll::reduce_scatter(c, "MPI_Reduce_scatter", x, r.recv, &counts)
+        },
+    )
+}
+
+pub fn scan(comm: i32, r: &Reduce) -> MpiResult<()> {
+    reduction(
+        "MPI_Scan",
+        comm,
+        r,
+        |c, in_place, commutative| {
+            let n = count(r.count, "count")?;
+            algo::scan_with(
+                algorithms().scan,
+                c.my_rank,
+                c.size(),
+                n,
+                commutative,
+                in_place,
+            )
+            .map_err(coll_error)
+        },
+        |_, _| Err(not_on_intercomm("MPI_Scan")),
+    )
+}
+
+pub fn exscan(comm: i32, r: &Reduce) -> MpiResult<()> {
+    reduction(
+        "MPI_Exscan",
+        comm,
+        r,
+        |c, in_place, commutative| {
+            let n = count(r.count, "count")?;
+            algo::exscan_with(
+                algorithms().exscan,
+                c.my_rank,
+                c.size(),
+                n,
+                commutative,
+                in_place,
+            )
+            .map_err(coll_error)
+        },
+        |_, _| Err(not_on_intercomm("MPI_Exscan")),
+    )
+}
+
+/// The messages of an all-to-all with per-peer counts, displacements and
+/// datatypes: receives first, then sends; and the staged copy of the data
+/// to send when it is sent in place.
+struct AlltoallwPlan {
+    view: CommView,
+    transfers: Vec<Transfer>,
+    staged: Vec<u8>,
+}
+
+fn alltoallw_plan(
+    comm: i32,
+    send: &WData,
+    recv: &WData,
+    name: &'static str,
+) -> MpiResult<AlltoallwPlan> {
+    let c = any_view(comm)?;
+    // On an intercommunicator the arrays name the remote group's ranks.
+    let p = c.peer_group().size();
+    let in_place = send.addr == IN_PLACE;
+    if c.remote.is_some() {
+        intercoll::no_in_place(in_place, name)?;
+    }
+    let rcs = entries(recv.counts, p, "recvcounts")?;
+    let rds = entries(recv.displs, p, "rdispls")?;
+    let rts = recv.dtypes.read(p, "recvtypes")?;
+    // In place, the data to send is read from the receive buffer: copy it
+    // first so the receives can overwrite it.
+    let mut staged: Vec<u8> = Vec::new();
+    let (scs, sds, sts, sbase) = if in_place {
+        let mut offsets = Vec::with_capacity(p);
+        for i in 0..p {
+            let t = sim::mpi(|w| w.mpi.datatype(rts[i]).map(Rc::clone))?;
+            offsets.push(staged.len());
+            // SAFETY: the receive buffer holds rcs[i] elements at rds[i].
+            unsafe {
+                datatype::pack(
+                    &t,
+                    (recv.addr as *const u8).add(rds[i]).cast(),
+                    rcs[i],
+                    &mut staged,
+                )
+            };
+        }
+        // The staged copy is sent as MPI_BYTE runs.
+        let counts: Vec<usize> = (0..p)
+            .map(|i| offsets.get(i + 1).copied().unwrap_or(staged.len()) - offsets[i])
+            .collect();
+        (
+            counts,
+            offsets,
+            vec![datatype::BYTE; p],
+            staged.as_ptr() as usize,
+        )
+    } else {
+        (
+            entries(send.counts, p, "sendcounts")?,
+            entries(send.displs, p, "sdispls")?,
+            send.dtypes.read(p, "sendtypes")?,
+            send.addr,
+        )
+    };
+    let mut transfers = Vec::with_capacity(2 * p);
+    for i in 0..p {
+        let t = committed(rts[i])?;
+        transfers.push(Transfer::recv(i, recv.addr + rds[i], rcs[i], &t));
+    }
+    for i in 0..p {
+        let t = committed(sts[i])?;
+        transfers.push(Transfer::send(i, sbase + sds[i], scs[i], &t));
+    }
+    Ok(AlltoallwPlan {
+        view: c,
+        transfers,
+        staged,
+    })
+}
+
+/// MPI_Alltoallw: per-peer datatypes and byte displacements, so it runs
+/// directly on point-to-point (all receives, then all sends, posted at
+/// once, as the linear algorithms of the default selector do).
+pub fn alltoallw(comm: i32, send: &WData, recv: &WData) -> MpiResult<()> {
+    let plan = alltoallw_plan(comm, send, recv, "MPI_Alltoallw")?;
+    let tag = sim::mpi(|w| w.next_coll_tag(comm));
+    intercoll::exchange(&plan.view, tag, plan.transfers, "MPI_Alltoallw")?;
+    drop(plan.staged);
+    Ok(())
+}
+
+/// Whether `comm` is an intercommunicator (false for an invalid handle:
+/// the call then reports it).
+pub fn is_intercomm(comm: i32) -> bool {
+    any_view(comm).is_ok_and(|v| v.remote.is_some())
+}
+
+/// MPI_Ialltoallw on an intracommunicator: the same messages as
+/// MPI_Alltoallw, posted at once under one request (one round, so no
+/// progress is needed); the staged copy of an in-place send buffer lives
+/// as long as the request.
+pub fn ialltoallw(comm: i32, send: &WData, recv: &WData) -> MpiResult<ReqId> {
+    let plan = alltoallw_plan(comm, send, recv, "MPI_Ialltoallw")?;
+    sim::mpi(|w| -> MpiResult<ReqId> {
+        let tag = w.next_coll_tag(comm);
+        let mut ids = Vec::with_capacity(plan.transfers.len());
+        for t in &plan.transfers {
+            let id = w.start_collective_request(&plan.view, tag, t.clone(), None)?;
+            ids.push(id);
+        }
+        let id = w.new_compound(ids, Some(plan.staged));
+        w.mpi.request_mut(id).active = true;
+        Ok(id)
+    })
+}
+
+/// MPI_Op_create: a user reduction, `func(in, inout, &len, &datatype)`;
+/// its handle.
+pub fn op_create(func: UserFunction, commute: bool) -> i32 {
+    sim::mpi(|w| {
+        let ops = &mut w.mpi.user_ops;
+        ops.push(Some(ReduceOp::User { func, commute }));
+        FIRST_USER_OP + (ops.len() - 1) as i32
+    })
+}
+
+/// MPI_Op_free: forgets a user operation. Predefined operations cannot be
+/// freed.
+pub fn op_free(handle: i32) -> MpiResult<()> {
+    sim::mpi(|w| {
+        if let ReduceOp::Builtin(b) = w.mpi.reduce_op(handle)? {
+            return Err(MpiError::new(
+                class::OP,
+                format!("{} is predefined and cannot be freed", b.name()),
+            ));
+        }
+        w.mpi.user_ops[(handle - FIRST_USER_OP) as usize] = None;
+        Ok(())
+    })
+}
+
+/// MPI_Op_commutative.
+pub fn op_commutative(handle: i32) -> MpiResult<bool> {
+    sim::mpi(|w| w.mpi.reduce_op(handle)).map(|o| o.commutative())
+}
+
+/// MPI_Reduce_local: inout = input (op) inout, on this rank only.
+pub fn reduce_local(input: usize, inout: usize, n: i32, dtype: i32, op: i32) -> MpiResult<()> {
+    let n = count(n, "count")?;
+    let ty = committed(dtype)?;
+    let o = sim::mpi(|w| w.mpi.reduce_op(op))?;
+    super::coll::check_reduction(o, &ty)?;
+    super::coll::reduce_local(o, &ty, dtype, input, inout, n)?;
+    super::coll::charge_reduction(n * ty.size);
+    Ok(())
+}
+
+impl Ctx<'_> {
+    /// Starts `m` on `view`'s collective context with `tag` (a send by
+    /// `plan` when its caller decided it); its request.
+    pub(super) fn start_collective_request(
+        &mut self,
+        view: &CommView,
+        tag: i32,
+        m: Transfer,
+        plan: Option<super::SendPlan>,
+    ) -> MpiResult<ReqId> {
+        let kind = if m.send {
+            ReqKind::Send(SendMode::Standard)
+        } else {
+            ReqKind::Recv
+        };
+        let id = self.new_internal_request(
+            view,
+            super::Internal {
+                kind,
+                ctx: view.ctx + 1,
+                buf: m.addr,
+                count: m.count,
+                dtype: m.dtype,
+                peer: m.peer as i32,
+                tag,
+            },
+        );
+        self.start_planned(id, plan)?;
+        Ok(id)
+    }
+}
