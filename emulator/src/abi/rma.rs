@@ -4,11 +4,10 @@
 use std::ffi::{c_char, c_int, c_void};
 
 use super::attr::{self, Kind};
-use super::check::out;
+use super::check::{non_null, out};
 use super::env::copy_c_string;
 use super::{call, call_in, ErrScope};
-use crate::mpi::op::Builtin;
-use crate::mpi::win::{self, Buffer, Flavor, OpKind, TargetSpec, WIN_HINTS};
+use crate::mpi::win::{self, Buffer, Flavor, OpKind, TargetSpec, WindowSpec};
 use crate::mpi::{self, class, MpiError, MpiResult, ReqId};
 use crate::sim;
 
@@ -16,15 +15,6 @@ type Aint = isize;
 
 fn on_win(name: &'static str, w: c_int, body: impl FnOnce() -> MpiResult<()>) -> c_int {
     call_in(name, ErrScope::Win(w), body)
-}
-
-fn rma_op(op: c_int) -> MpiResult<Builtin> {
-    Builtin::from_handle(op).ok_or_else(|| {
-        MpiError::new(
-            class::OP,
-            format!("invalid operation {op} for an accumulate (only predefined operations)"),
-        )
-    })
 }
 
 /// Writes a new request handle.
@@ -37,25 +27,19 @@ unsafe fn out_request(request: *mut c_int, id: Option<ReqId>) -> MpiResult<()> {
     unsafe { out(request, h, "request") }
 }
 
-/// Creates a window of `flavor` and writes its handle.
-#[allow(clippy::too_many_arguments)]
+/// Creates a window and writes its handle (and its base to `baseptr`
+/// for the flavors that allocate).
 fn create_window(
     name: &'static str,
-    flavor: Flavor,
-    base: usize,
-    size: Aint,
-    disp_unit: c_int,
-    info: c_int,
     comm: c_int,
+    spec: WindowSpec,
     baseptr: *mut c_void,
     win: *mut c_int,
 ) -> c_int {
     call(name, comm, || {
-        if win.is_null() {
-            return Err(MpiError::new(class::ARG, "win is a null pointer"));
-        }
-        let h = win::create(comm, flavor, base, size, disp_unit, info, name)?;
-        if matches!(flavor, Flavor::Allocate | Flavor::Shared) {
+        non_null(win, "win")?;
+        let h = win::create(comm, spec, name)?;
+        if matches!(spec.flavor, Flavor::Allocate | Flavor::Shared) {
             let b = sim::mpi(|w| w.win_member(h).map(|m| m.base))?;
             // SAFETY: `baseptr` is the address of the caller's pointer
             // variable (MPI passes `void *` that is really `void **`).
@@ -67,6 +51,17 @@ fn create_window(
     })
 }
 
+/// The spec of a window of `flavor`.
+fn spec(flavor: Flavor, base: usize, size: Aint, disp_unit: c_int, info: c_int) -> WindowSpec {
+    WindowSpec {
+        flavor,
+        base,
+        size,
+        disp_unit,
+        info,
+    }
+}
+
 pub(crate) unsafe extern "C" fn MPI_Win_create(
     base: *mut c_void,
     size: Aint,
@@ -75,17 +70,8 @@ pub(crate) unsafe extern "C" fn MPI_Win_create(
     comm: c_int,
     win: *mut c_int,
 ) -> c_int {
-    create_window(
-        "MPI_Win_create",
-        Flavor::Create,
-        base as usize,
-        size,
-        disp_unit,
-        info,
-        comm,
-        std::ptr::null_mut(),
-        win,
-    )
+    let spec = spec(Flavor::Create, base as usize, size, disp_unit, info);
+    create_window("MPI_Win_create", comm, spec, std::ptr::null_mut(), win)
 }
 
 pub(crate) unsafe extern "C" fn MPI_Win_allocate(
@@ -96,17 +82,8 @@ pub(crate) unsafe extern "C" fn MPI_Win_allocate(
     baseptr: *mut c_void,
     win: *mut c_int,
 ) -> c_int {
-    create_window(
-        "MPI_Win_allocate",
-        Flavor::Allocate,
-        0,
-        size,
-        disp_unit,
-        info,
-        comm,
-        baseptr,
-        win,
-    )
+    let spec = spec(Flavor::Allocate, 0, size, disp_unit, info);
+    create_window("MPI_Win_allocate", comm, spec, baseptr, win)
 }
 
 pub(crate) unsafe extern "C" fn MPI_Win_allocate_shared(
@@ -117,17 +94,8 @@ pub(crate) unsafe extern "C" fn MPI_Win_allocate_shared(
     baseptr: *mut c_void,
     win: *mut c_int,
 ) -> c_int {
-    create_window(
-        "MPI_Win_allocate_shared",
-        Flavor::Shared,
-        0,
-        size,
-        disp_unit,
-        info,
-        comm,
-        baseptr,
-        win,
-    )
+    let spec = spec(Flavor::Shared, 0, size, disp_unit, info);
+    create_window("MPI_Win_allocate_shared", comm, spec, baseptr, win)
 }
 
 pub(crate) unsafe extern "C" fn MPI_Win_create_dynamic(
@@ -135,14 +103,11 @@ pub(crate) unsafe extern "C" fn MPI_Win_create_dynamic(
     comm: c_int,
     win: *mut c_int,
 ) -> c_int {
+    let spec = spec(Flavor::Dynamic, 0, 0, 1, info);
     create_window(
         "MPI_Win_create_dynamic",
-        Flavor::Dynamic,
-        0,
-        0,
-        1,
-        info,
         comm,
+        spec,
         std::ptr::null_mut(),
         win,
     )
@@ -210,40 +175,13 @@ pub(crate) unsafe extern "C" fn MPI_Win_get_group(win: c_int, group: *mut c_int)
 
 pub(crate) unsafe extern "C" fn MPI_Win_set_info(win: c_int, info: c_int) -> c_int {
     on_win("MPI_Win_set_info", win, || {
-        sim::mpi(|w| -> MpiResult<()> {
-            let hints = w.mpi.hints(info)?;
-            let m = w.win_member_mut(win)?;
-            // Keys MPI does not define for windows are ignored (as MPICH).
-            for (k, v) in hints {
-                if !WIN_HINTS.iter().any(|h| h.0 == k) {
-                    continue;
-                }
-                match m.info.iter_mut().find(|e| e.0 == k) {
-                    Some(e) => e.1 = v,
-                    None => m.info.push((k, v)),
-                }
-            }
-            Ok(())
-        })
+        sim::mpi(|w| w.set_window_info(win, info))
     })
 }
 
 pub(crate) unsafe extern "C" fn MPI_Win_get_info(win: c_int, info: *mut c_int) -> c_int {
     on_win("MPI_Win_get_info", win, || {
-        let h = sim::mpi(|w| -> MpiResult<c_int> {
-            let set = &w.win_member(win)?.info;
-            let entries = WIN_HINTS
-                .iter()
-                .map(|&(k, default)| {
-                    let v = set
-                        .iter()
-                        .find(|e| e.0 == k)
-                        .map_or(default.to_string(), |e| e.1.clone());
-                    (k.to_string(), v)
-                })
-                .collect();
-            Ok(w.mpi.add_info(entries))
-        })?;
+        let h = sim::mpi(|w| w.window_info(win))?;
         // SAFETY: the caller's output argument.
         unsafe { out(info, h, "info_used") }
     })
@@ -423,8 +361,7 @@ macro_rules! transfer_calls {
             )
         }
 
-        #[allow(clippy::too_many_arguments)]
-        pub(crate) unsafe extern "C" fn $rname(
+                pub(crate) unsafe extern "C" fn $rname(
             origin_addr: $ptr,
             origin_count: c_int,
             origin_datatype: c_int,
@@ -452,37 +389,18 @@ transfer_calls! {
     MPI_Get, MPI_Rget, OpKind::Get, *mut c_void;
 }
 
-#[allow(clippy::too_many_arguments)]
-fn accumulate_call(
+/// Issues an operation whose kind may be wrong (`kind`'s error goes to
+/// the window's error handler like any other).
+fn issue_checked(
     name: &'static str,
-    origin_addr: *const c_void,
-    origin_count: c_int,
-    origin_datatype: c_int,
-    target_rank: c_int,
-    target_disp: Aint,
-    target_count: c_int,
-    target_datatype: c_int,
-    op: c_int,
     win: c_int,
+    kind: MpiResult<OpKind>,
+    origin: Buffer,
+    target: TargetSpec,
     request: Option<*mut c_int>,
 ) -> c_int {
-    let kind = match rma_op(op) {
-        Ok(Builtin::NoOp) => Err(MpiError::new(
-            class::OP,
-            "MPI_NO_OP is allowed only in MPI_Get_accumulate and MPI_Fetch_and_op",
-        )),
-        Ok(b) => Ok(OpKind::Accumulate(b)),
-        Err(e) => Err(e),
-    };
     match kind {
-        Ok(kind) => issue(
-            name,
-            win,
-            kind,
-            origin(origin_addr, origin_count, origin_datatype),
-            target(target_rank, target_disp, target_count, target_datatype),
-            request,
-        ),
+        Ok(kind) => issue(name, win, kind, origin, target, request),
         Err(e) => on_win(name, win, || Err(e)),
     }
 }
@@ -498,22 +416,16 @@ pub(crate) unsafe extern "C" fn MPI_Accumulate(
     op: c_int,
     win: c_int,
 ) -> c_int {
-    accumulate_call(
+    issue_checked(
         "MPI_Accumulate",
-        origin_addr,
-        origin_count,
-        origin_datatype,
-        target_rank,
-        target_disp,
-        target_count,
-        target_datatype,
-        op,
         win,
+        win::accumulate_op(op),
+        origin(origin_addr, origin_count, origin_datatype),
+        target(target_rank, target_disp, target_count, target_datatype),
         None,
     )
 }
 
-#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe extern "C" fn MPI_Raccumulate(
     origin_addr: *const c_void,
     origin_count: c_int,
@@ -526,45 +438,16 @@ pub(crate) unsafe extern "C" fn MPI_Raccumulate(
     win: c_int,
     request: *mut c_int,
 ) -> c_int {
-    accumulate_call(
+    issue_checked(
         "MPI_Raccumulate",
-        origin_addr,
-        origin_count,
-        origin_datatype,
-        target_rank,
-        target_disp,
-        target_count,
-        target_datatype,
-        op,
         win,
+        win::accumulate_op(op),
+        origin(origin_addr, origin_count, origin_datatype),
+        target(target_rank, target_disp, target_count, target_datatype),
         Some(request),
     )
 }
 
-#[allow(clippy::too_many_arguments)]
-fn get_accumulate_call(
-    name: &'static str,
-    origin_buf: Buffer,
-    result: Buffer,
-    target_spec: TargetSpec,
-    op: c_int,
-    win: c_int,
-    request: Option<*mut c_int>,
-) -> c_int {
-    match rma_op(op) {
-        Ok(op) => issue(
-            name,
-            win,
-            OpKind::GetAccumulate { op, result },
-            origin_buf,
-            target_spec,
-            request,
-        ),
-        Err(e) => on_win(name, win, || Err(e)),
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe extern "C" fn MPI_Get_accumulate(
     origin_addr: *const c_void,
     origin_count: c_int,
@@ -579,18 +462,16 @@ pub(crate) unsafe extern "C" fn MPI_Get_accumulate(
     op: c_int,
     win: c_int,
 ) -> c_int {
-    get_accumulate_call(
+    issue_checked(
         "MPI_Get_accumulate",
-        origin(origin_addr, origin_count, origin_datatype),
-        origin(result_addr, result_count, result_datatype),
-        target(target_rank, target_disp, target_count, target_datatype),
-        op,
         win,
+        win::get_accumulate_op(op, origin(result_addr, result_count, result_datatype)),
+        origin(origin_addr, origin_count, origin_datatype),
+        target(target_rank, target_disp, target_count, target_datatype),
         None,
     )
 }
 
-#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe extern "C" fn MPI_Rget_accumulate(
     origin_addr: *const c_void,
     origin_count: c_int,
@@ -606,13 +487,12 @@ pub(crate) unsafe extern "C" fn MPI_Rget_accumulate(
     win: c_int,
     request: *mut c_int,
 ) -> c_int {
-    get_accumulate_call(
+    issue_checked(
         "MPI_Rget_accumulate",
-        origin(origin_addr, origin_count, origin_datatype),
-        origin(result_addr, result_count, result_datatype),
-        target(target_rank, target_disp, target_count, target_datatype),
-        op,
         win,
+        win::get_accumulate_op(op, origin(result_addr, result_count, result_datatype)),
+        origin(origin_addr, origin_count, origin_datatype),
+        target(target_rank, target_disp, target_count, target_datatype),
         Some(request),
     )
 }
@@ -626,13 +506,12 @@ pub(crate) unsafe extern "C" fn MPI_Fetch_and_op(
     op: c_int,
     win: c_int,
 ) -> c_int {
-    get_accumulate_call(
+    issue_checked(
         "MPI_Fetch_and_op",
-        origin(origin_addr, 1, datatype),
-        origin(result_addr, 1, datatype),
-        target(target_rank, target_disp, 1, datatype),
-        op,
         win,
+        win::get_accumulate_op(op, origin(result_addr, 1, datatype)),
+        origin(origin_addr, 1, datatype),
+        target(target_rank, target_disp, 1, datatype),
         None,
     )
 }

@@ -448,7 +448,6 @@ fn finish_dist_graph(
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe extern "C" fn MPI_Dist_graph_create_adjacent(
     comm: c_int,
     indegree: c_int,
@@ -497,7 +496,6 @@ pub(crate) unsafe extern "C" fn MPI_Dist_graph_create_adjacent(
     })
 }
 
-#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe extern "C" fn MPI_Dist_graph_create(
     comm: c_int,
     n: c_int,
@@ -577,7 +575,6 @@ pub(crate) unsafe extern "C" fn MPI_Dist_graph_neighbors_count(
     })
 }
 
-#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe extern "C" fn MPI_Dist_graph_neighbors(
     comm: c_int,
     maxindegree: c_int,

@@ -990,7 +990,6 @@ fn distribution(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe extern "C" fn MPI_Type_create_darray(
     size: c_int,
     rank: c_int,

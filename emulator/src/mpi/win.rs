@@ -603,17 +603,17 @@ impl Ctx<'_> {
                 if obytes != tbytes {
                     return Err(mismatch("origin", obytes, tbytes));
                 }
-                accumulate(
-                    &sides,
-                    op,
-                    &oty,
-                    origin.addr,
-                    ocount,
-                    &tty,
-                    taddr,
-                    tcount,
-                    None,
-                )?;
+                let from = Side {
+                    addr: origin.addr,
+                    count: ocount,
+                    dtype: &oty,
+                };
+                let into = Side {
+                    addr: taddr,
+                    count: tcount,
+                    dtype: &tty,
+                };
+                accumulate(&sides, op, from, into, None)?;
                 (obytes, 0)
             }
             OpKind::GetAccumulate { op, .. } => {
@@ -630,17 +630,17 @@ impl Ctx<'_> {
                     }
                     obytes
                 };
-                accumulate(
-                    &sides,
-                    op,
-                    &oty,
-                    origin.addr,
-                    ocount,
-                    &tty,
-                    taddr,
-                    tcount,
-                    Some((raddr, &rty)),
-                )?;
+                let from = Side {
+                    addr: origin.addr,
+                    count: ocount,
+                    dtype: &oty,
+                };
+                let into = Side {
+                    addr: taddr,
+                    count: tcount,
+                    dtype: &tty,
+                };
+                accumulate(&sides, op, from, into, Some((raddr, &rty)))?;
                 (sent.max(1), tbytes)
             }
             OpKind::CompareAndSwap { compare, result } => {
@@ -846,17 +846,28 @@ fn check_assert(assert: i32) -> MpiResult<()> {
     Ok(())
 }
 
-/// Creates a window over `comm` for the current rank (collective).
-/// `base` is ignored for allocating flavors. Returns the handle.
-pub fn create(
-    comm: i32,
-    flavor: Flavor,
-    base: usize,
-    size: isize,
-    disp_unit: i32,
-    info: i32,
-    call: &'static str,
-) -> MpiResult<i32> {
+/// What a window creation call asks for.
+#[derive(Debug, Clone, Copy)]
+pub struct WindowSpec {
+    pub flavor: Flavor,
+    /// The memory exposed (MPI_Win_create; ignored by the flavors that
+    /// allocate).
+    pub base: usize,
+    pub size: isize,
+    pub disp_unit: i32,
+    pub info: i32,
+}
+
+/// Creates a window on `comm` (collective); its handle. `call` names the
+/// MPI call.
+pub fn create(comm: i32, spec: WindowSpec, call: &'static str) -> MpiResult<i32> {
+    let WindowSpec {
+        flavor,
+        base,
+        size,
+        disp_unit,
+        info,
+    } = spec;
     let size = usize::try_from(size)
         .map_err(|_| err(class::SIZE, format!("invalid window size {size}")))?;
     let disp_unit = usize::try_from(disp_unit)
@@ -1376,22 +1387,34 @@ impl Sides<'_> {
     }
 }
 
-/// Accumulates `ocount` elements of `oty` at `oaddr` into the target
-/// (`tcount` of `tty` at `taddr`) with `op`, after copying the old target
-/// data to `result` when given. Both sides must be made of the same
-/// predefined type.
-#[allow(clippy::too_many_arguments)]
+/// `count` elements of `dtype` at `addr`: one side of an operation.
+#[derive(Clone, Copy)]
+struct Side<'a> {
+    addr: usize,
+    count: usize,
+    dtype: &'a Datatype,
+}
+
+/// Accumulates the `origin` elements into the `target` ones with `op`,
+/// after copying the old target data to `result` when given. Both sides
+/// must be made of the same predefined type.
 fn accumulate(
     sides: &Sides,
     op: Builtin,
-    oty: &Datatype,
-    oaddr: usize,
-    ocount: usize,
-    tty: &Datatype,
-    taddr: usize,
-    tcount: usize,
+    origin: Side,
+    target: Side,
     result: Option<(usize, &Rc<Datatype>)>,
 ) -> MpiResult<()> {
+    let Side {
+        addr: oaddr,
+        count: ocount,
+        dtype: oty,
+    } = origin;
+    let Side {
+        addr: taddr,
+        count: tcount,
+        dtype: tty,
+    } = target;
     if tcount * tty.size == 0 {
         return Ok(());
     }
@@ -1447,4 +1470,67 @@ fn accumulate(
         sides.origin();
     }
     Ok(())
+}
+
+/// The operation of MPI_Accumulate (a predefined one, not MPI_NO_OP).
+pub fn accumulate_op(op: i32) -> MpiResult<OpKind> {
+    match rma_op(op)? {
+        Builtin::NoOp => Err(err(
+            class::OP,
+            "MPI_NO_OP is allowed only in MPI_Get_accumulate and MPI_Fetch_and_op",
+        )),
+        b => Ok(OpKind::Accumulate(b)),
+    }
+}
+
+/// The operation of a fetching accumulate, whose old target data goes to
+/// `result`.
+pub fn get_accumulate_op(op: i32, result: Buffer) -> MpiResult<OpKind> {
+    rma_op(op).map(|op| OpKind::GetAccumulate { op, result })
+}
+
+/// A predefined operation for a one-sided accumulate.
+fn rma_op(op: i32) -> MpiResult<Builtin> {
+    Builtin::from_handle(op).ok_or_else(|| {
+        err(
+            class::OP,
+            format!("invalid operation {op} for an accumulate (only predefined operations)"),
+        )
+    })
+}
+
+impl Ctx<'_> {
+    /// MPI_Win_set_info: keeps the hints MPI defines for windows (others
+    /// are ignored, as MPICH does).
+    pub fn set_window_info(&mut self, win: i32, info: i32) -> MpiResult<()> {
+        let hints = self.mpi.hints(info)?;
+        let m = self.win_member_mut(win)?;
+        for (k, v) in hints {
+            if !WIN_HINTS.iter().any(|h| h.0 == k) {
+                continue;
+            }
+            match m.info.iter_mut().find(|e| e.0 == k) {
+                Some(e) => e.1 = v,
+                None => m.info.push((k, v)),
+            }
+        }
+        Ok(())
+    }
+
+    /// MPI_Win_get_info: every hint MPI defines for windows, as set or at
+    /// its default; the new info object's handle.
+    pub fn window_info(&mut self, win: i32) -> MpiResult<i32> {
+        let set = &self.win_member(win)?.info;
+        let entries = WIN_HINTS
+            .iter()
+            .map(|&(k, default)| {
+                let v = set
+                    .iter()
+                    .find(|e| e.0 == k)
+                    .map_or(default.to_string(), |e| e.1.clone());
+                (k.to_string(), v)
+            })
+            .collect();
+        Ok(self.mpi.add_info(entries))
+    }
 }
