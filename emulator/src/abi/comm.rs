@@ -33,7 +33,7 @@ unsafe fn out_child(parent: c_int, p: *mut c_int, h: c_int) -> MpiResult<()> {
 pub(crate) unsafe extern "C" fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) -> c_int {
     call("MPI_Comm_dup", comm, || {
         let h = sim::mpi(|w| w.comm_dup(comm))?;
-        if let Err(e) = super::attr::copy_all(super::attr::Kind::Comm, comm, h) {
+        if let Err(e) = mpi::attr::copy_all(mpi::attr::Kind::Comm, comm, h) {
             // A failing copy function fails the duplication.
             sim::mpi(|w| w.comm_free(h))?;
             // SAFETY: the caller's output argument.
@@ -81,7 +81,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_free(comm: *mut c_int) -> c_int {
             return Err(MpiError::new(class::ARG, "comm is a null pointer"));
         }
         sim::mpi(|w| w.comm(handle))?;
-        super::attr::delete_all(super::attr::Kind::Comm, handle)?;
+        mpi::attr::delete_all(mpi::attr::Kind::Comm, handle)?;
         sim::mpi(|w| w.comm_free(handle))?;
         // SAFETY: non-null in/out argument.
         unsafe { *comm = mpi::COMM_NULL };
@@ -524,7 +524,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_idup(
             return Err(MpiError::new(class::ARG, "request is a null pointer"));
         }
         let h = sim::mpi(|w| w.comm_dup(comm))?;
-        super::attr::copy_all(super::attr::Kind::Comm, comm, h)?;
+        mpi::attr::copy_all(mpi::attr::Kind::Comm, comm, h)?;
         // SAFETY: the caller's output arguments.
         unsafe {
             out_child(comm, newcomm, h)?;
@@ -542,7 +542,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_dup_with_info(
     call("MPI_Comm_dup_with_info", comm, || {
         let hints = sim::mpi(|w| w.mpi.hints(info))?;
         let h = sim::mpi(|w| w.comm_dup(comm))?;
-        super::attr::copy_all(super::attr::Kind::Comm, comm, h)?;
+        mpi::attr::copy_all(mpi::attr::Kind::Comm, comm, h)?;
         sim::mpi(|w| w.set_comm_hints(h, hints));
         // SAFETY: the caller's output argument.
         unsafe { out_child(comm, newcomm, h) }
@@ -561,7 +561,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_idup_with_info(
         }
         let hints = sim::mpi(|w| w.mpi.hints(info))?;
         let h = sim::mpi(|w| w.comm_dup(comm))?;
-        super::attr::copy_all(super::attr::Kind::Comm, comm, h)?;
+        mpi::attr::copy_all(mpi::attr::Kind::Comm, comm, h)?;
         sim::mpi(|w| w.set_comm_hints(h, hints));
         // SAFETY: the caller's output arguments.
         unsafe {

@@ -76,7 +76,7 @@ pub(crate) unsafe extern "C" fn MPI_Finalize() -> c_int {
     call("MPI_Finalize", mpi::COMM_WORLD, || {
         // MPI 2.2: attributes on MPI_COMM_SELF are deleted first, in the
         // reverse order of their setting.
-        super::attr::delete_all(super::attr::Kind::Comm, mpi::COMM_SELF)?;
+        mpi::attr::delete_all(mpi::attr::Kind::Comm, mpi::COMM_SELF)?;
         sim::mpi(|w| {
             let me = w.core.current();
             w.mpi.ranks[me].finalized = true;

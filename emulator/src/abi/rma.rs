@@ -3,10 +3,11 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
-use super::attr::{self, Kind};
+use super::attr;
 use super::check::{non_null, out};
 use super::env::copy_c_string;
 use super::{call, call_in, ErrScope};
+use crate::mpi::attr::Kind;
 use crate::mpi::win::{self, Buffer, Flavor, OpKind, TargetSpec, WindowSpec};
 use crate::mpi::{self, class, MpiError, MpiResult, ReqId};
 use crate::sim;
@@ -154,7 +155,7 @@ pub(crate) unsafe extern "C" fn MPI_Win_free(win: *mut c_int) -> c_int {
             return Err(MpiError::new(class::ARG, "win is a null pointer"));
         }
         sim::mpi(|w| w.win_member(h).map(|_| ()))?;
-        attr::delete_all(Kind::Win, h)?;
+        crate::mpi::attr::delete_all(Kind::Win, h)?;
         win::free(h)?;
         // SAFETY: non-null in/out argument.
         unsafe { *win = win::WIN_NULL };

@@ -459,7 +459,7 @@ pub(crate) unsafe extern "C" fn MPI_Type_dup(old: c_int, newtype: *mut c_int) ->
         )?;
         // SAFETY: `finish` wrote the new handle into the caller's argument.
         let new = unsafe { *newtype };
-        if let Err(e) = super::attr::copy_all(super::attr::Kind::Type, old, new) {
+        if let Err(e) = mpi::attr::copy_all(mpi::attr::Kind::Type, old, new) {
             // A failing copy function fails the duplication.
             sim::mpi(|w| w.mpi.free_datatype(new))?;
             // SAFETY: as above.
@@ -497,7 +497,7 @@ pub(crate) unsafe extern "C" fn MPI_Type_free(datatype: *mut c_int) -> c_int {
         // SAFETY: non-null in/out argument.
         let h = unsafe { *datatype };
         sim::mpi(|w| w.mpi.datatype(h).map(|_| ()))?;
-        super::attr::delete_all(super::attr::Kind::Type, h)?;
+        mpi::attr::delete_all(mpi::attr::Kind::Type, h)?;
         sim::mpi(|w| w.mpi.free_datatype(h))?;
         // SAFETY: as above.
         unsafe { *datatype = mpi::DATATYPE_NULL };

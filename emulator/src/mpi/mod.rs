@@ -4,7 +4,7 @@
 //! Handles are small integers (see mpi.h). Objects shared by the ranks of a
 //! communicator (its group and context id) are stored once, never per rank.
 
-mod attr;
+pub mod attr;
 pub mod check;
 pub mod coll;
 pub mod collective;
