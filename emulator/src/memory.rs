@@ -15,6 +15,9 @@ pub struct Memory {
     pub segment: Option<Rc<DataSegment>>,
     /// The allocations of `SMPI_SHARED_MALLOC` (`smpi/shared-malloc`).
     pub folding: Folding,
+    /// `smpi/auto-shared-malloc-thresh`: plain allocations of at least
+    /// this many bytes are folded too (0: none).
+    pub auto_fold_threshold: usize,
 }
 
 impl Default for Memory {
@@ -22,6 +25,7 @@ impl Default for Memory {
         Self {
             segment: None,
             folding: Folding::new(Strategy::Global, 1 << 20),
+            auto_fold_threshold: 0,
         }
     }
 }

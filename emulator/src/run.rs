@@ -415,8 +415,9 @@ fn kernel_models_from(cfg: &Config, speed: f64) -> Result<crate::kernels::Kernel
         .with_context(|| format!("option smpi/blas-model-file: '{path}'"))
 }
 
-/// The folding of `SMPI_SHARED_MALLOC` the options ask for.
-fn folding_from(cfg: &Config) -> Result<privatize::fold::Folding> {
+/// The ranks' memory the options ask for: `segment` (the globals swapped
+/// between ranks, if they are) and the folding of `SMPI_SHARED_MALLOC`.
+fn memory_from(cfg: &Config, segment: Option<Rc<privatize::DataSegment>>) -> Result<Memory> {
     use privatize::fold::{Folding, Strategy};
     let strategy = match cfg.text("smpi/shared-malloc") {
         "global" => Strategy::Global,
@@ -440,13 +441,16 @@ fn folding_from(cfg: &Config) -> Result<privatize::fold::Folding> {
                 cfg.int("smpi/auto-shared-malloc-thresh")
             )
         })?;
-    crate::abi::memory::set_auto_fold_threshold(threshold);
     let mut folding = Folding::new(strategy, block);
     let huge = cfg.text("smpi/shared-malloc-hugepage");
     if !huge.is_empty() {
         folding.use_huge_pages(std::path::Path::new(huge))?;
     }
-    Ok(folding)
+    Ok(Memory {
+        segment,
+        folding,
+        auto_fold_threshold: threshold,
+    })
 }
 
 /// `-help-coll`: every collective with its algorithms, as
@@ -600,12 +604,11 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         }
     };
     let simulate = cfg.bool("smpi/simulate-computation");
-    crate::abi::set_simulate_computation(simulate);
-    crate::abi::set_bench_wall_clock(match cfg.text("smpi/bench-clock") {
+    let wall_clock = match cfg.text("smpi/bench-clock") {
         "cpu" => false,
         "wall" => true,
         other => bail!("option smpi/bench-clock: '{other}' is not cpu or wall"),
-    });
+    };
     let blas_models = match cfg.text("smpi/blas") {
         "real" => false,
         "model" => true,
@@ -710,15 +713,14 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         },
     };
     let bench = Bench {
+        simulate,
+        wall_clock,
         threshold: cfg.float("smpi/cpu-threshold"),
         host_speed: speed,
     };
     let mut mpi = Mpi::new(np, Protocol::from_config(&cfg, reduce_rate)?);
     mpi.algorithms = Algorithms::from_config(&cfg).map_err(|e| anyhow!(e))?;
-    let mem = Memory {
-        segment,
-        folding: folding_from(&cfg)?,
-    };
+    let mem = memory_from(&cfg, segment)?;
     let mut sim = Sim::new(Core::new(platform, model, hosts), mpi, mem, bench);
     sim.quiet = opts.quiet;
     sim.kernels = kernel_models;

@@ -11,6 +11,7 @@
 
 use std::cell::RefCell;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::engine::context::{self, Suspend};
 use crate::engine::{Core, Detail, RunState, Sleep};
@@ -22,10 +23,101 @@ use crate::sample::Sampling;
 /// How computation between MPI calls is measured.
 #[derive(Debug, Clone, Copy)]
 pub struct Bench {
+    /// smpi/simulate-computation: measure the bursts and simulate them.
+    pub simulate: bool,
+    /// smpi/bench-clock: the monotonic clock (true) or the thread's CPU
+    /// time.
+    pub wall_clock: bool,
     /// smpi/cpu-threshold: shorter bursts are ignored (s).
     pub threshold: f64,
     /// smpi/host-speed: flop/s of the machine running the simulation.
     pub host_speed: f64,
+}
+
+/// What every MPI call, and every `malloc` of the program, reads before
+/// entering the simulation, or instead: entering it switches to the
+/// maestro's stack, and these decide whether a call needs to at all. Set
+/// from the [`Sim`] when it is installed; plain atomics, outside the
+/// `RefCell`.
+pub struct Fast {
+    simulate_computation: AtomicBool,
+    bench_wall_clock: AtomicBool,
+    /// The running rank may have modelled kernel time to spend
+    /// (`Rank::pending_flops`).
+    pending_flops: AtomicBool,
+    /// Non-blocking collectives in progress, all ranks together.
+    pending_nbc: AtomicUsize,
+    /// `smpi/auto-shared-malloc-thresh` (0: off).
+    auto_fold_threshold: AtomicUsize,
+    /// A folded allocation was made: until then `free` is the C
+    /// library's without a lookup.
+    any_folded: AtomicBool,
+}
+
+/// The run's [`Fast`] values.
+pub static FAST: Fast = Fast {
+    simulate_computation: AtomicBool::new(true),
+    bench_wall_clock: AtomicBool::new(false),
+    pending_flops: AtomicBool::new(false),
+    pending_nbc: AtomicUsize::new(0),
+    auto_fold_threshold: AtomicUsize::new(0),
+    any_folded: AtomicBool::new(false),
+};
+
+impl Fast {
+    /// Whether computation bursts are measured and simulated.
+    pub fn simulating(&self) -> bool {
+        self.simulate_computation.load(Ordering::Relaxed)
+    }
+
+    /// Whether bursts are measured on the monotonic clock.
+    pub fn wall_clock(&self) -> bool {
+        self.bench_wall_clock.load(Ordering::Relaxed)
+    }
+
+    /// Notes that the running rank has modelled kernel time to spend.
+    pub fn note_pending_flops(&self) {
+        self.pending_flops.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the running rank may have modelled kernel time to spend;
+    /// clears the note.
+    pub fn take_pending_flops(&self) -> bool {
+        self.pending_flops.swap(false, Ordering::Relaxed)
+    }
+
+    /// Whether any non-blocking collective is in progress.
+    pub fn any_nbc(&self) -> bool {
+        self.pending_nbc.load(Ordering::Relaxed) > 0
+    }
+
+    /// Counts a non-blocking collective that starts (`true`) or ends.
+    pub fn count_nbc(&self, starts: bool) {
+        if starts {
+            self.pending_nbc.fetch_add(1, Ordering::Relaxed);
+        } else {
+            let _ = self
+                .pending_nbc
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+        }
+    }
+
+    /// Whether an allocation of `size` bytes is folded
+    /// (`smpi/auto-shared-malloc-thresh`).
+    pub fn folds(&self, size: usize) -> bool {
+        let t = self.auto_fold_threshold.load(Ordering::Relaxed);
+        t > 0 && size >= t
+    }
+
+    /// Notes that a folded allocation was made.
+    pub fn note_folded(&self) {
+        self.any_folded.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether a folded allocation was ever made.
+    pub fn any_folded(&self) -> bool {
+        self.any_folded.load(Ordering::Relaxed)
+    }
 }
 
 /// The whole simulation.
@@ -161,6 +253,12 @@ pub fn mpi<R>(f: impl FnOnce(&mut mpi::Ctx<'_>) -> R) -> R {
 
 /// Installs `sim` as this thread's simulation.
 pub fn install(sim: Sim) {
+    FAST.simulate_computation
+        .store(sim.bench.simulate, Ordering::Relaxed);
+    FAST.bench_wall_clock
+        .store(sim.bench.wall_clock, Ordering::Relaxed);
+    FAST.auto_fold_threshold
+        .store(sim.mem.auto_fold_threshold, Ordering::Relaxed);
     SIM.with(|cell| *cell.borrow_mut() = Some(sim));
 }
 

@@ -5,40 +5,20 @@
 //! the C library.
 
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::time::fatal;
-use crate::sim;
-
-/// `smpi/auto-shared-malloc-thresh` (0: off). A global, not a field of the
-/// world, so that the small allocations of a program (almost all of them)
-/// go to the C library without entering the simulation.
-static AUTO_FOLD_THRESHOLD: AtomicUsize = AtomicUsize::new(0);
-
-/// Whether any shared allocation was made: until then `free` is the C
-/// library's without a lookup.
-static ANY_SHARED: AtomicBool = AtomicBool::new(false);
-
-/// Sets `smpi/auto-shared-malloc-thresh` for this run.
-pub fn set_auto_fold_threshold(bytes: usize) {
-    AUTO_FOLD_THRESHOLD.store(bytes, Ordering::Relaxed);
-}
-
-fn should_fold(size: usize) -> bool {
-    let t = AUTO_FOLD_THRESHOLD.load(Ordering::Relaxed);
-    t > 0 && size >= t
-}
+use crate::sim::{self, FAST};
 
 /// The length of the shared allocation at `ptr`, if it is one.
 fn shared_len(ptr: *mut c_void) -> Option<usize> {
-    if ptr.is_null() || !ANY_SHARED.load(Ordering::Relaxed) {
+    if ptr.is_null() || !FAST.any_folded() {
         return None;
     }
     sim::with(|s| s.mem.folding.len_of(ptr.cast()))
 }
 
 fn fold_or_die(size: usize, call: &str) -> *mut c_void {
-    ANY_SHARED.store(true, Ordering::Relaxed);
+    FAST.note_folded();
     match sim::with(|s| s.mem.folding.allocate(size, "malloc", 0)) {
         Ok(p) => p.cast(),
         Err(e) => fatal(&format!(
@@ -64,7 +44,7 @@ pub(crate) unsafe extern "C" fn smpi_shared_malloc(
             .into_owned()
     };
     let line = u32::try_from(line).unwrap_or(0);
-    ANY_SHARED.store(true, Ordering::Relaxed);
+    FAST.note_folded();
     match sim::with(|s| s.mem.folding.allocate(size, &file, line)) {
         Ok(p) => p.cast(),
         Err(e) => fatal(&format!("SMPI_SHARED_MALLOC({size}) at {file}:{line}: {e}")),
@@ -92,7 +72,7 @@ pub(crate) unsafe extern "C" fn smpi_shared_malloc_partial(
              the allocation"
         ));
     }
-    ANY_SHARED.store(true, Ordering::Relaxed);
+    FAST.note_folded();
     match sim::with(|s| s.mem.folding.allocate_partial(size, &pairs)) {
         Ok(p) => p.cast(),
         Err(e) => fatal(&format!("SMPI_PARTIAL_SHARED_MALLOC({size}): {e}")),
@@ -111,7 +91,7 @@ pub(crate) unsafe extern "C" fn smpi_shared_free(ptr: *mut c_void) {
 
 /// `malloc` in programs built by smpicc.
 pub(crate) unsafe extern "C" fn smpi_malloc(size: usize) -> *mut c_void {
-    if should_fold(size) {
+    if FAST.folds(size) {
         return fold_or_die(size, "malloc");
     }
     // SAFETY: plain C allocation.
@@ -125,7 +105,7 @@ pub(crate) unsafe extern "C" fn smpi_calloc(n: usize, size: usize) -> *mut c_voi
         // SAFETY: calloc reports the overflow itself (NULL, ENOMEM).
         return unsafe { libc::calloc(n, size) };
     };
-    if should_fold(total) {
+    if FAST.folds(total) {
         let p = fold_or_die(total, "calloc");
         // SAFETY: p is a fresh allocation of at least total bytes.
         unsafe { std::ptr::write_bytes(p.cast::<u8>(), 0, total) };
@@ -138,7 +118,7 @@ pub(crate) unsafe extern "C" fn smpi_calloc(n: usize, size: usize) -> *mut c_voi
 /// `realloc` in programs built by smpicc.
 pub(crate) unsafe extern "C" fn smpi_realloc(ptr: *mut c_void, size: usize) -> *mut c_void {
     let old = shared_len(ptr);
-    if old.is_none() && !should_fold(size) {
+    if old.is_none() && !FAST.folds(size) {
         // SAFETY: ptr is null or came from the C library's allocator.
         return unsafe { libc::realloc(ptr, size) };
     }
@@ -179,7 +159,7 @@ pub(crate) unsafe extern "C" fn smpi_free(ptr: *mut c_void) {
 /// that steer the program, such as HPL's pivot vector); returns how many
 /// bytes became private.
 pub(crate) unsafe extern "C" fn smpi_shared_unfold(ptr: *mut c_void, len: usize) -> usize {
-    if ptr.is_null() || !ANY_SHARED.load(Ordering::Relaxed) {
+    if ptr.is_null() || !FAST.any_folded() {
         return 0;
     }
     match sim::with(|s| s.mem.folding.unfold(ptr.cast(), len)) {

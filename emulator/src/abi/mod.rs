@@ -31,7 +31,7 @@ use std::ffi::{c_int, c_void};
 use crate::abi_symbols::with_abi_symbols;
 use crate::engine::context::{self, Suspend};
 use crate::mpi::{self, MpiError, MpiResult};
-use crate::sim::{self, Bench};
+use crate::sim::{self, Bench, FAST};
 
 use attr::*;
 use coll::*;
@@ -48,19 +48,10 @@ use time::*;
 use topo::*;
 use types::*;
 
-/// Which clock measures computation bursts (`smpi/bench-clock`): false for
-/// the thread's CPU time, true for the monotonic clock.
-static BENCH_WALL_CLOCK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Sets `smpi/bench-clock` for this run (true: wall).
-pub fn set_bench_wall_clock(wall: bool) {
-    BENCH_WALL_CLOCK.store(wall, std::sync::atomic::Ordering::Relaxed);
-}
-
 /// The bench clock, in seconds: the thread's CPU time (a system call), or
 /// the monotonic clock (read in user space through the vDSO).
 fn bench_clock() -> f64 {
-    let clock = if BENCH_WALL_CLOCK.load(std::sync::atomic::Ordering::Relaxed) {
+    let clock = if FAST.wall_clock() {
         libc::CLOCK_MONOTONIC
     } else {
         libc::CLOCK_THREAD_CPUTIME_ID
@@ -73,27 +64,6 @@ fn bench_clock() -> f64 {
     unsafe { libc::clock_gettime(clock, &mut ts) };
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
-
-/// Whether computation bursts are simulated (`smpi/simulate-computation`):
-/// a global, not a field of the world, so that when they are not, the two
-/// calls that bracket every MPI call read no clock and enter no world
-/// (reading a thread's CPU clock is a system call).
-static SIMULATE_COMPUTATION: std::sync::atomic::AtomicBool =
-    std::sync::atomic::AtomicBool::new(true);
-
-/// Sets `smpi/simulate-computation` for this run.
-pub fn set_simulate_computation(on: bool) {
-    SIMULATE_COMPUTATION.store(on, std::sync::atomic::Ordering::Relaxed);
-}
-
-fn simulating() -> bool {
-    SIMULATE_COMPUTATION.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-/// Whether the running rank may have modelled kernel time to spend
-/// (`Rank::pending_flops`): lets `bench_end` skip the world when
-/// computation is not simulated and no kernel was called.
-static PENDING_FLOPS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Adds `flops` to the running rank's pending flops (`Rank::pending_flops`):
 /// a modelled kernel or an `smpi_execute` joins the burst it is part of and
@@ -109,23 +79,24 @@ pub(crate) fn add_pending_flops(flops: f64) {
         let cur = s.core.current();
         s.core.rank_mut(cur).pending_flops += flops;
     });
-    PENDING_FLOPS.store(true, std::sync::atomic::Ordering::Relaxed);
+    FAST.note_pending_flops();
 }
 
 /// The application stops computing: simulate the burst since its last
 /// MPI call on its host, with the modelled kernels it called.
 pub(crate) fn bench_end() {
-    if !simulating() {
+    if !FAST.simulating() {
         // Only the modelled kernels and smpi_execute take time.
         spend_pending_flops();
         return;
     }
-    PENDING_FLOPS.store(false, std::sync::atomic::Ordering::Relaxed);
+    FAST.take_pending_flops();
     let now_cpu = bench_clock();
     let flops = sim::with(|s| {
         let Bench {
             threshold,
             host_speed: speed,
+            ..
         } = s.bench;
         let cur = s.core.current();
         let rank = s.core.rank_mut(cur);
@@ -146,7 +117,7 @@ pub(crate) fn bench_end() {
 /// measured burst). Also called when a rank's main returns, so that an
 /// `smpi_execute` after its last MPI call still takes its time.
 pub(crate) fn spend_pending_flops() {
-    if PENDING_FLOPS.swap(false, std::sync::atomic::Ordering::Relaxed) {
+    if FAST.take_pending_flops() {
         let flops = sim::with(|s| {
             let cur = s.core.current();
             std::mem::take(&mut s.core.rank_mut(cur).pending_flops)
@@ -159,7 +130,7 @@ pub(crate) fn spend_pending_flops() {
 
 /// The application resumes computing.
 pub(crate) fn bench_begin() {
-    if !simulating() {
+    if !FAST.simulating() {
         return;
     }
     let now_cpu = bench_clock();

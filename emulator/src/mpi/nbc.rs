@@ -14,7 +14,6 @@
 //! completes). Local steps run outside any borrow of the world, since a
 //! reduction may call the program's own operation.
 
-use std::cell::Cell;
 use std::collections::VecDeque;
 
 use super::coll::{
@@ -22,13 +21,7 @@ use super::coll::{
 };
 use super::Ctx;
 use super::{class, is_complete, CommView, MpiResult, ReqId, Status};
-use crate::sim;
-
-thread_local! {
-    /// Non-blocking collectives in progress, all ranks together: when there
-    /// are none, the check every MPI call makes costs nothing.
-    static PENDING: Cell<usize> = const { Cell::new(0) };
-}
+use crate::sim::{self, FAST};
 
 /// Transfers posted at once on a view's collective context with one tag.
 pub struct Transfers {
@@ -172,7 +165,7 @@ fn start_stages(comm: &CommView, recording: Recording, call: &'static str) -> Re
         w.mpi.ranks[me].nbc.push(slot);
         (request, slot)
     });
-    PENDING.with(|p| p.set(p.get() + 1));
+    FAST.count_nbc(true);
     let state = Nbc {
         request,
         stages: recording.stages.into(),
@@ -189,7 +182,8 @@ fn start_stages(comm: &CommView, recording: Recording, call: &'static str) -> Re
 /// Advances every pending collective of the current rank as far as its
 /// completed messages allow.
 pub fn progress() {
-    if PENDING.with(Cell::get) == 0 {
+    // With none in progress, the check every MPI call makes costs nothing.
+    if !FAST.any_nbc() {
         return;
     }
     // A collective that parks the rank while it advances (the send
@@ -290,7 +284,7 @@ fn advance(slot: usize, mut state: Nbc) {
             let me = w.core.current();
             w.mpi.ranks[me].nbc.retain(|&s| s != slot);
             w.mpi.nbc_free.push(slot);
-            PENDING.with(|p| p.set(p.get().saturating_sub(1)));
+            FAST.count_nbc(false);
             if w.mpi
                 .requests
                 .get(state.request)
