@@ -227,3 +227,47 @@ fn print_platform_describes_the_platform_and_a_route() {
         stderr(&o)
     );
 }
+
+#[test]
+fn bad_option_names_are_reported() {
+    let o = run(&["-platfrom", "flat:2", "./nothing"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains(
+            "unknown option '-platfrom' (did you mean '-platform'?); smpirun -help lists the \
+             options"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["--cfg=smpi/host-sped:1Gf", "-np", "2", "./nothing"]);
+    assert!(
+        stderr(&o).contains("unknown option 'smpi/host-sped'; did you mean 'smpi/host-speed'?"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn version_names_the_commit_and_completions_are_scripts() {
+    let o = run(&["-version"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    let rest = out
+        .strip_prefix(concat!(
+            "smpirun (smpi-rs) ",
+            env!("CARGO_PKG_VERSION"),
+            " ("
+        ))
+        .unwrap_or_else(|| panic!("{out}"));
+    let hash = rest.strip_suffix(")\n").unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        hash == "unknown" || (!hash.is_empty() && hash.chars().all(|c| c.is_ascii_hexdigit())),
+        "{out}"
+    );
+    for shell in ["bash", "zsh", "fish"] {
+        let o = run(&["--completions", shell]);
+        assert!(o.status.success(), "{shell}: {}", stderr(&o));
+        assert!(stdout(&o).contains("print-platform"), "{shell}");
+    }
+}
