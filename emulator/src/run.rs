@@ -1,6 +1,6 @@
-//! `smpirun`: parses SimGrid-style options ([`cli`]), builds the platform
-//! and the rank mapping, loads the application once per rank, runs the
-//! maestro, and reports simulated and wall time.
+//! `smpirun`: parses SimGrid-style options ([`cli`]), sets up logging,
+//! builds the platform and the rank mapping, loads the application once
+//! per rank, runs the maestro, and reports simulated and wall time.
 
 use std::ffi::{c_char, CString, OsString};
 use std::os::unix::ffi::OsStrExt;
@@ -18,6 +18,7 @@ use crate::config::{self, Config};
 use crate::engine::context::{self, RankStack};
 use crate::engine::netmodel::{NetModel, RoutingChoice};
 use crate::engine::Core;
+use crate::log;
 use crate::mapping::Mapping;
 use crate::memory::Memory;
 use crate::mpi::coll::Algorithms;
@@ -403,6 +404,14 @@ fn count_hostfile_slots(path: &PathBuf) -> Result<usize> {
     Ok(entries.iter().map(|e| e.slots.max(1) as usize).sum())
 }
 
+/// The date on log lines: the simulation's clock is reachable only through
+/// `sim::with`, which a log call made inside `with` must not re-enter, so
+/// lines carry date 0 (the date of everything smpirun logs before the
+/// simulation starts).
+fn log_clock() -> f64 {
+    0.0
+}
+
 /// `-help`: clap's help, then every `--cfg` option and this machine's speed.
 fn print_help() {
     print!(
@@ -417,10 +426,39 @@ fn print_help() {
     );
 }
 
+/// Logs an option's value as it takes effect (SimGrid's wording).
+fn log_option_set(cfg: &Config, name: &str, origin: &str) {
+    tracing::info!(
+        target: log::CONFIG,
+        "Configuration change: Set '{name}' to '{}' ({origin})",
+        cfg.text(name)
+    );
+}
+
+/// How ranks get their globals, and why when smpirun chose.
+fn privatization_summary(asked: Privatization, loader: &AppLoader) -> String {
+    let chosen = match loader.mode() {
+        Privatization::Swap => "swap (one copy, each rank's globals swapped in when it runs)",
+        Privatization::PerRank => "dlopen (one copy of the program per rank)",
+        Privatization::Shared => "no (one copy shared by all ranks)",
+        Privatization::Auto => "auto",
+    };
+    match (asked, loader.info().swap_obstacle()) {
+        (Privatization::Auto, Some(why)) => {
+            format!("{chosen}, chosen by smpi/privatization:auto since {why}")
+        }
+        (Privatization::Auto, None) => format!("{chosen}, chosen by smpi/privatization:auto"),
+        _ => chosen.to_string(),
+    }
+}
+
 /// Runs smpirun with `args` (without the program name); returns the exit code.
 pub fn run(args: Vec<OsString>) -> Result<i32> {
     let wall = Instant::now();
     let opts = parse_args(args)?;
+    let log_settings =
+        log::Settings::parse(opts.log.iter().map(String::as_str)).context("in a --log option")?;
+    log::install(&log_settings, log_clock)?;
     if opts.version {
         println!(
             "smpirun (smpi-rs) {} ({})",
@@ -467,15 +505,19 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     if let (Some(p), Some(path)) = (&platform, &opts.platform) {
         let origin = format!("the <config> of {}", path.display());
         for (name, value) in p.config() {
-            cfg.set(name, value)
+            let name = cfg
+                .set(name, value)
                 .with_context(|| format!("in {origin}"))?;
+            log_option_set(&cfg, name, &origin);
         }
     }
     for pair in &opts.cfg {
-        cfg.set_pair(pair).context("in a --cfg option")?;
+        let name = cfg.set_pair(pair).context("in a --cfg option")?;
+        log_option_set(&cfg, name, "--cfg");
     }
     if opts.no_privatize {
-        cfg.set("smpi/privatization", "no")?;
+        let name = cfg.set("smpi/privatization", "no")?;
+        log_option_set(&cfg, name, "-no-privatize");
     }
     let privatization = match cfg.text("smpi/privatization") {
         "auto" => Privatization::Auto,
@@ -505,6 +547,13 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     } else {
         1e9
     };
+    if needs_speed {
+        tracing::debug!(
+            target: log::CONFIG,
+            "smpi/host-speed: {} (turns measured computation into flops)",
+            platforms::units::format_speed(speed)
+        );
+    }
 
     let np = match (opts.np, &opts.hostfile, &platform) {
         (Some(n), _, _) => n,
@@ -521,9 +570,28 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         cfg.float("network/loopback-bw"),
         cfg.float("network/loopback-lat"),
     );
+    tracing::info!(
+        target: log::CONFIG,
+        "platform {}: {}",
+        opts.platform
+            .as_ref()
+            .map_or("built-in".into(), |p| p.to_string_lossy()),
+        platform.describe()
+    );
     let mapping =
         Mapping::parse(cfg.text("smpi/map")).map_err(|e| anyhow!("option smpi/map: {e}"))?;
-    let hosts = mapping.place(&slots(&platform, opts.hostfile.as_ref())?, np);
+    let slots = slots(&platform, opts.hostfile.as_ref())?;
+    let hosts = mapping.place(&slots, np);
+    tracing::debug!(
+        target: log::CONFIG,
+        "{np} ranks placed by smpi/map:{} on {} slots ({})",
+        cfg.text("smpi/map"),
+        slots.len(),
+        opts.hostfile.as_ref().map_or("each platform host once".into(), |h| format!(
+            "hostfile {}",
+            h.display()
+        ))
+    );
     if opts.print_map {
         let mut out = String::new();
         for (rank, host) in hosts.iter().enumerate() {
@@ -550,6 +618,11 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         abi_hash(),
         ABI_TABLE.0.as_ptr().cast(),
     )?;
+    tracing::info!(
+        target: log::CONFIG,
+        "privatization: {}",
+        privatization_summary(privatization, &loader)
+    );
     let segment = loader.data_segment()?;
     let mut replacements = Replacements::default();
     if blas_models {

@@ -43,6 +43,7 @@ const SPELLINGS: &[Spelling] = &[
     valued("platform", &[]),
     valued("hostfile", &["machinefile"]),
     valued("cfg", &[]),
+    valued("log", &[]),
     flag("no-privatize", &[]),
     flag("quiet", &[]),
     flag("map", &[]),
@@ -174,7 +175,15 @@ Compact platforms (-platform WORD instead of a file):
   flat:N  torus:D1,D2,..  'fat-tree:L;D..;U..;C..'  'dragonfly:G,Lb;C,Lk;R,Lg;N'
 followed by :key=value options (bw, lat, sharing, speed, cores, loopback_bw,
 loopback_lat, and for flat bb_bw, bb_lat, bb_sharing), e.g.
-  -platform 'fat-tree:2;16,32;1,16;1,1:bw=10Gbps:lat=24us'";
+  -platform 'fat-tree:2;16,32;1,16;1,1:bw=10Gbps:lat=24us'
+
+Logs (--log, SimGrid's syntax; none by default) go to stderr as
+`[simulated time] [category/LEVEL] message`:
+  --log=<category>.thres:<level>   (also .threshold)
+categories: root (all), engine, network, mpi, privatize, config; levels:
+trace, debug, verbose (= debug), info, warning, error, critical (= error).
+Several settings may share one option, separated by commas or spaces, and
+--log may be repeated; no_loc is accepted (no source locations are printed).";
 
 /// The parsed command line.
 #[derive(Debug, Parser)]
@@ -182,7 +191,7 @@ loopback_lat, and for flat bb_bw, bb_lat, bb_sharing), e.g.
     name = "smpirun",
     about = ABOUT,
     override_usage = "smpirun [-np N] [-platform FILE] [-hostfile FILE] [--cfg=name:value]...\n       \
-                      [-no-privatize] [-quiet] ./app [args...]",
+                      [--log=category.thres:level]... [-no-privatize] [-quiet] ./app [args...]",
     after_help = AFTER_HELP,
     disable_help_flag = true,
     disable_version_flag = true,
@@ -207,6 +216,9 @@ pub struct Options {
     /// platform's <config>
     #[arg(long = "cfg", value_name = "NAME:VALUE", verbatim_doc_comment)]
     pub cfg: Vec<String>,
+    /// what to log, SimGrid's syntax (see below)
+    #[arg(long = "log", value_name = "SETTINGS")]
+    pub log: Vec<String>,
     /// all ranks share one copy of the program's
     /// globals (= --cfg=smpi/privatization:no)
     #[arg(long, verbatim_doc_comment)]
@@ -357,6 +369,7 @@ mod tests {
             (&["--cfg=smpi/test:0"], "--cfg=smpi/test:0"),
             (&["--cfg", "smpi/test:0"], "--cfg=smpi/test:0"),
             (&["-cfg", "smpi/test:0"], "--cfg=smpi/test:0"),
+            (&["--log=config.thres:debug"], "--log=config.thres:debug"),
             (&["-no-privatize"], "--no-privatize"),
             (&["--no-privatize"], "--no-privatize"),
             (&["-quiet"], "--quiet"),
@@ -438,19 +451,23 @@ mod tests {
     }
 
     #[test]
-    fn cfg_in_both_forms_and_in_order() {
+    fn cfg_and_log_in_both_forms_and_in_order() {
         let o = parsed(&[
             "--cfg=smpi/test:0",
+            "--log=config.thres:debug",
             "--cfg",
             "smpi/iprobe:1e-3",
             "-np",
             "3",
+            "--log",
+            "root.thres:info",
             "--cfg=smpi/wtime:0",
             "./app",
-            "--cfg=smpi/test:1",
+            "--log=mpi.thres:debug",
         ]);
         assert_eq!(o.cfg, ["smpi/test:0", "smpi/iprobe:1e-3", "smpi/wtime:0"]);
-        assert_eq!(o.args, args(&["--cfg=smpi/test:1"]));
+        assert_eq!(o.log, ["config.thres:debug", "root.thres:info"]);
+        assert_eq!(o.args, args(&["--log=mpi.thres:debug"]));
     }
 
     #[test]
@@ -551,14 +568,19 @@ mod tests {
             "Usage: smpirun [-np N] [-platform FILE]",
             "--np <N>",
             "--cfg <NAME:VALUE>",
+            "--log <SETTINGS>",
             "--completions <SHELL>",
             "The built-in platform (no -platform)",
             "'fat-tree:2;16,32;1,16;1,1:bw=10Gbps:lat=24us'",
+            "categories: root (all), engine, network, mpi, privatize, config",
         ] {
             assert!(text.contains(part), "no '{part}' in:\n{text}");
         }
         let usage = usage();
         assert!(usage.starts_with("Usage: smpirun"), "{usage}");
+        for category in crate::log::Category::ALL {
+            assert!(AFTER_HELP.contains(category.name()), "{}", category.name());
+        }
     }
 
     #[test]
