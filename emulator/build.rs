@@ -1,5 +1,8 @@
 //! Compiles the C helper for reductions on `long double` (a type Rust
-//! does not have).
+//! does not have), and records the git commit for `smpirun -version`.
+
+use std::path::PathBuf;
+use std::process::Command;
 
 fn main() {
     println!("cargo:rerun-if-changed=csrc/long_double.c");
@@ -7,4 +10,47 @@ fn main() {
         .file("csrc/long_double.c")
         .warnings(true)
         .compile("smpi_long_double");
+    record_git_hash();
+}
+
+/// `git` run in this crate's directory, its output trimmed (None if git is
+/// missing, fails, or says nothing).
+fn git(args: &[&str]) -> Option<String> {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_string())
+}
+
+/// Sets `SMPI_RS_GIT_HASH` to the short hash of HEAD, or `unknown` outside
+/// a git checkout (a source tarball, a crate package).
+fn record_git_hash() {
+    let hash = git(&["rev-parse", "--short", "HEAD"]);
+    println!(
+        "cargo:rustc-env=SMPI_RS_GIT_HASH={}",
+        hash.as_deref().unwrap_or("unknown")
+    );
+    if hash.is_none() {
+        return;
+    }
+    // HEAD changes when another branch is checked out; the branch's ref
+    // (in the shared git directory when this is a worktree) when a commit
+    // is made on it. A branch whose ref is only in packed-refs has no file
+    // of its own until it moves; packed-refs is watched instead.
+    let mut watched = vec!["HEAD".to_string()];
+    watched.extend(git(&["symbolic-ref", "-q", "HEAD"]));
+    watched.push("packed-refs".to_string());
+    for name in watched {
+        if let Some(path) = git(&["rev-parse", "--path-format=absolute", "--git-path", &name])
+            .map(PathBuf::from)
+            .filter(|p| p.exists())
+        {
+            println!("cargo:rerun-if-changed={}", path.display());
+        }
+    }
 }

@@ -99,8 +99,13 @@ pub const OPTIONS: &[OptionSpec] = &[
 /// A bad option name or value.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("unknown option '{name}'; valid options are:\n{valid}")]
-    Unknown { name: String, valid: String },
+    #[error("unknown option '{name}'; {}valid options are:\n{valid}", did_you_mean(.suggestion))]
+    Unknown {
+        name: String,
+        /// The valid name nearest to `name`, when one is close.
+        suggestion: Option<&'static str>,
+        valid: String,
+    },
     #[error("option '{name}': '{value}' is not {expected}")]
     BadValue {
         name: String,
@@ -128,6 +133,35 @@ impl Default for Config {
     }
 }
 
+fn did_you_mean(suggestion: &Option<&str>) -> String {
+    suggestion.map_or(String::new(), |s| format!("did you mean '{s}'? "))
+}
+
+/// The valid option name (or alias) nearest to `name` in edit distance,
+/// if it is close enough to be a likely typo: at most one edit per four
+/// characters (a swap of two neighbours counts as one). A name without a
+/// `/` is also compared with the part of each option after its `/`
+/// (`host-speed` for `smpi/host-speed`).
+pub fn nearest_name(name: &str) -> Option<&'static str> {
+    let candidates = OPTIONS
+        .iter()
+        .map(|o| o.name)
+        .chain(ALIASES.iter().map(|(alias, _)| *alias));
+    let distance = |candidate: &str| {
+        let full = strsim::damerau_levenshtein(name, candidate);
+        match candidate.split_once('/') {
+            Some((_, leaf)) if !name.contains('/') => {
+                full.min(strsim::damerau_levenshtein(name, leaf))
+            }
+            _ => full,
+        }
+    };
+    let (best, d) = candidates
+        .map(|c| (c, distance(c)))
+        .min_by_key(|&(_, d)| d)?;
+    (d <= (name.chars().count() / 4).max(1)).then_some(best)
+}
+
 fn spec(name: &str) -> Option<&'static OptionSpec> {
     let name = ALIASES
         .iter()
@@ -145,11 +179,13 @@ fn parse_bool(v: &str) -> Option<bool> {
 }
 
 impl Config {
-    /// Sets `name` (or an alias of it) to `value`, checking the value's kind.
-    pub fn set(&mut self, name: &str, value: &str) -> Result<(), ConfigError> {
+    /// Sets `name` (or an alias of it) to `value`, checking the value's
+    /// kind; returns the option's name (the current one for an alias).
+    pub fn set(&mut self, name: &str, value: &str) -> Result<&'static str, ConfigError> {
         let Some(spec) = spec(name) else {
             return Err(ConfigError::Unknown {
                 name: name.to_string(),
+                suggestion: nearest_name(name),
                 valid: valid_list(),
             });
         };
@@ -184,11 +220,12 @@ impl Config {
             Kind::Text => {}
         }
         self.values.insert(spec.name, value.to_string());
-        Ok(())
+        Ok(spec.name)
     }
 
-    /// Parses `name:value` (the text after `--cfg=`).
-    pub fn set_pair(&mut self, pair: &str) -> Result<(), ConfigError> {
+    /// Parses `name:value` (the text after `--cfg=`); returns the option's
+    /// name as [`Self::set`] does.
+    pub fn set_pair(&mut self, pair: &str) -> Result<&'static str, ConfigError> {
         let (name, value) = pair
             .split_once(':')
             .ok_or_else(|| ConfigError::Syntax(pair.to_string()))?;
@@ -358,6 +395,51 @@ mod tests {
         let msg = err.to_string();
         assert!(msg.contains("unknown option 'smpi/nonsense'"));
         assert!(msg.contains("smpi/simulate-computation"));
+    }
+
+    #[test]
+    fn unknown_option_suggests_the_nearest_valid_name() {
+        let msg = Config::default()
+            .set("smpi/host-sped", "1Gf")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.starts_with(
+                "unknown option 'smpi/host-sped'; did you mean 'smpi/host-speed'? valid options \
+                 are:\n"
+            ),
+            "{msg}"
+        );
+        assert!(msg.contains("smpi/simulate-computation"));
+        assert_eq!(nearest_name("smpi/bcats"), Some("smpi/bcast"));
+        assert_eq!(
+            nearest_name("smpi/privatisation"),
+            Some("smpi/privatization")
+        );
+        assert_eq!(nearest_name("smpi/bw-factr"), Some("smpi/bw-factor"));
+        assert_eq!(nearest_name("host-speed"), Some("smpi/host-speed"));
+        assert_eq!(nearest_name("network/TCP_gamma"), Some("network/TCP-gamma"));
+        // Far from every name: no guess.
+        assert_eq!(nearest_name("smpi/nonsense"), None);
+        assert_eq!(nearest_name("xyz"), None);
+        let msg = Config::default()
+            .set("smpi/nonsense", "1")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.starts_with("unknown option 'smpi/nonsense'; valid options are:\n"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn set_returns_the_current_name() {
+        let mut c = Config::default();
+        assert_eq!(
+            c.set_pair("smpi/lat-factor:0:1").unwrap(),
+            "network/latency-factor"
+        );
+        assert_eq!(c.set("smpi/test", "0").unwrap(), "smpi/test");
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod config;
 pub mod engine;
 pub mod hostspeed;
 pub mod kernels;
+pub mod log;
 pub mod mapping;
 pub mod memory;
 pub mod mpi;

@@ -1,6 +1,6 @@
-//! `smpirun`: parses SimGrid-style options, builds the platform and the
-//! rank mapping, loads the application once per rank, runs the maestro,
-//! and reports simulated and wall time.
+//! `smpirun`: parses SimGrid-style options ([`cli`]), sets up logging,
+//! builds the platform and the rank mapping, loads the application once
+//! per rank, runs the maestro, and reports simulated and wall time.
 
 use std::ffi::{c_char, CString, OsString};
 use std::os::unix::ffi::OsStrExt;
@@ -18,6 +18,7 @@ use crate::config::{self, Config};
 use crate::engine::context::{self, RankStack};
 use crate::engine::netmodel::{NetModel, RoutingChoice};
 use crate::engine::Core;
+use crate::log;
 use crate::mapping::Mapping;
 use crate::memory::Memory;
 use crate::mpi::coll::Algorithms;
@@ -28,134 +29,9 @@ use crate::sim::{self, Bench, Outcome, RankFactory, Sim};
 /// computation is simulated: a memory-bound loop reading two operands and
 /// writing one, on one core.
 const DEFAULT_REDUCE_RATE: f64 = 2e9;
-/// The parsed command line.
-#[derive(Debug, Default)]
-pub struct Options {
-    pub np: Option<usize>,
-    pub platform: Option<PathBuf>,
-    pub hostfile: Option<PathBuf>,
-    pub cfg: Vec<String>,
-    pub no_privatize: bool,
-    pub quiet: bool,
-    /// `-map`: print where each rank runs.
-    pub print_map: bool,
-    /// `-print-platform [HOST HOST]`: describe the platform (and a route)
-    /// instead of running a program.
-    pub print_platform: bool,
-    pub help: bool,
-    /// `-help-coll`: list the collective algorithms.
-    pub help_coll: bool,
-    /// `-calibrate-blas FILE`: fit the kernel models into FILE.
-    pub calibrate_blas: Option<PathBuf>,
-    /// `-blas-lib LIB`: the BLAS to calibrate.
-    pub blas_lib: Option<String>,
-    pub version: bool,
-    pub program: Option<PathBuf>,
-    pub args: Vec<OsString>,
-}
 
-const USAGE: &str = "\
-usage: smpirun [-np N] [-platform FILE] [-hostfile FILE] [--cfg=name:value]...
-               [-no-privatize] [-quiet] ./app [args...]
-
-Runs an MPI program built with smpicc, every rank in this one process, on a
-simulated platform. MPI_Wtime returns simulated time.
-
-  -np N              number of ranks (default: one per hostfile slot, or per
-                     platform host)
-  -platform FILE     SimGrid platform XML (default: a built-in cluster of N
-                     hosts, see below), or a compact description:
-                       flat:N  torus:D1,D2,..  'fat-tree:L;D..;U..;C..'
-                       'dragonfly:G,Lb;C,Lk;R,Lg;N'
-                     followed by :key=value options (bw, lat, sharing,
-                     speed, cores, loopback_bw, loopback_lat, and for flat
-                     bb_bw, bb_lat, bb_sharing), e.g.
-                       -platform 'fat-tree:2;16,32;1,16;1,1:bw=10Gbps:lat=24us'
-  -hostfile FILE     one host name per line, `host:N` for N slots; rank i runs
-                     on slot i mod (number of slots)
-  --cfg=name:value   set an option (list below); overrides the platform's
-                     <config>
-  -no-privatize      all ranks share one copy of the program's globals
-                     (same as --cfg=smpi/privatization:no)
-  -quiet             do not print the final timing line
-  -map               print the host of each rank (`[rank R] -> host`) before
-                     running; --cfg=smpi/map chooses the placement
-  -print-platform [A B]
-                     describe the platform (hosts, links, a bisection
-                     figure) and, given two host names, the route from A to
-                     B, instead of running a program
-  -calibrate-blas FILE [-blas-lib LIB]
-                     time this machine's BLAS (LIB, else libopenblas.so.0 or
-                     libblas.so.3) and write the kernel models into FILE, for
-                     --cfg=smpi/blas:model --cfg=smpi/blas-model-file:FILE
-  -help              this text; -version prints the version; -help-coll lists
-                     the algorithms of each collective (--cfg=smpi/bcast:NAME)
-
-The built-in platform (no -platform): a flat cluster of N hosts named
-node-0..node-(N-1), each running at smpi/host-speed with one core, linked by
-private 100 Gb/s (12.5 GBps), 1 us links to a non-blocking switch.
-";
-
-/// Parses smpirun's arguments (SimGrid's single-dash style).
-pub fn parse_args(args: Vec<OsString>) -> Result<Options> {
-    let mut o = Options::default();
-    let mut it = args.into_iter();
-    let need = |it: &mut std::vec::IntoIter<OsString>, flag: &str| -> Result<OsString> {
-        it.next()
-            .ok_or_else(|| anyhow!("option {flag} needs a value"))
-    };
-    while let Some(arg) = it.next() {
-        let Some(s) = arg.to_str().map(str::to_string) else {
-            o.program = Some(PathBuf::from(arg));
-            o.args = it.collect();
-            break;
-        };
-        match s.as_str() {
-            "-np" | "-n" | "--np" => {
-                let v = need(&mut it, &s)?;
-                let n: usize = v
-                    .to_str()
-                    .and_then(|t| t.parse().ok())
-                    .filter(|&n| n > 0)
-                    .ok_or_else(|| anyhow!("-np needs a positive number, got {v:?}"))?;
-                o.np = Some(n);
-            }
-            "-platform" | "--platform" => o.platform = Some(need(&mut it, &s)?.into()),
-            "-hostfile" | "-machinefile" | "--hostfile" => {
-                o.hostfile = Some(need(&mut it, &s)?.into())
-            }
-            "--cfg" | "-cfg" => {
-                let v = need(&mut it, &s)?;
-                o.cfg.push(v.to_string_lossy().into_owned());
-            }
-            "-no-privatize" | "--no-privatize" => o.no_privatize = true,
-            "-quiet" | "--quiet" => o.quiet = true,
-            "-map" | "--map" => o.print_map = true,
-            "-print-platform" | "--print-platform" => o.print_platform = true,
-            "-help" | "--help" | "-h" => o.help = true,
-            "-help-coll" | "--help-coll" => o.help_coll = true,
-            "-calibrate-blas" | "--calibrate-blas" => {
-                o.calibrate_blas = Some(need(&mut it, &s)?.into())
-            }
-            "-blas-lib" | "--blas-lib" => {
-                let v = need(&mut it, &s)?;
-                let v = v
-                    .to_str()
-                    .ok_or_else(|| anyhow!("-blas-lib: {v:?} is not a valid name"))?;
-                o.blas_lib = Some(v.to_owned());
-            }
-            "-version" | "--version" => o.version = true,
-            _ if s.starts_with("--cfg=") => o.cfg.push(s["--cfg=".len()..].to_string()),
-            _ if s.starts_with('-') => bail!("unknown option '{s}'\n\n{USAGE}"),
-            _ => {
-                o.program = Some(PathBuf::from(arg));
-                o.args = it.collect();
-                break;
-            }
-        }
-    }
-    Ok(o)
-}
+mod cli;
+pub use cli::{parse as parse_args, Options};
 
 /// Loads application copies and makes rank coroutines on demand.
 struct Factory {
@@ -532,24 +408,76 @@ fn count_hostfile_slots(path: &PathBuf) -> Result<usize> {
     Ok(entries.iter().map(|e| e.slots.max(1) as usize).sum())
 }
 
+/// The date on log lines: the simulation's clock is reachable only through
+/// `sim::with`, which a log call made inside `with` must not re-enter, so
+/// lines carry date 0 (the date of everything smpirun logs before the
+/// simulation starts).
+fn log_clock() -> f64 {
+    0.0
+}
+
+/// `-help`: clap's help, then every `--cfg` option and this machine's speed.
+fn print_help() {
+    print!(
+        "{}\nOptions (--cfg=name:value):\n{}",
+        cli::help(),
+        config::help_text()
+    );
+    let (speed, _) = crate::hostspeed::cached();
+    println!(
+        "\nsmpi/host-speed (auto) on this machine: {} (measured once, cached)",
+        platforms::units::format_speed(speed)
+    );
+}
+
+/// Logs an option's value as it takes effect (SimGrid's wording).
+fn log_option_set(cfg: &Config, name: &str, origin: &str) {
+    tracing::info!(
+        target: log::CONFIG,
+        "Configuration change: Set '{name}' to '{}' ({origin})",
+        cfg.text(name)
+    );
+}
+
+/// How ranks get their globals, and why when smpirun chose.
+fn privatization_summary(asked: Privatization, loader: &AppLoader) -> String {
+    let chosen = match loader.mode() {
+        Privatization::Swap => "swap (one copy, each rank's globals swapped in when it runs)",
+        Privatization::PerRank => "dlopen (one copy of the program per rank)",
+        Privatization::Shared => "no (one copy shared by all ranks)",
+        Privatization::Auto => "auto",
+    };
+    match (asked, loader.info().swap_obstacle()) {
+        (Privatization::Auto, Some(why)) => {
+            format!("{chosen}, chosen by smpi/privatization:auto since {why}")
+        }
+        (Privatization::Auto, None) => format!("{chosen}, chosen by smpi/privatization:auto"),
+        _ => chosen.to_string(),
+    }
+}
+
 /// Runs smpirun with `args` (without the program name); returns the exit code.
 pub fn run(args: Vec<OsString>) -> Result<i32> {
     let wall = Instant::now();
     let opts = parse_args(args)?;
+    let log_settings =
+        log::Settings::parse(opts.log.iter().map(String::as_str)).context("in a --log option")?;
+    log::install(&log_settings, log_clock)?;
     if opts.version {
-        println!("smpirun (smpi-rs) {}", env!("CARGO_PKG_VERSION"));
+        println!(
+            "smpirun (smpi-rs) {} ({})",
+            env!("CARGO_PKG_VERSION"),
+            env!("SMPI_RS_GIT_HASH")
+        );
         return Ok(0);
     }
     if opts.help {
-        print!(
-            "{USAGE}\nOptions (--cfg=name:value):\n{}",
-            config::help_text()
-        );
-        let (speed, _) = crate::hostspeed::cached();
-        println!(
-            "\nsmpi/host-speed (auto) on this machine: {} (measured once, cached)",
-            platforms::units::format_speed(speed)
-        );
+        print_help();
+        return Ok(0);
+    }
+    if let Some(shell) = opts.completions {
+        std::io::Write::write_all(&mut std::io::stdout(), &cli::completions(shell))
+            .context("cannot write the completion script")?;
         return Ok(0);
     }
     if opts.print_platform {
@@ -566,33 +494,34 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         );
         return Ok(0);
     }
-    let program = opts
-        .program
-        .clone()
-        .ok_or_else(|| anyhow!("no program to run\n\n{USAGE}"))?;
+    let program = opts.program.clone().ok_or_else(|| {
+        anyhow!(
+            "no program to run\n\n{}\nsmpirun -help lists the options",
+            cli::usage()
+        )
+    })?;
 
     let mut cfg = Config::default();
     let mut platform = match &opts.platform {
         Some(p) => Some(load_platform(p)?),
         None => None,
     };
-    if let Some(p) = &platform {
+    if let (Some(p), Some(path)) = (&platform, &opts.platform) {
+        let origin = format!("the <config> of {}", path.display());
         for (name, value) in p.config() {
-            cfg.set(name, value).with_context(|| {
-                format!(
-                    "in the <config> of {}",
-                    opts.platform
-                        .as_ref()
-                        .map_or(String::new(), |p| p.display().to_string())
-                )
-            })?;
+            let name = cfg
+                .set(name, value)
+                .with_context(|| format!("in {origin}"))?;
+            log_option_set(&cfg, name, &origin);
         }
     }
     for pair in &opts.cfg {
-        cfg.set_pair(pair).context("in a --cfg option")?;
+        let name = cfg.set_pair(pair).context("in a --cfg option")?;
+        log_option_set(&cfg, name, "--cfg");
     }
     if opts.no_privatize {
-        cfg.set("smpi/privatization", "no")?;
+        let name = cfg.set("smpi/privatization", "no")?;
+        log_option_set(&cfg, name, "-no-privatize");
     }
     let privatization = match cfg.text("smpi/privatization") {
         "auto" => Privatization::Auto,
@@ -621,6 +550,13 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     } else {
         1e9
     };
+    if needs_speed {
+        tracing::debug!(
+            target: log::CONFIG,
+            "smpi/host-speed: {} (turns measured computation into flops)",
+            platforms::units::format_speed(speed)
+        );
+    }
 
     let np = match (opts.np, &opts.hostfile, &platform) {
         (Some(n), _, _) => n,
@@ -637,9 +573,28 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         cfg.float("network/loopback-bw"),
         cfg.float("network/loopback-lat"),
     );
+    tracing::info!(
+        target: log::CONFIG,
+        "platform {}: {}",
+        opts.platform
+            .as_ref()
+            .map_or("built-in".into(), |p| p.to_string_lossy()),
+        platform.describe()
+    );
     let mapping =
         Mapping::parse(cfg.text("smpi/map")).map_err(|e| anyhow!("option smpi/map: {e}"))?;
-    let hosts = mapping.place(&slots(&platform, opts.hostfile.as_ref())?, np);
+    let slots = slots(&platform, opts.hostfile.as_ref())?;
+    let hosts = mapping.place(&slots, np);
+    tracing::debug!(
+        target: log::CONFIG,
+        "{np} ranks placed by smpi/map:{} on {} slots ({})",
+        cfg.text("smpi/map"),
+        slots.len(),
+        opts.hostfile.as_ref().map_or("each platform host once".into(), |h| format!(
+            "hostfile {}",
+            h.display()
+        ))
+    );
     if opts.print_map {
         let mut out = String::new();
         for (rank, host) in hosts.iter().enumerate() {
@@ -666,6 +621,11 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         abi_hash(),
         ABI_TABLE.0.as_ptr().cast(),
     )?;
+    tracing::info!(
+        target: log::CONFIG,
+        "privatization: {}",
+        privatization_summary(privatization, &loader)
+    );
     let segment = loader.data_segment()?;
     let mut replacements = Replacements::default();
     if blas_models {

@@ -227,3 +227,91 @@ fn print_platform_describes_the_platform_and_a_route() {
         stderr(&o)
     );
 }
+
+#[test]
+fn log_option_prints_config_lines_in_simgrid_layout() {
+    let app = build("examples/hello.c");
+    let app = app.to_str().unwrap();
+    let logged = run(&["--log=config.thres:debug", "-np", "2", NO_COMPUTE, app]);
+    assert!(logged.status.success(), "{}", stderr(&logged));
+    let err = stderr(&logged);
+    assert!(
+        err.lines().any(|l| l
+            == "[0.000000] [config/INFO] Configuration change: Set \
+                'smpi/simulate-computation' to 'no' (--cfg)"),
+        "{err}"
+    );
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("[0.000000] [config/INFO] platform built-in: ")),
+        "{err}"
+    );
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("[0.000000] [config/DEBUG] 2 ranks placed")),
+        "{err}"
+    );
+    let plain = run(&["-np", "2", NO_COMPUTE, app]);
+    assert!(plain.status.success(), "{}", stderr(&plain));
+    assert!(!stderr(&plain).contains("[config/"), "{}", stderr(&plain));
+    // Logs go to stderr only: the program's output is the same.
+    assert_eq!(stdout(&logged), stdout(&plain));
+    // Below the threshold, nothing.
+    let errors_only = run(&["--log=config.thres:error", "-np", "2", NO_COMPUTE, app]);
+    assert!(
+        !stderr(&errors_only).contains("[config/"),
+        "{}",
+        stderr(&errors_only)
+    );
+}
+
+#[test]
+fn bad_log_and_option_names_are_reported() {
+    let o = run(&["--log=confg.thres:debug", "-np", "2", "./nothing"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("unknown log category 'confg'; valid categories are: root,"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["-platfrom", "flat:2", "./nothing"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains(
+            "unknown option '-platfrom' (did you mean '-platform'?); smpirun -help lists the \
+             options"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["--cfg=smpi/host-sped:1Gf", "-np", "2", "./nothing"]);
+    assert!(
+        stderr(&o).contains("unknown option 'smpi/host-sped'; did you mean 'smpi/host-speed'?"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn version_names_the_commit_and_completions_are_scripts() {
+    let o = run(&["-version"]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    let rest = out
+        .strip_prefix(concat!(
+            "smpirun (smpi-rs) ",
+            env!("CARGO_PKG_VERSION"),
+            " ("
+        ))
+        .unwrap_or_else(|| panic!("{out}"));
+    let hash = rest.strip_suffix(")\n").unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        hash == "unknown" || (!hash.is_empty() && hash.chars().all(|c| c.is_ascii_hexdigit())),
+        "{out}"
+    );
+    for shell in ["bash", "zsh", "fish"] {
+        let o = run(&["--completions", shell]);
+        assert!(o.status.success(), "{shell}: {}", stderr(&o));
+        assert!(stdout(&o).contains("print-platform"), "{shell}");
+    }
+}

@@ -1,0 +1,600 @@
+//! smpirun's command line. SimGrid spells options with one dash (`-np 4`,
+//! `-platform FILE`), which clap would read as clusters of short flags, so
+//! [`rewrite`] first turns every option before the program into clap's
+//! `--name=value` form and puts `--` before the program: whatever follows
+//! the program is the program's, untouched, even if it looks like an
+//! option. Then clap parses the result into [`Options`].
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+use std::path::PathBuf;
+
+use clap::{CommandFactory, Parser, ValueHint};
+
+/// One option of the command line: its long name in [`Options`], the
+/// other names SimGrid users type, and whether it takes a value. Every
+/// name is accepted with one dash or two.
+struct Spelling {
+    long: &'static str,
+    aliases: &'static [&'static str],
+    takes_value: bool,
+}
+
+/// An option that takes a value.
+const fn valued(long: &'static str, aliases: &'static [&'static str]) -> Spelling {
+    Spelling {
+        long,
+        aliases,
+        takes_value: true,
+    }
+}
+
+/// An option that takes no value.
+const fn flag(long: &'static str, aliases: &'static [&'static str]) -> Spelling {
+    Spelling {
+        long,
+        aliases,
+        takes_value: false,
+    }
+}
+
+const SPELLINGS: &[Spelling] = &[
+    valued("np", &["n"]),
+    valued("platform", &[]),
+    valued("hostfile", &["machinefile"]),
+    valued("cfg", &[]),
+    valued("log", &[]),
+    flag("no-privatize", &[]),
+    flag("quiet", &[]),
+    flag("map", &[]),
+    flag("print-platform", &[]),
+    flag("help", &["h"]),
+    flag("help-coll", &[]),
+    valued("calibrate-blas", &[]),
+    valued("blas-lib", &[]),
+    flag("version", &[]),
+    valued("completions", &[]),
+];
+
+/// A command line that cannot be rewritten.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CliError {
+    #[error("unknown option '{option}'{}; smpirun -help lists the options", did_you_mean(.suggestion))]
+    UnknownOption {
+        option: String,
+        suggestion: Option<String>,
+    },
+    #[error("option '{0}' needs a value")]
+    MissingValue(String),
+    #[error("option '{0}' takes no value")]
+    UnexpectedValue(String),
+}
+
+fn did_you_mean(suggestion: &Option<String>) -> String {
+    suggestion
+        .as_ref()
+        .map_or(String::new(), |s| format!(" (did you mean '{s}'?)"))
+}
+
+fn spelling(name: &str) -> Option<&'static Spelling> {
+    SPELLINGS
+        .iter()
+        .find(|s| s.long == name || s.aliases.contains(&name))
+}
+
+/// The option nearest to a mistyped `name` (without its dashes), spelled
+/// with `dashes`, when it is one or two edits away.
+fn nearest_option(name: &str, dashes: &str) -> Option<String> {
+    SPELLINGS
+        .iter()
+        .map(|s| s.long)
+        .map(|long| (long, strsim::damerau_levenshtein(name, long)))
+        .filter(|&(_, d)| d <= 2 && d < name.len())
+        .min_by_key(|&(_, d)| d)
+        .map(|(long, _)| format!("{dashes}{long}"))
+}
+
+/// Rewrites smpirun's arguments (without the command name) for clap:
+/// every option before the program becomes `--long` or `--long=value`
+/// (whatever spelling it had: `-np 4`, `--np 4`, `-n 4`, `--np=4`), then
+/// comes `--` and the program with its arguments as given. An explicit
+/// `--` also ends the options. The first argument that does not start
+/// with `-` is the program.
+pub fn rewrite(args: Vec<OsString>) -> Result<Vec<OsString>, CliError> {
+    let mut out = vec![OsString::from("smpirun")];
+    let mut it = args.into_iter();
+    while let Some(arg) = it.next() {
+        let bytes = arg.as_bytes();
+        if bytes == b"--" || !bytes.starts_with(b"-") {
+            out.push(OsString::from("--"));
+            if bytes != b"--" {
+                out.push(arg);
+            }
+            out.extend(it);
+            return Ok(out);
+        }
+        let dashes = if bytes.starts_with(b"--") { "--" } else { "-" };
+        let body = &bytes[dashes.len()..];
+        let (name, inline) = match body.iter().position(|&b| b == b'=') {
+            Some(eq) => (&body[..eq], Some(&body[eq + 1..])),
+            None => (body, None),
+        };
+        let unknown = || {
+            let name = String::from_utf8_lossy(name);
+            CliError::UnknownOption {
+                option: arg.to_string_lossy().into_owned(),
+                suggestion: nearest_option(&name, dashes),
+            }
+        };
+        let spec = std::str::from_utf8(name)
+            .ok()
+            .and_then(spelling)
+            .ok_or_else(unknown)?;
+        let mut long = OsString::from(format!("--{}", spec.long));
+        match (spec.takes_value, inline) {
+            (true, Some(value)) => {
+                long.push("=");
+                long.push(OsStr::from_bytes(value));
+            }
+            (true, None) => {
+                let value = it
+                    .next()
+                    .ok_or_else(|| CliError::MissingValue(arg.to_string_lossy().into_owned()))?;
+                // Joined to its option, a value that starts with a dash
+                // (or is `--`) cannot be taken for an option.
+                long.push("=");
+                long.push(value);
+            }
+            (false, Some(_)) => {
+                let name = String::from_utf8_lossy(&bytes[..dashes.len() + name.len()]);
+                return Err(CliError::UnexpectedValue(name.into_owned()));
+            }
+            (false, None) => {}
+        }
+        out.push(long);
+    }
+    Ok(out)
+}
+
+/// The text before the options in `-help`.
+const ABOUT: &str = "\
+Runs an MPI program built with smpicc, every rank in this one process, on a
+simulated platform. MPI_Wtime returns simulated time.
+
+Options take one dash, as SimGrid's smpirun spells them (-np 4, -platform
+FILE), or two (--np 4, --np=4); -n is -np, -machinefile is -hostfile.
+Everything after the program is the program's.";
+
+/// The text after the options in `-help`.
+const AFTER_HELP: &str = "\
+The built-in platform (no -platform): a flat cluster of N hosts named
+node-0..node-(N-1), each running at smpi/host-speed with one core, linked by
+private 100 Gb/s (12.5 GBps), 1 us links to a non-blocking switch.
+
+Compact platforms (-platform WORD instead of a file):
+  flat:N  torus:D1,D2,..  'fat-tree:L;D..;U..;C..'  'dragonfly:G,Lb;C,Lk;R,Lg;N'
+followed by :key=value options (bw, lat, sharing, speed, cores, loopback_bw,
+loopback_lat, and for flat bb_bw, bb_lat, bb_sharing), e.g.
+  -platform 'fat-tree:2;16,32;1,16;1,1:bw=10Gbps:lat=24us'
+
+Logs (--log, SimGrid's syntax; none by default) go to stderr as
+`[simulated time] [category/LEVEL] message`:
+  --log=<category>.thres:<level>   (also .threshold)
+categories: root (all), engine, network, mpi, privatize, config; levels:
+trace, debug, verbose (= debug), info, warning, error, critical (= error).
+Several settings may share one option, separated by commas or spaces, and
+--log may be repeated; no_loc is accepted (no source locations are printed).";
+
+/// The parsed command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "smpirun",
+    about = ABOUT,
+    override_usage = "smpirun [-np N] [-platform FILE] [-hostfile FILE] [--cfg=name:value]...\n       \
+                      [--log=category.thres:level]... [-no-privatize] [-quiet] ./app [args...]",
+    after_help = AFTER_HELP,
+    disable_help_flag = true,
+    disable_version_flag = true,
+    args_override_self = true
+)]
+pub struct Options {
+    /// number of ranks (default: one per hostfile
+    /// slot, or per platform host)
+    #[arg(short = 'n', long = "np", value_name = "N", value_parser = positive, verbatim_doc_comment)]
+    pub np: Option<usize>,
+    /// SimGrid platform XML (default: a built-in
+    /// cluster of N hosts), or a compact
+    /// description (see below)
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, verbatim_doc_comment)]
+    pub platform: Option<PathBuf>,
+    /// one host name per line, `host:N` for N
+    /// slots; rank i runs on slot i mod (number of
+    /// slots)
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, verbatim_doc_comment)]
+    pub hostfile: Option<PathBuf>,
+    /// set an option (listed below); overrides the
+    /// platform's <config>
+    #[arg(long = "cfg", value_name = "NAME:VALUE", verbatim_doc_comment)]
+    pub cfg: Vec<String>,
+    /// what to log, SimGrid's syntax (see below)
+    #[arg(long = "log", value_name = "SETTINGS")]
+    pub log: Vec<String>,
+    /// all ranks share one copy of the program's
+    /// globals (= --cfg=smpi/privatization:no)
+    #[arg(long, verbatim_doc_comment)]
+    pub no_privatize: bool,
+    /// do not print the final timing line
+    #[arg(long)]
+    pub quiet: bool,
+    /// print the host of each rank (`[rank R] ->
+    /// host`) before running; --cfg=smpi/map
+    /// chooses the placement
+    #[arg(long = "map", verbatim_doc_comment)]
+    pub print_map: bool,
+    /// describe the platform (hosts, links, a
+    /// bisection figure) and, given two host names
+    /// where the program goes, the route between
+    /// them, instead of running a program
+    #[arg(long, verbatim_doc_comment)]
+    pub print_platform: bool,
+    /// this text
+    #[arg(short = 'h', long)]
+    pub help: bool,
+    /// list the algorithms of each collective
+    /// (--cfg=smpi/bcast:NAME)
+    #[arg(long, verbatim_doc_comment)]
+    pub help_coll: bool,
+    /// time this machine's BLAS (-blas-lib, else
+    /// libopenblas.so.0 or libblas.so.3) and write
+    /// the kernel models into FILE, for
+    /// --cfg=smpi/blas:model
+    /// --cfg=smpi/blas-model-file:FILE
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, verbatim_doc_comment)]
+    pub calibrate_blas: Option<PathBuf>,
+    /// the BLAS library -calibrate-blas times
+    #[arg(long, value_name = "LIB")]
+    pub blas_lib: Option<String>,
+    /// print the version
+    #[arg(long)]
+    pub version: bool,
+    /// print a completion script for SHELL (bash,
+    /// zsh, fish, elvish or powershell)
+    #[arg(
+        long,
+        value_name = "SHELL",
+        hide_possible_values = true,
+        verbatim_doc_comment
+    )]
+    pub completions: Option<clap_complete::Shell>,
+    /// the program, built with smpicc
+    #[arg(value_name = "PROGRAM", value_hint = ValueHint::FilePath)]
+    pub program: Option<PathBuf>,
+    /// the program's arguments, passed as given
+    #[arg(
+        value_name = "ARGS",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub args: Vec<OsString>,
+}
+
+fn positive(text: &str) -> Result<usize, String> {
+    text.parse::<usize>()
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| "not a positive number of ranks".to_string())
+}
+
+/// Parses smpirun's arguments (without the command name).
+pub fn parse(args: Vec<OsString>) -> anyhow::Result<Options> {
+    let rewritten = rewrite(args)?;
+    Options::try_parse_from(rewritten).map_err(|e| {
+        // clap's message starts with "error: ", which smpirun's own prefix
+        // makes redundant.
+        let text = e.render().to_string();
+        let text = text.strip_prefix("error: ").unwrap_or(&text).trim_end();
+        anyhow::anyhow!("{text}")
+    })
+}
+
+/// clap's help: usage, the options, and the notes after them.
+pub fn help() -> String {
+    Options::command().render_help().to_string()
+}
+
+/// The usage lines alone.
+pub fn usage() -> String {
+    Options::command().render_usage().to_string()
+}
+
+/// The completion script of `shell`.
+pub fn completions(shell: clap_complete::Shell) -> Vec<u8> {
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Options::command(), "smpirun", &mut script);
+    script
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::ffi::OsStringExt;
+
+    /// An argument from bytes, which may not be UTF-8.
+    fn raw(bytes: &[u8]) -> OsString {
+        OsString::from_vec(bytes.to_vec())
+    }
+
+    fn args(list: &[&str]) -> Vec<OsString> {
+        list.iter().map(OsString::from).collect()
+    }
+
+    fn rewritten(list: &[&str]) -> Vec<String> {
+        rewrite(args(list))
+            .unwrap()
+            .into_iter()
+            .map(|a| a.into_string().unwrap())
+            .collect()
+    }
+
+    fn parsed(list: &[&str]) -> Options {
+        parse(args(list)).unwrap()
+    }
+
+    #[test]
+    fn the_clap_definition_is_consistent() {
+        Options::command().debug_assert();
+        // Every spelling names an option of `Options`, with the same arity.
+        let cmd = Options::command();
+        for s in SPELLINGS {
+            let arg = cmd
+                .get_arguments()
+                .find(|a| a.get_long() == Some(s.long))
+                .unwrap_or_else(|| panic!("no --{} in Options", s.long));
+            assert_eq!(arg.get_action().takes_values(), s.takes_value, "{}", s.long);
+        }
+    }
+
+    #[test]
+    fn every_old_spelling_becomes_a_long_option() {
+        for (given, expected) in [
+            (&["-np", "4"][..], "--np=4"),
+            (&["-n", "4"], "--np=4"),
+            (&["--np", "4"], "--np=4"),
+            (&["--np=4"], "--np=4"),
+            (&["-platform", "p.xml"], "--platform=p.xml"),
+            (&["--platform", "p.xml"], "--platform=p.xml"),
+            (&["-hostfile", "h"], "--hostfile=h"),
+            (&["-machinefile", "h"], "--hostfile=h"),
+            (&["--hostfile", "h"], "--hostfile=h"),
+            (&["--cfg=smpi/test:0"], "--cfg=smpi/test:0"),
+            (&["--cfg", "smpi/test:0"], "--cfg=smpi/test:0"),
+            (&["-cfg", "smpi/test:0"], "--cfg=smpi/test:0"),
+            (&["--log=config.thres:debug"], "--log=config.thres:debug"),
+            (&["-no-privatize"], "--no-privatize"),
+            (&["--no-privatize"], "--no-privatize"),
+            (&["-quiet"], "--quiet"),
+            (&["--quiet"], "--quiet"),
+            (&["-map"], "--map"),
+            (&["--map"], "--map"),
+            (&["-print-platform"], "--print-platform"),
+            (&["--print-platform"], "--print-platform"),
+            (&["-help"], "--help"),
+            (&["--help"], "--help"),
+            (&["-h"], "--help"),
+            (&["-help-coll"], "--help-coll"),
+            (&["--help-coll"], "--help-coll"),
+            (&["-calibrate-blas", "m.txt"], "--calibrate-blas=m.txt"),
+            (&["--calibrate-blas", "m.txt"], "--calibrate-blas=m.txt"),
+            (&["-blas-lib", "libblas.so.3"], "--blas-lib=libblas.so.3"),
+            (&["--blas-lib", "libblas.so.3"], "--blas-lib=libblas.so.3"),
+            (&["-version"], "--version"),
+            (&["--version"], "--version"),
+            (&["--completions", "bash"], "--completions=bash"),
+        ] {
+            assert_eq!(rewritten(given), ["smpirun", expected], "{given:?}");
+        }
+    }
+
+    #[test]
+    fn the_program_and_its_arguments_are_untouched() {
+        assert_eq!(
+            rewritten(&["-np", "2", "./app", "-np", "7", "--cfg=x", "-quiet", "--"]),
+            ["smpirun", "--np=2", "--", "./app", "-np", "7", "--cfg=x", "-quiet", "--"]
+        );
+        let o = parsed(&[
+            "-np", "2", "./app", "-np", "7", "--cfg=x", "-quiet", "--", "-h",
+        ]);
+        assert_eq!(o.np, Some(2));
+        assert_eq!(o.program, Some(PathBuf::from("./app")));
+        assert_eq!(o.args, args(&["-np", "7", "--cfg=x", "-quiet", "--", "-h"]));
+        assert!(o.cfg.is_empty() && !o.quiet && !o.help);
+        // An explicit `--` ends smpirun's options.
+        let o = parsed(&["-quiet", "--", "-app-with-a-dash", "x"]);
+        assert_eq!(o.program, Some(PathBuf::from("-app-with-a-dash")));
+        assert_eq!(o.args, args(&["x"]));
+    }
+
+    #[test]
+    fn values_that_look_like_options_stay_values() {
+        let o = parsed(&[
+            "-blas-lib",
+            "-weird.so",
+            "--cfg",
+            "--",
+            "--platform",
+            "-p",
+            "./app",
+        ]);
+        assert_eq!(o.blas_lib.as_deref(), Some("-weird.so"));
+        assert_eq!(o.cfg, ["--"]);
+        assert_eq!(o.platform, Some(PathBuf::from("-p")));
+        assert_eq!(o.program, Some(PathBuf::from("./app")));
+    }
+
+    #[test]
+    fn arguments_that_are_not_utf8_pass_through() {
+        let program = raw(b"./app\xff");
+        let arg = raw(b"-\xfe-x");
+        let value = raw(b"plat\xfd.xml");
+        let o = parse(vec![
+            OsString::from("-platform"),
+            value.clone(),
+            program.clone(),
+            arg.clone(),
+        ])
+        .unwrap();
+        assert_eq!(o.platform, Some(PathBuf::from(value)));
+        assert_eq!(o.program, Some(PathBuf::from(program)));
+        assert_eq!(o.args, [arg]);
+        let o = parse(vec![raw(b"--platform=\xfc"), OsString::from("./app")]).unwrap();
+        assert_eq!(o.platform, Some(PathBuf::from(raw(b"\xfc"))));
+    }
+
+    #[test]
+    fn cfg_and_log_in_both_forms_and_in_order() {
+        let o = parsed(&[
+            "--cfg=smpi/test:0",
+            "--log=config.thres:debug",
+            "--cfg",
+            "smpi/iprobe:1e-3",
+            "-np",
+            "3",
+            "--log",
+            "root.thres:info",
+            "--cfg=smpi/wtime:0",
+            "./app",
+            "--log=mpi.thres:debug",
+        ]);
+        assert_eq!(o.cfg, ["smpi/test:0", "smpi/iprobe:1e-3", "smpi/wtime:0"]);
+        assert_eq!(o.log, ["config.thres:debug", "root.thres:info"]);
+        assert_eq!(o.args, args(&["--log=mpi.thres:debug"]));
+    }
+
+    #[test]
+    fn flags_and_values() {
+        let o = parsed(&[
+            "-np",
+            "8",
+            "-platform",
+            "flat:8",
+            "-machinefile",
+            "hosts.txt",
+            "-no-privatize",
+            "-quiet",
+            "-map",
+            "./app",
+            "1",
+        ]);
+        assert_eq!(o.np, Some(8));
+        assert_eq!(o.platform, Some(PathBuf::from("flat:8")));
+        assert_eq!(o.hostfile, Some(PathBuf::from("hosts.txt")));
+        assert!(o.no_privatize && o.quiet && o.print_map);
+        assert_eq!(o.args, args(&["1"]));
+        // Repeated options: the last one wins, as before.
+        let o = parsed(&["-np", "2", "-quiet", "-quiet", "-np", "5"]);
+        assert_eq!(o.np, Some(5));
+        assert!(o.quiet && o.program.is_none());
+        // -print-platform takes its two host names where the program goes.
+        let o = parsed(&["-platform", "flat:8", "-print-platform", "node-0", "node-7"]);
+        assert!(o.print_platform);
+        assert_eq!(o.program, Some(PathBuf::from("node-0")));
+        assert_eq!(o.args, args(&["node-7"]));
+        let o = parsed(&["-calibrate-blas", "m.txt", "-blas-lib", "libblas.so.3"]);
+        assert_eq!(o.calibrate_blas, Some(PathBuf::from("m.txt")));
+        assert_eq!(o.blas_lib.as_deref(), Some("libblas.so.3"));
+        assert!(parsed(&["-version"]).version);
+        assert!(parsed(&["-h"]).help && parsed(&["-help"]).help);
+        assert!(parsed(&["-help-coll"]).help_coll);
+        assert_eq!(
+            parsed(&["--completions=zsh"]).completions,
+            Some(clap_complete::Shell::Zsh)
+        );
+        assert!(parsed(&[]).program.is_none());
+    }
+
+    #[test]
+    fn unknown_options_are_named_with_a_guess() {
+        let e = rewrite(args(&["-platfrom", "x.xml", "./app"])).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown option '-platfrom' (did you mean '-platform'?); smpirun -help lists the \
+             options"
+        );
+        let e = rewrite(args(&["--qiet"])).unwrap_err();
+        assert!(e.to_string().contains("did you mean '--quiet'?"), "{e}");
+        let e = rewrite(args(&["-zzzzzz", "./app"])).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown option '-zzzzzz'; smpirun -help lists the options"
+        );
+        assert!(matches!(
+            rewrite(args(&["-", "./app"])),
+            Err(CliError::UnknownOption { option, .. }) if option == "-"
+        ));
+        // Options after the program are the program's, however odd.
+        assert!(rewrite(args(&["./app", "-zzzzzz"])).is_ok());
+    }
+
+    #[test]
+    fn bad_values_are_errors() {
+        assert_eq!(
+            rewrite(args(&["./x", "-np"])).map(|a| a.len()),
+            Ok(4),
+            "after the program, -np is the program's"
+        );
+        assert_eq!(
+            rewrite(args(&["-np"])),
+            Err(CliError::MissingValue("-np".into()))
+        );
+        assert_eq!(
+            rewrite(args(&["--quiet=yes"])),
+            Err(CliError::UnexpectedValue("--quiet".into()))
+        );
+        for bad in [&["-np", "0"][..], &["-np", "-3"], &["-np", "four"]] {
+            let e = parse(args(bad)).unwrap_err().to_string();
+            assert!(e.contains("not a positive number of ranks"), "{bad:?}: {e}");
+            assert!(!e.starts_with("error:"), "{e}");
+        }
+        let e = parse(args(&["--completions", "tcsh"]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("tcsh") && e.contains("bash"), "{e}");
+    }
+
+    #[test]
+    fn help_keeps_the_explanations() {
+        let text = help();
+        for part in [
+            "Usage: smpirun [-np N] [-platform FILE]",
+            "--np <N>",
+            "--cfg <NAME:VALUE>",
+            "--log <SETTINGS>",
+            "--completions <SHELL>",
+            "The built-in platform (no -platform)",
+            "'fat-tree:2;16,32;1,16;1,1:bw=10Gbps:lat=24us'",
+            "categories: root (all), engine, network, mpi, privatize, config",
+        ] {
+            assert!(text.contains(part), "no '{part}' in:\n{text}");
+        }
+        let usage = usage();
+        assert!(usage.starts_with("Usage: smpirun"), "{usage}");
+        for category in crate::log::Category::ALL {
+            assert!(AFTER_HELP.contains(category.name()), "{}", category.name());
+        }
+    }
+
+    #[test]
+    fn completion_scripts_name_the_options() {
+        for shell in [
+            clap_complete::Shell::Bash,
+            clap_complete::Shell::Zsh,
+            clap_complete::Shell::Fish,
+        ] {
+            let script = String::from_utf8(completions(shell)).unwrap();
+            assert!(
+                script.contains("platform") && script.contains("completions"),
+                "{shell}"
+            );
+        }
+    }
+}
