@@ -408,12 +408,10 @@ fn count_hostfile_slots(path: &PathBuf) -> Result<usize> {
     Ok(entries.iter().map(|e| e.slots.max(1) as usize).sum())
 }
 
-/// The date on log lines: the simulation's clock is reachable only through
-/// `sim::with`, which a log call made inside `with` must not re-enter, so
-/// lines carry date 0 (the date of everything smpirun logs before the
-/// simulation starts).
+/// The date of log lines: the simulated time the engine last published
+/// (0 before the simulation starts).
 fn log_clock() -> f64 {
-    0.0
+    context::published_time()
 }
 
 /// `-help`: clap's help, then every `--cfg` option and this machine's speed.

@@ -244,9 +244,15 @@ static GUARD_HI: AtomicUsize = AtomicUsize::new(0);
 static CRASH_TIME_BITS: AtomicU64 = AtomicU64::new(0);
 static STACK_KIB: AtomicU64 = AtomicU64::new(0);
 
-/// Publishes the simulated time for the crash handler.
+/// Publishes the simulated time for the crash handler and log lines.
 pub fn publish_time(now: f64) {
     CRASH_TIME_BITS.store(now.to_bits(), Ordering::Relaxed);
+}
+
+/// The simulated time last published: readable from anywhere, even inside
+/// an access to the simulation (a log line's date).
+pub fn published_time() -> f64 {
+    f64::from_bits(CRASH_TIME_BITS.load(Ordering::Relaxed))
 }
 
 /// Installs the SIGSEGV/SIGBUS handler (on an alternate stack) that names

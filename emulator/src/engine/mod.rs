@@ -25,11 +25,14 @@ use std::collections::VecDeque;
 use fluidnet::{ActionId, ActionSpec, ResourceId};
 use platforms::{HostId, Platform};
 use rustc_hash::FxHashMap;
+use tracing::{debug, trace};
 
 pub use net::TransferId;
 use net::{FlowScratch, Transfer};
 use netmodel::{NetModel, RoutingChoice};
 use timer::{TimerEvent, Timers};
+
+use crate::log::ENGINE;
 
 /// A rank's run state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -330,6 +333,7 @@ impl Core {
             r.state = RunState::Done;
             r.exit_code = Some(code);
             self.live -= 1;
+            debug!(target: ENGINE, "rank {rank} ends with code {code}");
         }
     }
 
@@ -359,6 +363,7 @@ impl Core {
             return Sleep::InPlace;
         }
         let rank = self.current;
+        trace!(target: ENGINE, "rank {rank} sleeps until {at:.9} s ({call})");
         self.ranks[rank].sleeping = true;
         self.timers.add(at, TimerEvent::Wake(rank));
         self.block_current(call, Detail::Sleep(seconds));
@@ -381,6 +386,7 @@ impl Core {
         self.owners.insert(id, ActionOwner::Exec(rank));
         self.ranks[rank].exec = Some(id);
         self.block_current(call, Detail::Compute(flops));
+        debug!(target: ENGINE, "rank {rank} computes {flops:e} flops ({call})");
     }
 
     /// The date of the next event, if any.
@@ -402,6 +408,7 @@ impl Core {
         self.ended.extend(done);
         self.now = t;
         context::publish_time(t);
+        trace!(target: ENGINE, "the clock moves to {t:.9} s");
     }
 
     /// Handles what ends at the current date, in order (fluid actions in

@@ -3,10 +3,12 @@
 
 use fluidnet::{ActionSpec, ResourceId};
 use platforms::{Direction, HostId, LinkUse};
+use tracing::{debug, error, trace};
 
 use super::netmodel::RoutingChoice;
 use super::timer::TimerEvent;
 use super::{ActionOwner, Core};
+use crate::log::NETWORK;
 
 /// A transfer, known to its owner by this token; the core reports it in
 /// [`Core::next_finished`] when it ends, and forgets it only when its owner
@@ -79,6 +81,15 @@ impl Core {
             return id;
         }
         let delay = latency * self.model.latency_factor(bytes);
+        debug!(
+            target: NETWORK,
+            "transfer {}: {bytes} B from '{}' to '{}' over {} links{}, latency phase {delay:e} s",
+            id.0,
+            self.platform.host(src).name,
+            self.platform.host(dst).name,
+            route.len(),
+            if valiant.is_some() { " (Valiant route)" } else { "" },
+        );
         self.count_in_flight(&route, true);
         self.scratch.route = route;
         if bytes == 0 {
@@ -158,6 +169,8 @@ impl Core {
             Some(salt) => self.platform.valiant_route(src, dst, salt, out),
         };
         if let Err(e) = found {
+            error!(target: NETWORK, "no route from '{}' to '{}': {e}",
+                self.platform.host(src).name, self.platform.host(dst).name);
             if self.failure.is_none() {
                 self.failure = Some(format!(
                     "smpirun: rank {} sends a message from host '{}' to host '{}', but {e}",
@@ -218,6 +231,15 @@ impl Core {
             true
         });
         let flow = self.model.flow(bytes, &sc.links);
+        trace!(
+            target: NETWORK,
+            "transfer {} flows: {:e} units, penalty {:e}, bound {:?} B/s, {} resources",
+            id.0,
+            flow.amount,
+            flow.penalty,
+            flow.bound,
+            uses.len()
+        );
         let action = self.fluid.start(&ActionSpec {
             amount: flow.amount,
             penalty: flow.penalty,
@@ -261,6 +283,7 @@ impl Core {
             }
             None => return false,
         };
+        debug!(target: NETWORK, "transfer {} arrived", id.0);
         if !self.in_flight.is_empty() {
             let mut route = std::mem::take(&mut self.scratch.route);
             self.platform_route(src, dst, valiant, &mut route);

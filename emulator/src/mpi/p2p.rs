@@ -6,6 +6,7 @@ use std::ffi::c_void;
 use std::rc::Rc;
 
 use crate::engine::{Detail, TransferId};
+use crate::log::MPI;
 use crate::sim;
 
 use super::datatype::Datatype;
@@ -156,6 +157,16 @@ impl Ctx<'_> {
         let detached = plan
             .unwrap_or_else(|| self.mpi.protocol.plan(mode, bytes, false))
             .detached;
+        tracing::debug!(
+            target: MPI,
+            "rank {} sends {bytes} B to rank {} (tag {}, context {}): {:?}, {}",
+            self.core.current(),
+            dest_world,
+            r.tag,
+            r.ctx,
+            mode,
+            if detached { "detached" } else { "rendezvous" }
+        );
         if mode == SendMode::Buffered {
             let me = self.core.current();
             let need = bytes + BSEND_OVERHEAD;
@@ -289,6 +300,15 @@ impl Ctx<'_> {
             bytes: env.bytes.min(capacity),
             cancelled: false,
         };
+        tracing::debug!(
+            target: MPI,
+            "rank {} matches a message of {} B from rank {} (tag {}, context {})",
+            r.owner,
+            env.bytes,
+            env.source_world,
+            env.tag,
+            env.ctx
+        );
         if env.bytes > capacity {
             status.error = class::TRUNCATE;
         }
