@@ -9,9 +9,8 @@
 //! across a coroutine switch or a call into the program, so the `RefCell`
 //! never sees overlapping borrows.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use crate::engine::context::{self, Suspend};
 use crate::engine::{Core, Detail, RunState, Sleep};
@@ -37,86 +36,90 @@ pub struct Bench {
 /// What every MPI call, and every `malloc` of the program, reads before
 /// entering the simulation, or instead: entering it switches to the
 /// maestro's stack, and these decide whether a call needs to at all. Set
-/// from the [`Sim`] when it is installed; plain atomics, outside the
-/// `RefCell`.
+/// from the [`Sim`] when it is installed; plain cells beside it, per
+/// thread like the simulation itself.
 pub struct Fast {
-    simulate_computation: AtomicBool,
-    bench_wall_clock: AtomicBool,
+    simulate_computation: Cell<bool>,
+    bench_wall_clock: Cell<bool>,
     /// The running rank may have modelled kernel time to spend
     /// (`Rank::pending_flops`).
-    pending_flops: AtomicBool,
+    pending_flops: Cell<bool>,
     /// Non-blocking collectives in progress, all ranks together.
-    pending_nbc: AtomicUsize,
+    pending_nbc: Cell<usize>,
     /// `smpi/auto-shared-malloc-thresh` (0: off).
-    auto_fold_threshold: AtomicUsize,
+    auto_fold_threshold: Cell<usize>,
     /// A folded allocation was made: until then `free` is the C
     /// library's without a lookup.
-    any_folded: AtomicBool,
+    any_folded: Cell<bool>,
 }
 
-/// The run's [`Fast`] values.
-pub static FAST: Fast = Fast {
-    simulate_computation: AtomicBool::new(true),
-    bench_wall_clock: AtomicBool::new(false),
-    pending_flops: AtomicBool::new(false),
-    pending_nbc: AtomicUsize::new(0),
-    auto_fold_threshold: AtomicUsize::new(0),
-    any_folded: AtomicBool::new(false),
-};
+thread_local! {
+    static FAST_CELLS: Fast = const {
+        Fast {
+            simulate_computation: Cell::new(true),
+            bench_wall_clock: Cell::new(false),
+            pending_flops: Cell::new(false),
+            pending_nbc: Cell::new(0),
+            auto_fold_threshold: Cell::new(0),
+            any_folded: Cell::new(false),
+        }
+    };
+}
+
+/// This thread's [`Fast`] values.
+pub fn fast<R>(f: impl FnOnce(&Fast) -> R) -> R {
+    FAST_CELLS.with(f)
+}
 
 impl Fast {
     /// Whether computation bursts are measured and simulated.
     pub fn simulating(&self) -> bool {
-        self.simulate_computation.load(Ordering::Relaxed)
+        self.simulate_computation.get()
     }
 
     /// Whether bursts are measured on the monotonic clock.
     pub fn wall_clock(&self) -> bool {
-        self.bench_wall_clock.load(Ordering::Relaxed)
+        self.bench_wall_clock.get()
     }
 
     /// Notes that the running rank has modelled kernel time to spend.
     pub fn note_pending_flops(&self) {
-        self.pending_flops.store(true, Ordering::Relaxed);
+        self.pending_flops.set(true);
     }
 
     /// Whether the running rank may have modelled kernel time to spend;
     /// clears the note.
     pub fn take_pending_flops(&self) -> bool {
-        self.pending_flops.swap(false, Ordering::Relaxed)
+        self.pending_flops.replace(false)
     }
 
     /// Whether any non-blocking collective is in progress.
     pub fn any_nbc(&self) -> bool {
-        self.pending_nbc.load(Ordering::Relaxed) > 0
+        self.pending_nbc.get() > 0
     }
 
     /// Counts a non-blocking collective that starts (`true`) or ends.
     pub fn count_nbc(&self, starts: bool) {
-        if starts {
-            self.pending_nbc.fetch_add(1, Ordering::Relaxed);
-        } else {
-            let _ = self
-                .pending_nbc
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
-        }
+        let n = self.pending_nbc.get();
+        self.pending_nbc
+            .set(if starts { n + 1 } else { n.saturating_sub(1) });
     }
 
     /// Whether an allocation of `size` bytes is folded
     /// (`smpi/auto-shared-malloc-thresh`).
     pub fn folds(&self, size: usize) -> bool {
-        let t = self.auto_fold_threshold.load(Ordering::Relaxed);
+        let t = self.auto_fold_threshold.get();
         t > 0 && size >= t
     }
 
     /// Notes that a folded allocation was made.
     pub fn note_folded(&self) {
-        self.any_folded.store(true, Ordering::Relaxed);
+        self.any_folded.set(true);
     }
 
     /// Whether a folded allocation was ever made.
     pub fn any_folded(&self) -> bool {
-        self.any_folded.load(Ordering::Relaxed)
+        self.any_folded.get()
     }
 }
 
@@ -253,12 +256,14 @@ pub fn mpi<R>(f: impl FnOnce(&mut mpi::Ctx<'_>) -> R) -> R {
 
 /// Installs `sim` as this thread's simulation.
 pub fn install(sim: Sim) {
-    FAST.simulate_computation
-        .store(sim.bench.simulate, Ordering::Relaxed);
-    FAST.bench_wall_clock
-        .store(sim.bench.wall_clock, Ordering::Relaxed);
-    FAST.auto_fold_threshold
-        .store(sim.mem.auto_fold_threshold, Ordering::Relaxed);
+    fast(|f| {
+        f.simulate_computation.set(sim.bench.simulate);
+        f.bench_wall_clock.set(sim.bench.wall_clock);
+        f.auto_fold_threshold.set(sim.mem.auto_fold_threshold);
+        f.pending_flops.set(false);
+        f.pending_nbc.set(0);
+        f.any_folded.set(false);
+    });
     SIM.with(|cell| *cell.borrow_mut() = Some(sim));
 }
 

@@ -7,18 +7,18 @@
 use std::ffi::c_void;
 
 use super::time::fatal;
-use crate::sim::{self, FAST};
+use crate::sim;
 
 /// The length of the shared allocation at `ptr`, if it is one.
 fn shared_len(ptr: *mut c_void) -> Option<usize> {
-    if ptr.is_null() || !FAST.any_folded() {
+    if ptr.is_null() || !sim::fast(|f| f.any_folded()) {
         return None;
     }
     sim::with(|s| s.mem.folding.len_of(ptr.cast()))
 }
 
 fn fold_or_die(size: usize, call: &str) -> *mut c_void {
-    FAST.note_folded();
+    sim::fast(|f| f.note_folded());
     match sim::with(|s| s.mem.folding.allocate(size, "malloc", 0)) {
         Ok(p) => p.cast(),
         Err(e) => fatal(&format!(
@@ -44,7 +44,7 @@ pub(crate) unsafe extern "C" fn smpi_shared_malloc(
             .into_owned()
     };
     let line = u32::try_from(line).unwrap_or(0);
-    FAST.note_folded();
+    sim::fast(|f| f.note_folded());
     match sim::with(|s| s.mem.folding.allocate(size, &file, line)) {
         Ok(p) => p.cast(),
         Err(e) => fatal(&format!("SMPI_SHARED_MALLOC({size}) at {file}:{line}: {e}")),
@@ -72,7 +72,7 @@ pub(crate) unsafe extern "C" fn smpi_shared_malloc_partial(
              the allocation"
         ));
     }
-    FAST.note_folded();
+    sim::fast(|f| f.note_folded());
     match sim::with(|s| s.mem.folding.allocate_partial(size, &pairs)) {
         Ok(p) => p.cast(),
         Err(e) => fatal(&format!("SMPI_PARTIAL_SHARED_MALLOC({size}): {e}")),
@@ -91,7 +91,7 @@ pub(crate) unsafe extern "C" fn smpi_shared_free(ptr: *mut c_void) {
 
 /// `malloc` in programs built by smpicc.
 pub(crate) unsafe extern "C" fn smpi_malloc(size: usize) -> *mut c_void {
-    if FAST.folds(size) {
+    if sim::fast(|f| f.folds(size)) {
         return fold_or_die(size, "malloc");
     }
     // SAFETY: plain C allocation.
@@ -105,7 +105,7 @@ pub(crate) unsafe extern "C" fn smpi_calloc(n: usize, size: usize) -> *mut c_voi
         // SAFETY: calloc reports the overflow itself (NULL, ENOMEM).
         return unsafe { libc::calloc(n, size) };
     };
-    if FAST.folds(total) {
+    if sim::fast(|f| f.folds(total)) {
         let p = fold_or_die(total, "calloc");
         // SAFETY: p is a fresh allocation of at least total bytes.
         unsafe { std::ptr::write_bytes(p.cast::<u8>(), 0, total) };
@@ -118,7 +118,7 @@ pub(crate) unsafe extern "C" fn smpi_calloc(n: usize, size: usize) -> *mut c_voi
 /// `realloc` in programs built by smpicc.
 pub(crate) unsafe extern "C" fn smpi_realloc(ptr: *mut c_void, size: usize) -> *mut c_void {
     let old = shared_len(ptr);
-    if old.is_none() && !FAST.folds(size) {
+    if old.is_none() && !sim::fast(|f| f.folds(size)) {
         // SAFETY: ptr is null or came from the C library's allocator.
         return unsafe { libc::realloc(ptr, size) };
     }
@@ -159,7 +159,7 @@ pub(crate) unsafe extern "C" fn smpi_free(ptr: *mut c_void) {
 /// that steer the program, such as HPL's pivot vector); returns how many
 /// bytes became private.
 pub(crate) unsafe extern "C" fn smpi_shared_unfold(ptr: *mut c_void, len: usize) -> usize {
-    if ptr.is_null() || !FAST.any_folded() {
+    if ptr.is_null() || !sim::fast(|f| f.any_folded()) {
         return 0;
     }
     match sim::with(|s| s.mem.folding.unfold(ptr.cast(), len)) {

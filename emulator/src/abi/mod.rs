@@ -31,7 +31,7 @@ use std::ffi::{c_int, c_void};
 use crate::abi_symbols::with_abi_symbols;
 use crate::engine::context::{self, Suspend};
 use crate::mpi::{self, MpiError, MpiResult};
-use crate::sim::{self, Bench, FAST};
+use crate::sim::{self, Bench};
 
 use attr::*;
 use coll::*;
@@ -51,7 +51,7 @@ use types::*;
 /// The bench clock, in seconds: the thread's CPU time (a system call), or
 /// the monotonic clock (read in user space through the vDSO).
 fn bench_clock() -> f64 {
-    let clock = if FAST.wall_clock() {
+    let clock = if sim::fast(|f| f.wall_clock()) {
         libc::CLOCK_MONOTONIC
     } else {
         libc::CLOCK_THREAD_CPUTIME_ID
@@ -79,18 +79,18 @@ pub(crate) fn add_pending_flops(flops: f64) {
         let cur = s.core.current();
         s.core.rank_mut(cur).pending_flops += flops;
     });
-    FAST.note_pending_flops();
+    sim::fast(|f| f.note_pending_flops());
 }
 
 /// The application stops computing: simulate the burst since its last
 /// MPI call on its host, with the modelled kernels it called.
 pub(crate) fn bench_end() {
-    if !FAST.simulating() {
+    if !sim::fast(|f| f.simulating()) {
         // Only the modelled kernels and smpi_execute take time.
         spend_pending_flops();
         return;
     }
-    FAST.take_pending_flops();
+    sim::fast(|f| f.take_pending_flops());
     let now_cpu = bench_clock();
     let flops = sim::with(|s| {
         let Bench {
@@ -117,7 +117,7 @@ pub(crate) fn bench_end() {
 /// measured burst). Also called when a rank's main returns, so that an
 /// `smpi_execute` after its last MPI call still takes its time.
 pub(crate) fn spend_pending_flops() {
-    if FAST.take_pending_flops() {
+    if sim::fast(|f| f.take_pending_flops()) {
         let flops = sim::with(|s| {
             let cur = s.core.current();
             std::mem::take(&mut s.core.rank_mut(cur).pending_flops)
@@ -130,7 +130,7 @@ pub(crate) fn spend_pending_flops() {
 
 /// The application resumes computing.
 pub(crate) fn bench_begin() {
-    if !FAST.simulating() {
+    if !sim::fast(|f| f.simulating()) {
         return;
     }
     let now_cpu = bench_clock();

@@ -21,7 +21,7 @@ use super::coll::{
 };
 use super::Ctx;
 use super::{class, is_complete, CommView, MpiResult, ReqId, Status};
-use crate::sim::{self, FAST};
+use crate::sim;
 
 /// Transfers posted at once on a view's collective context with one tag.
 pub struct Transfers {
@@ -165,7 +165,7 @@ fn start_stages(comm: &CommView, recording: Recording, call: &'static str) -> Re
         w.mpi.ranks[me].nbc.push(slot);
         (request, slot)
     });
-    FAST.count_nbc(true);
+    sim::fast(|f| f.count_nbc(true));
     let state = Nbc {
         request,
         stages: recording.stages.into(),
@@ -183,7 +183,7 @@ fn start_stages(comm: &CommView, recording: Recording, call: &'static str) -> Re
 /// completed messages allow.
 pub fn progress() {
     // With none in progress, the check every MPI call makes costs nothing.
-    if !FAST.any_nbc() {
+    if !sim::fast(|f| f.any_nbc()) {
         return;
     }
     // A collective that parks the rank while it advances (the send
@@ -284,7 +284,7 @@ fn advance(slot: usize, mut state: Nbc) {
             let me = w.core.current();
             w.mpi.ranks[me].nbc.retain(|&s| s != slot);
             w.mpi.nbc_free.push(slot);
-            FAST.count_nbc(false);
+            sim::fast(|f| f.count_nbc(false));
             if w.mpi
                 .requests
                 .get(state.request)
