@@ -17,6 +17,8 @@ pub mod mpi;
 pub mod run;
 pub mod sample;
 pub mod sim;
+#[cfg(test)]
+pub mod testing;
 
 /// Flushes the C library's stdio buffers (the application's `printf`
 /// output), so our own messages come after it.

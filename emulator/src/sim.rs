@@ -48,6 +48,8 @@ pub struct Fast {
     pending_nbc: Cell<usize>,
     /// `smpi/auto-shared-malloc-thresh` (0: off).
     auto_fold_threshold: Cell<usize>,
+    /// An observer watches the MPI calls.
+    observed: Cell<bool>,
     /// A folded allocation was made: until then `free` is the C
     /// library's without a lookup.
     any_folded: Cell<bool>,
@@ -61,6 +63,7 @@ thread_local! {
             pending_flops: Cell::new(false),
             pending_nbc: Cell::new(0),
             auto_fold_threshold: Cell::new(0),
+            observed: Cell::new(false),
             any_folded: Cell::new(false),
         }
     };
@@ -110,6 +113,11 @@ impl Fast {
     pub fn folds(&self, size: usize) -> bool {
         let t = self.auto_fold_threshold.get();
         t > 0 && size >= t
+    }
+
+    /// Whether an observer watches the MPI calls.
+    pub fn observed(&self) -> bool {
+        self.observed.get()
     }
 
     /// Notes that a folded allocation was made.
@@ -263,6 +271,7 @@ pub fn install(sim: Sim) {
         f.pending_flops.set(false);
         f.pending_nbc.set(0);
         f.any_folded.set(false);
+        f.observed.set(!sim.core.observers_ref().is_empty());
     });
     SIM.with(|cell| *cell.borrow_mut() = Some(sim));
 }

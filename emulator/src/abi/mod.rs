@@ -172,6 +172,10 @@ pub(crate) fn call_in(
     body: impl FnOnce() -> MpiResult<()>,
 ) -> c_int {
     bench_end();
+    let observed = sim::fast(|f| f.observed());
+    if observed {
+        sim::with(|s| s.core.observe(|o, at, rank| o.call_enter(at, rank, name)));
+    }
     // Weak progress: every MPI call advances the caller's non-blocking
     // collectives.
     mpi::nbc::progress();
@@ -185,6 +189,12 @@ pub(crate) fn call_in(
         Ok(()) => mpi::class::SUCCESS,
         Err(e) => handle_error(name, scope, e),
     };
+    if observed {
+        sim::with(|s| {
+            s.core
+                .observe(|o, at, rank| o.call_exit(at, rank, name, code))
+        });
+    }
     bench_begin();
     code
 }
@@ -253,3 +263,69 @@ macro_rules! table_array {
     };
 }
 with_abi_symbols!(table_array);
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use crate::engine::observe::Observer;
+    use crate::testing::Setup;
+
+    /// Writes down the MPI calls it sees: (rank, call, entered?, code).
+    struct Calls(Rc<RefCell<Vec<(usize, &'static str, bool, i32)>>>);
+
+    impl Observer for Calls {
+        fn call_enter(&mut self, _at: f64, rank: usize, call: &'static str) {
+            self.0.borrow_mut().push((rank, call, true, 0));
+        }
+        fn call_exit(&mut self, _at: f64, rank: usize, call: &'static str, code: i32) {
+            self.0.borrow_mut().push((rank, call, false, code));
+        }
+    }
+
+    #[test]
+    fn observers_see_every_call_enter_and_return_with_its_code() {
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let o = Setup::new(2)
+            .observe(Box::new(Calls(Rc::clone(&seen))))
+            .run(|rank| {
+                // SAFETY: the C entry points, called as a program would.
+                unsafe {
+                    super::MPI_Barrier(crate::mpi::COMM_WORLD);
+                    if rank == 0 {
+                        // An invalid communicator, with errors returned.
+                        super::MPI_Comm_set_errhandler(
+                            crate::mpi::COMM_WORLD,
+                            crate::mpi::ERRORS_RETURN,
+                        );
+                        super::MPI_Barrier(77);
+                    }
+                }
+                0
+            });
+        assert!(
+            matches!(o, crate::sim::Outcome::Finished { code: 0, .. }),
+            "{o}"
+        );
+        let seen = seen.take();
+        let of = |r: usize| -> Vec<(&str, bool, i32)> {
+            seen.iter()
+                .filter(|e| e.0 == r)
+                .map(|e| (e.1, e.2, e.3))
+                .collect()
+        };
+        assert_eq!(of(1), [("MPI_Barrier", true, 0), ("MPI_Barrier", false, 0)]);
+        assert_eq!(
+            of(0),
+            [
+                ("MPI_Barrier", true, 0),
+                ("MPI_Barrier", false, 0),
+                ("MPI_Comm_set_errhandler", true, 0),
+                ("MPI_Comm_set_errhandler", false, 0),
+                ("MPI_Barrier", true, 0),
+                ("MPI_Barrier", false, crate::mpi::class::COMM),
+            ]
+        );
+    }
+}

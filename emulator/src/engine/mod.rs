@@ -15,6 +15,7 @@
 pub mod context;
 mod net;
 pub mod netmodel;
+pub mod observe;
 mod timer;
 
 #[cfg(test)]
@@ -30,6 +31,7 @@ use tracing::{debug, trace};
 pub use net::TransferId;
 use net::{FlowScratch, Transfer};
 use netmodel::{NetModel, RoutingChoice};
+use observe::Observers;
 use timer::{TimerEvent, Timers};
 
 use crate::log::ENGINE;
@@ -166,6 +168,7 @@ pub struct Core {
     failure: Option<String>,
     /// Number of ranks not yet done.
     live: usize,
+    observers: Observers,
 }
 
 impl Core {
@@ -246,6 +249,7 @@ impl Core {
             scratch: FlowScratch::default(),
             failure: None,
             live: n,
+            observers: Observers::default(),
         }
     }
 
@@ -277,6 +281,23 @@ impl Core {
 
     pub fn ranks(&self) -> &[Rank] {
         &self.ranks
+    }
+
+    /// The observers of the simulation.
+    pub fn observers_ref(&self) -> &Observers {
+        &self.observers
+    }
+
+    /// The observers of the simulation (attach them before it runs).
+    pub fn observers(&mut self) -> &mut Observers {
+        &mut self.observers
+    }
+
+    /// Calls MPI-level hooks: `f` with the date and the running rank on
+    /// every observer.
+    pub fn observe(&mut self, mut f: impl FnMut(&mut dyn observe::Observer, f64, usize)) {
+        let (at, rank) = (self.now, self.current);
+        self.observers.each(|o| f(o, at, rank));
     }
 
     /// The rank now running.
@@ -387,6 +408,10 @@ impl Core {
         self.ranks[rank].exec = Some(id);
         self.block_current(call, Detail::Compute(flops));
         debug!(target: ENGINE, "rank {rank} computes {flops:e} flops ({call})");
+        if !self.observers.is_empty() {
+            let at = self.now;
+            self.observers.each(|o| o.compute_start(at, rank, flops));
+        }
     }
 
     /// The date of the next event, if any.
@@ -422,6 +447,10 @@ impl Core {
                 Some(ActionOwner::Exec(rank)) => {
                     self.ranks[rank].exec = None;
                     self.wake(rank);
+                    if !self.observers.is_empty() {
+                        let at = self.now;
+                        self.observers.each(|o| o.compute_end(at, rank));
+                    }
                 }
                 Some(ActionOwner::Transfer(id)) if self.arrive(id) => return Some(id),
                 Some(ActionOwner::Transfer(_)) | None => {}

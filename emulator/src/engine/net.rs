@@ -6,6 +6,7 @@ use platforms::{Direction, HostId, LinkUse};
 use tracing::{debug, error, trace};
 
 use super::netmodel::RoutingChoice;
+use super::observe::TransferStart;
 use super::timer::TimerEvent;
 use super::{ActionOwner, Core};
 use crate::log::NETWORK;
@@ -78,6 +79,7 @@ impl Core {
             let duration = latency + bytes as f64 / bandwidth;
             self.timers
                 .add(self.now + duration, TimerEvent::TransferDone(id));
+            self.observe_start(id, src, dst, bytes, latency);
             return id;
         }
         let delay = latency * self.model.latency_factor(bytes);
@@ -92,6 +94,7 @@ impl Core {
         );
         self.count_in_flight(&route, true);
         self.scratch.route = route;
+        self.observe_start(id, src, dst, bytes, delay);
         if bytes == 0 {
             // Nothing to share bandwidth for: done when the latency is.
             // Kept out of the fluid system, where it would re-solve its
@@ -106,6 +109,31 @@ impl Core {
             self.start_flow(id);
         }
         id
+    }
+
+    /// Tells the observers, if any, that transfer `id` starts.
+    fn observe_start(
+        &mut self,
+        id: TransferId,
+        src: HostId,
+        dst: HostId,
+        bytes: usize,
+        latency: f64,
+    ) {
+        if self.observers.is_empty() {
+            return;
+        }
+        let (at, t) = (
+            self.now,
+            TransferStart {
+                id,
+                src,
+                dst,
+                bytes,
+                latency,
+            },
+        );
+        self.observers.each(|o| o.transfer_start(at, &t));
     }
 
     /// Whether transfer `id` has arrived (false for an unknown one).
@@ -284,6 +312,10 @@ impl Core {
             None => return false,
         };
         debug!(target: NETWORK, "transfer {} arrived", id.0);
+        if !self.observers.is_empty() {
+            let at = self.now;
+            self.observers.each(|o| o.transfer_end(at, id));
+        }
         if !self.in_flight.is_empty() {
             let mut route = std::mem::take(&mut self.scratch.route);
             self.platform_route(src, dst, valiant, &mut route);

@@ -26,6 +26,9 @@ pub mod split;
 pub mod typector;
 pub mod win;
 
+#[cfg(test)]
+mod tests;
+
 pub use attr::{Keyval, KEYVAL_BASE, KEYVAL_INVALID};
 pub use comm::{comm_name, CommView};
 pub use error::{

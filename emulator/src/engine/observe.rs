@@ -1,0 +1,56 @@
+//! Observers: what traces, profiles and network statistics are made of.
+//! The core calls them when a transfer starts and arrives and when a
+//! computation starts and ends; the bindings when an MPI call enters and
+//! returns. With none attached, each hook is one predictable branch.
+
+use platforms::HostId;
+
+use super::TransferId;
+
+/// A transfer that starts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TransferStart {
+    pub id: TransferId,
+    pub src: HostId,
+    pub dst: HostId,
+    pub bytes: usize,
+    /// Its latency phase, in seconds (the flow follows).
+    pub latency: f64,
+}
+
+/// Something that watches a simulation. Every method has an empty
+/// default, so an observer implements what it needs; `at` is the
+/// simulated date in seconds.
+pub trait Observer {
+    fn transfer_start(&mut self, _at: f64, _t: &TransferStart) {}
+    fn transfer_end(&mut self, _at: f64, _id: TransferId) {}
+    fn compute_start(&mut self, _at: f64, _rank: usize, _flops: f64) {}
+    fn compute_end(&mut self, _at: f64, _rank: usize) {}
+    /// Rank `rank` enters MPI call `call`.
+    fn call_enter(&mut self, _at: f64, _rank: usize, _call: &'static str) {}
+    /// Rank `rank` returns from MPI call `call` with `code`.
+    fn call_exit(&mut self, _at: f64, _rank: usize, _call: &'static str, _code: i32) {}
+}
+
+/// The observers attached to a simulation.
+#[derive(Default)]
+pub struct Observers(Vec<Box<dyn Observer>>);
+
+impl Observers {
+    pub fn attach(&mut self, o: Box<dyn Observer>) {
+        self.0.push(o);
+    }
+
+    /// Whether none is attached (every hook is then skipped).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Calls `f` on every observer.
+    #[inline]
+    pub fn each(&mut self, mut f: impl FnMut(&mut dyn Observer)) {
+        for o in &mut self.0 {
+            f(o.as_mut());
+        }
+    }
+}

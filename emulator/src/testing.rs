@@ -1,0 +1,92 @@
+//! Simulations whose ranks are Rust closures, for the unit tests of the
+//! MPI layer and the wiring: the real engine, MPI state and coroutines,
+//! without a C program or a loader. Ranks call the MPI layer's rank-side
+//! functions (`mpi::p2p::send`, `mpi::collective::barrier`...) directly.
+
+use std::rc::Rc;
+
+use platforms::{HostId, Platform};
+
+use crate::config::Config;
+use crate::engine::context::{self, RankCoroutine, RankStack};
+use crate::engine::netmodel::NetModel;
+use crate::engine::observe::Observer;
+use crate::engine::Core;
+use crate::memory::Memory;
+use crate::mpi::{Mpi, Protocol};
+use crate::sim::{self, Bench, Outcome, RankFactory, Sim};
+
+/// A rank's program: it gets its rank, returns its exit code.
+pub type Program = Rc<dyn Fn(usize) -> i32>;
+
+struct Closures(Program);
+
+impl RankFactory for Closures {
+    fn create(&mut self, rank: usize) -> Result<(RankCoroutine, (usize, usize)), String> {
+        let stack = RankStack::new(1 << 20).map_err(|e| e.to_string())?;
+        let guard = stack.guard();
+        let program = Rc::clone(&self.0);
+        Ok((context::spawn(stack, move || program(rank)), guard))
+    }
+}
+
+/// A simulation to run.
+pub struct Setup {
+    pub ranks: usize,
+    /// `--cfg` settings (`name:value`).
+    pub cfg: Vec<&'static str>,
+    pub observers: Vec<Box<dyn Observer>>,
+}
+
+impl Setup {
+    pub fn new(ranks: usize) -> Self {
+        Self {
+            ranks,
+            cfg: Vec::new(),
+            observers: Vec::new(),
+        }
+    }
+
+    pub fn cfg(mut self, pair: &'static str) -> Self {
+        self.cfg.push(pair);
+        self
+    }
+
+    pub fn observe(mut self, o: Box<dyn Observer>) -> Self {
+        self.observers.push(o);
+        self
+    }
+
+    /// Runs `program` on every rank of the built-in cluster (1 Gflop/s
+    /// hosts, computation not measured); how it ended.
+    pub fn run(self, program: impl Fn(usize) -> i32 + 'static) -> Outcome {
+        let mut cfg = Config::default();
+        for pair in &self.cfg {
+            cfg.set_pair(pair).expect("a valid test setting");
+        }
+        let platform = Platform::default_cluster(self.ranks, 1e9);
+        let model = NetModel::from_config(&cfg).expect("a valid network model");
+        let protocol = Protocol::from_config(&cfg, 0.0).expect("a valid protocol");
+        let hosts = (0..self.ranks).map(|i| HostId(i as u32)).collect();
+        let mut core = Core::new(platform, model, hosts);
+        for o in self.observers {
+            core.observers().attach(o);
+        }
+        let bench = Bench {
+            simulate: false,
+            wall_clock: false,
+            threshold: 1e-6,
+            host_speed: 1e9,
+        };
+        let mpi = Mpi::new(self.ranks, protocol);
+        sim::install(Sim::new(core, mpi, Memory::default(), bench));
+        let outcome = sim::run(&mut Closures(Rc::new(program)));
+        sim::uninstall();
+        outcome
+    }
+}
+
+/// The simulated date now (from a rank).
+pub fn now() -> f64 {
+    sim::with(|s| s.core.now())
+}
