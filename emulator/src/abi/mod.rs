@@ -272,8 +272,11 @@ mod tests {
     use crate::engine::observe::Observer;
     use crate::testing::Setup;
 
-    /// Writes down the MPI calls it sees: (rank, call, entered?, code).
-    struct Calls(Rc<RefCell<Vec<(usize, &'static str, bool, i32)>>>);
+    /// One call event: (rank, call, entered?, code).
+    type CallEvent = (usize, &'static str, bool, i32);
+
+    /// Writes down the MPI calls it sees.
+    struct Calls(Rc<RefCell<Vec<CallEvent>>>);
 
     impl Observer for Calls {
         fn call_enter(&mut self, _at: f64, rank: usize, call: &'static str) {
