@@ -5,8 +5,19 @@
 
 use std::rc::Rc;
 
-use privatize::fold::{Folding, Strategy};
+use privatize::fold::{FoldError, Folding, Strategy};
 use privatize::DataSegment;
+
+use crate::config::{Config, ConfigError, Kind, OptionSpec, Options};
+
+/// The options of folded memory.
+#[rustfmt::skip]
+pub const OPTIONS: Options = &[
+    OptionSpec { name: "smpi/shared-malloc", kind: Kind::Text, default: "global", help: "how SMPI_SHARED_MALLOC folds memory: global (every allocation maps one small block over and over), local (allocations at one call site share one buffer) or no" },
+    OptionSpec { name: "smpi/auto-shared-malloc-thresh", kind: Kind::Int, default: "0", help: "fold every malloc, calloc or realloc of at least this many bytes as SMPI_SHARED_MALLOC does (0: never); only for buffers whose content does not steer the program" },
+    OptionSpec { name: "smpi/shared-malloc-hugepage", kind: Kind::Text, default: "", help: "path to a mounted hugetlbfs: the block of global folding then lives in huge pages there (one page-table entry and one fault per huge page of folded memory; the block size and every folded allocation are rounded up to huge pages)" },
+    OptionSpec { name: "smpi/shared-malloc-blocksize", kind: Kind::Int, default: "1048576", help: "size of the physical block of global folding, in bytes (rounded up to pages; one mapping per block)" },
+];
 
 pub struct Memory {
     /// The program's globals when they are swapped between ranks: the rank
@@ -30,7 +41,51 @@ impl Default for Memory {
     }
 }
 
+/// Why the memory the options ask for cannot be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum MemoryError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Fold(#[from] FoldError),
+}
+
 impl Memory {
+    /// The memory the options ask for; `segment`: the program's globals,
+    /// when they are swapped between ranks.
+    pub fn from_config(
+        cfg: &Config,
+        segment: Option<Rc<DataSegment>>,
+    ) -> Result<Self, MemoryError> {
+        let bad = |name: &str, expected| ConfigError::BadValue {
+            name: name.to_string(),
+            value: cfg.text(name).to_string(),
+            expected,
+        };
+        let strategy = match cfg.text("smpi/shared-malloc") {
+            "global" => Strategy::Global,
+            "local" => Strategy::Local,
+            "no" | "none" => Strategy::No,
+            _ => return Err(bad("smpi/shared-malloc", "global, local or no").into()),
+        };
+        let block = usize::try_from(cfg.int("smpi/shared-malloc-blocksize"))
+            .ok()
+            .filter(|&b| b > 0)
+            .ok_or_else(|| bad("smpi/shared-malloc-blocksize", "a positive size"))?;
+        let auto_fold_threshold = usize::try_from(cfg.int("smpi/auto-shared-malloc-thresh"))
+            .map_err(|_| bad("smpi/auto-shared-malloc-thresh", "a size in bytes"))?;
+        let mut folding = Folding::new(strategy, block);
+        let huge = cfg.text("smpi/shared-malloc-hugepage");
+        if !huge.is_empty() {
+            folding.use_huge_pages(std::path::Path::new(huge))?;
+        }
+        Ok(Self {
+            segment,
+            folding,
+            auto_fold_threshold,
+        })
+    }
+
     /// Puts `rank`'s globals in place (swap privatization; nothing to do
     /// otherwise).
     pub fn activate(&self, rank: usize) {

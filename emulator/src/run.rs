@@ -14,7 +14,7 @@ use privatize::{AppLoader, LoadedApp, Privatization};
 
 use crate::abi::ABI_TABLE;
 use crate::abi_symbols::abi_hash;
-use crate::config::{self, Config};
+use crate::config::{self, Config, Kind, OptionSpec};
 use crate::engine::context::{self, RankStack};
 use crate::engine::netmodel::{NetModel, RoutingChoice};
 use crate::engine::Core;
@@ -25,10 +25,37 @@ use crate::mpi::coll::Algorithms;
 use crate::mpi::{Mpi, Protocol};
 use crate::sim::{self, Bench, Outcome, RankFactory, Sim};
 
-/// Bytes per second a rank reduces when smpi/reduce-rate is `auto` and
-/// computation is simulated: a memory-bound loop reading two operands and
-/// writing one, on one core.
-const DEFAULT_REDUCE_RATE: f64 = 2e9;
+/// The options of the run itself: placement, privatization, stacks,
+/// computation, kernel models, the loopback link.
+#[rustfmt::skip]
+const OPTIONS: config::Options = &[
+    OptionSpec { name: "contexts/stack-size", kind: Kind::Int, default: "8192", help: "stack size of each rank, in KiB (address space, committed lazily)" },
+    OptionSpec { name: "network/loopback-bw", kind: Kind::Float, default: "10e9", help: "bandwidth of the same-host loopback link, in B/s" },
+    OptionSpec { name: "network/loopback-lat", kind: Kind::Float, default: "0", help: "latency of the same-host loopback link, in s" },
+    OptionSpec { name: "smpi/bench-clock", kind: Kind::Text, default: "cpu", help: "how computation bursts are measured: cpu (the thread's CPU time, as SimGrid; a system call on every MPI call) or wall (the monotonic clock, read without a system call: much cheaper for programs that call MPI or modelled kernels very often, but it also counts time the machine gives to other processes)" },
+    OptionSpec { name: "smpi/cpu-threshold", kind: Kind::Float, default: "1e-6", help: "computation bursts shorter than this (in s) are not simulated" },
+    OptionSpec { name: "smpi/host-speed", kind: Kind::Text, default: "auto", help: "speed of this machine in flop/s, to turn measured CPU time into flops (auto: measured once and cached)" },
+    OptionSpec { name: "smpi/map", kind: Kind::Text, default: "hostfile", help: "rank placement: hostfile (rank i on slot i mod slots), round-robin (over hosts), block (consecutive ranks per host), random:SEED (the hostfile placement shuffled); -map prints it" },
+    OptionSpec { name: "smpi/privatization", kind: Kind::Text, default: "auto", help: "give each rank its own globals: swap (one copy, globals swapped at each switch; alias mmap), dlopen (yes: one copy per rank), no, or auto (swap when the program allows it, else dlopen)" },
+    OptionSpec { name: "smpi/blas", kind: Kind::Text, default: "real", help: "real: the program's BLAS runs; model: its BLAS calls (cblas_* and dgemm_-style) do no arithmetic and cost a modelled time instead (see smpi/blas-model-file)" },
+    OptionSpec { name: "smpi/blas-model-file", kind: Kind::Text, default: "", help: "kernel models written by smpirun -calibrate-blas; kernels it does not name (or all, when empty) cost their flop count at smpi/host-speed" },
+    OptionSpec { name: "smpi/function-models", kind: Kind::Text, default: "", help: "shared objects built with smpicc -shared, comma-separated: each function they export replaces the program's function of that name" },
+    OptionSpec { name: "smpi/simulate-computation", kind: Kind::Bool, default: "yes", help: "measure CPU time between MPI calls and simulate it" },
+];
+
+/// Every option smpirun knows, by the code that reads it.
+pub const REGISTRY: &[config::Options] = &[
+    OPTIONS,
+    crate::engine::netmodel::OPTIONS,
+    crate::mpi::protocol::OPTIONS,
+    crate::mpi::coll::OPTIONS,
+    crate::memory::OPTIONS,
+];
+
+/// The defaults of every option.
+pub fn config() -> Config {
+    Config::new(REGISTRY)
+}
 
 mod cli;
 pub use cli::{parse as parse_args, Options};
@@ -291,44 +318,6 @@ fn kernel_models_from(cfg: &Config, speed: f64) -> Result<crate::kernels::Kernel
         .with_context(|| format!("option smpi/blas-model-file: '{path}'"))
 }
 
-/// The ranks' memory the options ask for: `segment` (the globals swapped
-/// between ranks, if they are) and the folding of `SMPI_SHARED_MALLOC`.
-fn memory_from(cfg: &Config, segment: Option<Rc<privatize::DataSegment>>) -> Result<Memory> {
-    use privatize::fold::{Folding, Strategy};
-    let strategy = match cfg.text("smpi/shared-malloc") {
-        "global" => Strategy::Global,
-        "local" => Strategy::Local,
-        "no" | "none" => Strategy::No,
-        other => bail!("option smpi/shared-malloc: '{other}' is not global, local or no"),
-    };
-    let block = usize::try_from(cfg.int("smpi/shared-malloc-blocksize"))
-        .ok()
-        .filter(|&b| b > 0)
-        .with_context(|| {
-            format!(
-                "option smpi/shared-malloc-blocksize: {} is not a positive size",
-                cfg.int("smpi/shared-malloc-blocksize")
-            )
-        })?;
-    let threshold =
-        usize::try_from(cfg.int("smpi/auto-shared-malloc-thresh")).with_context(|| {
-            format!(
-                "option smpi/auto-shared-malloc-thresh: {} is not a size in bytes",
-                cfg.int("smpi/auto-shared-malloc-thresh")
-            )
-        })?;
-    let mut folding = Folding::new(strategy, block);
-    let huge = cfg.text("smpi/shared-malloc-hugepage");
-    if !huge.is_empty() {
-        folding.use_huge_pages(std::path::Path::new(huge))?;
-    }
-    Ok(Memory {
-        segment,
-        folding,
-        auto_fold_threshold: threshold,
-    })
-}
-
 /// `-help-coll`: every collective with its algorithms, as
 /// `--cfg=smpi/<collective>:<algorithm>` takes them.
 fn help_coll() -> String {
@@ -419,7 +408,7 @@ fn print_help() {
     print!(
         "{}\nOptions (--cfg=name:value):\n{}",
         cli::help(),
-        config::help_text()
+        config().help_text()
     );
     let (speed, _) = crate::hostspeed::cached();
     println!(
@@ -499,7 +488,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         )
     })?;
 
-    let mut cfg = Config::default();
+    let mut cfg = config();
     let mut platform = match &opts.platform {
         Some(p) => Some(load_platform(p)?),
         None => None,
@@ -659,26 +648,15 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         stack_bytes,
         replacements,
     };
-    let reduce_rate = match cfg.text("smpi/reduce-rate") {
-        "auto" if simulate => DEFAULT_REDUCE_RATE,
-        "auto" => 0.0,
-        text => match text.parse::<f64>() {
-            Ok(rate) if rate >= 0.0 => rate,
-            _ => bail!(
-                "option smpi/reduce-rate: '{text}' is not a rate in bytes per second \
-                 (or auto: {DEFAULT_REDUCE_RATE:e} with smpi/simulate-computation, else free)"
-            ),
-        },
-    };
     let bench = Bench {
         simulate,
         wall_clock,
         threshold: cfg.float("smpi/cpu-threshold"),
         host_speed: speed,
     };
-    let mut mpi = Mpi::new(np, Protocol::from_config(&cfg, reduce_rate)?);
+    let mut mpi = Mpi::new(np, Protocol::from_config(&cfg, simulate)?);
     mpi.algorithms = Algorithms::from_config(&cfg).map_err(|e| anyhow!(e))?;
-    let mem = memory_from(&cfg, segment)?;
+    let mem = Memory::from_config(&cfg, segment)?;
     let mut sim = Sim::new(Core::new(platform, model, hosts), mpi, mem, bench);
     sim.quiet = opts.quiet;
     sim.kernels = kernel_models;

@@ -7,7 +7,6 @@ use std::rc::Rc;
 
 use platforms::{HostId, Platform};
 
-use crate::config::Config;
 use crate::engine::context::{self, RankCoroutine, RankStack};
 use crate::engine::netmodel::NetModel;
 use crate::engine::observe::Observer;
@@ -60,13 +59,13 @@ impl Setup {
     /// Runs `program` on every rank of the built-in cluster (1 Gflop/s
     /// hosts, computation not measured); how it ended.
     pub fn run(self, program: impl Fn(usize) -> i32 + 'static) -> Outcome {
-        let mut cfg = Config::default();
+        let mut cfg = crate::run::config();
         for pair in &self.cfg {
             cfg.set_pair(pair).expect("a valid test setting");
         }
         let platform = Platform::default_cluster(self.ranks, 1e9);
         let model = NetModel::from_config(&cfg).expect("a valid network model");
-        let protocol = Protocol::from_config(&cfg, 0.0).expect("a valid protocol");
+        let protocol = Protocol::from_config(&cfg, false).expect("a valid protocol");
         let hosts = (0..self.ranks).map(|i| HostId(i as u32)).collect();
         let mut core = Core::new(platform, model, hosts);
         for o in self.observers {

@@ -1,7 +1,28 @@
 //! SMPI's network model (SimGrid 3.32's defaults): how a message of S bytes
 //! becomes a latency phase and a max-min flow.
 
-use crate::config::{Config, ConfigError, FactorTable};
+use crate::config::{Config, ConfigError, FactorTable, Kind, OptionSpec, Options};
+
+/// The bandwidth factors of SimGrid 3.32's SMPI model.
+pub const DEFAULT_BW_FACTOR: &str = "65472:0.940694;15424:0.697866;9376:0.58729;5776:1.08739;3484:0.77493;1426:0.608902;732:0.341987;257:0.338112;0:0.812084";
+/// The latency factors of SimGrid 3.32's SMPI model.
+pub const DEFAULT_LAT_FACTOR: &str = "65472:11.6436;15424:3.48845;9376:2.59299;5776:2.18796;3484:1.88101;1426:1.61075;732:1.9503;257:1.95341;0:2.01467";
+
+/// The options the network model reads.
+#[rustfmt::skip]
+pub const OPTIONS: Options = &[
+    OptionSpec { name: "network/bandwidth-factor", kind: Kind::Text, default: DEFAULT_BW_FACTOR, help: "bandwidth factors by message size, `size:factor;...` (alias smpi/bw-factor)" },
+    OptionSpec { name: "network/crosstraffic", kind: Kind::Bool, default: "yes", help: "the reverse route carries 5% of each flow (acknowledgements)" },
+    OptionSpec { name: "network/latency-factor", kind: Kind::Text, default: DEFAULT_LAT_FACTOR, help: "latency factors by message size, `size:factor;...` (alias smpi/lat-factor)" },
+    OptionSpec { name: "network/model", kind: Kind::Text, default: "SMPI", help: "SMPI (max-min sharing with SMPI's factors) or Constant (latency + size / bandwidth of the route, no contention: for teaching and very large runs)" },
+    OptionSpec { name: "network/routing", kind: Kind::Text, default: "minimal", help: "routes on dragonfly clusters: minimal (SimGrid's), valiant (through a random third group), ugal (valiant when the minimal route carries more flows in flight)" },
+    OptionSpec { name: "network/routing-seed", kind: Kind::Int, default: "0", help: "seed of the random intermediate routers of valiant and ugal routing" },
+    OptionSpec { name: "network/TCP-gamma", kind: Kind::Float, default: "4194304", help: "TCP window size: a flow's rate is bounded by TCP-gamma / (2 * route latency)" },
+    OptionSpec { name: "network/weight-S", kind: Kind::Float, default: "8775", help: "per-link term of a flow's sharing penalty (weight-S / bandwidth)" },
+    OptionSpec { name: "precision/maxmin", kind: Kind::Float, default: "1e-5", help: "precision of the max-min solver's rates (alias maxmin/precision)" },
+    OptionSpec { name: "precision/timing", kind: Kind::Float, default: "1e-9", help: "precision of simulated dates, in s" },
+    OptionSpec { name: "precision/work-amount", kind: Kind::Float, default: "1e-5", help: "remaining work below which an action is done" },
+];
 
 /// Envelope SMPI adds to every message (SimGrid 3.32, measured).
 const ENVELOPE_BYTES: f64 = 16.0;
@@ -149,7 +170,7 @@ mod tests {
 
     #[test]
     fn single_link_flow_uses_the_factors() {
-        let m = NetModel::from_config(&Config::default()).unwrap();
+        let m = NetModel::from_config(&Config::new(&[OPTIONS])).unwrap();
         let f = m.flow(1 << 20, &[(1.25e9, 10e-6)]);
         assert_eq!(f.bound, Some(1.25e9));
         assert!((f.amount - ((1u64 << 20) as f64 + 16.0) / 0.940694).abs() < 1e-6);

@@ -23,7 +23,7 @@ const THREE_HOSTS: &str = r#"<?xml version='1.0'?>
 "#;
 
 fn model(cfg: &[&str]) -> NetModel {
-    let mut c = Config::default();
+    let mut c = Config::new(&[super::netmodel::OPTIONS]);
     for pair in cfg {
         c.set_pair(pair).unwrap();
     }

@@ -10,7 +10,31 @@ use collectives::{Block, Buf, CollError, Comm, Local, Schedule};
 use super::datatype::{self, Datatype};
 use super::op::{self, ReduceOp};
 use super::{class, is_complete, wait_for, CommView, Ctx, MpiError, MpiResult, ReqId, SendMode};
+use crate::config::{Config, Kind, OptionSpec, Options};
 use crate::sim;
+
+/// The options that choose the collectives' algorithms.
+#[rustfmt::skip]
+pub const OPTIONS: Options = &[
+    OptionSpec { name: "smpi/allgather", kind: Kind::Text, default: "default", help: "algorithm of MPI_Allgather and its non-blocking form (smpirun -help-coll lists them)" },
+    OptionSpec { name: "smpi/allgatherv", kind: Kind::Text, default: "default", help: "algorithm of MPI_Allgatherv and its non-blocking form (smpirun -help-coll lists them)" },
+    OptionSpec { name: "smpi/allreduce", kind: Kind::Text, default: "default", help: "algorithm of MPI_Allreduce and its non-blocking form (smpirun -help-coll lists them)" },
+    OptionSpec { name: "smpi/alltoall", kind: Kind::Text, default: "default", help: "algorithm of MPI_Alltoall and its non-blocking form (smpirun -help-coll lists them)" },
+    OptionSpec { name: "smpi/alltoallv", kind: Kind::Text, default: "default", help: "algorithm of MPI_Alltoallv and its non-blocking form (smpirun -help-coll lists them)" },
+    OptionSpec { name: "smpi/barrier", kind: Kind::Text, default: "default", help: "algorithm of MPI_Barrier and its non-blocking form (smpirun -help-coll lists them)" },
+    OptionSpec { name: "smpi/bcast", kind: Kind::Text, default: "default", help: "algorithm of MPI_Bcast and its non-blocking form (smpirun -help-coll lists them)" },
+    OptionSpec { name: "smpi/coll-selector", kind: Kind::Text, default: "default", help: "who picks the algorithm of collectives left at default: default (SimGrid's), ompi (Open MPI's tables) or mpich (MPICH's logic)" },
+    OptionSpec { name: "smpi/coll-radix", kind: Kind::Int, default: "4", help: "k of the radix-k collective algorithms (recursive_k allreduce, bruck_k and ring_k alltoall)" },
+    OptionSpec { name: "smpi/exscan", kind: Kind::Text, default: "default", help: "algorithm of MPI_Exscan and its non-blocking form (smpirun -help-coll lists them)" },
+    OptionSpec { name: "smpi/gather", kind: Kind::Text, default: "default", help: "algorithm of MPI_Gather and its non-blocking form (smpirun -help-coll lists them)" },
+    OptionSpec { name: "smpi/gatherv", kind: Kind::Text, default: "default", help: "algorithm of MPI_Gatherv and its non-blocking form (smpirun -help-coll lists them)" },
+    OptionSpec { name: "smpi/reduce", kind: Kind::Text, default: "default", help: "algorithm of MPI_Reduce and its non-blocking form (smpirun -help-coll lists them)" },
+    OptionSpec { name: "smpi/reduce_scatter", kind: Kind::Text, default: "default", help: "algorithm of MPI_Reduce_scatter and its non-blocking form (smpirun -help-coll lists them)" },
+    OptionSpec { name: "smpi/reduce_scatter_block", kind: Kind::Text, default: "default", help: "algorithm of MPI_Reduce_scatter_block and its non-blocking form (smpirun -help-coll lists them)" },
+    OptionSpec { name: "smpi/scan", kind: Kind::Text, default: "default", help: "algorithm of MPI_Scan and its non-blocking form (smpirun -help-coll lists them)" },
+    OptionSpec { name: "smpi/scatter", kind: Kind::Text, default: "default", help: "algorithm of MPI_Scatter and its non-blocking form (smpirun -help-coll lists them)" },
+    OptionSpec { name: "smpi/scatterv", kind: Kind::Text, default: "default", help: "algorithm of MPI_Scatterv and its non-blocking form (smpirun -help-coll lists them)" },
+];
 
 /// The user buffers of one collective call.
 #[derive(Debug, Clone, Copy)]
@@ -64,8 +88,8 @@ pub struct Algorithms {
 impl Algorithms {
     /// Reads `smpi/<collective>` from `cfg`; an unknown name is refused
     /// with the list of valid ones.
-    pub fn from_config(cfg: &crate::config::Config) -> Result<Algorithms, String> {
-        fn pick<A: algo::Algorithm>(cfg: &crate::config::Config, key: &str) -> Result<A, String> {
+    pub fn from_config(cfg: &Config) -> Result<Algorithms, String> {
+        fn pick<A: algo::Algorithm>(cfg: &Config, key: &str) -> Result<A, String> {
             let value = cfg.text(&format!("smpi/{key}"));
             value.parse::<A>().map_err(|_| {
                 let names: Vec<&str> = A::ALL.iter().map(|a| a.name()).collect();

@@ -2,7 +2,26 @@
 //! calls cost: detached or rendezvous sends, messages that start before
 //! their receive is posted, per-size overheads and polling costs.
 
-use crate::config::{Config, ConfigError, OverheadTable};
+use crate::config::{Config, ConfigError, Kind, OptionSpec, Options, OverheadTable};
+
+/// The options the protocol reads.
+#[rustfmt::skip]
+pub const OPTIONS: Options = &[
+    OptionSpec { name: "smpi/async-small-thresh", kind: Kind::Int, default: "0", help: "messages smaller than this start moving before the receive is posted" },
+    OptionSpec { name: "smpi/iprobe", kind: Kind::Float, default: "1e-4", help: "simulated cost of each MPI_Iprobe, in s" },
+    OptionSpec { name: "smpi/ois", kind: Kind::Text, default: "", help: "non-blocking send overhead by size, `size:a:b;...`" },
+    OptionSpec { name: "smpi/or", kind: Kind::Text, default: "", help: "receive overhead by size, `size:a:b;...` (a + b*bytes seconds)" },
+    OptionSpec { name: "smpi/os", kind: Kind::Text, default: "", help: "send overhead by size, `size:a:b;...` (a + b*bytes seconds)" },
+    OptionSpec { name: "smpi/send-is-detached-thresh", kind: Kind::Int, default: "65536", help: "standard sends smaller than this return at once (buffered)" },
+    OptionSpec { name: "smpi/reduce-rate", kind: Kind::Text, default: "auto", help: "bytes per second a rank reduces in collectives and MPI_Reduce_local, charged as computation (auto: 2e9 when smpi/simulate-computation is on, else free; 0: free)" },
+    OptionSpec { name: "smpi/test", kind: Kind::Float, default: "1e-4", help: "simulated cost of each MPI_Test, in s" },
+    OptionSpec { name: "smpi/wtime", kind: Kind::Float, default: "1e-8", help: "simulated cost of each MPI_Wtime, in s" },
+];
+
+/// Bytes per second a rank reduces when smpi/reduce-rate is `auto` and
+/// computation is simulated: a memory-bound loop reading two operands and
+/// writing one, on one core.
+pub const DEFAULT_REDUCE_RATE: f64 = 2e9;
 
 /// Send modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,9 +65,23 @@ pub struct SendPlan {
 }
 
 impl Protocol {
-    /// The parameters of `cfg`; `reduce_rate` is resolved by the caller
-    /// (its `auto` depends on whether computation is simulated).
-    pub fn from_config(cfg: &Config, reduce_rate: f64) -> Result<Self, ConfigError> {
+    /// The parameters of `cfg`; `simulating`: computation is simulated
+    /// (`smpi/reduce-rate:auto` then charges reductions).
+    pub fn from_config(cfg: &Config, simulating: bool) -> Result<Self, ConfigError> {
+        let reduce_rate = match cfg.text("smpi/reduce-rate") {
+            "auto" if simulating => DEFAULT_REDUCE_RATE,
+            "auto" => 0.0,
+            text => text
+                .parse::<f64>()
+                .ok()
+                .filter(|&rate| rate >= 0.0)
+                .ok_or_else(|| ConfigError::BadValue {
+                    name: "smpi/reduce-rate".into(),
+                    value: text.into(),
+                    expected: "a rate in bytes per second (or auto: 2e9 with \
+                               smpi/simulate-computation, else free)",
+                })?,
+        };
         Ok(Self {
             detached_thresh: usize::try_from(cfg.int("smpi/send-is-detached-thresh"))
                 .unwrap_or(usize::MAX),
@@ -98,11 +131,11 @@ mod tests {
     use super::*;
 
     fn protocol(cfg: &[&str]) -> Protocol {
-        let mut c = Config::default();
+        let mut c = Config::new(&[OPTIONS]);
         for pair in cfg {
             c.set_pair(pair).unwrap();
         }
-        Protocol::from_config(&c, 0.0).unwrap()
+        Protocol::from_config(&c, false).unwrap()
     }
 
     #[test]
