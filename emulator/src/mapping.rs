@@ -122,6 +122,26 @@ mod tests {
     }
 
     #[test]
+    fn random_placements_are_pinned() {
+        // What the SplitMix64 shuffle gave when this test was written:
+        // `random:SEED` must keep placing ranks where it did.
+        let slots: Vec<HostId> = (0..10).map(HostId).collect();
+        let pinned: [(u64, [u32; 12]); 4] = [
+            (0, [4, 1, 6, 8, 0, 5, 2, 3, 1, 9, 0, 7]),
+            (1, [4, 6, 7, 9, 1, 3, 0, 1, 2, 0, 8, 5]),
+            (42, [9, 6, 7, 0, 3, 1, 4, 2, 0, 8, 5, 1]),
+            (u64::MAX, [3, 2, 4, 1, 7, 9, 5, 0, 0, 1, 6, 8]),
+        ];
+        for (seed, hosts) in pinned {
+            assert_eq!(
+                Mapping::Random(seed).place(&slots, 12),
+                h(&hosts),
+                "seed {seed}"
+            );
+        }
+    }
+
+    #[test]
     fn parsing() {
         assert_eq!(Mapping::parse("hostfile"), Ok(Mapping::Hostfile));
         assert_eq!(Mapping::parse("round-robin"), Ok(Mapping::RoundRobin));
