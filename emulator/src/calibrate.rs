@@ -14,6 +14,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use privatize::ForeignLibrary;
+use rand_core::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::kernels::{least_squares, median_relative_error, Fit, Kernel, KernelModels};
 
@@ -23,21 +25,21 @@ const DEFAULT_LIBRARIES: &[&str] = &["libopenblas.so.0", "libblas.so.3", "libope
 /// Points fitted per kernel.
 const SAMPLES: usize = 60;
 
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
+/// The calibration's random sizes, from a seeded generator (which one
+/// matters little: sizes only need to spread; xoshiro256++ from
+/// `rand_xoshiro` as everywhere in the workspace).
+struct Sizes(Xoshiro256PlusPlus);
 
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
+impl Sizes {
+    /// Uniform in [0, 1): the top 53 bits as a fraction.
+    fn unit(&mut self) -> f64 {
+        (self.0.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
     /// Log-uniform in [lo, hi].
     fn size(&mut self, lo: usize, hi: usize) -> c_int {
         let (l, h) = ((lo as f64).ln(), (hi as f64).ln());
-        (l + (h - l) * self.next()).exp().round() as c_int
+        (l + (h - l) * self.unit()).exp().round() as c_int
     }
 }
 
@@ -63,7 +65,7 @@ type F = *mut std::ffi::c_void;
 
 /// Times `kernel` from `lib`, if the library has it: (dimensions, seconds)
 /// points.
-fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Rng) -> Option<Vec<([f64; 3], f64)>> {
+fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Sizes) -> Option<Vec<([f64; 3], f64)>> {
     let f: F = lib.function(&format!("{}_", kernel.name()))?;
     let (big, vec) = (512usize, 1usize << 20);
     let mut a = vec![1e-3f64; 2048 * 2048];
@@ -129,7 +131,7 @@ fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Rng) -> Option<Vec<([
             }
             Kernel::Dtrsm => {
                 let (m, n) = (rng.size(1, big), rng.size(1, big));
-                let left = rng.next() < 0.5;
+                let left = rng.unit() < 0.5;
                 let lda = if left { m } else { n };
                 type G = unsafe extern "C" fn(
                     *const c_char,
@@ -317,7 +319,7 @@ pub fn calibrate_blas(library: Option<&str>, out: &std::path::Path) -> Result<St
                 )
             })?,
     };
-    let mut rng = Rng(0x5eed_b1a5);
+    let mut rng = Sizes(Xoshiro256PlusPlus::seed_from_u64(0x5eed_b1a5));
     let mut fits: Vec<(Kernel, Fit)> = Vec::new();
     let mut report = format!("calibrating the BLAS of {name} (single-threaded)\n");
     let _ = writeln!(

@@ -15,6 +15,7 @@
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
+use std::hash::Hasher as _;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -139,15 +140,15 @@ pub fn shim_source() -> Result<String> {
 }
 
 fn content_key() -> String {
-    // FNV-1a over the headers; the shim is determined by the ABI hash.
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    // FNV-1a over the headers' bytes (the same value as before the `fnv`
+    // crate computed it, so existing cache directories stay in use); the
+    // shim is determined by the ABI hash.
+    let mut h = fnv::FnvHasher::default();
     for (name, text) in HEADERS {
-        for b in name.bytes().chain(text.bytes()) {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
+        h.write(name.as_bytes());
+        h.write(text.as_bytes());
     }
-    format!("{:016x}-{:016x}", abi_hash(), h)
+    format!("{:016x}-{:016x}", abi_hash(), h.finish())
 }
 
 impl Toolkit {
