@@ -281,24 +281,15 @@ fn build_command(lang: Lang, args: Vec<OsString>, pretend: bool) -> Result<Comma
     Ok(cmd)
 }
 
-fn show(cmd: &Command) -> String {
-    let mut parts = vec![shell_quote(cmd.get_program().to_string_lossy().as_ref())];
-    parts.extend(
-        cmd.get_args()
-            .map(|a| shell_quote(a.to_string_lossy().as_ref())),
-    );
-    parts.join(" ")
-}
-
-fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
+/// The command as one line of POSIX shell (`-show`), each word quoted by
+/// `shlex` where the shell would otherwise split or expand it.
+fn show(cmd: &Command) -> Result<String> {
+    let words: Vec<String> = std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(|w| w.to_string_lossy().into_owned())
+        .collect();
+    shlex::try_join(words.iter().map(String::as_str))
+        .context("-show: the command cannot be written as shell words")
 }
 
 /// Runs the wrapper with the process's arguments; returns the exit code.
@@ -319,7 +310,7 @@ pub fn run(lang: Lang) -> Result<i32> {
     }
     let mut cmd = build_command(lang, args, pretend)?;
     if show_only {
-        println!("{}", show(&cmd));
+        println!("{}", show(&cmd)?);
         return Ok(0);
     }
     let output = cmd
@@ -381,8 +372,16 @@ mod tests {
     }
 
     #[test]
-    fn quoting() {
-        assert_eq!(shell_quote("-O2"), "-O2");
-        assert_eq!(shell_quote("a b"), "'a b'");
+    fn show_quotes_for_the_shell() {
+        let mut cmd = Command::new("/usr/bin/cc");
+        cmd.args(["-O2", "a b", "-Wl,-z,defs", "it's", ""]);
+        let line = show(&cmd).unwrap();
+        // shlex also quotes commas (brace expansion), which is equally
+        // valid shell: what matters is that the shell reads the words back.
+        assert_eq!(line, r#"/usr/bin/cc -O2 'a b' '-Wl,-z,defs' "it's" ''"#);
+        assert_eq!(
+            shlex::split(&line).unwrap(),
+            ["/usr/bin/cc", "-O2", "a b", "-Wl,-z,defs", "it's", ""]
+        );
     }
 }
