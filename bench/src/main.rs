@@ -174,7 +174,7 @@ fn main() -> Result<()> {
         "median of {} runs; wall time in s, peak resident memory in MB, CPU time in user and kernel mode",
         opts.runs
     );
-    let wants = |c: char| opts.only.map_or(true, |o| o == c);
+    let wants = |c: char| opts.only.is_none_or(|o| o == c);
     if wants('a') || wants('b') {
         let allreduce = compile_all(&emulators, &repo.join("bench/c/allreduce.c"), &scratch)?;
         let alltoall = compile_all(&emulators, &repo.join("bench/c/alltoall.c"), &scratch)?;
