@@ -110,6 +110,7 @@ fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Sizes) -> Option<Vec<
                 // buffers hold at least 512 x 512 elements, leading
                 // dimensions are the row counts, all at most 512.
                 let g: G = unsafe { std::mem::transmute::<F, G>(f) };
+                // SAFETY: as above: dgemm_'s arguments, within the buffers.
                 let t = time(|| unsafe {
                     g(
                         n_.cast(),
@@ -150,6 +151,7 @@ fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Sizes) -> Option<Vec<
                 // unit diagonal (diag U), B is m x n, both within the buffers.
                 let g: G = unsafe { std::mem::transmute::<F, G>(f) };
                 let side = if left { l_ } else { r_ };
+                // SAFETY: as above: dtrsm_'s arguments, within the buffers.
                 let t = time(|| unsafe {
                     g(
                         side.cast(),
@@ -185,6 +187,7 @@ fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Sizes) -> Option<Vec<
                     );
                     // SAFETY: dgemv_'s signature; A is m x n within 2048^2.
                     let g: G = unsafe { std::mem::transmute::<F, G>(f) };
+                    // SAFETY: as above: dgemv_'s arguments, within the buffers.
                     time(|| unsafe { g(n_.cast(), &m, &n, &one, pa, &m, px, &inc, &one, py, &inc) })
                 } else {
                     type G = unsafe extern "C" fn(
@@ -200,6 +203,7 @@ fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Sizes) -> Option<Vec<
                     );
                     // SAFETY: dger_'s signature; A is m x n within 2048^2.
                     let g: G = unsafe { std::mem::transmute::<F, G>(f) };
+                    // SAFETY: as above: dger_'s arguments, within the buffers.
                     time(|| unsafe { g(&m, &n, &1e-9, px, &inc, py, &inc, pa, &m) })
                 };
                 ([f64::from(m), f64::from(n), 0.0], t)
@@ -218,6 +222,7 @@ fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Sizes) -> Option<Vec<
                 );
                 // SAFETY: dtrsv_'s signature; A is n x n within 2048^2.
                 let g: G = unsafe { std::mem::transmute::<F, G>(f) };
+                // SAFETY: as above: dtrsv_'s arguments, within the buffers.
                 let t =
                     time(|| unsafe { g(l_.cast(), n_.cast(), u_.cast(), &n, pa, &n, px, &inc) });
                 ([f64::from(n), 0.0, 0.0], t)
@@ -262,7 +267,7 @@ unsafe fn time_level1(kernel: Kernel, f: F, n: c_int, x: *mut f64, y: *mut f64) 
         *const c_int,
     ) -> f64;
     type Idx = unsafe extern "C" fn(*const c_int, *const f64, *const c_int) -> c_int;
-    // SAFETY (all arms): f has the signature its kernel's Fortran BLAS
+    // SAFETY: in every arm, f has the signature its kernel's Fortran BLAS
     // interface gives it; the caller guarantees the buffers.
     unsafe {
         match kernel {

@@ -74,8 +74,7 @@ fn cache_root() -> PathBuf {
     if let Some(home) = std::env::var_os("HOME").filter(|v| !v.is_empty()) {
         return PathBuf::from(home).join(".cache").join("smpi-rs");
     }
-    // SAFETY: getuid has no preconditions and cannot fail.
-    let uid = unsafe { libc::getuid() };
+    let uid = nix::unistd::getuid();
     std::env::temp_dir().join(format!("smpi-rs-{uid}"))
 }
 
