@@ -1,6 +1,7 @@
 //! `smpirun -calibrate-blas FILE`: times the machine's real BLAS on random
-//! sizes and fits each kernel's model (`crate::kernels`), which runs with
-//! `--cfg=smpi/blas:model --cfg=smpi/blas-model-file:FILE` then charge.
+//! sizes and fits each kernel's model (`crate::kernels`), written to FILE
+//! as TOML, which runs with `--cfg=smpi/blas:model
+//! --cfg=smpi/blas-model-file:FILE` then charge.
 //!
 //! The Fortran interface (`dgemm_`...) is called directly, single-threaded
 //! (`OPENBLAS_NUM_THREADS=1` unless set: each simulated rank is one core).
