@@ -20,6 +20,8 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use fluidnet::{ActionId, ActionSpec, Precision, ResourceId, Sharing, System};
+use rand_core::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// What one run of a command cost.
 struct Measured {
@@ -172,7 +174,7 @@ fn main() -> Result<()> {
         "median of {} runs; wall time in s, peak resident memory in MB, CPU time in user and kernel mode",
         opts.runs
     );
-    let wants = |c: char| opts.only.map_or(true, |o| o == c);
+    let wants = |c: char| opts.only.is_none_or(|o| o == c);
     if wants('a') || wants('b') {
         let allreduce = compile_all(&emulators, &repo.join("bench/c/allreduce.c"), &scratch)?;
         let alltoall = compile_all(&emulators, &repo.join("bench/c/alltoall.c"), &scratch)?;
@@ -397,19 +399,10 @@ fn fat_tree(dir: &Path, leaves: usize, per_leaf: usize, tops: usize) -> Result<(
     Ok((platform, hostfile))
 }
 
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
+/// A draw below `n` from the benchmark's seeded generator (the modulo's
+/// slight bias does not matter for laying flows out).
+fn below(rng: &mut Xoshiro256PlusPlus, n: usize) -> usize {
+    (rng.next_u64() % n as u64) as usize
 }
 
 /// How the solver benchmark lays its flows out.
@@ -459,9 +452,9 @@ fn solver_case(flows: usize, layout: Layout) -> (usize, f64) {
         })
         .collect();
     let backbone = sys.add_resource(2.5e9 * 16.0, Sharing::Shared);
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x9e37_79b9_7f4a_7c15);
     let mut next_pair = 0usize;
-    let mut start = |sys: &mut System, rng: &mut Rng| -> ActionId {
+    let mut start = |sys: &mut System, rng: &mut Xoshiro256PlusPlus| -> ActionId {
         let (src, dst) = match layout {
             Layout::Disjoint => {
                 let i = next_pair % flows;
@@ -469,20 +462,20 @@ fn solver_case(flows: usize, layout: Layout) -> (usize, f64) {
                 (2 * i, 2 * i + 1)
             }
             Layout::Groups => {
-                let g = rng.below(hosts / 16) * 16;
-                let a = g + rng.below(16);
-                (a, g + (a - g + 1 + rng.below(15)) % 16)
+                let g = below(rng, hosts / 16) * 16;
+                let a = g + below(rng, 16);
+                (a, g + (a - g + 1 + below(rng, 15)) % 16)
             }
             Layout::Backbone => {
-                let a = rng.below(hosts);
-                (a, (a + 1 + rng.below(hosts - 1)) % hosts)
+                let a = below(rng, hosts);
+                (a, (a + 1 + below(rng, hosts - 1)) % hosts)
             }
         };
         let mut uses = vec![(links[src][0], 1.0), (links[dst][1], 1.0)];
         if matches!(layout, Layout::Backbone) {
             uses.push((backbone, 1.0));
         }
-        let amount = 1e4 + (rng.below(1_000_000) as f64);
+        let amount = 1e4 + (below(rng, 1_000_000) as f64);
         sys.start(&ActionSpec {
             amount,
             penalty: 2e-5 + 8775.0 / 1.25e9,

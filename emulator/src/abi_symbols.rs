@@ -3,6 +3,8 @@
 //! `smpicc` links into every program (`cc`). Adding a function here and in
 //! `abi` is all it takes to export it.
 
+use std::hash::Hasher as _;
+
 /// Calls `$m! { name, name, ... }` with every entry point.
 macro_rules! with_abi_symbols {
     ($m:ident) => {
@@ -110,11 +112,34 @@ with_abi_symbols!(names_array);
 /// Hash of the entry-point list: an application built against another list
 /// must be rebuilt (its shim would jump to the wrong slots).
 pub fn abi_hash() -> u64 {
-    // FNV-1a, stable across Rust versions (unlike DefaultHasher).
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in ABI_NAMES.join("\n").bytes().chain(*b"\nsmpi-rs abi 1") {
-        h ^= u64::from(byte);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    // FNV-1a over the bytes (`Hasher::write`, never `Hash::hash`, which
+    // would add length prefixes or terminators of its own): the algorithm
+    // is fixed, so the value is stable across Rust versions (unlike
+    // DefaultHasher's) and equals what programs built earlier carry.
+    let mut h = fnv::FnvHasher::default();
+    h.write(ABI_NAMES.join("\n").as_bytes());
+    h.write(b"\nsmpi-rs abi 1");
+    h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hash_is_plain_fnv_1a() {
+        // The published FNV-1a 64 test vectors.
+        let fnv = |bytes: &[u8]| {
+            let mut h = fnv::FnvHasher::default();
+            h.write(bytes);
+            h.finish()
+        };
+        assert_eq!(fnv(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv(b"foobar"), 0x8594_4171_f739_67e8);
+        // Written in two parts or one, the same value.
+        let mut joined = ABI_NAMES.join("\n").into_bytes();
+        joined.extend_from_slice(b"\nsmpi-rs abi 1");
+        assert_eq!(abi_hash(), fnv(&joined));
     }
-    h
 }

@@ -1,6 +1,7 @@
 //! `smpirun -calibrate-blas FILE`: times the machine's real BLAS on random
-//! sizes and fits each kernel's model (`crate::kernels`), which runs with
-//! `--cfg=smpi/blas:model --cfg=smpi/blas-model-file:FILE` then charge.
+//! sizes and fits each kernel's model (`crate::kernels`), written to FILE
+//! as TOML, which runs with `--cfg=smpi/blas:model
+//! --cfg=smpi/blas-model-file:FILE` then charge.
 //!
 //! The Fortran interface (`dgemm_`...) is called directly, single-threaded
 //! (`OPENBLAS_NUM_THREADS=1` unless set: each simulated rank is one core).
@@ -14,6 +15,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use privatize::ForeignLibrary;
+use rand_core::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::kernels::{least_squares, median_relative_error, Fit, Kernel, KernelModels};
 
@@ -23,21 +26,21 @@ const DEFAULT_LIBRARIES: &[&str] = &["libopenblas.so.0", "libblas.so.3", "libope
 /// Points fitted per kernel.
 const SAMPLES: usize = 60;
 
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
+/// The calibration's random sizes, from a seeded generator (which one
+/// matters little: sizes only need to spread; xoshiro256++ from
+/// `rand_xoshiro` as everywhere in the workspace).
+struct Sizes(Xoshiro256PlusPlus);
 
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64
+impl Sizes {
+    /// Uniform in [0, 1): the top 53 bits as a fraction.
+    fn unit(&mut self) -> f64 {
+        (self.0.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
     /// Log-uniform in [lo, hi].
     fn size(&mut self, lo: usize, hi: usize) -> c_int {
         let (l, h) = ((lo as f64).ln(), (hi as f64).ln());
-        (l + (h - l) * self.next()).exp().round() as c_int
+        (l + (h - l) * self.unit()).exp().round() as c_int
     }
 }
 
@@ -63,7 +66,7 @@ type F = *mut std::ffi::c_void;
 
 /// Times `kernel` from `lib`, if the library has it: (dimensions, seconds)
 /// points.
-fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Rng) -> Option<Vec<([f64; 3], f64)>> {
+fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Sizes) -> Option<Vec<([f64; 3], f64)>> {
     let f: F = lib.function(&format!("{}_", kernel.name()))?;
     let (big, vec) = (512usize, 1usize << 20);
     let mut a = vec![1e-3f64; 2048 * 2048];
@@ -108,6 +111,7 @@ fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Rng) -> Option<Vec<([
                 // buffers hold at least 512 x 512 elements, leading
                 // dimensions are the row counts, all at most 512.
                 let g: G = unsafe { std::mem::transmute::<F, G>(f) };
+                // SAFETY: as above: dgemm_'s arguments, within the buffers.
                 let t = time(|| unsafe {
                     g(
                         n_.cast(),
@@ -129,7 +133,7 @@ fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Rng) -> Option<Vec<([
             }
             Kernel::Dtrsm => {
                 let (m, n) = (rng.size(1, big), rng.size(1, big));
-                let left = rng.next() < 0.5;
+                let left = rng.unit() < 0.5;
                 let lda = if left { m } else { n };
                 type G = unsafe extern "C" fn(
                     *const c_char,
@@ -148,6 +152,7 @@ fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Rng) -> Option<Vec<([
                 // unit diagonal (diag U), B is m x n, both within the buffers.
                 let g: G = unsafe { std::mem::transmute::<F, G>(f) };
                 let side = if left { l_ } else { r_ };
+                // SAFETY: as above: dtrsm_'s arguments, within the buffers.
                 let t = time(|| unsafe {
                     g(
                         side.cast(),
@@ -183,6 +188,7 @@ fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Rng) -> Option<Vec<([
                     );
                     // SAFETY: dgemv_'s signature; A is m x n within 2048^2.
                     let g: G = unsafe { std::mem::transmute::<F, G>(f) };
+                    // SAFETY: as above: dgemv_'s arguments, within the buffers.
                     time(|| unsafe { g(n_.cast(), &m, &n, &one, pa, &m, px, &inc, &one, py, &inc) })
                 } else {
                     type G = unsafe extern "C" fn(
@@ -198,6 +204,7 @@ fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Rng) -> Option<Vec<([
                     );
                     // SAFETY: dger_'s signature; A is m x n within 2048^2.
                     let g: G = unsafe { std::mem::transmute::<F, G>(f) };
+                    // SAFETY: as above: dger_'s arguments, within the buffers.
                     time(|| unsafe { g(&m, &n, &1e-9, px, &inc, py, &inc, pa, &m) })
                 };
                 ([f64::from(m), f64::from(n), 0.0], t)
@@ -216,6 +223,7 @@ fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Rng) -> Option<Vec<([
                 );
                 // SAFETY: dtrsv_'s signature; A is n x n within 2048^2.
                 let g: G = unsafe { std::mem::transmute::<F, G>(f) };
+                // SAFETY: as above: dtrsv_'s arguments, within the buffers.
                 let t =
                     time(|| unsafe { g(l_.cast(), n_.cast(), u_.cast(), &n, pa, &n, px, &inc) });
                 ([f64::from(n), 0.0, 0.0], t)
@@ -260,7 +268,7 @@ unsafe fn time_level1(kernel: Kernel, f: F, n: c_int, x: *mut f64, y: *mut f64) 
         *const c_int,
     ) -> f64;
     type Idx = unsafe extern "C" fn(*const c_int, *const f64, *const c_int) -> c_int;
-    // SAFETY (all arms): f has the signature its kernel's Fortran BLAS
+    // SAFETY: in every arm, f has the signature its kernel's Fortran BLAS
     // interface gives it; the caller guarantees the buffers.
     unsafe {
         match kernel {
@@ -317,7 +325,7 @@ pub fn calibrate_blas(library: Option<&str>, out: &std::path::Path) -> Result<St
                 )
             })?,
     };
-    let mut rng = Rng(0x5eed_b1a5);
+    let mut rng = Sizes(Xoshiro256PlusPlus::seed_from_u64(0x5eed_b1a5));
     let mut fits: Vec<(Kernel, Fit)> = Vec::new();
     let mut report = format!("calibrating the BLAS of {name} (single-threaded)\n");
     let _ = writeln!(

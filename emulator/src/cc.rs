@@ -15,6 +15,7 @@
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
+use std::hash::Hasher as _;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -73,8 +74,7 @@ fn cache_root() -> PathBuf {
     if let Some(home) = std::env::var_os("HOME").filter(|v| !v.is_empty()) {
         return PathBuf::from(home).join(".cache").join("smpi-rs");
     }
-    // SAFETY: getuid has no preconditions and cannot fail.
-    let uid = unsafe { libc::getuid() };
+    let uid = nix::unistd::getuid();
     std::env::temp_dir().join(format!("smpi-rs-{uid}"))
 }
 
@@ -139,15 +139,15 @@ pub fn shim_source() -> Result<String> {
 }
 
 fn content_key() -> String {
-    // FNV-1a over the headers; the shim is determined by the ABI hash.
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    // FNV-1a over the headers' bytes (the same value as before the `fnv`
+    // crate computed it, so existing cache directories stay in use); the
+    // shim is determined by the ABI hash.
+    let mut h = fnv::FnvHasher::default();
     for (name, text) in HEADERS {
-        for b in name.bytes().chain(text.bytes()) {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
+        h.write(name.as_bytes());
+        h.write(text.as_bytes());
     }
-    format!("{:016x}-{:016x}", abi_hash(), h)
+    format!("{:016x}-{:016x}", abi_hash(), h.finish())
 }
 
 impl Toolkit {
@@ -280,24 +280,15 @@ fn build_command(lang: Lang, args: Vec<OsString>, pretend: bool) -> Result<Comma
     Ok(cmd)
 }
 
-fn show(cmd: &Command) -> String {
-    let mut parts = vec![shell_quote(cmd.get_program().to_string_lossy().as_ref())];
-    parts.extend(
-        cmd.get_args()
-            .map(|a| shell_quote(a.to_string_lossy().as_ref())),
-    );
-    parts.join(" ")
-}
-
-fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
+/// The command as one line of POSIX shell (`-show`), each word quoted by
+/// `shlex` where the shell would otherwise split or expand it.
+fn show(cmd: &Command) -> Result<String> {
+    let words: Vec<String> = std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(|w| w.to_string_lossy().into_owned())
+        .collect();
+    shlex::try_join(words.iter().map(String::as_str))
+        .context("-show: the command cannot be written as shell words")
 }
 
 /// Runs the wrapper with the process's arguments; returns the exit code.
@@ -318,7 +309,7 @@ pub fn run(lang: Lang) -> Result<i32> {
     }
     let mut cmd = build_command(lang, args, pretend)?;
     if show_only {
-        println!("{}", show(&cmd));
+        println!("{}", show(&cmd)?);
         return Ok(0);
     }
     let output = cmd
@@ -380,8 +371,16 @@ mod tests {
     }
 
     #[test]
-    fn quoting() {
-        assert_eq!(shell_quote("-O2"), "-O2");
-        assert_eq!(shell_quote("a b"), "'a b'");
+    fn show_quotes_for_the_shell() {
+        let mut cmd = Command::new("/usr/bin/cc");
+        cmd.args(["-O2", "a b", "-Wl,-z,defs", "it's", ""]);
+        let line = show(&cmd).unwrap();
+        // shlex also quotes commas (brace expansion), which is equally
+        // valid shell: what matters is that the shell reads the words back.
+        assert_eq!(line, r#"/usr/bin/cc -O2 'a b' '-Wl,-z,defs' "it's" ''"#);
+        assert_eq!(
+            shlex::split(&line).unwrap(),
+            ["/usr/bin/cc", "-O2", "a b", "-Wl,-z,defs", "it's", ""]
+        );
     }
 }

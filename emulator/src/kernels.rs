@@ -11,8 +11,25 @@
 //! coefficients come from a model file written by `smpirun -calibrate-blas`
 //! (which times the machine's real BLAS); kernels the file does not name
 //! cost their flop count at `smpi/host-speed`.
+//!
+//! The model file is TOML, one table per kernel with its terms'
+//! coefficients and the fit's `r2`:
+//!
+//! ```toml
+//! [dgemm]  # m, n, k
+//! mnk = 2.1e-11
+//! 1 = 1e-7
+//! r2 = 0.9990
+//! ```
+//!
+//! It is read through serde (`toml`), with every kernel and term name
+//! checked against [`Kernel`]'s and errors naming the line; it is written
+//! by hand, for the exponent form of the coefficients and the comments.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
+
+use toml::Spanned;
 
 /// The modelled kernels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,8 +186,61 @@ pub enum ModelFileError {
         term: String,
         terms: String,
     },
-    #[error("line {line}: expected `KERNEL TERM=SECONDS... [r2=R]`, found '{text}'")]
-    Malformed { line: usize, text: String },
+    #[error("line {line}: {kernel}'s {term} is not a finite number of seconds")]
+    NotFinite {
+        line: usize,
+        kernel: String,
+        term: String,
+    },
+    #[error("line {line}: [{kernel}] gives none of its terms ({terms})")]
+    NoTerms {
+        line: usize,
+        kernel: String,
+        terms: String,
+    },
+    /// Not TOML, or not tables of numbers (toml's message).
+    #[error("line {line}: {message}")]
+    Syntax { line: usize, message: String },
+    /// A file of the one-line-per-kernel format that smpi-rs wrote before
+    /// the TOML one.
+    #[error(
+        "line {line}: '{text}' is the model-file format of earlier smpi-rs versions; regenerate \
+         the file with `smpirun -calibrate-blas FILE` (about a second), or write each kernel as \
+         a TOML table: a line [dgemm], then one line per term, such as mnk = 1e-11"
+    )]
+    OldFormat { line: usize, text: String },
+}
+
+/// A model file as serde reads it: kernel tables of term = seconds, each
+/// name with its place in the text (for the line of an error). Maps, not
+/// derived structs, since the names are checked against [`Kernel`]'s.
+type Tables = BTreeMap<Spanned<String>, BTreeMap<Spanned<String>, Spanned<f64>>>;
+
+/// The line (from 1) of byte offset `at` of `text`.
+fn line_of(text: &str, at: usize) -> usize {
+    text.as_bytes()[..at.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// The first line of `text` that reads as the old format's
+/// `KERNEL TERM=SECONDS...`, if its first record does.
+fn old_format_line(text: &str) -> Option<(usize, &str)> {
+    let (i, line) = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i, l.split('#').next().unwrap_or("").trim()))
+        .find(|(_, l)| !l.is_empty())?;
+    let mut words = line.split_whitespace();
+    let kernel = words.next()?;
+    // `TERM=SECONDS` without spaces: `dgemm = 5` is TOML (of a wrong type).
+    let pair = words
+        .next()?
+        .split_once('=')
+        .is_some_and(|(term, value)| !term.is_empty() && !value.is_empty());
+    (Kernel::by_name(kernel).is_some() && pair).then_some((i + 1, line))
 }
 
 impl KernelModels {
@@ -187,56 +257,71 @@ impl KernelModels {
         KernelModels { fits }
     }
 
-    /// Reads a model file over the flop-count defaults. A kernel's line
+    /// Reads a model file over the flop-count defaults. A kernel's table
     /// gives the terms it uses; the others are 0.
     pub fn parse(text: &str, host_speed: f64) -> Result<KernelModels, ModelFileError> {
+        let tables: Tables = toml::from_str(text).map_err(|e| match old_format_line(text) {
+            Some((line, old)) => ModelFileError::OldFormat {
+                line,
+                text: old.to_owned(),
+            },
+            None => ModelFileError::Syntax {
+                line: e.span().map_or(1, |s| line_of(text, s.start)),
+                message: e.message().trim_end().to_owned(),
+            },
+        })?;
+        // In the order of the file, so that the first mistake is reported.
+        let mut tables: Vec<_> = tables.into_iter().collect();
+        tables.sort_by_key(|(name, _)| name.span().start);
         let mut models = KernelModels::flop_counts(host_speed);
-        for (i, raw) in text.lines().enumerate() {
-            let line = raw.split('#').next().unwrap_or("").trim();
-            if line.is_empty() {
-                continue;
-            }
-            let malformed = || ModelFileError::Malformed {
-                line: i + 1,
-                text: raw.trim().to_owned(),
-            };
-            let mut words = line.split_whitespace();
-            let name = words.next().ok_or_else(malformed)?;
-            let kernel = Kernel::by_name(name).ok_or_else(|| ModelFileError::UnknownKernel {
-                line: i + 1,
-                kernel: name.to_owned(),
+        for (name, entries) in tables {
+            let line = line_of(text, name.span().start);
+            let name = name.into_inner();
+            let kernel = Kernel::by_name(&name).ok_or_else(|| ModelFileError::UnknownKernel {
+                line,
+                kernel: name.clone(),
                 known: Kernel::ALL.map(Kernel::name).join(", "),
             })?;
             let mut fit = Fit {
                 coefs: vec![0.0; kernel.terms().len()],
                 r2: None,
             };
+            let mut entries: Vec<_> = entries.into_iter().collect();
+            entries.sort_by_key(|(term, _)| term.span().start);
             let mut any = false;
-            for word in words {
-                let (term, value) = word.split_once('=').ok_or_else(malformed)?;
-                let value: f64 = value.parse().map_err(|_| malformed())?;
+            for (term, value) in entries {
+                let line = line_of(text, term.span().start);
+                let (term, value) = (term.into_inner(), value.into_inner());
                 if term == "r2" {
                     fit.r2 = Some(value);
                     continue;
-                }
-                if !value.is_finite() {
-                    return Err(malformed());
                 }
                 let at = kernel
                     .terms()
                     .iter()
                     .position(|&t| t == term)
                     .ok_or_else(|| ModelFileError::UnknownTerm {
-                        line: i + 1,
-                        kernel: name.to_owned(),
-                        term: term.to_owned(),
+                        line,
+                        kernel: name.clone(),
+                        term: term.clone(),
                         terms: kernel.terms().join(", "),
                     })?;
+                if !value.is_finite() {
+                    return Err(ModelFileError::NotFinite {
+                        line,
+                        kernel: name,
+                        term,
+                    });
+                }
                 fit.coefs[at] = value;
                 any = true;
             }
             if !any {
-                return Err(malformed());
+                return Err(ModelFileError::NoTerms {
+                    line,
+                    kernel: name,
+                    terms: kernel.terms().join(", "),
+                });
             }
             models.fits[kernel.index()] = fit;
         }
@@ -245,6 +330,13 @@ impl KernelModels {
 
     /// The model file for `fits` (kernels without a fit are left out).
     pub fn format(fits: &[(Kernel, Fit)], provenance: &str) -> String {
+        // TOML floats: exponent form for the coefficients (Rust's shortest
+        // round-trip digits), nan and inf spelled TOML's way.
+        let float = |x: f64, exp: bool| match x {
+            x if x.is_nan() => "nan".to_owned(),
+            x if exp => format!("{x:e}"),
+            x => format!("{x:.4}"),
+        };
         let mut s = String::new();
         let _ = writeln!(
             s,
@@ -253,16 +345,13 @@ impl KernelModels {
              # r2 is the fit's (relative-error weighted) coefficient of determination."
         );
         for (k, f) in fits {
-            let _ = write!(s, "{}", k.name());
-            for (term, c) in k.terms().iter().zip(&f.coefs) {
-                let _ = write!(s, " {term}={c:e}");
+            let _ = writeln!(s, "\n[{}]  # {}", k.name(), k.dims_meaning());
+            for (term, &c) in k.terms().iter().zip(&f.coefs) {
+                let _ = writeln!(s, "{term} = {}", float(c, true));
             }
-            let _ = writeln!(
-                s,
-                " r2={:.4}   # {}",
-                f.r2.unwrap_or(f64::NAN),
-                k.dims_meaning()
-            );
+            if let Some(r2) = f.r2 {
+                let _ = writeln!(s, "r2 = {}", float(r2, false));
+            }
         }
         s
     }
@@ -389,7 +478,8 @@ mod tests {
 
     #[test]
     fn a_file_overrides_some_kernels() {
-        let text = "# comment\n\ndgemm mnk=1e-11 1=2e-6 r2=0.999 # m, n, k\ndscal n=1e-9 1=-5e-7\n";
+        let text = "# comment\n\n[dgemm]  # m, n, k\nmnk = 1e-11\n1 = 2e-6\nr2 = 0.999\n\n\
+                    [dscal]\nn = 1e-9\n1 = -5e-7\n";
         let m = KernelModels::parse(text, 1e9).unwrap();
         let t = m.seconds(Kernel::Dgemm, [100.0, 100.0, 100.0]);
         assert!((t - (1e-5 + 2e-6)).abs() < 1e-18, "{t}");
@@ -404,30 +494,89 @@ mod tests {
             2e-3,
             "default kept"
         );
-        let back = KernelModels::parse(
-            &KernelModels::format(&[(Kernel::Dgemm, m.fit(Kernel::Dgemm).clone())], "test"),
-            1e9,
-        )
-        .unwrap();
-        assert_eq!(back.fit(Kernel::Dgemm), m.fit(Kernel::Dgemm));
+        // Integers are numbers of seconds too.
+        let m = KernelModels::parse("[dscal]\nn = 0\n1 = 1\n", 1e9).unwrap();
+        assert_eq!(m.fit(Kernel::Dscal).coefs, [0.0, 1.0]);
+    }
+
+    #[test]
+    fn what_is_written_reads_back() {
+        let fits = [
+            (
+                Kernel::Dgemm,
+                Fit {
+                    coefs: vec![2.0539e-11, -1e-300, 0.0, 1.5e-10, 7.25e-7],
+                    r2: Some(0.999),
+                },
+            ),
+            (
+                Kernel::Idamax,
+                Fit {
+                    coefs: vec![1.0 / 3.0, 1e-9],
+                    r2: Some(f64::NAN),
+                },
+            ),
+            (
+                Kernel::Dscal,
+                Fit {
+                    coefs: vec![1e-9, 0.0],
+                    r2: None,
+                },
+            ),
+        ];
+        let text = KernelModels::format(&fits, "test");
+        assert!(
+            text.contains("\n[dgemm]  # m, n, k\nmnk = 2.0539e-11\n"),
+            "{text}"
+        );
+        let back = KernelModels::parse(&text, 1e9).unwrap();
+        assert_eq!(back.fit(Kernel::Dgemm), &fits[0].1);
+        assert_eq!(back.fit(Kernel::Idamax).coefs, fits[1].1.coefs);
+        assert!(back.fit(Kernel::Idamax).r2.unwrap().is_nan());
+        assert_eq!(back.fit(Kernel::Dscal), &fits[2].1);
     }
 
     #[test]
     fn bad_files_name_the_line() {
-        let e = KernelModels::parse("dgemm mnk=1e-11\nzgemm n=1\n", 1e9).unwrap_err();
-        assert!(e.to_string().starts_with("line 2: 'zgemm'"), "{e}");
-        let e = KernelModels::parse("dgemm mnk=fast\n", 1e9).unwrap_err();
-        assert_eq!(
-            e,
-            ModelFileError::Malformed {
-                line: 1,
-                text: "dgemm mnk=fast".into()
-            }
+        let e = KernelModels::parse("[dgemm]\nmnk = 1e-11\n\n[zgemm]\nn = 1\n", 1e9).unwrap_err();
+        assert!(e.to_string().starts_with("line 4: 'zgemm'"), "{e}");
+        let e = KernelModels::parse("[dgemm]\nmnk = \"fast\"\n", 1e9).unwrap_err();
+        assert!(
+            matches!(&e, ModelFileError::Syntax { line: 2, message } if message.contains("f64")),
+            "{e}"
         );
-        let e = KernelModels::parse("dscal mnk=1\n", 1e9).unwrap_err();
+        let e = KernelModels::parse("[dscal]\n1 = 0\nmnk = 1\n", 1e9).unwrap_err();
         assert!(
             e.to_string()
-                .contains("dscal has no term 'mnk' (its terms: n, 1)"),
+                .starts_with("line 3: dscal has no term 'mnk' (its terms: n, 1)"),
+            "{e}"
+        );
+        let e = KernelModels::parse("[dscal]\nn = inf\n", 1e9).unwrap_err();
+        assert!(e.to_string().starts_with("line 2: dscal's n"), "{e}");
+        let e = KernelModels::parse("\n[dscal]\nr2 = 1\n", 1e9).unwrap_err();
+        assert!(
+            e.to_string().starts_with("line 2: [dscal] gives none"),
+            "{e}"
+        );
+        let e = KernelModels::parse("dgemm = 5\n", 1e9).unwrap_err();
+        assert!(matches!(e, ModelFileError::Syntax { line: 1, .. }), "{e}");
+        let e = KernelModels::parse("[dscal\n", 1e9).unwrap_err();
+        assert!(matches!(e, ModelFileError::Syntax { line: 1, .. }), "{e}");
+    }
+
+    #[test]
+    fn files_of_the_old_format_say_how_to_regenerate() {
+        let old = "# smpi-rs kernel models\ndgemm mnk=1e-11 1=2e-6 r2=0.999   # m, n, k\n";
+        let e = KernelModels::parse(old, 1e9).unwrap_err();
+        assert_eq!(
+            e,
+            ModelFileError::OldFormat {
+                line: 2,
+                text: "dgemm mnk=1e-11 1=2e-6 r2=0.999".into()
+            }
+        );
+        assert!(
+            e.to_string().contains("smpirun -calibrate-blas FILE"),
             "{e}"
         );
     }

@@ -14,6 +14,8 @@
 //!   host keeps its number of ranks).
 
 use platforms::HostId;
+use rand_core::{Rng, SeedableRng};
+use rand_xoshiro::SplitMix64;
 
 /// A placement rule, as `smpi/map` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,10 +59,13 @@ impl Mapping {
             }
             Mapping::Random(seed) => {
                 let mut placed = by_slot();
-                let mut rng = SplitMix(seed);
+                // SplitMix64 by name, seeded with SEED itself: a placement
+                // must not change with a library's choice of default
+                // generator (tests::random_placements_are_pinned).
+                let mut rng = SplitMix64::seed_from_u64(seed);
                 // Fisher-Yates.
                 for i in (1..placed.len()).rev() {
-                    let j = (rng.next() % (i as u64 + 1)) as usize;
+                    let j = (rng.next_u64() % (i as u64 + 1)) as usize;
                     placed.swap(i, j);
                 }
                 placed
@@ -73,20 +78,6 @@ impl Mapping {
 fn distinct(slots: &[HostId]) -> Vec<HostId> {
     let mut seen = std::collections::HashSet::new();
     slots.iter().copied().filter(|h| seen.insert(*h)).collect()
-}
-
-/// SplitMix64: a small, well-mixed generator; placements must not depend
-/// on a library's choice of algorithm.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
 }
 
 #[cfg(test)]
@@ -119,6 +110,26 @@ mod tests {
         let mut expected = Mapping::Hostfile.place(&slots, 7);
         expected.sort();
         assert_eq!(sorted, expected, "a permutation of the hostfile placement");
+    }
+
+    #[test]
+    fn random_placements_are_pinned() {
+        // What the SplitMix64 shuffle gave when this test was written:
+        // `random:SEED` must keep placing ranks where it did.
+        let slots: Vec<HostId> = (0..10).map(HostId).collect();
+        let pinned: [(u64, [u32; 12]); 4] = [
+            (0, [4, 1, 6, 8, 0, 5, 2, 3, 1, 9, 0, 7]),
+            (1, [4, 6, 7, 9, 1, 3, 0, 1, 2, 0, 8, 5]),
+            (42, [9, 6, 7, 0, 3, 1, 4, 2, 0, 8, 5, 1]),
+            (u64::MAX, [3, 2, 4, 1, 7, 9, 5, 0, 0, 1, 6, 8]),
+        ];
+        for (seed, hosts) in pinned {
+            assert_eq!(
+                Mapping::Random(seed).place(&slots, 12),
+                h(&hosts),
+                "seed {seed}"
+            );
+        }
     }
 
     #[test]

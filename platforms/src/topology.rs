@@ -50,6 +50,9 @@
 //! target blade (SimGrid then counts itself in chassis 0) and chassis.
 //! Hence at most R groups.
 
+use rand_core::{Rng, SeedableRng};
+use rand_xoshiro::SplitMix64;
+
 use crate::cluster::ClusterSpec;
 use crate::error::Problem;
 use crate::model::{Direction, Host, HostId, Link, LinkId, LinkUse, Sharing};
@@ -979,15 +982,11 @@ impl Dragonfly {
         if count == 0 {
             return false;
         }
-        let mut r = salt;
-        let mut draw = |n: u64| {
-            // SplitMix64 steps: well mixed even for consecutive salts.
-            r = r.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = r;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            ((z ^ (z >> 31)) % n) as u32
-        };
+        // SplitMix64 seeded with the salt itself: well mixed even for
+        // consecutive salts, and the same draws as long as the algorithm
+        // keeps its name (tests/topology.rs pins them).
+        let mut rng = SplitMix64::seed_from_u64(salt);
+        let mut draw = |n: u64| (rng.next_u64() % n) as u32;
         let group = others
             .clone()
             .nth(draw(count) as usize)

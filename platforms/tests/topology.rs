@@ -414,3 +414,44 @@ fn limiters_sit_where_simgrid_puts_them() {
     let l = fly.link(fly.link_by_name("c_link_4_limiter").unwrap());
     assert_eq!((l.bandwidth, l.latency), (2e9, 0.0));
 }
+
+#[test]
+fn dragonfly_valiant_draws_are_pinned() {
+    // 4 groups of 3 chassis of 5 routers of 2 nodes. The intermediate
+    // router is drawn from the salt: these routes (link numbers and
+    // directions) are what the SplitMix64 draws gave when they were
+    // written, so a change of generator cannot go unnoticed.
+    let p = load(&cluster("DRAGONFLY", "4,1;3,1;5,1;2", 120, ""));
+    let compact = |src: u32, dst: u32, salt: u64| -> String {
+        let mut out: Vec<LinkUse> = Vec::new();
+        p.valiant_route(HostId(src), HostId(dst), salt, &mut out)
+            .unwrap();
+        out.iter()
+            .map(|&u| {
+                let name = p.link_use_name(u);
+                let mut parts = name.rsplit('_');
+                let dir = parts.next().unwrap();
+                format!("{}{}", parts.next().unwrap(), &dir[..1])
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let pinned = [
+        (0, 30, 0, "0U 122U 302U 213U 216D 304D 152D 30D"),
+        (0, 30, 1, "0U 122U 302U 285U 220U 286D 304D 152D 30D"),
+        (0, 30, 2, "0U 121U 301U 180U 276U 276D 303D 151D 30D"),
+        (0, 30, 3, "0U 122U 302U 213U 216D 304D 152D 30D"),
+        (
+            7,
+            100,
+            42,
+            "7U 127D 301U 182U 273U 273D 305U 211D 285U 100D",
+        ),
+        (50, 51, 7, "50U 260D 300D 300U 260U 51D"),
+        (119, 3, u64::MAX, "119U 236D 291D 304D 155D 150D 300D 3D"),
+        (64, 9, 12345, "64U 184D 303D 151D 300D 126U 9D"),
+    ];
+    for (src, dst, salt, route) in pinned {
+        assert_eq!(compact(src, dst, salt), route, "({src}, {dst}, {salt})");
+    }
+}

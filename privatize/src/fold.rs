@@ -15,8 +15,14 @@
 //! mapping fails.
 
 use std::collections::{BTreeMap, HashMap};
-use std::ffi::CString;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::ffi::c_void;
+use std::num::NonZeroUsize;
+use std::os::fd::OwnedFd;
+use std::ptr::NonNull;
+
+use nix::errno::Errno;
+use nix::sys::memfd::{memfd_create, MFdFlags};
+use nix::sys::mman::{mmap, mmap_anonymous, munmap, MapFlags, ProtFlags};
 
 /// How shared allocations are folded (`smpi/shared-malloc`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,32 +124,50 @@ pub struct Folding {
     regions: BTreeMap<usize, Region>,
 }
 
-fn page_size() -> usize {
-    // SAFETY: sysconf has no preconditions.
-    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    usize::try_from(p).unwrap_or(4096)
+/// The page size (4 KiB if the system cannot tell).
+pub(crate) fn page_size() -> usize {
+    nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
+        .ok()
+        .flatten()
+        .and_then(|p| usize::try_from(p).ok())
+        .unwrap_or(4096)
 }
 
-fn last_error() -> String {
-    std::io::Error::last_os_error().to_string()
+/// The system's message for `e`, worded as `std::io::Error` words it (as
+/// the errors of this module always were).
+fn os_error(e: Errno) -> String {
+    std::io::Error::from(e).to_string()
 }
 
 /// An anonymous memory file of `len` bytes.
 fn memory_file(len: usize) -> Result<OwnedFd, String> {
-    let name = CString::new("smpi-shared").expect("no NUL in the name");
-    // SAFETY: name is a valid C string; the flags are valid.
-    let fd = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
-    if fd < 0 {
-        return Err(last_error());
-    }
-    // SAFETY: fd is a new descriptor this function owns.
-    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+    let fd = memfd_create("smpi-shared", MFdFlags::MFD_CLOEXEC).map_err(os_error)?;
     let size = libc::off_t::try_from(len).map_err(|_| "size too large".to_owned())?;
-    // SAFETY: fd is a valid memory file.
-    if unsafe { libc::ftruncate(fd.as_raw_fd(), size) } != 0 {
-        return Err(last_error());
-    }
+    nix::unistd::ftruncate(&fd, size).map_err(os_error)?;
     Ok(fd)
+}
+
+/// `len` (not zero: every caller maps at least a page) as mmap's length.
+fn length(len: usize) -> NonZeroUsize {
+    NonZeroUsize::new(len).expect("mappings are at least a page long")
+}
+
+/// The address `at` (inside a mapping, so never null) as mmap's hint.
+fn address(at: usize) -> NonZeroUsize {
+    NonZeroUsize::new(at).expect("a mapped address is not null")
+}
+
+/// Unmaps `len` bytes at `at`. Failing is impossible for a range this
+/// module mapped (whole pages), so the result is not looked at.
+///
+/// # Safety
+///
+/// `at .. at + len` must be a range this module mapped and that nothing
+/// will use any more.
+unsafe fn unmap(at: usize, len: usize) {
+    let at = NonNull::new(at as *mut c_void).expect("a mapped address is not null");
+    // SAFETY: the caller's contract.
+    let _ = unsafe { munmap(at, len) };
 }
 
 fn max_map_count() -> usize {
@@ -173,25 +197,28 @@ impl Folding {
     /// fault per huge page of folded memory instead of per page. The block
     /// size is rounded up to whole huge pages.
     pub fn use_huge_pages(&mut self, dir: &std::path::Path) -> Result<(), FoldError> {
-        const HUGETLBFS_MAGIC: i64 = 0x9584_58f6;
+        use nix::sys::statfs::{statfs, HUGETLBFS_MAGIC};
         let not = |reason: String| FoldError::NotHugetlbfs {
             path: dir.display().to_string(),
             reason,
         };
-        let c = CString::new(dir.as_os_str().as_encoded_bytes())
-            .map_err(|_| not("a NUL in the path".into()))?;
-        // SAFETY: statfs writes into the zeroed struct we pass; c is a
-        // valid C string.
-        let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-        // SAFETY: as above.
-        if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
-            return Err(not(last_error()));
+        let st = statfs(dir).map_err(|e| {
+            // nix reports a NUL in the path as EINVAL; say what it was.
+            if dir.as_os_str().as_encoded_bytes().contains(&0) {
+                not("a NUL in the path".into())
+            } else {
+                not(os_error(e))
+            }
+        })?;
+        if st.filesystem_type() != HUGETLBFS_MAGIC {
+            return Err(not(format!(
+                "file system type {:#x}",
+                st.filesystem_type().0
+            )));
         }
-        #[allow(clippy::unnecessary_cast)] // f_type's width differs across targets
-        if st.f_type as i64 != HUGETLBFS_MAGIC {
-            return Err(not(format!("file system type {:#x}", st.f_type)));
-        }
-        let huge = usize::try_from(st.f_bsize).unwrap_or(0).max(page_size());
+        let huge = usize::try_from(st.block_size())
+            .unwrap_or(0)
+            .max(page_size());
         self.block_size = self.block_size.div_ceil(huge) * huge;
         self.huge = Some((dir.to_path_buf(), huge));
         Ok(())
@@ -238,8 +265,9 @@ impl Folding {
                 Ok(base)
             }
             Err(e) => {
-                // SAFETY: base..base+len is the reservation made above.
-                unsafe { libc::munmap(base.cast(), len) };
+                // SAFETY: base..base+len is the reservation made above,
+                // handed to nobody.
+                unsafe { unmap(base as usize, len) };
                 Err(e)
             }
         }
@@ -267,8 +295,9 @@ impl Folding {
                 // SAFETY: lo < hi <= len: inside the reservation.
                 let at = unsafe { base.add(lo) };
                 if let Err(e) = self.map_global(at, hi - lo) {
-                    // SAFETY: base..base+len is the reservation made above.
-                    unsafe { libc::munmap(base.cast(), len) };
+                    // SAFETY: base..base+len is the reservation made above,
+                    // handed to nobody.
+                    unsafe { unmap(base as usize, len) };
                     return Err(e);
                 }
                 folded.push((lo, hi));
@@ -297,27 +326,27 @@ impl Folding {
             };
             self.block = Some(fd);
         }
-        let fd = self.block.as_ref().expect("created above").as_raw_fd();
+        let fd = self.block.as_ref().expect("created above");
         let blocks = len.div_ceil(bs);
         for i in 0..blocks {
             let at = i * bs;
             let n = bs.min(len - at);
             // SAFETY: the target lies inside this function's reservation
             // (MAP_FIXED replaces it), and fd is a memory file of bs bytes.
-            let p = unsafe {
-                libc::mmap(
-                    base.add(at).cast(),
-                    n,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                    libc::MAP_SHARED | libc::MAP_FIXED,
+            let mapped = unsafe {
+                mmap(
+                    Some(address(base as usize + at)),
+                    length(n),
+                    ProtFlags::PROT_READ | ProtFlags::PROT_WRITE,
+                    MapFlags::MAP_SHARED | MapFlags::MAP_FIXED,
                     fd,
                     0,
                 )
             };
-            if p == libc::MAP_FAILED {
-                if let (Some((dir, _)), true) = (&self.huge, last_errno() == libc::ENOMEM) {
+            if let Err(e) = mapped {
+                if let (Some((dir, _)), Errno::ENOMEM) = (&self.huge, e) {
                     if i == 0 {
-                        return Err(no_huge_pages(dir, bs, last_error()));
+                        return Err(no_huge_pages(dir, bs, os_error(e)));
                     }
                 }
                 let max = max_map_count();
@@ -326,7 +355,7 @@ impl Folding {
                     blocks,
                     block_size: bs,
                     failed_at: i,
-                    reason: last_error(),
+                    reason: os_error(e),
                     max_map_count: max,
                     suggested: (max + blocks).next_power_of_two(),
                     larger: bs * 2 * blocks.div_ceil(max.max(1)).next_power_of_two(),
@@ -353,33 +382,28 @@ impl Folding {
         if site.len < len {
             // A larger allocation at the same site: grow the shared buffer.
             let size = libc::off_t::try_from(len).unwrap_or(libc::off_t::MAX);
-            // SAFETY: the descriptor is a memory file this object owns.
-            if unsafe { libc::ftruncate(site.fd.as_raw_fd(), size) } != 0 {
-                return Err(FoldError::NoMemory {
-                    bytes: len,
-                    reason: last_error(),
-                });
-            }
+            nix::unistd::ftruncate(&site.fd, size).map_err(|e| FoldError::NoMemory {
+                bytes: len,
+                reason: os_error(e),
+            })?;
             site.len = len;
         }
         // SAFETY: the target is this allocation's reservation; the memory
         // file holds at least len bytes.
-        let p = unsafe {
-            libc::mmap(
-                base.cast(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_FIXED,
-                site.fd.as_raw_fd(),
+        unsafe {
+            mmap(
+                Some(address(base as usize)),
+                length(len),
+                ProtFlags::PROT_READ | ProtFlags::PROT_WRITE,
+                MapFlags::MAP_SHARED | MapFlags::MAP_FIXED,
+                &site.fd,
                 0,
             )
-        };
-        if p == libc::MAP_FAILED {
-            return Err(FoldError::NoMemory {
-                bytes: len,
-                reason: last_error(),
-            });
         }
+        .map_err(|e| FoldError::NoMemory {
+            bytes: len,
+            reason: os_error(e),
+        })?;
         site.users += 1;
         Ok(key)
     }
@@ -390,8 +414,9 @@ impl Folding {
             .regions
             .remove(&(addr as usize))
             .ok_or(FoldError::UnknownAddress(addr as usize))?;
-        // SAFETY: the region was mapped by `allocate` at this address.
-        unsafe { libc::munmap(addr.cast(), region.len) };
+        // SAFETY: the region was mapped by `allocate` at this address, and
+        // the program gave it back.
+        unsafe { unmap(addr as usize, region.len) };
         if let Some(key) = region.site {
             if let Some(site) = self.sites.get_mut(&key) {
                 site.users -= 1;
@@ -446,27 +471,25 @@ impl Folding {
                         })?;
                         *small_block = Some(fd);
                     }
-                    let fd = small_block.as_ref().expect("created above").as_raw_fd();
+                    let fd = small_block.as_ref().expect("created above");
                     let n = huge.min(region.len - c);
                     // SAFETY: base + c .. base + c + n lies inside this
                     // region's reservation; MAP_FIXED replaces the huge-page
                     // mapping there by the normal block (huge bytes long).
-                    let p = unsafe {
-                        libc::mmap(
-                            (base + c) as *mut libc::c_void,
-                            n,
-                            libc::PROT_READ | libc::PROT_WRITE,
-                            libc::MAP_SHARED | libc::MAP_FIXED,
+                    unsafe {
+                        mmap(
+                            Some(address(base + c)),
+                            length(n),
+                            ProtFlags::PROT_READ | ProtFlags::PROT_WRITE,
+                            MapFlags::MAP_SHARED | MapFlags::MAP_FIXED,
                             fd,
                             0,
                         )
-                    };
-                    if p == libc::MAP_FAILED {
-                        return Err(FoldError::NoMemory {
-                            bytes: n,
-                            reason: last_error(),
-                        });
                     }
+                    .map_err(|e| FoldError::NoMemory {
+                        bytes: n,
+                        reason: os_error(e),
+                    })?;
                 }
                 c += huge;
             }
@@ -481,22 +504,18 @@ impl Folding {
             }
             // SAFETY: base + a .. base + b lies inside this region's
             // reservation; MAP_FIXED replaces the folded mapping there.
-            let p = unsafe {
-                libc::mmap(
-                    (base + a) as *mut libc::c_void,
-                    b - a,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
-                    -1,
-                    0,
+            unsafe {
+                mmap_anonymous(
+                    Some(address(base + a)),
+                    length(b - a),
+                    ProtFlags::PROT_READ | ProtFlags::PROT_WRITE,
+                    MapFlags::MAP_PRIVATE | MapFlags::MAP_FIXED,
                 )
-            };
-            if p == libc::MAP_FAILED {
-                return Err(FoldError::NoMemory {
-                    bytes: b - a,
-                    reason: last_error(),
-                });
             }
+            .map_err(|e| FoldError::NoMemory {
+                bytes: b - a,
+                reason: os_error(e),
+            })?;
             unfolded += b - a;
             if lo < a {
                 kept.push((lo, a));
@@ -572,43 +591,36 @@ impl Folding {
 /// pages until folded mappings replace them.
 fn reserve(len: usize, align: usize) -> Result<*mut u8, FoldError> {
     let extra = if align > page_size() { align } else { 0 };
-    // SAFETY: an anonymous private mapping with no address hint.
+    // SAFETY: an anonymous private mapping with no address hint, so it
+    // replaces nothing.
     let p = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len + extra,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-            -1,
-            0,
+        mmap_anonymous(
+            None,
+            length(len + extra),
+            ProtFlags::PROT_READ | ProtFlags::PROT_WRITE,
+            MapFlags::MAP_PRIVATE | MapFlags::MAP_NORESERVE,
         )
-    };
-    if p == libc::MAP_FAILED {
-        return Err(FoldError::NoMemory {
-            bytes: len,
-            reason: last_error(),
-        });
     }
-    let start = p as usize;
+    .map_err(|e| FoldError::NoMemory {
+        bytes: len,
+        reason: os_error(e),
+    })?;
+    let start = p.as_ptr() as usize;
     let base = start.next_multiple_of(align.max(1));
     if extra > 0 {
         let (head, tail) = (base - start, start + len + extra - (base + len));
         // SAFETY: both ranges lie in the mapping just made, outside
-        // base .. base + len.
+        // base .. base + len, and nobody has seen them.
         unsafe {
             if head > 0 {
-                libc::munmap(p, head);
+                unmap(start, head);
             }
             if tail > 0 {
-                libc::munmap((base + len) as *mut libc::c_void, tail);
+                unmap(base + len, tail);
             }
         }
     }
     Ok(base as *mut u8)
-}
-
-fn last_errno() -> i32 {
-    std::io::Error::last_os_error().raw_os_error().unwrap_or(0)
 }
 
 /// A file of `len` bytes in the hugetlbfs mounted at `dir`, unlinked at
@@ -662,7 +674,7 @@ impl Drop for Folding {
     fn drop(&mut self) {
         for (&base, r) in &self.regions {
             // SAFETY: every region was mapped by `allocate` and not freed.
-            unsafe { libc::munmap(base as *mut libc::c_void, r.len) };
+            unsafe { unmap(base, r.len) };
         }
     }
 }

@@ -29,7 +29,7 @@ pub use patch::{FunctionSite, PatchError};
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::fs::File;
 use std::io::Write;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -732,15 +732,11 @@ impl AppLoader {
             rank,
             source,
         };
-        let name = CString::new(format!("smpi-rank-{rank}")).map_err(|e| copy_err(e.into()))?;
-        // SAFETY: memfd_create takes a NUL-terminated name and flags; it
-        // returns a new descriptor or -1.
-        let raw = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
-        if raw < 0 {
-            return Err(copy_err(std::io::Error::last_os_error()));
-        }
-        // SAFETY: `raw` is a descriptor we own from this point on.
-        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let fd = nix::sys::memfd::memfd_create(
+            format!("smpi-rank-{rank}").as_str(),
+            nix::sys::memfd::MFdFlags::MFD_CLOEXEC,
+        )
+        .map_err(|e| copy_err(e.into()))?;
         let mut file = File::from(fd);
         file.write_all(&self.image).map_err(copy_err)?;
         Ok(OwnedFd::from(file))

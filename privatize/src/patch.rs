@@ -13,6 +13,9 @@
 use std::ffi::c_void;
 #[cfg(test)]
 use std::ffi::CString;
+use std::ptr::NonNull;
+
+use nix::sys::mman::{mprotect, ProtFlags};
 
 /// Why a function cannot be replaced.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -119,21 +122,19 @@ pub(crate) fn redirect(site: &FunctionSite, name: &str, target: usize) -> Result
             needed: code.len(),
         });
     }
-    // SAFETY: sysconf has no preconditions.
-    let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
+    let page = crate::fold::page_size();
     let start = site.addr / page * page;
     let end = (site.addr + code.len()).div_ceil(page) * page;
-    let protect = |prot: libc::c_int| {
-        // SAFETY: [start, end) are whole pages of the object's mapped code.
-        if unsafe { libc::mprotect(start as *mut c_void, end - start, prot) } != 0 {
-            return Err(PatchError::Protect {
-                name: name.to_owned(),
-                reason: std::io::Error::last_os_error().to_string(),
-            });
-        }
-        Ok(())
+    let code_pages = NonNull::new(start as *mut c_void).expect("code is not at address 0");
+    let protect = |prot: ProtFlags| {
+        // SAFETY: [start, end) are whole pages of the object's mapped code;
+        // the code keeps its execute right throughout.
+        unsafe { mprotect(code_pages, end - start, prot) }.map_err(|e| PatchError::Protect {
+            name: name.to_owned(),
+            reason: std::io::Error::from(e).to_string(),
+        })
     };
-    protect(libc::PROT_READ | libc::PROT_WRITE | libc::PROT_EXEC)?;
+    protect(ProtFlags::PROT_READ | ProtFlags::PROT_WRITE | ProtFlags::PROT_EXEC)?;
     // SAFETY: the function's code is at least code.len() bytes long (its
     // symbol says so) and now writable; one thread runs the simulation, and
     // nobody executes this function while it is rewritten (it is replaced
@@ -155,7 +156,7 @@ pub(crate) fn redirect(site: &FunctionSite, name: &str, target: usize) -> Result
             )
         };
     }
-    protect(libc::PROT_READ | libc::PROT_EXEC)
+    protect(ProtFlags::PROT_READ | ProtFlags::PROT_EXEC)
 }
 
 #[cfg(test)]

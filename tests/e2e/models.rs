@@ -49,7 +49,10 @@ fn without_models_the_program_computes() {
 #[test]
 fn kernel_models_charge_their_time_and_compute_nothing() {
     let app = build("tests/c/blas_models.c");
-    let models = write_scratch("dgemm-model.txt", "# test\ndgemm mnk=1e-9 1=1e-6\n");
+    let models = write_scratch(
+        "dgemm-model.toml",
+        "# test\n[dgemm]\nmnk = 1e-9\n1 = 1e-6\n",
+    );
     let file = format!("--cfg=smpi/blas-model-file:{}", models.display());
     let fm = format!("--cfg=smpi/function-models:{}", function_models());
     // Host speed = the default platform's host speed: a second of the
@@ -88,7 +91,7 @@ fn with_computation_simulated_the_model_joins_the_burst() {
     // The kernel's time is spent at the next MPI call, with the measured
     // burst around it (a few microseconds of the program's own code).
     let app = build("tests/c/blas_models.c");
-    let models = write_scratch("dgemm-model-2.txt", "dgemm mnk=1e-9 1=1e-6\n");
+    let models = write_scratch("dgemm-model-2.toml", "[dgemm]\nmnk = 1e-9\n1 = 1e-6\n");
     let o = run(&[
         "-np",
         "1",
@@ -107,7 +110,10 @@ fn with_computation_simulated_the_model_joins_the_burst() {
 #[test]
 fn model_mistakes_are_named() {
     let app = build("tests/c/blas_models.c");
-    let bad = write_scratch("bad-model.txt", "dgemm mnk=1e-9 1=1e-6\nzgemm n=1\n");
+    let bad = write_scratch(
+        "bad-model.toml",
+        "[dgemm]\nmnk = 1e-9\n1 = 1e-6\n[zgemm]\nn = 1\n",
+    );
     let o = run(&[
         "-np",
         "1",
@@ -118,7 +124,7 @@ fn model_mistakes_are_named() {
     let err = stderr(&o);
     assert!(!o.status.success());
     assert!(
-        err.contains("bad-model.txt") && err.contains("line 2: 'zgemm'"),
+        err.contains("bad-model.toml") && err.contains("line 4: 'zgemm'"),
         "{err}"
     );
     // A model library that is not built by smpicc is refused.
@@ -154,7 +160,7 @@ fn calibration_fits_the_kernels_a_library_has() {
         .output()
         .expect("run cc");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let file = scratch().join("naive-models.txt");
+    let file = scratch().join("naive-models.toml");
     let o = run(&[
         "-calibrate-blas",
         file.to_str().unwrap(),
@@ -168,27 +174,24 @@ fn calibration_fits_the_kernels_a_library_has() {
         "{report}"
     );
     let text = std::fs::read_to_string(&file).unwrap();
-    let kernels: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .map(|l| l.split_whitespace().next().unwrap())
-        .collect();
-    assert_eq!(kernels, ["dgemm", "dscal"], "{text}");
-    for line in text.lines().filter(|l| !l.starts_with('#')) {
-        // kernel, then term=coefficient pairs and r2.
-        let pairs: Vec<(&str, f64)> = line
-            .split('#')
-            .next()
-            .unwrap()
-            .split_whitespace()
-            .skip(1)
-            .map(|w| {
-                let (k, v) = w.split_once('=').expect("term=value");
-                (k, v.parse().expect("a number"))
-            })
-            .collect();
-        assert_eq!(pairs.last().unwrap().0, "r2", "{line}");
-        assert!(pairs.len() >= 3, "{line}");
+    // TOML: a table per kernel found, of term coefficients and r2.
+    let tables: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(
+        tables.keys().map(String::as_str).collect::<Vec<_>>(),
+        ["dgemm", "dscal"],
+        "{text}"
+    );
+    for (kernel, terms) in &tables {
+        let terms = terms.as_table().expect("a table per kernel");
+        assert!(
+            terms.get("r2").is_some_and(toml::Value::is_float),
+            "{kernel}: {text}"
+        );
+        assert!(terms.len() >= 3, "{kernel}: {text}");
+        assert!(
+            terms.values().all(toml::Value::is_float),
+            "{kernel}: {text}"
+        );
     }
     // The file is what runs load.
     let app = build("tests/c/blas_models.c");

@@ -5,11 +5,16 @@
 //! CPU to another stack, and a signal handler runs on its own stack.
 
 use std::cell::Cell;
-use std::ptr;
+use std::ffi::c_void;
+use std::num::NonZeroUsize;
+use std::os::fd::AsFd;
+use std::ptr::{self, NonNull};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use corosensei::stack::{Stack, StackPointer};
 use corosensei::{Coroutine, CoroutineResult, Yielder};
+use nix::sys::mman::{mmap_anonymous, mprotect, munmap, MapFlags, ProtFlags};
+use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
 
 /// What a rank's coroutine hands back to the maestro when it stops running.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,8 +33,12 @@ const GUARD_BYTES: usize = 256 * 1024;
 
 /// A rank's stack: `size` bytes committed lazily by the kernel, above an
 /// inaccessible guard zone that catches overflows.
+///
+/// The mapping is made inaccessible as a whole, then the stack part is
+/// opened: the guard zone never counts as writable memory (which strict
+/// overcommit would charge). memmap2 cannot map PROT_NONE, hence nix.
 pub struct RankStack {
-    mapping: *mut libc::c_void,
+    mapping: NonNull<c_void>,
     mapping_len: usize,
     top: usize,
     limit: usize,
@@ -40,48 +49,35 @@ impl RankStack {
         let page = page_size();
         let size = size.max(64 * 1024).next_multiple_of(page);
         let mapping_len = size + GUARD_BYTES;
-        // SAFETY: an anonymous private mapping with no address hint; the
-        // result is checked. MAP_NORESERVE: stacks are mostly untouched
+        // SAFETY: an anonymous private mapping with no address hint
+        // replaces nothing. MAP_NORESERVE: stacks are mostly untouched
         // address space and must not count against overcommit.
         let mapping = unsafe {
-            libc::mmap(
-                ptr::null_mut(),
-                mapping_len,
-                libc::PROT_NONE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                -1,
-                0,
+            mmap_anonymous(
+                None,
+                NonZeroUsize::new(mapping_len).expect("at least the guard zone"),
+                ProtFlags::PROT_NONE,
+                MapFlags::MAP_PRIVATE | MapFlags::MAP_NORESERVE,
             )
-        };
-        if mapping == libc::MAP_FAILED {
-            return Err(std::io::Error::last_os_error());
-        }
-        let limit = mapping as usize + GUARD_BYTES;
-        // SAFETY: [limit, limit + size) lies inside the mapping just made.
-        let rc = unsafe {
-            libc::mprotect(
-                limit as *mut libc::c_void,
-                size,
-                libc::PROT_READ | libc::PROT_WRITE,
-            )
-        };
-        if rc != 0 {
-            let err = std::io::Error::last_os_error();
-            // SAFETY: unmapping the mapping we own.
-            unsafe { libc::munmap(mapping, mapping_len) };
-            return Err(err);
-        }
-        Ok(Self {
+        }?;
+        let limit = mapping.as_ptr() as usize + GUARD_BYTES;
+        // Owned from here: an error below unmaps it (Drop).
+        let stack = Self {
             mapping,
             mapping_len,
             top: limit + size,
             limit,
-        })
+        };
+        let usable = NonNull::new(limit as *mut c_void).expect("inside the mapping");
+        // SAFETY: [limit, limit + size) lies inside the mapping just made,
+        // which nothing uses yet.
+        unsafe { mprotect(usable, size, ProtFlags::PROT_READ | ProtFlags::PROT_WRITE) }?;
+        Ok(stack)
     }
 
     /// The guard zone: faults there are stack overflows.
     pub fn guard(&self) -> (usize, usize) {
-        (self.mapping as usize, self.limit)
+        (self.mapping.as_ptr() as usize, self.limit)
     }
 }
 
@@ -89,7 +85,8 @@ impl Drop for RankStack {
     fn drop(&mut self) {
         // SAFETY: the mapping is ours and no coroutine runs on it any more
         // (the coroutine owning this stack is finished or was reset).
-        unsafe { libc::munmap(self.mapping, self.mapping_len) };
+        // Unmapping a whole mapping of ours cannot fail.
+        let _ = unsafe { munmap(self.mapping, self.mapping_len) };
     }
 }
 
@@ -105,9 +102,11 @@ unsafe impl Stack for RankStack {
 }
 
 fn page_size() -> usize {
-    // SAFETY: sysconf has no preconditions.
-    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    usize::try_from(p).unwrap_or(4096)
+    nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
+        .ok()
+        .flatten()
+        .and_then(|p| usize::try_from(p).ok())
+        .unwrap_or(4096)
 }
 
 thread_local! {
@@ -261,38 +260,35 @@ pub fn published_time() -> f64 {
 pub fn install_crash_handler(stack_kib: u64) {
     STACK_KIB.store(stack_kib, Ordering::Relaxed);
     const ALT_SIZE: usize = 256 * 1024;
-    // SAFETY: we allocate a dedicated alternate signal stack (leaked on
-    // purpose: it must outlive every signal) and register a handler whose
-    // signature matches SA_SIGINFO.
-    unsafe {
-        let alt = libc::mmap(
-            ptr::null_mut(),
-            ALT_SIZE,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        );
-        if alt == libc::MAP_FAILED {
-            return;
-        }
-        let ss = libc::stack_t {
-            ss_sp: alt,
-            ss_flags: 0,
-            ss_size: ALT_SIZE,
-        };
-        libc::sigaltstack(&ss, ptr::null_mut());
-        let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = crash_handler as *const () as usize;
-        sa.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK | libc::SA_RESETHAND;
-        libc::sigemptyset(&mut sa.sa_mask);
-        libc::sigaction(libc::SIGSEGV, &sa, ptr::null_mut());
-        libc::sigaction(libc::SIGBUS, &sa, ptr::null_mut());
+    // The alternate signal stack is leaked on purpose: it must outlive
+    // every signal.
+    let Ok(alt) = memmap2::MmapMut::map_anon(ALT_SIZE) else {
+        return;
+    };
+    let alt = Box::leak(Box::new(alt));
+    let ss = libc::stack_t {
+        ss_sp: alt.as_mut_ptr().cast(),
+        ss_flags: 0,
+        ss_size: ALT_SIZE,
+    };
+    // SAFETY: `ss` describes a writable mapping that is never unmapped.
+    // (nix has no sigaltstack.)
+    unsafe { libc::sigaltstack(&ss, ptr::null_mut()) };
+    // SA_SIGINFO comes with SigHandler::SigAction.
+    let action = SigAction::new(
+        SigHandler::SigAction(crash_handler),
+        SaFlags::SA_ONSTACK | SaFlags::SA_RESETHAND,
+        SigSet::empty(),
+    );
+    for signal in [Signal::SIGSEGV, Signal::SIGBUS] {
+        // SAFETY: the handler makes only async-signal-safe calls (but for
+        // the fflush it explains) and ends the process.
+        let _ = unsafe { sigaction(signal, &action) };
     }
 }
 
 /// Writes the crash message with only async-signal-safe calls.
-extern "C" fn crash_handler(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut libc::c_void) {
+extern "C" fn crash_handler(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut c_void) {
     let rank = CRASH_RANK.load(Ordering::Relaxed);
     // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
     let addr = unsafe { (*info).si_addr() } as usize;
@@ -332,15 +328,16 @@ extern "C" fn crash_handler(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: 
         buf.push_time(now);
         buf.push(" s\n");
     }
-    // SAFETY: fflush and write on a dying process; fflush(NULL) is not
-    // async-signal-safe, but stdio locks are recursive on this single
-    // thread, so it cannot deadlock, and losing the program's buffered
-    // output would hide what led to the crash.
-    unsafe {
-        libc::fflush(ptr::null_mut());
-        libc::write(2, buf.bytes.as_ptr().cast(), buf.len);
-        libc::_exit(128 + sig);
-    }
+    // SAFETY: fflush(NULL) on a dying process is not async-signal-safe,
+    // but stdio locks are recursive on this single thread, so it cannot
+    // deadlock, and losing the program's buffered output would hide what
+    // led to the crash.
+    unsafe { libc::fflush(ptr::null_mut()) };
+    // A plain write(2) on descriptor 2: `as_fd` takes no lock.
+    let _ = nix::unistd::write(std::io::stderr().as_fd(), &buf.bytes[..buf.len]);
+    // SAFETY: _exit is async-signal-safe; nix has no wrapper for it, and
+    // std's exit runs atexit handlers, which a signal handler must not.
+    unsafe { libc::_exit(128 + sig) }
 }
 
 /// A fixed buffer for formatting inside the signal handler (no allocation).

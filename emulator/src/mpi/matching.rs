@@ -222,6 +222,9 @@ impl<T> MatchQueue<T> {
 
 #[cfg(test)]
 mod tests {
+    use rand_core::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
     use super::*;
 
     /// The reference: a plain list scanned in order.
@@ -236,13 +239,8 @@ mod tests {
 
     #[test]
     fn matches_like_an_ordered_scan_under_random_pushes_and_takes() {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x9e37_79b9_7f4a_7c15);
+        let mut next = |n: u64| rng.next_u64() % n;
         for wild_items in [false, true] {
             let mut q = MatchQueue::default();
             let mut list: Vec<(u32, i32, i32, usize)> = Vec::new();
