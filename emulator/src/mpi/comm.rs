@@ -716,9 +716,12 @@ impl Ctx<'_> {
             ));
         }
         // Members agree on the group's content, not on a handle.
-        let fingerprint = list.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| {
-            (h ^ u64::from(x)).wrapping_mul(0x0000_0100_0000_01b3)
-        });
+        let fingerprint = {
+            use std::hash::Hasher;
+            let mut h = fnv::FnvHasher::default();
+            list.iter().for_each(|&x| h.write_u32(x));
+            h.finish()
+        };
         let call = (u64::from(v.ctx) << 32) | u64::from(tag as u32);
         let n = self.repeat_count(Creation::CreateGroup, call, fingerprint);
         let size = list.len();
