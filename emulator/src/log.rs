@@ -25,7 +25,7 @@ pub const NETWORK: &str = "smpi::network";
 /// MPI semantics: matching, protocols, collectives.
 pub const MPI: &str = "smpi::mpi";
 /// Loading the program and giving ranks their globals.
-pub const PRIVATIZE: &str = "smpi::privatize";
+pub const PRIVATIZE: &str = privatize::LOG;
 /// The command line, the options and the platform.
 pub const CONFIG: &str = "smpi::config";
 

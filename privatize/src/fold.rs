@@ -262,6 +262,10 @@ impl Folding {
                         split: Default::default(),
                     },
                 );
+                tracing::trace!(
+                    target: crate::LOG,
+                    "{size} B folded at {base:p} ({file}:{line})"
+                );
                 Ok(base)
             }
             Err(e) => {

@@ -38,6 +38,10 @@ use goblin::elf::program_header::PT_INTERP;
 use goblin::elf::Elf;
 
 /// Data word in the application through which its MPI calls reach us.
+/// The log category of this crate (`--log=privatize.thres:debug`): the
+/// `tracing` target the emulator's `log` module names `privatize`.
+pub const LOG: &str = "smpi::privatize";
+
 pub const ABI_TABLE_SYMBOL: &str = "__smpi_abi_table";
 /// 64-bit constant in the application: hash of the entry-point list it was built against.
 pub const ABI_HASH_SYMBOL: &str = "__smpi_abi_hash";
@@ -441,7 +445,9 @@ impl LoadedApp {
 /// [`LoadedApp::function`]) run `target`, an `extern "C"` function of the
 /// same signature, instead. See [`patch`].
 pub fn replace_function(site: &FunctionSite, name: &str, target: usize) -> Result<(), PatchError> {
-    patch::redirect(site, name, target)
+    patch::redirect(site, name, target)?;
+    tracing::debug!(target: LOG, "{name} is replaced by its model");
+    Ok(())
 }
 
 /// A library of the machine's (a BLAS, for calibrating the kernel
@@ -554,6 +560,16 @@ impl AppLoader {
             }
             (m, _) => m,
         };
+        tracing::debug!(
+            target: LOG,
+            "{}: {} B, {} B of globals, {} constructors, TLS {}, needs {:?}; ranks' globals: {mode:?}",
+            info.path.display(),
+            image.len(),
+            info.writable_bytes(),
+            info.constructors,
+            if info.has_tls { "yes" } else { "no" },
+            info.needed,
+        );
         Ok(Self {
             info,
             image,
@@ -606,6 +622,7 @@ impl AppLoader {
                 let app = self.open(&link, rank);
                 let _ = std::fs::remove_file(&link);
                 drop(fd);
+                tracing::debug!(target: LOG, "rank {rank}: its private copy is loaded");
                 Ok(Rc::new(app?))
             }
         }
@@ -705,6 +722,11 @@ impl AppLoader {
                 });
             }
             let base = info.dli_fbase as usize;
+            tracing::debug!(
+                target: LOG,
+                "{} B of globals swapped at each switch, from {base:#x}",
+                self.info.writable_bytes()
+            );
             self.segment = Some(Rc::new(DataSegment::new(app, base, &self.info.writable)));
         }
         Ok(self.segment.clone())
