@@ -74,6 +74,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_free(comm: *mut c_int) -> c_int {
     let handle = if comm.is_null() {
         mpi::COMM_NULL
     } else {
+        // SAFETY: non-null in/out argument of the caller.
         unsafe { *comm }
     };
     call("MPI_Comm_free", handle, || {

@@ -438,8 +438,9 @@ pub(crate) unsafe extern "C" fn MPI_Wait(request: *mut c_int, status: *mut CStat
             return Ok(());
         };
         wait_for(&[id], "MPI_Wait", |w| is_complete(w, id));
-        // SAFETY: the caller's request and status arguments.
+        // SAFETY: the caller's request argument.
         let st = unsafe { take_completed(id, request) };
+        // SAFETY: the caller's status argument.
         unsafe { write_status(status, &st, false) };
         st.outcome()
     })
@@ -453,18 +454,22 @@ pub(crate) unsafe extern "C" fn MPI_Test(
     call("MPI_Test", mpi::COMM_WORLD, || {
         // SAFETY: the caller's request argument.
         let Some(id) = (unsafe { active_request(request) })? else {
-            // SAFETY: the caller's arguments.
+            // SAFETY: the caller's status argument.
             unsafe { write_status(status, &Status::empty(), true) };
+            // SAFETY: the caller's output argument.
             return unsafe { out(flag, 1, "flag") };
         };
         // As SimGrid: look, and only a failed look costs time.
         let done = sim::mpi(|w| is_complete(w, id));
         request::test_cost(done);
         if done {
-            // SAFETY: the caller's arguments.
+            // SAFETY: the caller's request argument.
             let st = unsafe { take_completed(id, request) };
-            unsafe { write_status(status, &st, false) };
-            unsafe { out(flag, 1, "flag")? };
+            // SAFETY: the caller's status and output arguments.
+            unsafe {
+                write_status(status, &st, false);
+                out(flag, 1, "flag")?;
+            }
             st.outcome()
         } else {
             // SAFETY: the caller's output argument.
@@ -598,8 +603,9 @@ pub(crate) unsafe extern "C" fn MPI_Waitany(
         // SAFETY: the caller's array arguments.
         let active = unsafe { active_requests(count, requests) }?;
         if active.is_empty() {
-            // SAFETY: the caller's arguments.
+            // SAFETY: the caller's status argument.
             unsafe { write_status(status, &Status::empty(), true) };
+            // SAFETY: the caller's output argument.
             return unsafe { out(index, mpi::UNDEFINED, "index") };
         }
         let ids: Vec<ReqId> = active.iter().map(|&(_, id)| id).collect();
@@ -612,8 +618,9 @@ pub(crate) unsafe extern "C" fn MPI_Waitany(
                 .find(|&&(_, id)| is_complete(w, id))
                 .expect("a completed request")
         });
-        // SAFETY: index i within the user's array; the caller's arguments.
+        // SAFETY: index i within the user's array.
         let st = unsafe { take_completed(id, requests.add(i)) };
+        // SAFETY: the caller's status and output arguments.
         unsafe {
             write_status(status, &st, false);
             out(index, i as c_int, "index")?;
@@ -644,8 +651,9 @@ pub(crate) unsafe extern "C" fn MPI_Testany(
         request::test_cost(found.is_some());
         match found {
             Some((i, id)) => {
-                // SAFETY: index i within the user's array; the caller's outputs.
+                // SAFETY: index i within the user's array.
                 let st = unsafe { take_completed(id, requests.add(i)) };
+                // SAFETY: the caller's status and output arguments.
                 unsafe {
                     write_status(status, &st, false);
                     out(index, i as c_int, "index")?;

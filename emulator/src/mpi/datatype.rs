@@ -561,9 +561,11 @@ mod tests {
             1, 2, 0xff, 0xff, 3, 4, 5, 6, 7, 8, 0xff, 0xff, 9, 10, 11, 12,
         ];
         let mut packed = Vec::new();
+        // SAFETY: `src` holds two elements of `ty` (its extent is 8).
         unsafe { pack(ty, src.as_ptr().cast(), 2, &mut packed) };
         assert_eq!(packed, vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
         let mut dst = [0u8; 16];
+        // SAFETY: `dst` has room for two elements of `ty`.
         let n = unsafe { unpack(ty, dst.as_mut_ptr().cast(), &packed) };
         assert_eq!(n, 12);
         assert_eq!(dst, [1, 2, 0, 0, 3, 4, 5, 6, 7, 8, 0, 0, 9, 10, 11, 12]);

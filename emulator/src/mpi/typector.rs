@@ -201,6 +201,7 @@ mod tests {
         assert_eq!(t.basic.map(|b| b.1), Some(6));
         let data: Vec<i32> = (0..12).collect();
         let mut out = Vec::new();
+        // SAFETY: `data` holds one element of `t` (12 ints).
         unsafe { pack(&t, data.as_ptr().cast(), 1, &mut out) };
         let vals: Vec<i32> = out
             .chunks(4)
