@@ -8,9 +8,16 @@
 //!     their ratios; (c) the fluid solver alone: completions per second with
 //!     10^3, 10^4 and 10^5 flows in flight.
 //!
+//! (d) one pair-wise `MPI_Alltoall` of 4 KiB blocks on 1,024 ranks of a
+//!     two-level fat tree (`2;32,32;1,8;1,1`, 10 Gbps, 1 us), buffers from
+//!     `SMPI_SHARED_MALLOC`: contention-heavy traffic.
+//!
 //! Run it with `scripts/bench-vs-simgrid.sh` (release build, installs
 //! SimGrid if needed). Options: `--runs N` (default 3), `--no-simgrid`,
-//! `--only a|b|c`, `--max-ranks N` (skip larger cases).
+//! `--only a|b|c|d`, `--max-ranks N` (skip larger cases), `--baseline DIR`
+//! (also run the `smpicc`/`smpirun` of another build of ours, in DIR: the
+//! side-by-side check of a refactor; the runs of each case alternate
+//! between the emulators, so that a busy machine weighs on both alike).
 
 use std::io::Read;
 use std::os::unix::process::ExitStatusExt;
@@ -95,6 +102,7 @@ struct Options {
     simgrid: bool,
     only: Option<char>,
     max_ranks: usize,
+    baseline: Option<PathBuf>,
 }
 
 fn parse_options() -> Result<Options> {
@@ -103,6 +111,7 @@ fn parse_options() -> Result<Options> {
         simgrid: true,
         only: None,
         max_ranks: usize::MAX,
+        baseline: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -119,9 +128,16 @@ fn parse_options() -> Result<Options> {
                 o.only = args
                     .next()
                     .and_then(|v| v.chars().next())
-                    .filter(|c| "abc".contains(*c))
+                    .filter(|c| "abcd".contains(*c))
                     .map(Some)
-                    .context("--only takes a, b or c")?
+                    .context("--only takes a, b, c or d")?
+            }
+            "--baseline" => {
+                o.baseline = Some(
+                    args.next()
+                        .map(PathBuf::from)
+                        .context("--baseline takes a directory with smpicc and smpirun")?,
+                )
             }
             "--max-ranks" => {
                 o.max_ranks = args
@@ -155,6 +171,17 @@ fn main() -> Result<()> {
             "{} is missing: build the workspace in release mode first (scripts/bench-vs-simgrid.sh does)",
             emulators[0].smpirun.display()
         );
+    }
+    if let Some(dir) = &opts.baseline {
+        let b = Emulator {
+            name: "baseline",
+            smpicc: dir.join("smpicc"),
+            smpirun: dir.join("smpirun"),
+        };
+        if !b.smpirun.is_file() {
+            bail!("--baseline: no smpirun in {}", dir.display());
+        }
+        emulators.push(b);
     }
     if opts.simgrid {
         let sg = Emulator {
@@ -190,6 +217,7 @@ fn main() -> Result<()> {
                     hostfile,
                     ranks,
                     args: &["10"],
+                    cfg: &[],
                 };
                 compare(&emulators, &allreduce, &case, opts.runs)?;
             }
@@ -202,9 +230,23 @@ fn main() -> Result<()> {
                 hostfile,
                 ranks: 256,
                 args: &["65536"],
+                cfg: &[],
             };
             compare(&emulators, &alltoall, &case, opts.runs)?;
         }
+    }
+    if wants('d') && opts.max_ranks >= 1024 {
+        let alltoall = compile_all(&emulators, &repo.join("bench/c/alltoall.c"), &scratch)?;
+        println!("\n(d) pair-wise MPI_Alltoall of 4 KiB blocks, 1,024 ranks, fat tree 2;32,32;1,8;1,1 (10 Gbps, 1 us), shared buffers");
+        let (platform, hostfile) = fat_tree_cluster(&scratch, "2;32,32;1,8;1,1", 1024)?;
+        let case = Case {
+            platform,
+            hostfile,
+            ranks: 1024,
+            args: &["4096", "shared"],
+            cfg: &["--cfg=smpi/alltoall:pair"],
+        };
+        compare(&emulators, &alltoall, &case, opts.runs)?;
     }
     if wants('c') {
         println!("\n(c) fluid solver alone: completions per second with N flows in flight");
@@ -252,6 +294,8 @@ struct Case<'a> {
     ranks: usize,
     /// The program's own arguments.
     args: &'a [&'a str],
+    /// More options for every emulator (`--cfg=...`).
+    cfg: &'a [&'a str],
 }
 
 fn compare(emulators: &[Emulator], programs: &[PathBuf], case: &Case, runs: usize) -> Result<()> {
@@ -260,15 +304,20 @@ fn compare(emulators: &[Emulator], programs: &[PathBuf], case: &Case, runs: usiz
         hostfile,
         ranks,
         args,
+        cfg,
     } = case;
-    let mut medians = Vec::new();
-    for (e, program) in emulators.iter().zip(programs) {
-        let mut walls = Vec::new();
-        let mut users = Vec::new();
-        let mut syss = Vec::new();
-        let mut peaks = Vec::new();
-        let mut line = String::from("(no output)");
-        for _ in 0..runs {
+    // Per emulator: the measures so far, its last output line, and whether
+    // it failed (then it is not run again).
+    let mut measures: Vec<Vec<Measured>> = emulators.iter().map(|_| Vec::new()).collect();
+    let mut lines = vec![String::from("(no output)"); emulators.len()];
+    let mut failed = vec![false; emulators.len()];
+    // Round by round, every emulator once: a machine that gets busier
+    // weighs on all of them alike.
+    for _ in 0..runs {
+        for (i, (e, program)) in emulators.iter().zip(programs).enumerate() {
+            if failed[i] {
+                continue;
+            }
             let m = measure(
                 Command::new(&e.smpirun)
                     .arg("-np")
@@ -278,6 +327,7 @@ fn compare(emulators: &[Emulator], programs: &[PathBuf], case: &Case, runs: usiz
                     .arg("-hostfile")
                     .arg(hostfile)
                     .arg("--cfg=smpi/simulate-computation:no")
+                    .args(*cfg)
                     .arg(program)
                     .args(*args),
             )?;
@@ -292,33 +342,42 @@ fn compare(emulators: &[Emulator], programs: &[PathBuf], case: &Case, runs: usiz
                         .collect::<Vec<_>>()
                         .join("\n")
                 );
-                break;
+                failed[i] = true;
+                continue;
             }
-            line = m.stdout.lines().next().unwrap_or("").to_string();
-            walls.push(m.wall);
-            users.push(m.user);
-            syss.push(m.sys);
-            peaks.push(m.peak_kib as f64 / 1024.0);
+            lines[i] = m.stdout.lines().next().unwrap_or("").to_string();
+            measures[i].push(m);
         }
-        if walls.is_empty() {
+    }
+    let mut medians = Vec::new();
+    for (i, e) in emulators.iter().enumerate() {
+        let ms = &measures[i];
+        if failed[i] || ms.is_empty() {
             medians.push(None);
             continue;
         }
-        let (w, p) = (median(walls), median(peaks));
-        let (u, k) = (median(users), median(syss));
+        let w = median(ms.iter().map(|m| m.wall).collect());
+        let p = median(ms.iter().map(|m| m.peak_kib as f64 / 1024.0).collect());
+        let u = median(ms.iter().map(|m| m.user).collect());
+        let k = median(ms.iter().map(|m| m.sys).collect());
         println!(
-            "  {:8} {ranks:5} ranks: {w:8.2} s {p:8.1} MB (cpu {u:.2} user {k:.2} sys)  | {line}",
-            e.name
+            "  {:8} {ranks:5} ranks: {w:8.2} s {p:8.1} MB (cpu {u:.2} user {k:.2} sys)  | {}",
+            e.name, lines[i]
         );
         medians.push(Some((w, p)));
     }
-    if let [Some((ow, op)), Some((sw, sp))] = medians[..] {
-        println!(
-            "  ratio SimGrid/ours: wall time {:.1}x, peak memory {:.2}x (ours is {:.0}% of SimGrid's memory)",
-            sw / ow,
-            sp / op,
-            100.0 * op / sp
-        );
+    if let Some((ow, op)) = medians[0] {
+        for (e, m) in emulators.iter().zip(&medians).skip(1) {
+            if let Some((w, p)) = m {
+                println!(
+                    "  ratio {}/ours: wall time {:.2}x, peak memory {:.2}x (ours is {:.0}% of its memory)",
+                    e.name,
+                    w / ow,
+                    p / op,
+                    100.0 * op / p
+                );
+            }
+        }
     }
     Ok(())
 }
@@ -337,6 +396,25 @@ fn flat_cluster(dir: &Path, n: usize) -> Result<(PathBuf, PathBuf)> {
         ),
     )?;
     let hostfile = dir.join(format!("hosts{n}"));
+    std::fs::write(
+        &hostfile,
+        (0..n).map(|i| format!("node-{i}\n")).collect::<String>(),
+    )?;
+    Ok((platform, hostfile))
+}
+
+/// A FAT_TREE cluster of `n` hosts (`topo_parameters` as SimGrid takes
+/// them; 10 Gbps, 1 us links) and a hostfile listing its hosts in order.
+fn fat_tree_cluster(dir: &Path, shape: &str, n: usize) -> Result<(PathBuf, PathBuf)> {
+    let platform = dir.join(format!("fat-tree-cluster{n}.xml"));
+    std::fs::write(
+        &platform,
+        format!(
+            "{HEADER}  <zone id=\"world\" routing=\"Full\">\n    <cluster id=\"c\" prefix=\"node-\" suffix=\"\" radical=\"0-{}\" speed=\"1Gf\" bw=\"10Gbps\" lat=\"1us\" topology=\"FAT_TREE\" topo_parameters=\"{shape}\"/>\n  </zone>\n</platform>\n",
+            n - 1
+        ),
+    )?;
+    let hostfile = dir.join(format!("fat-tree-cluster-hosts{n}"));
     std::fs::write(
         &hostfile,
         (0..n).map(|i| format!("node-{i}\n")).collect::<String>(),
