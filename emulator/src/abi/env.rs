@@ -1,5 +1,5 @@
 //! Environment calls: init, finalize, abort, rank and size, versions,
-//! error strings, datatype queries, error handlers.
+//! error strings, error handlers.
 
 use std::ffi::{c_char, c_int};
 
@@ -335,29 +335,6 @@ pub(crate) fn call_errhandler(
         },
         Err(e) => call(name, mpi::COMM_WORLD, || Err(e)),
     }
-}
-
-pub(crate) unsafe extern "C" fn MPI_Type_size(datatype: c_int, size: *mut c_int) -> c_int {
-    call("MPI_Type_size", mpi::COMM_WORLD, || {
-        let s = sim::mpi(|w| w.mpi.datatype(datatype).map(|t| t.size))?;
-        // SAFETY: the caller's output argument.
-        unsafe { out(size, c_int::try_from(s).unwrap_or(mpi::UNDEFINED), "size") }
-    })
-}
-
-pub(crate) unsafe extern "C" fn MPI_Type_get_extent(
-    datatype: c_int,
-    lb: *mut isize,
-    extent: *mut isize,
-) -> c_int {
-    call("MPI_Type_get_extent", mpi::COMM_WORLD, || {
-        let (l, e) = sim::mpi(|w| w.mpi.datatype(datatype).map(|t| (t.lb, t.extent)))?;
-        // SAFETY: the caller's output arguments.
-        unsafe {
-            out(lb, l, "lb")?;
-            out(extent, e, "extent")
-        }
-    })
 }
 
 pub(crate) unsafe extern "C" fn MPI_Comm_set_errhandler(comm: c_int, errhandler: c_int) -> c_int {

@@ -29,6 +29,28 @@ pub struct CommObj {
     refs: usize,
 }
 
+/// How a duplication (MPI_Comm_dup, MPI_Type_dup) ends once the
+/// duplicate exists.
+#[derive(Debug)]
+pub enum Duplicate {
+    /// The duplicate's handle.
+    Made(i32),
+    /// A program's attribute copy callback failed with this error: the
+    /// duplicate was freed, and the call returns the null handle.
+    Failed(MpiError),
+}
+
+impl Duplicate {
+    /// The handle the call returns (`null` when it failed) and the call's
+    /// result.
+    pub fn into_output(self, null: i32) -> (i32, MpiResult<()>) {
+        match self {
+            Duplicate::Made(h) => (h, Ok(())),
+            Duplicate::Failed(e) => (null, Err(e)),
+        }
+    }
+}
+
 /// A virtual topology.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Topology {

@@ -24,6 +24,7 @@ pub mod protocol;
 pub mod request;
 pub mod split;
 pub mod typector;
+pub mod types;
 pub mod win;
 
 pub use attr::{Keyval, KEYVAL_BASE, KEYVAL_INVALID};
