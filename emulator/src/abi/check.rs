@@ -76,6 +76,21 @@ pub unsafe fn out<T>(p: *mut T, v: T, what: &str) -> MpiResult<()> {
     Ok(())
 }
 
+/// Writes `v` into a C array, failing with MPI_ERR_ARG on null (a null
+/// array is fine when `v` is empty: nothing is written).
+///
+/// # Safety
+/// `p` has room for `v.len()` values when `v` is not empty.
+pub unsafe fn write_array<T: Copy>(p: *mut T, v: &[T], what: &str) -> MpiResult<()> {
+    if v.is_empty() {
+        return Ok(());
+    }
+    non_null(p, what)?;
+    // SAFETY: per the contract.
+    unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), p, v.len()) };
+    Ok(())
+}
+
 /// Reads a NUL-terminated C string (invalid UTF-8 replaced), failing with
 /// MPI_ERR_ARG on null.
 ///

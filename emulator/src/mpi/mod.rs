@@ -23,6 +23,7 @@ pub mod p2p;
 pub mod protocol;
 pub mod request;
 pub mod split;
+pub mod topo;
 pub mod typector;
 pub mod types;
 pub mod win;
