@@ -13,7 +13,7 @@ pub mod crystal;
 pub mod datatype;
 mod error;
 mod group;
-mod info;
+pub mod info;
 pub mod intercoll;
 mod matching;
 pub mod nbc;
