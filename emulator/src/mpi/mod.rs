@@ -11,7 +11,7 @@ pub mod collective;
 pub mod comm;
 pub mod crystal;
 pub mod datatype;
-mod error;
+pub mod error;
 mod group;
 pub mod info;
 pub mod intercoll;
