@@ -12,7 +12,7 @@ pub mod comm;
 pub mod crystal;
 pub mod datatype;
 pub mod error;
-mod group;
+pub mod group;
 pub mod info;
 pub mod intercoll;
 mod matching;
