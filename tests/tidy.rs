@@ -72,9 +72,19 @@ fn the_engine_knows_nothing_of_the_layers_above_it() {
     let src = repo().join("emulator/src");
     let bad = mentions(
         &src.join("engine"),
-        &["crate::mpi", "crate::abi", "crate::sim", "crate::run", "crate::testing"],
+        &[
+            "crate::mpi",
+            "crate::abi",
+            "crate::sim",
+            "crate::run",
+            "crate::testing",
+        ],
     );
-    assert!(bad.is_empty(), "the engine imports a layer above it:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "the engine imports a layer above it:\n{}",
+        bad.join("\n")
+    );
 }
 
 #[test]
@@ -90,20 +100,32 @@ fn the_mpi_layer_knows_nothing_of_the_bindings_or_the_command_line() {
             }
         }
     }
-    assert!(bad.is_empty(), "a layer imports one above it:\n{}", bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "a layer imports one above it:\n{}",
+        bad.join("\n")
+    );
 }
 
 #[test]
 fn mpi_entry_points_live_in_abi_and_the_loader_in_privatize() {
     let root = repo();
     let mut bad = Vec::new();
-    for dir in ["emulator/src", "fluidnet/src", "platforms/src", "collectives/src", "privatize/src"] {
+    for dir in [
+        "emulator/src",
+        "fluidnet/src",
+        "platforms/src",
+        "collectives/src",
+        "privatize/src",
+    ] {
         for f in rust_files(&root.join(dir)) {
             let r = rel(&f);
             for (n, l) in lines(&f) {
                 let c = code(&l);
                 if c.contains("extern \"C\" fn MPI_") && !r.starts_with("emulator/src/abi/") {
-                    bad.push(format!("{r}:{n}: an MPI entry point outside emulator/src/abi"));
+                    bad.push(format!(
+                        "{r}:{n}: an MPI entry point outside emulator/src/abi"
+                    ));
                 }
                 for loader in ["libloading::", "goblin::", "libc::dlopen", "libc::dlsym"] {
                     if c.contains(loader) && !r.starts_with("privatize/") {
@@ -121,19 +143,31 @@ fn the_model_crates_depend_on_no_other_crate_of_the_workspace() {
     let root = repo();
     // Each crate and the workspace crates it must not depend on.
     let rules: &[(&str, &[&str])] = &[
-        ("fluidnet", &["platforms", "collectives", "privatize", "emulator"]),
-        ("platforms", &["fluidnet", "collectives", "privatize", "emulator"]),
-        ("collectives", &["fluidnet", "platforms", "privatize", "emulator"]),
-        ("privatize", &["fluidnet", "platforms", "collectives", "emulator"]),
+        (
+            "fluidnet",
+            &["platforms", "collectives", "privatize", "emulator"],
+        ),
+        (
+            "platforms",
+            &["fluidnet", "collectives", "privatize", "emulator"],
+        ),
+        (
+            "collectives",
+            &["fluidnet", "platforms", "privatize", "emulator"],
+        ),
+        (
+            "privatize",
+            &["fluidnet", "platforms", "collectives", "emulator"],
+        ),
     ];
     let mut bad = Vec::new();
     for (krate, forbidden) in rules {
         let toml = std::fs::read_to_string(root.join(krate).join("Cargo.toml")).unwrap();
         for dep in *forbidden {
-            if toml
-                .lines()
-                .any(|l| l.trim_start().starts_with(&format!("{dep}.")) || l.trim_start().starts_with(&format!("{dep} ")))
-            {
+            if toml.lines().any(|l| {
+                l.trim_start().starts_with(&format!("{dep}."))
+                    || l.trim_start().starts_with(&format!("{dep} "))
+            }) {
                 bad.push(format!("{krate}/Cargo.toml depends on {dep}"));
             }
         }
@@ -214,9 +248,11 @@ fn architecture_names_only_files_that_exist() {
                 && !piece.contains(' ')
                 && piece.contains('/')
                 && (piece.ends_with('/')
-                    || [".rs", ".c", ".h", ".sh", ".md", ".toml", ".txt", ".cpp", ".py"]
-                        .iter()
-                        .any(|x| piece.ends_with(x)));
+                    || [
+                        ".rs", ".c", ".h", ".sh", ".md", ".toml", ".txt", ".cpp", ".py",
+                    ]
+                    .iter()
+                    .any(|x| piece.ends_with(x)));
             if !looks_like_a_path {
                 continue;
             }

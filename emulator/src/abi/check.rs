@@ -1,10 +1,10 @@
 //! The program's raw arguments, checked and converted once: null
-//! pointers, C arrays, output arguments and statuses. (What the MPI layer
-//! checks of their meaning, counts, ranks, tags and roots, is
-//! `mpi::check`.) Each function trusts what MPI says the caller provides,
-//! as its `# Safety` section states.
+//! pointers, C arrays and strings, output arguments and statuses. (What
+//! the MPI layer checks of their meaning, counts, ranks, tags and roots,
+//! is `mpi::check`.) Each function trusts what MPI says the caller
+//! provides, as its `# Safety` section states.
 
-use std::ffi::c_int;
+use std::ffi::{c_char, c_int, CStr};
 
 use crate::mpi::{class, MpiError, MpiResult, RawStatus, Status};
 
@@ -74,6 +74,32 @@ pub unsafe fn out<T>(p: *mut T, v: T, what: &str) -> MpiResult<()> {
     // SAFETY: non-null, writable per the contract.
     unsafe { p.write(v) };
     Ok(())
+}
+
+/// Writes `v` into a C array, failing with MPI_ERR_ARG on null (a null
+/// array is fine when `v` is empty: nothing is written).
+///
+/// # Safety
+/// `p` has room for `v.len()` values when `v` is not empty.
+pub unsafe fn write_array<T: Copy>(p: *mut T, v: &[T], what: &str) -> MpiResult<()> {
+    if v.is_empty() {
+        return Ok(());
+    }
+    non_null(p, what)?;
+    // SAFETY: per the contract.
+    unsafe { std::ptr::copy_nonoverlapping(v.as_ptr(), p, v.len()) };
+    Ok(())
+}
+
+/// Reads a NUL-terminated C string (invalid UTF-8 replaced), failing with
+/// MPI_ERR_ARG on null.
+///
+/// # Safety
+/// `p` is null or points to a NUL-terminated string.
+pub unsafe fn string(p: *const c_char, what: &str) -> MpiResult<String> {
+    non_null(p, what)?;
+    // SAFETY: per the contract.
+    Ok(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
 }
 
 /// Reads the request handle at `p` (an in/out argument).

@@ -1,23 +1,16 @@
-//! Communicator and group calls.
+//! Communicator and group calls, bound to `mpi::comm`, `mpi::group` and
+//! `mpi::split`.
 
 use std::ffi::{c_char, c_int};
-use std::rc::Rc;
 
 use super::call;
-use super::check::out;
+use super::check::{non_null, out, string, write_array, CArray};
 use super::env::copy_c_string;
-use crate::mpi::comm::{group_compare, members};
-use crate::mpi::{self, class, split, Group, MpiError, MpiResult};
+use crate::mpi::{self, check, comm, group, split, MpiResult};
 use crate::sim;
 
-/// Writes a new communicator handle.
-///
-/// # Safety
-/// `p` is the caller's output argument.
-unsafe fn out_comm(p: *mut c_int, h: c_int) -> MpiResult<()> {
-    // SAFETY: per the contract.
-    unsafe { out(p, h, "newcomm") }
-}
+/// MPI_GROUP_NULL.
+const GROUP_NULL: c_int = 0;
 
 /// Writes a communicator made from `parent`, which passes on its error
 /// handler.
@@ -27,21 +20,15 @@ unsafe fn out_comm(p: *mut c_int, h: c_int) -> MpiResult<()> {
 unsafe fn out_child(parent: c_int, p: *mut c_int, h: c_int) -> MpiResult<()> {
     sim::mpi(|w| w.inherit_errhandler(parent, h));
     // SAFETY: per the contract.
-    unsafe { out_comm(p, h) }
+    unsafe { out(p, h, "newcomm") }
 }
 
 pub(crate) unsafe extern "C" fn MPI_Comm_dup(comm: c_int, newcomm: *mut c_int) -> c_int {
     call("MPI_Comm_dup", comm, || {
-        let h = sim::mpi(|w| w.comm_dup(comm))?;
-        if let Err(e) = mpi::attr::copy_all(mpi::attr::Kind::Comm, comm, h) {
-            // A failing copy function fails the duplication.
-            sim::mpi(|w| w.comm_free(h))?;
-            // SAFETY: the caller's output argument.
-            unsafe { out_comm(newcomm, mpi::COMM_NULL)? };
-            return Err(e);
-        }
+        let (h, result) = comm::dup(comm)?.into_output(mpi::COMM_NULL);
         // SAFETY: the caller's output argument.
-        unsafe { out_child(comm, newcomm, h) }
+        unsafe { out(newcomm, h, "newcomm")? };
+        result
     })
 }
 
@@ -74,16 +61,12 @@ pub(crate) unsafe extern "C" fn MPI_Comm_free(comm: *mut c_int) -> c_int {
     let handle = if comm.is_null() {
         mpi::COMM_NULL
     } else {
-        // SAFETY: non-null in/out argument of the caller.
+        // SAFETY: the caller's non-null in/out argument.
         unsafe { *comm }
     };
     call("MPI_Comm_free", handle, || {
-        if comm.is_null() {
-            return Err(MpiError::new(class::ARG, "comm is a null pointer"));
-        }
-        sim::mpi(|w| w.comm(handle))?;
-        mpi::attr::delete_all(mpi::attr::Kind::Comm, handle)?;
-        sim::mpi(|w| w.comm_free(handle))?;
+        non_null(comm, "comm")?;
+        comm::free(handle)?;
         // SAFETY: non-null in/out argument.
         unsafe { *comm = mpi::COMM_NULL };
         Ok(())
@@ -121,11 +104,9 @@ pub(crate) unsafe extern "C" fn MPI_Comm_get_name(
 ) -> c_int {
     call("MPI_Comm_get_name", comm, || {
         let n = sim::mpi(|w| w.comm_get_name(comm))?;
-        if name.is_null() {
-            return Err(MpiError::new(class::ARG, "name is a null pointer"));
-        }
-        // SAFETY: MPI requires MPI_MAX_OBJECT_NAME (128) bytes.
-        let len = unsafe { copy_c_string(name, 128, &n) };
+        non_null(name, "name")?;
+        // SAFETY: MPI requires MPI_MAX_OBJECT_NAME bytes.
+        let len = unsafe { copy_c_string(name, check::MAX_OBJECT_NAME, &n) };
         // SAFETY: the caller's output argument.
         unsafe { out(resultlen, len as c_int, "resultlen") }
     })
@@ -133,43 +114,23 @@ pub(crate) unsafe extern "C" fn MPI_Comm_get_name(
 
 pub(crate) unsafe extern "C" fn MPI_Comm_set_name(comm: c_int, name: *const c_char) -> c_int {
     call("MPI_Comm_set_name", comm, || {
-        if name.is_null() {
-            return Err(MpiError::new(class::ARG, "name is a null pointer"));
-        }
         // SAFETY: a NUL-terminated string from the caller.
-        let s = unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy();
-        let s: String = s.chars().take(127).collect();
-        sim::mpi(|w| w.comm_set_name(comm, s))
-    })
-}
-
-fn group_of(handle: c_int) -> MpiResult<Group> {
-    sim::mpi(|w| w.mpi.comms.group(handle).cloned())
-}
-
-fn new_group(list: Vec<u32>) -> c_int {
-    sim::mpi(|w| {
-        if list.is_empty() {
-            1
-        } else {
-            w.mpi.comms.add_group(Group::List(Rc::from(list)))
-        }
+        let s = unsafe { string(name, "name") }?;
+        sim::mpi(|w| w.comm_set_name(comm, &s))
     })
 }
 
 pub(crate) unsafe extern "C" fn MPI_Group_size(group: c_int, size: *mut c_int) -> c_int {
     call("MPI_Group_size", mpi::COMM_WORLD, || {
-        let g = group_of(group)?;
+        let n = group::size(group)?;
         // SAFETY: the caller's output argument.
-        unsafe { out(size, g.size() as c_int, "size") }
+        unsafe { out(size, n as c_int, "size") }
     })
 }
 
 pub(crate) unsafe extern "C" fn MPI_Group_rank(group: c_int, rank: *mut c_int) -> c_int {
     call("MPI_Group_rank", mpi::COMM_WORLD, || {
-        let g = group_of(group)?;
-        let me = sim::mpi(|w| w.core.current());
-        let r = g.rank_of(me).map_or(mpi::UNDEFINED, |r| r as c_int);
+        let r = group::rank(group)?;
         // SAFETY: the caller's output argument.
         unsafe { out(rank, r, "rank") }
     })
@@ -177,51 +138,27 @@ pub(crate) unsafe extern "C" fn MPI_Group_rank(group: c_int, rank: *mut c_int) -
 
 pub(crate) unsafe extern "C" fn MPI_Group_free(group: *mut c_int) -> c_int {
     call("MPI_Group_free", mpi::COMM_WORLD, || {
-        if group.is_null() {
-            return Err(MpiError::new(class::ARG, "group is a null pointer"));
-        }
+        non_null(group, "group")?;
         // SAFETY: non-null in/out argument.
-        let h = unsafe { *group };
-        sim::mpi(|w| w.mpi.comms.free_group(h))?;
+        group::free(unsafe { *group })?;
         // SAFETY: as above.
-        unsafe { *group = 0 };
+        unsafe { *group = GROUP_NULL };
         Ok(())
     })
 }
 
-/// Reads `n` ranks of group `g` from a C array, checking range and repeats.
-///
-/// # Safety
-/// `ranks` points to `n` readable ints.
-unsafe fn read_ranks(g: &Group, n: c_int, ranks: *const c_int) -> MpiResult<Vec<usize>> {
-    let n =
-        usize::try_from(n).map_err(|_| MpiError::new(class::ARG, format!("invalid count {n}")))?;
-    if n > 0 && ranks.is_null() {
-        return Err(MpiError::new(class::ARG, "ranks is a null pointer"));
-    }
-    let mut v = Vec::with_capacity(n);
-    let mut seen = std::collections::HashSet::new();
-    for i in 0..n {
-        // SAFETY: i < n per the contract.
-        let r = unsafe { *ranks.add(i) };
-        let r = usize::try_from(r)
-            .ok()
-            .filter(|&r| r < g.size())
-            .ok_or_else(|| {
-                MpiError::new(
-                    class::RANK,
-                    format!("rank {r} is not in a group of {}", g.size()),
-                )
-            })?;
-        if !seen.insert(r) {
-            return Err(MpiError::new(
-                class::RANK,
-                format!("rank {r} appears twice"),
-            ));
-        }
-        v.push(r);
-    }
-    Ok(v)
+/// Runs the group call `name`, which makes a group, and writes its
+/// handle.
+fn new_group(
+    name: &'static str,
+    newgroup: *mut c_int,
+    make: impl FnOnce() -> MpiResult<c_int>,
+) -> c_int {
+    call(name, mpi::COMM_WORLD, || {
+        let h = make()?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(newgroup, h, "newgroup") }
+    })
 }
 
 pub(crate) unsafe extern "C" fn MPI_Group_incl(
@@ -230,13 +167,8 @@ pub(crate) unsafe extern "C" fn MPI_Group_incl(
     ranks: *const c_int,
     newgroup: *mut c_int,
 ) -> c_int {
-    call("MPI_Group_incl", mpi::COMM_WORLD, || {
-        let g = group_of(group)?;
-        // SAFETY: the caller's array.
-        let rs = unsafe { read_ranks(&g, n, ranks) }?;
-        let h = new_group(rs.iter().map(|&r| g.world(r) as u32).collect());
-        // SAFETY: the caller's output argument.
-        unsafe { out(newgroup, h, "newgroup") }
+    new_group("MPI_Group_incl", newgroup, || {
+        group::incl(group, n, &CArray(ranks))
     })
 }
 
@@ -246,57 +178,9 @@ pub(crate) unsafe extern "C" fn MPI_Group_excl(
     ranks: *const c_int,
     newgroup: *mut c_int,
 ) -> c_int {
-    call("MPI_Group_excl", mpi::COMM_WORLD, || {
-        let g = group_of(group)?;
-        // SAFETY: the caller's array.
-        let rs = unsafe { read_ranks(&g, n, ranks) }?;
-        let excluded: std::collections::HashSet<usize> = rs.into_iter().collect();
-        let h = new_group(
-            (0..g.size())
-                .filter(|r| !excluded.contains(r))
-                .map(|r| g.world(r) as u32)
-                .collect(),
-        );
-        // SAFETY: the caller's output argument.
-        unsafe { out(newgroup, h, "newgroup") }
+    new_group("MPI_Group_excl", newgroup, || {
+        group::excl(group, n, &CArray(ranks))
     })
-}
-
-/// Expands (first, last, stride) triplets into group ranks.
-///
-/// # Safety
-/// `ranges` points to `n` readable int[3].
-unsafe fn expand_ranges(g: &Group, n: c_int, ranges: *const [c_int; 3]) -> MpiResult<Vec<usize>> {
-    let n =
-        usize::try_from(n).map_err(|_| MpiError::new(class::ARG, format!("invalid count {n}")))?;
-    let mut v = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for i in 0..n {
-        // SAFETY: i < n per the contract.
-        let [first, last, stride] = unsafe { *ranges.add(i) };
-        if stride == 0 {
-            return Err(MpiError::new(class::ARG, "a range has stride 0"));
-        }
-        let in_range = |r: c_int| usize::try_from(r).ok().filter(|&r| r < g.size());
-        if in_range(first).is_none() || in_range(last).is_none() {
-            return Err(MpiError::new(
-                class::RANK,
-                format!("range {first}..{last} is outside a group of {}", g.size()),
-            ));
-        }
-        let mut r = first;
-        while (stride > 0 && r <= last) || (stride < 0 && r >= last) {
-            if !seen.insert(r) {
-                return Err(MpiError::new(
-                    class::RANK,
-                    format!("rank {r} appears twice"),
-                ));
-            }
-            v.push(r as usize);
-            r += stride;
-        }
-    }
-    Ok(v)
 }
 
 pub(crate) unsafe extern "C" fn MPI_Group_range_incl(
@@ -305,13 +189,8 @@ pub(crate) unsafe extern "C" fn MPI_Group_range_incl(
     ranges: *const [c_int; 3],
     newgroup: *mut c_int,
 ) -> c_int {
-    call("MPI_Group_range_incl", mpi::COMM_WORLD, || {
-        let g = group_of(group)?;
-        // SAFETY: the caller's array.
-        let rs = unsafe { expand_ranges(&g, n, ranges) }?;
-        let h = new_group(rs.iter().map(|&r| g.world(r) as u32).collect());
-        // SAFETY: the caller's output argument.
-        unsafe { out(newgroup, h, "newgroup") }
+    new_group("MPI_Group_range_incl", newgroup, || {
+        group::range_incl(group, n, &CArray(ranges))
     })
 }
 
@@ -321,19 +200,8 @@ pub(crate) unsafe extern "C" fn MPI_Group_range_excl(
     ranges: *const [c_int; 3],
     newgroup: *mut c_int,
 ) -> c_int {
-    call("MPI_Group_range_excl", mpi::COMM_WORLD, || {
-        let g = group_of(group)?;
-        // SAFETY: the caller's array.
-        let rs = unsafe { expand_ranges(&g, n, ranges) }?;
-        let excluded: std::collections::HashSet<usize> = rs.into_iter().collect();
-        let h = new_group(
-            (0..g.size())
-                .filter(|r| !excluded.contains(r))
-                .map(|r| g.world(r) as u32)
-                .collect(),
-        );
-        // SAFETY: the caller's output argument.
-        unsafe { out(newgroup, h, "newgroup") }
+    new_group("MPI_Group_range_excl", newgroup, || {
+        group::range_excl(group, n, &CArray(ranges))
     })
 }
 
@@ -345,31 +213,9 @@ pub(crate) unsafe extern "C" fn MPI_Group_translate_ranks(
     ranks2: *mut c_int,
 ) -> c_int {
     call("MPI_Group_translate_ranks", mpi::COMM_WORLD, || {
-        let a = group_of(g1)?;
-        let b = group_of(g2)?;
-        let n = usize::try_from(n)
-            .map_err(|_| MpiError::new(class::ARG, format!("invalid count {n}")))?;
-        for i in 0..n {
-            // SAFETY: i < n entries of the caller's arrays.
-            let r = unsafe { *ranks1.add(i) };
-            let t = if r == mpi::PROC_NULL {
-                mpi::PROC_NULL
-            } else {
-                let r = usize::try_from(r)
-                    .ok()
-                    .filter(|&r| r < a.size())
-                    .ok_or_else(|| {
-                        MpiError::new(
-                            class::RANK,
-                            format!("rank {r} is not in a group of {}", a.size()),
-                        )
-                    })?;
-                b.rank_of(a.world(r)).map_or(mpi::UNDEFINED, |x| x as c_int)
-            };
-            // SAFETY: as above.
-            unsafe { *ranks2.add(i) = t };
-        }
-        Ok(())
+        let t = group::translate_ranks(g1, n, &CArray(ranks1), g2)?;
+        // SAFETY: the caller's array of n entries, as many as translated.
+        unsafe { write_array(ranks2, &t, "ranks2") }
     })
 }
 
@@ -379,16 +225,10 @@ pub(crate) unsafe extern "C" fn MPI_Group_compare(
     result: *mut c_int,
 ) -> c_int {
     call("MPI_Group_compare", mpi::COMM_WORLD, || {
-        let r = group_compare(&group_of(g1)?, &group_of(g2)?);
+        let r = group::compare(g1, g2)?;
         // SAFETY: the caller's output argument.
         unsafe { out(result, r, "result") }
     })
-}
-
-fn set_op(g1: c_int, g2: c_int, f: impl Fn(&[u32], &[u32]) -> Vec<u32>) -> MpiResult<c_int> {
-    let a = members(&group_of(g1)?);
-    let b = members(&group_of(g2)?);
-    Ok(new_group(f(&a, &b)))
 }
 
 pub(crate) unsafe extern "C" fn MPI_Group_union(
@@ -396,14 +236,8 @@ pub(crate) unsafe extern "C" fn MPI_Group_union(
     g2: c_int,
     newgroup: *mut c_int,
 ) -> c_int {
-    call("MPI_Group_union", mpi::COMM_WORLD, || {
-        let h = set_op(g1, g2, |a, b| {
-            let mut v = a.to_vec();
-            v.extend(b.iter().filter(|x| !a.contains(x)));
-            v
-        })?;
-        // SAFETY: the caller's output argument.
-        unsafe { out(newgroup, h, "newgroup") }
+    new_group("MPI_Group_union", newgroup, || {
+        group::set_operation(g1, g2, group::union)
     })
 }
 
@@ -412,12 +246,8 @@ pub(crate) unsafe extern "C" fn MPI_Group_intersection(
     g2: c_int,
     newgroup: *mut c_int,
 ) -> c_int {
-    call("MPI_Group_intersection", mpi::COMM_WORLD, || {
-        let h = set_op(g1, g2, |a, b| {
-            a.iter().filter(|x| b.contains(x)).copied().collect()
-        })?;
-        // SAFETY: the caller's output argument.
-        unsafe { out(newgroup, h, "newgroup") }
+    new_group("MPI_Group_intersection", newgroup, || {
+        group::set_operation(g1, g2, group::intersection)
     })
 }
 
@@ -426,12 +256,8 @@ pub(crate) unsafe extern "C" fn MPI_Group_difference(
     g2: c_int,
     newgroup: *mut c_int,
 ) -> c_int {
-    call("MPI_Group_difference", mpi::COMM_WORLD, || {
-        let h = set_op(g1, g2, |a, b| {
-            a.iter().filter(|x| !b.contains(x)).copied().collect()
-        })?;
-        // SAFETY: the caller's output argument.
-        unsafe { out(newgroup, h, "newgroup") }
+    new_group("MPI_Group_difference", newgroup, || {
+        group::set_operation(g1, g2, group::difference)
     })
 }
 
@@ -468,19 +294,9 @@ pub(crate) unsafe extern "C" fn MPI_Intercomm_merge(
     })
 }
 
-/// The remote group of an intercommunicator.
-fn remote_group(comm: c_int) -> MpiResult<Group> {
-    sim::mpi(|w| w.comm(comm))?.remote.ok_or_else(|| {
-        MpiError::new(
-            class::COMM,
-            format!("{} is not an intercommunicator", mpi::comm_name(comm)),
-        )
-    })
-}
-
 pub(crate) unsafe extern "C" fn MPI_Comm_remote_size(comm: c_int, size: *mut c_int) -> c_int {
     call("MPI_Comm_remote_size", comm, || {
-        let remote = remote_group(comm)?;
+        let remote = sim::mpi(|w| w.remote_group(comm))?;
         // SAFETY: the caller's output argument.
         unsafe { out(size, remote.size() as c_int, "size") }
     })
@@ -488,8 +304,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_remote_size(comm: c_int, size: *mut c_i
 
 pub(crate) unsafe extern "C" fn MPI_Comm_remote_group(comm: c_int, group: *mut c_int) -> c_int {
     call("MPI_Comm_remote_group", comm, || {
-        let remote = remote_group(comm)?;
-        let h = sim::mpi(|w| w.mpi.comms.add_group(remote));
+        let h = sim::mpi(|w| w.comm_remote_group(comm))?;
         // SAFETY: the caller's output argument.
         unsafe { out(group, h, "group") }
     })
@@ -508,11 +323,26 @@ pub(crate) unsafe extern "C" fn MPI_Comm_create_group(
     })
 }
 
-/// A request that is complete from the start (for non-blocking calls that
-/// finish at once, such as MPI_Comm_idup here: duplication needs no
-/// messages in this emulator).
-fn completed_request() -> c_int {
-    sim::mpi(|w| w.new_completed_request()) as c_int + 1
+/// Runs a duplication that also makes a request (MPI_Comm_idup and its
+/// _with_info form): the request is complete from the start, as
+/// duplication needs no messages in this emulator.
+fn idup(
+    name: &'static str,
+    comm: c_int,
+    info: Option<c_int>,
+    newcomm: *mut c_int,
+    request: *mut c_int,
+) -> c_int {
+    call(name, comm, || {
+        non_null(request, "request")?;
+        let h = comm::dup_with_hints(comm, info)?;
+        // SAFETY: the caller's output argument.
+        unsafe { out(newcomm, h, "newcomm")? };
+        let id = sim::mpi(|w| w.new_completed_request());
+        // SAFETY: non-null output argument.
+        unsafe { *request = id as c_int + 1 };
+        Ok(())
+    })
 }
 
 pub(crate) unsafe extern "C" fn MPI_Comm_idup(
@@ -520,19 +350,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_idup(
     newcomm: *mut c_int,
     request: *mut c_int,
 ) -> c_int {
-    call("MPI_Comm_idup", comm, || {
-        if request.is_null() {
-            return Err(MpiError::new(class::ARG, "request is a null pointer"));
-        }
-        let h = sim::mpi(|w| w.comm_dup(comm))?;
-        mpi::attr::copy_all(mpi::attr::Kind::Comm, comm, h)?;
-        // SAFETY: the caller's output arguments.
-        unsafe {
-            out_child(comm, newcomm, h)?;
-            *request = completed_request();
-        }
-        Ok(())
-    })
+    idup("MPI_Comm_idup", comm, None, newcomm, request)
 }
 
 pub(crate) unsafe extern "C" fn MPI_Comm_dup_with_info(
@@ -541,12 +359,9 @@ pub(crate) unsafe extern "C" fn MPI_Comm_dup_with_info(
     newcomm: *mut c_int,
 ) -> c_int {
     call("MPI_Comm_dup_with_info", comm, || {
-        let hints = sim::mpi(|w| w.mpi.hints(info))?;
-        let h = sim::mpi(|w| w.comm_dup(comm))?;
-        mpi::attr::copy_all(mpi::attr::Kind::Comm, comm, h)?;
-        sim::mpi(|w| w.set_comm_hints(h, hints));
+        let h = comm::dup_with_hints(comm, Some(info))?;
         // SAFETY: the caller's output argument.
-        unsafe { out_child(comm, newcomm, h) }
+        unsafe { out(newcomm, h, "newcomm") }
     })
 }
 
@@ -556,158 +371,27 @@ pub(crate) unsafe extern "C" fn MPI_Comm_idup_with_info(
     newcomm: *mut c_int,
     request: *mut c_int,
 ) -> c_int {
-    call("MPI_Comm_idup_with_info", comm, || {
-        if request.is_null() {
-            return Err(MpiError::new(class::ARG, "request is a null pointer"));
-        }
-        let hints = sim::mpi(|w| w.mpi.hints(info))?;
-        let h = sim::mpi(|w| w.comm_dup(comm))?;
-        mpi::attr::copy_all(mpi::attr::Kind::Comm, comm, h)?;
-        sim::mpi(|w| w.set_comm_hints(h, hints));
-        // SAFETY: the caller's output arguments.
-        unsafe {
-            out_child(comm, newcomm, h)?;
-            *request = completed_request();
-        }
-        Ok(())
-    })
+    idup(
+        "MPI_Comm_idup_with_info",
+        comm,
+        Some(info),
+        newcomm,
+        request,
+    )
 }
 
 pub(crate) unsafe extern "C" fn MPI_Comm_set_info(comm: c_int, info: c_int) -> c_int {
     call("MPI_Comm_set_info", comm, || {
-        sim::mpi(|w| {
-            w.comm(comm)?;
-            let hints = w.mpi.hints(info)?;
-            w.set_comm_hints(comm, hints);
-            Ok(())
-        })
+        sim::mpi(|w| w.set_comm_info(comm, info))
     })
 }
 
 pub(crate) unsafe extern "C" fn MPI_Comm_get_info(comm: c_int, info: *mut c_int) -> c_int {
     call("MPI_Comm_get_info", comm, || {
-        let h = sim::mpi(|w| -> MpiResult<c_int> {
-            w.comm(comm)?;
-            let hints = w.comm_hints(comm);
-            Ok(w.mpi.add_info(hints))
-        })?;
+        let h = sim::mpi(|w| w.comm_info(comm))?;
         // SAFETY: the caller's output argument.
         unsafe { out(info, h, "info_used") }
     })
-}
-
-/// MPI_Dims_create: fills the zero entries of `dims` with a balanced
-/// factorization of `nnodes` / (product of the non-zero entries), in
-/// non-increasing order.
-pub(crate) unsafe extern "C" fn MPI_Dims_create(
-    nnodes: c_int,
-    ndims: c_int,
-    dims: *mut c_int,
-) -> c_int {
-    call("MPI_Dims_create", mpi::COMM_WORLD, || {
-        let n = usize::try_from(ndims)
-            .map_err(|_| MpiError::new(class::DIMS, format!("invalid ndims {ndims}")))?;
-        if nnodes < 1 {
-            return Err(MpiError::new(
-                class::ARG,
-                format!("invalid nnodes {nnodes}"),
-            ));
-        }
-        if n > 0 && dims.is_null() {
-            return Err(MpiError::new(class::ARG, "dims is a null pointer"));
-        }
-        // SAFETY: MPI passes an array of ndims ints.
-        let d = unsafe { std::slice::from_raw_parts_mut(dims, n) };
-        let fixed: i64 = d
-            .iter()
-            .filter(|&&x| x > 0)
-            .map(|&x| i64::from(x))
-            .product();
-        if d.iter().any(|&x| x < 0) || i64::from(nnodes) % fixed != 0 {
-            return Err(MpiError::new(
-                class::DIMS,
-                format!("the given dimensions do not divide {nnodes}"),
-            ));
-        }
-        let free = d.iter().filter(|&&x| x == 0).count();
-        let rest = i64::from(nnodes) / fixed;
-        if free == 0 {
-            return if rest == 1 {
-                Ok(())
-            } else {
-                Err(MpiError::new(
-                    class::DIMS,
-                    format!("the dimensions do not multiply to {nnodes}"),
-                ))
-            };
-        }
-        let out_dims = balanced_factors(rest, free);
-        let mut it = out_dims.into_iter();
-        for x in d.iter_mut().filter(|x| **x == 0) {
-            *x = it.next().unwrap_or(1) as c_int;
-        }
-        Ok(())
-    })
-}
-
-/// The most balanced way to write `n` as a product of `k` factors, in
-/// non-increasing order, as MPICH's MPI_Dims_create chooses it: the
-/// smallest spread between the largest and smallest factor, then the
-/// largest smallest factor, the largest second smallest, and so on.
-fn balanced_factors(n: i64, k: usize) -> Vec<i64> {
-    fn divisors_desc(n: i64) -> Vec<i64> {
-        let mut small = Vec::new();
-        let mut large = Vec::new();
-        let mut d = 1;
-        while d * d <= n {
-            if n % d == 0 {
-                small.push(d);
-                if d * d != n {
-                    large.push(n / d);
-                }
-            }
-            d += 1;
-        }
-        large.extend(small.into_iter().rev());
-        large
-    }
-    fn search(n: i64, k: usize, max: i64, cur: &mut Vec<i64>, best: &mut Option<Vec<i64>>) {
-        if k == 1 {
-            if n <= max {
-                cur.push(n);
-                // The smallest spread; on a tie, the largest smallest factor,
-                // then the largest second smallest, and so on (factors are
-                // kept non-increasing).
-                let better = |a: &[i64], b: &[i64]| {
-                    let spread = |v: &[i64]| v[0] - v[v.len() - 1];
-                    spread(a)
-                        .cmp(&spread(b))
-                        .then_with(|| b.iter().rev().cmp(a.iter().rev()))
-                        == std::cmp::Ordering::Less
-                };
-                if best.as_ref().is_none_or(|b| better(cur, b)) {
-                    *best = Some(cur.clone());
-                }
-                cur.pop();
-            }
-            return;
-        }
-        for d in divisors_desc(n) {
-            if d > max {
-                continue;
-            }
-            // The first factor is the largest: d^k must reach n.
-            if (d as f64).powi(k as i32) < n as f64 * (1.0 - 1e-12) {
-                break;
-            }
-            cur.push(d);
-            search(n / d, k - 1, d, cur, best);
-            cur.pop();
-        }
-    }
-    let mut best = None;
-    search(n, k, n, &mut Vec::with_capacity(k), &mut best);
-    best.unwrap_or_else(|| vec![1; k])
 }
 
 /// MPI_Comm_split_type: MPI_COMM_TYPE_SHARED groups the ranks of each
@@ -724,22 +408,4 @@ pub(crate) unsafe extern "C" fn MPI_Comm_split_type(
         // SAFETY: the caller's output argument.
         unsafe { out_child(comm, newcomm, h) }
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::balanced_factors;
-
-    #[test]
-    fn dims_are_as_balanced_as_possible() {
-        assert_eq!(balanced_factors(72, 2), vec![9, 8]);
-        assert_eq!(balanced_factors(240, 2), vec![16, 15]);
-        assert_eq!(balanced_factors(8, 3), vec![2, 2, 2]);
-        assert_eq!(balanced_factors(13, 2), vec![13, 1]);
-        assert_eq!(balanced_factors(1, 3), vec![1, 1, 1]);
-        assert_eq!(balanced_factors(24, 3), vec![4, 3, 2]);
-        assert_eq!(balanced_factors(5616, 4), vec![13, 9, 8, 6]);
-        assert_eq!(balanced_factors(5040, 3), vec![21, 16, 15]);
-        assert_eq!(balanced_factors(3168, 3), vec![18, 16, 11]);
-    }
 }

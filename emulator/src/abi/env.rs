@@ -1,10 +1,11 @@
 //! Environment calls: init, finalize, abort, rank and size, versions,
-//! error strings, datatype queries, error handlers.
+//! error strings, error handlers.
 
 use std::ffi::{c_char, c_int};
 
-use super::check::out;
+use super::check::{self, out};
 use super::{call, call_in, ErrScope};
+use crate::mpi::error::{Handling, MAX_ERROR_STRING};
 use crate::mpi::{self, class, MpiError};
 use crate::sim;
 
@@ -213,8 +214,8 @@ pub(crate) unsafe extern "C" fn MPI_Error_string(
     let Some((_, text)) = sim::mpi(|w| w.mpi.describe_error(code)) else {
         return class::ARG;
     };
-    // SAFETY: MPI requires MPI_MAX_ERROR_STRING (512) bytes.
-    let n = unsafe { copy_c_string(string, 512, &text) };
+    // SAFETY: MPI requires MPI_MAX_ERROR_STRING bytes.
+    let n = unsafe { copy_c_string(string, MAX_ERROR_STRING, &text) };
     // SAFETY: non-null output argument.
     unsafe { *resultlen = n as c_int };
     0
@@ -256,16 +257,9 @@ pub(crate) unsafe extern "C" fn MPI_Add_error_string(
     string: *const c_char,
 ) -> c_int {
     call("MPI_Add_error_string", mpi::COMM_WORLD, || {
-        if string.is_null() {
-            return Err(MpiError::new(class::ARG, "string is a null pointer"));
-        }
         // SAFETY: a NUL-terminated string from the caller.
-        let text: String = unsafe { std::ffi::CStr::from_ptr(string) }
-            .to_string_lossy()
-            .chars()
-            .take(511)
-            .collect();
-        sim::mpi(|w| w.mpi.set_error_string(errorcode, text))
+        let text = unsafe { check::string(string, "string") }?;
+        sim::mpi(|w| w.mpi.set_error_string(errorcode, &text))
     })
 }
 
@@ -297,7 +291,7 @@ pub(crate) fn create_errhandler(
 }
 
 pub(crate) unsafe extern "C" fn MPI_Comm_call_errhandler(comm: c_int, errorcode: c_int) -> c_int {
-    let handler = sim::mpi(|w| w.comm(comm).map(|_| w.errhandler(comm)));
+    let handler = sim::mpi(|w| w.comm_errhandler(comm));
     call_errhandler(
         "MPI_Comm_call_errhandler",
         handler,
@@ -318,46 +312,21 @@ pub(crate) fn call_errhandler(
     scope: ErrScope,
     errorcode: c_int,
 ) -> c_int {
-    match handler {
-        Ok(mpi::ERRORS_RETURN) => errorcode,
-        Ok(h) => match sim::mpi(|w| w.mpi.user_errhandler(h)) {
-            Some(f) => {
-                super::call_user_errhandler(f, object, errorcode);
-                0
-            }
-            // MPI_ERRORS_ARE_FATAL.
-            None => call_in(name, scope, || {
-                Err(MpiError::new(
-                    errorcode,
-                    format!("the program raised error code {errorcode}"),
-                ))
-            }),
-        },
+    let handling = handler.map(|h| sim::mpi(|w| w.mpi.handling(h)));
+    match handling {
+        Ok(Handling::Return) => errorcode,
+        Ok(Handling::Call(f)) => {
+            super::call_user_errhandler(f, object, errorcode);
+            0
+        }
+        Ok(Handling::Fatal) => call_in(name, scope, || {
+            Err(MpiError::new(
+                errorcode,
+                format!("the program raised error code {errorcode}"),
+            ))
+        }),
         Err(e) => call(name, mpi::COMM_WORLD, || Err(e)),
     }
-}
-
-pub(crate) unsafe extern "C" fn MPI_Type_size(datatype: c_int, size: *mut c_int) -> c_int {
-    call("MPI_Type_size", mpi::COMM_WORLD, || {
-        let s = sim::mpi(|w| w.mpi.datatype(datatype).map(|t| t.size))?;
-        // SAFETY: the caller's output argument.
-        unsafe { out(size, c_int::try_from(s).unwrap_or(mpi::UNDEFINED), "size") }
-    })
-}
-
-pub(crate) unsafe extern "C" fn MPI_Type_get_extent(
-    datatype: c_int,
-    lb: *mut isize,
-    extent: *mut isize,
-) -> c_int {
-    call("MPI_Type_get_extent", mpi::COMM_WORLD, || {
-        let (l, e) = sim::mpi(|w| w.mpi.datatype(datatype).map(|t| (t.lb, t.extent)))?;
-        // SAFETY: the caller's output arguments.
-        unsafe {
-            out(lb, l, "lb")?;
-            out(extent, e, "extent")
-        }
-    })
 }
 
 pub(crate) unsafe extern "C" fn MPI_Comm_set_errhandler(comm: c_int, errhandler: c_int) -> c_int {
@@ -371,32 +340,9 @@ pub(crate) unsafe extern "C" fn MPI_Comm_get_errhandler(
     errhandler: *mut c_int,
 ) -> c_int {
     call("MPI_Comm_get_errhandler", comm, || {
-        let eh = sim::mpi(|w| w.comm(comm).map(|_| w.errhandler(comm)))?;
+        let eh = sim::mpi(|w| w.comm_errhandler(comm))?;
         // SAFETY: the caller's output argument.
         unsafe { out(errhandler, eh, "errhandler") }
-    })
-}
-
-/// MPI-IO is absent, so no file can exist: MPI_FILE_NULL, whose handler
-/// is the default for files, is the only file the handler calls accept.
-fn file_null(file: c_int) -> mpi::MpiResult<()> {
-    if file != 0 {
-        return Err(MpiError::new(
-            class::FILE,
-            format!(
-                "invalid file handle {file} (MPI-IO is not provided: only MPI_FILE_NULL exists)"
-            ),
-        ));
-    }
-    Ok(())
-}
-
-fn file_errhandler() -> c_int {
-    sim::mpi(|w| {
-        let me = w.core.current();
-        w.mpi.ranks[me]
-            .file_errhandler
-            .unwrap_or(mpi::ERRORS_RETURN)
     })
 }
 
@@ -409,13 +355,7 @@ pub(crate) unsafe extern "C" fn MPI_File_create_errhandler(
 
 pub(crate) unsafe extern "C" fn MPI_File_set_errhandler(file: c_int, errhandler: c_int) -> c_int {
     call("MPI_File_set_errhandler", mpi::COMM_WORLD, || {
-        file_null(file)?;
-        sim::mpi(|w| {
-            w.check_errhandler(errhandler)?;
-            let me = w.core.current();
-            w.mpi.ranks[me].file_errhandler = Some(errhandler);
-            Ok(())
-        })
+        sim::mpi(|w| w.set_file_errhandler(file, errhandler))
     })
 }
 
@@ -424,14 +364,14 @@ pub(crate) unsafe extern "C" fn MPI_File_get_errhandler(
     errhandler: *mut c_int,
 ) -> c_int {
     call("MPI_File_get_errhandler", mpi::COMM_WORLD, || {
-        file_null(file)?;
+        let eh = sim::mpi(|w| w.file_errhandler(file))?;
         // SAFETY: the caller's output argument.
-        unsafe { out(errhandler, file_errhandler(), "errhandler") }
+        unsafe { out(errhandler, eh, "errhandler") }
     })
 }
 
 pub(crate) unsafe extern "C" fn MPI_File_call_errhandler(file: c_int, errorcode: c_int) -> c_int {
-    let handler = file_null(file).map(|()| file_errhandler());
+    let handler = sim::mpi(|w| w.file_errhandler(file));
     call_errhandler(
         "MPI_File_call_errhandler",
         handler,
@@ -443,9 +383,7 @@ pub(crate) unsafe extern "C" fn MPI_File_call_errhandler(file: c_int, errorcode:
 
 pub(crate) unsafe extern "C" fn MPI_Errhandler_free(errhandler: *mut c_int) -> c_int {
     call("MPI_Errhandler_free", mpi::COMM_WORLD, || {
-        if errhandler.is_null() {
-            return Err(MpiError::new(class::ARG, "errhandler is a null pointer"));
-        }
+        check::non_null(errhandler, "errhandler")?;
         // Predefined handlers are never destroyed; the handle becomes null.
         // SAFETY: non-null, the caller's in/out argument.
         unsafe { *errhandler = 0 };

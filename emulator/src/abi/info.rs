@@ -1,57 +1,29 @@
-//! Info objects: ordered (key, value) string pairs.
+//! Info calls, bound to `mpi::info`: the strings are read and written
+//! here, their rules and the objects are the MPI layer's.
 
-use std::ffi::{c_char, c_int, CStr};
+use std::ffi::{c_char, c_int};
 
 use super::call;
-use super::check::out;
+use super::check::{non_null, out, string};
 use super::env::copy_c_string;
-use crate::mpi::{self, class, MpiError, MpiResult};
+use crate::mpi::info::{self, MAX_KEY};
+use crate::mpi::{self, check, class, MpiError, MpiResult};
 use crate::sim;
 
-/// MPI_MAX_INFO_KEY and MPI_MAX_INFO_VAL (mpi.h).
-const MAX_KEY: usize = 255;
-const MAX_VAL: usize = 1024;
-
-/// Reads a key, checking its length (MPI_ERR_INFO_KEY).
+/// Reads a key (MPI_ERR_INFO_KEY when null or of a length MPI forbids).
 ///
 /// # Safety
 /// `key` is null or a NUL-terminated string.
 unsafe fn key_of(key: *const c_char) -> MpiResult<String> {
-    if key.is_null() {
-        return Err(MpiError::new(class::INFO_KEY, "key is a null pointer"));
-    }
     // SAFETY: per the contract.
-    let k = unsafe { CStr::from_ptr(key) }
-        .to_string_lossy()
-        .into_owned();
-    if k.is_empty() || k.len() > MAX_KEY {
-        return Err(MpiError::new(
-            class::INFO_KEY,
-            format!(
-                "info keys have 1 to {MAX_KEY} characters, '{k}' has {}",
-                k.len()
-            ),
-        ));
-    }
+    let k = unsafe { string(key, "key") }.map_err(|e| MpiError::new(class::INFO_KEY, e.message))?;
+    info::check_key(&k)?;
     Ok(k)
-}
-
-fn with_info<R>(
-    info: c_int,
-    f: impl FnOnce(&mut Vec<(String, String)>) -> MpiResult<R>,
-) -> MpiResult<R> {
-    sim::mpi(|w| {
-        let entries = w.mpi.info_mut(info)?;
-        f(entries)
-    })
 }
 
 /// Checks an info argument: MPI_INFO_NULL or a live info object.
 pub(super) fn check_info(info: c_int) -> MpiResult<()> {
-    if info == mpi::INFO_NULL {
-        return Ok(());
-    }
-    with_info(info, |_| Ok(()))
+    sim::mpi(|w| w.mpi.check_info(info))
 }
 
 pub(crate) unsafe extern "C" fn MPI_Info_create(info: *mut c_int) -> c_int {
@@ -70,26 +42,10 @@ pub(crate) unsafe extern "C" fn MPI_Info_set(
     call("MPI_Info_set", mpi::COMM_WORLD, || {
         // SAFETY: NUL-terminated strings from the caller.
         let k = unsafe { key_of(key) }?;
-        if value.is_null() {
-            return Err(MpiError::new(class::INFO_VALUE, "value is a null pointer"));
-        }
         // SAFETY: as above.
-        let v = unsafe { CStr::from_ptr(value) }
-            .to_string_lossy()
-            .into_owned();
-        if v.len() > MAX_VAL {
-            return Err(MpiError::new(
-                class::INFO_VALUE,
-                format!("info values have at most {MAX_VAL} characters"),
-            ));
-        }
-        with_info(info, |e| {
-            match e.iter_mut().find(|(ek, _)| *ek == k) {
-                Some(entry) => entry.1 = v,
-                None => e.push((k, v)),
-            }
-            Ok(())
-        })
+        let v = unsafe { string(value, "value") }
+            .map_err(|e| MpiError::new(class::INFO_VALUE, e.message))?;
+        sim::mpi(|w| w.mpi.info_set(info, k, v))
     })
 }
 
@@ -103,15 +59,10 @@ pub(crate) unsafe extern "C" fn MPI_Info_get(
     call("MPI_Info_get", mpi::COMM_WORLD, || {
         // SAFETY: a NUL-terminated string from the caller.
         let k = unsafe { key_of(key) }?;
-        let cap = usize::try_from(valuelen)
-            .map_err(|_| MpiError::new(class::ARG, format!("invalid valuelen {valuelen}")))?;
-        let found = with_info(info, |e| {
-            Ok(e.iter().find(|(ek, _)| *ek == k).map(|(_, v)| v.clone()))
-        })?;
+        let cap = check::non_negative(valuelen, "valuelen")?;
+        let found = sim::mpi(|w| w.mpi.info_get(info, &k))?;
         if let Some(v) = &found {
-            if value.is_null() {
-                return Err(MpiError::new(class::ARG, "value is a null pointer"));
-            }
+            non_null(value, "value")?;
             // SAFETY: MPI gives room for valuelen characters plus the NUL.
             unsafe { copy_c_string(value, cap + 1, v) };
         }
@@ -129,12 +80,10 @@ pub(crate) unsafe extern "C" fn MPI_Info_get_valuelen(
     call("MPI_Info_get_valuelen", mpi::COMM_WORLD, || {
         // SAFETY: a NUL-terminated string from the caller.
         let k = unsafe { key_of(key) }?;
-        let found = with_info(info, |e| {
-            Ok(e.iter().find(|(ek, _)| *ek == k).map(|(_, v)| v.len()))
-        })?;
-        if let Some(n) = found {
+        let found = sim::mpi(|w| w.mpi.info_get(info, &k))?;
+        if let Some(v) = &found {
             // SAFETY: the caller's output argument.
-            unsafe { out(valuelen, n as c_int, "valuelen")? };
+            unsafe { out(valuelen, v.len() as c_int, "valuelen")? };
         }
         // SAFETY: the caller's output argument.
         unsafe { out(flag, c_int::from(found.is_some()), "flag") }
@@ -145,22 +94,13 @@ pub(crate) unsafe extern "C" fn MPI_Info_delete(info: c_int, key: *const c_char)
     call("MPI_Info_delete", mpi::COMM_WORLD, || {
         // SAFETY: a NUL-terminated string from the caller.
         let k = unsafe { key_of(key) }?;
-        with_info(info, |e| match e.iter().position(|(ek, _)| *ek == k) {
-            Some(p) => {
-                e.remove(p);
-                Ok(())
-            }
-            None => Err(MpiError::new(
-                class::INFO_NOKEY,
-                format!("no key '{k}' in the info object"),
-            )),
-        })
+        sim::mpi(|w| w.mpi.info_delete(info, &k))
     })
 }
 
 pub(crate) unsafe extern "C" fn MPI_Info_get_nkeys(info: c_int, nkeys: *mut c_int) -> c_int {
     call("MPI_Info_get_nkeys", mpi::COMM_WORLD, || {
-        let n = with_info(info, |e| Ok(e.len()))?;
+        let n = sim::mpi(|w| w.mpi.info_nkeys(info))?;
         // SAFETY: the caller's output argument.
         unsafe { out(nkeys, n as c_int, "nkeys") }
     })
@@ -172,21 +112,8 @@ pub(crate) unsafe extern "C" fn MPI_Info_get_nthkey(
     key: *mut c_char,
 ) -> c_int {
     call("MPI_Info_get_nthkey", mpi::COMM_WORLD, || {
-        let k = with_info(info, |e| {
-            usize::try_from(n)
-                .ok()
-                .and_then(|i| e.get(i))
-                .map(|(k, _)| k.clone())
-                .ok_or_else(|| {
-                    MpiError::new(
-                        class::ARG,
-                        format!("key number {n} of an info object with {} keys", e.len()),
-                    )
-                })
-        })?;
-        if key.is_null() {
-            return Err(MpiError::new(class::ARG, "key is a null pointer"));
-        }
+        let k = sim::mpi(|w| w.mpi.info_nthkey(info, n))?;
+        non_null(key, "key")?;
         // SAFETY: MPI requires MPI_MAX_INFO_KEY + 1 bytes.
         unsafe { copy_c_string(key, MAX_KEY + 1, &k) };
         Ok(())
@@ -195,8 +122,7 @@ pub(crate) unsafe extern "C" fn MPI_Info_get_nthkey(
 
 pub(crate) unsafe extern "C" fn MPI_Info_dup(info: c_int, newinfo: *mut c_int) -> c_int {
     call("MPI_Info_dup", mpi::COMM_WORLD, || {
-        let copy = with_info(info, |e| Ok(e.clone()))?;
-        let h = sim::mpi(|w| w.mpi.add_info(copy));
+        let h = sim::mpi(|w| w.mpi.info_dup(info))?;
         // SAFETY: the caller's output argument.
         unsafe { out(newinfo, h, "newinfo") }
     })
@@ -204,9 +130,7 @@ pub(crate) unsafe extern "C" fn MPI_Info_dup(info: c_int, newinfo: *mut c_int) -
 
 pub(crate) unsafe extern "C" fn MPI_Info_free(info: *mut c_int) -> c_int {
     call("MPI_Info_free", mpi::COMM_WORLD, || {
-        if info.is_null() {
-            return Err(MpiError::new(class::ARG, "info is a null pointer"));
-        }
+        non_null(info, "info")?;
         // SAFETY: non-null in/out argument.
         let h = unsafe { *info };
         sim::mpi(|w| w.mpi.free_info(h))?;
@@ -229,21 +153,13 @@ pub(crate) unsafe extern "C" fn MPI_Info_get_string(
     call("MPI_Info_get_string", mpi::COMM_WORLD, || {
         // SAFETY: a NUL-terminated string from the caller.
         let k = unsafe { key_of(key) }?;
-        if buflen.is_null() {
-            return Err(MpiError::new(class::ARG, "buflen is a null pointer"));
-        }
+        non_null(buflen, "buflen")?;
         // SAFETY: non-null in/out argument.
-        let room = unsafe { *buflen };
-        let room = usize::try_from(room)
-            .map_err(|_| MpiError::new(class::ARG, format!("invalid buflen {room}")))?;
-        let found = with_info(info, |e| {
-            Ok(e.iter().find(|(ek, _)| *ek == k).map(|(_, v)| v.clone()))
-        })?;
+        let room = check::non_negative(unsafe { *buflen }, "buflen")?;
+        let found = sim::mpi(|w| w.mpi.info_get(info, &k))?;
         if let Some(v) = &found {
             if room > 0 {
-                if value.is_null() {
-                    return Err(MpiError::new(class::ARG, "value is a null pointer"));
-                }
+                non_null(value, "value")?;
                 // SAFETY: the caller gives `room` bytes.
                 unsafe { copy_c_string(value, room, v) };
             }
@@ -263,8 +179,7 @@ pub(crate) unsafe extern "C" fn MPI_Info_create_env(
     info: *mut c_int,
 ) -> c_int {
     call("MPI_Info_create_env", mpi::COMM_WORLD, || {
-        let env = with_info(mpi::INFO_ENV, |e| Ok(e.clone()))?;
-        let h = sim::mpi(|w| w.mpi.add_info(env));
+        let h = sim::mpi(|w| w.mpi.info_dup(mpi::INFO_ENV))?;
         // SAFETY: the caller's output argument.
         unsafe { out(info, h, "info") }
     })

@@ -1,11 +1,16 @@
 //! The checks of the program's arguments, written once for every call
-//! that takes them: counts, peer ranks, tags and roots. (A datatype is
-//! checked where it is looked up: [`super::Mpi::committed`].) Each error
-//! names the argument and why it is wrong.
+//! that takes them: counts, other non-negative integers, dimensions, peer
+//! ranks, tags and roots, array arguments and object names. (A datatype
+//! is checked where it is looked up: [`super::Mpi::committed`].) Each
+//! error names the argument and why it is wrong.
 
+use super::collective::ArgArray;
 use super::{
     class, comm_name, CommView, MpiError, MpiResult, ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB,
 };
+
+/// MPI_MAX_OBJECT_NAME: the room for an object's name, with its NUL.
+pub const MAX_OBJECT_NAME: usize = 128;
 
 /// A count argument (named `what`): non-negative.
 pub fn count_of(n: i64, what: &str) -> MpiResult<usize> {
@@ -27,6 +32,32 @@ pub fn entries(values: &[i32], what: &str) -> MpiResult<Vec<usize>> {
                 .map_err(|_| MpiError::new(class::ARG, format!("{what} has a negative entry {v}")))
         })
         .collect()
+}
+
+/// An argument (named `what`) that must not be negative, other than a
+/// message count: a length, a number of entries, a position.
+pub fn non_negative(v: i32, what: &str) -> MpiResult<usize> {
+    usize::try_from(v).map_err(|_| MpiError::new(class::ARG, format!("invalid {what} {v}")))
+}
+
+/// The number of dimensions of a virtual topology.
+pub fn ndims(n: i32) -> MpiResult<usize> {
+    usize::try_from(n).map_err(|_| MpiError::new(class::DIMS, format!("invalid ndims {n}")))
+}
+
+/// The first `n` entries of an array argument (named `what`); none are
+/// read, so a null array is fine, when `n` is 0.
+pub fn array<T>(a: &dyn ArgArray<T>, n: usize, what: &'static str) -> MpiResult<Vec<T>> {
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    a.read(n, what)
+}
+
+/// The name the program gives an object, cut to what fits in
+/// MPI_MAX_OBJECT_NAME bytes with the NUL.
+pub fn object_name(name: &str) -> String {
+    name.chars().take(MAX_OBJECT_NAME - 1).collect()
 }
 
 /// A peer rank for a send (`allow_any` false) or a receive: a rank of the
@@ -112,6 +143,45 @@ mod tests {
             (e.class, e.message.as_str()),
             (class::ARG, "recvcounts has a negative entry -3")
         );
+    }
+
+    #[test]
+    fn other_arguments_must_not_be_negative() {
+        assert_eq!(non_negative(0, "blocklength").unwrap(), 0);
+        let e = non_negative(-4, "blocklength").unwrap_err();
+        assert_eq!(
+            (e.class, e.message.as_str()),
+            (class::ARG, "invalid blocklength -4")
+        );
+        assert_eq!(ndims(2).unwrap(), 2);
+        let e = ndims(-1).unwrap_err();
+        assert_eq!(
+            (e.class, e.message.as_str()),
+            (class::DIMS, "invalid ndims -1")
+        );
+    }
+
+    /// An array argument that fails every read, as a null C array does.
+    struct Null;
+
+    impl ArgArray<i32> for Null {
+        fn read(&self, _n: usize, what: &'static str) -> MpiResult<Vec<i32>> {
+            Err(MpiError::new(
+                class::ARG,
+                format!("{what} is a null pointer"),
+            ))
+        }
+    }
+
+    #[test]
+    fn empty_arrays_are_not_read() {
+        assert!(array(&Null, 0, "ranks").unwrap().is_empty());
+        assert_eq!(
+            array(&Null, 1, "ranks").unwrap_err().message,
+            "ranks is a null pointer"
+        );
+        assert_eq!(object_name(&"x".repeat(200)).len(), MAX_OBJECT_NAME - 1);
+        assert_eq!(object_name("grid"), "grid");
     }
 
     #[test]

@@ -10,8 +10,10 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use super::attr::{self, Kind};
 use super::Ctx;
-use super::{class, Group, MpiError, MpiResult, COMM_NULL, COMM_SELF, COMM_WORLD};
+use super::{check, class, Group, MpiError, MpiResult, COMM_NULL, COMM_SELF, COMM_WORLD};
+use crate::sim;
 
 /// A shared communicator.
 #[derive(Debug)]
@@ -27,6 +29,28 @@ pub struct CommObj {
     pub topology: Option<Rc<Topology>>,
     /// Members that have not freed it yet.
     refs: usize,
+}
+
+/// How a duplication (MPI_Comm_dup, MPI_Type_dup) ends once the
+/// duplicate exists.
+#[derive(Debug)]
+pub enum Duplicate {
+    /// The duplicate's handle.
+    Made(i32),
+    /// A program's attribute copy callback failed with this error: the
+    /// duplicate was freed, and the call returns the null handle.
+    Failed(MpiError),
+}
+
+impl Duplicate {
+    /// The handle the call returns (`null` when it failed) and the call's
+    /// result.
+    pub fn into_output(self, null: i32) -> (i32, MpiResult<()>) {
+        match self {
+            Duplicate::Made(h) => (h, Ok(())),
+            Duplicate::Failed(e) => (null, Err(e)),
+        }
+    }
 }
 
 /// A virtual topology.
@@ -867,8 +891,10 @@ impl Ctx<'_> {
             }))
     }
 
-    pub fn comm_set_name(&mut self, comm: i32, name: String) -> MpiResult<()> {
+    /// MPI_Comm_set_name for the current rank.
+    pub fn comm_set_name(&mut self, comm: i32, name: &str) -> MpiResult<()> {
         self.comm(comm)?;
+        let name = check::object_name(name);
         let me = self.core.current();
         let names = &mut self.mpi.ranks[me].names;
         match names.iter_mut().find(|(c, _)| *c == comm) {
@@ -877,6 +903,74 @@ impl Ctx<'_> {
         }
         Ok(())
     }
+
+    /// The remote group of an intercommunicator.
+    pub fn remote_group(&self, comm: i32) -> MpiResult<Group> {
+        self.comm(comm)?.remote.ok_or_else(|| {
+            MpiError::new(
+                class::COMM,
+                format!("{} is not an intercommunicator", comm_name(comm)),
+            )
+        })
+    }
+
+    /// MPI_Comm_remote_group: a new group handle for the remote group.
+    pub fn comm_remote_group(&mut self, comm: i32) -> MpiResult<i32> {
+        let remote = self.remote_group(comm)?;
+        Ok(self.mpi.comms.add_group(remote))
+    }
+
+    /// MPI_Comm_set_info: the hints of `info` replace those of `comm`.
+    pub fn set_comm_info(&mut self, comm: i32, info: i32) -> MpiResult<()> {
+        self.comm(comm)?;
+        let hints = self.mpi.hints(info)?;
+        self.set_comm_hints(comm, hints);
+        Ok(())
+    }
+
+    /// MPI_Comm_get_info: a new info object with the hints of `comm`.
+    pub fn comm_info(&mut self, comm: i32) -> MpiResult<i32> {
+        self.comm(comm)?;
+        let hints = self.comm_hints(comm);
+        Ok(self.mpi.add_info(hints))
+    }
+}
+
+/// MPI_Comm_dup: a communicator with the group and topology of `comm`,
+/// its attributes copied by the program's callbacks and its error
+/// handler; a failing copy callback fails the duplication.
+pub fn dup(comm: i32) -> MpiResult<Duplicate> {
+    let h = sim::mpi(|w| w.comm_dup(comm))?;
+    if let Err(e) = attr::copy_all(Kind::Comm, comm, h) {
+        sim::mpi(|w| w.comm_free(h))?;
+        return Ok(Duplicate::Failed(e));
+    }
+    sim::mpi(|w| w.inherit_errhandler(comm, h));
+    Ok(Duplicate::Made(h))
+}
+
+/// MPI_Comm_idup, MPI_Comm_dup_with_info and MPI_Comm_idup_with_info (with
+/// `info`): as [`dup`], with the hints of `info` when given, except that
+/// the duplicate of a failing copy callback stays allocated.
+pub fn dup_with_hints(comm: i32, info: Option<i32>) -> MpiResult<i32> {
+    let hints = info.map(|i| sim::mpi(|w| w.mpi.hints(i))).transpose()?;
+    let h = sim::mpi(|w| w.comm_dup(comm))?;
+    attr::copy_all(Kind::Comm, comm, h)?;
+    sim::mpi(|w| {
+        if let Some(hints) = hints {
+            w.set_comm_hints(h, hints);
+        }
+        w.inherit_errhandler(comm, h);
+    });
+    Ok(h)
+}
+
+/// MPI_Comm_free: the attributes are deleted (by the program's callbacks)
+/// before the communicator.
+pub fn free(comm: i32) -> MpiResult<()> {
+    sim::mpi(|w| w.comm(comm))?;
+    attr::delete_all(Kind::Comm, comm)?;
+    sim::mpi(|w| w.comm_free(comm))
 }
 
 /// MPI_Group_compare: 0 IDENT, 2 SIMILAR, 3 UNEQUAL.

@@ -466,6 +466,86 @@ pub fn unpack_with(
     pos
 }
 
+/// Converts packed native data of `ty` to or from external32 (big-endian;
+/// the same sizes as this machine's for the types MPI defines there):
+/// reverses the bytes of every basic element, each half of a complex one.
+pub fn swap_external32(ty: &Datatype, data: &mut [u8]) -> MpiResult<()> {
+    if !ty.external32_native {
+        // external32 has 4-byte longs and 16-byte quad long doubles: a
+        // size conversion this emulator does not do yet.
+        return Err(MpiError::new(
+            class::UNSUPPORTED_DATAREP,
+            format!(
+                "{} contains C long or long double, whose external32 size differs; not supported yet",
+                if ty.name.is_empty() { "the datatype" } else { &ty.name }
+            ),
+        ));
+    }
+    // From here a pure byte-order conversion: every size is the same.
+    if cfg!(target_endian = "big") {
+        return Ok(());
+    }
+    let complex = matches!(ty.basic, Some((Basic::ComplexF32 | Basic::ComplexF64, _)));
+    let mut pos = 0;
+    while pos < data.len() {
+        for &(size, count) in &ty.elements {
+            let unit = if complex {
+                size as usize / 2
+            } else {
+                size as usize
+            };
+            for _ in 0..count * (size as u64 / unit.max(1) as u64) {
+                if pos + unit > data.len() {
+                    return Ok(());
+                }
+                data[pos..pos + unit].reverse();
+                pos += unit;
+            }
+        }
+        if ty.elements.is_empty() {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// MPI_TYPECLASS_REAL, _INTEGER and _COMPLEX (mpi.h).
+pub const TYPECLASS_REAL: i32 = 1;
+pub const TYPECLASS_INTEGER: i32 = 2;
+pub const TYPECLASS_COMPLEX: i32 = 3;
+
+/// The name of the Fortran sized type of a type class and size
+/// (MPI_Type_match_size).
+pub fn sized_type_name(typeclass: i32, size: i32) -> MpiResult<&'static str> {
+    Ok(match (typeclass, size) {
+        (TYPECLASS_REAL, 4) => "MPI_REAL4",
+        (TYPECLASS_REAL, 8) => "MPI_REAL8",
+        (TYPECLASS_REAL, 16) => "MPI_REAL16",
+        (TYPECLASS_INTEGER, 1) => "MPI_INTEGER1",
+        (TYPECLASS_INTEGER, 2) => "MPI_INTEGER2",
+        (TYPECLASS_INTEGER, 4) => "MPI_INTEGER4",
+        (TYPECLASS_INTEGER, 8) => "MPI_INTEGER8",
+        (TYPECLASS_INTEGER, 16) => "MPI_INTEGER16",
+        (TYPECLASS_COMPLEX, 8) => "MPI_COMPLEX8",
+        (TYPECLASS_COMPLEX, 16) => "MPI_COMPLEX16",
+        (TYPECLASS_COMPLEX, 32) => "MPI_COMPLEX32",
+        (TYPECLASS_REAL..=TYPECLASS_COMPLEX, _) => {
+            return Err(MpiError::new(
+                class::ARG,
+                format!("no type of class {typeclass} has {size} bytes"),
+            ))
+        }
+        _ => {
+            return Err(MpiError::new(
+                class::ARG,
+                format!(
+                    "invalid type class {typeclass} (MPI_TYPECLASS_REAL, _INTEGER or _COMPLEX)"
+                ),
+            ))
+        }
+    })
+}
+
 impl Mpi {
     /// The committed datatype behind a handle.
     pub fn committed(&self, handle: i32) -> MpiResult<Rc<Datatype>> {
@@ -507,6 +587,28 @@ impl Mpi {
                 (self.datatypes.len() - 1) as i32
             }
         }
+    }
+
+    /// The handle of the predefined type named `name`.
+    pub fn predefined_datatype(&self, name: &str) -> MpiResult<i32> {
+        self.datatypes
+            .iter()
+            .position(|t| t.as_ref().is_some_and(|t| t.predefined && t.name == name))
+            .map(|h| h as i32)
+            .ok_or_else(|| MpiError::new(class::INTERN, format!("{name} is missing")))
+    }
+
+    /// Replaces the datatype behind `handle` by a changed copy (messages
+    /// in flight keep the old one).
+    pub fn update_datatype(
+        &mut self,
+        handle: i32,
+        change: impl FnOnce(&mut Datatype),
+    ) -> MpiResult<()> {
+        let mut t = (**self.datatype(handle)?).clone();
+        change(&mut t);
+        self.datatypes[handle as usize] = Some(Rc::new(t));
+        Ok(())
     }
 
     /// Frees a derived datatype (messages in flight keep their own copy).
@@ -569,6 +671,62 @@ mod tests {
         let n = unsafe { unpack(ty, dst.as_mut_ptr().cast(), &packed) };
         assert_eq!(n, 12);
         assert_eq!(dst, [1, 2, 0, 0, 3, 4, 5, 6, 7, 8, 0, 0, 9, 10, 11, 12]);
+    }
+
+    #[test]
+    fn external32_is_big_endian() {
+        let t = predefined_types();
+        let int = t[8].as_ref().unwrap();
+        let mut data: Vec<u8> = [1i32, 0x0102_0304]
+            .iter()
+            .flat_map(|v| v.to_ne_bytes())
+            .collect();
+        swap_external32(int, &mut data).unwrap();
+        assert_eq!(data, [0, 0, 0, 1, 1, 2, 3, 4]);
+        // A complex number is two reals, each swapped on its own.
+        let complex = t[26].as_ref().unwrap(); // MPI_C_COMPLEX
+        let mut c: Vec<u8> = [1.0f32, -2.0]
+            .iter()
+            .flat_map(|v| v.to_ne_bytes())
+            .collect();
+        swap_external32(complex, &mut c).unwrap();
+        let halves: Vec<u8> = [1.0f32, -2.0]
+            .iter()
+            .flat_map(|v| v.to_be_bytes())
+            .collect();
+        assert_eq!(c, halves);
+        let long = t[10].as_ref().unwrap();
+        let e = swap_external32(long, &mut [0; 8]).unwrap_err();
+        assert_eq!(e.class, class::UNSUPPORTED_DATAREP);
+        assert!(e.message.starts_with("MPI_LONG contains C long"));
+    }
+
+    #[test]
+    fn sized_types_by_class() {
+        assert_eq!(sized_type_name(TYPECLASS_REAL, 8).unwrap(), "MPI_REAL8");
+        assert_eq!(
+            sized_type_name(TYPECLASS_COMPLEX, 16).unwrap(),
+            "MPI_COMPLEX16"
+        );
+        let e = sized_type_name(TYPECLASS_INTEGER, 3).unwrap_err();
+        assert_eq!(
+            (e.class, e.message.as_str()),
+            (class::ARG, "no type of class 2 has 3 bytes")
+        );
+        assert!(sized_type_name(4, 4)
+            .unwrap_err()
+            .message
+            .starts_with("invalid type class 4"));
+        // Every name is a predefined type.
+        let names: Vec<String> = predefined_types()
+            .into_iter()
+            .flatten()
+            .map(|t| t.name)
+            .collect();
+        for (class_, size) in [(1, 4), (1, 8), (1, 16), (2, 1), (2, 16), (3, 32)] {
+            let name = sized_type_name(class_, size).unwrap();
+            assert!(names.iter().any(|n| n == name), "{name}");
+        }
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! MPI errors: the error classes and their texts, the errors the layer
 //! returns, the program's own error classes and codes, and the error
-//! handlers set on communicators.
+//! handlers set on communicators and files.
 
 use super::{Ctx, Mpi, COMM_NULL, COMM_WORLD};
 
@@ -12,6 +12,12 @@ pub const FIRST_USER_ERRHANDLER: i32 = 3;
 
 /// MPI_ERR_LASTCODE: user error classes and codes come after it.
 pub const LAST_PREDEFINED_CODE: i32 = 0x3fff_ffff;
+
+/// MPI_MAX_ERROR_STRING: the room for an error's text, with its NUL.
+pub const MAX_ERROR_STRING: usize = 512;
+
+/// MPI_FILE_NULL, the only file there is (MPI-IO is not provided).
+const FILE_NULL: i32 = 0;
 
 /// MPI error classes (values as in mpi.h).
 pub mod class {
@@ -136,6 +142,17 @@ impl MpiError {
 
 pub type MpiResult<T> = Result<T, MpiError>;
 
+/// What an error handler does with an error raised on its object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handling {
+    /// MPI_ERRORS_RETURN: the call returns the error code.
+    Return,
+    /// MPI_ERRORS_ARE_FATAL: the simulation stops.
+    Fatal,
+    /// The program's function at this address is called.
+    Call(usize),
+}
+
 impl Mpi {
     /// The function of a user error handler (MPI_Comm_create_errhandler).
     pub fn user_errhandler(&self, eh: i32) -> Option<usize> {
@@ -179,11 +196,21 @@ impl Mpi {
         Ok(code)
     }
 
-    /// MPI_Add_error_string: the text of a user class or code.
-    pub fn set_error_string(&mut self, code: i32, text: String) -> MpiResult<()> {
+    /// What error handler `eh` does.
+    pub fn handling(&self, eh: i32) -> Handling {
+        if eh == ERRORS_RETURN {
+            return Handling::Return;
+        }
+        self.user_errhandler(eh)
+            .map_or(Handling::Fatal, Handling::Call)
+    }
+
+    /// MPI_Add_error_string: the text of a user class or code, cut to
+    /// what fits in MPI_MAX_ERROR_STRING bytes with the NUL.
+    pub fn set_error_string(&mut self, code: i32, text: &str) -> MpiResult<()> {
         match self.user_errors.iter_mut().find(|e| e.0 == code) {
             Some(e) => {
-                e.2 = text;
+                e.2 = text.chars().take(MAX_ERROR_STRING - 1).collect();
                 Ok(())
             }
             None => Err(MpiError::new(
@@ -246,6 +273,28 @@ impl Ctx<'_> {
         Ok(())
     }
 
+    /// The error handler of `comm`, which must be valid.
+    pub fn comm_errhandler(&self, comm: i32) -> MpiResult<i32> {
+        self.comm(comm).map(|_| self.errhandler(comm))
+    }
+
+    /// The error handler of `file` (MPI_ERRORS_RETURN unless set, as MPI
+    /// specifies for files).
+    pub fn file_errhandler(&self, file: i32) -> MpiResult<i32> {
+        check_file(file)?;
+        let me = self.core.current();
+        Ok(self.mpi.ranks[me].file_errhandler.unwrap_or(ERRORS_RETURN))
+    }
+
+    /// Sets the error handler of `file` for the current rank.
+    pub fn set_file_errhandler(&mut self, file: i32, eh: i32) -> MpiResult<()> {
+        check_file(file)?;
+        self.check_errhandler(eh)?;
+        let me = self.core.current();
+        self.mpi.ranks[me].file_errhandler = Some(eh);
+        Ok(())
+    }
+
     /// Sets the error handler of `comm` for the current rank.
     pub fn set_errhandler(&mut self, comm: i32, eh: i32) -> MpiResult<()> {
         self.comm(comm)?;
@@ -257,5 +306,65 @@ impl Ctx<'_> {
             None => hs.push((comm, eh)),
         }
         Ok(())
+    }
+}
+
+/// MPI-IO is absent, so no file can exist: MPI_FILE_NULL, whose handler
+/// is the default for files, is the only file the handler calls accept.
+fn check_file(file: i32) -> MpiResult<()> {
+    if file != FILE_NULL {
+        return Err(MpiError::new(
+            class::FILE,
+            format!(
+                "invalid file handle {file} (MPI-IO is not provided: only MPI_FILE_NULL exists)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::mpi::Protocol;
+
+    fn mpi() -> Mpi {
+        let protocol =
+            Protocol::from_config(&Config::new(&[crate::mpi::protocol::OPTIONS]), false).unwrap();
+        Mpi::new(2, protocol)
+    }
+
+    #[test]
+    fn handlers_return_stop_or_call_the_program() {
+        let mut m = mpi();
+        let h = m.add_errhandler(0x1234);
+        assert_eq!(m.handling(ERRORS_RETURN), Handling::Return);
+        assert_eq!(m.handling(ERRORS_ARE_FATAL), Handling::Fatal);
+        assert_eq!(m.handling(h), Handling::Call(0x1234));
+    }
+
+    #[test]
+    fn user_codes_have_a_class_and_a_bounded_text() {
+        let mut m = mpi();
+        let c = m.add_error_class();
+        let code = m.add_error_code(c).unwrap();
+        m.set_error_string(code, &"e".repeat(600)).unwrap();
+        let (class_, text) = m.describe_error(code).unwrap();
+        assert_eq!((class_, text.len()), (c, MAX_ERROR_STRING - 1));
+        let e = m.add_error_code(c + 100).unwrap_err();
+        assert_eq!(e.class, class::ARG);
+        assert_eq!(
+            m.set_error_string(class::TAG, "x").unwrap_err().message,
+            "4 is not a user error class or code"
+        );
+    }
+
+    #[test]
+    fn only_the_null_file_exists() {
+        assert!(check_file(FILE_NULL).is_ok());
+        let e = check_file(3).unwrap_err();
+        assert_eq!(e.class, class::FILE);
+        assert!(e.message.starts_with("invalid file handle 3"));
     }
 }

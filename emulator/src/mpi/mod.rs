@@ -11,9 +11,9 @@ pub mod collective;
 pub mod comm;
 pub mod crystal;
 pub mod datatype;
-mod error;
-mod group;
-mod info;
+pub mod error;
+pub mod group;
+pub mod info;
 pub mod intercoll;
 mod matching;
 pub mod nbc;
@@ -23,7 +23,9 @@ pub mod p2p;
 pub mod protocol;
 pub mod request;
 pub mod split;
+pub mod topo;
 pub mod typector;
+pub mod types;
 pub mod win;
 
 #[cfg(test)]

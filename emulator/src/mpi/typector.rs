@@ -1,8 +1,10 @@
 //! Derived datatype constructors: every constructor is a list of pieces
 //! (byte displacement, block length, child type) laid out per MPI's rules
-//! for lower bound, upper bound, extent and size.
+//! for lower bound, upper bound, extent and size. The subarray and darray
+//! constructors first choose the elements of a global array ([`Grid`]).
 
 use super::datatype::Datatype;
+use super::{class, MpiError, MpiResult};
 
 /// How a datatype was made, for MPI_Type_get_envelope/get_contents.
 #[derive(Debug, Clone, Default)]
@@ -29,6 +31,34 @@ pub const COMBINER_STRUCT: i32 = 10;
 pub const COMBINER_SUBARRAY: i32 = 11;
 pub const COMBINER_DARRAY: i32 = 12;
 pub const COMBINER_RESIZED: i32 = 13;
+
+impl Envelope {
+    /// The envelope of a constructor called with these arguments.
+    pub fn new(
+        combiner: i32,
+        integers: Vec<i32>,
+        addresses: Vec<isize>,
+        datatypes: Vec<i32>,
+    ) -> Self {
+        Self {
+            combiner,
+            integers,
+            addresses,
+            datatypes,
+            types: Vec::new(),
+        }
+    }
+}
+
+/// MPI_ORDER_C and MPI_ORDER_FORTRAN (mpi.h).
+pub const ORDER_C: i32 = 56;
+pub const ORDER_FORTRAN: i32 = 57;
+
+/// MPI_DISTRIBUTE_BLOCK, _CYCLIC, _NONE and MPI_DISTRIBUTE_DFLT_DARG (mpi.h).
+pub const DISTRIBUTE_BLOCK: i32 = 121;
+pub const DISTRIBUTE_CYCLIC: i32 = 122;
+pub const DISTRIBUTE_NONE: i32 = 123;
+pub const DISTRIBUTE_DFLT_DARG: i32 = -49767;
 
 /// One piece of a constructor: `blocklen` consecutive elements of `child`
 /// starting `disp` bytes from the new type's origin.
@@ -174,6 +204,218 @@ pub fn resized(child: &Datatype, lb: isize, extent: isize) -> Datatype {
     }
 }
 
+/// Blocks of `lens[i]` elements of `old` at byte displacements `disps[i]`
+/// (the vector and indexed constructors).
+pub fn blocks(old: &Datatype, lens: &[usize], disps: &[isize]) -> Datatype {
+    let pieces: Vec<Piece> = lens
+        .iter()
+        .zip(disps)
+        .map(|(&blocklen, &disp)| Piece {
+            disp,
+            blocklen,
+            child: old,
+        })
+        .collect();
+    build(&pieces)
+}
+
+/// Elements of a global array chosen by MPI_Type_create_subarray or
+/// _darray: its dimensions in C order (the last varies fastest) and, per
+/// dimension, the runs of indices (start, length) chosen there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grid {
+    pub sizes: Vec<isize>,
+    pub runs: Vec<Vec<(isize, usize)>>,
+}
+
+impl Grid {
+    /// The type of the chosen elements of `old`, in array order; lower
+    /// bound 0, extent the whole array.
+    pub fn layout(&self, old: &Datatype) -> Datatype {
+        let (sz, runs) = (&self.sizes, &self.runs);
+        let nd = sz.len();
+        let mut stride = vec![old.extent; nd];
+        for d in (0..nd - 1).rev() {
+            stride[d] = stride[d + 1] * sz[d + 1];
+        }
+        // The indices of the outer dimensions, then one block per run of the
+        // last dimension at each combination of them.
+        let outer: Vec<Vec<isize>> = runs[..nd - 1]
+            .iter()
+            .map(|r| r.iter().flat_map(|&(s, l)| s..s + l as isize).collect())
+            .collect();
+        let (mut lens, mut disps) = (Vec::new(), Vec::new());
+        if outer.iter().all(|o| !o.is_empty()) {
+            let mut counter = vec![0usize; nd - 1];
+            'combinations: loop {
+                let base: isize = (0..nd - 1).map(|d| outer[d][counter[d]] * stride[d]).sum();
+                for &(s, l) in &runs[nd - 1] {
+                    lens.push(l);
+                    disps.push(base + s * stride[nd - 1]);
+                }
+                // Next combination, the last outer dimension fastest.
+                let mut d = nd - 1;
+                loop {
+                    if d == 0 {
+                        break 'combinations;
+                    }
+                    d -= 1;
+                    counter[d] += 1;
+                    if counter[d] < outer[d].len() {
+                        continue 'combinations;
+                    }
+                    counter[d] = 0;
+                }
+            }
+        }
+        let t = blocks(old, &lens, &disps);
+        let full: isize = sz.iter().product::<isize>() * old.extent;
+        resized(&t, 0, full)
+    }
+}
+
+/// The dimensions in C order of an array stored in `order`.
+fn c_order(order: i32, nd: usize) -> MpiResult<Vec<usize>> {
+    match order {
+        ORDER_C => Ok((0..nd).collect()),
+        ORDER_FORTRAN => Ok((0..nd).rev().collect()),
+        _ => Err(MpiError::new(class::ARG, format!("invalid order {order}"))),
+    }
+}
+
+/// One dimension of MPI_Type_create_subarray: the array's size, and the
+/// subarray's size and start.
+#[derive(Debug, Clone, Copy)]
+pub struct SubarrayDim {
+    pub size: i32,
+    pub subsize: i32,
+    pub start: i32,
+}
+
+/// The elements MPI_Type_create_subarray chooses: one run per dimension.
+pub fn subarray(dims: &[SubarrayDim], order: i32) -> MpiResult<Grid> {
+    for (d, x) in dims.iter().enumerate() {
+        if x.size < 1 || x.subsize < 0 || x.start < 0 || x.subsize + x.start > x.size {
+            return Err(MpiError::new(
+                class::ARG,
+                format!(
+                    "dimension {d}: subsize {} at start {} does not fit in size {}",
+                    x.subsize, x.start, x.size
+                ),
+            ));
+        }
+    }
+    let idx = c_order(order, dims.len())?;
+    Ok(Grid {
+        sizes: idx.iter().map(|&d| dims[d].size as isize).collect(),
+        runs: idx
+            .iter()
+            .map(|&d| vec![(dims[d].start as isize, dims[d].subsize as usize)])
+            .collect(),
+    })
+}
+
+/// One dimension of MPI_Type_create_darray: the global array's size, how
+/// it is distributed (MPI_DISTRIBUTE_*), the distribution argument and the
+/// number of processes along it.
+#[derive(Debug, Clone, Copy)]
+pub struct DarrayDim {
+    pub gsize: i32,
+    pub distrib: i32,
+    pub darg: i32,
+    pub psize: i32,
+}
+
+/// The elements MPI_Type_create_darray gives process `rank` of `size`,
+/// the processes forming a row-major grid whatever the array order.
+pub fn darray(size: i32, rank: i32, dims: &[DarrayDim], order: i32) -> MpiResult<Grid> {
+    let ps: Vec<i32> = dims.iter().map(|x| x.psize).collect();
+    if ps.iter().any(|&p| p < 1) || ps.iter().map(|&p| p as i64).product::<i64>() != size as i64 {
+        return Err(MpiError::new(
+            class::ARG,
+            format!("the process grid {ps:?} does not have {size} processes"),
+        ));
+    }
+    let gs: Vec<i32> = dims.iter().map(|x| x.gsize).collect();
+    if gs.iter().any(|&g| g < 1) {
+        return Err(MpiError::new(class::ARG, format!("invalid gsizes {gs:?}")));
+    }
+    let nd = dims.len();
+    let mut coords = vec![0; nd];
+    let mut r = rank;
+    for d in (0..nd).rev() {
+        coords[d] = r % ps[d];
+        r /= ps[d];
+    }
+    let mut runs = Vec::with_capacity(nd);
+    for (d, x) in dims.iter().enumerate() {
+        runs.push(distribution(d, x, coords[d])?);
+    }
+    let idx = c_order(order, nd)?;
+    Ok(Grid {
+        sizes: idx.iter().map(|&d| gs[d] as isize).collect(),
+        runs: idx.iter().map(|&d| runs[d].clone()).collect(),
+    })
+}
+
+/// The runs of indices (start, length) of dimension `d` that process
+/// coordinate `coord` along it owns.
+fn distribution(d: usize, dim: &DarrayDim, coord: i32) -> MpiResult<Vec<(isize, usize)>> {
+    let bad = |why: String| MpiError::new(class::ARG, format!("dimension {d}: {why}"));
+    let DarrayDim {
+        gsize,
+        distrib,
+        darg,
+        psize,
+    } = *dim;
+    let (g, p, c) = (gsize as isize, psize as isize, coord as isize);
+    match distrib {
+        DISTRIBUTE_NONE => {
+            if psize != 1 {
+                return Err(bad(format!(
+                    "MPI_DISTRIBUTE_NONE needs 1 process, not {psize}"
+                )));
+            }
+            Ok(vec![(0, g as usize)])
+        }
+        DISTRIBUTE_BLOCK => {
+            let b = if darg == DISTRIBUTE_DFLT_DARG {
+                (g + p - 1) / p
+            } else {
+                darg as isize
+            };
+            if b < 1 || b * p < g {
+                return Err(bad(format!(
+                    "block size {b} times {psize} processes does not cover {gsize} elements"
+                )));
+            }
+            let start = (c * b).min(g);
+            Ok(vec![(
+                start,
+                ((c + 1) * b).min(g).saturating_sub(start) as usize,
+            )])
+        }
+        DISTRIBUTE_CYCLIC => {
+            let k = if darg == DISTRIBUTE_DFLT_DARG {
+                1
+            } else {
+                darg as isize
+            };
+            if k < 1 {
+                return Err(bad(format!("invalid cyclic block size {darg}")));
+            }
+            let mut runs = Vec::new();
+            let mut start = c * k;
+            while start < g {
+                runs.push((start, (start + k).min(g).saturating_sub(start) as usize));
+                start += p * k;
+            }
+            Ok(runs)
+        }
+        other => Err(bad(format!("invalid distribution {other}"))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,6 +487,94 @@ mod tests {
         assert_eq!(t.basic, None);
         let r = resized(&t, -4, 32);
         assert_eq!((r.lb, r.extent, r.true_lb, r.true_extent), (-4, 32, 0, 16));
+    }
+
+    #[test]
+    fn blocks_of_a_vector() {
+        // MPI_Type_vector(2, 3, -4, MPI_INT): a negative stride puts the
+        // second block first in memory.
+        let i = int();
+        let t = blocks(&i, &[3, 3], &[0, -16]);
+        assert_eq!((t.size, t.lb, t.extent), (24, -16, 28));
+        assert_eq!(t.blocks, vec![(0, 12), (-16, 12)]);
+    }
+
+    fn dim(size: i32, subsize: i32, start: i32) -> SubarrayDim {
+        SubarrayDim {
+            size,
+            subsize,
+            start,
+        }
+    }
+
+    #[test]
+    fn subarray_layout() {
+        // The 2x3 block at (1, 1) of a 4x5 array of ints.
+        let dims = [dim(4, 2, 1), dim(5, 3, 1)];
+        let g = subarray(&dims, ORDER_C).unwrap();
+        assert_eq!(g.sizes, vec![4, 5]);
+        assert_eq!(g.runs, vec![vec![(1, 2)], vec![(1, 3)]]);
+        let t = g.layout(&int());
+        assert_eq!((t.size, t.lb, t.extent), (24, 0, 80));
+        assert_eq!(t.blocks, vec![(24, 12), (44, 12)]);
+        // In Fortran order the first dimension varies fastest.
+        let f = subarray(&dims, ORDER_FORTRAN).unwrap();
+        assert_eq!(f.sizes, vec![5, 4]);
+        assert_eq!(f.layout(&int()).blocks, vec![(20, 8), (36, 8), (52, 8)]);
+        let e = subarray(&[dim(4, 3, 2)], ORDER_C).unwrap_err();
+        assert_eq!(
+            (e.class, e.message.as_str()),
+            (
+                class::ARG,
+                "dimension 0: subsize 3 at start 2 does not fit in size 4"
+            )
+        );
+        assert_eq!(subarray(&dims, 7).unwrap_err().message, "invalid order 7");
+    }
+
+    fn ddim(gsize: i32, distrib: i32, darg: i32, psize: i32) -> DarrayDim {
+        DarrayDim {
+            gsize,
+            distrib,
+            darg,
+            psize,
+        }
+    }
+
+    #[test]
+    fn darray_distributions() {
+        let block = ddim(10, DISTRIBUTE_BLOCK, DISTRIBUTE_DFLT_DARG, 3);
+        let owned: Vec<_> = (0..3)
+            .map(|r| darray(3, r, &[block], ORDER_C).unwrap().runs)
+            .collect();
+        assert_eq!(
+            owned,
+            vec![vec![vec![(0, 4)]], vec![vec![(4, 4)]], vec![vec![(8, 2)]]]
+        );
+        let cyclic = ddim(10, DISTRIBUTE_CYCLIC, 2, 2);
+        assert_eq!(
+            darray(2, 1, &[cyclic], ORDER_C).unwrap().runs,
+            vec![vec![(2, 2), (6, 2)]]
+        );
+        // A 2x2 process grid is row-major: rank 1 is at (0, 1).
+        let half = ddim(4, DISTRIBUTE_BLOCK, DISTRIBUTE_DFLT_DARG, 2);
+        let g = darray(4, 1, &[half, half], ORDER_C).unwrap();
+        assert_eq!(g.runs, vec![vec![(0, 2)], vec![(2, 2)]]);
+        assert_eq!(g.layout(&int()).blocks, vec![(8, 8), (24, 8)]);
+        let none = ddim(4, DISTRIBUTE_NONE, DISTRIBUTE_DFLT_DARG, 2);
+        assert_eq!(
+            darray(2, 0, &[none], ORDER_C).unwrap_err().message,
+            "dimension 0: MPI_DISTRIBUTE_NONE needs 1 process, not 2"
+        );
+        assert_eq!(
+            darray(3, 0, &[half, half], ORDER_C).unwrap_err().message,
+            "the process grid [2, 2] does not have 3 processes"
+        );
+        let small = ddim(10, DISTRIBUTE_BLOCK, 3, 3);
+        assert_eq!(
+            darray(3, 0, &[small], ORDER_C).unwrap_err().message,
+            "dimension 0: block size 3 times 3 processes does not cover 10 elements"
+        );
     }
 
     #[test]
