@@ -12,13 +12,11 @@ use crate::sim;
 /// MPI_GROUP_NULL.
 const GROUP_NULL: c_int = 0;
 
-/// Writes a communicator made from `parent`, which passes on its error
-/// handler.
+/// Writes a new communicator's handle.
 ///
 /// # Safety
 /// `p` is the caller's output argument.
-unsafe fn out_child(parent: c_int, p: *mut c_int, h: c_int) -> MpiResult<()> {
-    sim::mpi(|w| w.inherit_errhandler(parent, h));
+unsafe fn out_comm(p: *mut c_int, h: c_int) -> MpiResult<()> {
     // SAFETY: per the contract.
     unsafe { out(p, h, "newcomm") }
 }
@@ -41,7 +39,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_split(
     call("MPI_Comm_split", comm, || {
         let h = split::comm_split(comm, color, key)?;
         // SAFETY: the caller's output argument.
-        unsafe { out_child(comm, newcomm, h) }
+        unsafe { out_comm(newcomm, h) }
     })
 }
 
@@ -53,7 +51,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_create(
     call("MPI_Comm_create", comm, || {
         let h = split::comm_create(comm, group)?;
         // SAFETY: the caller's output argument.
-        unsafe { out_child(comm, newcomm, h) }
+        unsafe { out_comm(newcomm, h) }
     })
 }
 
@@ -278,7 +276,7 @@ pub(crate) unsafe extern "C" fn MPI_Intercomm_create(
     call("MPI_Intercomm_create", local_comm, || {
         let h = split::intercomm_create(local_comm, leaders)?;
         // SAFETY: the caller's output argument.
-        unsafe { out_child(local_comm, newintercomm, h) }
+        unsafe { out_comm(newintercomm, h) }
     })
 }
 
@@ -290,7 +288,7 @@ pub(crate) unsafe extern "C" fn MPI_Intercomm_merge(
     call("MPI_Intercomm_merge", intercomm, || {
         let h = split::intercomm_merge(intercomm, high != 0)?;
         // SAFETY: the caller's output argument.
-        unsafe { out_child(intercomm, newintracomm, h) }
+        unsafe { out_comm(newintracomm, h) }
     })
 }
 
@@ -317,9 +315,9 @@ pub(crate) unsafe extern "C" fn MPI_Comm_create_group(
     newcomm: *mut c_int,
 ) -> c_int {
     call("MPI_Comm_create_group", comm, || {
-        let h = sim::mpi(|w| w.comm_create_group(comm, group, tag))?;
+        let h = split::create_group(comm, group, tag)?;
         // SAFETY: the caller's output argument.
-        unsafe { out_child(comm, newcomm, h) }
+        unsafe { out_comm(newcomm, h) }
     })
 }
 
@@ -406,6 +404,6 @@ pub(crate) unsafe extern "C" fn MPI_Comm_split_type(
     call("MPI_Comm_split_type", comm, || {
         let h = split::split_type(comm, split_type, key)?;
         // SAFETY: the caller's output argument.
-        unsafe { out_child(comm, newcomm, h) }
+        unsafe { out_comm(newcomm, h) }
     })
 }

@@ -144,9 +144,20 @@ fn bcast_ints(view: &CommView, root: usize, data: &mut [i32], call: &'static str
     run_ints(view, s, ptr, ptr, call)
 }
 
+/// The new communicator `h` made from `parent` takes its error handler
+/// (MPI: dup, split, create and the intercommunicator calls inherit it).
+fn inherit(parent: i32, h: i32) -> i32 {
+    sim::mpi(|w| w.inherit_errhandler(parent, h));
+    h
+}
+
 /// MPI_Comm_split: on an intercommunicator, each group splits and the
 /// parts of the same color are paired.
 pub fn comm_split(comm: i32, color: i32, key: i32) -> MpiResult<i32> {
+    split_any(comm, color, key).map(|h| inherit(comm, h))
+}
+
+fn split_any(comm: i32, color: i32, key: i32) -> MpiResult<i32> {
     const NAME: &str = "MPI_Comm_split";
     let c = sim::mpi(|w| w.comm(comm))?;
     if c.remote.is_none() {
@@ -165,6 +176,10 @@ pub fn comm_split(comm: i32, color: i32, key: i32) -> MpiResult<i32> {
 /// MPI_Comm_split_type: MPI_COMM_TYPE_SHARED groups the ranks of each
 /// simulated host; MPI_UNDEFINED gives MPI_COMM_NULL.
 pub fn split_type(comm: i32, split_type: i32, key: i32) -> MpiResult<i32> {
+    by_type(comm, split_type, key).map(|h| inherit(comm, h))
+}
+
+fn by_type(comm: i32, split_type: i32, key: i32) -> MpiResult<i32> {
     let c = sim::mpi(|w| w.comm(comm))?.intra("MPI_Comm_split_type")?;
     let color = match split_type {
         COMM_TYPE_SHARED => sim::mpi(|w| w.core.host_of(w.core.current()).0 as i32),
@@ -182,6 +197,10 @@ pub fn split_type(comm: i32, split_type: i32, key: i32) -> MpiResult<i32> {
 /// MPI_Comm_create: on an intercommunicator, each side names a subgroup
 /// of its own group, and the new intercommunicator joins the two.
 pub fn comm_create(comm: i32, group: i32) -> MpiResult<i32> {
+    create(comm, group).map(|h| inherit(comm, h))
+}
+
+fn create(comm: i32, group: i32) -> MpiResult<i32> {
     let c = sim::mpi(|w| w.comm(comm))?;
     if c.remote.is_none() {
         return sim::mpi(|w| w.comm_create(comm, group));
@@ -277,9 +296,8 @@ pub fn intercomm_create(local_comm: i32, l: Leaders) -> MpiResult<i32> {
     remote.resize(usize::try_from(head[0]).unwrap_or(0), 0);
     bcast_ints(&lc, leader, &mut remote, NAME)?;
     let to_u32 = |v: &[i32]| v.iter().map(|&x| x as u32).collect::<Vec<u32>>();
-    Ok(sim::mpi(|w| {
-        w.intercomm_join(head[1] as u32, l.tag, to_u32(&mine), to_u32(&remote))
-    }))
+    let h = sim::mpi(|w| w.intercomm_join(head[1] as u32, l.tag, to_u32(&mine), to_u32(&remote)));
+    Ok(inherit(local_comm, h))
 }
 
 /// MPI_Intercomm_merge: the groups swap their `high` flags to order
@@ -295,5 +313,10 @@ pub fn intercomm_merge(intercomm: i32, high: bool) -> MpiResult<i32> {
     let flag = i32::from(high);
     let remote_flag = leaders_exchange(&v, &[flag], "MPI_Intercomm_merge")?;
     let remote_high = remote_flag.first().is_some_and(|&f| f != 0);
-    sim::mpi(|w| w.intercomm_merge(intercomm, high, remote_high))
+    sim::mpi(|w| w.intercomm_merge(intercomm, high, remote_high)).map(|h| inherit(intercomm, h))
+}
+
+/// MPI_Comm_create_group: collective over the group's members only.
+pub fn create_group(comm: i32, group: i32, tag: i32) -> MpiResult<i32> {
+    sim::mpi(|w| w.comm_create_group(comm, group, tag)).map(|h| inherit(comm, h))
 }
