@@ -15,7 +15,7 @@
 #
 # --models runs the same unmodified HPL without its arithmetic: the BLAS
 # kernel models (calibrated once on this machine into
-# $HPCC_SCRATCH/blas-models.txt), HPL's function models
+# $HPCC_SCRATCH/blas-models.toml), HPL's function models
 # (examples/hpl/hpl_models.c, built here against HPL's headers), and
 # folding of every allocation of at least 64 KiB (the matrix and the panels),
 # and HPL's own code between calls measured on the monotonic clock
@@ -159,11 +159,11 @@ if [[ "$MODELS" == 1 ]]; then
         "${ORIGINALS[@]}" "$SRC/hpl/lib/smpi/libhpl.a" -lopenblas \
         -Wl,--exclude-libs,ALL -o "$SCRATCH/hpl_models.so" >>"$SCRATCH/build.log" 2>&1 \
         || die "building the HPL function models failed; see $SCRATCH/build.log"
-    if [[ ! -s "$SCRATCH/blas-models.txt" ]]; then
-        note "calibrating the BLAS kernel models (once): $SCRATCH/blas-models.txt"
-        "$SMPIRUN" -calibrate-blas "$SCRATCH/blas-models.txt" >&2 || die "calibration failed"
+    if [[ ! -s "$SCRATCH/blas-models.toml" ]]; then
+        note "calibrating the BLAS kernel models (once): $SCRATCH/blas-models.toml"
+        "$SMPIRUN" -calibrate-blas "$SCRATCH/blas-models.toml" >&2 || die "calibration failed"
     fi
-    MODEL_ARGS=(--cfg=smpi/blas:model "--cfg=smpi/blas-model-file:$SCRATCH/blas-models.txt"
+    MODEL_ARGS=(--cfg=smpi/blas:model "--cfg=smpi/blas-model-file:$SCRATCH/blas-models.toml"
         "--cfg=smpi/function-models:$SCRATCH/hpl_models.so"
         --cfg=smpi/auto-shared-malloc-thresh:65536 --cfg=smpi/bench-clock:wall)
     THRESHOLD=-16.0
