@@ -9,7 +9,7 @@ use crate::error::{check_blocks, check_len, check_rank, mul, CollError};
 use crate::gather::gatherv_into;
 use crate::reduce::packed_displacements;
 use crate::registry::{AllgatherAlgorithm, AllgathervAlgorithm, BcastAlgorithm};
-use crate::schedule::{recv, send, Block, Buf, Builder, Schedule};
+use crate::schedule::{recv, send, Block, Buf, Builder, Layout, Schedule};
 
 /// `MPI_Allgather`: rank `i`'s `Send[0..sendcount]` lands in every rank's
 /// `Recv[i*recvcount..(i+1)*recvcount]`. SimGrid's default algorithm: each
@@ -43,30 +43,27 @@ pub fn allgather_with(
 ) -> Result<Schedule, CollError> {
     check_rank(rank, size)?;
     mul(size, recvcount, "allgather")?;
-    let counts = |_| recvcount;
-    let displs = |i| i * recvcount;
+    let slots = Layout::Uniform(recvcount);
     let mut b = Builder::new();
     match alg {
         AllgatherAlgorithm::Default => {
-            allgatherv_linear(&mut b, rank, size, sendcount, counts, displs, in_place)
+            allgatherv_linear(&mut b, rank, size, sendcount, slots, in_place)
         }
-        AllgatherAlgorithm::Ring => {
-            allgatherv_ring(&mut b, rank, size, sendcount, counts, displs, in_place)
-        }
+        AllgatherAlgorithm::Ring => allgatherv_ring(&mut b, rank, size, sendcount, slots, in_place),
         AllgatherAlgorithm::Bruck => {
-            let own = own_block(rank, sendcount, &counts, &displs, in_place);
+            let own = own_block(rank, sendcount, slots, in_place);
             allgather_bruck(&mut b, rank, size, recvcount, own)
         }
         AllgatherAlgorithm::Rdb => {
-            let own = own_block(rank, sendcount, &counts, &displs, in_place);
+            let own = own_block(rank, sendcount, slots, in_place);
             allgather_rdb(&mut b, rank, size, recvcount, own)
         }
         // Open MPI falls back to the ring on odd sizes.
         AllgatherAlgorithm::OmpiNeighborExchange if size % 2 == 1 => {
-            allgatherv_ring(&mut b, rank, size, sendcount, counts, displs, in_place)
+            allgatherv_ring(&mut b, rank, size, sendcount, slots, in_place)
         }
         AllgatherAlgorithm::OmpiNeighborExchange => {
-            let own = own_block(rank, sendcount, &counts, &displs, in_place);
+            let own = own_block(rank, sendcount, slots, in_place);
             allgather_neighbor_exchange(&mut b, rank, size, own, |first, n| {
                 Buf::Recv.block(first * recvcount, n * recvcount)
             })
@@ -266,33 +263,19 @@ pub fn allgatherv_with(
     elem_bytes: usize,
 ) -> Result<Schedule, CollError> {
     check_allgatherv(rank, size, recvcounts, displs)?;
+    let slots = Layout::PerRank {
+        counts: recvcounts,
+        displs,
+    };
     let mut b = Builder::new();
-    let mine = own_block(
-        rank,
-        sendcount,
-        &|i| recvcounts[i],
-        &|i| displs[i],
-        in_place,
-    );
+    let mine = own_block(rank, sendcount, slots, in_place);
     match alg {
-        AllgathervAlgorithm::Default => allgatherv_linear(
-            &mut b,
-            rank,
-            size,
-            sendcount,
-            |i| recvcounts[i],
-            |i| displs[i],
-            in_place,
-        ),
-        AllgathervAlgorithm::Ring => allgatherv_ring(
-            &mut b,
-            rank,
-            size,
-            sendcount,
-            |i| recvcounts[i],
-            |i| displs[i],
-            in_place,
-        ),
+        AllgathervAlgorithm::Default => {
+            allgatherv_linear(&mut b, rank, size, sendcount, slots, in_place)
+        }
+        AllgathervAlgorithm::Ring => {
+            allgatherv_ring(&mut b, rank, size, sendcount, slots, in_place)
+        }
         AllgathervAlgorithm::Pair => {
             if !size.is_power_of_two() {
                 return Err(CollError::NeedsPowerOfTwo {
@@ -300,7 +283,7 @@ pub fn allgatherv_with(
                     size,
                 });
             }
-            let slot = |i: usize| Buf::Recv.block(displs[i], recvcounts[i]);
+            let slot = |i: usize| slots.block(Buf::Recv, i);
             b.copy(mine, slot(rank));
             for i in 1..size {
                 let peer = rank ^ i;
@@ -314,15 +297,9 @@ pub fn allgatherv_with(
             });
         }
         // Open MPI falls back to the ring on odd sizes.
-        AllgathervAlgorithm::OmpiNeighborExchange if size % 2 == 1 => allgatherv_ring(
-            &mut b,
-            rank,
-            size,
-            sendcount,
-            |i| recvcounts[i],
-            |i| displs[i],
-            in_place,
-        ),
+        AllgathervAlgorithm::OmpiNeighborExchange if size % 2 == 1 => {
+            allgatherv_ring(&mut b, rank, size, sendcount, slots, in_place)
+        }
         AllgathervAlgorithm::OmpiNeighborExchange => {
             in_packed_scratch(&mut b, rank, recvcounts, displs, in_place, |b, blocks| {
                 allgather_neighbor_exchange(b, rank, size, mine, blocks);
@@ -367,24 +344,13 @@ pub fn allgatherv_gb(
     elem_bytes: usize,
 ) -> Result<Schedule, CollError> {
     check_allgatherv(rank, size, recvcounts, displs)?;
+    let slots = Layout::PerRank {
+        counts: recvcounts,
+        displs,
+    };
     let mut b = Builder::new();
-    let mine = own_block(
-        rank,
-        sendcount,
-        &|i| recvcounts[i],
-        &|i| displs[i],
-        in_place,
-    );
-    gatherv_into(
-        &mut b,
-        rank,
-        size,
-        0,
-        mine,
-        |i| recvcounts[i],
-        |i| displs[i],
-        in_place && rank == 0,
-    );
+    let mine = own_block(rank, sendcount, slots, in_place);
+    gatherv_into(&mut b, rank, size, 0, mine, slots, in_place && rank == 0);
     // Broadcast through scratch, so that the gaps between blocks, which
     // MPI leaves untouched, are not overwritten with rank 0's.
     let extent = (0..size)
@@ -392,12 +358,7 @@ pub fn allgatherv_gb(
         .max()
         .unwrap_or(0);
     let t = b.tmp(extent);
-    let slot = |i: usize| {
-        (
-            Buf::Recv.block(displs[i], recvcounts[i]),
-            t.block(displs[i], recvcounts[i]),
-        )
-    };
+    let slot = |i: usize| (slots.block(Buf::Recv, i), slots.block(t, i));
     if rank == 0 {
         for i in 0..size {
             let (user, scratch) = slot(i);
@@ -588,15 +549,9 @@ fn allgatherv_mpich_ring(
 
 /// The block a rank sends: its send buffer, or its own slot of the receive
 /// buffer in place.
-fn own_block(
-    rank: usize,
-    sendcount: usize,
-    counts: &impl Fn(usize) -> usize,
-    displs: &impl Fn(usize) -> usize,
-    in_place: bool,
-) -> Block {
+fn own_block(rank: usize, sendcount: usize, slots: Layout, in_place: bool) -> Block {
     if in_place {
-        Buf::Recv.block(displs(rank), counts(rank))
+        slots.block(Buf::Recv, rank)
     } else {
         Buf::Send.block(0, sendcount)
     }
@@ -610,19 +565,18 @@ fn allgatherv_linear(
     rank: usize,
     size: usize,
     sendcount: usize,
-    counts: impl Fn(usize) -> usize,
-    displs: impl Fn(usize) -> usize,
+    slots: Layout,
     in_place: bool,
 ) {
-    let mine = own_block(rank, sendcount, &counts, &displs, in_place);
+    let mine = own_block(rank, sendcount, slots, in_place);
     let mut comm = Vec::with_capacity(2 * (size - 1));
     for other in (0..size).filter(|&o| o != rank) {
         comm.push(send(other, mine));
-        comm.push(recv(other, Buf::Recv.block(displs(other), counts(other))));
+        comm.push(recv(other, slots.block(Buf::Recv, other)));
     }
     b.round(comm, vec![]);
     if !in_place {
-        b.copy(mine, Buf::Recv.block(displs(rank), counts(rank)));
+        b.copy(mine, slots.block(Buf::Recv, rank));
     }
 }
 
@@ -633,23 +587,19 @@ fn allgatherv_ring(
     rank: usize,
     size: usize,
     sendcount: usize,
-    counts: impl Fn(usize) -> usize,
-    displs: impl Fn(usize) -> usize,
+    slots: Layout,
     in_place: bool,
 ) {
-    let mine = own_block(rank, sendcount, &counts, &displs, in_place);
+    let mine = own_block(rank, sendcount, slots, in_place);
     if !in_place {
         // SimGrid does the self "sendrecv" (a copy) first.
-        b.copy(mine, Buf::Recv.block(displs(rank), counts(rank)));
+        b.copy(mine, slots.block(Buf::Recv, rank));
     }
     for i in 1..size {
         let src = (rank + size - i) % size;
         let dst = (rank + i) % size;
         b.round(
-            vec![
-                send(dst, mine),
-                recv(src, Buf::Recv.block(displs(src), counts(src))),
-            ],
+            vec![send(dst, mine), recv(src, slots.block(Buf::Recv, src))],
             vec![],
         );
     }

@@ -8,7 +8,7 @@
 
 use crate::error::{check_blocks, check_len, check_radix, check_rank, mul, CollError};
 use crate::registry::{AlltoallAlgorithm, AlltoallvAlgorithm};
-use crate::schedule::{recv, send, Buf, Builder, Local, Schedule};
+use crate::schedule::{recv, send, Buf, Builder, Layout, Local, Schedule};
 
 /// `MPI_Alltoall`: block `j` of rank `i`'s send buffer
 /// (`Send[j*sendcount..(j+1)*sendcount]`) lands in block `i` of rank `j`'s
@@ -52,14 +52,13 @@ pub fn alltoall_with(
     mul(size, sendcount, "alltoall")?;
     // In place, everything is in receive-buffer terms.
     let sendcount = if in_place { recvcount } else { sendcount };
+    let (send_slots, recv_slots) = (Layout::Uniform(sendcount), Layout::Uniform(recvcount));
     match alg {
         AlltoallAlgorithm::Default | AlltoallAlgorithm::BasicLinear => Ok(alltoallv_linear(
             rank,
             size,
-            |_| sendcount,
-            |i| i * sendcount,
-            |_| recvcount,
-            |i| i * recvcount,
+            send_slots,
+            recv_slots,
             in_place,
             AlltoallOrder::OpenMpi,
         )),
@@ -76,10 +75,8 @@ pub fn alltoall_with(
             Ok(alltoallv_ring_k(
                 rank,
                 size,
-                |_| sendcount,
-                |j| j * sendcount,
-                |_| recvcount,
-                |j| j * recvcount,
+                send_slots,
+                recv_slots,
                 in_place,
                 match alg {
                     AlltoallAlgorithm::Ring => Pace::Rounds(1),
@@ -187,14 +184,11 @@ enum Pace {
 /// exchanges with rank XOR i instead (SimGrid's alltoallv `ring` does so
 /// on powers of two). In place, every outgoing block is first copied to
 /// scratch: a block may be overwritten by a receive before its own send.
-#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
 fn alltoallv_ring_k(
     rank: usize,
     size: usize,
-    scounts: impl Fn(usize) -> usize,
-    sdispls: impl Fn(usize) -> usize,
-    rcounts: impl Fn(usize) -> usize,
-    rdispls: impl Fn(usize) -> usize,
+    send_slots: Layout,
+    recv_slots: Layout,
     in_place: bool,
     pace: Pace,
     xor: bool,
@@ -202,7 +196,7 @@ fn alltoallv_ring_k(
     let mut b = Builder::new();
     let scratch = if in_place {
         let extent = (0..size)
-            .map(|j| rdispls(j) + rcounts(j))
+            .map(|j| recv_slots.displ(j) + recv_slots.count(j))
             .max()
             .unwrap_or(0);
         let t = b.tmp(extent);
@@ -212,10 +206,10 @@ fn alltoallv_ring_k(
         None
     };
     let from = |j: usize| match scratch {
-        Some(t) => t.block(rdispls(j), rcounts(j)),
-        None => Buf::Send.block(sdispls(j), scounts(j)),
+        Some(t) => recv_slots.block(t, j),
+        None => send_slots.block(Buf::Send, j),
     };
-    let into = |j: usize| Buf::Recv.block(rdispls(j), rcounts(j));
+    let into = |j: usize| recv_slots.block(Buf::Recv, j);
     b.copy(from(rank), into(rank));
     let exchange = |i: usize| {
         let (dst, src) = if xor {
@@ -396,6 +390,14 @@ pub fn alltoallv_with(
         check_blocks(sendcounts, sdispls, "alltoallv")?;
         (sendcounts, sdispls)
     };
+    let send_slots = Layout::PerRank {
+        counts: sendcounts,
+        displs: sdispls,
+    };
+    let recv_slots = Layout::PerRank {
+        counts: recvcounts,
+        displs: rdispls,
+    };
     match alg {
         AlltoallvAlgorithm::CrystalRouter => {
             Err(CollError::NotASchedule("alltoallv crystal_router"))
@@ -403,10 +405,8 @@ pub fn alltoallv_with(
         AlltoallvAlgorithm::Default => Ok(alltoallv_linear(
             rank,
             size,
-            |i| sendcounts[i],
-            |i| sdispls[i],
-            |i| recvcounts[i],
-            |i| rdispls[i],
+            send_slots,
+            recv_slots,
             in_place,
             AlltoallOrder::Ascending,
         )),
@@ -414,10 +414,8 @@ pub fn alltoallv_with(
             Ok(alltoallv_ring_k(
                 rank,
                 size,
-                |i| sendcounts[i],
-                |i| sdispls[i],
-                |i| recvcounts[i],
-                |i| rdispls[i],
+                send_slots,
+                recv_slots,
                 in_place,
                 match alg {
                     AlltoallvAlgorithm::Ring => Pace::Rounds(1),
@@ -445,14 +443,11 @@ enum AlltoallOrder {
 /// contiguously into one scratch buffer (one copy per peer: the receive
 /// blocks need not be adjacent), so that sends read scratch while receives
 /// overwrite the receive buffer.
-#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
 fn alltoallv_linear(
     rank: usize,
     size: usize,
-    scounts: impl Fn(usize) -> usize,
-    sdispls: impl Fn(usize) -> usize,
-    rcounts: impl Fn(usize) -> usize,
-    rdispls: impl Fn(usize) -> usize,
+    send_slots: Layout,
+    recv_slots: Layout,
     in_place: bool,
     order: AlltoallOrder,
 ) -> Schedule {
@@ -476,7 +471,10 @@ fn alltoallv_linear(
         // Pack the blocks for the peers into scratch. The packed offsets are
         // prefix sums in peer order (O(size) memory for this rank only, as
         // the schedule itself).
-        let total: usize = (0..size).filter(|&j| j != rank).map(&rcounts).sum();
+        let total: usize = (0..size)
+            .filter(|&j| j != rank)
+            .map(|j| recv_slots.count(j))
+            .sum();
         let tmp = b.tmp(total);
         let mut off = 0;
         let mut packed = vec![0usize; size];
@@ -484,25 +482,25 @@ fn alltoallv_linear(
         for j in (0..size).filter(|&j| j != rank) {
             packed[j] = off;
             copies.push(Local::Copy {
-                from: Buf::Recv.block(rdispls(j), rcounts(j)),
-                to: tmp.block(off, rcounts(j)),
+                from: recv_slots.block(Buf::Recv, j),
+                to: tmp.block(off, recv_slots.count(j)),
             });
-            off += rcounts(j);
+            off += recv_slots.count(j);
         }
         b.round(vec![], copies);
-        out_blocks.extend(send_peers().map(|j| (j, tmp.block(packed[j], rcounts(j)))));
+        out_blocks.extend(send_peers().map(|j| (j, tmp.block(packed[j], recv_slots.count(j)))));
     } else {
-        out_blocks.extend(send_peers().map(|j| (j, Buf::Send.block(sdispls(j), scounts(j)))));
+        out_blocks.extend(send_peers().map(|j| (j, send_slots.block(Buf::Send, j))));
     }
 
     let mut comm = Vec::with_capacity(2 * (size - 1));
-    comm.extend(peers().map(|i| recv(i, Buf::Recv.block(rdispls(i), rcounts(i)))));
+    comm.extend(peers().map(|i| recv(i, recv_slots.block(Buf::Recv, i))));
     comm.extend(out_blocks.into_iter().map(|(j, blk)| send(j, blk)));
     b.round(comm, vec![]);
     if !in_place {
         b.copy(
-            Buf::Send.block(sdispls(rank), scounts(rank)),
-            Buf::Recv.block(rdispls(rank), rcounts(rank)),
+            send_slots.block(Buf::Send, rank),
+            recv_slots.block(Buf::Recv, rank),
         );
     }
     b.finish()

@@ -11,7 +11,7 @@
 
 use crate::error::{check_blocks, check_len, check_rooted, mul, CollError};
 use crate::registry::{GatherAlgorithm, GathervAlgorithm, ScatterAlgorithm, ScattervAlgorithm};
-use crate::schedule::{recv, send, Block, Buf, Builder, Local, Schedule};
+use crate::schedule::{recv, send, Block, Buf, Builder, Layout, Local, Schedule};
 use crate::tree::segment_count;
 
 /// `MPI_Gather`: rank `i`'s `Send[0..sendcount]` lands in the root's
@@ -66,8 +66,7 @@ pub fn gather_with(
             size,
             root,
             Buf::Send.block(0, sendcount),
-            |_| recvcount,
-            |i| i * recvcount,
+            Layout::Uniform(recvcount),
             in_place,
         ),
         GatherAlgorithm::OmpiBinomial => {
@@ -282,8 +281,10 @@ pub fn gatherv_with(
             size,
             root,
             Buf::Send.block(0, sendcount),
-            |i| recvcounts[i],
-            |i| displs[i],
+            Layout::PerRank {
+                counts: recvcounts,
+                displs,
+            },
             in_place,
         ),
     }
@@ -336,8 +337,7 @@ pub fn scatter_with(
             size,
             root,
             Buf::Send,
-            &|_| sendcount,
-            &|i| i * sendcount,
+            Layout::Uniform(sendcount),
             Buf::Recv.block(0, recvcount),
             in_place,
         ),
@@ -484,8 +484,10 @@ pub fn scatterv_with(
             size,
             root,
             Buf::Send,
-            &|i| sendcounts[i],
-            &|i| displs[i],
+            Layout::PerRank {
+                counts: sendcounts,
+                displs,
+            },
             Buf::Recv.block(0, recvcount),
             in_place,
         ),
@@ -493,19 +495,17 @@ pub fn scatterv_with(
     Ok(b.finish())
 }
 
-/// Linear gatherv: non-roots send `mine`; the root receives block `i`
-/// (`counts(i)` at `displs(i)` of `Recv`) from every other rank, all posted
-/// at once in increasing rank order, and copies its own block unless in
-/// place. `counts`/`displs` are only called at the root.
-#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
+/// Linear gatherv: non-roots send `mine`; the root receives block `i` of
+/// `Recv` as laid out by `slots` from every other rank, all posted at once
+/// in increasing rank order, and copies its own block unless in place.
+/// `slots` is only read at the root.
 pub(crate) fn gatherv_into(
     b: &mut Builder,
     rank: usize,
     size: usize,
     root: usize,
     mine: Block,
-    counts: impl Fn(usize) -> usize,
-    displs: impl Fn(usize) -> usize,
+    slots: Layout,
     in_place: bool,
 ) {
     if rank != root {
@@ -514,23 +514,23 @@ pub(crate) fn gatherv_into(
     }
     let comm = (0..size)
         .filter(|&src| src != root)
-        .map(|src| recv(src, Buf::Recv.block(displs(src), counts(src))))
+        .map(|src| recv(src, slots.block(Buf::Recv, src)))
         .collect();
     let local = if in_place {
         vec![]
     } else {
         vec![Local::Copy {
             from: mine,
-            to: Buf::Recv.block(displs(root), counts(root)),
+            to: slots.block(Buf::Recv, root),
         }]
     };
     b.round(comm, local);
 }
 
-/// Linear scatterv: the root sends block `i` (`counts(i)` at `displs(i)` of
-/// `src`) to every other rank, all posted at once in increasing rank order,
-/// and copies its own block into `dest` unless in place; the others receive
-/// into `dest`. `counts`/`displs` are only called at the root.
+/// Linear scatterv: the root sends block `i` of `src` as laid out by
+/// `slots` to every other rank, all posted at once in increasing rank
+/// order, and copies its own block into `dest` unless in place; the others
+/// receive into `dest`. `slots` is only read at the root.
 #[allow(clippy::too_many_arguments)] // one argument per MPI parameter
 pub(crate) fn scatterv_into(
     b: &mut Builder,
@@ -538,8 +538,7 @@ pub(crate) fn scatterv_into(
     size: usize,
     root: usize,
     src: Buf,
-    counts: &dyn Fn(usize) -> usize,
-    displs: &dyn Fn(usize) -> usize,
+    slots: Layout,
     dest: Block,
     in_place: bool,
 ) {
@@ -549,13 +548,13 @@ pub(crate) fn scatterv_into(
     }
     let comm = (0..size)
         .filter(|&dst| dst != root)
-        .map(|dst| send(dst, src.block(displs(dst), counts(dst))))
+        .map(|dst| send(dst, slots.block(src, dst)))
         .collect();
     let local = if in_place {
         vec![]
     } else {
         vec![Local::Copy {
-            from: src.block(displs(root), counts(root)),
+            from: slots.block(src, root),
             to: dest,
         }]
     };

@@ -21,7 +21,7 @@
 use crate::error::{check_len, check_rank, check_rooted, mul, CollError};
 use crate::gather::scatterv_into;
 use crate::registry::{ReduceAlgorithm, ReduceScatterAlgorithm, ReduceScatterBlockAlgorithm};
-use crate::schedule::{recv, send, Block, Buf, Builder, Local, Schedule};
+use crate::schedule::{recv, send, Block, Buf, Builder, Layout, Local, Schedule};
 use crate::tree::{chain, in_order_bintree, in_order_bmtree, kary, segment_count, Tree};
 
 /// `MPI_Reduce` of `count` elements to `root`, with SimGrid's default
@@ -254,8 +254,7 @@ pub fn reduce_scatter_block_with(
             rank,
             size,
             total,
-            |_| count,
-            |i| i * count,
+            Layout::Uniform(count),
             commutative,
             in_place,
         )),
@@ -320,13 +319,11 @@ pub fn reduce_scatter_with(
     match alg {
         ReduceScatterAlgorithm::MpichPair if commutative => {
             let displs = packed_displacements(recvcounts);
-            Ok(reduce_scatter_pair(
-                rank,
-                size,
-                |i| recvcounts[i],
-                |i| displs[i],
-                in_place,
-            ))
+            let slots = Layout::PerRank {
+                counts: recvcounts,
+                displs: &displs,
+            };
+            Ok(reduce_scatter_pair(rank, size, slots, in_place))
         }
         ReduceScatterAlgorithm::OmpiRing if commutative => {
             let displs = packed_displacements(recvcounts);
@@ -373,12 +370,15 @@ pub fn reduce_scatter_with(
             } else {
                 Vec::new()
             };
+            let slots = Layout::PerRank {
+                counts: recvcounts,
+                displs: &displs,
+            };
             Ok(reduce_then_scatterv(
                 rank,
                 size,
                 total,
-                |i| recvcounts[i],
-                |i| displs[i],
+                slots,
                 commutative,
                 in_place,
             ))
@@ -476,20 +476,14 @@ pub fn packed_displacements(counts: &[usize]) -> Vec<usize> {
 /// block of rank + i of its contribution and receives its own block of
 /// rank - i's, folding it in. In place, the block is accumulated where it
 /// lies in the receive buffer and moved to its start at the end.
-fn reduce_scatter_pair(
-    rank: usize,
-    size: usize,
-    counts: impl Fn(usize) -> usize,
-    displs: impl Fn(usize) -> usize,
-    in_place: bool,
-) -> Schedule {
+fn reduce_scatter_pair(rank: usize, size: usize, slots: Layout, in_place: bool) -> Schedule {
     let mut b = Builder::new();
-    let mine = counts(rank);
+    let mine = slots.count(rank);
     let contribution = |j: usize| {
         if in_place {
-            Buf::Recv.block(displs(j), counts(j))
+            slots.block(Buf::Recv, j)
         } else {
-            Buf::Send.block(displs(j), counts(j))
+            slots.block(Buf::Send, j)
         }
     };
     let acc = if in_place {
@@ -927,15 +921,13 @@ pub(crate) fn ring_reduce_scatter(
 }
 
 /// Reduce `total` elements to rank 0 into scratch, then scatter block `i`
-/// (`counts(i)` elements at `displs(i)`) to rank `i`'s `Recv[0..]`.
-/// `displs` is only called by rank 0, and `counts` by rank 0 for every
-/// rank and by the others for themselves.
+/// as laid out by `slots` to rank `i`'s `Recv[0..]`. Only rank 0 reads the
+/// displacements of `slots`; the others read their own count.
 fn reduce_then_scatterv(
     rank: usize,
     size: usize,
     total: usize,
-    counts: impl Fn(usize) -> usize,
-    displs: impl Fn(usize) -> usize,
+    slots: Layout,
     commutative: bool,
     in_place: bool,
 ) -> Schedule {
@@ -959,10 +951,8 @@ fn reduce_then_scatterv(
         output,
         1, // the default reduce does not segment
     );
-    let dest = Buf::Recv.block(0, counts(rank));
-    scatterv_into(
-        &mut b, rank, size, 0, output.buf, &counts, &displs, dest, false,
-    );
+    let dest = Buf::Recv.block(0, slots.count(rank));
+    scatterv_into(&mut b, rank, size, 0, output.buf, slots, dest, false);
     b.finish()
 }
 
