@@ -7,6 +7,7 @@
 use crate::bcast::bcast_into;
 use crate::error::{check_blocks, check_len, check_rank, mul, CollError};
 use crate::gather::gatherv_into;
+use crate::params::{Blocks, GathervBlocks, Position, Tuning};
 use crate::reduce::packed_displacements;
 use crate::registry::{AllgatherAlgorithm, AllgathervAlgorithm, BcastAlgorithm};
 use crate::schedule::{recv, send, Block, Buf, Builder, Layout, Schedule};
@@ -15,33 +16,23 @@ use crate::schedule::{recv, send, Block, Buf, Builder, Layout, Schedule};
 /// `Recv[i*recvcount..(i+1)*recvcount]`. SimGrid's default algorithm: each
 /// rank posts, for every other rank in increasing order, a send of its
 /// block and a receive of the peer's, all at once.
-pub fn allgather(
-    rank: usize,
-    size: usize,
-    sendcount: usize,
-    recvcount: usize,
-    in_place: bool,
-) -> Result<Schedule, CollError> {
-    allgather_with(
-        AllgatherAlgorithm::Default,
-        rank,
-        size,
-        sendcount,
-        recvcount,
-        in_place,
-    )
+pub fn allgather(at: Position, blocks: Blocks) -> Result<Schedule, CollError> {
+    allgather_with(AllgatherAlgorithm::Default, at, blocks)
 }
 
 /// `MPI_Allgather` with a chosen algorithm; see [`allgather`].
 pub fn allgather_with(
     alg: AllgatherAlgorithm,
-    rank: usize,
-    size: usize,
-    sendcount: usize,
-    recvcount: usize,
-    in_place: bool,
+    at: Position,
+    blocks: Blocks,
 ) -> Result<Schedule, CollError> {
-    check_rank(rank, size)?;
+    check_rank(at)?;
+    let Position { rank, size } = at;
+    let Blocks {
+        sendcount,
+        recvcount,
+        in_place,
+    } = blocks;
     mul(size, recvcount, "allgather")?;
     let slots = Layout::Uniform(recvcount);
     let mut b = Builder::new();
@@ -227,42 +218,28 @@ fn allgather_bruck(b: &mut Builder, rank: usize, size: usize, rc: usize, own: Bl
 /// `MPI_Allgatherv`: rank `i`'s `Send[0..sendcount]` lands in every rank's
 /// `Recv[displs[i]..displs[i]+recvcounts[i]]`. `recvcounts` and `displs`
 /// need one entry per rank at every rank. Same algorithm as [`allgather`].
-pub fn allgatherv(
-    rank: usize,
-    size: usize,
-    sendcount: usize,
-    recvcounts: &[usize],
-    displs: &[usize],
-    in_place: bool,
-) -> Result<Schedule, CollError> {
-    allgatherv_with(
-        AllgathervAlgorithm::Default,
-        rank,
-        size,
-        sendcount,
-        recvcounts,
-        displs,
-        in_place,
-        1,
-    )
+pub fn allgatherv(at: Position, blocks: GathervBlocks) -> Result<Schedule, CollError> {
+    allgatherv_with(AllgathervAlgorithm::Default, at, blocks, Tuning::default())
 }
 
 /// `MPI_Allgatherv` with a chosen algorithm; see [`allgatherv`]. `pair`
 /// fails with [`CollError::NeedsPowerOfTwo`] unless `size` is a power of
-/// two; `elem_bytes` (the receive type's extent) sets `mpich_ring`'s
-/// pieces.
-#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
+/// two. It reads `tuning.elem_bytes` (the receive type's extent), which
+/// sets `mpich_ring`'s pieces.
 pub fn allgatherv_with(
     alg: AllgathervAlgorithm,
-    rank: usize,
-    size: usize,
-    sendcount: usize,
-    recvcounts: &[usize],
-    displs: &[usize],
-    in_place: bool,
-    elem_bytes: usize,
+    at: Position,
+    blocks: GathervBlocks,
+    tuning: Tuning,
 ) -> Result<Schedule, CollError> {
-    check_allgatherv(rank, size, recvcounts, displs)?;
+    check_allgatherv(at, blocks)?;
+    let Position { rank, size } = at;
+    let GathervBlocks {
+        sendcount,
+        recvcounts,
+        displs,
+        in_place,
+    } = blocks;
     let slots = Layout::PerRank {
         counts: recvcounts,
         displs,
@@ -306,23 +283,14 @@ pub fn allgatherv_with(
             });
         }
         AllgathervAlgorithm::Gb => {
-            return allgatherv_gb(
-                rank,
-                size,
-                sendcount,
-                recvcounts,
-                displs,
-                in_place,
-                BcastAlgorithm::Default,
-                elem_bytes,
-            )
+            return allgatherv_gb(at, blocks, BcastAlgorithm::Default, tuning)
         }
         AllgathervAlgorithm::OmpiBruck => {
             allgatherv_bruck(&mut b, rank, size, mine, recvcounts, displs, in_place);
         }
-        AllgathervAlgorithm::MpichRing => allgatherv_mpich_ring(
-            &mut b, rank, size, sendcount, recvcounts, displs, in_place, elem_bytes,
-        ),
+        AllgathervAlgorithm::MpichRing => {
+            allgatherv_mpich_ring(&mut b, at, blocks, tuning.elem_bytes)
+        }
     }
     Ok(b.finish())
 }
@@ -330,27 +298,30 @@ pub fn allgatherv_with(
 /// SimGrid's `GB` allgatherv: the default (linear) gatherv to rank 0, then
 /// a broadcast from rank 0 of the receive buffer up to its last element,
 /// gaps included, with `bcast` (SimGrid runs the bcast the selector
-/// picks); `elem_bytes` is the receive type's size. (SimGrid broadcasts the
-/// receive buffer itself, gaps and all; here the gaps stay as they were.)
-#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
+/// picks), which reads `tuning.elem_bytes` (the receive type's size).
+/// (SimGrid broadcasts the receive buffer itself, gaps and all; here the
+/// gaps stay as they were.)
 pub fn allgatherv_gb(
-    rank: usize,
-    size: usize,
-    sendcount: usize,
-    recvcounts: &[usize],
-    displs: &[usize],
-    in_place: bool,
+    at: Position,
+    blocks: GathervBlocks,
     bcast: BcastAlgorithm,
-    elem_bytes: usize,
+    tuning: Tuning,
 ) -> Result<Schedule, CollError> {
-    check_allgatherv(rank, size, recvcounts, displs)?;
+    check_allgatherv(at, blocks)?;
+    let Position { rank, size } = at;
+    let GathervBlocks {
+        sendcount,
+        recvcounts,
+        displs,
+        in_place,
+    } = blocks;
     let slots = Layout::PerRank {
         counts: recvcounts,
         displs,
     };
     let mut b = Builder::new();
     let mine = own_block(rank, sendcount, slots, in_place);
-    gatherv_into(&mut b, rank, size, 0, mine, slots, in_place && rank == 0);
+    gatherv_into(&mut b, at.with_root(0), mine, slots, in_place && rank == 0);
     // Broadcast through scratch, so that the gaps between blocks, which
     // MPI leaves untouched, are not overwritten with rank 0's.
     let extent = (0..size)
@@ -365,7 +336,13 @@ pub fn allgatherv_gb(
             b.copy(user, scratch);
         }
     }
-    bcast_into(&mut b, bcast, rank, size, 0, t.block(0, extent), elem_bytes);
+    bcast_into(
+        &mut b,
+        bcast,
+        at.with_root(0),
+        t.block(0, extent),
+        tuning.elem_bytes,
+    );
     if rank != 0 {
         for i in 0..size {
             let (user, scratch) = slot(i);
@@ -376,16 +353,11 @@ pub fn allgatherv_gb(
 }
 
 /// The argument checks of `MPI_Allgatherv`.
-fn check_allgatherv(
-    rank: usize,
-    size: usize,
-    recvcounts: &[usize],
-    displs: &[usize],
-) -> Result<(), CollError> {
-    check_rank(rank, size)?;
-    check_len("recvcounts", recvcounts, size)?;
-    check_len("displs", displs, size)?;
-    check_blocks(recvcounts, displs, "allgatherv").map(|_| ())
+fn check_allgatherv(at: Position, blocks: GathervBlocks) -> Result<(), CollError> {
+    check_rank(at)?;
+    check_len("recvcounts", blocks.recvcounts, at.size)?;
+    check_len("displs", blocks.displs, at.size)?;
+    check_blocks(blocks.recvcounts, blocks.displs, "allgatherv").map(|_| ())
 }
 
 /// Runs `body` on a packed copy of the blocks in scratch, rank after rank
@@ -483,17 +455,14 @@ fn allgatherv_bruck(
 /// elements, `min` being the smallest block or 256 KiB worth of elements,
 /// whichever is larger. Send and receive pieces advance independently,
 /// so a step may only send or only receive.
-#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
-fn allgatherv_mpich_ring(
-    b: &mut Builder,
-    rank: usize,
-    size: usize,
-    sendcount: usize,
-    counts: &[usize],
-    displs: &[usize],
-    in_place: bool,
-    elem_bytes: usize,
-) {
+fn allgatherv_mpich_ring(b: &mut Builder, at: Position, blocks: GathervBlocks, elem_bytes: usize) {
+    let Position { rank, size } = at;
+    let GathervBlocks {
+        sendcount,
+        recvcounts: counts,
+        displs,
+        in_place,
+    } = blocks;
     if !in_place {
         b.copy(
             Buf::Send.block(0, sendcount),

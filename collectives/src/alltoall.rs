@@ -7,6 +7,7 @@
 //! and overwritten, the outgoing blocks are first copied to scratch.
 
 use crate::error::{check_blocks, check_len, check_radix, check_rank, mul, CollError};
+use crate::params::{AlltoallvBlocks, Blocks, Position, Tuning};
 use crate::registry::{AlltoallAlgorithm, AlltoallvAlgorithm};
 use crate::schedule::{recv, send, Buf, Builder, Layout, Local, Schedule};
 
@@ -16,38 +17,29 @@ use crate::schedule::{recv, send, Buf, Builder, Layout, Local, Schedule};
 ///
 /// Algorithm: `basic_linear`; the engine resolves the default by size with
 /// [`alltoall_default_for`].
-pub fn alltoall(
-    rank: usize,
-    size: usize,
-    sendcount: usize,
-    recvcount: usize,
-    in_place: bool,
-) -> Result<Schedule, CollError> {
-    alltoall_with(
-        AlltoallAlgorithm::Default,
-        rank,
-        size,
-        sendcount,
-        recvcount,
-        in_place,
-        crate::DEFAULT_RADIX,
-    )
+pub fn alltoall(at: Position, blocks: Blocks) -> Result<Schedule, CollError> {
+    alltoall_with(AlltoallAlgorithm::Default, at, blocks, Tuning::default())
 }
 
 /// `MPI_Alltoall` with a chosen algorithm; see [`alltoall`]. `pair` fails
 /// with [`CollError::NeedsPowerOfTwo`] unless `size` is a power of two.
-/// `radix` is the k of `bruck_k` and `ring_k` (at least 2).
+/// It reads `tuning.radix`, the k of `bruck_k`, `ring_k` and `burst` (at
+/// least 2).
 pub fn alltoall_with(
     alg: AlltoallAlgorithm,
-    rank: usize,
-    size: usize,
-    sendcount: usize,
-    recvcount: usize,
-    in_place: bool,
-    radix: usize,
+    at: Position,
+    blocks: Blocks,
+    tuning: Tuning,
 ) -> Result<Schedule, CollError> {
-    check_rank(rank, size)?;
-    check_radix(radix)?;
+    check_rank(at)?;
+    check_radix(tuning.radix)?;
+    let Position { rank, size } = at;
+    let Blocks {
+        sendcount,
+        recvcount,
+        in_place,
+    } = blocks;
+    let radix = tuning.radix;
     mul(size, recvcount, "alltoall")?;
     mul(size, sendcount, "alltoall")?;
     // In place, everything is in receive-buffer terms.
@@ -341,44 +333,29 @@ fn runs(blocks: impl Iterator<Item = usize>) -> Vec<(usize, usize, usize)> {
 /// Algorithm (SimGrid's default `ialltoallv`): receives from every other
 /// rank in increasing order, then sends to every other rank in increasing
 /// order, all posted at once; the own block is copied locally.
-pub fn alltoallv(
-    rank: usize,
-    size: usize,
-    sendcounts: &[usize],
-    sdispls: &[usize],
-    recvcounts: &[usize],
-    rdispls: &[usize],
-    in_place: bool,
+pub fn alltoallv(at: Position, blocks: AlltoallvBlocks) -> Result<Schedule, CollError> {
+    alltoallv_with(AlltoallvAlgorithm::Default, at, blocks, Tuning::default())
+}
+
+/// `MPI_Alltoallv` with a chosen algorithm; see [`alltoallv`]. It reads
+/// `tuning.radix`, the k of `ring_k` and `burst` (at least 2).
+pub fn alltoallv_with(
+    alg: AlltoallvAlgorithm,
+    at: Position,
+    blocks: AlltoallvBlocks,
+    tuning: Tuning,
 ) -> Result<Schedule, CollError> {
-    alltoallv_with(
-        AlltoallvAlgorithm::Default,
-        rank,
-        size,
+    check_rank(at)?;
+    check_radix(tuning.radix)?;
+    let Position { rank, size } = at;
+    let AlltoallvBlocks {
         sendcounts,
         sdispls,
         recvcounts,
         rdispls,
         in_place,
-        crate::DEFAULT_RADIX,
-    )
-}
-
-/// `MPI_Alltoallv` with a chosen algorithm; see [`alltoallv`]. `radix`
-/// is the k of `ring_k` (at least 2).
-#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
-pub fn alltoallv_with(
-    alg: AlltoallvAlgorithm,
-    rank: usize,
-    size: usize,
-    sendcounts: &[usize],
-    sdispls: &[usize],
-    recvcounts: &[usize],
-    rdispls: &[usize],
-    in_place: bool,
-    radix: usize,
-) -> Result<Schedule, CollError> {
-    check_rank(rank, size)?;
-    check_radix(radix)?;
+    } = blocks;
+    let radix = tuning.radix;
     check_len("recvcounts", recvcounts, size)?;
     check_len("rdispls", rdispls, size)?;
     check_blocks(recvcounts, rdispls, "alltoallv")?;

@@ -441,7 +441,11 @@ fn finish_dist_graph(
     }
     let h = sim::mpi(create)?;
     let view = sim::mpi(|w| w.comm(h))?;
-    let s = collectives::barrier(view.my_rank, view.size()).map_err(coll_error)?;
+    let s = collectives::barrier(collectives::Position {
+        rank: view.my_rank,
+        size: view.size(),
+    })
+    .map_err(coll_error)?;
     execute(&view, s, Buffers::none(), Reduction::None, call_name)?;
     // SAFETY: non-null output argument.
     unsafe { *out_comm = h };
