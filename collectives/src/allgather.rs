@@ -7,66 +7,54 @@
 use crate::bcast::bcast_into;
 use crate::error::{check_blocks, check_len, check_rank, mul, CollError};
 use crate::gather::gatherv_into;
+use crate::params::{Blocks, GathervBlocks, Position, Tuning};
 use crate::reduce::packed_displacements;
 use crate::registry::{AllgatherAlgorithm, AllgathervAlgorithm, BcastAlgorithm};
-use crate::schedule::{recv, send, Block, Buf, Builder, Schedule};
+use crate::schedule::{recv, send, Block, Buf, Builder, Layout, Schedule};
 
 /// `MPI_Allgather`: rank `i`'s `Send[0..sendcount]` lands in every rank's
 /// `Recv[i*recvcount..(i+1)*recvcount]`. SimGrid's default algorithm: each
 /// rank posts, for every other rank in increasing order, a send of its
 /// block and a receive of the peer's, all at once.
-pub fn allgather(
-    rank: usize,
-    size: usize,
-    sendcount: usize,
-    recvcount: usize,
-    in_place: bool,
-) -> Result<Schedule, CollError> {
-    allgather_with(
-        AllgatherAlgorithm::Default,
-        rank,
-        size,
-        sendcount,
-        recvcount,
-        in_place,
-    )
+pub fn allgather(at: Position, blocks: Blocks) -> Result<Schedule, CollError> {
+    allgather_with(AllgatherAlgorithm::Default, at, blocks)
 }
 
 /// `MPI_Allgather` with a chosen algorithm; see [`allgather`].
 pub fn allgather_with(
     alg: AllgatherAlgorithm,
-    rank: usize,
-    size: usize,
-    sendcount: usize,
-    recvcount: usize,
-    in_place: bool,
+    at: Position,
+    blocks: Blocks,
 ) -> Result<Schedule, CollError> {
-    check_rank(rank, size)?;
+    check_rank(at)?;
+    let Position { rank, size } = at;
+    let Blocks {
+        sendcount,
+        recvcount,
+        in_place,
+    } = blocks;
     mul(size, recvcount, "allgather")?;
-    let counts = |_| recvcount;
-    let displs = |i| i * recvcount;
+    let slots = Layout::Uniform(recvcount);
     let mut b = Builder::new();
     match alg {
         AllgatherAlgorithm::Default => {
-            allgatherv_linear(&mut b, rank, size, sendcount, counts, displs, in_place)
+            allgatherv_linear(&mut b, rank, size, sendcount, slots, in_place)
         }
-        AllgatherAlgorithm::Ring => {
-            allgatherv_ring(&mut b, rank, size, sendcount, counts, displs, in_place)
-        }
+        AllgatherAlgorithm::Ring => allgatherv_ring(&mut b, rank, size, sendcount, slots, in_place),
         AllgatherAlgorithm::Bruck => {
-            let own = own_block(rank, sendcount, &counts, &displs, in_place);
+            let own = own_block(rank, sendcount, slots, in_place);
             allgather_bruck(&mut b, rank, size, recvcount, own)
         }
         AllgatherAlgorithm::Rdb => {
-            let own = own_block(rank, sendcount, &counts, &displs, in_place);
+            let own = own_block(rank, sendcount, slots, in_place);
             allgather_rdb(&mut b, rank, size, recvcount, own)
         }
         // Open MPI falls back to the ring on odd sizes.
         AllgatherAlgorithm::OmpiNeighborExchange if size % 2 == 1 => {
-            allgatherv_ring(&mut b, rank, size, sendcount, counts, displs, in_place)
+            allgatherv_ring(&mut b, rank, size, sendcount, slots, in_place)
         }
         AllgatherAlgorithm::OmpiNeighborExchange => {
-            let own = own_block(rank, sendcount, &counts, &displs, in_place);
+            let own = own_block(rank, sendcount, slots, in_place);
             allgather_neighbor_exchange(&mut b, rank, size, own, |first, n| {
                 Buf::Recv.block(first * recvcount, n * recvcount)
             })
@@ -230,69 +218,41 @@ fn allgather_bruck(b: &mut Builder, rank: usize, size: usize, rc: usize, own: Bl
 /// `MPI_Allgatherv`: rank `i`'s `Send[0..sendcount]` lands in every rank's
 /// `Recv[displs[i]..displs[i]+recvcounts[i]]`. `recvcounts` and `displs`
 /// need one entry per rank at every rank. Same algorithm as [`allgather`].
-pub fn allgatherv(
-    rank: usize,
-    size: usize,
-    sendcount: usize,
-    recvcounts: &[usize],
-    displs: &[usize],
-    in_place: bool,
-) -> Result<Schedule, CollError> {
-    allgatherv_with(
-        AllgathervAlgorithm::Default,
-        rank,
-        size,
-        sendcount,
-        recvcounts,
-        displs,
-        in_place,
-        1,
-    )
+pub fn allgatherv(at: Position, blocks: GathervBlocks) -> Result<Schedule, CollError> {
+    allgatherv_with(AllgathervAlgorithm::Default, at, blocks, Tuning::default())
 }
 
 /// `MPI_Allgatherv` with a chosen algorithm; see [`allgatherv`]. `pair`
 /// fails with [`CollError::NeedsPowerOfTwo`] unless `size` is a power of
-/// two; `elem_bytes` (the receive type's extent) sets `mpich_ring`'s
-/// pieces.
-#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
+/// two. It reads `tuning.elem_bytes` (the receive type's extent), which
+/// sets `mpich_ring`'s pieces.
 pub fn allgatherv_with(
     alg: AllgathervAlgorithm,
-    rank: usize,
-    size: usize,
-    sendcount: usize,
-    recvcounts: &[usize],
-    displs: &[usize],
-    in_place: bool,
-    elem_bytes: usize,
+    at: Position,
+    blocks: GathervBlocks,
+    tuning: Tuning,
 ) -> Result<Schedule, CollError> {
-    check_allgatherv(rank, size, recvcounts, displs)?;
-    let mut b = Builder::new();
-    let mine = own_block(
-        rank,
+    check_allgatherv(at, blocks)?;
+    let Position { rank, size } = at;
+    let GathervBlocks {
         sendcount,
-        &|i| recvcounts[i],
-        &|i| displs[i],
+        recvcounts,
+        displs,
         in_place,
-    );
+    } = blocks;
+    let slots = Layout::PerRank {
+        counts: recvcounts,
+        displs,
+    };
+    let mut b = Builder::new();
+    let mine = own_block(rank, sendcount, slots, in_place);
     match alg {
-        AllgathervAlgorithm::Default => allgatherv_linear(
-            &mut b,
-            rank,
-            size,
-            sendcount,
-            |i| recvcounts[i],
-            |i| displs[i],
-            in_place,
-        ),
-        AllgathervAlgorithm::Ring => allgatherv_ring(
-            &mut b,
-            rank,
-            size,
-            sendcount,
-            |i| recvcounts[i],
-            |i| displs[i],
-            in_place,
-        ),
+        AllgathervAlgorithm::Default => {
+            allgatherv_linear(&mut b, rank, size, sendcount, slots, in_place)
+        }
+        AllgathervAlgorithm::Ring => {
+            allgatherv_ring(&mut b, rank, size, sendcount, slots, in_place)
+        }
         AllgathervAlgorithm::Pair => {
             if !size.is_power_of_two() {
                 return Err(CollError::NeedsPowerOfTwo {
@@ -300,7 +260,7 @@ pub fn allgatherv_with(
                     size,
                 });
             }
-            let slot = |i: usize| Buf::Recv.block(displs[i], recvcounts[i]);
+            let slot = |i: usize| slots.block(Buf::Recv, i);
             b.copy(mine, slot(rank));
             for i in 1..size {
                 let peer = rank ^ i;
@@ -314,38 +274,23 @@ pub fn allgatherv_with(
             });
         }
         // Open MPI falls back to the ring on odd sizes.
-        AllgathervAlgorithm::OmpiNeighborExchange if size % 2 == 1 => allgatherv_ring(
-            &mut b,
-            rank,
-            size,
-            sendcount,
-            |i| recvcounts[i],
-            |i| displs[i],
-            in_place,
-        ),
+        AllgathervAlgorithm::OmpiNeighborExchange if size % 2 == 1 => {
+            allgatherv_ring(&mut b, rank, size, sendcount, slots, in_place)
+        }
         AllgathervAlgorithm::OmpiNeighborExchange => {
             in_packed_scratch(&mut b, rank, recvcounts, displs, in_place, |b, blocks| {
                 allgather_neighbor_exchange(b, rank, size, mine, blocks);
             });
         }
         AllgathervAlgorithm::Gb => {
-            return allgatherv_gb(
-                rank,
-                size,
-                sendcount,
-                recvcounts,
-                displs,
-                in_place,
-                BcastAlgorithm::Default,
-                elem_bytes,
-            )
+            return allgatherv_gb(at, blocks, BcastAlgorithm::Default, tuning)
         }
         AllgathervAlgorithm::OmpiBruck => {
             allgatherv_bruck(&mut b, rank, size, mine, recvcounts, displs, in_place);
         }
-        AllgathervAlgorithm::MpichRing => allgatherv_mpich_ring(
-            &mut b, rank, size, sendcount, recvcounts, displs, in_place, elem_bytes,
-        ),
+        AllgathervAlgorithm::MpichRing => {
+            allgatherv_mpich_ring(&mut b, at, blocks, tuning.elem_bytes)
+        }
     }
     Ok(b.finish())
 }
@@ -353,38 +298,30 @@ pub fn allgatherv_with(
 /// SimGrid's `GB` allgatherv: the default (linear) gatherv to rank 0, then
 /// a broadcast from rank 0 of the receive buffer up to its last element,
 /// gaps included, with `bcast` (SimGrid runs the bcast the selector
-/// picks); `elem_bytes` is the receive type's size. (SimGrid broadcasts the
-/// receive buffer itself, gaps and all; here the gaps stay as they were.)
-#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
+/// picks), which reads `tuning.elem_bytes` (the receive type's size).
+/// (SimGrid broadcasts the receive buffer itself, gaps and all; here the
+/// gaps stay as they were.)
 pub fn allgatherv_gb(
-    rank: usize,
-    size: usize,
-    sendcount: usize,
-    recvcounts: &[usize],
-    displs: &[usize],
-    in_place: bool,
+    at: Position,
+    blocks: GathervBlocks,
     bcast: BcastAlgorithm,
-    elem_bytes: usize,
+    tuning: Tuning,
 ) -> Result<Schedule, CollError> {
-    check_allgatherv(rank, size, recvcounts, displs)?;
-    let mut b = Builder::new();
-    let mine = own_block(
-        rank,
+    check_allgatherv(at, blocks)?;
+    let Position { rank, size } = at;
+    let GathervBlocks {
         sendcount,
-        &|i| recvcounts[i],
-        &|i| displs[i],
+        recvcounts,
+        displs,
         in_place,
-    );
-    gatherv_into(
-        &mut b,
-        rank,
-        size,
-        0,
-        mine,
-        |i| recvcounts[i],
-        |i| displs[i],
-        in_place && rank == 0,
-    );
+    } = blocks;
+    let slots = Layout::PerRank {
+        counts: recvcounts,
+        displs,
+    };
+    let mut b = Builder::new();
+    let mine = own_block(rank, sendcount, slots, in_place);
+    gatherv_into(&mut b, at.with_root(0), mine, slots, in_place && rank == 0);
     // Broadcast through scratch, so that the gaps between blocks, which
     // MPI leaves untouched, are not overwritten with rank 0's.
     let extent = (0..size)
@@ -392,19 +329,20 @@ pub fn allgatherv_gb(
         .max()
         .unwrap_or(0);
     let t = b.tmp(extent);
-    let slot = |i: usize| {
-        (
-            Buf::Recv.block(displs[i], recvcounts[i]),
-            t.block(displs[i], recvcounts[i]),
-        )
-    };
+    let slot = |i: usize| (slots.block(Buf::Recv, i), slots.block(t, i));
     if rank == 0 {
         for i in 0..size {
             let (user, scratch) = slot(i);
             b.copy(user, scratch);
         }
     }
-    bcast_into(&mut b, bcast, rank, size, 0, t.block(0, extent), elem_bytes);
+    bcast_into(
+        &mut b,
+        bcast,
+        at.with_root(0),
+        t.block(0, extent),
+        tuning.elem_bytes,
+    );
     if rank != 0 {
         for i in 0..size {
             let (user, scratch) = slot(i);
@@ -415,16 +353,11 @@ pub fn allgatherv_gb(
 }
 
 /// The argument checks of `MPI_Allgatherv`.
-fn check_allgatherv(
-    rank: usize,
-    size: usize,
-    recvcounts: &[usize],
-    displs: &[usize],
-) -> Result<(), CollError> {
-    check_rank(rank, size)?;
-    check_len("recvcounts", recvcounts, size)?;
-    check_len("displs", displs, size)?;
-    check_blocks(recvcounts, displs, "allgatherv").map(|_| ())
+fn check_allgatherv(at: Position, blocks: GathervBlocks) -> Result<(), CollError> {
+    check_rank(at)?;
+    check_len("recvcounts", blocks.recvcounts, at.size)?;
+    check_len("displs", blocks.displs, at.size)?;
+    check_blocks(blocks.recvcounts, blocks.displs, "allgatherv").map(|_| ())
 }
 
 /// Runs `body` on a packed copy of the blocks in scratch, rank after rank
@@ -522,17 +455,14 @@ fn allgatherv_bruck(
 /// elements, `min` being the smallest block or 256 KiB worth of elements,
 /// whichever is larger. Send and receive pieces advance independently,
 /// so a step may only send or only receive.
-#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
-fn allgatherv_mpich_ring(
-    b: &mut Builder,
-    rank: usize,
-    size: usize,
-    sendcount: usize,
-    counts: &[usize],
-    displs: &[usize],
-    in_place: bool,
-    elem_bytes: usize,
-) {
+fn allgatherv_mpich_ring(b: &mut Builder, at: Position, blocks: GathervBlocks, elem_bytes: usize) {
+    let Position { rank, size } = at;
+    let GathervBlocks {
+        sendcount,
+        recvcounts: counts,
+        displs,
+        in_place,
+    } = blocks;
     if !in_place {
         b.copy(
             Buf::Send.block(0, sendcount),
@@ -588,15 +518,9 @@ fn allgatherv_mpich_ring(
 
 /// The block a rank sends: its send buffer, or its own slot of the receive
 /// buffer in place.
-fn own_block(
-    rank: usize,
-    sendcount: usize,
-    counts: &impl Fn(usize) -> usize,
-    displs: &impl Fn(usize) -> usize,
-    in_place: bool,
-) -> Block {
+fn own_block(rank: usize, sendcount: usize, slots: Layout, in_place: bool) -> Block {
     if in_place {
-        Buf::Recv.block(displs(rank), counts(rank))
+        slots.block(Buf::Recv, rank)
     } else {
         Buf::Send.block(0, sendcount)
     }
@@ -610,19 +534,18 @@ fn allgatherv_linear(
     rank: usize,
     size: usize,
     sendcount: usize,
-    counts: impl Fn(usize) -> usize,
-    displs: impl Fn(usize) -> usize,
+    slots: Layout,
     in_place: bool,
 ) {
-    let mine = own_block(rank, sendcount, &counts, &displs, in_place);
+    let mine = own_block(rank, sendcount, slots, in_place);
     let mut comm = Vec::with_capacity(2 * (size - 1));
     for other in (0..size).filter(|&o| o != rank) {
         comm.push(send(other, mine));
-        comm.push(recv(other, Buf::Recv.block(displs(other), counts(other))));
+        comm.push(recv(other, slots.block(Buf::Recv, other)));
     }
     b.round(comm, vec![]);
     if !in_place {
-        b.copy(mine, Buf::Recv.block(displs(rank), counts(rank)));
+        b.copy(mine, slots.block(Buf::Recv, rank));
     }
 }
 
@@ -633,23 +556,19 @@ fn allgatherv_ring(
     rank: usize,
     size: usize,
     sendcount: usize,
-    counts: impl Fn(usize) -> usize,
-    displs: impl Fn(usize) -> usize,
+    slots: Layout,
     in_place: bool,
 ) {
-    let mine = own_block(rank, sendcount, &counts, &displs, in_place);
+    let mine = own_block(rank, sendcount, slots, in_place);
     if !in_place {
         // SimGrid does the self "sendrecv" (a copy) first.
-        b.copy(mine, Buf::Recv.block(displs(rank), counts(rank)));
+        b.copy(mine, slots.block(Buf::Recv, rank));
     }
     for i in 1..size {
         let src = (rank + size - i) % size;
         let dst = (rank + i) % size;
         b.round(
-            vec![
-                send(dst, mine),
-                recv(src, Buf::Recv.block(displs(src), counts(src))),
-            ],
+            vec![send(dst, mine), recv(src, slots.block(Buf::Recv, src))],
             vec![],
         );
     }

@@ -12,6 +12,7 @@
 
 use crate::bcast::{bcast_binomial_into, bcast_into};
 use crate::error::{check_radix, check_rank, CollError};
+use crate::params::{Position, Reduction, Tuning};
 use crate::reduce::{combine, contribution, reduce_into, ring_reduce_scatter, Halving};
 use crate::registry::{AllreduceAlgorithm, BcastAlgorithm, ReduceAlgorithm};
 use crate::schedule::{recv, send, Block, Buf, Builder, Local, Schedule};
@@ -20,42 +21,34 @@ use crate::tree::segment_count;
 /// `MPI_Allreduce` of `count` elements with SimGrid's default algorithm:
 /// the default reduce to rank 0, then the binomial bcast from rank 0. The
 /// reduction order is the one of [`reduce`](crate::reduce()) to rank 0.
-pub fn allreduce(
-    rank: usize,
-    size: usize,
-    count: usize,
-    commutative: bool,
-    in_place: bool,
-) -> Result<Schedule, CollError> {
+pub fn allreduce(at: Position, reduction: Reduction) -> Result<Schedule, CollError> {
     allreduce_with(
         AllreduceAlgorithm::Default,
-        rank,
-        size,
-        count,
-        commutative,
-        in_place,
-        crate::DEFAULT_RADIX,
-        1,
+        at,
+        reduction,
+        Tuning::default(),
     )
 }
 
-/// `MPI_Allreduce` with a chosen algorithm; see [`allreduce`]. `radix` is
-/// the k of `recursive_k` (at least 2; the other algorithms ignore it);
-/// `elem_bytes` (the datatype's size) sets the segments of
-/// `ompi_ring_segmented`.
-#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
+/// `MPI_Allreduce` with a chosen algorithm; see [`allreduce`]. It reads
+/// `tuning.radix`, the k of `recursive_k` (at least 2; the other
+/// algorithms ignore it), and `tuning.elem_bytes` (the datatype's size),
+/// which sets the segments of `ompi_ring_segmented`.
 pub fn allreduce_with(
     alg: AllreduceAlgorithm,
-    rank: usize,
-    size: usize,
-    count: usize,
-    commutative: bool,
-    in_place: bool,
-    radix: usize,
-    elem_bytes: usize,
+    at: Position,
+    reduction: Reduction,
+    tuning: Tuning,
 ) -> Result<Schedule, CollError> {
-    check_rank(rank, size)?;
-    check_radix(radix)?;
+    check_rank(at)?;
+    check_radix(tuning.radix)?;
+    let Position { rank, size } = at;
+    let Reduction {
+        count,
+        commutative,
+        in_place,
+    } = reduction;
+    let Tuning { elem_bytes, radix } = tuning;
     let mut b = Builder::new();
     let input = contribution(in_place, 0, count);
     let acc = Buf::Recv.block(0, count);
@@ -93,34 +86,35 @@ pub fn allreduce_with(
 
 /// SimGrid's `redbcast`: a reduce to rank 0 with `reduce`, then a bcast
 /// from rank 0 with `bcast` (SimGrid runs the ones the selector picks);
-/// `elem_bytes` is the datatype's size, for the segmented ones.
-#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
+/// both read `tuning.elem_bytes`, the datatype's size, for the segmented
+/// ones.
 pub fn allreduce_redbcast(
-    rank: usize,
-    size: usize,
-    count: usize,
-    commutative: bool,
-    in_place: bool,
+    at: Position,
+    reduction: Reduction,
     reduce: ReduceAlgorithm,
     bcast: BcastAlgorithm,
-    elem_bytes: usize,
+    tuning: Tuning,
 ) -> Result<Schedule, CollError> {
-    check_rank(rank, size)?;
+    check_rank(at)?;
+    let Reduction {
+        count,
+        commutative,
+        in_place,
+    } = reduction;
     let mut b = Builder::new();
     let input = contribution(in_place, 0, count);
     let acc = Buf::Recv.block(0, count);
+    let from_0 = at.with_root(0);
     reduce_into(
         &mut b,
         reduce,
-        rank,
-        size,
-        0,
+        from_0,
         commutative,
         input,
         acc,
-        elem_bytes,
+        tuning.elem_bytes,
     );
-    bcast_into(&mut b, bcast, rank, size, 0, acc, elem_bytes);
+    bcast_into(&mut b, bcast, from_0, acc, tuning.elem_bytes);
     Ok(b.finish())
 }
 
@@ -137,9 +131,7 @@ fn reduce_bcast(
     reduce_into(
         b,
         ReduceAlgorithm::Default,
-        rank,
-        size,
-        0,
+        Position { rank, size }.with_root(0),
         commutative,
         input,
         acc,

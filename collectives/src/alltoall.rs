@@ -7,8 +7,9 @@
 //! and overwritten, the outgoing blocks are first copied to scratch.
 
 use crate::error::{check_blocks, check_len, check_radix, check_rank, mul, CollError};
+use crate::params::{AlltoallvBlocks, Blocks, Position, Tuning};
 use crate::registry::{AlltoallAlgorithm, AlltoallvAlgorithm};
-use crate::schedule::{recv, send, Buf, Builder, Local, Schedule};
+use crate::schedule::{recv, send, Buf, Builder, Layout, Local, Schedule};
 
 /// `MPI_Alltoall`: block `j` of rank `i`'s send buffer
 /// (`Send[j*sendcount..(j+1)*sendcount]`) lands in block `i` of rank `j`'s
@@ -16,50 +17,40 @@ use crate::schedule::{recv, send, Buf, Builder, Local, Schedule};
 ///
 /// Algorithm: `basic_linear`; the engine resolves the default by size with
 /// [`alltoall_default_for`].
-pub fn alltoall(
-    rank: usize,
-    size: usize,
-    sendcount: usize,
-    recvcount: usize,
-    in_place: bool,
-) -> Result<Schedule, CollError> {
-    alltoall_with(
-        AlltoallAlgorithm::Default,
-        rank,
-        size,
-        sendcount,
-        recvcount,
-        in_place,
-        crate::DEFAULT_RADIX,
-    )
+pub fn alltoall(at: Position, blocks: Blocks) -> Result<Schedule, CollError> {
+    alltoall_with(AlltoallAlgorithm::Default, at, blocks, Tuning::default())
 }
 
 /// `MPI_Alltoall` with a chosen algorithm; see [`alltoall`]. `pair` fails
 /// with [`CollError::NeedsPowerOfTwo`] unless `size` is a power of two.
-/// `radix` is the k of `bruck_k` and `ring_k` (at least 2).
+/// It reads `tuning.radix`, the k of `bruck_k`, `ring_k` and `burst` (at
+/// least 2).
 pub fn alltoall_with(
     alg: AlltoallAlgorithm,
-    rank: usize,
-    size: usize,
-    sendcount: usize,
-    recvcount: usize,
-    in_place: bool,
-    radix: usize,
+    at: Position,
+    blocks: Blocks,
+    tuning: Tuning,
 ) -> Result<Schedule, CollError> {
-    check_rank(rank, size)?;
-    check_radix(radix)?;
+    check_rank(at)?;
+    check_radix(tuning.radix)?;
+    let Position { rank, size } = at;
+    let Blocks {
+        sendcount,
+        recvcount,
+        in_place,
+    } = blocks;
+    let radix = tuning.radix;
     mul(size, recvcount, "alltoall")?;
     mul(size, sendcount, "alltoall")?;
     // In place, everything is in receive-buffer terms.
     let sendcount = if in_place { recvcount } else { sendcount };
+    let (send_slots, recv_slots) = (Layout::Uniform(sendcount), Layout::Uniform(recvcount));
     match alg {
         AlltoallAlgorithm::Default | AlltoallAlgorithm::BasicLinear => Ok(alltoallv_linear(
             rank,
             size,
-            |_| sendcount,
-            |i| i * sendcount,
-            |_| recvcount,
-            |i| i * recvcount,
+            send_slots,
+            recv_slots,
             in_place,
             AlltoallOrder::OpenMpi,
         )),
@@ -76,10 +67,8 @@ pub fn alltoall_with(
             Ok(alltoallv_ring_k(
                 rank,
                 size,
-                |_| sendcount,
-                |j| j * sendcount,
-                |_| recvcount,
-                |j| j * recvcount,
+                send_slots,
+                recv_slots,
                 in_place,
                 match alg {
                     AlltoallAlgorithm::Ring => Pace::Rounds(1),
@@ -187,14 +176,11 @@ enum Pace {
 /// exchanges with rank XOR i instead (SimGrid's alltoallv `ring` does so
 /// on powers of two). In place, every outgoing block is first copied to
 /// scratch: a block may be overwritten by a receive before its own send.
-#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
 fn alltoallv_ring_k(
     rank: usize,
     size: usize,
-    scounts: impl Fn(usize) -> usize,
-    sdispls: impl Fn(usize) -> usize,
-    rcounts: impl Fn(usize) -> usize,
-    rdispls: impl Fn(usize) -> usize,
+    send_slots: Layout,
+    recv_slots: Layout,
     in_place: bool,
     pace: Pace,
     xor: bool,
@@ -202,7 +188,7 @@ fn alltoallv_ring_k(
     let mut b = Builder::new();
     let scratch = if in_place {
         let extent = (0..size)
-            .map(|j| rdispls(j) + rcounts(j))
+            .map(|j| recv_slots.displ(j) + recv_slots.count(j))
             .max()
             .unwrap_or(0);
         let t = b.tmp(extent);
@@ -212,10 +198,10 @@ fn alltoallv_ring_k(
         None
     };
     let from = |j: usize| match scratch {
-        Some(t) => t.block(rdispls(j), rcounts(j)),
-        None => Buf::Send.block(sdispls(j), scounts(j)),
+        Some(t) => recv_slots.block(t, j),
+        None => send_slots.block(Buf::Send, j),
     };
-    let into = |j: usize| Buf::Recv.block(rdispls(j), rcounts(j));
+    let into = |j: usize| recv_slots.block(Buf::Recv, j);
     b.copy(from(rank), into(rank));
     let exchange = |i: usize| {
         let (dst, src) = if xor {
@@ -347,44 +333,29 @@ fn runs(blocks: impl Iterator<Item = usize>) -> Vec<(usize, usize, usize)> {
 /// Algorithm (SimGrid's default `ialltoallv`): receives from every other
 /// rank in increasing order, then sends to every other rank in increasing
 /// order, all posted at once; the own block is copied locally.
-pub fn alltoallv(
-    rank: usize,
-    size: usize,
-    sendcounts: &[usize],
-    sdispls: &[usize],
-    recvcounts: &[usize],
-    rdispls: &[usize],
-    in_place: bool,
+pub fn alltoallv(at: Position, blocks: AlltoallvBlocks) -> Result<Schedule, CollError> {
+    alltoallv_with(AlltoallvAlgorithm::Default, at, blocks, Tuning::default())
+}
+
+/// `MPI_Alltoallv` with a chosen algorithm; see [`alltoallv`]. It reads
+/// `tuning.radix`, the k of `ring_k` and `burst` (at least 2).
+pub fn alltoallv_with(
+    alg: AlltoallvAlgorithm,
+    at: Position,
+    blocks: AlltoallvBlocks,
+    tuning: Tuning,
 ) -> Result<Schedule, CollError> {
-    alltoallv_with(
-        AlltoallvAlgorithm::Default,
-        rank,
-        size,
+    check_rank(at)?;
+    check_radix(tuning.radix)?;
+    let Position { rank, size } = at;
+    let AlltoallvBlocks {
         sendcounts,
         sdispls,
         recvcounts,
         rdispls,
         in_place,
-        crate::DEFAULT_RADIX,
-    )
-}
-
-/// `MPI_Alltoallv` with a chosen algorithm; see [`alltoallv`]. `radix`
-/// is the k of `ring_k` (at least 2).
-#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
-pub fn alltoallv_with(
-    alg: AlltoallvAlgorithm,
-    rank: usize,
-    size: usize,
-    sendcounts: &[usize],
-    sdispls: &[usize],
-    recvcounts: &[usize],
-    rdispls: &[usize],
-    in_place: bool,
-    radix: usize,
-) -> Result<Schedule, CollError> {
-    check_rank(rank, size)?;
-    check_radix(radix)?;
+    } = blocks;
+    let radix = tuning.radix;
     check_len("recvcounts", recvcounts, size)?;
     check_len("rdispls", rdispls, size)?;
     check_blocks(recvcounts, rdispls, "alltoallv")?;
@@ -396,6 +367,14 @@ pub fn alltoallv_with(
         check_blocks(sendcounts, sdispls, "alltoallv")?;
         (sendcounts, sdispls)
     };
+    let send_slots = Layout::PerRank {
+        counts: sendcounts,
+        displs: sdispls,
+    };
+    let recv_slots = Layout::PerRank {
+        counts: recvcounts,
+        displs: rdispls,
+    };
     match alg {
         AlltoallvAlgorithm::CrystalRouter => {
             Err(CollError::NotASchedule("alltoallv crystal_router"))
@@ -403,10 +382,8 @@ pub fn alltoallv_with(
         AlltoallvAlgorithm::Default => Ok(alltoallv_linear(
             rank,
             size,
-            |i| sendcounts[i],
-            |i| sdispls[i],
-            |i| recvcounts[i],
-            |i| rdispls[i],
+            send_slots,
+            recv_slots,
             in_place,
             AlltoallOrder::Ascending,
         )),
@@ -414,10 +391,8 @@ pub fn alltoallv_with(
             Ok(alltoallv_ring_k(
                 rank,
                 size,
-                |i| sendcounts[i],
-                |i| sdispls[i],
-                |i| recvcounts[i],
-                |i| rdispls[i],
+                send_slots,
+                recv_slots,
                 in_place,
                 match alg {
                     AlltoallvAlgorithm::Ring => Pace::Rounds(1),
@@ -445,14 +420,11 @@ enum AlltoallOrder {
 /// contiguously into one scratch buffer (one copy per peer: the receive
 /// blocks need not be adjacent), so that sends read scratch while receives
 /// overwrite the receive buffer.
-#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
 fn alltoallv_linear(
     rank: usize,
     size: usize,
-    scounts: impl Fn(usize) -> usize,
-    sdispls: impl Fn(usize) -> usize,
-    rcounts: impl Fn(usize) -> usize,
-    rdispls: impl Fn(usize) -> usize,
+    send_slots: Layout,
+    recv_slots: Layout,
     in_place: bool,
     order: AlltoallOrder,
 ) -> Schedule {
@@ -476,7 +448,10 @@ fn alltoallv_linear(
         // Pack the blocks for the peers into scratch. The packed offsets are
         // prefix sums in peer order (O(size) memory for this rank only, as
         // the schedule itself).
-        let total: usize = (0..size).filter(|&j| j != rank).map(&rcounts).sum();
+        let total: usize = (0..size)
+            .filter(|&j| j != rank)
+            .map(|j| recv_slots.count(j))
+            .sum();
         let tmp = b.tmp(total);
         let mut off = 0;
         let mut packed = vec![0usize; size];
@@ -484,25 +459,25 @@ fn alltoallv_linear(
         for j in (0..size).filter(|&j| j != rank) {
             packed[j] = off;
             copies.push(Local::Copy {
-                from: Buf::Recv.block(rdispls(j), rcounts(j)),
-                to: tmp.block(off, rcounts(j)),
+                from: recv_slots.block(Buf::Recv, j),
+                to: tmp.block(off, recv_slots.count(j)),
             });
-            off += rcounts(j);
+            off += recv_slots.count(j);
         }
         b.round(vec![], copies);
-        out_blocks.extend(send_peers().map(|j| (j, tmp.block(packed[j], rcounts(j)))));
+        out_blocks.extend(send_peers().map(|j| (j, tmp.block(packed[j], recv_slots.count(j)))));
     } else {
-        out_blocks.extend(send_peers().map(|j| (j, Buf::Send.block(sdispls(j), scounts(j)))));
+        out_blocks.extend(send_peers().map(|j| (j, send_slots.block(Buf::Send, j))));
     }
 
     let mut comm = Vec::with_capacity(2 * (size - 1));
-    comm.extend(peers().map(|i| recv(i, Buf::Recv.block(rdispls(i), rcounts(i)))));
+    comm.extend(peers().map(|i| recv(i, recv_slots.block(Buf::Recv, i))));
     comm.extend(out_blocks.into_iter().map(|(j, blk)| send(j, blk)));
     b.round(comm, vec![]);
     if !in_place {
         b.copy(
-            Buf::Send.block(sdispls(rank), scounts(rank)),
-            Buf::Recv.block(rdispls(rank), rcounts(rank)),
+            send_slots.block(Buf::Send, rank),
+            recv_slots.block(Buf::Recv, rank),
         );
     }
     b.finish()

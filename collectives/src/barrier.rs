@@ -1,6 +1,7 @@
 //! `MPI_Barrier`.
 
 use crate::error::{check_rank, CollError};
+use crate::params::Position;
 use crate::registry::BarrierAlgorithm;
 use crate::schedule::{recv, send, Buf, Builder, Schedule};
 
@@ -15,17 +16,14 @@ use crate::schedule::{recv, send, Buf, Builder, Schedule};
 /// Why this matters: rank 0's release messages are small, hence detached,
 /// so rank 0 leaves the barrier as soon as it has posted them, one latency
 /// before the others, exactly as in SimGrid.
-pub fn barrier(rank: usize, size: usize) -> Result<Schedule, CollError> {
-    barrier_with(BarrierAlgorithm::Default, rank, size)
+pub fn barrier(at: Position) -> Result<Schedule, CollError> {
+    barrier_with(BarrierAlgorithm::Default, at)
 }
 
 /// `MPI_Barrier` with a chosen algorithm.
-pub fn barrier_with(
-    alg: BarrierAlgorithm,
-    rank: usize,
-    size: usize,
-) -> Result<Schedule, CollError> {
-    check_rank(rank, size)?;
+pub fn barrier_with(alg: BarrierAlgorithm, at: Position) -> Result<Schedule, CollError> {
+    check_rank(at)?;
+    let Position { rank, size } = at;
     match alg {
         BarrierAlgorithm::Default | BarrierAlgorithm::OmpiBasicLinear => {
             Ok(barrier_linear(rank, size))

@@ -2,6 +2,7 @@
 
 use crate::allgather::rdb_blocks;
 use crate::error::{check_rooted, CollError};
+use crate::params::{RootedPosition, Tuning};
 use crate::registry::BcastAlgorithm;
 use crate::schedule::{recv, send, Block, Buf, Builder, Schedule};
 use crate::tree::{chain, kary, segment_count, Tree};
@@ -9,31 +10,27 @@ use crate::tree::{chain, kary, segment_count, Tree};
 /// `MPI_Bcast` of `count` elements with SimGrid's default algorithm
 /// (`binomial_tree`). The broadcast buffer is `Buf::Recv` at every rank,
 /// the root included.
-pub fn bcast(rank: usize, size: usize, root: usize, count: usize) -> Result<Schedule, CollError> {
-    bcast_with(BcastAlgorithm::Default, rank, size, root, count, 1)
+pub fn bcast(at: RootedPosition, count: usize) -> Result<Schedule, CollError> {
+    bcast_with(BcastAlgorithm::Default, at, count, Tuning::default())
 }
 
-/// `MPI_Bcast` with a chosen algorithm; see [`bcast`]. `elem_bytes` is the
-/// size of one element (the datatype's size): the pipelined algorithms cut
+/// `MPI_Bcast` with a chosen algorithm; see [`bcast`]. It reads
+/// `tuning.elem_bytes` (the datatype's size): the pipelined algorithms cut
 /// the message into segments of as many bytes as SimGrid's do.
 pub fn bcast_with(
     alg: BcastAlgorithm,
-    rank: usize,
-    size: usize,
-    root: usize,
+    at: RootedPosition,
     count: usize,
-    elem_bytes: usize,
+    tuning: Tuning,
 ) -> Result<Schedule, CollError> {
-    check_rooted(rank, size, root)?;
+    check_rooted(at)?;
     let mut b = Builder::new();
     bcast_into(
         &mut b,
         alg,
-        rank,
-        size,
-        root,
+        at,
         Buf::Recv.block(0, count),
-        elem_bytes,
+        tuning.elem_bytes,
     );
     Ok(b.finish())
 }
@@ -42,12 +39,11 @@ pub fn bcast_with(
 pub(crate) fn bcast_into(
     b: &mut Builder,
     alg: BcastAlgorithm,
-    rank: usize,
-    size: usize,
-    root: usize,
+    at: RootedPosition,
     data: Block,
     elem_bytes: usize,
 ) {
+    let RootedPosition { rank, size, root } = at;
     let count = data.count;
     let flattree = BcastAlgorithm::Flattree;
     match alg {
@@ -93,14 +89,14 @@ pub(crate) fn bcast_into(
         BcastAlgorithm::Mvapich2KnomialIntraNode => bcast_knomial(b, rank, size, root, data, 4),
         BcastAlgorithm::OmpiSplitBintree => {
             if !bcast_split_bintree(b, rank, size, root, data, elem_bytes) {
-                bcast_into(b, flattree, rank, size, root, data, elem_bytes);
+                bcast_into(b, flattree, at, data, elem_bytes);
             }
         }
         BcastAlgorithm::FlattreePipeline => {
             let seg = (8192 / elem_bytes.max(1)).max(1);
             if count < seg {
                 // SimGrid falls back to the flat tree.
-                return bcast_into(b, flattree, rank, size, root, data, elem_bytes);
+                return bcast_into(b, flattree, at, data, elem_bytes);
             }
             let segments: Vec<Block> = (0..count.div_ceil(seg))
                 .map(|k| data.sub(k * seg, seg.min(count - k * seg)))

@@ -2,6 +2,8 @@
 
 use thiserror::Error;
 
+use crate::params::{Position, RootedPosition};
+
 /// Why a schedule could not be built. The engine turns these into MPI error
 /// codes (`MPI_ERR_ROOT`, `MPI_ERR_ARG`, `MPI_ERR_COUNT`, ...).
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -72,7 +74,8 @@ pub enum CollError {
 }
 
 /// Checks `size >= 1` and `rank < size`.
-pub(crate) fn check_rank(rank: usize, size: usize) -> Result<(), CollError> {
+pub(crate) fn check_rank(at: Position) -> Result<(), CollError> {
+    let Position { rank, size } = at;
     if size == 0 {
         Err(CollError::EmptyCommunicator)
     } else if rank >= size {
@@ -82,7 +85,7 @@ pub(crate) fn check_rank(rank: usize, size: usize) -> Result<(), CollError> {
     }
 }
 
-/// Checks the rank and `root < size`.
+/// Checks `radix >= 2`.
 pub(crate) fn check_radix(radix: usize) -> Result<(), CollError> {
     if radix < 2 {
         return Err(CollError::BadRadix(radix));
@@ -90,10 +93,14 @@ pub(crate) fn check_radix(radix: usize) -> Result<(), CollError> {
     Ok(())
 }
 
-pub(crate) fn check_rooted(rank: usize, size: usize, root: usize) -> Result<(), CollError> {
-    check_rank(rank, size)?;
-    if root >= size {
-        Err(CollError::RootOutOfRange { root, size })
+/// Checks the rank and `root < size`.
+pub(crate) fn check_rooted(at: RootedPosition) -> Result<(), CollError> {
+    check_rank(at.position())?;
+    if at.root >= at.size {
+        Err(CollError::RootOutOfRange {
+            root: at.root,
+            size: at.size,
+        })
     } else {
         Ok(())
     }

@@ -10,8 +10,9 @@
 //! elsewhere.
 
 use crate::error::{check_blocks, check_len, check_rooted, mul, CollError};
+use crate::params::{Blocks, GathervBlocks, RootedPosition, ScattervBlocks, Tuning};
 use crate::registry::{GatherAlgorithm, GathervAlgorithm, ScatterAlgorithm, ScattervAlgorithm};
-use crate::schedule::{recv, send, Block, Buf, Builder, Local, Schedule};
+use crate::schedule::{recv, send, Block, Buf, Builder, Layout, Local, Schedule};
 use crate::tree::segment_count;
 
 /// `MPI_Gather`: rank `i`'s `Send[0..sendcount]` lands in the root's
@@ -19,42 +20,27 @@ use crate::tree::segment_count;
 ///
 /// In place (root only): the root's block is already at
 /// `Recv[root*recvcount..]` and its send buffer is not read.
-pub fn gather(
-    rank: usize,
-    size: usize,
-    root: usize,
-    sendcount: usize,
-    recvcount: usize,
-    in_place: bool,
+pub fn gather(at: RootedPosition, blocks: Blocks) -> Result<Schedule, CollError> {
+    gather_with(GatherAlgorithm::Default, at, blocks, Tuning::default())
+}
+
+/// `MPI_Gather` with a chosen algorithm; see [`gather`]. It reads
+/// `tuning.elem_bytes`, the size of one element of the rank's own side
+/// (the receive type at the root, the send type elsewhere):
+/// `ompi_linear_sync` cuts its first segment in bytes.
+pub fn gather_with(
+    alg: GatherAlgorithm,
+    at: RootedPosition,
+    blocks: Blocks,
+    tuning: Tuning,
 ) -> Result<Schedule, CollError> {
-    gather_with(
-        GatherAlgorithm::Default,
-        rank,
-        size,
-        root,
+    check_rooted(at)?;
+    let RootedPosition { rank, size, root } = at;
+    let Blocks {
         sendcount,
         recvcount,
         in_place,
-        1,
-    )
-}
-
-/// `MPI_Gather` with a chosen algorithm; see [`gather`]. `elem_bytes` is
-/// the size of one element of the rank's own side (the receive type at
-/// the root, the send type elsewhere): `ompi_linear_sync` cuts its first
-/// segment in bytes.
-#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
-pub fn gather_with(
-    alg: GatherAlgorithm,
-    rank: usize,
-    size: usize,
-    root: usize,
-    sendcount: usize,
-    recvcount: usize,
-    in_place: bool,
-    elem_bytes: usize,
-) -> Result<Schedule, CollError> {
-    check_rooted(rank, size, root)?;
+    } = blocks;
     if rank == root {
         mul(size, recvcount, "gather")?;
     }
@@ -62,20 +48,15 @@ pub fn gather_with(
     match alg {
         GatherAlgorithm::Default => gatherv_into(
             &mut b,
-            rank,
-            size,
-            root,
+            at,
             Buf::Send.block(0, sendcount),
-            |_| recvcount,
-            |i| i * recvcount,
+            Layout::Uniform(recvcount),
             in_place,
         ),
-        GatherAlgorithm::OmpiBinomial => {
-            gather_binomial(&mut b, rank, size, root, sendcount, recvcount, in_place)
+        GatherAlgorithm::OmpiBinomial => gather_binomial(&mut b, at, blocks),
+        GatherAlgorithm::OmpiLinearSync => {
+            gather_linear_sync(&mut b, at, blocks, tuning.elem_bytes)
         }
-        GatherAlgorithm::OmpiLinearSync => gather_linear_sync(
-            &mut b, rank, size, root, sendcount, recvcount, in_place, elem_bytes,
-        ),
         GatherAlgorithm::OmpiBasicLinear => {
             // Open MPI's basic linear gather: the root receives from rank
             // 0, 1, ... one blocking receive after the other.
@@ -104,17 +85,13 @@ pub fn gather_with(
 /// only; the rests are waited for at the end. A non-root waits for the
 /// empty message, then sends its two parts one after the other. Each side
 /// cuts its block in its own elements (`elem_bytes` each).
-#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
-fn gather_linear_sync(
-    b: &mut Builder,
-    rank: usize,
-    size: usize,
-    root: usize,
-    sendcount: usize,
-    recvcount: usize,
-    in_place: bool,
-    elem_bytes: usize,
-) {
+fn gather_linear_sync(b: &mut Builder, at: RootedPosition, blocks: Blocks, elem_bytes: usize) {
+    let RootedPosition { rank, size, root } = at;
+    let Blocks {
+        sendcount,
+        recvcount,
+        in_place,
+    } = blocks;
     let count = if rank == root { recvcount } else { sendcount };
     let segsize = if count.saturating_mul(elem_bytes) > 92160 {
         32768
@@ -160,15 +137,13 @@ fn gather_linear_sync(
 /// root gathers in relative order, in scratch unless it is rank 0, and
 /// rotates the blocks into place. Non-roots count in send elements (a
 /// block is `sendcount` of them), the root in receive elements.
-fn gather_binomial(
-    b: &mut Builder,
-    rank: usize,
-    size: usize,
-    root: usize,
-    sendcount: usize,
-    recvcount: usize,
-    in_place: bool,
-) {
+fn gather_binomial(b: &mut Builder, at: RootedPosition, blocks: Blocks) {
+    let RootedPosition { rank, size, root } = at;
+    let Blocks {
+        sendcount,
+        recvcount,
+        in_place,
+    } = blocks;
     let v = (rank + size - root) % size;
     let unit = if rank == root { recvcount } else { sendcount };
     let parent = (v != 0).then(|| ((v & (v - 1)) + root) % size);
@@ -235,55 +210,38 @@ fn gather_binomial(
 ///
 /// `recvcounts` and `displs` need one entry per rank at the root only. In
 /// place (root only): the root's block is already in place.
-pub fn gatherv(
-    rank: usize,
-    size: usize,
-    root: usize,
-    sendcount: usize,
-    recvcounts: &[usize],
-    displs: &[usize],
-    in_place: bool,
+pub fn gatherv(at: RootedPosition, blocks: GathervBlocks) -> Result<Schedule, CollError> {
+    gatherv_with(GathervAlgorithm::Default, at, blocks)
+}
+
+/// `MPI_Gatherv` with a chosen algorithm; see [`gatherv`].
+pub fn gatherv_with(
+    alg: GathervAlgorithm,
+    at: RootedPosition,
+    blocks: GathervBlocks,
 ) -> Result<Schedule, CollError> {
-    gatherv_with(
-        GathervAlgorithm::Default,
-        rank,
-        size,
-        root,
+    check_rooted(at)?;
+    let GathervBlocks {
         sendcount,
         recvcounts,
         displs,
         in_place,
-    )
-}
-
-/// `MPI_Gatherv` with a chosen algorithm; see [`gatherv`].
-#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
-pub fn gatherv_with(
-    alg: GathervAlgorithm,
-    rank: usize,
-    size: usize,
-    root: usize,
-    sendcount: usize,
-    recvcounts: &[usize],
-    displs: &[usize],
-    in_place: bool,
-) -> Result<Schedule, CollError> {
-    check_rooted(rank, size, root)?;
-    if rank == root {
-        check_len("recvcounts", recvcounts, size)?;
-        check_len("displs", displs, size)?;
+    } = blocks;
+    if at.rank == at.root {
+        check_len("recvcounts", recvcounts, at.size)?;
+        check_len("displs", displs, at.size)?;
         check_blocks(recvcounts, displs, "gatherv")?;
     }
     let mut b = Builder::new();
     match alg {
         GathervAlgorithm::Default => gatherv_into(
             &mut b,
-            rank,
-            size,
-            root,
+            at,
             Buf::Send.block(0, sendcount),
-            |i| recvcounts[i],
-            |i| displs[i],
+            Layout::PerRank {
+                counts: recvcounts,
+                displs,
+            },
             in_place,
         ),
     }
@@ -295,36 +253,23 @@ pub fn gatherv_with(
 ///
 /// In place (root only): the root's own block stays in its send buffer and
 /// its receive buffer is not written.
-pub fn scatter(
-    rank: usize,
-    size: usize,
-    root: usize,
-    sendcount: usize,
-    recvcount: usize,
-    in_place: bool,
-) -> Result<Schedule, CollError> {
-    scatter_with(
-        ScatterAlgorithm::Default,
-        rank,
-        size,
-        root,
-        sendcount,
-        recvcount,
-        in_place,
-    )
+pub fn scatter(at: RootedPosition, blocks: Blocks) -> Result<Schedule, CollError> {
+    scatter_with(ScatterAlgorithm::Default, at, blocks)
 }
 
 /// `MPI_Scatter` with a chosen algorithm; see [`scatter`].
 pub fn scatter_with(
     alg: ScatterAlgorithm,
-    rank: usize,
-    size: usize,
-    root: usize,
-    sendcount: usize,
-    recvcount: usize,
-    in_place: bool,
+    at: RootedPosition,
+    blocks: Blocks,
 ) -> Result<Schedule, CollError> {
-    check_rooted(rank, size, root)?;
+    check_rooted(at)?;
+    let RootedPosition { rank, size, root } = at;
+    let Blocks {
+        sendcount,
+        recvcount,
+        in_place,
+    } = blocks;
     if rank == root {
         mul(size, sendcount, "scatter")?;
     }
@@ -332,18 +277,13 @@ pub fn scatter_with(
     match alg {
         ScatterAlgorithm::Default => scatterv_into(
             &mut b,
-            rank,
-            size,
-            root,
+            at,
             Buf::Send,
-            &|_| sendcount,
-            &|i| i * sendcount,
+            Layout::Uniform(sendcount),
             Buf::Recv.block(0, recvcount),
             in_place,
         ),
-        ScatterAlgorithm::OmpiBinomial => {
-            scatter_binomial(&mut b, rank, size, root, sendcount, recvcount, in_place)
-        }
+        ScatterAlgorithm::OmpiBinomial => scatter_binomial(&mut b, at, blocks),
         ScatterAlgorithm::OmpiBasicLinear => {
             // Open MPI's basic linear scatter: the root sends to rank 0, 1,
             // ... one blocking send after the other.
@@ -371,15 +311,13 @@ pub fn scatter_with(
 /// the blocks v + 2^k .. v + 2^(k+1), children in increasing k. A root
 /// other than rank 0 first rotates the send buffer into scratch so that
 /// blocks are in relative order.
-fn scatter_binomial(
-    b: &mut Builder,
-    rank: usize,
-    size: usize,
-    root: usize,
-    sendcount: usize,
-    recvcount: usize,
-    in_place: bool,
-) {
+fn scatter_binomial(b: &mut Builder, at: RootedPosition, blocks: Blocks) {
+    let RootedPosition { rank, size, root } = at;
+    let Blocks {
+        sendcount,
+        recvcount,
+        in_place,
+    } = blocks;
     let v = (rank + size - root) % size;
     let mine = Buf::Recv.block(0, recvcount);
     let parent = (v != 0).then(|| ((v & (v - 1)) + root) % size);
@@ -437,55 +375,38 @@ fn scatter_binomial(
 ///
 /// `sendcounts` and `displs` need one entry per rank at the root only. In
 /// place (root only): the root's own block stays where it is.
-pub fn scatterv(
-    rank: usize,
-    size: usize,
-    root: usize,
-    sendcounts: &[usize],
-    displs: &[usize],
-    recvcount: usize,
-    in_place: bool,
+pub fn scatterv(at: RootedPosition, blocks: ScattervBlocks) -> Result<Schedule, CollError> {
+    scatterv_with(ScattervAlgorithm::Default, at, blocks)
+}
+
+/// `MPI_Scatterv` with a chosen algorithm; see [`scatterv`].
+pub fn scatterv_with(
+    alg: ScattervAlgorithm,
+    at: RootedPosition,
+    blocks: ScattervBlocks,
 ) -> Result<Schedule, CollError> {
-    scatterv_with(
-        ScattervAlgorithm::Default,
-        rank,
-        size,
-        root,
+    check_rooted(at)?;
+    let ScattervBlocks {
         sendcounts,
         displs,
         recvcount,
         in_place,
-    )
-}
-
-/// `MPI_Scatterv` with a chosen algorithm; see [`scatterv`].
-#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
-pub fn scatterv_with(
-    alg: ScattervAlgorithm,
-    rank: usize,
-    size: usize,
-    root: usize,
-    sendcounts: &[usize],
-    displs: &[usize],
-    recvcount: usize,
-    in_place: bool,
-) -> Result<Schedule, CollError> {
-    check_rooted(rank, size, root)?;
-    if rank == root {
-        check_len("sendcounts", sendcounts, size)?;
-        check_len("displs", displs, size)?;
+    } = blocks;
+    if at.rank == at.root {
+        check_len("sendcounts", sendcounts, at.size)?;
+        check_len("displs", displs, at.size)?;
         check_blocks(sendcounts, displs, "scatterv")?;
     }
     let mut b = Builder::new();
     match alg {
         ScattervAlgorithm::Default => scatterv_into(
             &mut b,
-            rank,
-            size,
-            root,
+            at,
             Buf::Send,
-            &|i| sendcounts[i],
-            &|i| displs[i],
+            Layout::PerRank {
+                counts: sendcounts,
+                displs,
+            },
             Buf::Recv.block(0, recvcount),
             in_place,
         ),
@@ -493,69 +414,63 @@ pub fn scatterv_with(
     Ok(b.finish())
 }
 
-/// Linear gatherv: non-roots send `mine`; the root receives block `i`
-/// (`counts(i)` at `displs(i)` of `Recv`) from every other rank, all posted
-/// at once in increasing rank order, and copies its own block unless in
-/// place. `counts`/`displs` are only called at the root.
-#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
+/// Linear gatherv: non-roots send `mine`; the root receives block `i` of
+/// `Recv` as laid out by `slots` from every other rank, all posted at once
+/// in increasing rank order, and copies its own block unless in place.
+/// `slots` is only read at the root.
 pub(crate) fn gatherv_into(
     b: &mut Builder,
-    rank: usize,
-    size: usize,
-    root: usize,
+    at: RootedPosition,
     mine: Block,
-    counts: impl Fn(usize) -> usize,
-    displs: impl Fn(usize) -> usize,
+    slots: Layout,
     in_place: bool,
 ) {
+    let RootedPosition { rank, size, root } = at;
     if rank != root {
         b.round(vec![send(root, mine)], vec![]);
         return;
     }
     let comm = (0..size)
         .filter(|&src| src != root)
-        .map(|src| recv(src, Buf::Recv.block(displs(src), counts(src))))
+        .map(|src| recv(src, slots.block(Buf::Recv, src)))
         .collect();
     let local = if in_place {
         vec![]
     } else {
         vec![Local::Copy {
             from: mine,
-            to: Buf::Recv.block(displs(root), counts(root)),
+            to: slots.block(Buf::Recv, root),
         }]
     };
     b.round(comm, local);
 }
 
-/// Linear scatterv: the root sends block `i` (`counts(i)` at `displs(i)` of
-/// `src`) to every other rank, all posted at once in increasing rank order,
-/// and copies its own block into `dest` unless in place; the others receive
-/// into `dest`. `counts`/`displs` are only called at the root.
-#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
+/// Linear scatterv: the root sends block `i` of `src` as laid out by
+/// `slots` to every other rank, all posted at once in increasing rank
+/// order, and copies its own block into `dest` unless in place; the others
+/// receive into `dest`. `slots` is only read at the root.
 pub(crate) fn scatterv_into(
     b: &mut Builder,
-    rank: usize,
-    size: usize,
-    root: usize,
+    at: RootedPosition,
     src: Buf,
-    counts: &dyn Fn(usize) -> usize,
-    displs: &dyn Fn(usize) -> usize,
+    slots: Layout,
     dest: Block,
     in_place: bool,
 ) {
+    let RootedPosition { rank, size, root } = at;
     if rank != root {
         b.round(vec![recv(root, dest)], vec![]);
         return;
     }
     let comm = (0..size)
         .filter(|&dst| dst != root)
-        .map(|dst| send(dst, src.block(displs(dst), counts(dst))))
+        .map(|dst| send(dst, slots.block(src, dst)))
         .collect();
     let local = if in_place {
         vec![]
     } else {
         vec![Local::Copy {
-            from: src.block(displs(root), counts(root)),
+            from: slots.block(src, root),
             to: dest,
         }]
     };

@@ -12,6 +12,13 @@
 //! `default` selector runs; the `*_with` variants take an explicit
 //! algorithm, parsed from SimGrid's names (see [`registry`]).
 //!
+//! Every function takes the caller's [`Position`] (rank and communicator
+//! size; a [`RootedPosition`] with the root for rooted collectives), then
+//! its MPI arguments as one struct of named fields ([`Blocks`],
+//! [`Reduction`], ...: see [`params`](mod@params)); the `*_with` variants
+//! whose algorithms need them also take a [`Tuning`] (element size,
+//! radix).
+//!
 //! Conventions shared by all functions:
 //!
 //! * `rank < size` and `root < size`, else a [`CollError`];
@@ -38,6 +45,7 @@ mod barrier;
 mod bcast;
 pub mod error;
 mod gather;
+pub mod params;
 pub mod reduce;
 pub mod registry;
 mod scan;
@@ -60,6 +68,10 @@ pub use bcast::{bcast, bcast_with};
 pub use error::CollError;
 pub use gather::{
     gather, gather_with, gatherv, gatherv_with, scatter, scatter_with, scatterv, scatterv_with,
+};
+pub use params::{
+    AlltoallvBlocks, Blocks, GathervBlocks, Position, Reduction, ReductionV, RootedPosition,
+    ScattervBlocks, Tuning,
 };
 pub use reduce::{
     packed_displacements, reduce, reduce_scatter, reduce_scatter_block, reduce_scatter_block_with,

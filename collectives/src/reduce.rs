@@ -20,8 +20,9 @@
 
 use crate::error::{check_len, check_rank, check_rooted, mul, CollError};
 use crate::gather::scatterv_into;
+use crate::params::{Position, Reduction, ReductionV, RootedPosition, Tuning};
 use crate::registry::{ReduceAlgorithm, ReduceScatterAlgorithm, ReduceScatterBlockAlgorithm};
-use crate::schedule::{recv, send, Block, Buf, Builder, Local, Schedule};
+use crate::schedule::{recv, send, Block, Buf, Builder, Layout, Local, Schedule};
 use crate::tree::{chain, in_order_bintree, in_order_bmtree, kary, segment_count, Tree};
 
 /// `MPI_Reduce` of `count` elements to `root`, with SimGrid's default
@@ -35,54 +36,37 @@ use crate::tree::{chain, in_order_bintree, in_order_bmtree, kary, segment_count,
 ///
 /// `commutative` selects the algorithm; the module documentation gives the
 /// exact reduction order.
-pub fn reduce(
-    rank: usize,
-    size: usize,
-    root: usize,
-    count: usize,
-    commutative: bool,
-    in_place: bool,
+pub fn reduce(at: RootedPosition, reduction: Reduction) -> Result<Schedule, CollError> {
+    reduce_with(ReduceAlgorithm::Default, at, reduction, Tuning::default())
+}
+
+/// `MPI_Reduce` with a chosen algorithm; see [`reduce`]. It reads
+/// `tuning.elem_bytes`, the size of one element (the datatype's size): the
+/// segmented algorithms cut the message into segments of as many bytes as
+/// SimGrid's do.
+pub fn reduce_with(
+    alg: ReduceAlgorithm,
+    at: RootedPosition,
+    reduction: Reduction,
+    tuning: Tuning,
 ) -> Result<Schedule, CollError> {
-    reduce_with(
-        ReduceAlgorithm::Default,
-        rank,
-        size,
-        root,
+    check_rooted(at)?;
+    let Reduction {
         count,
         commutative,
         in_place,
-        1,
-    )
-}
-
-/// `MPI_Reduce` with a chosen algorithm; see [`reduce`]. `elem_bytes` is
-/// the size of one element (the datatype's size): the segmented algorithms
-/// cut the message into segments of as many bytes as SimGrid's do.
-#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
-pub fn reduce_with(
-    alg: ReduceAlgorithm,
-    rank: usize,
-    size: usize,
-    root: usize,
-    count: usize,
-    commutative: bool,
-    in_place: bool,
-    elem_bytes: usize,
-) -> Result<Schedule, CollError> {
-    check_rooted(rank, size, root)?;
+    } = reduction;
     let input = contribution(in_place, 0, count);
     let output = Buf::Recv.block(0, count);
     let mut b = Builder::new();
     reduce_into(
         &mut b,
         alg,
-        rank,
-        size,
-        root,
+        at,
         commutative,
         input,
         output,
-        elem_bytes,
+        tuning.elem_bytes,
     );
     Ok(b.finish())
 }
@@ -219,43 +203,30 @@ fn reduce_in_order_binary(
 /// Buffers: the contribution is `Buf::Send[0..size*count]`, or
 /// `Buf::Recv[0..size*count]` when `in_place`; the result lands in
 /// `Buf::Recv[0..count]`. The reduction order is the one of [`reduce`].
-pub fn reduce_scatter_block(
-    rank: usize,
-    size: usize,
-    count: usize,
-    commutative: bool,
-    in_place: bool,
-) -> Result<Schedule, CollError> {
-    reduce_scatter_block_with(
-        ReduceScatterBlockAlgorithm::Default,
-        rank,
-        size,
-        count,
-        commutative,
-        in_place,
-    )
+pub fn reduce_scatter_block(at: Position, reduction: Reduction) -> Result<Schedule, CollError> {
+    reduce_scatter_block_with(ReduceScatterBlockAlgorithm::Default, at, reduction)
 }
 
 /// `MPI_Reduce_scatter_block` with a chosen algorithm; see
 /// [`reduce_scatter_block`].
 pub fn reduce_scatter_block_with(
     alg: ReduceScatterBlockAlgorithm,
-    rank: usize,
-    size: usize,
-    count: usize,
-    commutative: bool,
-    in_place: bool,
+    at: Position,
+    reduction: Reduction,
 ) -> Result<Schedule, CollError> {
-    check_rank(rank, size)?;
+    check_rank(at)?;
+    let Reduction {
+        count,
+        commutative,
+        in_place,
+    } = reduction;
     const NAME: &str = "reduce_scatter_block";
-    let total = mul(size, count, NAME)?;
+    let total = mul(at.size, count, NAME)?;
     match alg {
         ReduceScatterBlockAlgorithm::Default => Ok(reduce_then_scatterv(
-            rank,
-            size,
+            at,
             total,
-            |_| count,
-            |i| i * count,
+            Layout::Uniform(count),
             commutative,
             in_place,
         )),
@@ -274,33 +245,23 @@ pub fn reduce_scatter_block_with(
 /// Buffers: the contribution is `Buf::Send[0..total]`, or
 /// `Buf::Recv[0..total]` when `in_place`; the result lands in
 /// `Buf::Recv[0..recvcounts[rank]]`.
-pub fn reduce_scatter(
-    rank: usize,
-    size: usize,
-    recvcounts: &[usize],
-    commutative: bool,
-    in_place: bool,
-) -> Result<Schedule, CollError> {
-    reduce_scatter_with(
-        ReduceScatterAlgorithm::Default,
-        rank,
-        size,
-        recvcounts,
-        commutative,
-        in_place,
-    )
+pub fn reduce_scatter(at: Position, reduction: ReductionV) -> Result<Schedule, CollError> {
+    reduce_scatter_with(ReduceScatterAlgorithm::Default, at, reduction)
 }
 
 /// `MPI_Reduce_scatter` with a chosen algorithm; see [`reduce_scatter`].
 pub fn reduce_scatter_with(
     alg: ReduceScatterAlgorithm,
-    rank: usize,
-    size: usize,
-    recvcounts: &[usize],
-    commutative: bool,
-    in_place: bool,
+    at: Position,
+    reduction: ReductionV,
 ) -> Result<Schedule, CollError> {
-    check_rank(rank, size)?;
+    check_rank(at)?;
+    let Position { rank, size } = at;
+    let ReductionV {
+        recvcounts,
+        commutative,
+        in_place,
+    } = reduction;
     check_len("recvcounts", recvcounts, size)?;
     const NAME: &str = "reduce_scatter";
     let total = recvcounts.iter().try_fold(0usize, |acc, &c| {
@@ -320,13 +281,11 @@ pub fn reduce_scatter_with(
     match alg {
         ReduceScatterAlgorithm::MpichPair if commutative => {
             let displs = packed_displacements(recvcounts);
-            Ok(reduce_scatter_pair(
-                rank,
-                size,
-                |i| recvcounts[i],
-                |i| displs[i],
-                in_place,
-            ))
+            let slots = Layout::PerRank {
+                counts: recvcounts,
+                displs: &displs,
+            };
+            Ok(reduce_scatter_pair(rank, size, slots, in_place))
         }
         ReduceScatterAlgorithm::OmpiRing if commutative => {
             let displs = packed_displacements(recvcounts);
@@ -373,12 +332,14 @@ pub fn reduce_scatter_with(
             } else {
                 Vec::new()
             };
+            let slots = Layout::PerRank {
+                counts: recvcounts,
+                displs: &displs,
+            };
             Ok(reduce_then_scatterv(
-                rank,
-                size,
+                at,
                 total,
-                |i| recvcounts[i],
-                |i| displs[i],
+                slots,
                 commutative,
                 in_place,
             ))
@@ -476,20 +437,14 @@ pub fn packed_displacements(counts: &[usize]) -> Vec<usize> {
 /// block of rank + i of its contribution and receives its own block of
 /// rank - i's, folding it in. In place, the block is accumulated where it
 /// lies in the receive buffer and moved to its start at the end.
-fn reduce_scatter_pair(
-    rank: usize,
-    size: usize,
-    counts: impl Fn(usize) -> usize,
-    displs: impl Fn(usize) -> usize,
-    in_place: bool,
-) -> Schedule {
+fn reduce_scatter_pair(rank: usize, size: usize, slots: Layout, in_place: bool) -> Schedule {
     let mut b = Builder::new();
-    let mine = counts(rank);
+    let mine = slots.count(rank);
     let contribution = |j: usize| {
         if in_place {
-            Buf::Recv.block(displs(j), counts(j))
+            slots.block(Buf::Recv, j)
         } else {
-            Buf::Send.block(displs(j), counts(j))
+            slots.block(Buf::Send, j)
         }
     };
     let acc = if in_place {
@@ -927,23 +882,21 @@ pub(crate) fn ring_reduce_scatter(
 }
 
 /// Reduce `total` elements to rank 0 into scratch, then scatter block `i`
-/// (`counts(i)` elements at `displs(i)`) to rank `i`'s `Recv[0..]`.
-/// `displs` is only called by rank 0, and `counts` by rank 0 for every
-/// rank and by the others for themselves.
+/// as laid out by `slots` to rank `i`'s `Recv[0..]`. Only rank 0 reads the
+/// displacements of `slots`; the others read their own count.
 fn reduce_then_scatterv(
-    rank: usize,
-    size: usize,
+    at: Position,
     total: usize,
-    counts: impl Fn(usize) -> usize,
-    displs: impl Fn(usize) -> usize,
+    slots: Layout,
     commutative: bool,
     in_place: bool,
 ) -> Schedule {
+    let from_0 = at.with_root(0);
     let mut b = Builder::new();
     let input = contribution(in_place, 0, total);
     // Only rank 0 holds the full reduction; the others never touch the
     // output block, so they need no scratch.
-    let output = if rank == 0 {
+    let output = if at.rank == 0 {
         b.tmp(total).block(0, total)
     } else {
         Buf::Recv.block(0, 0)
@@ -951,18 +904,14 @@ fn reduce_then_scatterv(
     reduce_into(
         &mut b,
         ReduceAlgorithm::Default,
-        rank,
-        size,
-        0,
+        from_0,
         commutative,
         input,
         output,
         1, // the default reduce does not segment
     );
-    let dest = Buf::Recv.block(0, counts(rank));
-    scatterv_into(
-        &mut b, rank, size, 0, output.buf, &counts, &displs, dest, false,
-    );
+    let dest = Buf::Recv.block(0, slots.count(at.rank));
+    scatterv_into(&mut b, from_0, output.buf, slots, dest, false);
     b.finish()
 }
 
@@ -1008,19 +957,17 @@ pub(crate) fn combine(
 /// to `b`. `input == output` means in place at the root; otherwise the two
 /// blocks must not overlap. `elem_bytes` (the datatype's size) only matters
 /// to the segmented algorithms.
-#[allow(clippy::too_many_arguments)] // one argument per MPI parameter
 pub(crate) fn reduce_into(
     b: &mut Builder,
     alg: ReduceAlgorithm,
-    rank: usize,
-    size: usize,
-    root: usize,
+    at: RootedPosition,
     commutative: bool,
     input: Block,
     output: Block,
     elem_bytes: usize,
 ) {
     use ReduceAlgorithm as A;
+    let RootedPosition { rank, size, root } = at;
     let count = input.count;
     let bytes = count.saturating_mul(elem_bytes);
     let segmented = |b: &mut Builder, segsize: usize, tree: Tree| {

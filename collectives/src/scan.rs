@@ -14,37 +14,26 @@
 //! it is there for the logarithmic algorithms to come.
 
 use crate::error::{check_rank, CollError};
+use crate::params::{Position, Reduction};
 use crate::registry::{ExscanAlgorithm, ScanAlgorithm};
 use crate::schedule::{recv, send, Block, Buf, Builder, Local, Schedule};
 
 /// `MPI_Scan` of `count` elements with the default algorithm (`linear`).
-pub fn scan(
-    rank: usize,
-    size: usize,
-    count: usize,
-    commutative: bool,
-    in_place: bool,
-) -> Result<Schedule, CollError> {
-    scan_with(
-        ScanAlgorithm::Default,
-        rank,
-        size,
-        count,
-        commutative,
-        in_place,
-    )
+pub fn scan(at: Position, reduction: Reduction) -> Result<Schedule, CollError> {
+    scan_with(ScanAlgorithm::Default, at, reduction)
 }
 
 /// `MPI_Scan` with a chosen algorithm; see [`scan`].
 pub fn scan_with(
     alg: ScanAlgorithm,
-    rank: usize,
-    size: usize,
-    count: usize,
-    _commutative: bool,
-    in_place: bool,
+    at: Position,
+    reduction: Reduction,
 ) -> Result<Schedule, CollError> {
-    check_rank(rank, size)?;
+    check_rank(at)?;
+    let Position { rank, size } = at;
+    let Reduction {
+        count, in_place, ..
+    } = reduction;
     let mine = contribution(in_place, count);
     let out = Buf::Recv.block(0, count);
     let mut b = Builder::new();
@@ -87,33 +76,21 @@ pub fn scan_with(
 }
 
 /// `MPI_Exscan` of `count` elements with the default algorithm (`linear`).
-pub fn exscan(
-    rank: usize,
-    size: usize,
-    count: usize,
-    commutative: bool,
-    in_place: bool,
-) -> Result<Schedule, CollError> {
-    exscan_with(
-        ExscanAlgorithm::Default,
-        rank,
-        size,
-        count,
-        commutative,
-        in_place,
-    )
+pub fn exscan(at: Position, reduction: Reduction) -> Result<Schedule, CollError> {
+    exscan_with(ExscanAlgorithm::Default, at, reduction)
 }
 
 /// `MPI_Exscan` with a chosen algorithm; see [`exscan`].
 pub fn exscan_with(
     alg: ExscanAlgorithm,
-    rank: usize,
-    size: usize,
-    count: usize,
-    _commutative: bool,
-    in_place: bool,
+    at: Position,
+    reduction: Reduction,
 ) -> Result<Schedule, CollError> {
-    check_rank(rank, size)?;
+    check_rank(at)?;
+    let Position { rank, size } = at;
+    let Reduction {
+        count, in_place, ..
+    } = reduction;
     let mine = contribution(in_place, count);
     let out = Buf::Recv.block(0, count);
     let mut b = Builder::new();

@@ -96,6 +96,42 @@ impl Block {
     }
 }
 
+/// Where each rank's block lies in a buffer, in elements: blocks of one
+/// size one after the other, or per-rank counts and displacements.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Layout<'a> {
+    /// Rank i's block is the i-th of this many elements each.
+    Uniform(usize),
+    /// Rank i's block is `counts[i]` elements at `displs[i]`.
+    PerRank {
+        counts: &'a [usize],
+        displs: &'a [usize],
+    },
+}
+
+impl Layout<'_> {
+    /// The elements of rank `i`'s block.
+    pub(crate) fn count(&self, i: usize) -> usize {
+        match *self {
+            Layout::Uniform(n) => n,
+            Layout::PerRank { counts, .. } => counts[i],
+        }
+    }
+
+    /// The element rank `i`'s block starts at.
+    pub(crate) fn displ(&self, i: usize) -> usize {
+        match *self {
+            Layout::Uniform(n) => i * n,
+            Layout::PerRank { displs, .. } => displs[i],
+        }
+    }
+
+    /// Rank `i`'s block of `buf`.
+    pub(crate) fn block(&self, buf: Buf, i: usize) -> Block {
+        buf.block(self.displ(i), self.count(i))
+    }
+}
+
 /// A point-to-point operation of a round. Peers are ranks in the
 /// communicator and are never the calling rank itself.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -91,7 +91,7 @@ fn barrier_completes_and_synchronizes() {
         .flat_map(|&a| sizes().map(move |s| (a, s)))
     {
         let scheds: Vec<_> = (0..size)
-            .map(|r| barrier_with(alg, r, size).unwrap())
+            .map(|rank| barrier_with(alg, Position { rank, size }).unwrap())
             .collect();
         for s in &scheds {
             check_shape(s, size);
@@ -112,7 +112,7 @@ fn barrier_completes_and_synchronizes() {
 
 #[test]
 fn barrier_shape_matches_simgrid() {
-    let s0 = barrier(0, 4).unwrap();
+    let s0 = barrier(Position { rank: 0, size: 4 }).unwrap();
     assert_eq!(s0.rounds.len(), 2);
     assert_eq!(
         s0.rounds[0].comm,
@@ -124,14 +124,14 @@ fn barrier_shape_matches_simgrid() {
             .collect::<Vec<_>>()
     );
     assert!(matches!(s0.rounds[1].comm[2], Comm::Send { to: 3, .. }));
-    let s2 = barrier(2, 4).unwrap();
+    let s2 = barrier(Position { rank: 2, size: 4 }).unwrap();
     assert_eq!(s2.rounds.len(), 2);
     assert!(matches!(s2.rounds[0].comm[..], [Comm::Send { to: 0, .. }]));
     assert!(matches!(
         s2.rounds[1].comm[..],
         [Comm::Recv { from: 0, .. }]
     ));
-    assert!(barrier(0, 1).unwrap().is_empty());
+    assert!(barrier(Position { rank: 0, size: 1 }).unwrap().is_empty());
 }
 
 // ------------------------------------------------------------------ bcast
@@ -168,7 +168,16 @@ fn bcast_all_roots() {
                 let mems = run_all(
                     size,
                     |r| {
-                        let s = bcast_with(alg, r, size, root, count, elem_bytes).unwrap();
+                        let at = RootedPosition {
+                            rank: r,
+                            size,
+                            root,
+                        };
+                        let tuning = Tuning {
+                            elem_bytes,
+                            ..Tuning::default()
+                        };
+                        let s = bcast_with(alg, at, count, tuning).unwrap();
                         // The flat tree pipeline's root sends every segment
                         // to every rank: not O(p) operations.
                         if alg != BcastAlgorithm::FlattreePipeline {
@@ -203,7 +212,15 @@ fn bcast_is_binomial_tree() {
     // first (MPICH order).
     let size = 100;
     for rank in 0..size {
-        let s = bcast(rank, size, 0, 5).unwrap();
+        let s = bcast(
+            RootedPosition {
+                rank,
+                size,
+                root: 0,
+            },
+            5,
+        )
+        .unwrap();
         assert!(
             s.rounds.len() <= 8,
             "rank {rank}: {} rounds",
@@ -211,19 +228,49 @@ fn bcast_is_binomial_tree() {
         );
         assert!(s.rounds.iter().all(|r| r.comm.len() == 1));
     }
-    let root = bcast(0, 8, 0, 1).unwrap();
+    let root = bcast(
+        RootedPosition {
+            rank: 0,
+            size: 8,
+            root: 0,
+        },
+        1,
+    )
+    .unwrap();
     let children: Vec<usize> = root.rounds.iter().map(|r| r.comm[0].peer()).collect();
     assert_eq!(children, [4, 2, 1]);
-    let six = bcast(6, 8, 0, 1).unwrap();
+    let six = bcast(
+        RootedPosition {
+            rank: 6,
+            size: 8,
+            root: 0,
+        },
+        1,
+    )
+    .unwrap();
     assert!(matches!(
         six.rounds[0].comm[..],
         [Comm::Recv { from: 4, .. }]
     ));
     assert!(matches!(six.rounds[1].comm[..], [Comm::Send { to: 7, .. }]));
     // A leaf: odd ranks have no children.
-    assert_eq!(bcast(5, 8, 0, 1).unwrap().rounds.len(), 1);
-    // Relative ranks with a non-zero root.
-    let s = bcast(1, 8, 3, 1).unwrap(); // relative rank 6: parent 4 (abs 7), child 7 (abs 2)
+    let leaf = RootedPosition {
+        rank: 5,
+        size: 8,
+        root: 0,
+    };
+    assert_eq!(bcast(leaf, 1).unwrap().rounds.len(), 1);
+    // Root 3: rank 1 is relative rank 6, with parent 4 (rank 7) and child 7
+    // (rank 2).
+    let s = bcast(
+        RootedPosition {
+            rank: 1,
+            size: 8,
+            root: 3,
+        },
+        1,
+    )
+    .unwrap();
     assert!(matches!(s.rounds[0].comm[..], [Comm::Recv { from: 7, .. }]));
     assert!(matches!(s.rounds[1].comm[..], [Comm::Send { to: 2, .. }]));
 }
@@ -249,17 +296,21 @@ fn check_reduce(alg: ReduceAlgorithm) {
                         let mems = run_all(
                             size,
                             |r| {
-                                let s = reduce_with(
-                                    alg,
-                                    r,
+                                let at = RootedPosition {
+                                    rank: r,
                                     size,
                                     root,
+                                };
+                                let reduction = Reduction {
                                     count,
                                     commutative,
-                                    in_place(r),
+                                    in_place: in_place(r),
+                                };
+                                let tuning = Tuning {
                                     elem_bytes,
-                                )
-                                .unwrap();
+                                    ..Tuning::default()
+                                };
+                                let s = reduce_with(alg, at, reduction, tuning).unwrap();
                                 check_shape(&s, size);
                                 s
                             },
@@ -374,13 +425,20 @@ fn reduce_trees_pipeline_their_segments() {
     let pipeline = |rank| {
         let s = reduce_with(
             ReduceAlgorithm::OmpiPipeline,
-            rank,
-            4,
-            0,
-            10,
-            true,
-            false,
-            8 << 10,
+            RootedPosition {
+                rank,
+                size: 4,
+                root: 0,
+            },
+            Reduction {
+                count: 10,
+                commutative: true,
+                in_place: false,
+            },
+            Tuning {
+                elem_bytes: 8 << 10,
+                ..Tuning::default()
+            },
         );
         round_ops(&s.unwrap())
     };
@@ -396,9 +454,26 @@ fn reduce_trees_pipeline_their_segments() {
 fn burst_keeps_k_exchanges_in_flight() {
     // 5 ranks, k = 2: each step posts one exchange, due one step later;
     // one last step waits for the last exchange.
-    let s = alltoall_with(AlltoallAlgorithm::Burst, 0, 5, 1, 1, false, 2).unwrap();
+    let burst = |size, radix| {
+        let blocks = Blocks {
+            sendcount: 1,
+            recvcount: 1,
+            in_place: false,
+        };
+        let tuning = Tuning {
+            radix,
+            ..Tuning::default()
+        };
+        let s = alltoall_with(
+            AlltoallAlgorithm::Burst,
+            Position { rank: 0, size },
+            blocks,
+            tuning,
+        );
+        round_ops(&s.unwrap())
+    };
     assert_eq!(
-        round_ops(&s),
+        burst(5, 2),
         [
             "",
             "s1x1+1 r4x1+1",
@@ -409,38 +484,50 @@ fn burst_keeps_k_exchanges_in_flight() {
         ]
     );
     // A window wider than the exchanges: all in flight at once.
-    let s = alltoall_with(AlltoallAlgorithm::Burst, 0, 3, 1, 1, false, 8).unwrap();
-    assert_eq!(round_ops(&s), ["", "s1x1+1 r2x1+1", "s2x1+1 r1x1+1", ""]);
+    assert_eq!(burst(3, 8), ["", "s1x1+1 r2x1+1", "s2x1+1 r1x1+1", ""]);
 }
 
 #[test]
 fn bcast_pipeline_keeps_two_receives_in_flight() {
     // ompi_pipeline, 3 segments of 16 KiB (2 elements of 8 KiB) down the
     // chain 0, 1, 2, 3 from rank 0.
-    let s = bcast_with(BcastAlgorithm::OmpiPipeline, 1, 4, 0, 6, 8 << 10).unwrap();
+    let pipeline = |rank| {
+        let at = RootedPosition {
+            rank,
+            size: 4,
+            root: 0,
+        };
+        let tuning = Tuning {
+            elem_bytes: 8 << 10,
+            ..Tuning::default()
+        };
+        round_ops(&bcast_with(BcastAlgorithm::OmpiPipeline, at, 6, tuning).unwrap())
+    };
     assert_eq!(
-        round_ops(&s),
+        pipeline(1),
         ["r0x2+1", "r0x2+2", "s2x2", "r0x2+2", "s2x2", "", "s2x2"]
     );
-    let leaf = bcast_with(BcastAlgorithm::OmpiPipeline, 3, 4, 0, 6, 8 << 10).unwrap();
-    assert_eq!(round_ops(&leaf), ["r2x2+1", "r2x2+1", "r2x2+1", ""]);
-    let root = bcast_with(BcastAlgorithm::OmpiPipeline, 0, 4, 0, 6, 8 << 10).unwrap();
-    assert_eq!(round_ops(&root), ["s1x2", "s1x2", "s1x2"]);
+    assert_eq!(pipeline(3), ["r2x2+1", "r2x2+1", "r2x2+1", ""]);
+    assert_eq!(pipeline(0), ["s1x2", "s1x2", "s1x2"]);
 }
 
 #[test]
 fn reduce_basic_linear_receives_one_at_a_time_from_the_top() {
-    let s = reduce_with(
-        ReduceAlgorithm::OmpiBasicLinear,
-        2,
-        5,
-        2,
-        4,
-        false,
-        false,
-        4,
-    )
-    .unwrap();
+    let at = RootedPosition {
+        rank: 2,
+        size: 5,
+        root: 2,
+    };
+    let reduction = Reduction {
+        count: 4,
+        commutative: false,
+        in_place: false,
+    };
+    let tuning = Tuning {
+        elem_bytes: 4,
+        ..Tuning::default()
+    };
+    let s = reduce_with(ReduceAlgorithm::OmpiBasicLinear, at, reduction, tuning).unwrap();
     let sources: Vec<usize> = s
         .rounds
         .iter()
@@ -453,12 +540,22 @@ fn reduce_basic_linear_receives_one_at_a_time_from_the_top() {
     // Only one scratch block besides nothing: x_4 lands straight in Recv.
     assert_eq!(s.tmp, [4]);
     // The non-commutative default is this algorithm.
-    assert_eq!(s, reduce(2, 5, 2, 4, false, false).unwrap());
+    assert_eq!(s, reduce(at, reduction).unwrap());
 }
 
 #[test]
 fn reduce_commutative_default_posts_everything_at_once() {
-    let s = reduce(1, 5, 1, 4, true, false).unwrap();
+    let at = RootedPosition {
+        rank: 1,
+        size: 5,
+        root: 1,
+    };
+    let reduction = Reduction {
+        count: 4,
+        commutative: true,
+        in_place: false,
+    };
+    let s = reduce(at, reduction).unwrap();
     assert_eq!(s.rounds.len(), 1);
     let sources: Vec<usize> = s.rounds[0].comm.iter().map(Comm::peer).collect();
     assert_eq!(sources, [0, 2, 3, 4]);
@@ -476,7 +573,12 @@ fn allreduce_all_sizes() {
                     let mems = run_all(
                         size,
                         |r| {
-                            let s = allreduce(r, size, count, commutative, in_place).unwrap();
+                            let reduction = Reduction {
+                                count,
+                                commutative,
+                                in_place,
+                            };
+                            let s = allreduce(Position { rank: r, size }, reduction).unwrap();
                             check_shape(&s, size);
                             s
                         },
@@ -521,17 +623,17 @@ fn allreduce_all_algorithms() {
                             let mems = run_all(
                                 size,
                                 |r| {
-                                    let s = allreduce_with(
-                                        alg,
-                                        r,
-                                        size,
+                                    let reduction = Reduction {
                                         count,
                                         commutative,
                                         in_place,
+                                    };
+                                    let tuning = Tuning {
+                                        elem_bytes: 512 << 10,
                                         radix,
-                                        512 << 10,
-                                    )
-                                    .unwrap();
+                                    };
+                                    let at = Position { rank: r, size };
+                                    let s = allreduce_with(alg, at, reduction, tuning).unwrap();
                                     check_shape(&s, size);
                                     s
                                 },
@@ -556,8 +658,22 @@ fn allreduce_all_algorithms() {
             }
         }
     }
+    let reduction = Reduction {
+        count: 1,
+        commutative: true,
+        in_place: false,
+    };
+    let tuning = Tuning {
+        elem_bytes: 8,
+        radix: 1,
+    };
     assert_eq!(
-        allreduce_with(AllreduceAlgorithm::RecursiveK, 0, 4, 1, true, false, 1, 8),
+        allreduce_with(
+            AllreduceAlgorithm::RecursiveK,
+            Position { rank: 0, size: 4 },
+            reduction,
+            tuning
+        ),
         Err(CollError::BadRadix(1))
     );
 }
@@ -586,9 +702,21 @@ fn gather_all_roots() {
                     let mems = run_all(
                         size,
                         |r| {
-                            let s =
-                                gather_with(alg, r, size, root, count, count, in_place, elem_bytes)
-                                    .unwrap();
+                            let at = RootedPosition {
+                                rank: r,
+                                size,
+                                root,
+                            };
+                            let blocks = Blocks {
+                                sendcount: count,
+                                recvcount: count,
+                                in_place,
+                            };
+                            let tuning = Tuning {
+                                elem_bytes,
+                                ..Tuning::default()
+                            };
+                            let s = gather_with(alg, at, blocks, tuning).unwrap();
                             check_shape(&s, size);
                             s
                         },
@@ -630,8 +758,17 @@ fn scatter_all_roots() {
                     let mems = run_all(
                         size,
                         |r| {
-                            let s =
-                                scatter_with(alg, r, size, root, count, count, in_place).unwrap();
+                            let at = RootedPosition {
+                                rank: r,
+                                size,
+                                root,
+                            };
+                            let blocks = Blocks {
+                                sendcount: count,
+                                recvcount: count,
+                                in_place,
+                            };
+                            let s = scatter_with(alg, at, blocks).unwrap();
                             check_shape(&s, size);
                             s
                         },
@@ -686,12 +823,23 @@ fn gatherv_scatterv_irregular_all_roots() {
                 let mems = run_all(
                     size,
                     |r| {
-                        let (rc, d): (&[usize], &[usize]) = if r == root {
+                        let (recvcounts, displs): (&[usize], &[usize]) = if r == root {
                             (&counts, &displs)
                         } else {
                             (&[], &[])
                         };
-                        gatherv(r, size, root, counts[r], rc, d, in_place).unwrap()
+                        let at = RootedPosition {
+                            rank: r,
+                            size,
+                            root,
+                        };
+                        let blocks = GathervBlocks {
+                            sendcount: counts[r],
+                            recvcounts,
+                            displs,
+                            in_place,
+                        };
+                        gatherv(at, blocks).unwrap()
                     },
                     |r| {
                         if r != root {
@@ -716,12 +864,23 @@ fn gatherv_scatterv_irregular_all_roots() {
                 let mems = run_all(
                     size,
                     |r| {
-                        let (sc, d): (&[usize], &[usize]) = if r == root {
+                        let (sendcounts, displs): (&[usize], &[usize]) = if r == root {
                             (&counts, &displs)
                         } else {
                             (&[], &[])
                         };
-                        scatterv(r, size, root, sc, d, counts[r], in_place).unwrap()
+                        let at = RootedPosition {
+                            rank: r,
+                            size,
+                            root,
+                        };
+                        let blocks = ScattervBlocks {
+                            sendcounts,
+                            displs,
+                            recvcount: counts[r],
+                            in_place,
+                        };
+                        scatterv(at, blocks).unwrap()
                     },
                     |r| {
                         if r != root {
@@ -754,7 +913,13 @@ fn allgather_all_algorithms() {
                     let mems = run_all(
                         size,
                         |r| {
-                            let s = allgather_with(alg, r, size, count, count, in_place).unwrap();
+                            let blocks = Blocks {
+                                sendcount: count,
+                                recvcount: count,
+                                in_place,
+                            };
+                            let s =
+                                allgather_with(alg, Position { rank: r, size }, blocks).unwrap();
                             check_shape(&s, size);
                             s
                         },
@@ -786,23 +951,35 @@ fn allgatherv_irregular() {
         .flat_map(|&a| sizes().map(move |s| (a, s)))
     {
         let (counts, displs, len) = irregular(size);
+        let blocks = |r: usize, in_place| GathervBlocks {
+            sendcount: counts[r],
+            recvcounts: &counts,
+            displs: &displs,
+            in_place,
+        };
         if alg == AllgathervAlgorithm::Pair && !size.is_power_of_two() {
             assert!(matches!(
-                allgatherv_with(alg, 0, size, counts[0], &counts, &displs, false, 8),
+                allgatherv_with(
+                    alg,
+                    Position { rank: 0, size },
+                    blocks(0, false),
+                    Tuning::default()
+                ),
                 Err(CollError::NeedsPowerOfTwo { .. })
             ));
             continue;
         }
         // 128 KiB elements: mpich_ring's pieces are 2 elements.
-        let elem_bytes = 128 << 10;
+        let tuning = Tuning {
+            elem_bytes: 128 << 10,
+            ..Tuning::default()
+        };
         for in_place in [false, true] {
             let mems = run_all(
                 size,
                 |r| {
-                    let s = allgatherv_with(
-                        alg, r, size, counts[r], &counts, &displs, in_place, elem_bytes,
-                    )
-                    .unwrap();
+                    let at = Position { rank: r, size };
+                    let s = allgatherv_with(alg, at, blocks(r, in_place), tuning).unwrap();
                     check_shape(&s, size);
                     s
                 },
@@ -1147,8 +1324,17 @@ fn alltoall_all_algorithms() {
         for &radix in radices {
             for size in sizes() {
                 if alg == AlltoallAlgorithm::Pair && !size.is_power_of_two() {
+                    let blocks = Blocks {
+                        sendcount: 1,
+                        recvcount: 1,
+                        in_place: false,
+                    };
+                    let tuning = Tuning {
+                        radix,
+                        ..Tuning::default()
+                    };
                     assert!(matches!(
-                        alltoall_with(alg, 0, size, 1, 1, false, radix),
+                        alltoall_with(alg, Position { rank: 0, size }, blocks, tuning),
                         Err(CollError::NeedsPowerOfTwo { .. })
                     ));
                     continue;
@@ -1172,7 +1358,16 @@ fn check_alltoall(alg: AlltoallAlgorithm, radix: usize, size: usize, count: usiz
     let mems = run_all(
         size,
         |r| {
-            let s = alltoall_with(alg, r, size, count, count, in_place, radix).unwrap();
+            let blocks = Blocks {
+                sendcount: count,
+                recvcount: count,
+                in_place,
+            };
+            let tuning = Tuning {
+                radix,
+                ..Tuning::default()
+            };
+            let s = alltoall_with(alg, Position { rank: r, size }, blocks, tuning).unwrap();
             check_shape(&s, size);
             s
         },
@@ -1197,7 +1392,12 @@ fn check_alltoall(alg: AlltoallAlgorithm, radix: usize, size: usize, count: usiz
 
 #[test]
 fn alltoall_basic_linear_posting_order() {
-    let s = alltoall(1, 4, 2, 2, false).unwrap();
+    let blocks = Blocks {
+        sendcount: 2,
+        recvcount: 2,
+        in_place: false,
+    };
+    let s = alltoall(Position { rank: 1, size: 4 }, blocks).unwrap();
     assert_eq!(s.rounds.len(), 1);
     let ops: Vec<(bool, usize)> = s.rounds[0]
         .comm
@@ -1222,17 +1422,19 @@ fn alltoall_basic_linear_posting_order() {
 #[test]
 fn alltoallv_irregular() {
     // The crystal router is the engine's (e2e tests); it has no schedule.
+    let one_block = AlltoallvBlocks {
+        sendcounts: &[1],
+        sdispls: &[0],
+        recvcounts: &[1],
+        rdispls: &[0],
+        in_place: false,
+    };
     assert_eq!(
         alltoallv_with(
             AlltoallvAlgorithm::CrystalRouter,
-            0,
-            1,
-            &[1],
-            &[0],
-            &[1],
-            &[0],
-            false,
-            2
+            Position { rank: 0, size: 1 },
+            one_block,
+            Tuning::default()
         ),
         Err(CollError::NotASchedule("alltoallv crystal_router"))
     );
@@ -1273,10 +1475,22 @@ fn alltoallv_irregular() {
             let mems = run_all(
                 size,
                 |r| {
-                    let (sd, _) = layout(&sc(r));
-                    let (rd, _) = layout(&rc(r));
-                    let s = alltoallv_with(alg, r, size, &sc(r), &sd, &rc(r), &rd, in_place, radix)
-                        .unwrap();
+                    let (sendcounts, recvcounts) = (sc(r), rc(r));
+                    let (sdispls, _) = layout(&sendcounts);
+                    let (rdispls, _) = layout(&recvcounts);
+                    let blocks = AlltoallvBlocks {
+                        sendcounts: &sendcounts,
+                        sdispls: &sdispls,
+                        recvcounts: &recvcounts,
+                        rdispls: &rdispls,
+                        in_place,
+                    };
+                    let tuning = Tuning {
+                        radix,
+                        ..Tuning::default()
+                    };
+                    let s =
+                        alltoallv_with(alg, Position { rank: r, size }, blocks, tuning).unwrap();
                     check_shape(&s, size);
                     s
                 },
@@ -1331,7 +1545,12 @@ fn reduce_scatter_block_all_sizes() {
                     let mems = run_all(
                         size,
                         |r| {
-                            let s = reduce_scatter_block(r, size, count, commutative, in_place)
+                            let reduction = Reduction {
+                                count,
+                                commutative,
+                                in_place,
+                            };
+                            let s = reduce_scatter_block(Position { rank: r, size }, reduction)
                                 .unwrap();
                             check_shape(&s, size);
                             s
@@ -1381,7 +1600,12 @@ fn reduce_scatter_irregular() {
                 let mems = run_all(
                     size,
                     |r| {
-                        let s = reduce_scatter_with(alg, r, size, &counts, commutative, in_place)
+                        let reduction = ReductionV {
+                            recvcounts: &counts,
+                            commutative,
+                            in_place,
+                        };
+                        let s = reduce_scatter_with(alg, Position { rank: r, size }, reduction)
                             .unwrap();
                         check_shape(&s, size);
                         s
@@ -1424,24 +1648,16 @@ fn check_scan(inclusive: bool, alg_name: &str) {
                     let mems = run_all(
                         size,
                         |r| {
+                            let at = Position { rank: r, size };
+                            let reduction = Reduction {
+                                count,
+                                commutative,
+                                in_place,
+                            };
                             let s = if inclusive {
-                                scan_with(
-                                    alg_name.parse().unwrap(),
-                                    r,
-                                    size,
-                                    count,
-                                    commutative,
-                                    in_place,
-                                )
+                                scan_with(alg_name.parse().unwrap(), at, reduction)
                             } else {
-                                exscan_with(
-                                    alg_name.parse().unwrap(),
-                                    r,
-                                    size,
-                                    count,
-                                    commutative,
-                                    in_place,
-                                )
+                                exscan_with(alg_name.parse().unwrap(), at, reduction)
                             }
                             .unwrap();
                             check_shape(&s, size);
@@ -1492,8 +1708,13 @@ fn exscan_all_algorithms() {
 
 #[test]
 fn scan_linear_is_a_chain() {
-    for r in 0..10 {
-        let s = scan(r, 10, 3, false, false).unwrap();
+    let reduction = Reduction {
+        count: 3,
+        commutative: false,
+        in_place: false,
+    };
+    for rank in 0..10 {
+        let s = scan(Position { rank, size: 10 }, reduction).unwrap();
         assert!(s.comm_count() <= 2);
         assert!(s.rounds.iter().all(|x| x.comm.len() <= 1));
     }
@@ -1503,29 +1724,95 @@ fn scan_linear_is_a_chain() {
 
 #[test]
 fn bad_arguments_are_typed_errors() {
-    assert_eq!(barrier(0, 0), Err(CollError::EmptyCommunicator));
+    let one = Blocks {
+        sendcount: 1,
+        recvcount: 1,
+        in_place: false,
+    };
+    let sum_of_1 = Reduction {
+        count: 1,
+        commutative: true,
+        in_place: false,
+    };
     assert_eq!(
-        bcast(4, 4, 0, 1),
+        barrier(Position { rank: 0, size: 0 }),
+        Err(CollError::EmptyCommunicator)
+    );
+    assert_eq!(
+        bcast(
+            RootedPosition {
+                rank: 4,
+                size: 4,
+                root: 0
+            },
+            1
+        ),
         Err(CollError::RankOutOfRange { rank: 4, size: 4 })
     );
     assert_eq!(
-        bcast(0, 4, 4, 1),
+        bcast(
+            RootedPosition {
+                rank: 0,
+                size: 4,
+                root: 4
+            },
+            1
+        ),
         Err(CollError::RootOutOfRange { root: 4, size: 4 })
     );
     assert!(matches!(
-        reduce(0, 3, 7, 1, true, false),
+        reduce(
+            RootedPosition {
+                rank: 0,
+                size: 3,
+                root: 7
+            },
+            sum_of_1
+        ),
         Err(CollError::RootOutOfRange { .. })
     ));
     assert!(matches!(
-        gather(1, 3, 3, 1, 1, false),
+        gather(
+            RootedPosition {
+                rank: 1,
+                size: 3,
+                root: 3
+            },
+            one
+        ),
         Err(CollError::RootOutOfRange { .. })
     ));
     assert!(matches!(
-        scatter(1, 3, 5, 1, 1, false),
+        scatter(
+            RootedPosition {
+                rank: 1,
+                size: 3,
+                root: 5
+            },
+            one
+        ),
         Err(CollError::RootOutOfRange { .. })
     ));
+
+    let root_of_3 = RootedPosition {
+        rank: 0,
+        size: 3,
+        root: 0,
+    };
+    let gathered = GathervBlocks {
+        sendcount: 1,
+        recvcounts: &[1, 1, 1],
+        displs: &[0, 1, 2],
+        in_place: false,
+    };
     assert_eq!(
-        gatherv(0, 3, 0, 1, &[1, 1], &[0, 1, 2], false),
+        gatherv(
+            root_of_3,
+            GathervBlocks {
+                recvcounts: &[1, 1],
+                ..gathered
+            }
+        ),
         Err(CollError::WrongLength {
             what: "recvcounts",
             got: 2,
@@ -1533,50 +1820,119 @@ fn bad_arguments_are_typed_errors() {
         })
     );
     // Root arrays are not read elsewhere.
-    assert!(gatherv(1, 3, 0, 1, &[], &[], false).is_ok());
-    assert!(scatterv(1, 3, 0, &[], &[], 1, false).is_ok());
+    let leaf_of_3 = RootedPosition {
+        rank: 1,
+        ..root_of_3
+    };
+    let unread = GathervBlocks {
+        recvcounts: &[],
+        displs: &[],
+        ..gathered
+    };
+    assert!(gatherv(leaf_of_3, unread).is_ok());
+    let scattered = ScattervBlocks {
+        sendcounts: &[],
+        displs: &[],
+        recvcount: 1,
+        in_place: false,
+    };
+    assert!(scatterv(leaf_of_3, scattered).is_ok());
+    let short_displs = ScattervBlocks {
+        sendcounts: &[1, 1, 1],
+        displs: &[0],
+        ..scattered
+    };
     assert!(matches!(
-        scatterv(0, 3, 0, &[1, 1, 1], &[0], 1, false),
+        scatterv(root_of_3, short_displs),
         Err(CollError::WrongLength { what: "displs", .. })
     ));
+
+    let first_of_2 = Position { rank: 0, size: 2 };
+    let short_displs = GathervBlocks {
+        recvcounts: &[1, 1],
+        displs: &[0],
+        ..gathered
+    };
     assert!(matches!(
-        allgatherv(0, 2, 1, &[1, 1], &[0], false),
+        allgatherv(first_of_2, short_displs),
         Err(CollError::WrongLength { what: "displs", .. })
     ));
+    let exchanged = AlltoallvBlocks {
+        sendcounts: &[1],
+        sdispls: &[0, 1],
+        recvcounts: &[1, 1],
+        rdispls: &[0, 1],
+        in_place: false,
+    };
     assert!(matches!(
-        alltoallv(0, 2, &[1], &[0, 1], &[1, 1], &[0, 1], false),
+        alltoallv(first_of_2, exchanged),
         Err(CollError::WrongLength {
             what: "sendcounts",
             ..
         })
     ));
     // In place, the send arrays are ignored.
-    assert!(alltoallv(0, 2, &[], &[], &[1, 1], &[0, 1], true).is_ok());
+    let in_place = AlltoallvBlocks {
+        sendcounts: &[],
+        sdispls: &[],
+        in_place: true,
+        ..exchanged
+    };
+    assert!(alltoallv(first_of_2, in_place).is_ok());
+    let scattered_sum = ReductionV {
+        recvcounts: &[1, 1],
+        commutative: true,
+        in_place: false,
+    };
     assert!(matches!(
-        reduce_scatter(0, 3, &[1, 1], true, false),
+        reduce_scatter(root_of_3.position(), scattered_sum),
         Err(CollError::WrongLength {
             what: "recvcounts",
             ..
         })
     ));
+    let overflowing = ReductionV {
+        recvcounts: &[usize::MAX, 1],
+        ..scattered_sum
+    };
     assert!(matches!(
-        reduce_scatter(0, 2, &[usize::MAX, 1], true, false),
+        reduce_scatter(first_of_2, overflowing),
         Err(CollError::Overflow { .. })
     ));
+    let root_of_2 = RootedPosition {
+        rank: 0,
+        size: 2,
+        root: 0,
+    };
+    let overflowing = GathervBlocks {
+        recvcounts: &[1, 1],
+        displs: &[0, usize::MAX],
+        ..gathered
+    };
     assert!(matches!(
-        gatherv(0, 2, 0, 1, &[1, 1], &[0, usize::MAX], false),
+        gatherv(root_of_2, overflowing),
         Err(CollError::Overflow { .. })
     ));
+    let first_of_4 = Position { rank: 0, size: 4 };
+    let huge = Blocks {
+        sendcount: usize::MAX / 2,
+        ..one
+    };
     assert!(matches!(
-        alltoall(0, 4, usize::MAX / 2, 1, false),
+        alltoall(first_of_4, huge),
         Err(CollError::Overflow { .. })
     ));
+    let huge_sum = Reduction {
+        count: usize::MAX / 2,
+        ..sum_of_1
+    };
     assert!(matches!(
-        reduce_scatter_block(0, 4, usize::MAX / 2, true, false),
+        reduce_scatter_block(first_of_4, huge_sum),
         Err(CollError::Overflow { .. })
     ));
+    let first_of_6 = Position { rank: 0, size: 6 };
     assert!(matches!(
-        alltoall_with(AlltoallAlgorithm::Pair, 0, 6, 1, 1, false, DEFAULT_RADIX),
+        alltoall_with(AlltoallAlgorithm::Pair, first_of_6, one, Tuning::default()),
         Err(CollError::NeedsPowerOfTwo { size: 6, .. })
     ));
     for e in [
@@ -1592,22 +1948,55 @@ fn schedules_stay_small_for_huge_communicators() {
     // A million ranks: inner ranks of linear algorithms and every rank of a
     // tree have tiny schedules; linear roots are O(size), not O(size^2).
     let p = 1_000_000;
-    for r in [1, 17, p / 2, p - 1] {
-        assert!(bcast(r, p, 0, 8).unwrap().rounds.len() <= 21);
-        assert_eq!(gather(r, p, 0, 1, 1, false).unwrap().comm_count(), 1);
-        assert_eq!(
-            scatterv(r, p, 0, &[], &[], 1, false).unwrap().comm_count(),
-            1
-        );
-        assert_eq!(reduce(r, p, 0, 1, true, false).unwrap().comm_count(), 1);
-        assert!(allreduce(r, p, 1, true, false).unwrap().comm_count() <= 22);
-        assert!(scan(r, p, 1, false, false).unwrap().comm_count() <= 2);
-        assert!(exscan(r, p, 1, false, true).unwrap().comm_count() <= 2);
-        assert_eq!(barrier(r, p).unwrap().comm_count(), 2);
+    let one = Blocks {
+        sendcount: 1,
+        recvcount: 1,
+        in_place: false,
+    };
+    let sum_of_1 = Reduction {
+        count: 1,
+        commutative: true,
+        in_place: false,
+    };
+    let chain_of_1 = Reduction {
+        count: 1,
+        commutative: false,
+        in_place: false,
+    };
+    let scattered = ScattervBlocks {
+        sendcounts: &[],
+        displs: &[],
+        recvcount: 1,
+        in_place: false,
+    };
+    for rank in [1, 17, p / 2, p - 1] {
+        let at = Position { rank, size: p };
+        let from_0 = RootedPosition {
+            rank,
+            size: p,
+            root: 0,
+        };
+        assert!(bcast(from_0, 8).unwrap().rounds.len() <= 21);
+        assert_eq!(gather(from_0, one).unwrap().comm_count(), 1);
+        assert_eq!(scatterv(from_0, scattered).unwrap().comm_count(), 1);
+        assert_eq!(reduce(from_0, sum_of_1).unwrap().comm_count(), 1);
+        assert!(allreduce(at, sum_of_1).unwrap().comm_count() <= 22);
+        assert!(scan(at, chain_of_1).unwrap().comm_count() <= 2);
+        let in_place = Reduction {
+            in_place: true,
+            ..chain_of_1
+        };
+        assert!(exscan(at, in_place).unwrap().comm_count() <= 2);
+        assert_eq!(barrier(at).unwrap().comm_count(), 2);
     }
-    assert_eq!(gather(0, p, 0, 1, 1, false).unwrap().comm_count(), p - 1);
-    assert_eq!(barrier(0, p).unwrap().comm_count(), 2 * (p - 1));
-    assert_eq!(reduce(0, p, 0, 1, true, false).unwrap().comm_count(), p - 1);
+    let root = RootedPosition {
+        rank: 0,
+        size: p,
+        root: 0,
+    };
+    assert_eq!(gather(root, one).unwrap().comm_count(), p - 1);
+    assert_eq!(barrier(root.position()).unwrap().comm_count(), 2 * (p - 1));
+    assert_eq!(reduce(root, sum_of_1).unwrap().comm_count(), p - 1);
 }
 
 // --------------------------------------------------------------- registry
@@ -1647,7 +2036,18 @@ fn registry_lists_and_parses_simgrid_names() {
 
 #[test]
 fn schedule_helpers() {
-    let s = gatherv(0, 3, 0, 2, &[2, 1, 4], &[0, 9, 3], false).unwrap();
+    let root = RootedPosition {
+        rank: 0,
+        size: 3,
+        root: 0,
+    };
+    let blocks = GathervBlocks {
+        sendcount: 2,
+        recvcounts: &[2, 1, 4],
+        displs: &[0, 9, 3],
+        in_place: false,
+    };
+    let s = gatherv(root, blocks).unwrap();
     assert_eq!(s.extent(Buf::Recv), 10);
     assert_eq!(s.extent(Buf::Send), 2);
     assert_eq!(s.extent(Buf::Tmp(0)), 0);

@@ -69,9 +69,11 @@ proptest! {
         let mems = run_all(
             n,
             |r| {
-                let (rc, d): (&[usize], &[usize]) =
+                let (recvcounts, displs): (&[usize], &[usize]) =
                     if r == root { (&counts, &displs) } else { (&[], &[]) };
-                gatherv(r, n, root, counts[r], rc, d, in_place).unwrap()
+                let at = RootedPosition { rank: r, size: n, root };
+                let blocks = GathervBlocks { sendcount: counts[r], recvcounts, displs, in_place };
+                gatherv(at, blocks).unwrap()
             },
             |r| {
                 if r != root {
@@ -97,9 +99,11 @@ proptest! {
         let mems = run_all(
             n,
             |r| {
-                let (sc, d): (&[usize], &[usize]) =
+                let (sendcounts, displs): (&[usize], &[usize]) =
                     if r == root { (&counts, &displs) } else { (&[], &[]) };
-                scatterv(r, n, root, sc, d, counts[r], in_place).unwrap()
+                let at = RootedPosition { rank: r, size: n, root };
+                let blocks = ScattervBlocks { sendcounts, displs, recvcount: counts[r], in_place };
+                scatterv(at, blocks).unwrap()
             },
             |r| {
                 let recv = if r == root && in_place { vec![] } else { unset(counts[r]) };
@@ -120,7 +124,15 @@ proptest! {
         let blocks: Vec<_> = (0..n).map(|i| contrib(i, counts[i])).collect();
         let mems = run_all(
             n,
-            |r| allgatherv(r, n, counts[r], &counts, &displs, in_place).unwrap(),
+            |r| {
+                let blocks = GathervBlocks {
+                    sendcount: counts[r],
+                    recvcounts: &counts,
+                    displs: &displs,
+                    in_place,
+                };
+                allgatherv(Position { rank: r, size: n }, blocks).unwrap()
+            },
             |r| {
                 if in_place {
                     let mut recv = unset(len);
@@ -141,7 +153,10 @@ proptest! {
         let alg = if ring { AllgatherAlgorithm::Ring } else { AllgatherAlgorithm::Default };
         let mems = run_all(
             n,
-            |r| allgather_with(alg, r, n, c, c, false).unwrap(),
+            |r| {
+                let blocks = Blocks { sendcount: c, recvcount: c, in_place: false };
+                allgather_with(alg, Position { rank: r, size: n }, blocks).unwrap()
+            },
             |r| Mem::new(contrib(r, c), unset(n * c)),
         );
         let want: Vec<Elem> = (0..n).flat_map(|i| contrib(i, c)).collect();
@@ -173,9 +188,17 @@ proptest! {
         let mems = run_all(
             n,
             |r| {
-                let (sd, _) = slay(r);
-                let (rd, _) = rlay(r);
-                alltoallv(r, n, &sc(r), &sd, &rc(r), &rd, in_place).unwrap()
+                let (sendcounts, recvcounts) = (sc(r), rc(r));
+                let (sdispls, _) = slay(r);
+                let (rdispls, _) = rlay(r);
+                let blocks = AlltoallvBlocks {
+                    sendcounts: &sendcounts,
+                    sdispls: &sdispls,
+                    recvcounts: &recvcounts,
+                    rdispls: &rdispls,
+                    in_place,
+                };
+                alltoallv(Position { rank: r, size: n }, blocks).unwrap()
             },
             |r| {
                 let (sd, slen) = slay(r);
@@ -202,7 +225,10 @@ proptest! {
         let total: usize = counts.iter().sum();
         let mems = run_all(
             n,
-            |r| reduce_scatter(r, n, &counts, commutative, in_place).unwrap(),
+            |r| {
+                let reduction = ReductionV { recvcounts: &counts, commutative, in_place };
+                reduce_scatter(Position { rank: r, size: n }, reduction).unwrap()
+            },
             |r| {
                 if in_place {
                     Mem::new(vec![], contrib(r, total))
@@ -241,7 +267,12 @@ proptest! {
         let alg = if basic { ReduceAlgorithm::OmpiBasicLinear } else { ReduceAlgorithm::Default };
         let mems = run_all(
             n,
-            |r| reduce_with(alg, r, n, root, count, commutative, in_place && r == root, 8).unwrap(),
+            |r| {
+                let at = RootedPosition { rank: r, size: n, root };
+                let reduction = Reduction { count, commutative, in_place: in_place && r == root };
+                let tuning = Tuning { elem_bytes: 8, ..Tuning::default() };
+                reduce_with(alg, at, reduction, tuning).unwrap()
+            },
             |r| {
                 if r == root && in_place {
                     Mem::new(vec![], contrib(r, count))

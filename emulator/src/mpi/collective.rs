@@ -126,7 +126,14 @@ pub fn barrier(comm: i32) -> MpiResult<()> {
         return intercoll::barrier(&c);
     }
     let alg = named_or_selected(|a| a.barrier, |sel| Ok(algo::select_barrier(sel, c.size())))?;
-    let s = algo::barrier_with(alg, c.my_rank, c.size()).map_err(coll_error)?;
+    let s = algo::barrier_with(
+        alg,
+        algo::Position {
+            rank: c.my_rank,
+            size: c.size(),
+        },
+    )
+    .map_err(coll_error)?;
     execute(&c, s, Buffers::none(), Reduction::None, "MPI_Barrier")
 }
 
@@ -153,7 +160,20 @@ pub fn bcast(comm: i32, data: Data, root: i32) -> MpiResult<()> {
     } else {
         (n, data.dtype, ty.size)
     };
-    let s = algo::bcast_with(alg, c.my_rank, c.size(), root, n, elem_bytes).map_err(coll_error)?;
+    let s = algo::bcast_with(
+        alg,
+        algo::RootedPosition {
+            rank: c.my_rank,
+            size: c.size(),
+            root,
+        },
+        n,
+        algo::Tuning {
+            elem_bytes,
+            ..algo::Tuning::default()
+        },
+    )
+    .map_err(coll_error)?;
     let b = buffers(data.addr, dt, data.addr, dt);
     execute(&c, s, b, Reduction::None, "MPI_Bcast")
 }
@@ -224,13 +244,20 @@ pub fn gather(comm: i32, send: Data, recv: Data, root: i32) -> MpiResult<()> {
     let own_type = committed(if at_root { rt } else { st })?;
     let s = algo::gather_with(
         alg,
-        c.my_rank,
-        c.size(),
-        root,
-        sc,
-        rc,
-        in_place,
-        own_type.size,
+        algo::RootedPosition {
+            rank: c.my_rank,
+            size: c.size(),
+            root,
+        },
+        algo::Blocks {
+            sendcount: sc,
+            recvcount: rc,
+            in_place,
+        },
+        algo::Tuning {
+            elem_bytes: own_type.size,
+            ..algo::Tuning::default()
+        },
     )
     .map_err(coll_error)?;
     execute(
@@ -278,13 +305,17 @@ pub fn gatherv(comm: i32, send: Data, recv: &VData, root: i32) -> MpiResult<()> 
     committed(rt)?;
     let s = algo::gatherv_with(
         algorithms().gatherv,
-        c.my_rank,
-        c.size(),
-        root,
-        sc,
-        &rcs,
-        &ds,
-        in_place,
+        algo::RootedPosition {
+            rank: c.my_rank,
+            size: c.size(),
+            root,
+        },
+        algo::GathervBlocks {
+            sendcount: sc,
+            recvcounts: &rcs,
+            displs: &ds,
+            in_place,
+        },
     )
     .map_err(coll_error)?;
     execute(
@@ -338,8 +369,20 @@ pub fn scatter(comm: i32, send: Data, recv: Data, root: i32) -> MpiResult<()> {
             Ok(algo::select_scatter(sel, c.size(), block))
         },
     )?;
-    let s =
-        algo::scatter_with(alg, c.my_rank, c.size(), root, sc, rc, in_place).map_err(coll_error)?;
+    let s = algo::scatter_with(
+        alg,
+        algo::RootedPosition {
+            rank: c.my_rank,
+            size: c.size(),
+            root,
+        },
+        algo::Blocks {
+            sendcount: sc,
+            recvcount: rc,
+            in_place,
+        },
+    )
+    .map_err(coll_error)?;
     execute(
         &c,
         s,
@@ -385,13 +428,17 @@ pub fn scatterv(comm: i32, send: &VData, recv: Data, root: i32) -> MpiResult<()>
     committed(rt)?;
     let s = algo::scatterv_with(
         algorithms().scatterv,
-        c.my_rank,
-        c.size(),
-        root,
-        &scs,
-        &ds,
-        rc,
-        in_place,
+        algo::RootedPosition {
+            rank: c.my_rank,
+            size: c.size(),
+            root,
+        },
+        algo::ScattervBlocks {
+            sendcounts: &scs,
+            displs: &ds,
+            recvcount: rc,
+            in_place,
+        },
     )
     .map_err(coll_error)?;
     execute(
@@ -438,7 +485,19 @@ pub fn allgather(comm: i32, send: Data, recv: Data) -> MpiResult<()> {
             Ok(algo::select_allgather(sel, c.size(), total))
         },
     )?;
-    let s = algo::allgather_with(alg, c.my_rank, c.size(), sc, rc, in_place).map_err(coll_error)?;
+    let s = algo::allgather_with(
+        alg,
+        algo::Position {
+            rank: c.my_rank,
+            size: c.size(),
+        },
+        algo::Blocks {
+            sendcount: sc,
+            recvcount: rc,
+            in_place,
+        },
+    )
+    .map_err(coll_error)?;
     execute(
         &c,
         s,
@@ -496,17 +555,40 @@ pub fn allgatherv(comm: i32, send: Data, recv: &VData) -> MpiResult<()> {
             },
         )?;
         algo::allgatherv_gb(
-            c.my_rank,
-            c.size(),
-            sc,
-            &rcs,
-            &ds,
-            in_place,
+            algo::Position {
+                rank: c.my_rank,
+                size: c.size(),
+            },
+            algo::GathervBlocks {
+                sendcount: sc,
+                recvcounts: &rcs,
+                displs: &ds,
+                in_place,
+            },
             bcast,
-            rty.size,
+            algo::Tuning {
+                elem_bytes: rty.size,
+                ..algo::Tuning::default()
+            },
         )
     } else {
-        algo::allgatherv_with(alg, c.my_rank, c.size(), sc, &rcs, &ds, in_place, extent)
+        algo::allgatherv_with(
+            alg,
+            algo::Position {
+                rank: c.my_rank,
+                size: c.size(),
+            },
+            algo::GathervBlocks {
+                sendcount: sc,
+                recvcounts: &rcs,
+                displs: &ds,
+                in_place,
+            },
+            algo::Tuning {
+                elem_bytes: extent,
+                ..algo::Tuning::default()
+            },
+        )
     }
     .map_err(coll_error)?;
     execute(
@@ -552,12 +634,19 @@ pub fn alltoall(comm: i32, send: Data, recv: Data) -> MpiResult<()> {
     )?;
     let s = algo::alltoall_with(
         alg,
-        c.my_rank,
-        c.size(),
-        sc,
-        rc,
-        in_place,
-        algorithms().radix,
+        algo::Position {
+            rank: c.my_rank,
+            size: c.size(),
+        },
+        algo::Blocks {
+            sendcount: sc,
+            recvcount: rc,
+            in_place,
+        },
+        algo::Tuning {
+            radix: algorithms().radix,
+            ..algo::Tuning::default()
+        },
     )
     .map_err(coll_error)?;
     execute(
@@ -611,14 +700,21 @@ pub fn alltoallv(comm: i32, send: &VData, recv: &VData) -> MpiResult<()> {
     }
     let s = algo::alltoallv_with(
         alg,
-        c.my_rank,
-        p,
-        &scs,
-        &sds,
-        &rcs,
-        &rds,
-        in_place,
-        algorithms().radix,
+        algo::Position {
+            rank: c.my_rank,
+            size: p,
+        },
+        algo::AlltoallvBlocks {
+            sendcounts: &scs,
+            sdispls: &sds,
+            recvcounts: &rcs,
+            rdispls: &rds,
+            in_place,
+        },
+        algo::Tuning {
+            radix: algorithms().radix,
+            ..algo::Tuning::default()
+        },
     )
     .map_err(coll_error)?;
     execute(
@@ -735,13 +831,20 @@ pub fn reduce(comm: i32, r: &Reduce, root: i32) -> MpiResult<()> {
             )?;
             algo::reduce_with(
                 alg,
-                c.my_rank,
-                c.size(),
-                root,
-                n,
-                commutative,
-                in_place && c.my_rank == root,
-                ty.size,
+                algo::RootedPosition {
+                    rank: c.my_rank,
+                    size: c.size(),
+                    root,
+                },
+                algo::Reduction {
+                    count: n,
+                    commutative,
+                    in_place: in_place && c.my_rank == root,
+                },
+                algo::Tuning {
+                    elem_bytes: ty.size,
+                    ..algo::Tuning::default()
+                },
             )
             .map_err(coll_error)
         },
@@ -779,26 +882,39 @@ pub fn allreduce(comm: i32, r: &Reduce) -> MpiResult<()> {
                     |sel| Ok(algo::select_bcast(sel, c.size(), bytes)),
                 )?;
                 return algo::allreduce_redbcast(
-                    c.my_rank,
-                    c.size(),
-                    n,
-                    commutative,
-                    in_place,
+                    algo::Position {
+                        rank: c.my_rank,
+                        size: c.size(),
+                    },
+                    algo::Reduction {
+                        count: n,
+                        commutative,
+                        in_place,
+                    },
                     reduce,
                     bcast,
-                    ty.size,
+                    algo::Tuning {
+                        elem_bytes: ty.size,
+                        ..algo::Tuning::default()
+                    },
                 )
                 .map_err(coll_error);
             }
             algo::allreduce_with(
                 alg,
-                c.my_rank,
-                c.size(),
-                n,
-                commutative,
-                in_place,
-                algorithms().radix,
-                committed(r.dtype)?.size,
+                algo::Position {
+                    rank: c.my_rank,
+                    size: c.size(),
+                },
+                algo::Reduction {
+                    count: n,
+                    commutative,
+                    in_place,
+                },
+                algo::Tuning {
+                    elem_bytes: committed(r.dtype)?.size,
+                    radix: algorithms().radix,
+                },
             )
             .map_err(coll_error)
         },
@@ -822,11 +938,15 @@ pub fn reduce_scatter_block(comm: i32, r: &Reduce) -> MpiResult<()> {
             let n = count(r.count, "recvcount")?;
             algo::reduce_scatter_block_with(
                 algorithms().reduce_scatter_block,
-                c.my_rank,
-                c.size(),
-                n,
-                commutative,
-                in_place,
+                algo::Position {
+                    rank: c.my_rank,
+                    size: c.size(),
+                },
+                algo::Reduction {
+                    count: n,
+                    commutative,
+                    in_place,
+                },
             )
             .map_err(coll_error)
         },
@@ -861,8 +981,19 @@ pub fn reduce_scatter(comm: i32, r: &Reduce, recvcounts: &dyn ArgArray<i32>) -> 
                     ))
                 },
             )?;
-            algo::reduce_scatter_with(alg, c.my_rank, c.size(), &rcs, commutative, in_place)
-                .map_err(coll_error)
+            algo::reduce_scatter_with(
+                alg,
+                algo::Position {
+                    rank: c.my_rank,
+                    size: c.size(),
+                },
+                algo::ReductionV {
+                    recvcounts: &rcs,
+                    commutative,
+                    in_place,
+                },
+            )
+            .map_err(coll_error)
         },
         |c, x| {
             let counts = entries(recvcounts, c.size(), "recvcounts")?;
@@ -880,11 +1011,15 @@ pub fn scan(comm: i32, r: &Reduce) -> MpiResult<()> {
             let n = count(r.count, "count")?;
             algo::scan_with(
                 algorithms().scan,
-                c.my_rank,
-                c.size(),
-                n,
-                commutative,
-                in_place,
+                algo::Position {
+                    rank: c.my_rank,
+                    size: c.size(),
+                },
+                algo::Reduction {
+                    count: n,
+                    commutative,
+                    in_place,
+                },
             )
             .map_err(coll_error)
         },
@@ -901,11 +1036,15 @@ pub fn exscan(comm: i32, r: &Reduce) -> MpiResult<()> {
             let n = count(r.count, "count")?;
             algo::exscan_with(
                 algorithms().exscan,
-                c.my_rank,
-                c.size(),
-                n,
-                commutative,
-                in_place,
+                algo::Position {
+                    rank: c.my_rank,
+                    size: c.size(),
+                },
+                algo::Reduction {
+                    count: n,
+                    commutative,
+                    in_place,
+                },
             )
             .map_err(coll_error)
         },

@@ -102,7 +102,11 @@ pub fn barrier(c: &CommView) -> MpiResult<()> {
     const NAME: &str = "MPI_Barrier";
     let tag = cross_tag(c);
     let local = c.local();
-    let s = algo::barrier(local.my_rank, local.size()).map_err(coll_error)?;
+    let s = algo::barrier(algo::Position {
+        rank: local.my_rank,
+        size: local.size(),
+    })
+    .map_err(coll_error)?;
     // Everyone of my group has entered; the leaders tell each other so;
     // then my group learns that the other group has entered too.
     execute(&local, s.clone(), Buffers::none(), Reduction::None, NAME)?;
@@ -139,7 +143,15 @@ pub fn bcast(c: &CommView, data: Data, root: i32) -> MpiResult<()> {
             if local.my_rank == 0 {
                 exchange(c, tag, vec![Transfer::recv(root, buf, n, &ty)], NAME)?;
             }
-            let s = algo::bcast(local.my_rank, local.size(), 0, n).map_err(coll_error)?;
+            let s = algo::bcast(
+                algo::RootedPosition {
+                    rank: local.my_rank,
+                    size: local.size(),
+                    root: 0,
+                },
+                n,
+            )
+            .map_err(coll_error)?;
             let b = Buffers {
                 send: buf,
                 send_type: dt,
@@ -260,12 +272,16 @@ fn reduce_to_leader(local: &CommView, x: Contribution, name: &'static str) -> Mp
     let ty = committed(x.dt)?;
     let scratch = Scratch::new(&ty, x.count);
     let s = algo::reduce(
-        local.my_rank,
-        local.size(),
-        0,
-        x.count,
-        x.op.commutative(),
-        false,
+        algo::RootedPosition {
+            rank: local.my_rank,
+            size: local.size(),
+            root: 0,
+        },
+        algo::Reduction {
+            count: x.count,
+            commutative: x.op.commutative(),
+            in_place: false,
+        },
     )
     .map_err(coll_error)?;
     let b = Buffers {
@@ -330,7 +346,15 @@ fn reduce_swap(
 pub fn allreduce(c: &CommView, x: Contribution, recvbuf: usize) -> MpiResult<()> {
     const NAME: &str = "MPI_Allreduce";
     reduce_swap(c, NAME, x, recvbuf, |local| {
-        let s = algo::bcast(local.my_rank, local.size(), 0, x.count).map_err(coll_error)?;
+        let s = algo::bcast(
+            algo::RootedPosition {
+                rank: local.my_rank,
+                size: local.size(),
+                root: 0,
+            },
+            x.count,
+        )
+        .map_err(coll_error)?;
         let b = Buffers {
             send: recvbuf,
             send_type: x.dt,
@@ -360,8 +384,20 @@ pub fn reduce_scatter(
     let displs = algo::packed_displacements(counts);
     reduce_swap(c, name, x, theirs.addr(), |local| {
         let mine = counts[local.my_rank];
-        let s = algo::scatterv(local.my_rank, local.size(), 0, counts, &displs, mine, false)
-            .map_err(coll_error)?;
+        let s = algo::scatterv(
+            algo::RootedPosition {
+                rank: local.my_rank,
+                size: local.size(),
+                root: 0,
+            },
+            algo::ScattervBlocks {
+                sendcounts: counts,
+                displs: &displs,
+                recvcount: mine,
+                in_place: false,
+            },
+        )
+        .map_err(coll_error)?;
         let b = Buffers {
             send: theirs.addr(),
             send_type: dt,

@@ -52,7 +52,19 @@ pub fn split(view: &CommView, color: i32, key: i32, call: &'static str) -> MpiRe
         Vec::new()
     };
     let rc = if root { 2 } else { 0 };
-    let s = collectives::gather(view.my_rank, view.size(), 0, 2, rc, false).map_err(coll_error)?;
+    let s = collectives::gather(
+        collectives::RootedPosition {
+            rank: view.my_rank,
+            size: view.size(),
+            root: 0,
+        },
+        collectives::Blocks {
+            sendcount: 2,
+            recvcount: rc,
+            in_place: false,
+        },
+    )
+    .map_err(coll_error)?;
     run_ints(
         view,
         s,
@@ -98,7 +110,18 @@ fn gather_pairs(
 ) -> MpiResult<Vec<(i32, i32)>> {
     let mine = [color, key];
     let mut all = vec![0i32; 2 * view.size()];
-    let s = collectives::allgather(view.my_rank, view.size(), 2, 2, false).map_err(coll_error)?;
+    let s = collectives::allgather(
+        collectives::Position {
+            rank: view.my_rank,
+            size: view.size(),
+        },
+        collectives::Blocks {
+            sendcount: 2,
+            recvcount: 2,
+            in_place: false,
+        },
+    )
+    .map_err(coll_error)?;
     run_ints(
         view,
         s,
@@ -139,7 +162,15 @@ fn leaders_exchange(v: &CommView, data: &[i32], call: &'static str) -> MpiResult
 
 /// Broadcasts ints from `root` of `view`.
 fn bcast_ints(view: &CommView, root: usize, data: &mut [i32], call: &'static str) -> MpiResult<()> {
-    let s = collectives::bcast(view.my_rank, view.size(), root, data.len()).map_err(coll_error)?;
+    let s = collectives::bcast(
+        collectives::RootedPosition {
+            rank: view.my_rank,
+            size: view.size(),
+            root,
+        },
+        data.len(),
+    )
+    .map_err(coll_error)?;
     let ptr = data.as_mut_ptr() as usize;
     run_ints(view, s, ptr, ptr, call)
 }

@@ -299,7 +299,11 @@ fn finish_dist_graph(
 ) -> MpiResult<i32> {
     let h = sim::mpi(create)?;
     let view = sim::mpi(|w| w.comm(h))?;
-    let s = collectives::barrier(view.my_rank, view.size()).map_err(coll_error)?;
+    let s = collectives::barrier(collectives::Position {
+        rank: view.my_rank,
+        size: view.size(),
+    })
+    .map_err(coll_error)?;
     execute(&view, s, Buffers::none(), Reduction::None, call_name)?;
     Ok(h)
 }

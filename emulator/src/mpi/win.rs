@@ -826,7 +826,11 @@ fn window_barrier(win: i32, call: &'static str) -> MpiResult<()> {
         let comm = w.window(win)?.0.comm;
         w.comm(comm)
     })?;
-    let s = collectives::barrier(view.my_rank, view.size()).map_err(super::coll::coll_error)?;
+    let s = collectives::barrier(collectives::Position {
+        rank: view.my_rank,
+        size: view.size(),
+    })
+    .map_err(super::coll::coll_error)?;
     super::coll::execute(
         &view,
         s,
