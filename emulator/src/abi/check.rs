@@ -116,7 +116,7 @@ pub unsafe fn request_at(p: *const c_int) -> MpiResult<c_int> {
 /// and as far as the MPI layer needs it.
 pub struct CArray<T>(pub *const T);
 
-impl<T: Copy> crate::mpi::collective::ArgArray<T> for CArray<T> {
+impl<T: Copy> crate::mpi::check::ArgArray<T> for CArray<T> {
     fn read(&self, n: usize, what: &'static str) -> MpiResult<Vec<T>> {
         non_null(self.0, what)?;
         // SAFETY: the MPI layer reads an array argument only where the

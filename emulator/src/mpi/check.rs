@@ -4,10 +4,18 @@
 //! is checked where it is looked up: [`super::Mpi::committed`].) Each
 //! error names the argument and why it is wrong.
 
-use super::collective::ArgArray;
 use super::{
     class, comm_name, CommView, MpiError, MpiResult, ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB,
 };
+
+/// An array argument of the program (counts, displacements, datatypes),
+/// read only where MPI says it is significant, and only as many entries
+/// as the call needs.
+pub trait ArgArray<T> {
+    /// Its first `n` entries; `what` names it in errors. A null array is
+    /// an error, even for `n` = 0.
+    fn read(&self, n: usize, what: &'static str) -> MpiResult<Vec<T>>;
+}
 
 /// MPI_MAX_OBJECT_NAME: the room for an object's name, with its NUL.
 pub const MAX_OBJECT_NAME: usize = 128;

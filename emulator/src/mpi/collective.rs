@@ -10,6 +10,7 @@ use std::rc::Rc;
 
 use collectives as algo;
 
+use super::check::ArgArray;
 use super::coll::{coll_error, execute, Algorithms, Buffers, Reduction, Transfer};
 use super::datatype::{self, Datatype};
 use super::intercoll::{self, Contribution, Rooted};
@@ -19,15 +20,6 @@ use crate::sim;
 
 /// MPI_IN_PLACE, as a buffer address.
 pub const IN_PLACE: usize = usize::MAX;
-
-/// An array argument of the program (counts, displacements, datatypes),
-/// read only where MPI says it is significant, and only as many entries
-/// as the call needs.
-pub trait ArgArray<T> {
-    /// Its first `n` entries; `what` names it in errors. A null array is
-    /// an error, even for `n` = 0.
-    fn read(&self, n: usize, what: &'static str) -> MpiResult<Vec<T>>;
-}
 
 /// A buffer argument: its address, count and datatype.
 #[derive(Debug, Clone, Copy)]

@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 use std::rc::Rc;
 
-use super::collective::ArgArray;
+use super::check::ArgArray;
 use super::comm::{group_compare, members};
 use super::{check, class, MpiError, MpiResult, PROC_NULL, UNDEFINED};
 use crate::sim;

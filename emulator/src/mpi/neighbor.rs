@@ -4,7 +4,8 @@
 //! forms return the compound request of that round; the blocking forms
 //! wait for it.
 
-use super::collective::{ArgArray, Data, VData};
+use super::check::ArgArray;
+use super::collective::{Data, VData};
 use super::comm::Neighbours;
 use super::{
     check, class, comm_name, is_complete, wait_for, Internal, MpiError, MpiResult, ReqId, ReqKind,

@@ -3,8 +3,8 @@
 //! communicator, `comm::Topology`), their queries, the rank mappings
 //! without reordering, and MPI_Dims_create.
 
+use super::check::ArgArray;
 use super::coll::{coll_error, execute, Buffers, Reduction};
-use super::collective::ArgArray;
 use super::comm::Topology;
 use super::{check, class, comm_name, split, Ctx, MpiError, MpiResult, PROC_NULL, UNDEFINED};
 use crate::sim;

@@ -6,7 +6,7 @@
 use std::ffi::c_void;
 use std::rc::Rc;
 
-use super::collective::ArgArray;
+use super::check::ArgArray;
 use super::comm::Duplicate;
 use super::datatype::{self, Datatype};
 use super::typector::{self, DarrayDim, Envelope, Piece, SubarrayDim};
