@@ -1,0 +1,448 @@
+//! Issuing one-sided operations and completing their transfers.
+
+use std::ffi::c_void;
+use std::rc::Rc;
+
+use platforms::HostId;
+
+use crate::mpi::datatype::{self, Basic, Datatype};
+use crate::mpi::op::{self, Builtin};
+use crate::mpi::{class, Ctx, MpiResult, ReqId, ReqKind, Status};
+
+use super::{err, Buffer, OpKind, RmaHooks, TargetSpec};
+
+impl Ctx<'_> {
+    /// Issues an RMA operation for the current rank. With `want_request`,
+    /// returns the request that completes with its transfer (MPI_Rput...).
+    pub fn rma_issue(
+        &mut self,
+        win: i32,
+        kind: OpKind,
+        origin: Buffer,
+        target: TargetSpec,
+        want_request: bool,
+    ) -> MpiResult<Option<ReqId>> {
+        let (obj, me) = self.window(win)?;
+        let comm = obj.comm;
+        let ocount = usize::try_from(origin.count).map_err(|_| {
+            err(
+                class::COUNT,
+                format!("invalid origin count {}", origin.count),
+            )
+        })?;
+        let tcount = usize::try_from(target.count).map_err(|_| {
+            err(
+                class::COUNT,
+                format!("invalid target count {}", target.count),
+            )
+        })?;
+        let tty = self.checked_type(target.dtype, "target")?;
+        // MPI_NO_OP reads no origin data: its origin arguments may be
+        // null (MPI_DATATYPE_NULL included).
+        let oty = match kind {
+            OpKind::GetAccumulate {
+                op: Builtin::NoOp, ..
+            } => Rc::clone(&tty),
+            _ => self.checked_type(origin.dtype, "origin")?,
+        };
+        let result = match kind {
+            OpKind::GetAccumulate { result, .. } => {
+                let n = usize::try_from(result.count).map_err(|_| {
+                    err(
+                        class::COUNT,
+                        format!("invalid result count {}", result.count),
+                    )
+                })?;
+                Some((result.addr, n, self.checked_type(result.dtype, "result")?))
+            }
+            _ => None,
+        };
+        let Some(t) = Self::rma_target(obj, target.rank)? else {
+            return Ok(want_request.then(|| self.completed_rma_request(comm)));
+        };
+        let m = &obj.members[me];
+        let in_epoch = m.fence_epoch
+            || m.lock_all
+            || m.locks.iter().any(|&(x, _)| x == t)
+            || m.access.as_ref().is_some_and(|g| g.contains(&t));
+        if !in_epoch {
+            return Err(err(
+                class::RMA_SYNC,
+                format!(
+                    "no access epoch to rank {t} of window {win} is open (call MPI_Win_fence, \
+                     MPI_Win_lock, MPI_Win_lock_all or MPI_Win_start first)"
+                ),
+            ));
+        }
+        let taddr = self.target_address(obj, t, target.disp, tcount, &tty)?;
+        let target_world = obj.group.world(t);
+        // Under swap privatization a target range in the globals is touched
+        // with the target's globals in place, the origin's buffers with the
+        // origin's.
+        let sides = Sides {
+            segment: self
+                .mem
+                .segment
+                .as_deref()
+                .filter(|_| target_world != self.core.current())
+                .filter(|_| self.may_touch_globals(taddr, &tty, tcount)),
+            origin: self.core.current(),
+            target: target_world,
+        };
+        let obytes = ocount * oty.size;
+        let tbytes = tcount * tty.size;
+        let mismatch = |what: &str, a: usize, b: usize| {
+            err(
+                class::TYPE,
+                format!(
+                    "the {what} data ({a} bytes) and the target data ({b} bytes) differ in size"
+                ),
+            )
+        };
+        // What travels: (bytes origin -> target, bytes target -> origin).
+        let (to_target, to_origin) = match kind {
+            OpKind::Put => {
+                if obytes != tbytes {
+                    return Err(mismatch("origin", obytes, tbytes));
+                }
+                let mut data = Vec::with_capacity(obytes);
+                // SAFETY: the origin buffer holds `ocount` elements of
+                // `oty` and the target range was checked to lie in the
+                // target's window (MPI's contract for both).
+                unsafe { datatype::pack(&oty, origin.addr as *const c_void, ocount, &mut data) };
+                sides.target();
+                // SAFETY: as above.
+                unsafe { datatype::unpack(&tty, taddr as *mut c_void, &data) };
+                sides.origin();
+                (obytes, 0)
+            }
+            OpKind::Get => {
+                if obytes != tbytes {
+                    return Err(mismatch("origin", obytes, tbytes));
+                }
+                let mut data = Vec::with_capacity(tbytes);
+                sides.target();
+                // SAFETY: as for a put, in the other direction.
+                unsafe { datatype::pack(&tty, taddr as *const c_void, tcount, &mut data) };
+                sides.origin();
+                // SAFETY: as for a put.
+                unsafe { datatype::unpack(&oty, origin.addr as *mut c_void, &data) };
+                (0, tbytes)
+            }
+            OpKind::Accumulate(op) => {
+                if obytes != tbytes {
+                    return Err(mismatch("origin", obytes, tbytes));
+                }
+                let from = Side {
+                    addr: origin.addr,
+                    count: ocount,
+                    dtype: &oty,
+                };
+                let into = Side {
+                    addr: taddr,
+                    count: tcount,
+                    dtype: &tty,
+                };
+                accumulate(&sides, op, from, into, None)?;
+                (obytes, 0)
+            }
+            OpKind::GetAccumulate { op, .. } => {
+                let (raddr, rcount, rty) = result.expect("result of a fetching operation");
+                let rbytes = rcount * rty.size;
+                if rbytes != tbytes {
+                    return Err(mismatch("result", rbytes, tbytes));
+                }
+                let sent = if op == Builtin::NoOp {
+                    0
+                } else {
+                    if obytes != tbytes {
+                        return Err(mismatch("origin", obytes, tbytes));
+                    }
+                    obytes
+                };
+                let from = Side {
+                    addr: origin.addr,
+                    count: ocount,
+                    dtype: &oty,
+                };
+                let into = Side {
+                    addr: taddr,
+                    count: tcount,
+                    dtype: &tty,
+                };
+                accumulate(&sides, op, from, into, Some((raddr, &rty)))?;
+                (sent.max(1), tbytes)
+            }
+            OpKind::CompareAndSwap { compare, result } => {
+                if tty.basic.is_none() || !tty.is_contiguous() || tty.size != oty.size {
+                    return Err(err(
+                        class::TYPE,
+                        format!(
+                            "MPI_Compare_and_swap needs one predefined element, not {}",
+                            tty.name
+                        ),
+                    ));
+                }
+                let n = tty.size;
+                // SAFETY: origin, compare and result each hold one element
+                // of the datatype, and the target element is in the window.
+                unsafe {
+                    let new = std::slice::from_raw_parts(origin.addr as *const u8, n).to_vec();
+                    let cmp = std::slice::from_raw_parts(compare as *const u8, n).to_vec();
+                    sides.target();
+                    let old = std::slice::from_raw_parts(taddr as *const u8, n).to_vec();
+                    if old == cmp {
+                        std::ptr::copy(new.as_ptr(), taddr as *mut u8, n);
+                    }
+                    sides.origin();
+                    std::ptr::copy_nonoverlapping(old.as_ptr(), result as *mut u8, n);
+                }
+                (2 * n, n)
+            }
+        };
+        let request = want_request.then(|| self.new_rma_request(comm));
+        let origin_host = self.core.host_of(self.core.current());
+        let target_host = self.core.host_of(target_world);
+        let legs: Vec<(HostId, HostId, usize)> = [
+            (origin_host, target_host, to_target),
+            (target_host, origin_host, to_origin),
+        ]
+        .into_iter()
+        .filter(|l| l.2 > 0)
+        .collect();
+        let Some(&(src, dst, bytes)) = legs.first() else {
+            if let Some(r) = request {
+                self.complete(r, Status::empty());
+            }
+            return Ok(request);
+        };
+        let hooks = RmaHooks {
+            win,
+            origin: me,
+            target: t,
+            request,
+            then: legs.get(1).copied(),
+        };
+        self.count_inflight(win, me, t, 1);
+        self.start_transfer(
+            src,
+            dst,
+            bytes,
+            crate::mpi::TransferHooks {
+                rma: Some(hooks),
+                ..Default::default()
+            },
+        );
+        Ok(request)
+    }
+
+    fn new_rma_request(&mut self, comm: i32) -> ReqId {
+        let view = self.comm(comm).expect("the window's communicator");
+        let id = self.new_dataless_request(ReqKind::Rma, &view, view.ctx, 0);
+        self.mpi.request_mut(id).active = true;
+        id
+    }
+
+    fn completed_rma_request(&mut self, comm: i32) -> ReqId {
+        let id = self.new_rma_request(comm);
+        self.complete(id, Status::empty());
+        id
+    }
+
+    fn count_inflight(&mut self, win: i32, origin: usize, target: usize, delta: isize) {
+        let Some(obj) = self.mpi.windows.get_mut(win) else {
+            return;
+        };
+        let list = &mut obj.members[origin].inflight;
+        match list.iter_mut().find(|e| e.0 == target) {
+            Some(e) => e.1 = (e.1 as isize + delta).max(0) as usize,
+            None if delta > 0 => list.push((target, delta as usize)),
+            None => {}
+        }
+        list.retain(|e| e.1 > 0);
+    }
+
+    /// The end of one leg of an RMA transfer (called by the engine).
+    pub fn rma_transfer_done(&mut self, hooks: RmaHooks) {
+        if let Some((src, dst, bytes)) = hooks.then {
+            let next = RmaHooks {
+                then: None,
+                ..hooks
+            };
+            self.start_transfer(
+                src,
+                dst,
+                bytes,
+                crate::mpi::TransferHooks {
+                    rma: Some(next),
+                    ..Default::default()
+                },
+            );
+            return;
+        }
+        self.count_inflight(hooks.win, hooks.origin, hooks.target, -1);
+        if let Some(r) = hooks.request {
+            if self.mpi.requests.get(r).is_some_and(Option::is_some) {
+                self.complete(r, Status::empty());
+            }
+        }
+        self.notify_window(hooks.win);
+    }
+
+    /// Wakes every rank waiting for a change on `win`.
+    pub(super) fn notify_window(&mut self, win: i32) {
+        let Some(obj) = self.mpi.windows.get_mut(win) else {
+            return;
+        };
+        for r in std::mem::take(&mut obj.waiters) {
+            self.core.wake(r);
+        }
+    }
+
+    /// Whether the current rank has no transfer in flight on `win` (to
+    /// `target`, or to anyone).
+    pub(super) fn quiet(&self, win: i32, target: Option<usize>) -> bool {
+        match self.window(win) {
+            Ok((obj, me)) => obj.members[me]
+                .inflight
+                .iter()
+                .all(|&(t, _)| target.is_some_and(|x| x != t)),
+            Err(_) => true,
+        }
+    }
+}
+
+/// Whose globals must be in place to touch each side of a one-sided
+/// operation: `segment` is set when the target range lies in the globals
+/// swapped between ranks and the target is another rank.
+struct Sides<'a> {
+    segment: Option<&'a privatize::DataSegment>,
+    origin: usize,
+    target: usize,
+}
+
+impl Sides<'_> {
+    fn target(&self) {
+        if let Some(s) = self.segment {
+            s.activate(self.target);
+        }
+    }
+
+    fn origin(&self) {
+        if let Some(s) = self.segment {
+            s.activate(self.origin);
+        }
+    }
+}
+
+/// `count` elements of `dtype` at `addr`: one side of an operation.
+#[derive(Clone, Copy)]
+struct Side<'a> {
+    addr: usize,
+    count: usize,
+    dtype: &'a Datatype,
+}
+
+/// Accumulates the `origin` elements into the `target` ones with `op`,
+/// after copying the old target data to `result` when given. Both sides
+/// must be made of the same predefined type.
+fn accumulate(
+    sides: &Sides,
+    op: Builtin,
+    origin: Side,
+    target: Side,
+    result: Option<(usize, &Rc<Datatype>)>,
+) -> MpiResult<()> {
+    let Side {
+        addr: oaddr,
+        count: ocount,
+        dtype: oty,
+    } = origin;
+    let Side {
+        addr: taddr,
+        count: tcount,
+        dtype: tty,
+    } = target;
+    if tcount * tty.size == 0 {
+        return Ok(());
+    }
+    let Some((basic, per_element)) = tty.basic else {
+        return Err(err(
+            class::TYPE,
+            format!(
+                "the target datatype {} of an accumulate is not made of one predefined type",
+                tty.name
+            ),
+        ));
+    };
+    let mut old = Vec::with_capacity(tcount * tty.size);
+    sides.target();
+    // SAFETY: the target range was checked to lie in the window.
+    unsafe { datatype::pack(tty, taddr as *const c_void, tcount, &mut old) };
+    sides.origin();
+    // MPICH accumulates on (one-byte) C chars as on signed chars.
+    let element = tty.size / per_element.max(1);
+    let arithmetic = |b: Basic| op::arithmetic(b, element);
+    let basic = arithmetic(basic);
+    if op != Builtin::NoOp && oty.basic.map(|b| arithmetic(b.0)) != Some(basic) {
+        return Err(err(
+            class::TYPE,
+            format!(
+                "the origin datatype {} and the target datatype {} of an accumulate are not \
+                 made of the same predefined type",
+                oty.name, tty.name
+            ),
+        ));
+    }
+    let mut new = old.clone();
+    if op != Builtin::NoOp {
+        let mut input = Vec::with_capacity(ocount * oty.size);
+        // SAFETY: the origin buffer holds `ocount` elements of `oty`.
+        unsafe { datatype::pack(oty, oaddr as *const c_void, ocount, &mut input) };
+        if !op::apply(op, basic, &input, &mut new) {
+            return Err(err(
+                class::OP,
+                format!("{} is not defined for datatype {}", op.name(), tty.name),
+            ));
+        }
+    }
+    if let Some((raddr, rty)) = result {
+        // SAFETY: the result buffer holds as many bytes of `rty` as the
+        // target range (checked by the caller).
+        unsafe { datatype::unpack(rty, raddr as *mut c_void, &old) };
+    }
+    if op != Builtin::NoOp {
+        sides.target();
+        // SAFETY: as above for the target range.
+        unsafe { datatype::unpack(tty, taddr as *mut c_void, &new) };
+        sides.origin();
+    }
+    Ok(())
+}
+
+/// The operation of MPI_Accumulate (a predefined one, not MPI_NO_OP).
+pub fn accumulate_op(op: i32) -> MpiResult<OpKind> {
+    match rma_op(op)? {
+        Builtin::NoOp => Err(err(
+            class::OP,
+            "MPI_NO_OP is allowed only in MPI_Get_accumulate and MPI_Fetch_and_op",
+        )),
+        b => Ok(OpKind::Accumulate(b)),
+    }
+}
+
+/// The operation of a fetching accumulate, whose old target data goes to
+/// `result`.
+pub fn get_accumulate_op(op: i32, result: Buffer) -> MpiResult<OpKind> {
+    rma_op(op).map(|op| OpKind::GetAccumulate { op, result })
+}
+
+/// A predefined operation for a one-sided accumulate.
+fn rma_op(op: i32) -> MpiResult<Builtin> {
+    Builtin::from_handle(op).ok_or_else(|| {
+        err(
+            class::OP,
+            format!("invalid operation {op} for an accumulate (only predefined operations)"),
+        )
+    })
+}

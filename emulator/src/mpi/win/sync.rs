@@ -1,0 +1,561 @@
+//! Epochs and their synchronization: fence, locks, post/start/complete/wait,
+//! flushes, and creating, attaching and freeing windows.
+
+use crate::engine::Detail;
+use crate::mpi::{class, CommView, Ctx, MpiResult};
+use crate::sim;
+
+use super::{err, Flavor, WindowSpec, LOCK_EXCLUSIVE, LOCK_SHARED, MODE_ALL, MODE_NOSUCCEED};
+
+/// Blocks the current rank until `ready` (which may also act, such as
+/// granting a lock) returns true; anything that changes `win` re-checks.
+fn wait_on_window(
+    win: i32,
+    call: &'static str,
+    detail: &str,
+    mut ready: impl FnMut(&mut Ctx) -> bool,
+) {
+    loop {
+        let done = sim::mpi(|w| {
+            if ready(w) {
+                return true;
+            }
+            let me = w.core.current();
+            if let Some(obj) = w.mpi.windows.get_mut(win) {
+                obj.waiters.push(me);
+            }
+            w.core
+                .block_current(call, Detail::Owned(detail.to_string()));
+            false
+        });
+        if done {
+            return;
+        }
+        sim::park();
+    }
+}
+
+/// Waits until the current rank's transfers on `win` (to `target`, or
+/// all) have arrived.
+fn wait_quiet(win: i32, target: Option<usize>, call: &'static str) {
+    let detail = match target {
+        Some(t) => format!("RMA operations to rank {t} of window {win}"),
+        None => format!("RMA operations on window {win}"),
+    };
+    wait_on_window(win, call, &detail, |w| w.quiet(win, target));
+}
+
+/// A barrier on the window's communicator.
+fn window_barrier(win: i32, call: &'static str) -> MpiResult<()> {
+    let view = sim::mpi(|w| -> MpiResult<CommView> {
+        let comm = w.window(win)?.0.comm;
+        w.comm(comm)
+    })?;
+    let s = collectives::barrier(collectives::Position {
+        rank: view.my_rank,
+        size: view.size(),
+    })
+    .map_err(crate::mpi::coll::coll_error)?;
+    crate::mpi::coll::execute(
+        &view,
+        s,
+        crate::mpi::coll::Buffers::none(),
+        crate::mpi::coll::Reduction::None,
+        call,
+    )
+}
+
+fn check_assert(assert: i32) -> MpiResult<()> {
+    if assert & !MODE_ALL != 0 {
+        return Err(err(
+            class::ARG,
+            format!("invalid assertion {assert:#x} (only MPI_MODE_* bits are allowed)"),
+        ));
+    }
+    Ok(())
+}
+
+/// Creates a window on `comm` (collective); its handle. `call` names the
+/// MPI call.
+pub fn create(comm: i32, spec: WindowSpec, call: &'static str) -> MpiResult<i32> {
+    let WindowSpec {
+        flavor,
+        base,
+        size,
+        disp_unit,
+        info,
+    } = spec;
+    let size = usize::try_from(size)
+        .map_err(|_| err(class::SIZE, format!("invalid window size {size}")))?;
+    let disp_unit = usize::try_from(disp_unit)
+        .ok()
+        .filter(|&d| d > 0)
+        .ok_or_else(|| err(class::ARG, format!("invalid displacement unit {disp_unit}")))?;
+    let hints = sim::mpi(|w| -> MpiResult<_> {
+        let v = w.comm(comm)?;
+        if v.remote.is_some() {
+            return Err(err(
+                class::COMM,
+                format!("{call} needs an intracommunicator"),
+            ));
+        }
+        w.mpi.hints(info)
+    })?;
+    let private = sim::mpi(|w| w.comm_dup(comm))?;
+    let win = sim::mpi(|w| w.join_window(private, flavor, base, size, disp_unit, hints))?;
+    window_barrier(win, call)?;
+    if flavor == Flavor::Shared {
+        sim::mpi(|w| w.place_shared(win));
+    }
+    Ok(win)
+}
+
+/// MPI_Win_free for the current rank (collective).
+pub fn free(win: i32) -> MpiResult<()> {
+    sim::mpi(|w| -> MpiResult<()> {
+        if w.win_member(win)?.in_lock_or_pscw_epoch() {
+            return Err(err(
+                class::RMA_SYNC,
+                format!("window {win} is freed inside an epoch (unlock, complete or wait first)"),
+            ));
+        }
+        Ok(())
+    })?;
+    wait_quiet(win, None, "MPI_Win_free");
+    window_barrier(win, "MPI_Win_free")?;
+    sim::mpi(|w| -> MpiResult<()> {
+        let (obj, me) = w.window_mut(win)?;
+        let comm = obj.comm;
+        obj.members[me].freed = true;
+        obj.members[me].alloc = None;
+        obj.refs -= 1;
+        if obj.refs == 0 {
+            w.mpi.windows.table[win as usize] = None;
+        }
+        w.comm_free(comm)
+    })
+}
+
+/// MPI_Win_fence.
+pub fn fence(win: i32, assert: i32) -> MpiResult<()> {
+    check_assert(assert)?;
+    sim::mpi(|w| -> MpiResult<()> {
+        if w.win_member(win)?.in_lock_or_pscw_epoch() {
+            return Err(err(
+                class::RMA_SYNC,
+                format!("MPI_Win_fence on window {win} inside a lock or post/start epoch"),
+            ));
+        }
+        Ok(())
+    })?;
+    wait_quiet(win, None, "MPI_Win_fence");
+    window_barrier(win, "MPI_Win_fence")?;
+    sim::mpi(|w| -> MpiResult<()> {
+        w.win_member_mut(win)?.fence_epoch = assert & MODE_NOSUCCEED == 0;
+        Ok(())
+    })
+}
+
+/// MPI_Win_lock: blocks until the lock is granted.
+pub fn lock(win: i32, lock_type: i32, rank: i32, assert: i32) -> MpiResult<()> {
+    check_assert(assert)?;
+    if lock_type != LOCK_EXCLUSIVE && lock_type != LOCK_SHARED {
+        return Err(err(
+            class::LOCKTYPE,
+            format!("invalid lock type {lock_type} (MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE)"),
+        ));
+    }
+    let target = sim::mpi(|w| -> MpiResult<Option<usize>> {
+        let (obj, me) = w.window(win)?;
+        let t = Ctx::rma_target(obj, rank)?;
+        let m = &obj.members[me];
+        if let Some(t) = t {
+            if m.lock_all || m.locks.iter().any(|&(x, _)| x == t) {
+                return Err(err(
+                    class::RMA_SYNC,
+                    format!("rank {t} of window {win} is locked already by this rank"),
+                ));
+            }
+        }
+        Ok(t)
+    })?;
+    let Some(t) = target else { return Ok(()) };
+    let kind = if lock_type == LOCK_EXCLUSIVE {
+        "exclusive"
+    } else {
+        "shared"
+    };
+    wait_on_window(
+        win,
+        "MPI_Win_lock",
+        &format!("{kind} lock on rank {t} of window {win}"),
+        |w| {
+            let Ok((obj, me)) = w.window_mut(win) else {
+                return true;
+            };
+            let l = &mut obj.locks[t];
+            let granted = if lock_type == LOCK_EXCLUSIVE {
+                l.exclusive.is_none() && l.shared == 0 && obj.lock_all_holders == 0
+            } else {
+                l.exclusive.is_none()
+            };
+            if granted {
+                if lock_type == LOCK_EXCLUSIVE {
+                    l.exclusive = Some(me);
+                    obj.exclusive_holders += 1;
+                } else {
+                    l.shared += 1;
+                }
+                obj.members[me].locks.push((t, lock_type));
+            }
+            granted
+        },
+    );
+    Ok(())
+}
+
+/// MPI_Win_unlock: completes the operations to `rank`, then releases.
+pub fn unlock(win: i32, rank: i32) -> MpiResult<()> {
+    let target = sim::mpi(|w| -> MpiResult<Option<usize>> {
+        let (obj, me) = w.window(win)?;
+        let t = Ctx::rma_target(obj, rank)?;
+        if let Some(t) = t {
+            if !obj.members[me].locks.iter().any(|&(x, _)| x == t) {
+                return Err(err(
+                    class::RMA_SYNC,
+                    format!("MPI_Win_unlock: rank {t} of window {win} is not locked by this rank"),
+                ));
+            }
+        }
+        Ok(t)
+    })?;
+    let Some(t) = target else { return Ok(()) };
+    wait_quiet(win, Some(t), "MPI_Win_unlock");
+    sim::mpi(|w| -> MpiResult<()> {
+        let (obj, me) = w.window_mut(win)?;
+        let m = &mut obj.members[me];
+        let pos = m
+            .locks
+            .iter()
+            .position(|&(x, _)| x == t)
+            .expect("held lock");
+        let (_, kind) = m.locks.remove(pos);
+        let l = &mut obj.locks[t];
+        if kind == LOCK_EXCLUSIVE {
+            l.exclusive = None;
+            obj.exclusive_holders -= 1;
+        } else {
+            l.shared -= 1;
+        }
+        w.notify_window(win);
+        Ok(())
+    })
+}
+
+/// MPI_Win_lock_all: a shared lock on every member.
+pub fn lock_all(win: i32, assert: i32) -> MpiResult<()> {
+    check_assert(assert)?;
+    sim::mpi(|w| -> MpiResult<()> {
+        let m = w.win_member(win)?;
+        if m.lock_all || !m.locks.is_empty() {
+            return Err(err(
+                class::RMA_SYNC,
+                format!("MPI_Win_lock_all: this rank already holds locks on window {win}"),
+            ));
+        }
+        Ok(())
+    })?;
+    wait_on_window(
+        win,
+        "MPI_Win_lock_all",
+        &format!("shared lock on every rank of window {win}"),
+        |w| {
+            let Ok((obj, me)) = w.window_mut(win) else {
+                return true;
+            };
+            if obj.exclusive_holders > 0 {
+                return false;
+            }
+            obj.lock_all_holders += 1;
+            obj.members[me].lock_all = true;
+            true
+        },
+    );
+    Ok(())
+}
+
+/// MPI_Win_unlock_all.
+pub fn unlock_all(win: i32) -> MpiResult<()> {
+    sim::mpi(|w| -> MpiResult<()> {
+        if !w.win_member(win)?.lock_all {
+            return Err(err(
+                class::RMA_SYNC,
+                format!("MPI_Win_unlock_all without MPI_Win_lock_all on window {win}"),
+            ));
+        }
+        Ok(())
+    })?;
+    wait_quiet(win, None, "MPI_Win_unlock_all");
+    sim::mpi(|w| -> MpiResult<()> {
+        let (obj, me) = w.window_mut(win)?;
+        obj.members[me].lock_all = false;
+        obj.lock_all_holders -= 1;
+        w.notify_window(win);
+        Ok(())
+    })
+}
+
+/// MPI_Win_flush(_local)(_all): completes operations inside a passive
+/// target epoch. Local completion is waited for as remote completion.
+pub fn flush(win: i32, rank: Option<i32>, call: &'static str) -> MpiResult<()> {
+    let target = sim::mpi(|w| -> MpiResult<Option<usize>> {
+        let (obj, me) = w.window(win)?;
+        let m = &obj.members[me];
+        let t = match rank {
+            Some(r) => match Ctx::rma_target(obj, r)? {
+                Some(t) => Some(t),
+                None => return Ok(None),
+            },
+            None => None,
+        };
+        let locked = m.lock_all
+            || match t {
+                Some(t) => m.locks.iter().any(|&(x, _)| x == t),
+                None => !m.locks.is_empty(),
+            };
+        if !locked {
+            return Err(err(
+                class::RMA_SYNC,
+                format!("{call} outside a passive target epoch (MPI_Win_lock) on window {win}"),
+            ));
+        }
+        Ok(t)
+    });
+    let target = target?;
+    if rank.is_some() && target.is_none() {
+        return Ok(()); // MPI_PROC_NULL
+    }
+    wait_quiet(win, target, call);
+    Ok(())
+}
+
+/// MPI_Win_sync: the window is unified (one copy of its memory), so only
+/// the ordering of the program's own loads and stores is left to enforce.
+pub fn sync(win: i32) -> MpiResult<()> {
+    sim::mpi(|w| w.win_member(win).map(|_| ()))?;
+    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+    Ok(())
+}
+
+/// The window ranks of the group `group` (checked members of `win`).
+fn group_ranks(w: &Ctx, win: i32, group: i32, call: &str) -> MpiResult<Vec<usize>> {
+    let (obj, _) = w.window(win)?;
+    let g = w.mpi.comms.group(group)?;
+    (0..g.size())
+        .map(|i| {
+            obj.group.rank_of(g.world(i)).ok_or_else(|| {
+                err(
+                    class::GROUP,
+                    format!("{call}: a member of the group is not in window {win}"),
+                )
+            })
+        })
+        .collect()
+}
+
+/// MPI_Win_post: exposes the window to `group`.
+pub fn post(win: i32, group: i32, assert: i32) -> MpiResult<()> {
+    check_assert(assert)?;
+    sim::mpi(|w| -> MpiResult<()> {
+        let origins = group_ranks(w, win, group, "MPI_Win_post")?;
+        let (obj, me) = w.window_mut(win)?;
+        if obj.members[me].exposure.is_some() {
+            return Err(err(
+                class::RMA_SYNC,
+                format!("MPI_Win_post: window {win} is exposed already (call MPI_Win_wait)"),
+            ));
+        }
+        for &o in &origins {
+            obj.members[o].posts.push(me);
+        }
+        obj.members[me].exposure = Some(origins);
+        w.notify_window(win);
+        Ok(())
+    })
+}
+
+/// MPI_Win_start: waits until every target in `group` has posted.
+pub fn start(win: i32, group: i32, assert: i32) -> MpiResult<()> {
+    check_assert(assert)?;
+    let targets = sim::mpi(|w| -> MpiResult<Vec<usize>> {
+        let targets = group_ranks(w, win, group, "MPI_Win_start")?;
+        if w.win_member(win)?.access.is_some() {
+            return Err(err(
+                class::RMA_SYNC,
+                format!("MPI_Win_start: an access epoch on window {win} is open already"),
+            ));
+        }
+        Ok(targets)
+    })?;
+    wait_on_window(
+        win,
+        "MPI_Win_start",
+        &format!("MPI_Win_post of ranks {targets:?} of window {win}"),
+        |w| {
+            let Ok(m) = w.win_member_mut(win) else {
+                return true;
+            };
+            let mut pool = m.posts.clone();
+            for t in &targets {
+                match pool.iter().position(|p| p == t) {
+                    Some(i) => {
+                        pool.swap_remove(i);
+                    }
+                    None => return false,
+                }
+            }
+            m.posts = pool;
+            m.access = Some(targets.clone());
+            true
+        },
+    );
+    Ok(())
+}
+
+/// MPI_Win_complete: completes the access epoch's operations and tells
+/// each target.
+pub fn complete(win: i32) -> MpiResult<()> {
+    let targets = sim::mpi(|w| -> MpiResult<Vec<usize>> {
+        w.win_member(win)?.access.clone().ok_or_else(|| {
+            err(
+                class::RMA_SYNC,
+                format!("MPI_Win_complete without MPI_Win_start on window {win}"),
+            )
+        })
+    })?;
+    wait_quiet(win, None, "MPI_Win_complete");
+    sim::mpi(|w| -> MpiResult<()> {
+        let (obj, me) = w.window_mut(win)?;
+        obj.members[me].access = None;
+        for &t in &targets {
+            obj.members[t].completes += 1;
+        }
+        w.notify_window(win);
+        Ok(())
+    })
+}
+
+/// MPI_Win_wait (`blocking`) or MPI_Win_test: whether the exposure epoch
+/// ended (every origin completed).
+pub fn wait_exposure(win: i32, blocking: bool) -> MpiResult<bool> {
+    let n = sim::mpi(|w| -> MpiResult<usize> {
+        w.win_member(win)?
+            .exposure
+            .as_ref()
+            .map(Vec::len)
+            .ok_or_else(|| {
+                err(
+                    class::RMA_SYNC,
+                    format!("no MPI_Win_post is pending on window {win}"),
+                )
+            })
+    })?;
+    let mut finished = false;
+    let mut try_end = |w: &mut Ctx| {
+        let Ok(m) = w.win_member_mut(win) else {
+            return true;
+        };
+        if m.completes < n {
+            return false;
+        }
+        m.completes -= n;
+        m.exposure = None;
+        finished = true;
+        true
+    };
+    if blocking {
+        wait_on_window(
+            win,
+            "MPI_Win_wait",
+            &format!("MPI_Win_complete of {n} origins on window {win}"),
+            &mut try_end,
+        );
+    } else {
+        sim::mpi(&mut try_end);
+    }
+    Ok(finished)
+}
+
+/// MPI_Win_attach.
+pub fn attach(win: i32, base: usize, size: isize) -> MpiResult<()> {
+    sim::mpi(|w| -> MpiResult<()> {
+        let (obj, me) = w.window_mut(win)?;
+        if obj.flavor != Flavor::Dynamic {
+            return Err(err(
+                class::RMA_FLAVOR,
+                format!("MPI_Win_attach: window {win} was not made by MPI_Win_create_dynamic"),
+            ));
+        }
+        let size =
+            usize::try_from(size).map_err(|_| err(class::SIZE, format!("invalid size {size}")))?;
+        let m = &mut obj.members[me];
+        if m.regions
+            .iter()
+            .any(|&(s, l)| base < s + l && s < base + size)
+        {
+            return Err(err(
+                class::RMA_ATTACH,
+                "MPI_Win_attach: the region overlaps one attached already",
+            ));
+        }
+        m.regions.push((base, size));
+        Ok(())
+    })
+}
+
+/// MPI_Win_detach.
+pub fn detach(win: i32, base: usize) -> MpiResult<()> {
+    sim::mpi(|w| -> MpiResult<()> {
+        let (obj, me) = w.window_mut(win)?;
+        if obj.flavor != Flavor::Dynamic {
+            return Err(err(
+                class::RMA_FLAVOR,
+                format!("MPI_Win_detach: window {win} was not made by MPI_Win_create_dynamic"),
+            ));
+        }
+        let m = &mut obj.members[me];
+        match m.regions.iter().position(|&(s, _)| s == base) {
+            Some(i) => {
+                m.regions.remove(i);
+                Ok(())
+            }
+            None => Err(err(
+                class::RMA_ATTACH,
+                format!("MPI_Win_detach: no region attached at {base:#x}"),
+            )),
+        }
+    })
+}
+
+/// MPI_Win_shared_query: (size, disp_unit, base) of `rank`'s part, the
+/// first non-empty part for MPI_PROC_NULL.
+pub fn shared_query(win: i32, rank: i32) -> MpiResult<(usize, usize, usize)> {
+    sim::mpi(|w| {
+        let (obj, _) = w.window(win)?;
+        if obj.flavor != Flavor::Shared {
+            return Err(err(
+                class::RMA_FLAVOR,
+                format!("MPI_Win_shared_query: window {win} is not a shared-memory window"),
+            ));
+        }
+        let m = match Ctx::rma_target(obj, rank)? {
+            Some(t) => &obj.members[t],
+            None => obj
+                .members
+                .iter()
+                .find(|m| m.size > 0)
+                .unwrap_or(&obj.members[0]),
+        };
+        Ok((m.size, m.disp_unit, m.base))
+    })
+}
