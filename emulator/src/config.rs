@@ -35,7 +35,74 @@ const ALIASES: &[(&str, &str)] = &[
     ("smpi/bw-factor", "network/bandwidth-factor"),
     ("smpi/lat-factor", "network/latency-factor"),
     ("maxmin/precision", "precision/maxmin"),
+    ("surf/precision", "precision/timing"),
 ];
+
+/// SimGrid 3.32's options that have no effect here, with why: setting one
+/// is accepted (a SimGrid user's command lines keep working) and warned
+/// about once, never silently ignored. A name `/`-terminated covers every
+/// option under it.
+#[rustfmt::skip]
+const NO_EFFECT: &[(&str, &str)] = &[
+    ("bmf/", "the SMPI max-min model is the only network model besides Constant"),
+    ("cmonkey/", "SimGrid's chaos monkey (fault injection) is not part of smpi-rs"),
+    ("contexts/factory", "ranks are always coroutines switched by smpirun"),
+    ("contexts/guard-size", "each rank's stack has a fixed guard zone"),
+    ("contexts/nthreads", "the simulation runs on one thread"),
+    ("contexts/synchro", "the simulation runs on one thread"),
+    ("cpu/", "hosts compute at their speed, shared between their ranks (one CPU model)"),
+    ("debug/", "a debugging aid of SimGrid's own code"),
+    ("disk/", "disks are not simulated"),
+    ("exception/cutpath", "a debugging aid of SimGrid's own code"),
+    ("help-nostop", "a debugging aid of SimGrid's own code"),
+    ("host/model", "hosts compute at their speed, shared between their ranks (one host model)"),
+    ("host/solver", "hosts compute at their speed, shared between their ranks (one host model)"),
+    ("maxmin/concurrency-limit", "the max-min solver has no concurrency limit"),
+    ("model-check/", "SimGrid's model checker is not part of smpi-rs"),
+    ("network/maxmin-selective-update", "the max-min solver always updates incrementally"),
+    ("network/optim", "the max-min solver always updates incrementally"),
+    ("network/solver", "the max-min solver is the only one"),
+    ("ns3/", "ns-3 is not part of smpi-rs"),
+    ("path", "platform and hostfile paths are taken as given"),
+    ("plugin", "SimGrid's plugins (energy, DVFS, link load) are not available yet"),
+    ("plugin/", "SimGrid's plugins (energy, DVFS, link load) are not available yet"),
+    ("smpi/IB-penalty-factors", "the IB network model is not available yet"),
+    ("smpi/buffering", "SimGrid's model checker is not part of smpi-rs"),
+    ("smpi/comp-adjustment-file", "computation adjustments are not available yet"),
+    ("smpi/display-allocs", "allocation reports are not available yet"),
+    ("smpi/errors-are-fatal", "not available yet: set MPI_ERRORS_RETURN in the program"),
+    ("smpi/finalization-barrier", "MPI_Finalize adds no barrier yet"),
+    ("smpi/grow-injected-times", "MPI_Test and MPI_Iprobe cost their fixed smpi/test and smpi/iprobe times"),
+    ("smpi/hostfile", "set by smpirun's -hostfile"),
+    ("smpi/init", "MPI_Init costs no simulated time yet"),
+    ("smpi/iprobe-cpu-usage", "energy is not simulated yet"),
+    ("smpi/keep-temps", "smpirun writes no temporary files: the copies of the program live in memory"),
+    ("smpi/list-leaks", "leak reports are not available yet"),
+    ("smpi/np", "set by smpirun's -np"),
+    ("smpi/papi-events", "PAPI counters are not part of smpi-rs"),
+    ("smpi/pedantic", "the extra checks are not available yet"),
+    ("smpi/privatize-libs", "only the program's own globals are privatized"),
+    ("smpi/replay", "trace replay is not available yet"),
+    ("smpi/tmpdir", "smpirun writes no temporary files: the copies of the program live in memory"),
+    ("smpi/trace-call-location", "tracing is not available yet"),
+    ("smpi/trace-call-use-absolute-path", "tracing is not available yet"),
+    ("storage/", "disks are not simulated"),
+    ("tracing", "tracing is not available yet"),
+    ("tracing/", "tracing is not available yet"),
+];
+
+/// Why SimGrid's option `name` has no effect here, if it is one of those.
+fn no_effect(name: &str) -> Option<&'static str> {
+    NO_EFFECT
+        .iter()
+        .find(|(known, _)| match known.strip_suffix('/') {
+            Some(prefix) => name
+                .strip_prefix(prefix)
+                .is_some_and(|rest| rest.starts_with('/')),
+            None => *known == name,
+        })
+        .map(|&(_, why)| why)
+}
 
 /// The options of one part of the program.
 pub type Options = &'static [OptionSpec];
@@ -66,6 +133,16 @@ pub struct Config {
     /// Every option known, by name.
     specs: Vec<&'static OptionSpec>,
     values: BTreeMap<&'static str, String>,
+    /// SimGrid's options set that have no effect here, in the order set.
+    ignored: Vec<Ignored>,
+}
+
+/// A SimGrid option that was set and has no effect here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ignored {
+    pub name: String,
+    pub value: String,
+    pub why: &'static str,
 }
 
 fn did_you_mean(suggestion: &Option<&str>) -> String {
@@ -97,7 +174,7 @@ fn nearest_name(specs: &[&'static OptionSpec], name: &str) -> Option<&'static st
     (d <= (name.chars().count() / 4).max(1)).then_some(best)
 }
 
-fn parse_bool(v: &str) -> Option<bool> {
+pub fn parse_bool(v: &str) -> Option<bool> {
     match v.to_ascii_lowercase().as_str() {
         "yes" | "on" | "true" | "1" => Some(true),
         "no" | "off" | "false" | "0" => Some(false),
@@ -114,7 +191,16 @@ impl Config {
             .iter()
             .map(|o| (o.name, o.default.to_string()))
             .collect();
-        Self { specs, values }
+        Self {
+            specs,
+            values,
+            ignored: Vec::new(),
+        }
+    }
+
+    /// SimGrid's options set so far that have no effect here, each once.
+    pub fn ignored(&self) -> &[Ignored] {
+        &self.ignored
     }
 
     /// The option `name` (or an alias of it) names.
@@ -128,7 +214,18 @@ impl Config {
 
     /// Sets `name` (or an alias of it) to `value`, checking the value's
     /// kind; returns the option's name (the current one for an alias).
-    pub fn set(&mut self, name: &str, value: &str) -> Result<&'static str, ConfigError> {
+    /// SimGrid's options that have no effect here are accepted and
+    /// remembered for [`Self::ignored`] (their name comes back as given).
+    pub fn set<'a>(&mut self, name: &'a str, value: &str) -> Result<&'a str, ConfigError> {
+        if let (None, Some(why)) = (self.spec(name), no_effect(name)) {
+            self.ignored.retain(|i| i.name != name);
+            self.ignored.push(Ignored {
+                name: name.to_string(),
+                value: value.to_string(),
+                why,
+            });
+            return Ok(name);
+        }
         let Some(spec) = self.spec(name) else {
             return Err(ConfigError::Unknown {
                 name: name.to_string(),
@@ -172,7 +269,7 @@ impl Config {
 
     /// Parses `name:value` (the text after `--cfg=`); returns the option's
     /// name as [`Self::set`] does.
-    pub fn set_pair(&mut self, pair: &str) -> Result<&'static str, ConfigError> {
+    pub fn set_pair<'a>(&mut self, pair: &'a str) -> Result<&'a str, ConfigError> {
         let (name, value) = pair
             .split_once(':')
             .ok_or_else(|| ConfigError::Syntax(pair.to_string()))?;
@@ -381,6 +478,176 @@ mod tests {
             "{msg}"
         );
     }
+
+    #[test]
+    fn simgrids_options_without_effect_are_accepted_and_remembered() {
+        let mut c = crate::run::config();
+        assert_eq!(
+            c.set("tracing/smpi/computing", "yes").unwrap(),
+            "tracing/smpi/computing"
+        );
+        c.set("smpi/keep-temps", "yes").unwrap();
+        c.set_pair("plugin:host_energy").unwrap();
+        c.set("smpi/keep-temps", "no").unwrap();
+        let ignored: Vec<(&str, &str)> = c
+            .ignored()
+            .iter()
+            .map(|i| (i.name.as_str(), i.value.as_str()))
+            .collect();
+        assert_eq!(
+            ignored,
+            [
+                ("tracing/smpi/computing", "yes"),
+                ("plugin", "host_energy"),
+                ("smpi/keep-temps", "no")
+            ]
+        );
+        assert!(c.ignored().iter().all(|i| !i.why.is_empty()));
+        // A prefix covers its subtree only, not a longer name.
+        assert!(c.set("tracingx", "1").is_err());
+        assert!(c.set("cpu", "1").is_err());
+        // Every SimGrid 3.32 option is either ours or one of these.
+        for name in SIMGRID_OPTIONS {
+            assert!(
+                c.spec(name).is_some() || no_effect(name).is_some(),
+                "SimGrid's option {name} is neither implemented nor listed"
+            );
+        }
+        // None of ours is listed as without effect.
+        for spec in &c.specs {
+            assert!(no_effect(spec.name).is_none(), "{}", spec.name);
+        }
+    }
+
+    /// SimGrid 3.32's options (`--help` of a SimGrid program, plus the
+    /// ones SMPI declares when it starts).
+    const SIMGRID_OPTIONS: &[&str] = &[
+        "bmf/max-iterations",
+        "bmf/precision",
+        "cmonkey/host",
+        "cmonkey/link",
+        "cmonkey/tell",
+        "cmonkey/time",
+        "contexts/factory",
+        "contexts/guard-size",
+        "contexts/nthreads",
+        "contexts/stack-size",
+        "contexts/synchro",
+        "cpu/maxmin-selective-update",
+        "cpu/model",
+        "cpu/optim",
+        "cpu/solver",
+        "debug/breakpoint",
+        "debug/clean-atexit",
+        "debug/verbose-exit",
+        "disk/model",
+        "disk/solver",
+        "exception/cutpath",
+        "help-nostop",
+        "host/model",
+        "host/solver",
+        "maxmin/concurrency-limit",
+        "maxmin/precision",
+        "model-check/replay",
+        "model-check/timeout",
+        "network/TCP-gamma",
+        "network/bandwidth-factor",
+        "network/crosstraffic",
+        "network/latency-factor",
+        "network/loopback-bw",
+        "network/loopback-lat",
+        "network/maxmin-selective-update",
+        "network/model",
+        "network/optim",
+        "network/solver",
+        "network/weight-S",
+        "ns3/TcpModel",
+        "ns3/seed",
+        "path",
+        "plugin",
+        "plugin/dvfs/governor",
+        "plugin/dvfs/max-pstate",
+        "plugin/dvfs/min-pstate",
+        "plugin/dvfs/sampling-rate",
+        "smpi/IB-penalty-factors",
+        "smpi/async-small-thresh",
+        "smpi/auto-shared-malloc-thresh",
+        "smpi/bw-factor",
+        "smpi/comp-adjustment-file",
+        "smpi/cpu-threshold",
+        "smpi/display-allocs",
+        "smpi/errors-are-fatal",
+        "smpi/grow-injected-times",
+        "smpi/host-speed",
+        "smpi/hostfile",
+        "smpi/init",
+        "smpi/iprobe",
+        "smpi/iprobe-cpu-usage",
+        "smpi/lat-factor",
+        "smpi/list-leaks",
+        "smpi/map",
+        "smpi/np",
+        "smpi/pedantic",
+        "smpi/replay",
+        "smpi/send-is-detached-thresh",
+        "smpi/shared-malloc",
+        "smpi/simulate-computation",
+        "smpi/test",
+        "smpi/trace-call-location",
+        "smpi/trace-call-use-absolute-path",
+        "smpi/wtime",
+        "surf/precision",
+        "tracing",
+        "tracing/actor",
+        "tracing/basic",
+        "tracing/categorized",
+        "tracing/comment",
+        "tracing/comment-file",
+        "tracing/disable-destroy",
+        "tracing/disable_link",
+        "tracing/disable_power",
+        "tracing/filename",
+        "tracing/platform",
+        "tracing/platform/topology",
+        "tracing/precision",
+        "tracing/smpi",
+        "tracing/smpi/computing",
+        "tracing/smpi/display-sizes",
+        "tracing/smpi/format",
+        "tracing/smpi/format/ti-one-file",
+        "tracing/smpi/group",
+        "tracing/smpi/internals",
+        "tracing/smpi/sleeping",
+        "tracing/uncategorized",
+        "tracing/vm",
+        "smpi/allgather",
+        "smpi/allgatherv",
+        "smpi/allreduce",
+        "smpi/alltoall",
+        "smpi/alltoallv",
+        "smpi/barrier",
+        "smpi/bcast",
+        "smpi/coll-selector",
+        "smpi/display-timing",
+        "smpi/finalization-barrier",
+        "smpi/gather",
+        "smpi/keep-temps",
+        "smpi/ois",
+        "smpi/or",
+        "smpi/os",
+        "smpi/papi-events",
+        "smpi/privatization",
+        "smpi/privatize-libs",
+        "smpi/reduce",
+        "smpi/reduce_scatter",
+        "smpi/scatter",
+        "smpi/shared-malloc-blocksize",
+        "smpi/shared-malloc-hugepage",
+        "smpi/tmpdir",
+        "smpi/buffering",
+        "model-check/buffering",
+        "storage/max_file_descriptors",
+    ];
 
     #[test]
     fn set_returns_the_current_name() {

@@ -35,7 +35,8 @@ const OPTIONS: config::Options = &[
     OptionSpec { name: "smpi/bench-clock", kind: Kind::Text, default: "cpu", help: "how computation bursts are measured: cpu (the thread's CPU time, as SimGrid; a system call on every MPI call) or wall (the monotonic clock, read without a system call: much cheaper for programs that call MPI or modelled kernels very often, but it also counts time the machine gives to other processes)" },
     OptionSpec { name: "smpi/cpu-threshold", kind: Kind::Float, default: "1e-6", help: "computation bursts shorter than this (in s) are not simulated" },
     OptionSpec { name: "smpi/host-speed", kind: Kind::Text, default: "auto", help: "speed of this machine in flop/s, to turn measured CPU time into flops (auto: measured once and cached)" },
-    OptionSpec { name: "smpi/map", kind: Kind::Text, default: "hostfile", help: "rank placement: hostfile (rank i on slot i mod slots), round-robin (over hosts), block (consecutive ranks per host), random:SEED (the hostfile placement shuffled); -map prints it" },
+    OptionSpec { name: "smpi/display-timing", kind: Kind::Bool, default: "no", help: "print the simulated and wall times when the run ends (printed anyway when stderr is a terminal, unless -quiet)" },
+    OptionSpec { name: "smpi/map", kind: Kind::Text, default: "hostfile", help: "rank placement: hostfile (rank i on slot i mod slots), round-robin (over hosts), block (consecutive ranks per host), random:SEED (the hostfile placement shuffled); yes/1 (SimGrid's meaning) prints the hostfile placement as -map does" },
     OptionSpec { name: "smpi/privatization", kind: Kind::Text, default: "auto", help: "give each rank its own globals: swap (one copy, globals swapped at each switch; alias mmap), dlopen (yes: one copy per rank), no, or auto (swap when the program allows it, else dlopen)" },
     OptionSpec { name: "smpi/blas", kind: Kind::Text, default: "real", help: "real: the program's BLAS runs; model: its BLAS calls (cblas_* and dgemm_-style) do no arithmetic and cost a modelled time instead (see smpi/blas-model-file)" },
     OptionSpec { name: "smpi/blas-model-file", kind: Kind::Text, default: "", help: "kernel models written by smpirun -calibrate-blas; kernels it does not name (or all, when empty) cost their flop count at smpi/host-speed" },
@@ -418,12 +419,98 @@ fn print_help() {
 }
 
 /// Logs an option's value as it takes effect (SimGrid's wording).
-fn log_option_set(cfg: &Config, name: &str, origin: &str) {
+fn log_option_set(name: &str, value: &str, origin: &str) {
     tracing::info!(
         target: log::CONFIG,
-        "Configuration change: Set '{name}' to '{}' ({origin})",
-        cfg.text(name)
+        "Configuration change: Set '{name}' to '{value}' ({origin})"
     );
+}
+
+/// Prints a warning in SimGrid's log layout, dated at the start of the
+/// simulation (smpirun's warnings before the run).
+fn warn_at_start(category: &str, message: &str) {
+    eprintln!("[0.000000] [{category}/WARNING] {message}");
+}
+
+/// The SimGrid options smpirun recognises but does not implement (tracing
+/// and trace replay): which one was given, if any.
+fn unavailable_option(opts: &Options) -> Option<&'static str> {
+    [
+        (opts.replay.is_some(), "-replay"),
+        (opts.trace, "-trace"),
+        (opts.trace_ti, "-trace-ti"),
+        (opts.trace_file.is_some(), "-trace-file"),
+        (opts.trace_comment.is_some(), "-trace-comment"),
+        (opts.trace_comment_file.is_some(), "-trace-comment-file"),
+        (opts.trace_grouped, "-trace-grouped"),
+        (opts.trace_resource, "-trace-resource"),
+    ]
+    .into_iter()
+    .find(|&(given, _)| given)
+    .map(|(_, name)| name)
+}
+
+/// The command `-wrapper`, `-gdb`, `-lldb` or `-vgdb` asks to run the
+/// simulation under, split as a shell would.
+fn wrapper_command(opts: &Options) -> Result<Option<Vec<String>>> {
+    let text = match (&opts.wrapper, opts.gdb, opts.lldb, opts.vgdb) {
+        (Some(w), ..) => w.as_str(),
+        (None, true, ..) => "gdb --args",
+        (None, _, true, _) => "lldb --",
+        (None, _, _, true) => "valgrind --vgdb=yes --vgdb-error=0",
+        _ => return Ok(None),
+    };
+    let words = shlex::split(text)
+        .filter(|w| !w.is_empty())
+        .ok_or_else(|| anyhow!("-wrapper '{text}': not a command (unbalanced quotes?)"))?;
+    Ok(Some(words))
+}
+
+/// Set in the environment of the smpirun a wrapper runs, so that it runs
+/// the simulation instead of wrapping itself again.
+const UNDER_WRAPPER: &str = "SMPI_RS_UNDER_WRAPPER";
+
+/// Replaces this process by `wrapper` running this smpirun with the same
+/// arguments; returns only on failure.
+fn exec_under(wrapper: &[String], args: &[OsString]) -> anyhow::Error {
+    use std::os::unix::process::CommandExt;
+    let me = match std::env::current_exe() {
+        Ok(path) => path,
+        Err(e) => return anyhow!("-wrapper: cannot find smpirun's own path: {e}"),
+    };
+    let error = std::process::Command::new(&wrapper[0])
+        .args(&wrapper[1..])
+        .arg(me)
+        .args(args)
+        .env(UNDER_WRAPPER, "1")
+        .exec();
+    anyhow!("-wrapper: cannot run '{}': {error}", wrapper[0])
+}
+
+/// The built-in platform of SimGrid's old usage (`-bandwidth`,
+/// `-latency`, no `-platform`): each host has its own link, and a message
+/// crosses the sender's and the receiver's, as in the platform SimGrid's
+/// smpirun writes for it (hosts are named node-0.. here, host1.. there).
+fn old_usage_platform(
+    np: usize,
+    bandwidth: Option<&str>,
+    latency: Option<&str>,
+) -> Result<Platform> {
+    // SimGrid's defaults, and its reading of a bare number: B/s and s.
+    let with_unit = |value: &str, unit: &str| {
+        if value.parse::<f64>().is_ok() {
+            format!("{value}{unit}")
+        } else {
+            value.to_string()
+        }
+    };
+    let bw = with_unit(bandwidth.unwrap_or("27262976"), "Bps");
+    let lat = with_unit(latency.unwrap_or("0.000005"), "s");
+    let spec = format!(
+        "flat:{np}:bw={bw}:lat={lat}:sharing=SHARED:loopback_bw=498000000Bps:loopback_lat=4us"
+    );
+    Platform::from_compact(&spec)
+        .with_context(|| format!("-bandwidth {bw} -latency {lat}: cannot build the platform"))
 }
 
 /// How ranks get their globals, and why when smpirun chose.
@@ -446,7 +533,7 @@ fn privatization_summary(asked: Privatization, loader: &AppLoader) -> String {
 /// Runs smpirun with `args` (without the program name); returns the exit code.
 pub fn run(args: Vec<OsString>) -> Result<i32> {
     let wall = Instant::now();
-    let opts = parse_args(args)?;
+    let opts = parse_args(args.clone())?;
     let log_settings =
         log::Settings::parse(opts.log.iter().map(String::as_str)).context("in a --log option")?;
     log::install(&log_settings, log_clock)?;
@@ -456,6 +543,10 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             env!("CARGO_PKG_VERSION"),
             env!("SMPI_RS_GIT_HASH")
         );
+        return Ok(0);
+    }
+    if opts.git_version {
+        println!("{}", env!("SMPI_RS_GIT_HASH"));
         return Ok(0);
     }
     if opts.help {
@@ -481,6 +572,17 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         );
         return Ok(0);
     }
+    if let Some(option) = unavailable_option(&opts) {
+        bail!(
+            "{option}: SimGrid's tracing and trace replay are not available in smpirun yet; \
+             run without {option}"
+        );
+    }
+    if std::env::var_os(UNDER_WRAPPER).is_none() {
+        if let Some(wrapper) = wrapper_command(&opts)? {
+            return Err(exec_under(&wrapper, &args));
+        }
+    }
     let program = opts.program.clone().ok_or_else(|| {
         anyhow!(
             "no program to run\n\n{}\nsmpirun -help lists the options",
@@ -499,16 +601,48 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             let name = cfg
                 .set(name, value)
                 .with_context(|| format!("in {origin}"))?;
-            log_option_set(&cfg, name, &origin);
+            log_option_set(name, value, &origin);
         }
     }
-    for pair in &opts.cfg {
+    // As SimGrid's smpirun, one --cfg may hold several settings separated
+    // by white space.
+    for pair in opts.cfg.iter().flat_map(|c| c.split_whitespace()) {
         let name = cfg.set_pair(pair).context("in a --cfg option")?;
-        log_option_set(&cfg, name, "--cfg");
+        log_option_set(
+            name,
+            pair.split_once(':').map_or("", |(_, v)| v.trim()),
+            "--cfg",
+        );
     }
+    let mut flag_settings = Vec::new();
     if opts.no_privatize {
-        let name = cfg.set("smpi/privatization", "no")?;
-        log_option_set(&cfg, name, "-no-privatize");
+        flag_settings.push(("smpi/privatization", "no", "-no-privatize"));
+    }
+    if opts.analyze {
+        flag_settings.push(("smpi/display-timing", "yes", "-analyze"));
+    }
+    if opts.keep_temps {
+        flag_settings.push(("smpi/keep-temps", "yes", "-keep-temps"));
+    }
+    let tmpdir = opts
+        .tmpdir
+        .as_ref()
+        .map(|d| d.to_string_lossy().into_owned());
+    if let Some(dir) = &tmpdir {
+        flag_settings.push(("smpi/tmpdir", dir.as_str(), "-tmpdir"));
+    }
+    for (name, value, origin) in flag_settings {
+        let name = cfg.set(name, value)?;
+        log_option_set(name, value, origin);
+    }
+    for ignored in cfg.ignored() {
+        warn_at_start(
+            "smpi_config",
+            &format!(
+                "option '{}' (set to '{}') has no effect here: {}",
+                ignored.name, ignored.value, ignored.why
+            ),
+        );
     }
     let privatization = match cfg.text("smpi/privatization") {
         "auto" => Privatization::Auto,
@@ -553,9 +687,21 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             bail!("give the number of ranks with -np N (or a hostfile or platform)")
         }
     };
-    let mut platform = platform
-        .take()
-        .unwrap_or_else(|| Platform::default_cluster(np, speed));
+    let old_usage = opts.bandwidth.is_some() || opts.latency.is_some();
+    if old_usage && platform.is_some() {
+        warn_at_start(
+            "smpi_config",
+            "-bandwidth and -latency describe the platform smpirun builds without -platform; \
+             they are ignored",
+        );
+    }
+    let mut platform = match platform.take() {
+        Some(p) => p,
+        None if old_usage => {
+            old_usage_platform(np, opts.bandwidth.as_deref(), opts.latency.as_deref())?
+        }
+        None => Platform::default_cluster(np, speed),
+    };
     platform.set_global_loopback(
         cfg.float("network/loopback-bw"),
         cfg.float("network/loopback-lat"),
@@ -568,8 +714,15 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             .map_or("built-in".into(), |p| p.to_string_lossy()),
         platform.describe()
     );
-    let mapping =
-        Mapping::parse(cfg.text("smpi/map")).map_err(|e| anyhow!("option smpi/map: {e}"))?;
+    // SimGrid's smpi/map is a boolean (display the placement); ours also
+    // names the placement rule.
+    let (mapping, display_map) = match config::parse_bool(cfg.text("smpi/map")) {
+        Some(display) => (Mapping::Hostfile, display),
+        None => (
+            Mapping::parse(cfg.text("smpi/map")).map_err(|e| anyhow!("option smpi/map: {e}"))?,
+            false,
+        ),
+    };
     let slots = slots(&platform, opts.hostfile.as_ref())?;
     let hosts = mapping.place(&slots, np);
     tracing::debug!(
@@ -582,12 +735,16 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             h.display()
         ))
     );
-    if opts.print_map {
+    if opts.print_map || display_map {
+        // SimGrid's wording and layout, on stderr as its logs.
         let mut out = String::new();
         for (rank, host) in hosts.iter().enumerate() {
-            out.push_str(&format!("[rank {rank}] -> {}\n", platform.host(*host).name));
+            out.push_str(&format!(
+                "[0.000000] [smpi/INFO] [rank {rank}] -> {}\n",
+                platform.host(*host).name
+            ));
         }
-        print!("{out}");
+        eprint!("{out}");
     }
 
     let model = NetModel::from_config(&cfg)?;
@@ -681,7 +838,11 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             (1, *simulated)
         }
     };
-    if !opts.quiet {
+    // SimGrid prints nothing of its own at the end unless asked; a person
+    // at a terminal gets the summary anyway.
+    let display = cfg.bool("smpi/display-timing")
+        || (!opts.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    if display {
         eprintln!("smpirun: simulated time {simulated:.6} s, wall time {wall:.3} s, {np} ranks");
     }
     Ok(code)

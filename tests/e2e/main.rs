@@ -8,6 +8,7 @@ mod golden;
 mod labs;
 mod models;
 mod programs;
+mod simgrid_cli;
 mod tools;
 
 use std::path::{Path, PathBuf};
@@ -43,9 +44,16 @@ pub fn smpicc() -> Command {
     with_env(Command::new(env!("CARGO_BIN_EXE_smpicc")))
 }
 
+/// smpirun with the closing summary line on (it is off by default when
+/// stderr is not a terminal, as SimGrid prints none): the tests read the
+/// simulated time from it.
 pub fn smpirun() -> Command {
-    with_env(Command::new(env!("CARGO_BIN_EXE_smpirun")))
+    let mut c = with_env(Command::new(env!("CARGO_BIN_EXE_smpirun")));
+    c.arg(DISPLAY_TIMING);
+    c
 }
+
+pub const DISPLAY_TIMING: &str = "--cfg=smpi/display-timing:yes";
 
 /// Compiles `source` (relative to the repository root) into the scratch
 /// directory, once per test run (never reusing a build of an earlier run,

@@ -1226,12 +1226,14 @@ fn smpi_map_places_ranks_and_map_prints_the_placement() {
         ]);
         assert!(o.status.success(), "{}", stderr(&o));
         let out = stdout(&o);
+        let err = stderr(&o);
         (0..6)
             .map(|r| {
-                let printed = out
+                // SimGrid's layout, on stderr.
+                let printed = err
                     .lines()
-                    .find_map(|l| l.strip_prefix(&format!("[rank {r}] -> ")))
-                    .unwrap_or_else(|| panic!("no -map line for rank {r} in\n{out}"))
+                    .find_map(|l| l.strip_prefix(&format!("[0.000000] [smpi/INFO] [rank {r}] -> ")))
+                    .unwrap_or_else(|| panic!("no -map line for rank {r} in\n{err}"))
                     .to_string();
                 // The program sees the same host.
                 let seen = format!("Hello from rank {r} of 6 on {printed}");

@@ -52,8 +52,27 @@ const SPELLINGS: &[Spelling] = &[
     flag("help-coll", &[]),
     valued("calibrate-blas", &[]),
     valued("blas-lib", &[]),
-    flag("version", &[]),
+    flag("version", &["v"]),
+    flag("git-version", &[]),
     valued("completions", &[]),
+    valued("wrapper", &[]),
+    flag("gdb", &[]),
+    flag("lldb", &[]),
+    flag("vgdb", &[]),
+    flag("keep-temps", &[]),
+    valued("tmpdir", &[]),
+    flag("analyze", &[]),
+    valued("bandwidth", &[]),
+    valued("latency", &[]),
+    flag("foreground", &[]),
+    valued("replay", &[]),
+    flag("trace", &[]),
+    flag("trace-ti", &[]),
+    valued("trace-file", &[]),
+    valued("trace-comment", &[]),
+    valued("trace-comment-file", &[]),
+    flag("trace-grouped", &[]),
+    flag("trace-resource", &[]),
 ];
 
 /// A command line that cannot be rewritten.
@@ -97,20 +116,32 @@ fn nearest_option(name: &str, dashes: &str) -> Option<String> {
 /// Rewrites smpirun's arguments (without the command name) for clap:
 /// every option before the program becomes `--long` or `--long=value`
 /// (whatever spelling it had: `-np 4`, `--np 4`, `-n 4`, `--np=4`), then
-/// comes `--` and the program with its arguments as given. An explicit
-/// `--` also ends the options. The first argument that does not start
-/// with `-` is the program.
+/// comes `--` and the program with its arguments. An explicit `--` also
+/// ends the options. The first argument that does not start with `-` is
+/// the program.
+///
+/// As SimGrid's smpirun does, `--cfg=...` and `--log=...` arguments after
+/// the program are smpirun's, not the program's (test harnesses append
+/// them to whole command lines); their value is split on white space, so
+/// `--cfg="a:1 b:2"` is two settings. Every other argument after the
+/// program is passed on as given.
 pub fn rewrite(args: Vec<OsString>) -> Result<Vec<OsString>, CliError> {
     let mut out = vec![OsString::from("smpirun")];
     let mut it = args.into_iter();
     while let Some(arg) = it.next() {
         let bytes = arg.as_bytes();
         if bytes == b"--" || !bytes.starts_with(b"-") {
-            out.push(OsString::from("--"));
+            let mut program = vec![OsString::from("--")];
             if bytes != b"--" {
-                out.push(arg);
+                program.push(arg);
             }
-            out.extend(it);
+            for rest in it {
+                match stolen_setting(&rest) {
+                    Some(settings) => out.extend(settings),
+                    None => program.push(rest),
+                }
+            }
+            out.extend(program);
             return Ok(out);
         }
         let dashes = if bytes.starts_with(b"--") { "--" } else { "-" };
@@ -156,6 +187,27 @@ pub fn rewrite(args: Vec<OsString>) -> Result<Vec<OsString>, CliError> {
     Ok(out)
 }
 
+/// The settings of a `--cfg=...` or `--log=...` argument found after the
+/// program, one `--cfg=setting` per white-space-separated word, or `None`
+/// for any other argument.
+fn stolen_setting(arg: &OsStr) -> Option<Vec<OsString>> {
+    let bytes = arg.as_bytes();
+    let option = [&b"--cfg="[..], b"--log="]
+        .into_iter()
+        .find(|prefix| bytes.starts_with(prefix))?;
+    Some(
+        bytes[option.len()..]
+            .split(|b| b.is_ascii_whitespace())
+            .filter(|word| !word.is_empty())
+            .map(|word| {
+                let mut setting = OsString::from(OsStr::from_bytes(option));
+                setting.push(OsStr::from_bytes(word));
+                setting
+            })
+            .collect(),
+    )
+}
+
 /// The text before the options in `-help`.
 const ABOUT: &str = "\
 Runs an MPI program built with smpicc, every rank in this one process, on a
@@ -163,7 +215,10 @@ simulated platform. MPI_Wtime returns simulated time.
 
 Options take one dash, as SimGrid's smpirun spells them (-np 4, -platform
 FILE), or two (--np 4, --np=4); -n is -np, -machinefile is -hostfile.
-Everything after the program is the program's.";
+Everything after the program is the program's, except --cfg=... and
+--log=..., which are smpirun's wherever they are (as in SimGrid).
+A run prints nothing of its own unless stderr is a terminal or
+--cfg=smpi/display-timing:yes asks for the closing timing line.";
 
 /// The text after the options in `-help`.
 const AFTER_HELP: &str = "\
@@ -223,8 +278,9 @@ pub struct Options {
     /// globals (= --cfg=smpi/privatization:no)
     #[arg(long, verbatim_doc_comment)]
     pub no_privatize: bool,
-    /// do not print the final timing line
-    #[arg(long)]
+    /// do not print the closing timing line, even
+    /// on a terminal, nor the host-speed note
+    #[arg(long, verbatim_doc_comment)]
     pub quiet: bool,
     /// print the host of each rank (`[rank R] ->
     /// host`) before running; --cfg=smpi/map
@@ -254,9 +310,76 @@ pub struct Options {
     /// the BLAS library -calibrate-blas times
     #[arg(long, value_name = "LIB")]
     pub blas_lib: Option<String>,
-    /// print the version
+    /// print the version (also -v)
     #[arg(long)]
     pub version: bool,
+    /// print the git hash of this build
+    #[arg(long)]
+    pub git_version: bool,
+    /// run the whole simulation under COMMAND,
+    /// e.g. "valgrind" or "gdb --args" (split as
+    /// a shell would)
+    #[arg(long, value_name = "COMMAND", verbatim_doc_comment)]
+    pub wrapper: Option<String>,
+    /// run under gdb (-wrapper "gdb --args")
+    #[arg(long)]
+    pub gdb: bool,
+    /// run under lldb (-wrapper "lldb --")
+    #[arg(long)]
+    pub lldb: bool,
+    /// run under valgrind's gdb server (-wrapper
+    /// "valgrind --vgdb=yes --vgdb-error=0")
+    #[arg(long, verbatim_doc_comment)]
+    pub vgdb: bool,
+    /// SimGrid's: keep the temporary files; smpirun
+    /// writes none (program copies live in memory)
+    #[arg(long, verbatim_doc_comment)]
+    pub keep_temps: bool,
+    /// SimGrid's: where temporary files go; smpirun
+    /// writes none (program copies live in memory)
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath, verbatim_doc_comment)]
+    pub tmpdir: Option<PathBuf>,
+    /// print the simulated and wall times at the end
+    /// (= --cfg=smpi/display-timing:yes)
+    #[arg(long, verbatim_doc_comment)]
+    pub analyze: bool,
+    /// without -platform: the bandwidth of the
+    /// built-in cluster's links (SimGrid's old
+    /// usage), e.g. 1.25e8 (B/s) or 1Gbps
+    #[arg(long, value_name = "BW", verbatim_doc_comment)]
+    pub bandwidth: Option<String>,
+    /// without -platform: the latency of the
+    /// built-in cluster's links, e.g. 1e-5 (s) or 10us
+    #[arg(long, value_name = "LAT", verbatim_doc_comment)]
+    pub latency: Option<String>,
+    /// accepted for SimGrid's scripts; changes nothing
+    #[arg(long, hide = true)]
+    pub foreground: bool,
+    /// SimGrid's trace replay: not available yet
+    #[arg(long, value_name = "TRACE", hide = true)]
+    pub replay: Option<PathBuf>,
+    /// SimGrid's Paje tracing: not available yet
+    #[arg(long, hide = true)]
+    pub trace: bool,
+    /// SimGrid's time-independent tracing: not
+    /// available yet
+    #[arg(long, hide = true)]
+    pub trace_ti: bool,
+    /// SimGrid's trace file name: not available yet
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub trace_file: Option<PathBuf>,
+    /// SimGrid's trace comment: not available yet
+    #[arg(long, value_name = "TEXT", hide = true)]
+    pub trace_comment: Option<String>,
+    /// SimGrid's trace comment file: not available yet
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub trace_comment_file: Option<PathBuf>,
+    /// SimGrid's grouped traces: not available yet
+    #[arg(long, hide = true)]
+    pub trace_grouped: bool,
+    /// SimGrid's resource traces: not available yet
+    #[arg(long, hide = true)]
+    pub trace_resource: bool,
     /// print a completion script for SHELL (bash,
     /// zsh, fish, elvish or powershell)
     #[arg(
@@ -389,6 +512,26 @@ mod tests {
             (&["--blas-lib", "libblas.so.3"], "--blas-lib=libblas.so.3"),
             (&["-version"], "--version"),
             (&["--version"], "--version"),
+            (&["-v"], "--version"),
+            (&["-git-version"], "--git-version"),
+            (&["-wrapper", "gdb --args"], "--wrapper=gdb --args"),
+            (&["-gdb"], "--gdb"),
+            (&["-lldb"], "--lldb"),
+            (&["-vgdb"], "--vgdb"),
+            (&["-keep-temps"], "--keep-temps"),
+            (&["-tmpdir", "/tmp"], "--tmpdir=/tmp"),
+            (&["-analyze"], "--analyze"),
+            (&["-bandwidth", "1e9"], "--bandwidth=1e9"),
+            (&["-latency", "1e-6"], "--latency=1e-6"),
+            (&["-foreground"], "--foreground"),
+            (&["-replay", "t.txt"], "--replay=t.txt"),
+            (&["-trace"], "--trace"),
+            (&["-trace-ti"], "--trace-ti"),
+            (&["-trace-file", "f"], "--trace-file=f"),
+            (&["-trace-comment", "c"], "--trace-comment=c"),
+            (&["-trace-comment-file", "f"], "--trace-comment-file=f"),
+            (&["-trace-grouped"], "--trace-grouped"),
+            (&["-trace-resource"], "--trace-resource"),
             (&["--completions", "bash"], "--completions=bash"),
         ] {
             assert_eq!(rewritten(given), ["smpirun", expected], "{given:?}");
@@ -398,20 +541,57 @@ mod tests {
     #[test]
     fn the_program_and_its_arguments_are_untouched() {
         assert_eq!(
-            rewritten(&["-np", "2", "./app", "-np", "7", "--cfg=x", "-quiet", "--"]),
-            ["smpirun", "--np=2", "--", "./app", "-np", "7", "--cfg=x", "-quiet", "--"]
+            rewritten(&["-np", "2", "./app", "-np", "7", "--cfg", "x", "-quiet", "--"]),
+            ["smpirun", "--np=2", "--", "./app", "-np", "7", "--cfg", "x", "-quiet", "--"]
         );
-        let o = parsed(&[
-            "-np", "2", "./app", "-np", "7", "--cfg=x", "-quiet", "--", "-h",
-        ]);
+        let o = parsed(&["-np", "2", "./app", "-np", "7", "-quiet", "--", "-h"]);
         assert_eq!(o.np, Some(2));
         assert_eq!(o.program, Some(PathBuf::from("./app")));
-        assert_eq!(o.args, args(&["-np", "7", "--cfg=x", "-quiet", "--", "-h"]));
+        assert_eq!(o.args, args(&["-np", "7", "-quiet", "--", "-h"]));
         assert!(o.cfg.is_empty() && !o.quiet && !o.help);
         // An explicit `--` ends smpirun's options.
         let o = parsed(&["-quiet", "--", "-app-with-a-dash", "x"]);
         assert_eq!(o.program, Some(PathBuf::from("-app-with-a-dash")));
         assert_eq!(o.args, args(&["x"]));
+    }
+
+    #[test]
+    fn cfg_and_log_after_the_program_are_smpiruns_as_in_simgrid() {
+        assert_eq!(
+            rewritten(&[
+                "-np",
+                "2",
+                "./app",
+                "-q",
+                "--cfg=smpi/test:0",
+                "x",
+                "--log=a.thres:info b.thres:debug",
+            ]),
+            [
+                "smpirun",
+                "--np=2",
+                "--cfg=smpi/test:0",
+                "--log=a.thres:info",
+                "--log=b.thres:debug",
+                "--",
+                "./app",
+                "-q",
+                "x"
+            ]
+        );
+        let o = parsed(&[
+            "--cfg=smpi/wtime:0",
+            "./app",
+            "--cfg=smpi/simulate-computation:no",
+            "1",
+        ]);
+        assert_eq!(o.cfg, ["smpi/wtime:0", "smpi/simulate-computation:no"]);
+        assert_eq!(o.args, args(&["1"]));
+        // Only the `=` forms are taken, as SimGrid's smpirun does.
+        assert_eq!(
+            parsed(&["./app", "--cfg", "x", "--cfgx=1"]).args,
+            args(&["--cfg", "x", "--cfgx=1"])
+        );
     }
 
     #[test]
@@ -466,8 +646,11 @@ mod tests {
             "--log=mpi.thres:debug",
         ]);
         assert_eq!(o.cfg, ["smpi/test:0", "smpi/iprobe:1e-3", "smpi/wtime:0"]);
-        assert_eq!(o.log, ["config.thres:debug", "root.thres:info"]);
-        assert_eq!(o.args, args(&["--log=mpi.thres:debug"]));
+        assert_eq!(
+            o.log,
+            ["config.thres:debug", "root.thres:info", "mpi.thres:debug"]
+        );
+        assert!(o.args.is_empty());
     }
 
     #[test]

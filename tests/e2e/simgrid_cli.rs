@@ -1,0 +1,167 @@
+//! SimGrid's smpirun command line and output: what a SimGrid user's
+//! scripts and regression tests rely on.
+
+use super::*;
+
+/// smpirun as a user runs it: without the closing line the other tests
+/// turn on.
+fn plain_smpirun(args: &[&str]) -> Output {
+    with_env(Command::new(env!("CARGO_BIN_EXE_smpirun")))
+        .args(args)
+        .output()
+        .expect("run smpirun")
+}
+
+#[test]
+fn a_run_prints_only_what_the_program_prints_unless_asked() {
+    let app = build("examples/hello.c");
+    let app = app.to_str().unwrap();
+    let o = plain_smpirun(&["-np", "2", NO_COMPUTE, app]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "", "nothing of smpirun's own on stderr");
+    assert_eq!(stdout(&o).lines().count(), 2, "{}", stdout(&o));
+    // SimGrid's option, before or after the program; and -analyze.
+    for args in [
+        &["-np", "2", NO_COMPUTE, DISPLAY_TIMING, app][..],
+        &["-np", "2", NO_COMPUTE, app, DISPLAY_TIMING],
+        &["-np", "2", NO_COMPUTE, "-analyze", app],
+    ] {
+        let o = plain_smpirun(args);
+        assert!(
+            stderr(&o).starts_with("smpirun: simulated time 0.0"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
+fn cfg_and_log_after_the_program_are_applied_not_passed_on() {
+    let app = build("tests/c/args.c");
+    let o = plain_smpirun(&[
+        "-np",
+        "1",
+        app.to_str().unwrap(),
+        "first",
+        "--cfg=smpi/simulate-computation:no",
+        "--log=root.thres:critical",
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "argc=3 argv[1]=first argv[2]=-q\n");
+}
+
+#[test]
+fn map_prints_simgrids_lines_on_stderr() {
+    let app = build("examples/hello.c");
+    for map in [&["-map"][..], &["--cfg=smpi/map:1"]] {
+        let mut args = vec!["-np", "3", "-platform", "flat:2", NO_COMPUTE];
+        args.extend_from_slice(map);
+        args.push(app.to_str().unwrap());
+        let o = plain_smpirun(&args);
+        assert_eq!(
+            stderr(&o),
+            "[0.000000] [smpi/INFO] [rank 0] -> node-0\n\
+             [0.000000] [smpi/INFO] [rank 1] -> node-1\n\
+             [0.000000] [smpi/INFO] [rank 2] -> node-0\n",
+            "{map:?}"
+        );
+    }
+}
+
+#[test]
+fn simgrid_options_without_effect_are_accepted_with_a_warning() {
+    let app = build("examples/hello.c");
+    let o = plain_smpirun(&[
+        "-np",
+        "1",
+        "-keep-temps",
+        NO_COMPUTE,
+        "--cfg=tracing:yes contexts/factory:raw",
+        app.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 3, "{err}");
+    for (line, option) in lines
+        .iter()
+        .zip(["tracing", "contexts/factory", "smpi/keep-temps"])
+    {
+        assert!(
+            line.starts_with(&format!(
+                "[0.000000] [smpi_config/WARNING] option '{option}' (set to '"
+            )) && line.contains("has no effect here: "),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn tracing_options_say_they_are_not_available() {
+    let app = build("examples/hello.c");
+    for option in ["-trace", "-trace-ti"] {
+        let o = plain_smpirun(&["-np", "1", option, app.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(1));
+        assert_eq!(
+            stderr(&o).lines().next().unwrap_or(""),
+            format!(
+                "smpirun: {option}: SimGrid's tracing and trace replay are not available in \
+                 smpirun yet; run without {option}"
+            )
+        );
+    }
+}
+
+#[test]
+fn wrapper_runs_the_whole_simulation_under_a_command() {
+    let app = build("examples/hello.c");
+    let o = plain_smpirun(&[
+        "-wrapper",
+        "sh -c 'echo wrapped: $#; exec \"$@\"' sh",
+        "-np",
+        "2",
+        NO_COMPUTE,
+        app.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    // The wrapper ran once, given smpirun and its 6 arguments.
+    assert_eq!(out.matches("wrapped:").count(), 1, "{out}");
+    assert!(out.starts_with("wrapped: 7\n"), "{out}");
+    assert!(out.contains("Hello from rank 1 of 2"), "{out}");
+    let o = plain_smpirun(&["-wrapper", "'unbalanced", "-np", "1", "./x"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("unbalanced quotes"), "{}", stderr(&o));
+}
+
+#[test]
+fn bandwidth_and_latency_build_simgrids_old_platform() {
+    let app = build("examples/pingpong.c");
+    let time = |extra: &[&str]| {
+        let mut args = vec!["-np", "2", NO_COMPUTE];
+        args.extend_from_slice(extra);
+        args.push(app.to_str().unwrap());
+        simulated_time(&run(&args))
+    };
+    let slow = time(&["-bandwidth", "1e6", "-latency", "1e-3"]);
+    let fast = time(&["-bandwidth", "1Gbps", "-latency", "1us"]);
+    assert!(slow > 100.0 * fast, "{slow} vs {fast}");
+}
+
+#[test]
+fn version_and_git_version() {
+    let v = plain_smpirun(&["-v"]);
+    assert!(
+        stdout(&v).starts_with("smpirun (smpi-rs) "),
+        "{}",
+        stdout(&v)
+    );
+    let g = plain_smpirun(&["-git-version"]);
+    assert!(
+        stdout(&v).contains(stdout(&g).trim()) && !stdout(&g).trim().is_empty(),
+        "{} / {}",
+        stdout(&v),
+        stdout(&g)
+    );
+}
