@@ -140,7 +140,12 @@ pub fn load(spec: &str) -> Result<Platform, PlatformError> {
         match key {
             "bw" => c.private.bandwidth = unit(units::parse_bandwidth, "bw")?,
             "lat" => c.private.latency = unit(units::parse_time, "lat")?,
-            "speed" => c.speed = unit(units::parse_speed, "speed")?,
+            "speed" => {
+                c.speed = unit(units::parse_speed, "speed")?;
+                if c.speed <= 0.0 {
+                    return Err(bad(spec, "speed", value, "a positive speed".to_string()));
+                }
+            }
             "cores" => {
                 c.cores = value.parse().ok().filter(|&n| n >= 1).ok_or_else(|| {
                     bad(
@@ -182,7 +187,11 @@ pub fn load(spec: &str) -> Result<Platform, PlatformError> {
         }
     }
     if c.private.bandwidth <= 0.0 {
-        return Err(bad(spec, "bw", "0", "a positive bandwidth".to_string()));
+        let value = spec
+            .split(':')
+            .find_map(|p| p.strip_prefix("bw="))
+            .unwrap_or("0");
+        return Err(bad(spec, "bw", value, "a positive bandwidth".to_string()));
     }
     c.backbone = bb_bw.filter(|&b| b > 0.0).map(|bandwidth| LinkSpec {
         bandwidth,

@@ -96,6 +96,19 @@ pub enum Problem {
         /// The element it appears in.
         parent: String,
     },
+    /// A speed or bandwidth of zero: nothing could ever finish on it.
+    #[error(
+        "{element}: {attribute} '{text}' is zero; a host or link must have a positive \
+         {attribute} (nothing could ever cross or run on it)"
+    )]
+    Zero {
+        /// The element.
+        element: String,
+        /// The attribute.
+        attribute: &'static str,
+        /// The value as written.
+        text: String,
+    },
     /// Something SimGrid accepts but this emulator does not handle yet.
     #[error("{0} is not supported yet")]
     NotSupported(String),

@@ -93,7 +93,7 @@ fn positive(text: &str, what: &str) -> Result<u32, String> {
     let t = text.trim();
     match t.parse::<u32>() {
         Ok(v) if v > 0 => Ok(v),
-        _ => Err(format!("{what} must be a positive whole number, not '{t}'")),
+        _ => Err(format!("a positive whole number for {what}, not '{t}'")),
     }
 }
 
@@ -103,7 +103,8 @@ fn list(text: &str, what: &str) -> Result<Vec<u32>, String> {
 
 impl Topology {
     /// Parses `topo_parameters` for topology `kind` (`TORUS`, `FAT_TREE`,
-    /// `DRAGONFLY`); the error says what is wrong and what was expected.
+    /// `DRAGONFLY`); the error says what was expected (it reads after
+    /// "expected") and what was found.
     pub fn parse(kind: &str, params: &str) -> Result<Topology, String> {
         let t = match kind {
             "TORUS" => Topology::Torus(list(params, "a torus dimension").map_err(|e| {
@@ -114,7 +115,10 @@ impl Topology {
                                     one number per level in each list, such as '2;8,8;1,2;1,1'";
                 let parts: Vec<&str> = params.split(';').collect();
                 let [levels, down, up, count] = parts[..] else {
-                    return Err(format!("{} parts instead of 4; {FORM}", parts.len()));
+                    return Err(format!(
+                        "4 parts separated by ';', not {}; {FORM}",
+                        parts.len()
+                    ));
                 };
                 let levels =
                     positive(levels, "the number of levels").map_err(|e| format!("{e}; {FORM}"))?;
@@ -129,7 +133,8 @@ impl Topology {
                 ] {
                     if v.len() != levels as usize {
                         return Err(format!(
-                            "{levels} levels but {} values for the {name}; {FORM}",
+                            "one value per level for the {name} ({levels} levels), not {}; \
+                             {FORM}",
                             v.len()
                         ));
                     }
@@ -144,11 +149,14 @@ impl Topology {
                     let v = list(text, what).map_err(|e| format!("{e}; {FORM}"))?;
                     match v[..] {
                         [a, b] => Ok((a, b)),
-                        _ => Err(format!("'{text}' should be two numbers; {FORM}")),
+                        _ => Err(format!("two numbers in '{text}'; {FORM}")),
                     }
                 };
                 let [g, c, r, n] = parts[..] else {
-                    return Err(format!("{} parts instead of 4; {FORM}", parts.len()));
+                    return Err(format!(
+                        "4 parts separated by ';', not {}; {FORM}",
+                        parts.len()
+                    ));
                 };
                 let (groups, blue) = pair(g, "a group or link count")?;
                 let (chassis, black) = pair(c, "a chassis or link count")?;
@@ -157,9 +165,9 @@ impl Topology {
                     .map_err(|e| format!("{e}; {FORM}"))?;
                 if groups > routers {
                     return Err(format!(
-                        "{groups} groups but {routers} routers per chassis: SimGrid's \
-                         minimal routing reaches group j through router j of chassis 0, \
-                         so there can be at most as many groups as routers per chassis"
+                        "at most as many groups as routers per chassis, not {groups} groups \
+                         for {routers} routers: SimGrid's minimal routing reaches group j \
+                         through router j of chassis 0"
                     ));
                 }
                 Topology::Dragonfly(DragonflyShape {
@@ -172,7 +180,7 @@ impl Topology {
                     nodes,
                 })
             }
-            other => return Err(format!("unknown topology '{other}'")),
+            other => return Err(format!("TORUS, FAT_TREE or DRAGONFLY, not '{other}'")),
         };
         if t.nodes() > MAX_NODES {
             return Err(format!(

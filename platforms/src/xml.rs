@@ -210,6 +210,17 @@ impl<'a> Loader<'a> {
                 },
             )
         })?;
+        if parsed.value == 0.0 && matches!(quantity, Quantity::Speed | Quantity::Bandwidth) {
+            return Err(self.at_attr(
+                node,
+                attr,
+                Problem::Zero {
+                    element: what.to_string(),
+                    attribute: attr,
+                    text: text.trim().to_string(),
+                },
+            ));
+        }
         if !parsed.unit_given {
             self.warnings.push(format!(
                 "{}:{}: {what}: unit-less {attr} '{text}' taken as {}{}; SimGrid deprecates \

@@ -83,7 +83,10 @@ fn bad_compact_forms_say_what_is_expected() {
         ("flat:0", "the number of hosts"),
         ("flat:x", "the number of hosts"),
         ("torus:4,0", "positive"),
-        ("fat-tree:2;4,4;1,2", "3 parts instead of 4"),
+        (
+            "fat-tree:2;4,4;1,2",
+            "expected 4 parts separated by ';', not 3",
+        ),
         ("dragonfly:3,1;1,1;2,1;2", "at most as many groups"),
         ("torus:4:bw=10Gbs", "unknown unit"),
         ("torus:4:colour=red", "a key among bw, lat"),

@@ -270,10 +270,25 @@ fn bad_shapes_name_the_problem() {
         ("TORUS", "4,0", 4, "positive"),
         ("TORUS", "4,x", 4, "positive"),
         ("TORUS", "4,4", 15, "16 values"),
-        ("FAT_TREE", "2;4,4;1,2", 16, "3 parts instead of 4"),
-        ("FAT_TREE", "2;4,4;1;1,1", 16, "2 levels but 1 values"),
+        (
+            "FAT_TREE",
+            "2;4,4;1,2",
+            16,
+            "4 parts separated by ';', not 3",
+        ),
+        (
+            "FAT_TREE",
+            "2;4,4;1;1,1",
+            16,
+            "one value per level for the up ports (2 levels), not 1",
+        ),
         ("FAT_TREE", "2;4,4;1,2;1,1", 12, "16 values"),
-        ("DRAGONFLY", "2,1;2,1;4,1", 8, "3 parts instead of 4"),
+        (
+            "DRAGONFLY",
+            "2,1;2,1;4,1",
+            8,
+            "4 parts separated by ';', not 3",
+        ),
         ("DRAGONFLY", "3,1;2,1;2,1;2", 24, "at most as many groups"),
         ("DRAGONFLY", "2;2,1;4,1;4", 64, "two numbers"),
     ];

@@ -576,7 +576,7 @@ fn malformed_inputs() {
     };
     let cluster_cases: Vec<(String, u32, &str)> = vec![
         (cluster("radical=\"0-2\" topology=\"TORUS\" topo_parameters=\"2,2\""), 2, "cluster 'c': radical '0-2': expected 4 values, one per node of the TORUS topology (it has 3)"),
-        (cluster("radical=\"0-3\" topology=\"FAT_TREE\" topo_parameters=\"1;4\""), 2, "cluster 'c': topo_parameters '1;4': expected 2 parts instead of 4; FAT_TREE takes"),
+        (cluster("radical=\"0-3\" topology=\"FAT_TREE\" topo_parameters=\"1;4\""), 2, "cluster 'c': topo_parameters '1;4': expected 4 parts separated by ';', not 2; FAT_TREE takes"),
         (cluster("radical=\"0-3\" topology=\"RING\""), 2, "cluster 'c': topology 'RING': expected FLAT, TORUS, FAT_TREE or DRAGONFLY"),
         (cluster(""), 2, "cluster 'c': missing required attribute 'radical'"),
         (cluster("radical=\"0-x\""), 2, "cluster 'c': radical '0-x': expected numbers and low-high ranges"),
