@@ -52,10 +52,12 @@ pub type MainFn = unsafe extern "C" fn(c_int, *mut *mut c_char, *mut *mut c_char
 /// Why an application cannot be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
-    #[error("cannot read '{path}': {source}")]
+    // The I/O error is part of the message, not a `source`: printed with
+    // its chain, it would appear twice.
+    #[error("cannot read '{path}': {error}")]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("'{path}' is not an ELF file; build the program with smpicc")]
     NotElf { path: PathBuf },
@@ -81,11 +83,11 @@ pub enum LoadError {
         found: u64,
         expected: u64,
     },
-    #[error("cannot make a private copy of '{path}' for rank {rank}: {source}")]
+    #[error("cannot make a private copy of '{path}' for rank {rank}: {error}")]
     Copy {
         path: PathBuf,
         rank: usize,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error(
         "'{path}' cannot have its globals swapped between ranks (smpi/privatization:swap): \
@@ -162,9 +164,9 @@ pub const SWAP_MAX_BYTES: u64 = 16 * 1024;
 
 /// Checks that `path` is a program built by smpicc for this machine.
 pub fn inspect(path: &Path, expected_abi: u64) -> Result<AppInfo, LoadError> {
-    let bytes = std::fs::read(path).map_err(|source| LoadError::Read {
+    let bytes = std::fs::read(path).map_err(|error| LoadError::Read {
         path: path.to_owned(),
-        source,
+        error,
     })?;
     inspect_bytes(&bytes, path, expected_abi)
 }
@@ -544,9 +546,9 @@ impl AppLoader {
         expected_abi: u64,
         abi_table: *const c_void,
     ) -> Result<Self, LoadError> {
-        let image = std::fs::read(path).map_err(|source| LoadError::Read {
+        let image = std::fs::read(path).map_err(|error| LoadError::Read {
             path: path.to_owned(),
-            source,
+            error,
         })?;
         let info = inspect_bytes(&image, path, expected_abi)?;
         let mode = match (mode, info.swap_obstacle()) {
@@ -614,10 +616,10 @@ impl AppLoader {
                 let fd = self.private_copy(rank)?;
                 let link = self.link_dir(rank)?.join(format!("rank-{rank}"));
                 let target = format!("/proc/{}/fd/{}", std::process::id(), fd.as_raw_fd());
-                std::os::unix::fs::symlink(&target, &link).map_err(|source| LoadError::Copy {
+                std::os::unix::fs::symlink(&target, &link).map_err(|error| LoadError::Copy {
                     path: self.info.path.clone(),
                     rank,
-                    source,
+                    error,
                 })?;
                 let app = self.open(&link, rank);
                 let _ = std::fs::remove_file(&link);
@@ -635,9 +637,9 @@ impl AppLoader {
             path: path.to_owned(),
             why,
         };
-        let bytes = std::fs::read(path).map_err(|source| LoadError::Read {
+        let bytes = std::fs::read(path).map_err(|error| LoadError::Read {
             path: path.to_owned(),
-            source,
+            error,
         })?;
         let elf = Elf::parse(&bytes).map_err(|_| bad("it is not an ELF file".into()))?;
         let mut names = Vec::new();
@@ -737,10 +739,10 @@ impl AppLoader {
         if self.links.is_none() {
             let dir = std::env::temp_dir().join(format!("smpi-rs-{}", std::process::id()));
             let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir).map_err(|source| LoadError::Copy {
+            std::fs::create_dir_all(&dir).map_err(|error| LoadError::Copy {
                 path: self.info.path.clone(),
                 rank,
-                source,
+                error,
             })?;
             self.links = Some(LinkDir(dir));
         }
@@ -749,10 +751,10 @@ impl AppLoader {
 
     /// Writes the image into a new in-memory file.
     fn private_copy(&self, rank: usize) -> Result<OwnedFd, LoadError> {
-        let copy_err = |source: std::io::Error| LoadError::Copy {
+        let copy_err = |error: std::io::Error| LoadError::Copy {
             path: self.info.path.clone(),
             rank,
-            source,
+            error,
         };
         let fd = nix::sys::memfd::memfd_create(
             format!("smpi-rank-{rank}").as_str(),
