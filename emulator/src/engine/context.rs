@@ -254,8 +254,48 @@ pub fn published_time() -> f64 {
     f64::from_bits(CRASH_TIME_BITS.load(Ordering::Relaxed))
 }
 
-/// Installs the SIGSEGV/SIGBUS handler (on an alternate stack) that names
-/// the crashing rank. `stack_kib` is the configured stack size, for the
+/// The signals that end a rank's program with a crash: the handler names
+/// the rank, the signal and the simulated time.
+const CRASH_SIGNALS: [Signal; 6] = [
+    Signal::SIGSEGV,
+    Signal::SIGBUS,
+    Signal::SIGFPE,
+    Signal::SIGILL,
+    Signal::SIGABRT,
+    Signal::SIGTRAP,
+];
+
+/// Linux's `si_code` values of SIGFPE for integer faults (the libc crate
+/// does not export them).
+const FPE_INTDIV: libc::c_int = 1;
+const FPE_INTOVF: libc::c_int = 2;
+
+/// What a crash signal is, in words (`si_code` tells a division by zero
+/// from other arithmetic faults).
+fn crash_name(sig: libc::c_int, code: libc::c_int) -> &'static str {
+    match sig {
+        libc::SIGSEGV => "segmentation fault",
+        libc::SIGBUS => "bus error",
+        libc::SIGFPE if code == FPE_INTDIV => "arithmetic exception: integer division by zero",
+        libc::SIGFPE if code == FPE_INTOVF => "arithmetic exception: integer overflow",
+        libc::SIGFPE => "arithmetic exception",
+        libc::SIGILL => "illegal instruction",
+        libc::SIGABRT => "aborted: abort() was called",
+        libc::SIGTRAP => "trace/breakpoint trap",
+        _ => "fatal signal",
+    }
+}
+
+/// The name of a crash signal (`SIGSEGV`...).
+fn signal_name(sig: libc::c_int) -> &'static str {
+    CRASH_SIGNALS
+        .iter()
+        .find(|s| **s as libc::c_int == sig)
+        .map_or("a signal", |s| s.as_str())
+}
+
+/// Installs the handler of the crash signals (on an alternate stack) that
+/// names the crashing rank. `stack_kib` is the configured stack size, for the
 /// overflow message.
 pub fn install_crash_handler(stack_kib: u64) {
     STACK_KIB.store(stack_kib, Ordering::Relaxed);
@@ -280,7 +320,7 @@ pub fn install_crash_handler(stack_kib: u64) {
         SaFlags::SA_ONSTACK | SaFlags::SA_RESETHAND,
         SigSet::empty(),
     );
-    for signal in [Signal::SIGSEGV, Signal::SIGBUS] {
+    for signal in CRASH_SIGNALS {
         // SAFETY: the handler makes only async-signal-safe calls (but for
         // the fflush it explains) and ends the process.
         let _ = unsafe { sigaction(signal, &action) };
@@ -291,20 +331,21 @@ pub fn install_crash_handler(stack_kib: u64) {
 extern "C" fn crash_handler(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut c_void) {
     let rank = CRASH_RANK.load(Ordering::Relaxed);
     // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
-    let addr = unsafe { (*info).si_addr() } as usize;
+    let (addr, code) = unsafe { ((*info).si_addr() as usize, (*info).si_code) };
+    // The address means something for faults the kernel raised (a
+    // positive si_code), not for kill() or raise().
+    let faulted = code > 0 && matches!(sig, libc::SIGSEGV | libc::SIGBUS);
     let lo = GUARD_LO.load(Ordering::Relaxed);
     let hi = GUARD_HI.load(Ordering::Relaxed);
     let now = f64::from_bits(CRASH_TIME_BITS.load(Ordering::Relaxed));
     let mut buf = MsgBuf::default();
     if rank == NO_RANK {
         buf.push("smpirun: internal error: ");
-        buf.push(if sig == libc::SIGBUS {
-            "bus error"
-        } else {
-            "segmentation fault"
-        });
-        buf.push(" in the simulator itself (not in a rank); please report it\n");
-    } else if addr >= lo && addr < hi {
+        buf.push(crash_name(sig, code));
+        buf.push(" (");
+        buf.push(signal_name(sig));
+        buf.push(") in the simulator itself (not in a rank); please report it\n");
+    } else if faulted && addr >= lo && addr < hi {
         buf.push("smpirun: rank ");
         buf.push_u64(rank as u64);
         buf.push(" overflowed its stack of ");
@@ -317,13 +358,14 @@ extern "C" fn crash_handler(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: 
     } else {
         buf.push("smpirun: rank ");
         buf.push_u64(rank as u64);
-        buf.push(if sig == libc::SIGBUS {
-            " crashed (bus error"
-        } else {
-            " crashed (segmentation fault"
-        });
-        buf.push(", address 0x");
-        buf.push_hex(addr as u64);
+        buf.push(" crashed (");
+        buf.push(crash_name(sig, code));
+        buf.push(", ");
+        buf.push(signal_name(sig));
+        if faulted {
+            buf.push(", address 0x");
+            buf.push_hex(addr as u64);
+        }
         buf.push(") at simulated time ");
         buf.push_time(now);
         buf.push(" s\n");
