@@ -27,6 +27,16 @@ fn msg<T>(buf: &[T], datatype: i32, peer: i32, tag: i32) -> Message {
     }
 }
 
+/// A receive into `buf`: taken mutably, so that the compiler knows the
+/// call may write it (reading an immutable array the call wrote through a
+/// pointer is undefined behaviour, and optimised builds read the zeros).
+fn recv_msg<T>(buf: &mut [T], datatype: i32, peer: i32, tag: i32) -> Message {
+    Message {
+        buf: buf.as_mut_ptr() as usize,
+        ..msg(buf, datatype, peer, tag)
+    }
+}
+
 fn finished(o: &Outcome) -> f64 {
     match o {
         Outcome::Finished { code: 0, simulated } => *simulated,
@@ -54,12 +64,12 @@ fn messages_from_one_sender_match_in_the_order_they_were_sent() {
             _ => {
                 // Rank 1's message first, by source and tag; then rank 0's
                 // three, in order, whatever their tags.
-                let buf = [0i32];
-                let st = p2p::recv(&msg(&buf, INT, 1, 9), "MPI_Recv").unwrap();
+                let mut buf = [0i32];
+                let st = p2p::recv(&recv_msg(&mut buf, INT, 1, 9), "MPI_Recv").unwrap();
                 s.borrow_mut().push((st.source, st.tag, buf[0]));
                 for _ in 0..3 {
-                    let buf = [0i32];
-                    let st = p2p::recv(&msg(&buf, INT, 0, ANY_TAG), "MPI_Recv").unwrap();
+                    let mut buf = [0i32];
+                    let st = p2p::recv(&recv_msg(&mut buf, INT, 0, ANY_TAG), "MPI_Recv").unwrap();
                     s.borrow_mut().push((st.source, st.tag, buf[0]));
                 }
             }
@@ -80,8 +90,9 @@ fn a_wildcard_receive_takes_the_first_message_to_arrive() {
     let o = Setup::new(3).run(move |rank| {
         if rank == 2 {
             for _ in 0..2 {
-                let buf = [0i32];
-                let st = p2p::recv(&msg(&buf, INT, ANY_SOURCE, ANY_TAG), "MPI_Recv").unwrap();
+                let mut buf = [0i32];
+                let st =
+                    p2p::recv(&recv_msg(&mut buf, INT, ANY_SOURCE, ANY_TAG), "MPI_Recv").unwrap();
                 s.borrow_mut().push(st.source);
             }
         } else {
@@ -108,13 +119,13 @@ fn send_returns(sends: &'static [(SendMode, usize)], cfg: &[&'static str]) -> Ve
     }
     let o = setup.run(move |rank| {
         for &(mode, bytes) in sends {
-            let buf = vec![0u8; bytes];
+            let mut buf = vec![0u8; bytes];
             if rank == 0 {
                 p2p::send(&msg(&buf, BYTE, 1, 0), mode, "MPI_Send").unwrap();
                 t.borrow_mut().push(now());
             } else {
                 sim::sleep(1.0, "sleep");
-                p2p::recv(&msg(&buf, BYTE, 0, 0), "MPI_Recv").unwrap();
+                p2p::recv(&recv_msg(&mut buf, BYTE, 0, 0), "MPI_Recv").unwrap();
             }
         }
         0
@@ -164,12 +175,12 @@ fn late_receive_done(cfg: &[&'static str]) -> f64 {
         setup = setup.cfg(c);
     }
     let o = setup.run(move |rank| {
-        let buf = [0u8; 8];
+        let mut buf = [0u8; 8];
         if rank == 0 {
             p2p::send(&msg(&buf, BYTE, 1, 0), SendMode::Standard, "MPI_Send").unwrap();
         } else {
             sim::sleep(1.0, "sleep");
-            p2p::recv(&msg(&buf, BYTE, 0, 0), "MPI_Recv").unwrap();
+            p2p::recv(&recv_msg(&mut buf, BYTE, 0, 0), "MPI_Recv").unwrap();
             d.borrow_mut().push(now());
         }
         0
@@ -195,8 +206,8 @@ fn a_message_longer_than_the_receive_buffer_is_truncated() {
         if rank == 0 {
             p2p::send(&msg(&[1, 2, 3], INT, 1, 4), SendMode::Standard, "MPI_Send").unwrap();
         } else {
-            let buf = [0i32];
-            let st = p2p::recv(&msg(&buf, INT, 0, 4), "MPI_Recv").unwrap();
+            let mut buf = [0i32];
+            let st = p2p::recv(&recv_msg(&mut buf, INT, 0, 4), "MPI_Recv").unwrap();
             assert_eq!(buf[0], 1);
             s.borrow_mut().push(st);
         }
@@ -243,9 +254,9 @@ fn a_split_groups_by_color_and_orders_by_key() {
 #[test]
 fn ranks_waiting_for_each_other_are_reported_as_a_deadlock() {
     let o = Setup::new(2).run(move |rank| {
-        let buf = [0i32];
+        let mut buf = [0i32];
         let peer = 1 - rank as i32;
-        p2p::recv(&msg(&buf, INT, peer, 3), "MPI_Recv").unwrap();
+        p2p::recv(&recv_msg(&mut buf, INT, peer, 3), "MPI_Recv").unwrap();
         0
     });
     let Outcome::Deadlock { report, .. } = o else {
@@ -291,8 +302,8 @@ fn observers_see_transfers_and_computations_with_their_dates() {
                 let buf = vec![0u8; 1 << 20];
                 p2p::send(&msg(&buf, BYTE, 1, 0), SendMode::Standard, "MPI_Send").unwrap();
             } else {
-                let buf = vec![0u8; 1 << 20];
-                p2p::recv(&msg(&buf, BYTE, 0, 0), "MPI_Recv").unwrap();
+                let mut buf = vec![0u8; 1 << 20];
+                p2p::recv(&recv_msg(&mut buf, BYTE, 0, 0), "MPI_Recv").unwrap();
                 d.borrow_mut().push(now());
             }
             0
