@@ -186,7 +186,11 @@ fn host_speed(cfg: &Config, quiet: bool) -> Result<f64> {
         }
         Ok(speed)
     } else {
-        platforms::units::parse_speed(text).map_err(|e| anyhow!("option smpi/host-speed: {e}"))
+        match platforms::units::parse_speed(text) {
+            Ok(speed) if speed > 0.0 => Ok(speed),
+            Ok(_) => bail!("option smpi/host-speed: '{text}' is not a positive speed, such as 1Gf"),
+            Err(e) => bail!("option smpi/host-speed: {e}"),
+        }
     }
 }
 
@@ -700,6 +704,11 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         None if old_usage => {
             old_usage_platform(np, opts.bandwidth.as_deref(), opts.latency.as_deref())?
         }
+        None if np > platforms::MAX_CLUSTER_HOSTS => bail!(
+            "-np {np}: the built-in platform has at most {} hosts; give a -platform with more \
+             hosts and a hostfile, or place several ranks per host (-hostfile with host:N)",
+            platforms::MAX_CLUSTER_HOSTS
+        ),
         None => Platform::default_cluster(np, speed),
     };
     platform.set_global_loopback(
@@ -829,9 +838,13 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         Outcome::Aborted {
             code, simulated, ..
         } => (if *code == 0 { 1 } else { *code }, *simulated),
-        Outcome::Deadlock { report, simulated } => {
+        Outcome::Deadlock {
+            report,
+            code,
+            simulated,
+        } => {
             eprint!("{report}");
-            (1, *simulated)
+            (*code, *simulated)
         }
         Outcome::Failed { message, simulated } => {
             eprintln!("{message}");

@@ -147,6 +147,8 @@ pub struct Sim {
     pub quiet: bool,
     /// A lower thread level than asked for was reported already.
     pub thread_level_noted: bool,
+    /// Ranks that ended without calling MPI_Finalize after MPI_Init.
+    unfinalized: usize,
 }
 
 impl Sim {
@@ -161,6 +163,7 @@ impl Sim {
             aborted: None,
             quiet: false,
             thread_level_noted: false,
+            unfinalized: 0,
         }
     }
 
@@ -179,6 +182,54 @@ impl Sim {
         while let Some(id) = self.core.next_finished() {
             self.mpi().transfer_done(id);
         }
+    }
+
+    /// Records that `rank`'s program ended with `code`, warning as SimGrid
+    /// does when the code is not 0, and when the rank initialised MPI but
+    /// did not finalise it.
+    fn rank_ended(&mut self, rank: usize, code: i32) {
+        self.core.finish_rank(rank, code);
+        if self.aborted.is_some() {
+            // MPI_Abort (or a fatal MPI error) says it all.
+            return;
+        }
+        let finalized = self
+            .mpi
+            .ranks
+            .get(rank)
+            .is_none_or(|m| !m.initialized || m.finalized);
+        let message = if code != 0 {
+            format!("SMPI process did not return 0. Return value : {code}")
+        } else if !finalized {
+            self.unfinalized += 1;
+            if self.unfinalized > UNFINALIZED_SHOWN {
+                return;
+            }
+            format!(
+                "rank {rank} ended without calling MPI_Finalize (every rank that calls \
+                 MPI_Init must call it)"
+            )
+        } else {
+            return;
+        };
+        let host = &self.core.platform().host(self.core.host_of(rank)).name;
+        // SimGrid's layout for a message of an actor: host, actor name (the
+        // rank), actor id (the rank + 1) and date.
+        eprintln!(
+            "[{host}:{rank}:({}) {:.6}] [smpi_kernel/WARNING] {message}",
+            rank + 1,
+            self.core.now()
+        );
+    }
+
+    /// The first non-zero exit code of the ranks that already ended, with
+    /// the rank: after a deadlock, the likely cause.
+    fn early_exit(&self) -> Option<(usize, i32)> {
+        self.core
+            .ranks()
+            .iter()
+            .enumerate()
+            .find_map(|(r, rank)| rank.exit_code().filter(|&c| c != 0).map(|c| (r, c)))
     }
 
     /// Moves the clock to `t` and settles what ends then.
@@ -228,8 +279,13 @@ impl Sim {
             .iter()
             .filter(|r| r.state() == RunState::Done)
             .count();
-        if done > 0 {
-            s.push_str(&format!("  ({done} ranks already finished)\n"));
+        match self.early_exit() {
+            Some((rank, code)) => s.push_str(&format!(
+                "  ({done} ranks already finished, among them rank {rank} with exit code {code}: \
+                 the others may be waiting for it)\n"
+            )),
+            None if done > 0 => s.push_str(&format!("  ({done} ranks already finished)\n")),
+            None => {}
         }
         s
     }
@@ -341,8 +397,13 @@ pub enum Outcome {
         code: i32,
         simulated: f64,
     },
-    /// No rank can progress.
-    Deadlock { report: String, simulated: f64 },
+    /// No rank can progress; `code` is the exit code of a rank that ended
+    /// early with a non-zero code, if one did, else 1.
+    Deadlock {
+        report: String,
+        code: i32,
+        simulated: f64,
+    },
     /// A rank could not be started (for example its copy failed to load).
     Failed { message: String, simulated: f64 },
 }
@@ -359,6 +420,9 @@ impl fmt::Display for Outcome {
         }
     }
 }
+
+/// How many ranks ending without MPI_Finalize are named one by one.
+const UNFINALIZED_SHOWN: usize = 4;
 
 /// Creates a rank's coroutine on demand.
 pub trait RankFactory {
@@ -398,7 +462,7 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
             };
             let why = context::resume(co, rank, *guard);
             if let Suspend::Exit(code) = why {
-                with(|s| s.core.finish_rank(rank, code));
+                with(|s| s.rank_ended(rank, code));
                 if let Some((co, _)) = coroutines[rank].take() {
                     context::discard(co);
                 }
@@ -419,16 +483,31 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
             }
         }
         if with(|s| s.core.live()) == 0 {
-            let (code, simulated) = with(|s| (s.core.exit_code(), s.core.now()));
+            let (code, simulated, unfinalized) =
+                with(|s| (s.core.exit_code(), s.core.now(), s.unfinalized));
+            if unfinalized > UNFINALIZED_SHOWN {
+                eprintln!(
+                    "[{simulated:.6}] [smpi_kernel/WARNING] ... and {} more ranks ended without \
+                     calling MPI_Finalize",
+                    unfinalized - UNFINALIZED_SHOWN
+                );
+            }
             return Outcome::Finished { code, simulated };
         }
         let next = with(|s| s.core.next_event());
         match next {
             Some(t) => with(|s| s.advance(t)),
             None => {
-                let (report, simulated) = with(|s| (s.deadlock_report(), s.core.now()));
+                let (report, code, simulated) = with(|s| {
+                    let code = s.early_exit().map_or(1, |(_, code)| code);
+                    (s.deadlock_report(), code, s.core.now())
+                });
                 discard_all(&mut coroutines);
-                return Outcome::Deadlock { report, simulated };
+                return Outcome::Deadlock {
+                    report,
+                    code,
+                    simulated,
+                };
             }
         }
     }

@@ -2,6 +2,7 @@
 //! our smpicc and run with our smpirun, with computation timing off so
 //! simulated times are deterministic.
 
+mod bad_inputs;
 mod failures;
 mod folding;
 mod golden;

@@ -115,6 +115,11 @@ impl Rank {
     pub fn sleeping(&self) -> bool {
         self.sleeping
     }
+
+    /// The rank's exit code, once it is done.
+    pub fn exit_code(&self) -> Option<i32> {
+        self.exit_code
+    }
 }
 
 /// Who owns a fluid action.
