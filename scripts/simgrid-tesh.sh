@@ -28,13 +28,13 @@
 #   SMPIF90, SMPIFF  Fortran drivers (default: <repo>/target/release/smpif90
 #                  and smpiff when they exist). Without SMPIF90 the Fortran
 #                  test (fort_args) is SKIP.
-#   S4U_CXX        compiler for what SimGrid's CMake builds as plain S4U
-#                  programs or C++ platform plugins linked to libsimgrid,
+#   S4U_CXX        compiler command for what SimGrid's CMake builds as plain
+#                  S4U programs or C++ platform plugins linked to libsimgrid,
 #                  not with smpicc/smpicxx (masterworker_mailbox_smpi,
 #                  replay_multiple(_manual), libgriffon.so,
 #                  libsmpi_comm-dynamic-cost.so); split on blanks
-#                  (default: $SMPICXX). For SimGrid: S4U_CXX=c++
-#                  S4U_LIBS=-lsimgrid
+#                  (default: $SMPICXX). For SimGrid, as its CMake does:
+#                  S4U_CXX="c++ -I/usr/include/smpi" S4U_LIBS=-lsimgrid
 #   S4U_LIBS       libraries appended to those link lines (default: none)
 #   SIMGRID_SCRATCH  where the source package lives (default: /tmp/simgrid-src)
 #   SIMGRID_TESH_BUILD  build tree and logs (default: /tmp/simgrid-tesh-build-
@@ -78,6 +78,11 @@
 # first differing line of the first command whose output differs, a return
 # code, a signal), then "total: N passed, M failed, K skipped".
 # Logs: <build>/logs/<label>.log (tesh's output), <build>/logs/build/<target>.log.
+#
+# Validating the harness with SimGrid 3.32 (Debian's; smpif90 needs gfortran):
+#   SMPICC=smpicc SMPICXX=smpicxx SMPIRUN=smpirun SMPIF90=smpif90 \
+#   SMPIFF=smpiff S4U_CXX="c++ -I/usr/include/smpi" S4U_LIBS=-lsimgrid \
+#   scripts/simgrid-tesh.sh
 #
 # Exit status: 0 when the suite ran (see SIMGRID_TESH_FAIL_ON_ERROR), 2 on a
 # setup error (missing tools, no source package...).
