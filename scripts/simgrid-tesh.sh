@@ -57,8 +57,9 @@
 # build tree. A run is `tesh --ignore-jenkins [--cfg contexts/factory:F]
 # <the registration's arguments>` (tesh appends each --cfg=... to every
 # command line of the file), with LD_LIBRARY_PATH=<build>/lib. The build tree
-# has smpi_script/bin/{smpirun,smpicc,smpicxx,smpif90,smpiff}, symbolic links
-# to the chosen tools, which the tesh files call. Each test program is built
+# has smpi_script/bin/{smpirun,smpicc,smpicxx,smpif90,smpiff}, shell wrappers
+# of the chosen tools, which the tesh files call. (With --ignore-jenkins, as
+# in SimGrid's CMake, tesh multiplies its per-command timeouts by 10.) Each test program is built
 # from the sources and with the flags of SimGrid's CMakeLists, except that
 # SimGrid's own include/smpi is not put on the include path: the compiler
 # driver brings its mpi.h.
@@ -620,12 +621,18 @@ fi
 # ---------------------------------------------------------------------------
 rm -rf -- "$BUILD"
 mkdir -p "$BUILD/smpi_script/bin" "$BUILD/bin" "$BUILD/lib" "$LOGS/build"
+# Shell wrappers, not symbolic links: tesh runs every command line that
+# names smpirun as `sh <command line>`, expecting SimGrid's shell script.
+write_wrapper() { # path tool
+    printf '#!/bin/sh\nexec %q "$@"\n' "$2" > "$1"
+    chmod +x "$1"
+}
 for d in smpi_script/bin bin; do
-    ln -s "$SMPIRUN" "$BUILD/$d/smpirun"
-    ln -s "$SMPICC" "$BUILD/$d/smpicc"
-    ln -s "$SMPICXX" "$BUILD/$d/smpicxx"
-    [[ -z "$SMPIF90" ]] || ln -s "$SMPIF90" "$BUILD/$d/smpif90"
-    [[ -z "$SMPIFF" ]] || ln -s "$SMPIFF" "$BUILD/$d/smpiff"
+    write_wrapper "$BUILD/$d/smpirun" "$SMPIRUN"
+    write_wrapper "$BUILD/$d/smpicc" "$SMPICC"
+    write_wrapper "$BUILD/$d/smpicxx" "$SMPICXX"
+    [[ -z "$SMPIF90" ]] || write_wrapper "$BUILD/$d/smpif90" "$SMPIF90"
+    [[ -z "$SMPIFF" ]] || write_wrapper "$BUILD/$d/smpiff" "$SMPIFF"
 done
 for c in "${COPIES[@]}"; do
     from="${c%%$'\036'*}" to="${c#*$'\036'}"
