@@ -490,18 +490,26 @@ build_target() { # target -> 0 if built
     return 1
 }
 
-# The first error of a failed build, on one line.
+# The first error of a failed build, on one line: the first error, or the
+# first implicit declaration of a function when one comes before (it is the
+# cause of what follows); the missing symbols when the link fails.
 build_reason() { # target
-    local t="$1" log="$LOGS/build/$1.log" line
+    local t="$1" log="$LOGS/build/$1.log" line undef
     if [[ "${BUILT[$t]}" == nocompiler ]]; then
         echo "Fortran: no smpif90 (set SMPIF90)"
         return
     fi
-    line="$(sed -n '2,$p' "$log" | grep -m1 -E 'error|undefined reference|unrecognized|No such file' || true)"
+    line="$(sed -n '2,$p' "$log" | grep -m1 -E 'error|implicit declaration of function|undefined reference|unrecognized|No such file' || true)"
+    if [[ "$line" == *"undefined reference"* ]]; then
+        undef="$(sed -n '2,$p' "$log" | sed -nE "s/.*undefined reference to [\`'‘]([^'’]*)['’].*/\\1/p" | awk '!seen[$0]++' | head -n 8 | paste -sd, - | sed 's/,/, /g')"
+        line="undefined references: $undef"
+    fi
     [[ -n "$line" ]] || line="$(sed -n '2,$p' "$log" | grep -v '^[[:space:]]*$' | tail -n 1 || true)"
     line="${line//$SRC\//}"
     line="${line//$BUILD\//}"
-    printf '%s: %s\n' "$t" "${line:0:200}"
+    line="${line/warning: implicit/implicit}"
+    line="${line% \[-W*\]}"
+    printf '%s: %s\n' "$t" "${line:0:240}"
 }
 
 # ---------------------------------------------------------------------------
