@@ -61,6 +61,44 @@ int main(int argc, char **argv)
     EXPECT(MPI_Allreduce(v, v + 2, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD), MPI_ERR_OP);
     EXPECT(MPI_Allreduce(v, v + 2, 1, (MPI_Datatype)999, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_TYPE);
     EXPECT(MPI_Barrier(MPI_COMM_NULL), MPI_ERR_COMM);
+    /* Null buffers holding data, null count arrays (MPI_ERR_COUNT) and
+     * displacement arrays (MPI_ERR_ARG), a null datatype: the same on every
+     * rank, so no rank goes on into the collective. */
+    {
+        int *big = calloc(4 * (size_t)size, sizeof(int));
+        int *counts = malloc(sizeof(int) * size), *displs = malloc(sizeof(int) * size);
+        for (int i = 0; i < size; i++) {
+            counts[i] = 1;
+            displs[i] = i;
+        }
+        EXPECT(MPI_Bcast(NULL, 2, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+        EXPECT(MPI_Bcast(big, 2, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
+        EXPECT(MPI_Allreduce(NULL, big, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+        EXPECT(MPI_Allreduce(big, NULL, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+        EXPECT(MPI_Reduce(NULL, big, 2, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+        EXPECT(MPI_Scan(NULL, big, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+        EXPECT(MPI_Gather(NULL, 1, MPI_INT, big, 1, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+        EXPECT(MPI_Scatter(big, 1, MPI_INT, NULL, 1, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+        EXPECT(MPI_Allgather(big, 1, MPI_INT, NULL, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+        EXPECT(MPI_Alltoall(NULL, 1, MPI_INT, big, 1, MPI_INT, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+        EXPECT(MPI_Allgatherv(big, 1, MPI_INT, big, NULL, displs, MPI_INT, MPI_COMM_WORLD),
+               MPI_ERR_COUNT);
+        EXPECT(MPI_Allgatherv(big, 1, MPI_INT, big, counts, NULL, MPI_INT, MPI_COMM_WORLD),
+               MPI_ERR_ARG);
+        EXPECT(MPI_Allgatherv(NULL, 1, MPI_INT, big, counts, displs, MPI_INT, MPI_COMM_WORLD),
+               MPI_ERR_BUFFER);
+        EXPECT(MPI_Alltoallv(big, NULL, displs, MPI_INT, big, counts, displs, MPI_INT,
+                             MPI_COMM_WORLD),
+               MPI_ERR_COUNT);
+        EXPECT(MPI_Reduce_scatter(NULL, big, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+               MPI_ERR_BUFFER);
+        /* A zero count needs no buffer. */
+        EXPECT(MPI_Bcast(NULL, 0, MPI_INT, 0, MPI_COMM_WORLD), MPI_SUCCESS);
+        EXPECT(MPI_Allreduce(NULL, NULL, 0, MPI_INT, MPI_SUM, MPI_COMM_WORLD), MPI_SUCCESS);
+        free(big);
+        free(counts);
+        free(displs);
+    }
     /* An op not defined for the type (MAXLOC on plain ints) fails on every
      * rank alike. */
     EXPECT(MPI_Allreduce(v, v + 2, 1, MPI_INT, MPI_MAXLOC, MPI_COMM_WORLD), MPI_ERR_OP);

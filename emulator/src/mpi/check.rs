@@ -53,6 +53,20 @@ pub fn ndims(n: i32) -> MpiResult<usize> {
     usize::try_from(n).map_err(|_| MpiError::new(class::DIMS, format!("invalid ndims {n}")))
 }
 
+/// A message buffer `what` of `count` elements of type `ty`: null is
+/// MPI_ERR_BUFFER when data would be read or written there. (Null is
+/// MPI_BOTTOM, valid with a datatype of absolute addresses, whose true
+/// lower bound is not 0.)
+pub fn buffer(addr: usize, count: usize, ty: &super::Datatype, what: &str) -> MpiResult<()> {
+    if addr == 0 && count > 0 && ty.size > 0 && ty.true_lb == 0 {
+        return Err(MpiError::new(
+            class::BUFFER,
+            format!("{what} is a null pointer but holds {count} {}", ty.name),
+        ));
+    }
+    Ok(())
+}
+
 /// The first `n` entries of an array argument (named `what`); none are
 /// read, so a null array is fine, when `n` is 0.
 pub fn array<T>(a: &dyn ArgArray<T>, n: usize, what: &'static str) -> MpiResult<Vec<T>> {

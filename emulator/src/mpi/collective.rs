@@ -80,8 +80,20 @@ pub(super) fn committed(dt: i32) -> MpiResult<Rc<Datatype>> {
 }
 
 /// The first `n` entries of a count or displacement array, none negative.
+/// A null array of counts is MPI_ERR_COUNT (of displacements,
+/// MPI_ERR_ARG), as SimGrid and MPICH class them.
 fn entries(a: &dyn ArgArray<i32>, n: usize, what: &'static str) -> MpiResult<Vec<usize>> {
-    check::entries(&a.read(n, what)?, what)
+    let values = a.read(n, what).map_err(|e| match e.class {
+        class::ARG if what.ends_with("counts") => MpiError::new(class::COUNT, e.message),
+        _ => e,
+    })?;
+    check::entries(&values, what)
+}
+
+/// A message buffer argument `what` of `count` elements of `dtype`: see
+/// [`check::buffer`].
+fn buffer(addr: usize, count: usize, dtype: i32, what: &str) -> MpiResult<()> {
+    check::buffer(addr, count, &*committed(dtype)?, what)
 }
 
 /// The algorithm `smpi/<collective>` names (`named` reads it), or, when
@@ -136,6 +148,7 @@ pub fn bcast(comm: i32, data: Data, root: i32) -> MpiResult<()> {
     }
     let n = count(data.count, "count")?;
     let ty = committed(data.dtype)?;
+    check::buffer(data.addr, n, &ty, "buffer")?;
     let root = check::root(&c, root)?;
     let alg = named_or_selected(
         |a| a.bcast,
@@ -222,6 +235,8 @@ pub fn gather(comm: i32, send: Data, recv: Data, root: i32) -> MpiResult<()> {
     let rt = if at_root { recv.dtype } else { st };
     committed(st)?;
     committed(rt)?;
+    buffer(send.addr, sc, st, "sendbuf")?;
+    buffer(recv.addr, rc, rt, "recvbuf")?;
     let alg = named_or_selected(
         |a| a.gather,
         |sel| {
@@ -295,6 +310,8 @@ pub fn gatherv(comm: i32, send: Data, recv: &VData, root: i32) -> MpiResult<()> 
     let rt = if at_root { recv.dtype } else { st };
     committed(st)?;
     committed(rt)?;
+    buffer(send.addr, sc, st, "sendbuf")?;
+    buffer(recv.addr, rcs.iter().sum(), rt, "recvbuf")?;
     let s = algo::gatherv_with(
         algorithms().gatherv,
         algo::RootedPosition {
@@ -350,6 +367,8 @@ pub fn scatter(comm: i32, send: Data, recv: Data, root: i32) -> MpiResult<()> {
     let st = if at_root { send.dtype } else { rt };
     committed(st)?;
     committed(rt)?;
+    buffer(send.addr, sc, st, "sendbuf")?;
+    buffer(recv.addr, rc, rt, "recvbuf")?;
     let alg = named_or_selected(
         |a| a.scatter,
         |sel| {
@@ -418,6 +437,8 @@ pub fn scatterv(comm: i32, send: &VData, recv: Data, root: i32) -> MpiResult<()>
     let st = if at_root { send.dtype } else { rt };
     committed(st)?;
     committed(rt)?;
+    buffer(send.addr, scs.iter().sum(), st, "sendbuf")?;
+    buffer(recv.addr, rc, rt, "recvbuf")?;
     let s = algo::scatterv_with(
         algorithms().scatterv,
         algo::RootedPosition {
@@ -467,6 +488,8 @@ pub fn allgather(comm: i32, send: Data, recv: Data) -> MpiResult<()> {
     let st = if in_place { recv.dtype } else { send.dtype };
     committed(st)?;
     committed(recv.dtype)?;
+    buffer(send.addr, sc, st, "sendbuf")?;
+    buffer(recv.addr, rc, recv.dtype, "recvbuf")?;
     let alg = named_or_selected(
         |a| a.allgather,
         |sel| {
@@ -523,6 +546,8 @@ pub fn allgatherv(comm: i32, send: Data, recv: &VData) -> MpiResult<()> {
     let st = if in_place { recv.dtype } else { send.dtype };
     committed(st)?;
     committed(recv.dtype)?;
+    buffer(send.addr, sc, st, "sendbuf")?;
+    buffer(recv.addr, rcs.iter().sum(), recv.dtype, "recvbuf")?;
     let total: usize = rcs.iter().sum();
     let rty = committed(recv.dtype)?;
     let alg = named_or_selected(
@@ -617,6 +642,8 @@ pub fn alltoall(comm: i32, send: Data, recv: Data) -> MpiResult<()> {
     let st = if in_place { recv.dtype } else { send.dtype };
     committed(st)?;
     committed(recv.dtype)?;
+    buffer(send.addr, sc, st, "sendbuf")?;
+    buffer(recv.addr, rc, recv.dtype, "recvbuf")?;
     let alg = named_or_selected(
         |a| a.alltoall,
         |sel| {
@@ -679,6 +706,8 @@ pub fn alltoallv(comm: i32, send: &VData, recv: &VData) -> MpiResult<()> {
     let st = if in_place { recv.dtype } else { send.dtype };
     committed(st)?;
     committed(recv.dtype)?;
+    buffer(send.addr, scs.iter().sum(), st, "sendbuf")?;
+    buffer(recv.addr, rcs.iter().sum(), recv.dtype, "recvbuf")?;
     let mut alg = named_or_selected(|a| a.alltoallv, |sel| Ok(algo::select_alltoallv(sel, p)))?;
     if alg == algo::AlltoallvAlgorithm::CrystalRouter {
         // Its messages depend on what arrives: it runs imperatively, as a
@@ -814,6 +843,12 @@ pub fn reduce(comm: i32, r: &Reduce, root: i32) -> MpiResult<()> {
             let n = count(r.count, "count")?;
             let root = check::root(c, root)?;
             let ty = committed(r.dtype)?;
+            if !in_place {
+                buffer(r.send, n, r.dtype, "sendbuf")?;
+            }
+            if c.my_rank == root {
+                buffer(r.recv, n, r.dtype, "recvbuf")?;
+            }
             let alg = named_or_selected(
                 |a| a.reduce,
                 |sel| {
@@ -858,6 +893,10 @@ pub fn allreduce(comm: i32, r: &Reduce) -> MpiResult<()> {
         |c, in_place, commutative| {
             let n = count(r.count, "count")?;
             let ty = committed(r.dtype)?;
+            if !in_place {
+                buffer(r.send, n, r.dtype, "sendbuf")?;
+            }
+            buffer(r.recv, n, r.dtype, "recvbuf")?;
             let bytes = ty.size.saturating_mul(n);
             let alg = named_or_selected(
                 |a| a.allreduce,
@@ -928,6 +967,10 @@ pub fn reduce_scatter_block(comm: i32, r: &Reduce) -> MpiResult<()> {
         r,
         |c, in_place, commutative| {
             let n = count(r.count, "recvcount")?;
+            if !in_place {
+                buffer(r.send, n.saturating_mul(c.size()), r.dtype, "sendbuf")?;
+            }
+            buffer(r.recv, n, r.dtype, "recvbuf")?;
             algo::reduce_scatter_block_with(
                 algorithms().reduce_scatter_block,
                 algo::Position {
@@ -959,6 +1002,10 @@ pub fn reduce_scatter(comm: i32, r: &Reduce, recvcounts: &dyn ArgArray<i32>) -> 
         r,
         |c, in_place, commutative| {
             let rcs = entries(recvcounts, c.size(), "recvcounts")?;
+            if !in_place {
+                buffer(r.send, rcs.iter().sum(), r.dtype, "sendbuf")?;
+            }
+            buffer(r.recv, rcs[c.my_rank], r.dtype, "recvbuf")?;
             let total: usize = rcs.iter().sum();
             let alg = named_or_selected(
                 |a| a.reduce_scatter,
@@ -1001,6 +1048,10 @@ pub fn scan(comm: i32, r: &Reduce) -> MpiResult<()> {
         r,
         |c, in_place, commutative| {
             let n = count(r.count, "count")?;
+            if !in_place {
+                buffer(r.send, n, r.dtype, "sendbuf")?;
+            }
+            buffer(r.recv, n, r.dtype, "recvbuf")?;
             algo::scan_with(
                 algorithms().scan,
                 algo::Position {
@@ -1026,6 +1077,10 @@ pub fn exscan(comm: i32, r: &Reduce) -> MpiResult<()> {
         r,
         |c, in_place, commutative| {
             let n = count(r.count, "count")?;
+            if !in_place {
+                buffer(r.send, n, r.dtype, "sendbuf")?;
+            }
+            buffer(r.recv, n, r.dtype, "recvbuf")?;
             algo::exscan_with(
                 algorithms().exscan,
                 algo::Position {

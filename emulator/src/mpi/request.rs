@@ -301,17 +301,7 @@ impl Ctx<'_> {
         let view = self.comm(m.comm)?;
         let count = check::count(m.count)?;
         let dtype = self.mpi.committed(m.datatype)?;
-        // A null buffer is MPI_BOTTOM, valid only with a datatype of
-        // absolute addresses: data at address 0 itself is an error.
-        if m.buf == 0 && count > 0 && dtype.size > 0 && dtype.true_lb == 0 {
-            return Err(MpiError::new(
-                class::BUFFER,
-                format!(
-                    "the buffer is a null pointer but holds {count} {}",
-                    dtype.name
-                ),
-            ));
-        }
+        check::buffer(m.buf, count, &dtype, "the buffer")?;
         let is_recv = matches!(kind, ReqKind::Recv);
         check::peer(&view, m.peer, is_recv)?;
         check::tag(m.tag, is_recv)?;
