@@ -207,17 +207,17 @@ enum Mode {
     CompileOnly,
     /// Produce a program (our shared object).
     Link,
-    /// `--version`, `-v` alone, `-dumpversion`...: pass through untouched.
+    /// `-v` alone, `-dumpversion`, `-print-*`, `--help=CLASS`: pass through
+    /// untouched (`--version` and `--help` are answered by [`answer_of`]).
     Query,
 }
 
 fn mode_of(args: &[OsString]) -> Mode {
     let strs: Vec<&str> = args.iter().filter_map(|a| a.to_str()).collect();
     if strs.iter().any(|a| {
-        matches!(
-            *a,
-            "--version" | "-dumpversion" | "-dumpmachine" | "--help" | "-print-search-dirs"
-        ) || a.starts_with("-print-")
+        matches!(*a, "-dumpversion" | "-dumpfullversion" | "-dumpmachine")
+            || a.starts_with("-print-")
+            || a.starts_with("--help=")
     }) || strs == ["-v"]
     {
         return Mode::Query;
@@ -291,18 +291,159 @@ fn show(cmd: &Command) -> Result<String> {
         .context("-show: the command cannot be written as shell words")
 }
 
+/// What the wrapper answers itself instead of building anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Answer {
+    /// `-help`, `--help`, `-h` alone: [`help`].
+    Help,
+    /// `-version` (SimGrid's): this wrapper's version and the compiler's
+    /// first line.
+    Version,
+    /// `--version`: the compiler's own text, untouched, then this
+    /// wrapper's version.
+    CompilerThenVersion,
+    /// `-git-version` (SimGrid's): the git hash alone.
+    GitVersion,
+    /// `-compiler-version` (SimGrid's): the compiler's `--version`.
+    CompilerVersion,
+}
+
+/// The answer a command line asks for: the first of these options, in
+/// the order given, as SimGrid's smpicc does. `-h` is the linker's
+/// `-h NAME` (a soname) unless it comes alone; `--help=CLASS` and the
+/// other queries (`-dumpversion`, `-v`, `-print-*`) are the compiler's.
+fn answer_of(args: &[OsString]) -> Option<Answer> {
+    if args.len() == 1 && args[0] == "-h" {
+        return Some(Answer::Help);
+    }
+    args.iter().find_map(|a| match a.to_str()? {
+        "-help" | "--help" => Some(Answer::Help),
+        "-version" => Some(Answer::Version),
+        "--version" => Some(Answer::CompilerThenVersion),
+        "-git-version" | "--git-version" => Some(Answer::GitVersion),
+        "-compiler-version" | "--compiler-version" => Some(Answer::CompilerVersion),
+        _ => None,
+    })
+}
+
+/// The wrapper's version line, in smpirun's form.
+fn version_line(lang: Lang) -> String {
+    format!(
+        "{} (smpi-rs) {} ({})",
+        lang.wrapper_name(),
+        env!("CARGO_PKG_VERSION"),
+        env!("SMPI_RS_GIT_HASH")
+    )
+}
+
+/// What the wrapper is, after its version line; `compiler` as it should
+/// be named.
+fn what_it_is(lang: Lang, compiler: &str) -> String {
+    format!(
+        "{}: builds MPI programs for smpi-rs's smpirun,\n\
+         a drop-in replacement of SimGrid 3.32's SMPI, with the compiler {compiler}",
+        version_line(lang)
+    )
+}
+
+/// `-help`: the wrapper's own options; the rest are the compiler's.
+fn help(lang: Lang) -> String {
+    let (var, default) = match lang {
+        Lang::C => ("SMPI_CC ", "cc"),
+        Lang::Cxx => ("SMPI_CXX", "c++"),
+    };
+    let compiler = lang.compiler().to_string_lossy().into_owned();
+    let name = lang.wrapper_name();
+    let what = what_it_is(lang, &compiler);
+    format!(
+        "\
+Usage: {name} [compiler options] files... [-o program]
+
+{what}.
+{name} compiles like {compiler}, with smpi-rs's mpi.h, and links a program as a
+shared object that `smpirun -np N ./program` loads, every rank in one
+process.
+
+Options of {name} (every other option is the compiler's: {compiler} --help):
+  -show              print the compiler command instead of running it
+                     (also -compile-info, -link-info)
+  -shared            build a library (of function models, for
+                     --cfg=smpi/function-models) instead of a program
+  -help, -h          this text
+  -version           this wrapper's version and the compiler's
+  --version          the compiler's version text, then this wrapper's
+  -git-version       the git hash of this build
+  -compiler-version  the compiler's version text alone
+
+Environment:
+  {var}           the compiler (default {default})
+  SMPI_RS_CACHE      where the headers and the MPI shim are kept
+  SMPI_PRETEND_CC=1  build plain executables instead (not for smpirun: they
+                     stop at their first call of MPI or malloc)
+"
+    )
+}
+
+/// Prints `answer`; returns the exit code.
+fn give(answer: Answer, lang: Lang, args: Vec<OsString>) -> Result<i32> {
+    match answer {
+        Answer::Help => print!("{}", help(lang)),
+        Answer::GitVersion => println!("{}", env!("SMPI_RS_GIT_HASH")),
+        Answer::Version => {
+            let compiler = lang.compiler();
+            let first = Command::new(&compiler)
+                .arg("--version")
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .and_then(|o| {
+                    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+                    text.lines().next().map(str::to_owned)
+                })
+                .unwrap_or_else(|| "(cannot run it)".into());
+            println!(
+                "{}:\n{first}",
+                what_it_is(lang, &compiler.to_string_lossy())
+            );
+        }
+        Answer::CompilerVersion | Answer::CompilerThenVersion => {
+            // --version keeps the compiler's text first and whole: build
+            // systems read it (meson looks for "Free Software Foundation",
+            // SCons takes the version from the first line).
+            let compiler = lang.compiler();
+            let mut cmd = Command::new(&compiler);
+            if answer == Answer::CompilerVersion {
+                cmd.arg("--version");
+            } else {
+                cmd.args(args);
+            }
+            let status = cmd
+                .status()
+                .with_context(|| format!("cannot run the compiler {compiler:?}"));
+            if answer == Answer::CompilerThenVersion {
+                let above = format!("above ({})", compiler.to_string_lossy());
+                println!("{}.", what_it_is(lang, &above));
+            }
+            return Ok(status?.code().unwrap_or(1));
+        }
+    }
+    Ok(0)
+}
+
 /// Runs the wrapper with the process's arguments; returns the exit code.
 pub fn run(lang: Lang) -> Result<i32> {
     let mut args: Vec<OsString> = std::env::args_os().skip(1).collect();
-    let show_only = args.iter().any(|a| a == "-show" || a == "--show");
-    args.retain(|a| a != "-show" && a != "--show");
+    if let Some(answer) = answer_of(&args) {
+        return give(answer, lang, args);
+    }
+    let show_words = ["-show", "--show", "-compile-info", "-link-info"];
+    let show_only = args.iter().any(|a| show_words.iter().any(|w| a == w));
+    args.retain(|a| !show_words.iter().any(|w| a == w));
     let pretend = std::env::var_os("SMPI_PRETEND_CC").is_some_and(|v| !v.is_empty() && v != "0");
     if args.is_empty() && !show_only {
         eprintln!(
-            "usage: {} [compiler options] files... [-o output]\n\
-             Builds an MPI program for smpirun (a shared object with main).\n\
-             -show prints the compiler command instead of running it.\n\
-             SMPI_PRETEND_CC=1 builds a plain executable (for configure checks).",
+            "Usage: {0} [compiler options] files... [-o program]\n\
+             {0} -help describes it.",
             lang.wrapper_name()
         );
         return Ok(2);
@@ -355,8 +496,57 @@ mod tests {
     fn modes() {
         assert_eq!(mode_of(&os(&["-c", "a.c"])), Mode::CompileOnly);
         assert_eq!(mode_of(&os(&["a.c", "-o", "a"])), Mode::Link);
-        assert_eq!(mode_of(&os(&["--version"])), Mode::Query);
+        assert_eq!(mode_of(&os(&["-dumpversion"])), Mode::Query);
+        assert_eq!(mode_of(&os(&["-v"])), Mode::Query);
+        assert_eq!(mode_of(&os(&["-print-prog-name=ld"])), Mode::Query);
+        assert_eq!(mode_of(&os(&["--help=warnings"])), Mode::Query);
         assert_eq!(mode_of(&os(&["-E", "a.c"])), Mode::CompileOnly);
+    }
+
+    #[test]
+    fn help_and_version_are_answered_by_the_wrapper() {
+        let a = |v: &[&str]| answer_of(&os(v));
+        for help in [
+            &["-help"][..],
+            &["--help"],
+            &["-h"],
+            &["-O2", "-help", "x.c"],
+        ] {
+            assert_eq!(a(help), Some(Answer::Help), "{help:?}");
+        }
+        assert_eq!(a(&["-version"]), Some(Answer::Version));
+        assert_eq!(a(&["--version"]), Some(Answer::CompilerThenVersion));
+        assert_eq!(a(&["-git-version"]), Some(Answer::GitVersion));
+        assert_eq!(a(&["--git-version"]), Some(Answer::GitVersion));
+        assert_eq!(a(&["-compiler-version"]), Some(Answer::CompilerVersion));
+        // The first one wins, as in SimGrid's smpicc.
+        assert_eq!(a(&["-version", "-help"]), Some(Answer::Version));
+        // The compiler's own.
+        for theirs in [
+            &["-h", "libx.so.1", "-shared", "x.o"][..],
+            &["--help=warnings"],
+            &["-dumpversion"],
+            &["-v"],
+            &["-c", "x.c"],
+        ] {
+            assert_eq!(a(theirs), None, "{theirs:?}");
+        }
+    }
+
+    #[test]
+    fn help_names_the_wrapper_and_its_compiler() {
+        let text = help(Lang::Cxx);
+        assert!(text.starts_with("Usage: smpicxx "), "{text}");
+        for part in [
+            "-show",
+            "-version",
+            "SMPI_CXX",
+            "SimGrid 3.32",
+            "smpirun -np N",
+        ] {
+            assert!(text.contains(part), "no {part} in:\n{text}");
+        }
+        assert!(version_line(Lang::C).starts_with("smpicc (smpi-rs) "));
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 mod failures;
 mod folding;
+mod front_door;
 mod golden;
 mod labs;
 mod models;
