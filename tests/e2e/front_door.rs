@@ -163,6 +163,7 @@ fn configure_test_programs_run_directly() {
         let r = run_directly(Path::new("./conftest"), &[], "", &dir);
         assert_eq!(r.status.code(), Some(code), "{source}: {}", stderr(&r));
         assert_eq!(stdout(&r), "", "{source}");
+        assert_eq!(stderr(&r), "", "{source}: nothing in configure's log");
     }
     assert!(dir.join("conftest.out").is_file());
     // C++, with a constructor of its own (loaded once per rank, then).
