@@ -12,10 +12,16 @@
 //! on a runtime library: undefined symbols are rejected at link time
 //! (`-Wl,-z,defs`), so calling an MPI function the emulator lacks is a link
 //! error naming that function.
+//!
+//! A program also carries an interpreter and an entry point of its own
+//! (`csrc/direct_run.c`): run directly, as configure scripts and CMake run
+//! their test programs, it execs `smpirun -np 1` on itself and so exits
+//! with its own code. smpirun loads it with `dlopen`, which ignores both.
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::hash::Hasher as _;
+use std::os::unix::ffi::OsStringExt as _;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -58,10 +64,12 @@ impl Lang {
     }
 }
 
-/// The directory holding the headers and the compiled shim.
+/// The directory holding the headers, the compiled shim and the entry
+/// point of programs run directly.
 pub struct Toolkit {
     pub include_dir: PathBuf,
     pub shim_object: PathBuf,
+    pub direct_run_object: PathBuf,
 }
 
 fn cache_root() -> PathBuf {
@@ -138,35 +146,102 @@ pub fn shim_source() -> Result<String> {
     Ok(s)
 }
 
-fn content_key() -> String {
-    // FNV-1a over the headers' bytes (the same value as before the `fnv`
-    // crate computed it, so existing cache directories stay in use); the
-    // shim is determined by the ABI hash.
+/// The entry point of the programs smpicc links, for when they are run
+/// directly: they exec smpirun (see the file).
+const DIRECT_RUN_C: &str = include_str!("../csrc/direct_run.c");
+
+/// The smpirun next to this wrapper, which the programs it links start
+/// when they are run directly (if it is not there then, they look for
+/// another).
+fn smpirun_next_to_me() -> Vec<u8> {
+    std::env::current_exe()
+        .map(|p| p.with_file_name("smpirun").into_os_string().into_vec())
+        .unwrap_or_default()
+}
+
+/// `bytes` as a C string literal: printable ASCII as is, except `"`, `\`
+/// and `?` (trigraphs), everything else as octal escapes.
+fn c_string(bytes: &[u8]) -> String {
+    let mut s = String::from("\"");
+    for &b in bytes {
+        if (b' '..=b'~').contains(&b) && !matches!(b, b'"' | b'\\' | b'?') {
+            s.push(char::from(b));
+        } else {
+            let _ = write!(s, "\\{b:03o}");
+        }
+    }
+    s.push('"');
+    s
+}
+
+/// The dynamic linker a link command names (`-dynamic-linker PATH`, as
+/// `cc -###` prints the command it would run, gcc's unquoted, clang's
+/// quoted).
+fn dynamic_linker_in(commands: &str) -> Option<String> {
+    commands.lines().find_map(|line| {
+        let words = shlex::split(line)?;
+        let at = words.iter().position(|w| w == "-dynamic-linker")?;
+        words.get(at + 1).cloned()
+    })
+}
+
+/// The dynamic linker `compiler` gives the executables it links, else the
+/// usual one of glibc on this architecture.
+fn dynamic_linker(compiler: &OsString) -> String {
+    let asked = Command::new(compiler)
+        .args(["-###", "-x", "c", "/dev/null", "-o", "/dev/null"])
+        .output()
+        .ok()
+        .and_then(|o| dynamic_linker_in(&String::from_utf8_lossy(&o.stderr)));
+    asked.unwrap_or_else(|| {
+        match std::env::consts::ARCH {
+            "aarch64" => "/lib/ld-linux-aarch64.so.1",
+            _ => "/lib64/ld-linux-x86-64.so.2",
+        }
+        .to_string()
+    })
+}
+
+/// The cache directory's name: the ABI hash, FNV-1a over the headers'
+/// bytes (the same value as before the `fnv` crate computed it), and
+/// FNV-1a over the direct-run entry and the smpirun it starts.
+fn content_key(smpirun: &[u8]) -> String {
     let mut h = fnv::FnvHasher::default();
     for (name, text) in HEADERS {
         h.write(name.as_bytes());
         h.write(text.as_bytes());
     }
-    format!("{:016x}-{:016x}", abi_hash(), h.finish())
+    let mut d = fnv::FnvHasher::default();
+    d.write(DIRECT_RUN_C.as_bytes());
+    d.write(smpirun);
+    format!(
+        "{:016x}-{:016x}-{:016x}",
+        abi_hash(),
+        h.finish(),
+        d.finish()
+    )
 }
 
 impl Toolkit {
-    /// Finds or creates the cached headers and shim.
+    /// Finds or creates the cached headers, shim and direct-run entry.
     pub fn ensure(compiler: &OsString) -> Result<Toolkit> {
         let root = cache_root();
-        let dir = root.join(content_key());
+        let smpirun = smpirun_next_to_me();
+        let key = content_key(&smpirun);
+        let dir = root.join(&key);
         let toolkit = Toolkit {
             include_dir: dir.join("include"),
             shim_object: dir.join("smpi_shim.o"),
+            direct_run_object: dir.join("smpi_direct_run.o"),
         };
-        if toolkit.shim_object.is_file() {
+        if toolkit.shim_object.is_file() && toolkit.direct_run_object.is_file() {
             return Ok(toolkit);
         }
         std::fs::create_dir_all(&root)
             .with_context(|| format!("cannot create the cache directory {}", root.display()))?;
         // Build in a private directory, then rename: concurrent smpicc runs
         // (make -j) never see a half-written toolkit.
-        let tmp = root.join(format!(".tmp-{}-{}", std::process::id(), content_key()));
+        let tmp = root.join(format!(".tmp-{}-{key}", std::process::id()));
         let _ = std::fs::remove_dir_all(&tmp);
         std::fs::create_dir_all(tmp.join("include"))
             .with_context(|| format!("cannot create {}", tmp.display()))?;
@@ -186,11 +261,30 @@ impl Toolkit {
         if !status.success() {
             bail!("assembling the MPI shim with {compiler:?} failed ({status})");
         }
+        let entry = tmp.join("smpi_direct_run.c");
+        std::fs::write(
+            &entry,
+            format!(
+                "#define SMPI_SMPIRUN {}\n#define SMPI_INTERPRETER {}\n#line 1 \"direct_run.c\"\n{DIRECT_RUN_C}",
+                c_string(&smpirun),
+                c_string(dynamic_linker(compiler).as_bytes())
+            ),
+        )?;
+        let status = Command::new(compiler)
+            .args(["-x", "c", "-O2", "-fPIC", "-c"])
+            .arg(&entry)
+            .arg("-o")
+            .arg(tmp.join("smpi_direct_run.o"))
+            .status()
+            .with_context(|| format!("cannot run the compiler {compiler:?}"))?;
+        if !status.success() {
+            bail!("compiling the direct-run entry with {compiler:?} failed ({status})");
+        }
         if std::fs::rename(&tmp, &dir).is_err() {
             // Another smpicc finished first; use its copy.
             let _ = std::fs::remove_dir_all(&tmp);
         }
-        if !toolkit.shim_object.is_file() {
+        if !toolkit.shim_object.is_file() || !toolkit.direct_run_object.is_file() {
             bail!(
                 "the smpicc cache {} is incomplete; remove it and retry",
                 dir.display()
@@ -207,17 +301,17 @@ enum Mode {
     CompileOnly,
     /// Produce a program (our shared object).
     Link,
-    /// `--version`, `-v` alone, `-dumpversion`...: pass through untouched.
+    /// `-v` alone, `-dumpversion`, `-print-*`, `--help=CLASS`: pass through
+    /// untouched (`--version` and `--help` are answered by [`answer_of`]).
     Query,
 }
 
 fn mode_of(args: &[OsString]) -> Mode {
     let strs: Vec<&str> = args.iter().filter_map(|a| a.to_str()).collect();
     if strs.iter().any(|a| {
-        matches!(
-            *a,
-            "--version" | "-dumpversion" | "-dumpmachine" | "--help" | "-print-search-dirs"
-        ) || a.starts_with("-print-")
+        matches!(*a, "-dumpversion" | "-dumpfullversion" | "-dumpmachine")
+            || a.starts_with("-print-")
+            || a.starts_with("--help=")
     }) || strs == ["-v"]
     {
         return Mode::Query;
@@ -273,6 +367,8 @@ fn build_command(lang: Lang, args: Vec<OsString>, pretend: bool) -> Result<Comma
                 // does): an executable's start-up code asks for it, which
                 // pulls it from the archive; ask for it too.
                 cmd.arg("-Wl,--undefined=main");
+                // Run directly, the program starts smpirun on itself.
+                cmd.arg(&kit.direct_run_object).arg("-Wl,-e,__smpi_start");
             }
         }
         cmd.arg("-lm");
@@ -291,18 +387,163 @@ fn show(cmd: &Command) -> Result<String> {
         .context("-show: the command cannot be written as shell words")
 }
 
+/// What the wrapper answers itself instead of building anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Answer {
+    /// `-help`, `--help`, `-h` alone: [`help`].
+    Help,
+    /// `-version` (SimGrid's): this wrapper's version and the compiler's
+    /// first line.
+    Version,
+    /// `--version`: the compiler's own text, untouched, then this
+    /// wrapper's version.
+    CompilerThenVersion,
+    /// `-git-version` (SimGrid's): the git hash alone.
+    GitVersion,
+    /// `-compiler-version` (SimGrid's): the compiler's `--version`.
+    CompilerVersion,
+}
+
+/// The answer a command line asks for: the first of these options, in
+/// the order given, as SimGrid's smpicc does. `-h` is the linker's
+/// `-h NAME` (a soname) unless it comes alone; `--help=CLASS` and the
+/// other queries (`-dumpversion`, `-v`, `-print-*`) are the compiler's.
+fn answer_of(args: &[OsString]) -> Option<Answer> {
+    if args.len() == 1 && args[0] == "-h" {
+        return Some(Answer::Help);
+    }
+    args.iter().find_map(|a| match a.to_str()? {
+        "-help" | "--help" => Some(Answer::Help),
+        "-version" => Some(Answer::Version),
+        "--version" => Some(Answer::CompilerThenVersion),
+        "-git-version" | "--git-version" => Some(Answer::GitVersion),
+        "-compiler-version" | "--compiler-version" => Some(Answer::CompilerVersion),
+        _ => None,
+    })
+}
+
+/// The wrapper's version line, in smpirun's form.
+fn version_line(lang: Lang) -> String {
+    format!(
+        "{} (smpi-rs) {} ({})",
+        lang.wrapper_name(),
+        env!("CARGO_PKG_VERSION"),
+        env!("SMPI_RS_GIT_HASH")
+    )
+}
+
+/// What the wrapper is, after its version line; `compiler` as it should
+/// be named.
+fn what_it_is(lang: Lang, compiler: &str) -> String {
+    format!(
+        "{}: builds MPI programs for smpi-rs's smpirun,\n\
+         a drop-in replacement of SimGrid 3.32's SMPI, with the compiler {compiler}",
+        version_line(lang)
+    )
+}
+
+/// `-help`: the wrapper's own options; the rest are the compiler's.
+fn help(lang: Lang) -> String {
+    let (var, default) = match lang {
+        Lang::C => ("SMPI_CC ", "cc"),
+        Lang::Cxx => ("SMPI_CXX", "c++"),
+    };
+    let compiler = lang.compiler().to_string_lossy().into_owned();
+    let name = lang.wrapper_name();
+    let what = what_it_is(lang, &compiler);
+    format!(
+        "\
+Usage: {name} [compiler options] files... [-o program]
+
+{what}.
+{name} compiles like {compiler}, with smpi-rs's mpi.h, and links a program as a
+shared object that `smpirun -np N ./program` loads, every rank in one
+process. Run directly, the program runs itself as `smpirun -np 1 ./program`
+would (configure and CMake can run their test programs): with the smpirun
+next to {name}, else $SMPIRUN, else smpirun on PATH.
+
+Options of {name} (every other option is the compiler's: {compiler} --help):
+  -show              print the compiler command instead of running it
+                     (also -compile-info, -link-info)
+  -shared            build a library (of function models, for
+                     --cfg=smpi/function-models) instead of a program
+  -help, -h          this text
+  -version           this wrapper's version and the compiler's
+  --version          the compiler's version text, then this wrapper's
+  -git-version       the git hash of this build
+  -compiler-version  the compiler's version text alone
+
+Environment:
+  {var}           the compiler (default {default})
+  SMPIRUN            the smpirun of programs run directly, when none is
+                     next to {name}
+  SMPI_RS_CACHE      where the headers and the MPI shim are kept
+  SMPI_PRETEND_CC=1  build plain executables instead (not for smpirun: they
+                     stop at their first call of MPI or malloc)
+"
+    )
+}
+
+/// Prints `answer`; returns the exit code.
+fn give(answer: Answer, lang: Lang, args: Vec<OsString>) -> Result<i32> {
+    match answer {
+        Answer::Help => print!("{}", help(lang)),
+        Answer::GitVersion => println!("{}", env!("SMPI_RS_GIT_HASH")),
+        Answer::Version => {
+            let compiler = lang.compiler();
+            let first = Command::new(&compiler)
+                .arg("--version")
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .and_then(|o| {
+                    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+                    text.lines().next().map(str::to_owned)
+                })
+                .unwrap_or_else(|| "(cannot run it)".into());
+            println!(
+                "{}:\n{first}",
+                what_it_is(lang, &compiler.to_string_lossy())
+            );
+        }
+        Answer::CompilerVersion | Answer::CompilerThenVersion => {
+            // --version keeps the compiler's text first and whole: build
+            // systems read it (meson looks for "Free Software Foundation",
+            // SCons takes the version from the first line).
+            let compiler = lang.compiler();
+            let mut cmd = Command::new(&compiler);
+            if answer == Answer::CompilerVersion {
+                cmd.arg("--version");
+            } else {
+                cmd.args(args);
+            }
+            let status = cmd
+                .status()
+                .with_context(|| format!("cannot run the compiler {compiler:?}"));
+            if answer == Answer::CompilerThenVersion {
+                let above = format!("above ({})", compiler.to_string_lossy());
+                println!("{}.", what_it_is(lang, &above));
+            }
+            return Ok(status?.code().unwrap_or(1));
+        }
+    }
+    Ok(0)
+}
+
 /// Runs the wrapper with the process's arguments; returns the exit code.
 pub fn run(lang: Lang) -> Result<i32> {
     let mut args: Vec<OsString> = std::env::args_os().skip(1).collect();
-    let show_only = args.iter().any(|a| a == "-show" || a == "--show");
-    args.retain(|a| a != "-show" && a != "--show");
+    if let Some(answer) = answer_of(&args) {
+        return give(answer, lang, args);
+    }
+    let show_words = ["-show", "--show", "-compile-info", "-link-info"];
+    let show_only = args.iter().any(|a| show_words.iter().any(|w| a == w));
+    args.retain(|a| !show_words.iter().any(|w| a == w));
     let pretend = std::env::var_os("SMPI_PRETEND_CC").is_some_and(|v| !v.is_empty() && v != "0");
     if args.is_empty() && !show_only {
         eprintln!(
-            "usage: {} [compiler options] files... [-o output]\n\
-             Builds an MPI program for smpirun (a shared object with main).\n\
-             -show prints the compiler command instead of running it.\n\
-             SMPI_PRETEND_CC=1 builds a plain executable (for configure checks).",
+            "Usage: {0} [compiler options] files... [-o program]\n\
+             {0} -help describes it.",
             lang.wrapper_name()
         );
         return Ok(2);
@@ -355,8 +596,57 @@ mod tests {
     fn modes() {
         assert_eq!(mode_of(&os(&["-c", "a.c"])), Mode::CompileOnly);
         assert_eq!(mode_of(&os(&["a.c", "-o", "a"])), Mode::Link);
-        assert_eq!(mode_of(&os(&["--version"])), Mode::Query);
+        assert_eq!(mode_of(&os(&["-dumpversion"])), Mode::Query);
+        assert_eq!(mode_of(&os(&["-v"])), Mode::Query);
+        assert_eq!(mode_of(&os(&["-print-prog-name=ld"])), Mode::Query);
+        assert_eq!(mode_of(&os(&["--help=warnings"])), Mode::Query);
         assert_eq!(mode_of(&os(&["-E", "a.c"])), Mode::CompileOnly);
+    }
+
+    #[test]
+    fn help_and_version_are_answered_by_the_wrapper() {
+        let a = |v: &[&str]| answer_of(&os(v));
+        for help in [
+            &["-help"][..],
+            &["--help"],
+            &["-h"],
+            &["-O2", "-help", "x.c"],
+        ] {
+            assert_eq!(a(help), Some(Answer::Help), "{help:?}");
+        }
+        assert_eq!(a(&["-version"]), Some(Answer::Version));
+        assert_eq!(a(&["--version"]), Some(Answer::CompilerThenVersion));
+        assert_eq!(a(&["-git-version"]), Some(Answer::GitVersion));
+        assert_eq!(a(&["--git-version"]), Some(Answer::GitVersion));
+        assert_eq!(a(&["-compiler-version"]), Some(Answer::CompilerVersion));
+        // The first one wins, as in SimGrid's smpicc.
+        assert_eq!(a(&["-version", "-help"]), Some(Answer::Version));
+        // The compiler's own.
+        for theirs in [
+            &["-h", "libx.so.1", "-shared", "x.o"][..],
+            &["--help=warnings"],
+            &["-dumpversion"],
+            &["-v"],
+            &["-c", "x.c"],
+        ] {
+            assert_eq!(a(theirs), None, "{theirs:?}");
+        }
+    }
+
+    #[test]
+    fn help_names_the_wrapper_and_its_compiler() {
+        let text = help(Lang::Cxx);
+        assert!(text.starts_with("Usage: smpicxx "), "{text}");
+        for part in [
+            "-show",
+            "-version",
+            "SMPI_CXX",
+            "SimGrid 3.32",
+            "smpirun -np N",
+        ] {
+            assert!(text.contains(part), "no {part} in:\n{text}");
+        }
+        assert!(version_line(Lang::C).starts_with("smpicc (smpi-rs) "));
     }
 
     #[test]
@@ -368,6 +658,33 @@ mod tests {
         assert!(s.contains("PMPI_Send:"));
         assert!(s.contains(".weak MPI_Send"));
         assert!(s.contains(&format!("{:#x}", abi_hash())));
+    }
+
+    #[test]
+    fn paths_become_c_strings() {
+        assert_eq!(c_string(b"/usr/bin/smpirun"), r#""/usr/bin/smpirun""#);
+        assert_eq!(
+            c_string(b"a\"b\\c??/\n\xff"),
+            r#""a\042b\134c\077\077/\012\377""#
+        );
+        assert_eq!(c_string(b""), r#""""#);
+    }
+
+    #[test]
+    fn the_dynamic_linker_is_read_from_the_link_command() {
+        let gcc = " /usr/lib/gcc/x86_64-linux-gnu/12/collect2 -plugin x.so \"-plugin-opt=-pass-through=-lc\" \
+                   --eh-frame-hdr -m elf_x86_64 -dynamic-linker /lib64/ld-linux-x86-64.so.2 -pie -o x";
+        let clang = r#" "/usr/bin/ld" "-pie" "-m" "elf_x86_64" "-dynamic-linker" "/nix/store/x glibc/lib/ld-linux-x86-64.so.2" "-o" "x""#;
+        let text = format!("Using built-in specs.\nCOLLECT_GCC=cc\n{gcc}\n");
+        assert_eq!(
+            dynamic_linker_in(&text).as_deref(),
+            Some("/lib64/ld-linux-x86-64.so.2")
+        );
+        assert_eq!(
+            dynamic_linker_in(clang).as_deref(),
+            Some("/nix/store/x glibc/lib/ld-linux-x86-64.so.2")
+        );
+        assert_eq!(dynamic_linker_in("gcc -static -o x"), None);
     }
 
     #[test]

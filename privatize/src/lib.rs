@@ -33,6 +33,7 @@ use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
+use goblin::elf::dynamic::DF_1_PIE;
 use goblin::elf::header::{EM_386, EM_AARCH64, EM_X86_64, ET_DYN, ET_EXEC};
 use goblin::elf::program_header::PT_INTERP;
 use goblin::elf::Elf;
@@ -195,8 +196,7 @@ fn inspect_bytes(bytes: &[u8], path: &Path, expected_abi: u64) -> Result<AppInfo
             expected: arch,
         });
     }
-    let is_pie_executable = elf.program_headers.iter().any(|p| p.p_type == PT_INTERP);
-    if elf.header.e_type == ET_EXEC || (elf.header.e_type == ET_DYN && is_pie_executable) {
+    if elf.header.e_type == ET_EXEC {
         return Err(LoadError::NotSmpicc {
             path: path.to_owned(),
         });
@@ -220,7 +220,9 @@ fn inspect_bytes(bytes: &[u8], path: &Path, expected_abi: u64) -> Result<AppInfo
             _ => {}
         }
     }
-    if !has_table {
+    let has_interpreter = elf.program_headers.iter().any(|p| p.p_type == PT_INTERP);
+    let flags_1 = elf.dynamic.as_ref().map_or(0, |d| d.info.flags_1);
+    if !has_table || is_position_independent_executable(has_interpreter, has_table, flags_1) {
         return Err(LoadError::NotSmpicc {
             path: path.to_owned(),
         });
@@ -256,6 +258,19 @@ fn inspect_bytes(bytes: &[u8], path: &Path, expected_abi: u64) -> Result<AppInfo
         writable: writable_ranges(&elf),
         constructors,
     })
+}
+
+/// Whether a shared object (`ET_DYN`) is a position-independent executable,
+/// which glibc's `dlopen` refuses, rather than a program smpicc built. Both
+/// may have an interpreter (`PT_INTERP`): smpicc gives its programs one so
+/// that they can run directly (they then exec smpirun). A PIE says so in
+/// `DF_1_PIE`; one from a linker too old to say so has no shim table.
+fn is_position_independent_executable(
+    has_interpreter: bool,
+    has_table: bool,
+    flags_1: u64,
+) -> bool {
+    flags_1 & DF_1_PIE != 0 || (has_interpreter && !has_table)
 }
 
 /// The writable parts of the loadable segments that the dynamic linker does
@@ -842,6 +857,17 @@ mod tests {
         let err = inspect(&me, 1).unwrap_err();
         assert!(matches!(err, LoadError::NotSmpicc { .. }), "{err}");
         assert!(err.to_string().contains("not built by smpicc"), "{err}");
+    }
+
+    #[test]
+    fn programs_with_an_interpreter_are_not_taken_for_executables() {
+        // smpicc's programs: a shim table, an interpreter to run directly.
+        assert!(!is_position_independent_executable(true, true, 0));
+        // smpicc's libraries (-shared): no interpreter.
+        assert!(!is_position_independent_executable(false, true, 0));
+        // A PIE says so, shim or not (dlopen refuses it), or has no shim.
+        assert!(is_position_independent_executable(true, true, DF_1_PIE));
+        assert!(is_position_independent_executable(true, false, 0));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 mod bad_inputs;
 mod failures;
 mod folding;
+mod front_door;
 mod golden;
 mod labs;
 mod models;
