@@ -124,7 +124,8 @@ fn nearest_option(name: &str, dashes: &str) -> Option<String> {
 /// the program are smpirun's, not the program's (test harnesses append
 /// them to whole command lines); their value is split on white space, so
 /// `--cfg="a:1 b:2"` is two settings. Every other argument after the
-/// program is passed on as given.
+/// program is passed on as given, and so is everything after an explicit
+/// `--` (which a program run directly uses to keep its own arguments).
 pub fn rewrite(args: Vec<OsString>) -> Result<Vec<OsString>, CliError> {
     let mut out = vec![OsString::from("smpirun")];
     let mut it = args.into_iter();
@@ -132,11 +133,13 @@ pub fn rewrite(args: Vec<OsString>) -> Result<Vec<OsString>, CliError> {
         let bytes = arg.as_bytes();
         if bytes == b"--" || !bytes.starts_with(b"-") {
             let mut program = vec![OsString::from("--")];
-            if bytes != b"--" {
+            // After an explicit `--`, everything is the program's.
+            let explicit = bytes == b"--";
+            if !explicit {
                 program.push(arg);
             }
             for rest in it {
-                match stolen_setting(&rest) {
+                match stolen_setting(&rest).filter(|_| !explicit) {
                     Some(settings) => out.extend(settings),
                     None => program.push(rest),
                 }
@@ -278,8 +281,10 @@ pub struct Options {
     /// globals (= --cfg=smpi/privatization:no)
     #[arg(long, verbatim_doc_comment)]
     pub no_privatize: bool,
-    /// do not print the closing timing line, even
-    /// on a terminal, nor the host-speed note
+    /// print nothing of smpirun's own but errors: no
+    /// closing timing line (even on a terminal), no
+    /// host-speed note, no warning about how ranks
+    /// ended (exit codes, missing MPI_Finalize)
     #[arg(long, verbatim_doc_comment)]
     pub quiet: bool,
     /// print the host of each rank (`[rank R] ->
@@ -587,6 +592,11 @@ mod tests {
         ]);
         assert_eq!(o.cfg, ["smpi/wtime:0", "smpi/simulate-computation:no"]);
         assert_eq!(o.args, args(&["1"]));
+        // After an explicit `--`, nothing is taken.
+        assert_eq!(
+            parsed(&["--", "./app", "--cfg=smpi/wtime:0"]).args,
+            args(&["--cfg=smpi/wtime:0"])
+        );
         // Only the `=` forms are taken, as SimGrid's smpirun does.
         assert_eq!(
             parsed(&["./app", "--cfg", "x", "--cfgx=1"]).args,
