@@ -189,8 +189,9 @@ impl Sim {
     /// did not finalise it.
     fn rank_ended(&mut self, rank: usize, code: i32) {
         self.core.finish_rank(rank, code);
-        if self.aborted.is_some() {
-            // MPI_Abort (or a fatal MPI error) says it all.
+        if self.aborted.is_some() || self.quiet {
+            // MPI_Abort (or a fatal MPI error) says it all; -quiet (a
+            // program run directly, say) asks for the program's output alone.
             return;
         }
         let finalized = self
