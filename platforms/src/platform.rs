@@ -680,11 +680,17 @@ impl Platform {
         out: &mut Vec<LinkUse>,
     ) -> Result<(), RouteError> {
         out.clear();
-        if self.host_zone.is_empty() {
-            return self.local_route(0, Point::Host(src), Point::Host(dst), out);
+        let found = if self.host_zone.is_empty() {
+            self.local_route(0, Point::Host(src), Point::Host(dst), out)
+        } else {
+            self.global_route(Point::Host(src), Point::Host(dst), out, 0)
+                .map_err(|inner| self.route_error(Point::Host(src), Point::Host(dst), inner))
+        };
+        if found.is_err() {
+            // A route that fails half way (nested zones) leaves no part.
+            out.clear();
         }
-        self.global_route(Point::Host(src), Point::Host(dst), out, 0)
-            .map_err(|inner| self.route_error(Point::Host(src), Point::Host(dst), inner))
+        found
     }
 
     /// The route within zone `z` between two of its points, appended to

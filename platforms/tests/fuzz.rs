@@ -309,3 +309,126 @@ fn seeds_are_valid_platforms() {
         check_platform(&p);
     }
 }
+
+/// Runs `test` on values of `strategy`, in rounds of 256 cases with a
+/// fixed seed per round (a failure is reproducible), for
+/// `SMPI_FUZZ_SECONDS` seconds (CI gives each fuzzer a minute) or one
+/// round. A panic inside `test` fails with the smallest input proptest
+/// finds.
+fn fuzz_for_budget<S>(name: &str, strategy: S, test: impl Fn(S::Value))
+where
+    S: Strategy,
+    S::Value: std::fmt::Debug,
+{
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let seconds = std::env::var("SMPI_FUZZ_SECONDS")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .unwrap_or(0);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    let mut round: u64 = 0;
+    loop {
+        let mut seed = [0u8; 32];
+        seed[..8].copy_from_slice(&round.to_le_bytes());
+        let config = Config {
+            cases: 256,
+            failure_persistence: None,
+            ..Config::default()
+        };
+        let mut runner =
+            TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed));
+        if let Err(e) = runner.run(&strategy, |v| {
+            test(v);
+            Ok(())
+        }) {
+            panic!("{name}, round {round}: {e}");
+        }
+        round += 1;
+        if std::time::Instant::now() >= deadline {
+            break;
+        }
+    }
+    eprintln!("{name}: {} cases", round * 256);
+}
+
+/// Compact descriptions that load, as seeds for mutations.
+const COMPACT_SEEDS: &[&str] = &[
+    "flat:4",
+    "flat:5:bw=1.25GBps:lat=10us:bb_bw=2.5GBps:bb_lat=5us:cores=4",
+    "flat:3:sharing=SHARED:speed=2Gf:loopback_bw=1GBps:loopback_lat=1us:prefix=h:suffix=.x",
+    "torus:2,2,2:bw=10Gbps",
+    "fat-tree:2;4,4;1,2;1,2:lat=2us",
+    "dragonfly:2,1;2,1;2,2;2:bw=12.5GBps",
+];
+
+/// Characters compact mutations insert (digits stay out, so that a
+/// mutation cannot ask for millions of hosts).
+const COMPACT_INSERTABLE: &[char] = &[
+    ':', ';', ',', '=', '.', '-', '_', 'a', 'b', 'w', 'G', 'f', 's', 'p', ' ', '\u{0}', 'é',
+];
+
+fn check_compact(text: &str) {
+    match Platform::from_compact(text) {
+        Ok(p) => check_platform(&p),
+        Err(e) => {
+            let msg = e.to_string();
+            assert!(
+                matches!(e, PlatformError::Compact { .. }),
+                "{text}: not a compact-platform error: {msg}"
+            );
+            assert!(!msg.is_empty());
+        }
+    }
+}
+
+#[test]
+fn timed_mutated_platforms_never_panic() {
+    let strategy = (0..SEEDS.len(), prop::collection::vec(mutation(), 1..6));
+    fuzz_for_budget("XML platforms", strategy, |(seed, mutations)| {
+        check_xml(&apply(SEEDS[seed], &mutations));
+    });
+}
+
+#[test]
+fn timed_compact_descriptions_never_panic() {
+    let edit = (0usize..64, 0usize..COMPACT_INSERTABLE.len(), 0u8..3);
+    let strategy = (
+        0..COMPACT_SEEDS.len(),
+        prop::collection::vec(edit, 0..5),
+        "[a-z\\-]{0,10}:[0-9,;]{0,8}(:[a-z_]{0,8}=[0-9a-zA-Z.]{0,6}){0,3}",
+    );
+    fuzz_for_budget("compact platforms", strategy, |(seed, edits, free)| {
+        let mut text: Vec<char> = COMPACT_SEEDS[seed].chars().collect();
+        for (at, c, kind) in edits {
+            let at = at % (text.len() + 1);
+            match kind {
+                0 => text.insert(at, COMPACT_INSERTABLE[c]),
+                1 if at < text.len() => {
+                    text.remove(at);
+                }
+                _ => text.truncate(at),
+            }
+        }
+        check_compact(&text.into_iter().collect::<String>());
+        check_compact(&free);
+    });
+}
+
+#[test]
+fn timed_hostfiles_never_panic() {
+    let strategy = (
+        any::<String>(),
+        "([a-z0-9\\-]{0,6}(:[0-9x\\-]{0,4})?( ?#[a-z ]*)?\n){0,6}",
+    );
+    fuzz_for_budget("hostfiles", strategy, |(any_text, like)| {
+        for text in [any_text, like] {
+            match parse_hostfile(&text, "h.txt") {
+                Ok(entries) => {
+                    assert!(!entries.is_empty());
+                    assert!(entries.iter().all(|e| e.slots >= 1 && !e.name.is_empty()));
+                }
+                Err(e) => assert!(e.to_string().starts_with("h.txt:"), "{e}"),
+            }
+        }
+    });
+}
