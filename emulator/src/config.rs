@@ -519,6 +519,63 @@ mod tests {
         }
     }
 
+    /// Every option's value, arbitrary or mutated from a valid one, as
+    /// smpirun reads it: a typed error or a value, never a panic. Runs for
+    /// `SMPI_FUZZ_SECONDS` (CI: a minute), or one round of 256 cases per
+    /// option.
+    #[test]
+    fn timed_cfg_values_give_a_value_or_a_typed_error() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config as RunnerConfig, RngAlgorithm, TestRng, TestRunner};
+        let seconds = std::env::var("SMPI_FUZZ_SECONDS")
+            .ok()
+            .and_then(|s| s.parse::<u64>().ok())
+            .unwrap_or(0);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+        let names: Vec<&'static str> = crate::run::config().specs.iter().map(|o| o.name).collect();
+        let value = prop_oneof![
+            any::<String>(),
+            "[0-9.eE+\\-]{0,12}[a-zA-Z%]{0,6}",
+            "([0-9]{0,6}:[0-9.e\\-]{0,6};?){0,4}",
+            "[a-z_\\-]{0,12}(:[0-9]{0,4}){0,3}",
+        ];
+        let mut round: u64 = 0;
+        loop {
+            let mut seed = [0u8; 32];
+            seed[..8].copy_from_slice(&round.to_le_bytes());
+            let mut runner = TestRunner::new_with_rng(
+                RunnerConfig {
+                    cases: 256,
+                    failure_persistence: None,
+                    ..RunnerConfig::default()
+                },
+                TestRng::from_seed(RngAlgorithm::ChaCha, &seed),
+            );
+            let strategy = (0..names.len(), value.clone(), any::<bool>());
+            let result = runner.run(&strategy, |(i, value, simulating)| {
+                let mut cfg = crate::run::config();
+                if cfg.set(names[i], &value).is_err() {
+                    return Ok(());
+                }
+                // Every reader of the options, as smpirun calls them.
+                let _ = crate::engine::netmodel::NetModel::from_config(&cfg);
+                let _ = crate::mpi::Protocol::from_config(&cfg, simulating);
+                let _ = crate::mpi::coll::Algorithms::from_config(&cfg);
+                let _ = crate::mapping::Mapping::parse(cfg.text("smpi/map"));
+                let _ = crate::memory::Memory::from_config(&cfg, None);
+                let _ = (cfg.float(names[i]), cfg.int(names[i]), cfg.bool(names[i]));
+                Ok(())
+            });
+            if let Err(e) = result {
+                panic!("--cfg values, round {round}: {e}");
+            }
+            round += 1;
+            if std::time::Instant::now() >= deadline {
+                break;
+            }
+        }
+    }
+
     /// SimGrid 3.32's options (`--help` of a SimGrid program, plus the
     /// ones SMPI declares when it starts).
     const SIMGRID_OPTIONS: &[&str] = &[
