@@ -367,9 +367,7 @@ fn load_platform(arg: &std::path::Path) -> Result<Platform> {
 fn slots(platform: &Platform, hostfile: Option<&PathBuf>) -> Result<Vec<HostId>> {
     let slots: Vec<HostId> = match hostfile {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read hostfile {}", path.display()))?;
-            let entries = platforms::parse_hostfile(&text, &path.display().to_string())?;
+            let entries = read_hostfile(path)?;
             let mut slots = Vec::new();
             for e in entries {
                 let id = platform.host_by_name(&e.name).ok_or_else(|| {
@@ -395,11 +393,39 @@ fn slots(platform: &Platform, hostfile: Option<&PathBuf>) -> Result<Vec<HostId>>
     Ok(slots)
 }
 
-fn count_hostfile_slots(path: &PathBuf) -> Result<usize> {
+fn count_hostfile_slots(path: &Path) -> Result<usize> {
+    let entries = read_hostfile(path)?;
+    Ok(entries.iter().map(|e| e.slots.max(1) as usize).sum())
+}
+
+/// A file named on the command line that does not exist: smpirun stops as
+/// SimGrid's does, with its words (`[smpirun] ** error: ...`).
+#[derive(Debug, thiserror::Error)]
+#[error("the file '{0}' does not exist")]
+pub struct MissingFile(pub String);
+
+/// A hostfile without a host: SimGrid's assertion fails, which ends its
+/// smpirun with code 134; ours says the same and ends the same way.
+#[derive(Debug, thiserror::Error)]
+#[error("smpirun: the hostfile '{0}' is empty")]
+pub struct EmptyHostfile(pub String);
+
+/// The exit code of an empty hostfile, SimGrid's (an aborted assertion).
+pub const EMPTY_HOSTFILE_EXIT: i32 = 134;
+
+/// The entries of the hostfile `path`.
+fn read_hostfile(path: &Path) -> Result<Vec<platforms::HostfileEntry>> {
+    if !path.exists() {
+        return Err(MissingFile(path.display().to_string()).into());
+    }
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read hostfile {}", path.display()))?;
-    let entries = platforms::parse_hostfile(&text, &path.display().to_string())?;
-    Ok(entries.iter().map(|e| e.slots.max(1) as usize).sum())
+    match platforms::parse_hostfile(&text, &path.display().to_string()) {
+        Err(platforms::PlatformError::EmptyHostfile { .. }) => {
+            Err(EmptyHostfile(path.display().to_string()).into())
+        }
+        other => Ok(other?),
+    }
 }
 
 /// The date of log lines: the simulated time the engine last published
@@ -733,6 +759,14 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         ),
     };
     let slots = slots(&platform, opts.hostfile.as_ref())?;
+    if opts.hostfile.is_some() && np > slots.len() {
+        // SimGrid's note (ranks then share the hostfile's slots in turn).
+        eprintln!(
+            "[0.000000] [smpi/INFO] You requested to use {np} ranks, but there is only {} \
+             processes in your hostfile...",
+            slots.len()
+        );
+    }
     let hosts = mapping.place(&slots, np);
     tracing::debug!(
         target: log::CONFIG,
@@ -857,6 +891,10 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         || (!opts.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()));
     if display {
         eprintln!("smpirun: simulated time {simulated:.6} s, wall time {wall:.3} s, {np} ranks");
+    }
+    if code != 0 && !opts.quiet {
+        // SimGrid's smpirun ends every failed simulation with this line.
+        println!("Execution failed with code {code}.");
     }
     Ok(code)
 }

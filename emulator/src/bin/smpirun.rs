@@ -1,13 +1,27 @@
 //! `smpirun`: runs an smpicc-built MPI program on a simulated platform.
 
+use emulator::run;
+
 fn main() {
     emulator::install_panic_hook("smpirun");
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
-    match emulator::run::run(args) {
-        Ok(code) => std::process::exit(code),
+    let code = match emulator::run::run(args) {
+        Ok(code) => code,
         Err(e) => {
-            eprintln!("smpirun: {e:#}");
-            std::process::exit(1);
+            if let Some(missing) = e.downcast_ref::<run::MissingFile>() {
+                // SimGrid's smpirun script's words.
+                eprintln!("[smpirun] ** error: {missing}. Aborting.");
+                std::process::exit(1);
+            }
+            if let Some(empty) = e.downcast_ref::<run::EmptyHostfile>() {
+                eprintln!("[0.000000] [root/CRITICAL] {empty}");
+                println!("Execution failed with code {}.", run::EMPTY_HOSTFILE_EXIT);
+                run::EMPTY_HOSTFILE_EXIT
+            } else {
+                eprintln!("smpirun: {e:#}");
+                std::process::exit(1);
+            }
         }
-    }
+    };
+    std::process::exit(code)
 }

@@ -377,6 +377,12 @@ extern "C" fn crash_handler(sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: 
     unsafe { libc::fflush(ptr::null_mut()) };
     // A plain write(2) on descriptor 2: `as_fd` takes no lock.
     let _ = nix::unistd::write(std::io::stderr().as_fd(), &buf.bytes[..buf.len]);
+    // SimGrid's smpirun's closing line of a failed simulation, on stdout.
+    let mut closing = MsgBuf::default();
+    closing.push("Execution failed with code ");
+    closing.push_u64(128 + sig as u64);
+    closing.push(".\n");
+    let _ = nix::unistd::write(std::io::stdout().as_fd(), &closing.bytes[..closing.len]);
     // SAFETY: _exit is async-signal-safe; nix has no wrapper for it, and
     // std's exit runs atexit handlers, which a signal handler must not.
     unsafe { libc::_exit(128 + sig) }
