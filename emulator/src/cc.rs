@@ -23,11 +23,16 @@ use anyhow::{bail, Context, Result};
 
 use crate::abi_symbols::{abi_hash, ABI_NAMES};
 
-/// The embedded headers: (file name, contents).
+/// The embedded headers: (path under the include directory, contents).
+/// Every path a SimGrid SMPI program includes is here (`smpi/mpi.h`,
+/// `xbt/log.h`, ...): the include directory comes first on the command
+/// line, so an installed SimGrid's headers are never mixed with ours.
 const HEADERS: &[(&str, &str)] = &[
     ("mpi.h", include_str!("../include/mpi.h")),
     ("smpi.h", include_str!("../include/smpi.h")),
     ("smpi_helpers.h", include_str!("../include/smpi_helpers.h")),
+    ("smpi/mpi.h", include_str!("../include/smpi/mpi.h")),
+    ("smpi/smpi.h", include_str!("../include/smpi/smpi.h")),
 ];
 
 /// Which front end a wrapper drives.
@@ -171,7 +176,12 @@ impl Toolkit {
         std::fs::create_dir_all(tmp.join("include"))
             .with_context(|| format!("cannot create {}", tmp.display()))?;
         for (name, text) in HEADERS {
-            std::fs::write(tmp.join("include").join(name), text)
+            let path = tmp.join("include").join(name);
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("cannot create {}", dir.display()))?;
+            }
+            std::fs::write(&path, text)
                 .with_context(|| format!("cannot write {name} into {}", tmp.display()))?;
         }
         let asm = tmp.join("smpi_shim.s");
@@ -357,6 +367,30 @@ mod tests {
         assert_eq!(mode_of(&os(&["a.c", "-o", "a"])), Mode::Link);
         assert_eq!(mode_of(&os(&["--version"])), Mode::Query);
         assert_eq!(mode_of(&os(&["-E", "a.c"])), Mode::CompileOnly);
+    }
+
+    #[test]
+    fn our_headers_include_only_ours_from_simgrids_directories() {
+        // An include of smpi/, xbt/ or simgrid/ that we do not embed would
+        // be found in an installed SimGrid's headers (or not at all).
+        for (name, text) in HEADERS {
+            for line in text.lines() {
+                let Some(rest) = line.trim_start().strip_prefix("#include <") else {
+                    continue;
+                };
+                let included = rest.split('>').next().unwrap_or_default();
+                let simgrids = ["smpi/", "xbt/", "simgrid/"]
+                    .iter()
+                    .any(|d| included.starts_with(d))
+                    || matches!(included, "mpi.h" | "smpi.h");
+                if simgrids {
+                    assert!(
+                        HEADERS.iter().any(|(n, _)| *n == included),
+                        "{name} includes <{included}>, which smpicc does not provide"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

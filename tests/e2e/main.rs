@@ -8,6 +8,7 @@ mod golden;
 mod labs;
 mod models;
 mod programs;
+mod simgrid;
 mod tools;
 
 use std::path::{Path, PathBuf};
