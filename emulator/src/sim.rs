@@ -10,6 +10,7 @@
 //! never sees overlapping borrows.
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::fmt;
 
 use crate::engine::context::{self, Suspend};
@@ -138,6 +139,9 @@ pub struct Sim {
     pub mem: Memory,
     /// The measures of `SMPI_SAMPLE_*` loops.
     pub sampling: Sampling,
+    /// The results of `SMPI_SHARED_CALL`, by SimGrid's key "func:input"
+    /// (only looked up: the map's order never reaches a result).
+    pub shared_calls: HashMap<String, usize>,
     /// The BLAS kernel models, under `smpi/blas:model`.
     pub kernels: Option<KernelModels>,
     pub bench: Bench,
@@ -156,6 +160,7 @@ impl Sim {
             mpi,
             mem,
             sampling: Sampling::default(),
+            shared_calls: HashMap::new(),
             kernels: None,
             bench,
             aborted: None,

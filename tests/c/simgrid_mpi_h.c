@@ -1,7 +1,7 @@
 /* A program written for SimGrid's headers: it includes <smpi/mpi.h> only
  * and uses what SimGrid's mpi.h brings along: the SMPI extensions
  * (smpi_execute_flops_benched with a double argument, SMPI_SAMPLE_*,
- * SMPI_SHARED_*), struct option from <getopt.h>, and the C library
+ * SMPI_SHARED_*, SMPI_SHARED_CALL, smpi_global_size), struct option from <getopt.h>, and the C library
  * headers (no #include <stdio.h>, <stdlib.h> nor <string.h> here).
  * Run with --cfg=smpi/host-speed:1Gf; prints " No Errors" when every
  * check holds. */
@@ -24,6 +24,19 @@ static const struct option long_options[] = {
     {"verbose", no_argument, 0, 'v'},
     {0, 0, 0, 0},
 };
+
+static int computed = 0;
+
+/* Computed once in the whole simulation (each rank has its own `computed`
+ * under privatization: the sum over ranks counts the calls); the result
+ * lives on the heap, which the ranks share. */
+static void *square_of(const char *input) {
+    computed++;
+    int n = atoi(input);
+    int *cell = (int *)malloc(sizeof *cell);
+    *cell = n * n;
+    return cell;
+}
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
@@ -59,6 +72,24 @@ int main(int argc, char **argv) {
     partial[8192] = 'x';
     SMPI_SHARED_FREE(partial);
     SMPI_SHARED_FREE(shared);
+
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    CHECK(smpi_global_size() == size, "smpi_global_size() is %d, not %d", smpi_global_size(), size);
+
+    /* Rank 0 computes; the others, after the barrier, get its result. */
+    int *result = NULL;
+    if (rank == 0)
+        result = (int *)SMPI_SHARED_CALL(square_of, "12", "12");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank != 0)
+        result = (int *)SMPI_SHARED_CALL(square_of, "12", "12");
+    CHECK(result != NULL && *result == 144, "SMPI_SHARED_CALL gave %d", result ? *result : -1);
+    CHECK(smpi_shared_known_call("square_of", "12") && !smpi_shared_known_call("square_of", "13"),
+          "smpi_shared_known_call does not know what was stored");
+    int calls;
+    MPI_Allreduce(&computed, &calls, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(calls == 1, "SMPI_SHARED_CALL called its function %d times", calls);
 
     int all;
     MPI_Allreduce(&errors, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

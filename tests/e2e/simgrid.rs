@@ -76,7 +76,7 @@ fn smpi_mpi_h_brings_simgrids_extensions_and_system_headers() {
         stdout(&o),
         stderr(&o)
     );
-    // 0.76296 s, 0.5 s and the 1 s of SMPI_SAMPLE_FLOPS.
+    // 0.76296 s, 0.5 s and the 1 s of SMPI_SAMPLE_FLOPS (and barriers).
     assert!(
         (simulated_time(&o) - 2.26296).abs() < 1e-3,
         "{}",

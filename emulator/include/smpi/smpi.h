@@ -28,6 +28,9 @@ void smpi_execute_benched(double seconds);
 /* Same as smpi_execute_flops. */
 void smpi_execute_flops_benched(double flops);
 
+/* The number of ranks of the simulation (smpirun -np). */
+int smpi_global_size(void);
+
 /* Memory whose content the simulation may fold (--cfg=smpi/shared-malloc:
  * global maps every allocation onto one small block, local shares the
  * allocations of one call site between ranks, no keeps them private):
@@ -45,6 +48,19 @@ void *smpi_shared_malloc_partial(size_t size, const size_t *offsets, int n);
  * (a pivot vector, say); returns how many bytes became private. Not in
  * SimGrid. */
 size_t smpi_shared_unfold(void *ptr, size_t len);
+
+/* SMPI_SHARED_CALL(func, input, args...) calls func(args...) once in the
+ * whole simulation for a given (func, input) pair, keeps the pointer it
+ * returns, and returns that pointer to every call with the same pair (the
+ * first rank to get there computes, the others reuse: an input file read
+ * once into a shared buffer, say). `input` names the computation: a string
+ * such as the file name. */
+int smpi_shared_known_call(const char *func, const char *input);
+void *smpi_shared_get_call(const char *func, const char *input);
+void *smpi_shared_set_call(const char *func, const char *input, void *data);
+#define SMPI_SHARED_CALL(func, input, ...)                                                         \
+    (smpi_shared_known_call(#func, (input)) ? smpi_shared_get_call(#func, (input))                 \
+                                            : smpi_shared_set_call(#func, (input), (func)(__VA_ARGS__)))
 
 /* Sampled loops: SMPI_SAMPLE_LOCAL(init, cond, step, iters, thres) { body }
  * runs the body for the first few passes only, measuring it, until `iters`
