@@ -7,6 +7,9 @@
 #ifndef SMPI_MPI_H
 #define SMPI_MPI_H
 
+/* First, as in SimGrid's: defines _GNU_SOURCE before any system header. */
+#include <xbt/base.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -710,10 +713,12 @@ SMPI_CALL(MPI_Message, Message_f2c, (MPI_Fint message))
 #endif
 
 /* What SimGrid's mpi.h brings along, which programs written for it rely on:
- * the SMPI extensions (SMPI_SAMPLE_*, SMPI_SHARED_*, smpi_execute*, ...)
- * and the system headers its helpers include (<getopt.h> for getopt_long
- * and struct option, <stdio.h>, <stdlib.h>, <string.h>, <unistd.h>, the
- * time headers; <functional> and <vector> in C++). */
+ * the SMPI extensions (SMPI_SAMPLE_*, SMPI_SHARED_*, smpi_execute*, ...),
+ * the toolbox's logging, assertions and allocation helpers (XBT_INFO,
+ * xbt_assert, xbt_new0, ...) and the system headers its helpers include
+ * (<getopt.h> for getopt_long and struct option, <stdio.h>, <stdlib.h>,
+ * <string.h>, <unistd.h>, the time headers; <functional> and <vector> in
+ * C++). */
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -728,5 +733,8 @@ SMPI_CALL(MPI_Message, Message_f2c, (MPI_Fint message))
 #include <vector>
 #endif
 #include <smpi/smpi.h>
+#include <xbt/asserts.h>
+#include <xbt/log.h>
+#include <xbt/sysdep.h>
 
 #endif /* SMPI_MPI_H */

@@ -33,6 +33,10 @@ const HEADERS: &[(&str, &str)] = &[
     ("smpi_helpers.h", include_str!("../include/smpi_helpers.h")),
     ("smpi/mpi.h", include_str!("../include/smpi/mpi.h")),
     ("smpi/smpi.h", include_str!("../include/smpi/smpi.h")),
+    ("xbt/base.h", include_str!("../include/xbt/base.h")),
+    ("xbt/log.h", include_str!("../include/xbt/log.h")),
+    ("xbt/asserts.h", include_str!("../include/xbt/asserts.h")),
+    ("xbt/sysdep.h", include_str!("../include/xbt/sysdep.h")),
 ];
 
 /// Which front end a wrapper drives.

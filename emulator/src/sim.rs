@@ -91,6 +91,11 @@ impl Fast {
         self.pending_flops.set(true);
     }
 
+    /// Whether the running rank may have modelled kernel time to spend.
+    pub fn has_pending_flops(&self) -> bool {
+        self.pending_flops.get()
+    }
+
     /// Whether the running rank may have modelled kernel time to spend;
     /// clears the note.
     pub fn take_pending_flops(&self) -> bool {

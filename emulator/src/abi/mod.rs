@@ -25,6 +25,7 @@ pub(crate) mod sample;
 mod time;
 mod topo;
 mod types;
+mod xbt;
 
 use std::ffi::{c_int, c_void};
 
@@ -47,6 +48,7 @@ use sample::*;
 use time::*;
 use topo::*;
 use types::*;
+use xbt::*;
 
 /// The bench clock, in seconds: the thread's CPU time (a system call), or
 /// the monotonic clock (read in user space through the vDSO).
