@@ -715,10 +715,10 @@ SMPI_CALL(MPI_Message, Message_f2c, (MPI_Fint message))
 /* What SimGrid's mpi.h brings along, which programs written for it rely on:
  * the SMPI extensions (SMPI_SAMPLE_*, SMPI_SHARED_*, smpi_execute*, ...),
  * the toolbox's logging, assertions and allocation helpers (XBT_INFO,
- * xbt_assert, xbt_new0, ...) and the system headers its helpers include
- * (<getopt.h> for getopt_long and struct option, <stdio.h>, <stdlib.h>,
- * <string.h>, <unistd.h>, the time headers; <functional> and <vector> in
- * C++). */
+ * xbt_assert, xbt_new0, ...), the model checker's hooks (inactive), and
+ * the system headers its helpers include (<getopt.h> for getopt_long and
+ * struct option, <stdio.h>, <stdlib.h>, <string.h>, <unistd.h>, the time
+ * headers; <functional> and <vector> in C++). */
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -732,6 +732,7 @@ SMPI_CALL(MPI_Message, Message_f2c, (MPI_Fint message))
 #include <functional>
 #include <vector>
 #endif
+#include <simgrid/modelchecker.h>
 #include <smpi/smpi.h>
 #include <xbt/asserts.h>
 #include <xbt/log.h>

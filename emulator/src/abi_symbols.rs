@@ -97,7 +97,8 @@ macro_rules! with_abi_symbols {
             smpi_shared_free, smpi_shared_unfold, smpi_malloc, smpi_calloc, smpi_realloc,
             smpi_free, smpi_sample_cond, smpi_sample_iter, smpi_sample_exit, smpi_global_size,
             smpi_shared_known_call, smpi_shared_get_call, smpi_shared_set_call,
-            smpi_xbt_log_enabled, smpi_xbt_log_message, xbt_log_control_set
+            smpi_xbt_log_enabled, smpi_xbt_log_message, xbt_log_control_set,
+            sg_actor_self_get_pid, sg_actor_self_get_name, sg_actor_sleep_for, sg_actor_sleep_until
         }
     };
 }

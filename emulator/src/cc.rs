@@ -37,6 +37,14 @@ const HEADERS: &[(&str, &str)] = &[
     ("xbt/log.h", include_str!("../include/xbt/log.h")),
     ("xbt/asserts.h", include_str!("../include/xbt/asserts.h")),
     ("xbt/sysdep.h", include_str!("../include/xbt/sysdep.h")),
+    (
+        "simgrid/actor.h",
+        include_str!("../include/simgrid/actor.h"),
+    ),
+    (
+        "simgrid/modelchecker.h",
+        include_str!("../include/simgrid/modelchecker.h"),
+    ),
 ];
 
 /// Which front end a wrapper drives.

@@ -11,6 +11,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::ffi::CString;
 use std::fmt;
 
 use crate::engine::context::{self, Suspend};
@@ -147,6 +148,9 @@ pub struct Sim {
     /// The results of `SMPI_SHARED_CALL`, by SimGrid's key "func:input"
     /// (only looked up: the map's order never reaches a result).
     pub shared_calls: HashMap<String, usize>,
+    /// SimGrid's actor names of the ranks (`sg_actor_self_get_name`),
+    /// made on first request.
+    pub actor_names: Vec<Option<CString>>,
     /// The BLAS kernel models, under `smpi/blas:model`.
     pub kernels: Option<KernelModels>,
     pub bench: Bench,
@@ -166,6 +170,7 @@ impl Sim {
             mem,
             sampling: Sampling::default(),
             shared_calls: HashMap::new(),
+            actor_names: Vec::new(),
             kernels: None,
             bench,
             aborted: None,

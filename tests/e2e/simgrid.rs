@@ -13,6 +13,8 @@ const SIMGRID_PATHS: &[&str] = &[
     "xbt/log.h",
     "xbt/asserts.h",
     "xbt/sysdep.h",
+    "simgrid/actor.h",
+    "simgrid/modelchecker.h",
 ];
 
 /// The headers a compilation of `source` reads (`-M`, system ones too).
@@ -297,4 +299,9 @@ fn the_toolbox_headers_build_warning_free_in_c_and_cxx() {
             stderr(&o)
         );
     }
+}
+
+#[test]
+fn a_rank_is_simgrids_actor_named_by_its_rank_and_numbered_rank_plus_one() {
+    assert_self_checks("tests/c/simgrid_actor.c", &["1", "3"]);
 }

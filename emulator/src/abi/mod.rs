@@ -9,6 +9,7 @@
 
 #![allow(non_snake_case)]
 
+mod actor;
 mod attr;
 pub(crate) mod blas;
 mod check;
@@ -34,6 +35,7 @@ use crate::engine::context::{self, Suspend};
 use crate::mpi::{self, MpiError, MpiResult};
 use crate::sim::{self, Bench};
 
+use actor::*;
 use attr::*;
 use coll::*;
 use comm::*;
