@@ -42,6 +42,10 @@ const HEADERS: &[(&str, &str)] = &[
         include_str!("../include/simgrid/actor.h"),
     ),
     (
+        "simgrid/instr.h",
+        include_str!("../include/simgrid/instr.h"),
+    ),
+    (
         "simgrid/modelchecker.h",
         include_str!("../include/simgrid/modelchecker.h"),
     ),

@@ -9,6 +9,7 @@ pub mod cc;
 pub mod config;
 pub mod engine;
 pub mod hostspeed;
+pub mod instr;
 pub mod kernels;
 pub mod log;
 pub mod mapping;

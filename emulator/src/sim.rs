@@ -16,6 +16,7 @@ use std::fmt;
 
 use crate::engine::context::{self, Suspend};
 use crate::engine::{Core, Detail, RunState, Sleep};
+use crate::instr::Instr;
 use crate::kernels::KernelModels;
 use crate::memory::Memory;
 use crate::mpi::{self, Mpi};
@@ -151,6 +152,8 @@ pub struct Sim {
     /// SimGrid's actor names of the ranks (`sg_actor_self_get_name`),
     /// made on first request.
     pub actor_names: Vec<Option<CString>>,
+    /// What the program declares for tracing (`simgrid/instr.h`).
+    pub instr: Instr,
     /// The BLAS kernel models, under `smpi/blas:model`.
     pub kernels: Option<KernelModels>,
     pub bench: Bench,
@@ -171,6 +174,7 @@ impl Sim {
             sampling: Sampling::default(),
             shared_calls: HashMap::new(),
             actor_names: Vec::new(),
+            instr: Instr::default(),
             kernels: None,
             bench,
             aborted: None,

@@ -14,6 +14,7 @@ const SIMGRID_PATHS: &[&str] = &[
     "xbt/asserts.h",
     "xbt/sysdep.h",
     "simgrid/actor.h",
+    "simgrid/instr.h",
     "simgrid/modelchecker.h",
 ];
 
@@ -304,4 +305,41 @@ fn the_toolbox_headers_build_warning_free_in_c_and_cxx() {
 #[test]
 fn a_rank_is_simgrids_actor_named_by_its_rank_and_numbered_rank_plus_one() {
     assert_self_checks("tests/c/simgrid_actor.c", &["1", "3"]);
+}
+
+#[test]
+fn tracing_calls_record_their_declarations_and_write_no_trace() {
+    let app = build("tests/c/simgrid_instr.c");
+    let app = app.to_str().unwrap();
+    let o = run(&[
+        "-np",
+        "2",
+        NO_COMPUTE,
+        "--cfg=smpi/host-speed:1Gf",
+        "--log=config.thres:debug",
+        app,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The Gflop was spent at the category change, before the clock read.
+    assert!(
+        stdout(&o).contains("rank 1 spent 1.000000"),
+        "{}",
+        stdout(&o)
+    );
+    let declared = "[config/DEBUG] the program declared, for tracing (which smpi-rs does not do \
+                    yet): categories: exchange, compute, rank0, rank1; mark types: phase; host \
+                    variables: load, queue; link variables: bytes, msgs; host states: activity";
+    assert!(
+        stderr(&o).lines().any(|l| l.ends_with(declared)),
+        "{}",
+        stderr(&o)
+    );
+    // A null name stops the run, naming the call.
+    let o = run(&["-np", "2", NO_COMPUTE, app, "null"]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("smpirun: rank 1: TRACE_category: the category is a null pointer"),
+        "{}",
+        stderr(&o)
+    );
 }
