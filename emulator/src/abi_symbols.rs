@@ -109,7 +109,8 @@ macro_rules! with_abi_symbols {
             TRACE_link_variable_add, TRACE_link_variable_sub, TRACE_link_variable_set_with_time,
             TRACE_link_variable_add_with_time, TRACE_link_variable_sub_with_time,
             TRACE_host_state_declare, TRACE_host_state_declare_value, TRACE_host_set_state,
-            TRACE_host_push_state, TRACE_host_pop_state
+            TRACE_host_push_state, TRACE_host_pop_state, smpi_getopt, smpi_getopt_long,
+            smpi_getopt_long_only, __posix_getopt
         }
     };
 }

@@ -8,6 +8,7 @@ pub mod calibrate;
 pub mod cc;
 pub mod config;
 pub mod engine;
+pub mod getopt;
 pub mod hostspeed;
 pub mod instr;
 pub mod kernels;

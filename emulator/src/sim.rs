@@ -16,6 +16,7 @@ use std::fmt;
 
 use crate::engine::context::{self, Suspend};
 use crate::engine::{Core, Detail, RunState, Sleep};
+use crate::getopt::Optind;
 use crate::instr::Instr;
 use crate::kernels::KernelModels;
 use crate::memory::Memory;
@@ -154,6 +155,8 @@ pub struct Sim {
     pub actor_names: Vec<Option<CString>>,
     /// What the program declares for tracing (`simgrid/instr.h`).
     pub instr: Instr,
+    /// Each rank's getopt position.
+    pub optind: Optind,
     /// The BLAS kernel models, under `smpi/blas:model`.
     pub kernels: Option<KernelModels>,
     pub bench: Bench,
@@ -175,6 +178,7 @@ impl Sim {
             shared_calls: HashMap::new(),
             actor_names: Vec::new(),
             instr: Instr::default(),
+            optind: Optind::default(),
             kernels: None,
             bench,
             aborted: None,

@@ -343,3 +343,50 @@ fn tracing_calls_record_their_declarations_and_write_no_trace() {
         stderr(&o)
     );
 }
+
+#[test]
+fn each_rank_parses_its_options_with_getopt_from_the_start() {
+    let dir = scratch().join("getopt");
+    std::fs::create_dir_all(&dir).unwrap();
+    let source = repo().join("tests/c/getopt.c");
+    let cxx = || with_env(Command::new(env!("CARGO_BIN_EXE_smpicxx")));
+    for (mut cc, program, flags) in [
+        (smpicc(), "getopt_gnu", &[][..]),
+        (
+            smpicc(),
+            "getopt_posix",
+            &["-DSTRICT_POSIX", "-std=c99"][..],
+        ),
+        // g++ compiles a .c file as C++.
+        (cxx(), "getopt_cxx", &[][..]),
+    ] {
+        let o = cc
+            .current_dir(&dir)
+            .args(["-Wall", "-Wextra", "-Werror", "-O2"])
+            .args(flags)
+            .arg(&source)
+            .args(["-o", program])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{program}: {}", stderr(&o));
+        let app = dir.join(program);
+        let o = run(&[
+            "-np",
+            "3",
+            NO_COMPUTE,
+            app.to_str().unwrap(),
+            "-v",
+            "-n",
+            "3",
+            "--name=x",
+            "--flag",
+            "rest",
+        ]);
+        assert!(
+            o.status.success() && stdout(&o).contains(" No Errors"),
+            "{program}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+    }
+}
