@@ -72,6 +72,31 @@ fn simgrids_header_paths_are_ours_even_with_simgrid_installed() {
 }
 
 #[test]
+fn simgrids_other_headers_stop_the_compilation_with_a_clear_message() {
+    let dir = scratch().join("simgrid_other");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("host.c"),
+        "#include <mpi.h>\n#include <simgrid/host.h>\nint main(void) { return 0; }\n",
+    )
+    .unwrap();
+    let o = smpicc()
+        .current_dir(&dir)
+        .args(["-c", "host.c"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "<simgrid/host.h> is part of SimGrid's interface that smpi-rs does not provide"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("/usr/include/simgrid"), "{err}");
+}
+
+#[test]
 fn smpi_mpi_h_brings_simgrids_extensions_and_system_headers() {
     let app = build("tests/c/simgrid_mpi_h.c");
     let o = run(&[
