@@ -1,4 +1,4 @@
-/* mpi.h of the smpi-rs MPI emulator.
+/* mpi.h of the smpi-rs MPI emulator (also reached as <smpi/mpi.h>).
  *
  * Handles are integers (MPICH-style ABI), so every predefined handle is a
  * compile-time constant. Only functions the emulator implements are
@@ -6,6 +6,9 @@
  * undefined symbols rejected). */
 #ifndef SMPI_MPI_H
 #define SMPI_MPI_H
+
+/* First, as in SimGrid's: defines _GNU_SOURCE before any system header. */
+#include <xbt/base.h>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -708,5 +711,31 @@ SMPI_CALL(MPI_Message, Message_f2c, (MPI_Fint message))
 #ifdef __cplusplus
 }
 #endif
+
+/* What SimGrid's mpi.h brings along, which programs written for it rely on:
+ * the SMPI extensions (SMPI_SAMPLE_*, SMPI_SHARED_*, smpi_execute*, ...),
+ * the toolbox's logging, assertions and allocation helpers (XBT_INFO,
+ * xbt_assert, xbt_new0, ...), the model checker's hooks (inactive), and
+ * the system headers its helpers include (<getopt.h> for getopt_long and
+ * struct option, <stdio.h>, <stdlib.h>, <string.h>, <unistd.h>, the time
+ * headers; <functional> and <vector> in C++). */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __cplusplus
+#include <functional>
+#include <vector>
+#endif
+#include <simgrid/modelchecker.h>
+#include <smpi/smpi.h>
+#include <xbt/asserts.h>
+#include <xbt/log.h>
+#include <xbt/sysdep.h>
 
 #endif /* SMPI_MPI_H */

@@ -1,6 +1,8 @@
 /* Force-included by smpicc into every translation unit: redirects the
- * functions that read or spend time to the simulator's clock, and exit() to
- * the end of the calling rank (not of the whole simulation).
+ * functions that read or spend time to the simulator's clock, exit() to
+ * the end of the calling rank (not of the whole simulation), and getopt()
+ * and its GNU forms to glibc's with the calling rank's position (glibc
+ * keeps one, optind, for the whole process).
  *
  * In C this header includes no system header, so that a program's own
  * feature macros (_GNU_SOURCE, ...) still take effect; the redirected names
@@ -24,6 +26,7 @@ extern "C" {
 
 struct timeval;
 struct timespec;
+struct option;
 
 unsigned int smpi_sleep(unsigned int seconds);
 int smpi_usleep(unsigned int useconds);
@@ -31,6 +34,11 @@ int smpi_nanosleep(const struct timespec *req, struct timespec *rem);
 int smpi_gettimeofday(struct timeval *tv, void *tz) SMPI_HELPER_NOTHROW;
 int smpi_clock_gettime(int clock_id, struct timespec *tp) SMPI_HELPER_NOTHROW;
 void smpi_exit(int status) SMPI_HELPER_NOTHROW __attribute__((__noreturn__));
+int smpi_getopt(int argc, char *const *argv, const char *options) SMPI_HELPER_NOTHROW;
+int smpi_getopt_long(int argc, char *const *argv, const char *options,
+                     const struct option *long_options, int *index) SMPI_HELPER_NOTHROW;
+int smpi_getopt_long_only(int argc, char *const *argv, const char *options,
+                          const struct option *long_options, int *index) SMPI_HELPER_NOTHROW;
 
 #ifdef __cplusplus
 }
@@ -46,6 +54,11 @@ using ::smpi_exit;
 #define gettimeofday(tv, tz) smpi_gettimeofday(tv, tz)
 #define clock_gettime(id, tp) smpi_clock_gettime(id, tp)
 #define exit(status) smpi_exit(status)
+#define getopt(argc, argv, options) smpi_getopt(argc, argv, options)
+#define getopt_long(argc, argv, options, long_options, index)                                      \
+    smpi_getopt_long(argc, argv, options, long_options, index)
+#define getopt_long_only(argc, argv, options, long_options, index)                                 \
+    smpi_getopt_long_only(argc, argv, options, long_options, index)
 
 /* The malloc family goes through the simulator, which folds large blocks
  * when --cfg=smpi/auto-shared-malloc-thresh asks for it (C only; define

@@ -95,7 +95,22 @@ macro_rules! with_abi_symbols {
             smpi_exit, smpi_execute_flops, smpi_execute, smpi_execute_benched,
             smpi_execute_flops_benched, smpi_shared_malloc, smpi_shared_malloc_partial,
             smpi_shared_free, smpi_shared_unfold, smpi_malloc, smpi_calloc, smpi_realloc,
-            smpi_free, smpi_sample_cond, smpi_sample_iter, smpi_sample_exit
+            smpi_free, smpi_sample_cond, smpi_sample_iter, smpi_sample_exit, smpi_global_size,
+            smpi_shared_known_call, smpi_shared_get_call, smpi_shared_set_call,
+            smpi_xbt_log_enabled, smpi_xbt_log_message, xbt_log_control_set,
+            sg_actor_self_get_pid, sg_actor_self_get_name, sg_actor_sleep_for, sg_actor_sleep_until,
+            TRACE_smpi_set_category, TRACE_category, TRACE_category_with_color,
+            TRACE_declare_mark, TRACE_declare_mark_value, TRACE_declare_mark_value_with_color,
+            TRACE_mark, TRACE_host_variable_declare, TRACE_host_variable_declare_with_color,
+            TRACE_host_variable_set, TRACE_host_variable_add, TRACE_host_variable_sub,
+            TRACE_host_variable_set_with_time, TRACE_host_variable_add_with_time,
+            TRACE_host_variable_sub_with_time, TRACE_link_variable_declare,
+            TRACE_link_variable_declare_with_color, TRACE_link_variable_set,
+            TRACE_link_variable_add, TRACE_link_variable_sub, TRACE_link_variable_set_with_time,
+            TRACE_link_variable_add_with_time, TRACE_link_variable_sub_with_time,
+            TRACE_host_state_declare, TRACE_host_state_declare_value, TRACE_host_set_state,
+            TRACE_host_push_state, TRACE_host_pop_state, smpi_getopt, smpi_getopt_long,
+            smpi_getopt_long_only, __posix_getopt
         }
     };
 }

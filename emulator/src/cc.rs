@@ -29,12 +29,127 @@ use anyhow::{bail, Context, Result};
 
 use crate::abi_symbols::{abi_hash, ABI_NAMES};
 
-/// The embedded headers: (file name, contents).
+/// The embedded headers: (path under the include directory, contents).
+/// Every path a SimGrid SMPI program includes is here (`smpi/mpi.h`,
+/// `xbt/log.h`, ...): the include directory comes first on the command
+/// line, so an installed SimGrid's headers are never mixed with ours.
 const HEADERS: &[(&str, &str)] = &[
     ("mpi.h", include_str!("../include/mpi.h")),
     ("smpi.h", include_str!("../include/smpi.h")),
     ("smpi_helpers.h", include_str!("../include/smpi_helpers.h")),
+    ("smpi/mpi.h", include_str!("../include/smpi/mpi.h")),
+    ("smpi/smpi.h", include_str!("../include/smpi/smpi.h")),
+    ("xbt/base.h", include_str!("../include/xbt/base.h")),
+    ("xbt/log.h", include_str!("../include/xbt/log.h")),
+    ("xbt/asserts.h", include_str!("../include/xbt/asserts.h")),
+    ("xbt/sysdep.h", include_str!("../include/xbt/sysdep.h")),
+    (
+        "simgrid/actor.h",
+        include_str!("../include/simgrid/actor.h"),
+    ),
+    (
+        "simgrid/instr.h",
+        include_str!("../include/simgrid/instr.h"),
+    ),
+    (
+        "simgrid/modelchecker.h",
+        include_str!("../include/simgrid/modelchecker.h"),
+    ),
 ];
+
+/// SimGrid 3.32's other public headers, which smpicc does not provide:
+/// each is written as a stub that stops the compilation and says so, so
+/// that a program never mixes an installed SimGrid's headers with ours
+/// and fails the same way where SimGrid is not installed. (Headers in
+/// SimGrid's subdirectories, `simgrid/s4u/...`, include `simgrid/forward.h`
+/// or another of these.)
+const NOT_PROVIDED: &[&str] = &[
+    "simgrid/Exception.hpp",
+    "simgrid/barrier.h",
+    "simgrid/chrono.hpp",
+    "simgrid/comm.h",
+    "simgrid/cond.h",
+    "simgrid/config.h",
+    "simgrid/disk.h",
+    "simgrid/engine.h",
+    "simgrid/exec.h",
+    "simgrid/forward.h",
+    "simgrid/host.h",
+    "simgrid/link.h",
+    "simgrid/mailbox.h",
+    "simgrid/msg.h",
+    "simgrid/mutex.h",
+    "simgrid/s4u.hpp",
+    "simgrid/semaphore.h",
+    "simgrid/simix.h",
+    "simgrid/simix.hpp",
+    "simgrid/version.h",
+    "simgrid/vm.h",
+    "simgrid/zone.h",
+    "smpi/forward.hpp",
+    "smpi/mpif.h",
+    "smpi/sampi.h",
+    "smpi/smpi_extended_traces.h",
+    "smpi/smpi_extended_traces_fortran.h",
+    "smpi/smpi_helpers.h",
+    "smpi/smpi_helpers_internal.h",
+    "smpi/smpi_main.h",
+    "xbt/Extendable.hpp",
+    "xbt/PropertyHolder.hpp",
+    "xbt/asserts.hpp",
+    "xbt/automaton.h",
+    "xbt/automaton.hpp",
+    "xbt/backtrace.hpp",
+    "xbt/config.h",
+    "xbt/config.hpp",
+    "xbt/dict.h",
+    "xbt/dynar.h",
+    "xbt/ex.h",
+    "xbt/file.hpp",
+    "xbt/function_types.h",
+    "xbt/functional.hpp",
+    "xbt/graph.h",
+    "xbt/log.hpp",
+    "xbt/mallocator.h",
+    "xbt/misc.h",
+    "xbt/module.h",
+    "xbt/parmap.h",
+    "xbt/parse_units.hpp",
+    "xbt/promise.hpp",
+    "xbt/random.hpp",
+    "xbt/range.hpp",
+    "xbt/replay.hpp",
+    "xbt/signal.hpp",
+    "xbt/str.h",
+    "xbt/string.hpp",
+    "xbt/system_error.hpp",
+    "xbt/utility.hpp",
+    "xbt/virtu.h",
+    "xbt/xbt_os_time.h",
+];
+
+/// The stub written for a header of [`NOT_PROVIDED`].
+fn not_provided_stub(path: &str) -> String {
+    format!(
+        "/* Written by smpicc: <{path}> is SimGrid's, and smpi-rs does not provide it. */\n\
+         #error \"<{path}> is part of SimGrid's interface that smpi-rs does not provide \
+         (smpicc provides mpi.h, smpi/mpi.h, smpi/smpi.h, xbt/log.h, xbt/sysdep.h, \
+         xbt/asserts.h, xbt/base.h, simgrid/actor.h, simgrid/instr.h, \
+         simgrid/modelchecker.h)\"\n"
+    )
+}
+
+/// Every header smpicc writes: (path, contents).
+fn all_headers() -> impl Iterator<Item = (&'static str, std::borrow::Cow<'static, str>)> {
+    HEADERS
+        .iter()
+        .map(|&(name, text)| (name, std::borrow::Cow::Borrowed(text)))
+        .chain(
+            NOT_PROVIDED
+                .iter()
+                .map(|&name| (name, std::borrow::Cow::Owned(not_provided_stub(name)))),
+        )
+}
 
 /// Which front end a wrapper drives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -207,7 +322,7 @@ fn dynamic_linker(compiler: &OsString) -> String {
 /// FNV-1a over the direct-run entry and the smpirun it starts.
 fn content_key(smpirun: &[u8]) -> String {
     let mut h = fnv::FnvHasher::default();
-    for (name, text) in HEADERS {
+    for (name, text) in all_headers() {
         h.write(name.as_bytes());
         h.write(text.as_bytes());
     }
@@ -245,8 +360,13 @@ impl Toolkit {
         let _ = std::fs::remove_dir_all(&tmp);
         std::fs::create_dir_all(tmp.join("include"))
             .with_context(|| format!("cannot create {}", tmp.display()))?;
-        for (name, text) in HEADERS {
-            std::fs::write(tmp.join("include").join(name), text)
+        for (name, text) in all_headers() {
+            let path = tmp.join("include").join(name);
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)
+                    .with_context(|| format!("cannot create {}", dir.display()))?;
+            }
+            std::fs::write(&path, text.as_bytes())
                 .with_context(|| format!("cannot write {name} into {}", tmp.display()))?;
         }
         let asm = tmp.join("smpi_shim.s");
@@ -634,6 +754,30 @@ mod tests {
     }
 
     #[test]
+    fn our_headers_include_only_ours_from_simgrids_directories() {
+        // An include of smpi/, xbt/ or simgrid/ that we do not embed would
+        // be found in an installed SimGrid's headers (or not at all).
+        for (name, text) in HEADERS {
+            for line in text.lines() {
+                let Some(rest) = line.trim_start().strip_prefix("#include <") else {
+                    continue;
+                };
+                let included = rest.split('>').next().unwrap_or_default();
+                let simgrids = ["smpi/", "xbt/", "simgrid/"]
+                    .iter()
+                    .any(|d| included.starts_with(d))
+                    || matches!(included, "mpi.h" | "smpi.h");
+                if simgrids {
+                    assert!(
+                        HEADERS.iter().any(|(n, _)| *n == included),
+                        "{name} includes <{included}>, which smpicc does not provide"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
     fn help_names_the_wrapper_and_its_compiler() {
         let text = help(Lang::Cxx);
         assert!(text.starts_with("Usage: smpicxx "), "{text}");
@@ -647,6 +791,19 @@ mod tests {
             assert!(text.contains(part), "no {part} in:\n{text}");
         }
         assert!(version_line(Lang::C).starts_with("smpicc (smpi-rs) "));
+    }
+
+    #[test]
+    fn simgrids_other_headers_are_stubs_that_stop_the_compilation() {
+        for name in NOT_PROVIDED {
+            assert!(
+                !HEADERS.iter().any(|(n, _)| n == name),
+                "{name} is both provided and not"
+            );
+            let stub = not_provided_stub(name);
+            assert!(stub.contains(&format!("#error \"<{name}> is part of SimGrid's")));
+        }
+        assert_eq!(all_headers().count(), HEADERS.len() + NOT_PROVIDED.len());
     }
 
     #[test]

@@ -1,15 +1,24 @@
-//! Logs through `tracing`, set up with SimGrid's `--log=` syntax.
+//! Logs through `tracing`, set up with SimGrid's `--log=` syntax, and the
+//! log categories programs declare (`XBT_LOG_NEW_DEFAULT_CATEGORY`).
 //!
-//! Each category is a `tracing` target: log with
-//! `tracing::info!(target: log::CONFIG, ...)`. Without `--log` no
-//! subscriber is installed at all, so a log call costs one check of a
-//! disabled call site and nothing is printed: a simulation's output stays
-//! what SimGrid prints. With `--log`, the named categories print at their
-//! threshold and above, to stderr, in SimGrid's layout
+//! Each category of smpirun is a `tracing` target: log with
+//! `tracing::info!(target: log::CONFIG, ...)`. Without a `--log` setting
+//! for one of them (or root), no subscriber is installed at all, so a log
+//! call costs one check of a disabled call site and nothing is printed: a
+//! simulation's output stays what SimGrid prints. Named, they print at
+//! their threshold and above, to stderr, in SimGrid's layout
 //! `[<simulated time>] [<category>/<LEVEL>] message`; categories no setting
 //! names (nor `root`) stay silent.
+//!
+//! A program's categories ([`Programs`]) are SimGrid's: they print at INFO
+//! and above unless `--log` (or the program's `xbt_log_control_set`) sets
+//! their threshold, their parent's or root's, in SimGrid's layout for
+//! actors, `[host:rank:(pid) time] [category/LEVEL] message`. Settings may
+//! name categories nobody declares (SimGrid's own, such as `smpi_config`):
+//! as in SimGrid, they are kept and apply to nothing.
 
 use std::fmt;
+use std::sync::{Mutex, MutexGuard};
 
 use tracing::{Event, Level, Subscriber};
 use tracing_subscriber::filter::{LevelFilter, Targets};
@@ -29,7 +38,10 @@ pub const PRIVATIZE: &str = privatize::LOG;
 /// The command line, the options and the platform.
 pub const CONFIG: &str = "smpi::config";
 
-/// A category `--log` can name.
+/// The root of every category, smpirun's and the program's.
+const ROOT: &str = "root";
+
+/// A category of smpirun's that `--log` can name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Category {
     /// Every category at once (SimGrid's root of the category tree).
@@ -54,7 +66,7 @@ impl Category {
     /// The name `--log` and the log lines use.
     pub fn name(self) -> &'static str {
         match self {
-            Category::Root => "root",
+            Category::Root => ROOT,
             Category::Engine => "engine",
             Category::Network => "network",
             Category::Mpi => "mpi",
@@ -81,30 +93,70 @@ impl Category {
     }
 }
 
-/// SimGrid's priority names and the `tracing` level each maps to: tracing
-/// has no verbose (between debug and info) nor critical (above error).
-const LEVELS: &[(&str, Level)] = &[
-    ("trace", Level::TRACE),
-    ("debug", Level::DEBUG),
-    ("verbose", Level::DEBUG),
-    ("info", Level::INFO),
-    ("warning", Level::WARN),
-    ("error", Level::ERROR),
-    ("critical", Level::ERROR),
-];
+/// SimGrid's log priorities, lowest first, with the values of its
+/// `e_xbt_log_priority_t` (which programs pass).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Priority {
+    Trace = 1,
+    Debug = 2,
+    Verbose = 3,
+    Info = 4,
+    Warning = 5,
+    Error = 6,
+    Critical = 7,
+}
 
-fn level_from_name(name: &str) -> Option<Level> {
-    LEVELS
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(name))
-        .map(|&(_, level)| level)
+impl Priority {
+    const ALL: [Priority; 7] = [
+        Priority::Trace,
+        Priority::Debug,
+        Priority::Verbose,
+        Priority::Info,
+        Priority::Warning,
+        Priority::Error,
+        Priority::Critical,
+    ];
+
+    /// The priority of a C value, if it is one.
+    pub fn from_c(value: i32) -> Option<Priority> {
+        Priority::ALL.into_iter().find(|p| *p as i32 == value)
+    }
+
+    /// How log lines name it.
+    pub fn label(self) -> &'static str {
+        match self {
+            Priority::Trace => "TRACE",
+            Priority::Debug => "DEBUG",
+            Priority::Verbose => "VERBOSE",
+            Priority::Info => "INFO",
+            Priority::Warning => "WARNING",
+            Priority::Error => "ERROR",
+            Priority::Critical => "CRITICAL",
+        }
+    }
+
+    /// The `tracing` level of smpirun's categories: tracing has no verbose
+    /// (between debug and info) nor critical (above error).
+    fn level(self) -> Level {
+        match self {
+            Priority::Trace => Level::TRACE,
+            Priority::Debug | Priority::Verbose => Level::DEBUG,
+            Priority::Info => Level::INFO,
+            Priority::Warning => Level::WARN,
+            Priority::Error | Priority::Critical => Level::ERROR,
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Priority> {
+        Priority::ALL
+            .into_iter()
+            .find(|p| p.label().eq_ignore_ascii_case(name))
+    }
 }
 
 /// A `--log` setting smpirun cannot apply.
 #[derive(Debug, thiserror::Error)]
 pub enum LogError {
-    #[error("unknown log category '{0}'; valid categories are: {valid}", valid = category_list())]
-    UnknownCategory(String),
     #[error("unknown log level '{0}'; valid levels are: {valid}", valid = level_list())]
     UnknownLevel(String),
     #[error(
@@ -118,27 +170,28 @@ pub enum LogError {
     Install(#[from] tracing::subscriber::SetGlobalDefaultError),
 }
 
-fn category_list() -> String {
-    Category::ALL.map(Category::name).join(", ")
-}
-
 fn level_list() -> String {
-    LEVELS
-        .iter()
-        .map(|(name, _)| *name)
-        .collect::<Vec<_>>()
+    Priority::ALL
+        .map(|p| p.label().to_ascii_lowercase())
         .join(", ")
 }
 
 /// What the `--log` options ask for.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Settings {
-    /// Thresholds in the order given: a later one for the same category
-    /// replaces an earlier one.
-    thresholds: Vec<(Category, Level)>,
+    /// Thresholds by category name, in the order given: a later one for
+    /// the same category replaces an earlier one.
+    thresholds: Vec<(String, Priority)>,
+    /// `no_loc`: the program's log lines name no source location.
+    no_loc: bool,
 }
 
 impl Settings {
+    const EMPTY: Settings = Settings {
+        thresholds: Vec::new(),
+        no_loc: false,
+    };
+
     /// Parses the values of every `--log` option, in order.
     pub fn parse<'a>(options: impl IntoIterator<Item = &'a str>) -> Result<Settings, LogError> {
         let mut settings = Settings::default();
@@ -149,15 +202,17 @@ impl Settings {
     }
 
     /// Adds the settings of one `--log` value: comma- or space-separated
-    /// `<category>.thres:<level>` and `no_loc`.
+    /// `<category>.thres:<level>` (any prefix of `threshold`, as SimGrid
+    /// reads it) and `no_loc`. A bad setting changes nothing.
     pub fn add(&mut self, option: &str) -> Result<(), LogError> {
+        let mut parsed = Vec::new();
+        let mut no_loc = false;
         for setting in option
             .split(|c: char| c == ',' || c.is_whitespace())
             .filter(|s| !s.is_empty())
         {
-            // SimGrid's layouts print file and line unless told `no_loc`;
-            // ours never print them, so the setting is accepted as is.
             if setting == "no_loc" {
+                no_loc = true;
                 continue;
             }
             let (key, level) = setting
@@ -166,34 +221,55 @@ impl Settings {
             let (category, what) = key
                 .rsplit_once('.')
                 .ok_or_else(|| LogError::Syntax(setting.to_string()))?;
-            if what != "thres" && what != "threshold" {
+            if category.is_empty() {
+                return Err(LogError::Syntax(setting.to_string()));
+            }
+            if what.is_empty() || !"threshold".starts_with(what) {
                 return Err(LogError::UnsupportedKey {
                     setting: setting.to_string(),
                     key: what.to_string(),
                 });
             }
-            let category = Category::from_name(category)
-                .ok_or_else(|| LogError::UnknownCategory(category.to_string()))?;
-            let level =
-                level_from_name(level).ok_or_else(|| LogError::UnknownLevel(level.to_string()))?;
+            let priority = Priority::from_name(level)
+                .ok_or_else(|| LogError::UnknownLevel(level.to_string()))?;
+            parsed.push((category.to_string(), priority));
+        }
+        self.no_loc |= no_loc;
+        for (category, priority) in parsed {
             self.thresholds.retain(|(c, _)| *c != category);
-            self.thresholds.push((category, level));
+            self.thresholds.push((category, priority));
         }
         Ok(())
     }
 
-    /// Whether nothing is to be logged.
+    /// Whether no setting names one of smpirun's categories (nor root):
+    /// then `tracing` needs no subscriber.
     pub fn is_off(&self) -> bool {
-        self.thresholds.is_empty()
+        !self
+            .thresholds
+            .iter()
+            .any(|(name, _)| Category::from_name(name).is_some())
     }
 
-    /// The threshold of each target; root's for every other target.
+    /// The threshold set for the category named `name`, if any.
+    fn threshold(&self, name: &str) -> Option<Priority> {
+        self.thresholds
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|&(_, p)| p)
+    }
+
+    /// The `tracing` threshold of each of smpirun's targets; root's for
+    /// every other target.
     fn filter(&self) -> Targets {
         let mut filter = Targets::new().with_default(LevelFilter::OFF);
-        for &(category, level) in &self.thresholds {
+        for (name, priority) in &self.thresholds {
+            let Some(category) = Category::from_name(name) else {
+                continue;
+            };
             filter = match category.target() {
-                Some(target) => filter.with_target(target, level),
-                None => filter.with_default(level),
+                Some(target) => filter.with_target(target, priority.level()),
+                None => filter.with_default(priority.level()),
             };
         }
         filter
@@ -270,9 +346,11 @@ where
     )
 }
 
-/// Installs the logger `settings` ask for, writing to stderr; installs
-/// nothing when they ask for nothing.
+/// Installs the logger `settings` ask for, writing to stderr (none when
+/// they name none of smpirun's categories), and gives the settings to
+/// the program's categories.
 pub fn install(settings: &Settings, clock: Clock) -> Result<(), LogError> {
+    programs().set_settings(settings.clone());
     if settings.is_off() {
         return Ok(());
     }
@@ -280,59 +358,220 @@ pub fn install(settings: &Settings, clock: Clock) -> Result<(), LogError> {
     Ok(())
 }
 
+/// A category a program declared.
+#[derive(Debug)]
+struct ProgramCategory {
+    name: String,
+    /// Its parent's name (root's children have none).
+    parent: Option<String>,
+    /// The threshold the settings give it.
+    threshold: Priority,
+}
+
+/// The categories programs declare, numbered from 1 in the order they are
+/// first used, and the settings that give them their thresholds.
+#[derive(Debug)]
+pub struct Programs {
+    settings: Settings,
+    categories: Vec<ProgramCategory>,
+}
+
+/// The one [`Programs`] of the process (the C side of every rank reaches
+/// it; a simulation runs on one thread, so the lock is never contended).
+static PROGRAMS: Mutex<Programs> = Mutex::new(Programs::new());
+
+/// The program categories of the process.
+pub fn programs() -> MutexGuard<'static, Programs> {
+    PROGRAMS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Who a program's log line is from: SimGrid's actor (host, name, pid).
+#[derive(Debug, Clone, Copy)]
+pub struct Actor<'a> {
+    pub host: &'a str,
+    /// The MPI rank in MPI_COMM_WORLD: SimGrid names a rank's actor by it
+    /// and numbers it rank + 1 (pid 0 is the maestro).
+    pub rank: usize,
+}
+
+/// Where a program's log line comes from in its sources.
+#[derive(Debug, Clone, Copy)]
+pub struct Location<'a> {
+    pub file: &'a str,
+    pub line: u32,
+}
+
+impl Programs {
+    const fn new() -> Programs {
+        Programs {
+            settings: Settings::EMPTY,
+            categories: Vec::new(),
+        }
+    }
+
+    fn set_settings(&mut self, settings: Settings) {
+        self.settings = settings;
+        self.resolve();
+    }
+
+    /// Applies a setting at run time (`xbt_log_control_set`).
+    pub fn control_set(&mut self, text: &str) -> Result<(), LogError> {
+        self.settings.add(text)?;
+        self.resolve();
+        Ok(())
+    }
+
+    /// The number of the category `name` (child of `parent`, root's when
+    /// none), declaring it on its first use.
+    pub fn category(&mut self, name: &str, parent: Option<&str>) -> usize {
+        if let Some(i) = self.categories.iter().position(|c| c.name == name) {
+            return i + 1;
+        }
+        self.categories.push(ProgramCategory {
+            name: name.to_string(),
+            parent: parent.filter(|p| *p != ROOT).map(str::to_string),
+            threshold: Priority::Info,
+        });
+        // A new category may be the parent of ones declared before it.
+        self.resolve();
+        self.categories.len()
+    }
+
+    /// Whether category `id` logs at `priority`.
+    pub fn enabled(&self, id: usize, priority: Priority) -> bool {
+        id.checked_sub(1)
+            .and_then(|i| self.categories.get(i))
+            .is_some_and(|c| priority >= c.threshold)
+    }
+
+    /// Whether source locations are left out of the lines (`no_loc`).
+    pub fn no_loc(&self) -> bool {
+        self.settings.no_loc
+    }
+
+    /// Gives every category the threshold of the nearest of itself and
+    /// its ancestors that a setting names; else root's; else INFO.
+    fn resolve(&mut self) {
+        let thresholds: Vec<Priority> = self.categories.iter().map(|c| self.inherited(c)).collect();
+        for (c, t) in self.categories.iter_mut().zip(thresholds) {
+            c.threshold = t;
+        }
+    }
+
+    fn inherited(&self, category: &ProgramCategory) -> Priority {
+        let mut name = category.name.as_str();
+        let mut parent = category.parent.as_deref();
+        // Parents are known by name: a cycle of them ends with root's.
+        for _ in 0..=self.categories.len() {
+            if let Some(p) = self.settings.threshold(name) {
+                return p;
+            }
+            let Some(up) = parent else { break };
+            name = up;
+            parent = self
+                .categories
+                .iter()
+                .find(|c| c.name == up)
+                .and_then(|c| c.parent.as_deref());
+        }
+        self.settings.threshold(ROOT).unwrap_or(Priority::Info)
+    }
+
+    /// SimGrid's default layout for a line of an actor's:
+    /// `[host:rank:(pid) time] [category/LEVEL] message`, with
+    /// `file:line: ` before the category when the priority is not INFO
+    /// (unless `no_loc`).
+    pub fn line(
+        &self,
+        actor: Actor<'_>,
+        time: f64,
+        location: Location<'_>,
+        category: &str,
+        priority: Priority,
+        message: &str,
+    ) -> String {
+        let mut line = format!(
+            "[{}:{}:({}) {time:.6}] ",
+            actor.host,
+            actor.rank,
+            actor.rank + 1
+        );
+        if priority != Priority::Info && !self.no_loc() {
+            line.push_str(&format!("{}:{}: ", location.file, location.line));
+        }
+        line.push_str(&format!("[{category}/{}] {message}\n", priority.label()));
+        line
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::{Arc, Mutex};
+    use std::sync::Arc;
 
     fn parse(options: &[&str]) -> Result<Settings, LogError> {
         Settings::parse(options.iter().copied())
     }
 
-    fn thresholds(options: &[&str]) -> Vec<(Category, Level)> {
+    fn thresholds(options: &[&str]) -> Vec<(String, Priority)> {
         parse(options).unwrap().thresholds
+    }
+
+    fn one(name: &str, priority: Priority) -> Vec<(String, Priority)> {
+        vec![(name.to_string(), priority)]
     }
 
     #[test]
     fn thresholds_of_root_and_categories() {
         assert_eq!(
             thresholds(&["root.thres:critical"]),
-            [(Category::Root, Level::ERROR)]
+            one("root", Priority::Critical)
         );
         assert_eq!(
             thresholds(&["config.thres:debug"]),
-            [(Category::Config, Level::DEBUG)]
+            one("config", Priority::Debug)
         );
         assert_eq!(
             thresholds(&["network.threshold:warning"]),
-            [(Category::Network, Level::WARN)]
+            one("network", Priority::Warning)
         );
         assert_eq!(
             thresholds(&["mpi.thres:verbose"]),
-            [(Category::Mpi, Level::DEBUG)]
+            one("mpi", Priority::Verbose)
         );
         assert_eq!(
             thresholds(&["engine.thres:TRACE"]),
-            [(Category::Engine, Level::TRACE)]
+            one("engine", Priority::Trace)
+        );
+        // Any prefix of "threshold", as SimGrid reads it.
+        assert_eq!(
+            thresholds(&["smpi_kernel.thr:critical"]),
+            one("smpi_kernel", Priority::Critical)
         );
     }
 
     #[test]
     fn every_simgrid_level_is_known() {
-        for (name, level) in [
-            ("trace", Level::TRACE),
-            ("debug", Level::DEBUG),
-            ("verbose", Level::DEBUG),
-            ("info", Level::INFO),
-            ("warning", Level::WARN),
-            ("error", Level::ERROR),
-            ("critical", Level::ERROR),
+        for (name, priority) in [
+            ("trace", Priority::Trace),
+            ("debug", Priority::Debug),
+            ("verbose", Priority::Verbose),
+            ("info", Priority::Info),
+            ("warning", Priority::Warning),
+            ("error", Priority::Error),
+            ("critical", Priority::Critical),
         ] {
             assert_eq!(
                 thresholds(&[&format!("privatize.thres:{name}")]),
-                [(Category::Privatize, level)]
+                one("privatize", priority)
             );
+            assert_eq!(Priority::from_c(priority as i32), Some(priority));
         }
+        assert_eq!(Priority::from_c(0), None);
+        assert_eq!(Priority::from_c(8), None);
+        // tracing has neither verbose nor critical.
+        assert_eq!(Priority::Verbose.level(), Level::DEBUG);
+        assert_eq!(Priority::Critical.level(), Level::ERROR);
     }
 
     #[test]
@@ -340,15 +579,17 @@ mod tests {
         assert_eq!(
             thresholds(&["config.thres:debug,mpi.thres:info"]),
             [
-                (Category::Config, Level::DEBUG),
-                (Category::Mpi, Level::INFO)
+                ("config".to_string(), Priority::Debug),
+                ("mpi".to_string(), Priority::Info)
             ]
         );
+        let s = parse(&["config.thres:debug  engine.thres:error no_loc"]).unwrap();
+        assert!(s.no_loc);
         assert_eq!(
-            thresholds(&["config.thres:debug  engine.thres:error no_loc"]),
+            s.thresholds,
             [
-                (Category::Config, Level::DEBUG),
-                (Category::Engine, Level::ERROR)
+                ("config".to_string(), Priority::Debug),
+                ("engine".to_string(), Priority::Error)
             ]
         );
         assert_eq!(
@@ -358,27 +599,28 @@ mod tests {
                 "config.thres:error"
             ]),
             [
-                (Category::Root, Level::INFO),
-                (Category::Config, Level::ERROR)
+                ("root".to_string(), Priority::Info),
+                ("config".to_string(), Priority::Error)
             ]
         );
     }
 
     #[test]
-    fn no_loc_alone_logs_nothing() {
+    fn only_smpiruns_categories_or_root_install_a_subscriber() {
         assert!(parse(&["no_loc"]).unwrap().is_off());
         assert!(parse(&[]).unwrap().is_off());
         assert!(!parse(&["no_loc,root.thres:info"]).unwrap().is_off());
+        // A program's category (or SimGrid's) needs no subscriber.
+        assert!(parse(&["smpi_test.thres:warning", "xbt_cfg.thres:warning"])
+            .unwrap()
+            .is_off());
+        assert!(!parse(&["smpi_test.thres:warning", "mpi.thres:debug"])
+            .unwrap()
+            .is_off());
     }
 
     #[test]
     fn errors_name_the_culprit_and_the_valid_choices() {
-        let e = parse(&["smpi_config.thres:debug"]).unwrap_err().to_string();
-        assert_eq!(
-            e,
-            "unknown log category 'smpi_config'; valid categories are: root, engine, network, \
-             mpi, privatize, config"
-        );
         let e = parse(&["config.thres:loud"]).unwrap_err().to_string();
         assert_eq!(
             e,
@@ -392,8 +634,76 @@ mod tests {
             Err(LogError::Syntax(s)) if s == "config:debug"
         ));
         assert!(matches!(parse(&["config.thres"]), Err(LogError::Syntax(_))));
-        // One bad setting spoils the option, even after good ones.
-        assert!(parse(&["config.thres:debug,bogus.thres:info"]).is_err());
+        assert!(matches!(parse(&[".thres:info"]), Err(LogError::Syntax(_))));
+        // One bad setting spoils the option, even after good ones, and
+        // changes nothing.
+        let mut s = Settings::default();
+        assert!(s.add("config.thres:debug,bogus.thres:loud").is_err());
+        assert_eq!(s, Settings::default());
+    }
+
+    #[test]
+    fn program_categories_inherit_from_their_parents_then_root_then_info() {
+        let mut p = Programs::new();
+        let test = p.category("smpi_test", None);
+        assert_eq!(p.category("smpi_test", Some("root")), test);
+        assert!(p.enabled(test, Priority::Info) && !p.enabled(test, Priority::Verbose));
+        p.set_settings(parse(&["root.thres:warning"]).unwrap());
+        assert!(!p.enabled(test, Priority::Info) && p.enabled(test, Priority::Warning));
+        // A child declared before its parent inherits once both are known.
+        let child = p.category("child", Some("parent"));
+        assert!(p.enabled(child, Priority::Warning) && !p.enabled(child, Priority::Info));
+        p.control_set("grandparent.thres:debug").unwrap();
+        let parent = p.category("parent", Some("grandparent"));
+        assert!(p.enabled(child, Priority::Debug) && p.enabled(parent, Priority::Debug));
+        // The nearest setting wins; the category's own first.
+        p.control_set("parent.thres:error child.thr:trace").unwrap();
+        assert!(p.enabled(child, Priority::Trace));
+        assert!(!p.enabled(parent, Priority::Warning) && p.enabled(parent, Priority::Error));
+        assert!(!p.enabled(test, Priority::Info));
+        // A cycle of parents ends at root's threshold.
+        let a = p.category("a", Some("b"));
+        p.category("b", Some("a"));
+        assert!(p.enabled(a, Priority::Warning) && !p.enabled(a, Priority::Info));
+        assert!(!p.enabled(0, Priority::Critical) && !p.enabled(99, Priority::Critical));
+        assert!(p.control_set("a.thres:loud").is_err());
+    }
+
+    #[test]
+    fn program_lines_follow_simgrids_actor_layout() {
+        let mut p = Programs::new();
+        let actor = Actor {
+            host: "Tremblay",
+            rank: 0,
+        };
+        let here = Location {
+            file: "pt2pt.c",
+            line: 42,
+        };
+        assert_eq!(
+            p.line(
+                actor,
+                0.005896,
+                here,
+                "dsend",
+                Priority::Info,
+                "rank 0: done"
+            ),
+            "[Tremblay:0:(1) 0.005896] [dsend/INFO] rank 0: done\n"
+        );
+        let actor = Actor {
+            host: "Jupiter",
+            rank: 1,
+        };
+        assert_eq!(
+            p.line(actor, 14.5, here, "dsend", Priority::Warning, "careful"),
+            "[Jupiter:1:(2) 14.500000] pt2pt.c:42: [dsend/WARNING] careful\n"
+        );
+        p.control_set("no_loc").unwrap();
+        assert_eq!(
+            p.line(actor, 1e3, here, "root", Priority::Critical, "x"),
+            "[Jupiter:1:(2) 1000.000000] [root/CRITICAL] x\n"
+        );
     }
 
     #[test]

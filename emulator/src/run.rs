@@ -832,6 +832,9 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             models
                 .functions
                 .iter()
+                // The library carries smpicc's shim, like every program:
+                // its entry points (xbt_log_control_set, ...) are no models.
+                .filter(|(name, _)| !crate::abi_symbols::ABI_NAMES.contains(&name.as_str()))
                 .map(|(name, addr)| (name.clone(), *addr, true)),
         );
         replacements._libraries.push(models);
@@ -865,7 +868,12 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     let outcome = sim::run(&mut factory);
     crate::flush_c_stdio();
     drop(factory);
-    let _ = sim::uninstall();
+    if let Some(summary) = sim::uninstall().and_then(|s| s.instr.summary()) {
+        tracing::debug!(
+            target: log::CONFIG,
+            "the program declared, for tracing (which smpi-rs does not do yet): {summary}"
+        );
+    }
     let wall = wall.elapsed().as_secs_f64();
     let (code, simulated) = match &outcome {
         Outcome::Finished { code, simulated } => (*code, *simulated),

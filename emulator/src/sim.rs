@@ -10,10 +10,14 @@
 //! never sees overlapping borrows.
 
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::ffi::CString;
 use std::fmt;
 
 use crate::engine::context::{self, Suspend};
 use crate::engine::{Core, Detail, RunState, Sleep};
+use crate::getopt::Optind;
+use crate::instr::Instr;
 use crate::kernels::KernelModels;
 use crate::memory::Memory;
 use crate::mpi::{self, Mpi};
@@ -90,6 +94,11 @@ impl Fast {
         self.pending_flops.set(true);
     }
 
+    /// Whether the running rank may have modelled kernel time to spend.
+    pub fn has_pending_flops(&self) -> bool {
+        self.pending_flops.get()
+    }
+
     /// Whether the running rank may have modelled kernel time to spend;
     /// clears the note.
     pub fn take_pending_flops(&self) -> bool {
@@ -138,6 +147,16 @@ pub struct Sim {
     pub mem: Memory,
     /// The measures of `SMPI_SAMPLE_*` loops.
     pub sampling: Sampling,
+    /// The results of `SMPI_SHARED_CALL`, by SimGrid's key "func:input"
+    /// (only looked up: the map's order never reaches a result).
+    pub shared_calls: HashMap<String, usize>,
+    /// SimGrid's actor names of the ranks (`sg_actor_self_get_name`),
+    /// made on first request.
+    pub actor_names: Vec<Option<CString>>,
+    /// What the program declares for tracing (`simgrid/instr.h`).
+    pub instr: Instr,
+    /// Each rank's getopt position.
+    pub optind: Optind,
     /// The BLAS kernel models, under `smpi/blas:model`.
     pub kernels: Option<KernelModels>,
     pub bench: Bench,
@@ -158,6 +177,10 @@ impl Sim {
             mpi,
             mem,
             sampling: Sampling::default(),
+            shared_calls: HashMap::new(),
+            actor_names: Vec::new(),
+            instr: Instr::default(),
+            optind: Optind::default(),
             kernels: None,
             bench,
             aborted: None,

@@ -10,6 +10,7 @@ mod golden;
 mod labs;
 mod models;
 mod programs;
+mod simgrid;
 mod simgrid_cli;
 mod tools;
 

@@ -86,6 +86,11 @@ pub(crate) unsafe extern "C" fn MPI_Finalize() -> c_int {
     })
 }
 
+/// `smpi_global_size()`: the number of ranks of the simulation.
+pub(crate) unsafe extern "C" fn smpi_global_size() -> c_int {
+    c_int::try_from(sim::with(|s| s.core.size())).unwrap_or(c_int::MAX)
+}
+
 pub(crate) unsafe extern "C" fn MPI_Initialized(flag: *mut c_int) -> c_int {
     let v = sim::mpi(|w| w.mpi.ranks[w.core.current()].initialized);
     // SAFETY: `flag` is the caller's output argument.

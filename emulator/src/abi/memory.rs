@@ -2,9 +2,10 @@
 //! form (see `privatize::fold`), and the `malloc` family that smpicc's
 //! helper header sends here, which folds allocations of at least
 //! `smpi/auto-shared-malloc-thresh` bytes (0: never) and hands the others to
-//! the C library.
+//! the C library. And the results of `SMPI_SHARED_CALL`, computed once
+//! for all ranks.
 
-use std::ffi::c_void;
+use std::ffi::{c_char, c_int, c_void, CStr};
 
 use super::time::fatal;
 use crate::sim;
@@ -166,4 +167,57 @@ pub(crate) unsafe extern "C" fn smpi_shared_unfold(ptr: *mut c_void, len: usize)
         Ok(n) => n,
         Err(e) => fatal(&format!("smpi_shared_unfold({len}): {e}")),
     }
+}
+
+/// SimGrid's key of a shared call: "func:input".
+///
+/// # Safety
+/// `func` and `input` are null or NUL-terminated strings.
+unsafe fn shared_call_key(func: *const c_char, input: *const c_char, call: &str) -> String {
+    let text = |p: *const c_char, what: &str| {
+        if p.is_null() {
+            fatal(&format!("{call}: {what} is a null pointer"));
+        }
+        // SAFETY: per the contract, a NUL-terminated string.
+        unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+    };
+    format!("{}:{}", text(func, "func"), text(input, "input"))
+}
+
+/// `SMPI_SHARED_CALL`: whether (func, input) has a stored result.
+pub(crate) unsafe extern "C" fn smpi_shared_known_call(
+    func: *const c_char,
+    input: *const c_char,
+) -> c_int {
+    // SAFETY: the macro passes the function's name and the caller's input.
+    let key = unsafe { shared_call_key(func, input, "smpi_shared_known_call") };
+    c_int::from(sim::with(|s| s.shared_calls.contains_key(&key)))
+}
+
+/// `SMPI_SHARED_CALL`: the result stored for (func, input).
+pub(crate) unsafe extern "C" fn smpi_shared_get_call(
+    func: *const c_char,
+    input: *const c_char,
+) -> *mut c_void {
+    // SAFETY: as in smpi_shared_known_call.
+    let key = unsafe { shared_call_key(func, input, "smpi_shared_get_call") };
+    match sim::with(|s| s.shared_calls.get(&key).copied()) {
+        Some(data) => data as *mut c_void,
+        None => fatal(&format!(
+            "smpi_shared_get_call: no result stored for {key} (SMPI_SHARED_CALL stores it)"
+        )),
+    }
+}
+
+/// `SMPI_SHARED_CALL`: stores `data` as the result of (func, input) and
+/// returns it.
+pub(crate) unsafe extern "C" fn smpi_shared_set_call(
+    func: *const c_char,
+    input: *const c_char,
+    data: *mut c_void,
+) -> *mut c_void {
+    // SAFETY: as in smpi_shared_known_call.
+    let key = unsafe { shared_call_key(func, input, "smpi_shared_set_call") };
+    sim::with(|s| s.shared_calls.insert(key, data as usize));
+    data
 }

@@ -9,13 +9,16 @@
 
 #![allow(non_snake_case)]
 
+mod actor;
 mod attr;
 pub(crate) mod blas;
 mod check;
 mod coll;
 mod comm;
 mod env;
+mod getopt;
 mod info;
+mod instr;
 pub(crate) mod memory;
 mod neighbor;
 mod p2p;
@@ -25,6 +28,7 @@ pub(crate) mod sample;
 mod time;
 mod topo;
 mod types;
+mod xbt;
 
 use std::ffi::{c_int, c_void};
 
@@ -33,11 +37,14 @@ use crate::engine::context::{self, Suspend};
 use crate::mpi::{self, MpiError, MpiResult};
 use crate::sim::{self, Bench};
 
+use actor::*;
 use attr::*;
 use coll::*;
 use comm::*;
 use env::*;
+use getopt::*;
 use info::*;
+use instr::*;
 use memory::*;
 use neighbor::*;
 use p2p::*;
@@ -47,6 +54,7 @@ use sample::*;
 use time::*;
 use topo::*;
 use types::*;
+use xbt::*;
 
 /// The bench clock, in seconds: the thread's CPU time (a system call), or
 /// the monotonic clock (read in user space through the vDSO).

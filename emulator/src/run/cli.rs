@@ -235,13 +235,17 @@ followed by :key=value options (bw, lat, sharing, speed, cores, loopback_bw,
 loopback_lat, and for flat bb_bw, bb_lat, bb_sharing), e.g.
   -platform 'fat-tree:2;16,32;1,16;1,1:bw=10Gbps:lat=24us'
 
-Logs (--log, SimGrid's syntax; none by default) go to stderr as
-`[simulated time] [category/LEVEL] message`:
-  --log=<category>.thres:<level>   (also .threshold)
-categories: root (all), engine, network, mpi, privatize, config; levels:
-trace, debug, verbose (= debug), info, warning, error, critical (= error).
+Logs (--log, SimGrid's syntax) go to stderr. smpirun's categories print
+nothing unless named, as `[simulated time] [category/LEVEL] message`; the
+program's (XBT_LOG_NEW_DEFAULT_CATEGORY) print from info up, as
+`[host:rank:(rank+1) simulated time] [category/LEVEL] message`:
+  --log=<category>.thres:<level>   (also .threshold, .thr...)
+categories: root (all), engine, network, mpi, privatize, config, and the
+program's; levels: trace, debug, verbose, info, warning, error, critical
+(smpirun's categories print verbose as debug and critical as error).
 Several settings may share one option, separated by commas or spaces, and
---log may be repeated; no_loc is accepted (no source locations are printed).";
+--log may be repeated; no_loc leaves source locations out of the
+program's lines.";
 
 /// The parsed command line.
 #[derive(Debug, Parser)]
