@@ -215,16 +215,16 @@ impl Settings {
                 no_loc = true;
                 continue;
             }
-            let (key, level) = setting
-                .split_once(':')
-                .ok_or_else(|| LogError::Syntax(setting.to_string()))?;
-            let (category, what) = key
-                .rsplit_once('.')
-                .ok_or_else(|| LogError::Syntax(setting.to_string()))?;
-            if category.is_empty() {
-                return Err(LogError::Syntax(setting.to_string()));
+            // SimGrid's reading: the category up to the first '.', the key
+            // up to ':' or '=', then the value; an empty key is a prefix
+            // of "threshold" as any other (`smpi.:info`).
+            let syntax = || LogError::Syntax(setting.to_string());
+            let (category, rest) = setting.split_once('.').ok_or_else(syntax)?;
+            let (what, level) = rest.split_once([':', '=']).ok_or_else(syntax)?;
+            if category.is_empty() || category.contains([':', '=']) {
+                return Err(syntax());
             }
-            if what.is_empty() || !"threshold".starts_with(what) {
+            if !"threshold".starts_with(what) {
                 return Err(LogError::UnsupportedKey {
                     setting: setting.to_string(),
                     key: what.to_string(),
@@ -547,6 +547,12 @@ mod tests {
         assert_eq!(
             thresholds(&["smpi_kernel.thr:critical"]),
             one("smpi_kernel", Priority::Critical)
+        );
+        // The empty prefix, and '=' for ':', as SimGrid's tests write them.
+        assert_eq!(thresholds(&["smpi.:info"]), one("smpi", Priority::Info));
+        assert_eq!(
+            thresholds(&["xbt_cfg.thres=warning"]),
+            one("xbt_cfg", Priority::Warning)
         );
     }
 
