@@ -35,6 +35,7 @@ const OPTIONS: config::Options = &[
     OptionSpec { name: "smpi/bench-clock", kind: Kind::Text, default: "cpu", help: "how computation bursts are measured: cpu (the thread's CPU time, as SimGrid; a system call on every MPI call) or wall (the monotonic clock, read without a system call: much cheaper for programs that call MPI or modelled kernels very often, but it also counts time the machine gives to other processes)" },
     OptionSpec { name: "smpi/cpu-threshold", kind: Kind::Float, default: "1e-6", help: "computation bursts shorter than this (in s) are not simulated" },
     OptionSpec { name: "smpi/host-speed", kind: Kind::Text, default: "auto", help: "speed of this machine in flop/s, to turn measured CPU time into flops (auto: measured once and cached)" },
+    OptionSpec { name: "path", kind: Kind::Text, default: "", help: "a directory where a -platform or -hostfile file not found as given is looked for (SimGrid's; may be given several times)" },
     OptionSpec { name: "smpi/display-timing", kind: Kind::Bool, default: "no", help: "print the simulated and wall times when the run ends (printed anyway when stderr is a terminal, unless -quiet)" },
     OptionSpec { name: "smpi/map", kind: Kind::Text, default: "hostfile", help: "rank placement: hostfile (rank i on slot i mod slots), round-robin (over hosts), block (consecutive ranks per host), random:SEED (the hostfile placement shuffled); yes/1 (SimGrid's meaning) prints the hostfile placement as -map does" },
     OptionSpec { name: "smpi/privatization", kind: Kind::Text, default: "auto", help: "give each rank its own globals: swap (one copy, globals swapped at each switch; alias mmap), dlopen (yes: one copy per rank), no, or auto (swap when the program allows it, else dlopen)" },
@@ -462,6 +463,32 @@ fn warn_at_start(category: &str, message: &str) {
     eprintln!("[0.000000] [{category}/WARNING] {message}");
 }
 
+/// Looks for a relative `-platform` or `-hostfile` file that does not
+/// exist as given in the directories of SimGrid's `--cfg=path:DIR`
+/// options, in order (the platform is read before the options are
+/// applied, so they are read here from the command line).
+fn locate_files(opts: &mut Options) {
+    let dirs: Vec<PathBuf> = opts
+        .cfg
+        .iter()
+        .flat_map(|c| c.split_whitespace())
+        .filter_map(|pair| pair.strip_prefix("path:"))
+        .map(PathBuf::from)
+        .collect();
+    let locate = |given: &PathBuf| -> PathBuf {
+        if given.exists() || given.is_absolute() || platforms::is_compact(&given.to_string_lossy())
+        {
+            return given.clone();
+        }
+        dirs.iter()
+            .map(|d| d.join(given))
+            .find(|p| p.exists())
+            .unwrap_or_else(|| given.clone())
+    };
+    opts.platform = opts.platform.as_ref().map(locate);
+    opts.hostfile = opts.hostfile.as_ref().map(locate);
+}
+
 /// The SimGrid options smpirun recognises but does not implement (tracing
 /// and trace replay): which one was given, if any.
 fn unavailable_option(opts: &Options) -> Option<&'static str> {
@@ -563,7 +590,8 @@ fn privatization_summary(asked: Privatization, loader: &AppLoader) -> String {
 /// Runs smpirun with `args` (without the program name); returns the exit code.
 pub fn run(args: Vec<OsString>) -> Result<i32> {
     let wall = Instant::now();
-    let opts = parse_args(args.clone())?;
+    let mut opts = parse_args(args.clone())?;
+    locate_files(&mut opts);
     let log_settings =
         log::Settings::parse(opts.log.iter().map(String::as_str)).context("in a --log option")?;
     log::install(&log_settings, log_clock)?;
@@ -859,6 +887,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     };
     let mut mpi = Mpi::new(np, Protocol::from_config(&cfg, simulate)?);
     mpi.algorithms = Algorithms::from_config(&cfg).map_err(|e| anyhow!(e))?;
+    mpi.finalization_barrier = cfg.bool("smpi/finalization-barrier");
     let mem = Memory::from_config(&cfg, segment)?;
     let mut sim = Sim::new(Core::new(platform, model, hosts), mpi, mem, bench);
     sim.quiet = opts.quiet;

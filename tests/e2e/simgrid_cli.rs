@@ -165,3 +165,62 @@ fn version_and_git_version() {
         stdout(&g)
     );
 }
+
+#[test]
+fn finalization_barrier_holds_every_rank_until_the_last_one_finalizes() {
+    let src = write_scratch(
+        "finalize_late.c",
+        "#include <mpi.h>\n#include <stdio.h>\n#include <unistd.h>\n\
+         int main(int c, char **v) { int r; MPI_Init(&c, &v); MPI_Comm_rank(MPI_COMM_WORLD, &r);\n\
+         if (r == 0) sleep(2);\n MPI_Finalize();\n\
+         if (r == 1) printf(\"rank 1 left at %.0f s\\n\", MPI_Wtime()); return 0; }\n",
+    );
+    let app = scratch().join("finalize_late");
+    let o = smpicc()
+        .arg(&src)
+        .arg("-o")
+        .arg(&app)
+        .output()
+        .expect("run smpicc");
+    assert!(o.status.success(), "{}", stderr(&o));
+    for (setting, left) in [("no", "0"), ("yes", "2")] {
+        let o = plain_smpirun(&[
+            "-np",
+            "2",
+            NO_COMPUTE,
+            app.to_str().unwrap(),
+            &format!("--cfg=smpi/finalization-barrier:{setting}"),
+        ]);
+        assert_eq!(
+            stdout(&o),
+            format!("rank 1 left at {left} s\n"),
+            "{setting}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
+fn path_is_where_platform_and_hostfile_are_looked_for() {
+    let dir = scratch().join("path-option");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("two.hosts"), "node-1\nnode-0\n").unwrap();
+    let app = build("examples/hello.c");
+    let path = format!("--cfg=path:{}", dir.display());
+    let o = plain_smpirun(&[
+        "-platform",
+        "flat:2",
+        "-hostfile",
+        "two.hosts",
+        NO_COMPUTE,
+        app.to_str().unwrap(),
+        &path,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("Hello from rank 0 of 2 on node-1"),
+        "{}",
+        stdout(&o)
+    );
+    assert_eq!(stderr(&o), "", "no warning: path is implemented");
+}

@@ -78,6 +78,9 @@ pub(crate) unsafe extern "C" fn MPI_Finalize() -> c_int {
         // MPI 2.2: attributes on MPI_COMM_SELF are deleted first, in the
         // reverse order of their setting.
         mpi::attr::delete_all(mpi::attr::Kind::Comm, mpi::COMM_SELF)?;
+        if sim::mpi(|w| w.mpi.finalization_barrier) {
+            mpi::collective::barrier(mpi::COMM_WORLD)?;
+        }
         sim::mpi(|w| {
             let me = w.core.current();
             w.mpi.ranks[me].finalized = true;

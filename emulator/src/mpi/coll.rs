@@ -16,6 +16,7 @@ use crate::sim;
 /// The options that choose the collectives' algorithms.
 #[rustfmt::skip]
 pub const OPTIONS: Options = &[
+    OptionSpec { name: "smpi/finalization-barrier", kind: Kind::Bool, default: "no", help: "MPI_Finalize starts with a barrier on MPI_COMM_WORLD, as in SimGrid (so that no rank leaves while others still need it)" },
     OptionSpec { name: "smpi/allgather", kind: Kind::Text, default: "default", help: "algorithm of MPI_Allgather and its non-blocking form (smpirun -help-coll lists them)" },
     OptionSpec { name: "smpi/allgatherv", kind: Kind::Text, default: "default", help: "algorithm of MPI_Allgatherv and its non-blocking form (smpirun -help-coll lists them)" },
     OptionSpec { name: "smpi/allreduce", kind: Kind::Text, default: "default", help: "algorithm of MPI_Allreduce and its non-blocking form (smpirun -help-coll lists them)" },

@@ -131,6 +131,9 @@ pub struct Mpi {
     errhandler_fns: Vec<usize>,
     /// The algorithm of each collective (`smpi/<collective>`).
     pub algorithms: coll::Algorithms,
+    /// MPI_Finalize starts with a barrier on MPI_COMM_WORLD
+    /// (`smpi/finalization-barrier`).
+    pub finalization_barrier: bool,
     /// User operations (handle FIRST_USER_OP + i); `None` once freed.
     pub user_ops: Vec<Option<op::ReduceOp>>,
     /// Non-blocking collectives in progress (`None`: free, or being
@@ -174,6 +177,7 @@ impl Mpi {
             keyvals: Vec::new(),
             errhandler_fns: Vec::new(),
             algorithms: coll::Algorithms::default(),
+            finalization_barrier: false,
             user_ops: Vec::new(),
             nbc: Vec::new(),
             nbc_free: Vec::new(),
