@@ -46,7 +46,6 @@ const ALIASES: &[(&str, &str)] = &[
 const NO_EFFECT: &[(&str, &str)] = &[
     ("bmf/", "the SMPI max-min model is the only network model besides Constant"),
     ("cmonkey/", "SimGrid's chaos monkey (fault injection) is not part of smpi-rs"),
-    ("contexts/factory", "ranks are always coroutines switched by smpirun"),
     ("contexts/guard-size", "each rank's stack has a fixed guard zone"),
     ("contexts/nthreads", "the simulation runs on one thread"),
     ("contexts/synchro", "the simulation runs on one thread"),

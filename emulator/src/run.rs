@@ -35,6 +35,7 @@ const OPTIONS: config::Options = &[
     OptionSpec { name: "smpi/bench-clock", kind: Kind::Text, default: "cpu", help: "how computation bursts are measured: cpu (the thread's CPU time, as SimGrid; a system call on every MPI call) or wall (the monotonic clock, read without a system call: much cheaper for programs that call MPI or modelled kernels very often, but it also counts time the machine gives to other processes)" },
     OptionSpec { name: "smpi/cpu-threshold", kind: Kind::Float, default: "1e-6", help: "computation bursts shorter than this (in s) are not simulated" },
     OptionSpec { name: "smpi/host-speed", kind: Kind::Text, default: "auto", help: "speed of this machine in flop/s, to turn measured CPU time into flops (auto: measured once and cached)" },
+    OptionSpec { name: "contexts/factory", kind: Kind::Text, default: "raw", help: "SimGrid's way of switching between ranks: raw, boost, ucontext or thread; each gives the same simulation, and here every one is smpirun's coroutines" },
     OptionSpec { name: "path", kind: Kind::Text, default: "", help: "a directory where a -platform or -hostfile file not found as given is looked for (SimGrid's; may be given several times)" },
     OptionSpec { name: "smpi/display-timing", kind: Kind::Bool, default: "no", help: "print the simulated and wall times when the run ends (printed anyway when stderr is a terminal, unless -quiet)" },
     OptionSpec { name: "smpi/map", kind: Kind::Text, default: "hostfile", help: "rank placement: hostfile (rank i on slot i mod slots), round-robin (over hosts), block (consecutive ranks per host), random:SEED (the hostfile placement shuffled); yes/1 (SimGrid's meaning) prints the hostfile placement as -map does" },
@@ -711,6 +712,12 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             bail!("option smpi/privatization: '{other}' is not one of auto, dlopen, swap, no")
         }
     };
+    match cfg.text("contexts/factory") {
+        "raw" | "boost" | "ucontext" | "thread" => {}
+        other => {
+            bail!("option contexts/factory: '{other}' is not one of raw, boost, ucontext, thread")
+        }
+    }
     let simulate = cfg.bool("smpi/simulate-computation");
     let wall_clock = match cfg.text("smpi/bench-clock") {
         "cpu" => false,

@@ -77,7 +77,7 @@ fn simgrid_options_without_effect_are_accepted_with_a_warning() {
         "1",
         "-keep-temps",
         NO_COMPUTE,
-        "--cfg=tracing:yes contexts/factory:raw",
+        "--cfg=tracing:yes cmonkey/time:1",
         app.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -86,7 +86,7 @@ fn simgrid_options_without_effect_are_accepted_with_a_warning() {
     assert_eq!(lines.len(), 3, "{err}");
     for (line, option) in lines
         .iter()
-        .zip(["tracing", "contexts/factory", "smpi/keep-temps"])
+        .zip(["tracing", "cmonkey/time", "smpi/keep-temps"])
     {
         assert!(
             line.starts_with(&format!(
@@ -223,4 +223,28 @@ fn path_is_where_platform_and_hostfile_are_looked_for() {
         stdout(&o)
     );
     assert_eq!(stderr(&o), "", "no warning: path is implemented");
+}
+
+#[test]
+fn every_simgrid_context_factory_runs_the_same_simulation() {
+    let app = build("examples/pingpong.c");
+    let time = |factory: &str| {
+        let o = run(&[
+            "-np",
+            "2",
+            NO_COMPUTE,
+            app.to_str().unwrap(),
+            &format!("--cfg=contexts/factory:{factory}"),
+        ]);
+        assert!(o.status.success(), "{factory}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("WARNING"), "{}", stderr(&o));
+        simulated_time(&o)
+    };
+    let raw = time("raw");
+    for factory in ["thread", "boost", "ucontext"] {
+        assert_eq!(time(factory), raw, "{factory}");
+    }
+    let o = plain_smpirun(&["--cfg=contexts/factory:fibers", "-np", "1", "./x"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("not one of raw, boost, ucontext, thread"));
 }
