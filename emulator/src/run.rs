@@ -180,9 +180,12 @@ fn host_speed(cfg: &Config, quiet: bool) -> Result<f64> {
     let text = cfg.text("smpi/host-speed");
     if text == "auto" {
         let (speed, fresh) = crate::hostspeed::cached();
-        if fresh && !quiet {
+        // A note for a person at a terminal; a script's output stays what
+        // SimGrid's would be, whether or not the cache existed.
+        if fresh && !quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
             eprintln!(
-                "smpirun: measured this machine at {} (smpi/host-speed; cached for next runs)",
+                "[0.000000] [smpi_config/INFO] measured this machine at {} (smpi/host-speed; \
+                 cached for next runs)",
                 platforms::units::format_speed(speed)
             );
         }
