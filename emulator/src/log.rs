@@ -394,6 +394,24 @@ pub struct Actor<'a> {
     pub rank: usize,
 }
 
+impl Actor<'_> {
+    /// SimGrid's head of an actor's log line: `[host:rank:(pid) time] `.
+    pub fn prefix(&self, time: f64) -> String {
+        format!(
+            "[{}:{}:({}) {time:.6}] ",
+            self.host,
+            self.rank,
+            self.rank + 1
+        )
+    }
+}
+
+/// A line of smpirun's own in SimGrid's layout for what no actor says
+/// (the maestro's): `[time] [category/LEVEL] message`, with its newline.
+pub fn maestro_line(time: f64, category: &str, priority: Priority, message: &str) -> String {
+    format!("[{time:.6}] [{category}/{}] {message}\n", priority.label())
+}
+
 /// Where a program's log line comes from in its sources.
 #[derive(Debug, Clone, Copy)]
 pub struct Location<'a> {
@@ -490,12 +508,7 @@ impl Programs {
         priority: Priority,
         message: &str,
     ) -> String {
-        let mut line = format!(
-            "[{}:{}:({}) {time:.6}] ",
-            actor.host,
-            actor.rank,
-            actor.rank + 1
-        );
+        let mut line = actor.prefix(time);
         if priority != Priority::Info && !self.no_loc() {
             line.push_str(&format!("{}:{}: ", location.file, location.line));
         }

@@ -183,10 +183,17 @@ fn host_speed(cfg: &Config, quiet: bool) -> Result<f64> {
         // A note for a person at a terminal; a script's output stays what
         // SimGrid's would be, whether or not the cache existed.
         if fresh && !quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-            eprintln!(
-                "[0.000000] [smpi_config/INFO] measured this machine at {} (smpi/host-speed; \
-                 cached for next runs)",
-                platforms::units::format_speed(speed)
+            eprint!(
+                "{}",
+                log::maestro_line(
+                    0.0,
+                    "smpi_config",
+                    log::Priority::Info,
+                    &format!(
+                        "measured this machine at {} (smpi/host-speed; cached for next runs)",
+                        platforms::units::format_speed(speed)
+                    )
+                )
             );
         }
         Ok(speed)
@@ -464,7 +471,10 @@ fn log_option_set(name: &str, value: &str, origin: &str) {
 /// Prints a warning in SimGrid's log layout, dated at the start of the
 /// simulation (smpirun's warnings before the run).
 fn warn_at_start(category: &str, message: &str) {
-    eprintln!("[0.000000] [{category}/WARNING] {message}");
+    eprint!(
+        "{}",
+        log::maestro_line(0.0, category, log::Priority::Warning, message)
+    );
 }
 
 /// Looks for a relative `-platform` or `-hostfile` file that does not
@@ -799,10 +809,14 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     let slots = slots(&platform, opts.hostfile.as_ref())?;
     if opts.hostfile.is_some() && np > slots.len() {
         // SimGrid's note (ranks then share the hostfile's slots in turn).
-        eprintln!(
-            "[0.000000] [smpi/INFO] You requested to use {np} ranks, but there is only {} \
-             processes in your hostfile...",
+        let note = format!(
+            "You requested to use {np} ranks, but there is only {} processes in your \
+             hostfile...",
             slots.len()
+        );
+        eprint!(
+            "{}",
+            log::maestro_line(0.0, "smpi", log::Priority::Info, &note)
         );
     }
     let hosts = mapping.place(&slots, np);
@@ -820,10 +834,8 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         // SimGrid's wording and layout, on stderr as its logs.
         let mut out = String::new();
         for (rank, host) in hosts.iter().enumerate() {
-            out.push_str(&format!(
-                "[0.000000] [smpi/INFO] [rank {rank}] -> {}\n",
-                platform.host(*host).name
-            ));
+            let line = format!("[rank {rank}] -> {}", platform.host(*host).name);
+            out.push_str(&log::maestro_line(0.0, "smpi", log::Priority::Info, &line));
         }
         eprint!("{out}");
     }

@@ -19,6 +19,7 @@ use crate::engine::{Core, Detail, RunState, Sleep};
 use crate::getopt::Optind;
 use crate::instr::Instr;
 use crate::kernels::KernelModels;
+use crate::log;
 use crate::memory::Memory;
 use crate::mpi::{self, Mpi};
 use crate::sample::Sampling;
@@ -237,12 +238,10 @@ impl Sim {
             return;
         };
         let host = &self.core.platform().host(self.core.host_of(rank)).name;
-        // SimGrid's layout for a message of an actor: host, actor name (the
-        // rank), actor id (the rank + 1) and date.
+        let actor = log::Actor { host, rank };
         eprintln!(
-            "[{host}:{rank}:({}) {:.6}] [smpi_kernel/WARNING] {message}",
-            rank + 1,
-            self.core.now()
+            "{}[smpi_kernel/WARNING] {message}",
+            actor.prefix(self.core.now())
         );
     }
 
@@ -510,10 +509,17 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
             let (code, simulated, unfinalized) =
                 with(|s| (s.core.exit_code(), s.core.now(), s.unfinalized));
             if unfinalized > UNFINALIZED_SHOWN {
-                eprintln!(
-                    "[{simulated:.6}] [smpi_kernel/WARNING] ... and {} more ranks ended without \
-                     calling MPI_Finalize",
-                    unfinalized - UNFINALIZED_SHOWN
+                eprint!(
+                    "{}",
+                    log::maestro_line(
+                        simulated,
+                        "smpi_kernel",
+                        log::Priority::Warning,
+                        &format!(
+                            "... and {} more ranks ended without calling MPI_Finalize",
+                            unfinalized - UNFINALIZED_SHOWN
+                        )
+                    )
                 );
             }
             return Outcome::Finished { code, simulated };

@@ -14,7 +14,16 @@ fn main() {
                 std::process::exit(1);
             }
             if let Some(empty) = e.downcast_ref::<run::EmptyHostfile>() {
-                eprintln!("[0.000000] [root/CRITICAL] {empty}");
+                let line = empty.to_string();
+                eprint!(
+                    "{}",
+                    emulator::log::maestro_line(
+                        0.0,
+                        "root",
+                        emulator::log::Priority::Critical,
+                        &line
+                    )
+                );
                 println!("Execution failed with code {}.", run::EMPTY_HOSTFILE_EXIT);
                 run::EMPTY_HOSTFILE_EXIT
             } else {
