@@ -233,10 +233,10 @@ pub fn gather(comm: i32, send: Data, recv: Data, root: i32) -> MpiResult<()> {
     };
     let st = if in_place { recv.dtype } else { send.dtype };
     let rt = if at_root { recv.dtype } else { st };
-    committed(st)?;
-    committed(rt)?;
-    buffer(send.addr, sc, st, "sendbuf")?;
-    buffer(recv.addr, rc, rt, "recvbuf")?;
+    let send_type = committed(st)?;
+    let recv_type = committed(rt)?;
+    check::buffer(send.addr, sc, &send_type, "sendbuf")?;
+    check::buffer(recv.addr, rc, &recv_type, "recvbuf")?;
     let alg = named_or_selected(
         |a| a.gather,
         |sel| {
@@ -308,10 +308,10 @@ pub fn gatherv(comm: i32, send: Data, recv: &VData, root: i32) -> MpiResult<()> 
     };
     let st = if in_place { recv.dtype } else { send.dtype };
     let rt = if at_root { recv.dtype } else { st };
-    committed(st)?;
-    committed(rt)?;
-    buffer(send.addr, sc, st, "sendbuf")?;
-    buffer(recv.addr, rcs.iter().sum(), rt, "recvbuf")?;
+    let send_type = committed(st)?;
+    let recv_type = committed(rt)?;
+    check::buffer(send.addr, sc, &send_type, "sendbuf")?;
+    check::buffer(recv.addr, rcs.iter().sum(), &recv_type, "recvbuf")?;
     let s = algo::gatherv_with(
         algorithms().gatherv,
         algo::RootedPosition {
@@ -365,10 +365,10 @@ pub fn scatter(comm: i32, send: Data, recv: Data, root: i32) -> MpiResult<()> {
     };
     let rt = if in_place { send.dtype } else { recv.dtype };
     let st = if at_root { send.dtype } else { rt };
-    committed(st)?;
-    committed(rt)?;
-    buffer(send.addr, sc, st, "sendbuf")?;
-    buffer(recv.addr, rc, rt, "recvbuf")?;
+    let send_type = committed(st)?;
+    let recv_type = committed(rt)?;
+    check::buffer(send.addr, sc, &send_type, "sendbuf")?;
+    check::buffer(recv.addr, rc, &recv_type, "recvbuf")?;
     let alg = named_or_selected(
         |a| a.scatter,
         |sel| {
@@ -435,10 +435,10 @@ pub fn scatterv(comm: i32, send: &VData, recv: Data, root: i32) -> MpiResult<()>
     };
     let rt = if in_place { send.dtype } else { recv.dtype };
     let st = if at_root { send.dtype } else { rt };
-    committed(st)?;
-    committed(rt)?;
-    buffer(send.addr, scs.iter().sum(), st, "sendbuf")?;
-    buffer(recv.addr, rc, rt, "recvbuf")?;
+    let send_type = committed(st)?;
+    let recv_type = committed(rt)?;
+    check::buffer(send.addr, scs.iter().sum(), &send_type, "sendbuf")?;
+    check::buffer(recv.addr, rc, &recv_type, "recvbuf")?;
     let s = algo::scatterv_with(
         algorithms().scatterv,
         algo::RootedPosition {
@@ -486,10 +486,10 @@ pub fn allgather(comm: i32, send: Data, recv: Data) -> MpiResult<()> {
     };
     let rc = count(recv.count, "recvcount")?;
     let st = if in_place { recv.dtype } else { send.dtype };
-    committed(st)?;
-    committed(recv.dtype)?;
-    buffer(send.addr, sc, st, "sendbuf")?;
-    buffer(recv.addr, rc, recv.dtype, "recvbuf")?;
+    let send_type = committed(st)?;
+    let recv_type = committed(recv.dtype)?;
+    check::buffer(send.addr, sc, &send_type, "sendbuf")?;
+    check::buffer(recv.addr, rc, &recv_type, "recvbuf")?;
     let alg = named_or_selected(
         |a| a.allgather,
         |sel| {
@@ -544,10 +544,10 @@ pub fn allgatherv(comm: i32, send: Data, recv: &VData) -> MpiResult<()> {
     let rcs = entries(recv.counts, c.size(), "recvcounts")?;
     let ds = entries(recv.displs, c.size(), "displs")?;
     let st = if in_place { recv.dtype } else { send.dtype };
-    committed(st)?;
-    committed(recv.dtype)?;
-    buffer(send.addr, sc, st, "sendbuf")?;
-    buffer(recv.addr, rcs.iter().sum(), recv.dtype, "recvbuf")?;
+    let send_type = committed(st)?;
+    let recv_type = committed(recv.dtype)?;
+    check::buffer(send.addr, sc, &send_type, "sendbuf")?;
+    check::buffer(recv.addr, rcs.iter().sum(), &recv_type, "recvbuf")?;
     let total: usize = rcs.iter().sum();
     let rty = committed(recv.dtype)?;
     let alg = named_or_selected(
@@ -640,10 +640,10 @@ pub fn alltoall(comm: i32, send: Data, recv: Data) -> MpiResult<()> {
         count(send.count, "sendcount")?
     };
     let st = if in_place { recv.dtype } else { send.dtype };
-    committed(st)?;
-    committed(recv.dtype)?;
-    buffer(send.addr, sc, st, "sendbuf")?;
-    buffer(recv.addr, rc, recv.dtype, "recvbuf")?;
+    let send_type = committed(st)?;
+    let recv_type = committed(recv.dtype)?;
+    check::buffer(send.addr, sc, &send_type, "sendbuf")?;
+    check::buffer(recv.addr, rc, &recv_type, "recvbuf")?;
     let alg = named_or_selected(
         |a| a.alltoall,
         |sel| {
@@ -704,10 +704,10 @@ pub fn alltoallv(comm: i32, send: &VData, recv: &VData) -> MpiResult<()> {
         )
     };
     let st = if in_place { recv.dtype } else { send.dtype };
-    committed(st)?;
-    committed(recv.dtype)?;
-    buffer(send.addr, scs.iter().sum(), st, "sendbuf")?;
-    buffer(recv.addr, rcs.iter().sum(), recv.dtype, "recvbuf")?;
+    let send_type = committed(st)?;
+    let recv_type = committed(recv.dtype)?;
+    check::buffer(send.addr, scs.iter().sum(), &send_type, "sendbuf")?;
+    check::buffer(recv.addr, rcs.iter().sum(), &recv_type, "recvbuf")?;
     let mut alg = named_or_selected(|a| a.alltoallv, |sel| Ok(algo::select_alltoallv(sel, p)))?;
     if alg == algo::AlltoallvAlgorithm::CrystalRouter {
         // Its messages depend on what arrives: it runs imperatively, as a
@@ -844,10 +844,10 @@ pub fn reduce(comm: i32, r: &Reduce, root: i32) -> MpiResult<()> {
             let root = check::root(c, root)?;
             let ty = committed(r.dtype)?;
             if !in_place {
-                buffer(r.send, n, r.dtype, "sendbuf")?;
+                check::buffer(r.send, n, &ty, "sendbuf")?;
             }
             if c.my_rank == root {
-                buffer(r.recv, n, r.dtype, "recvbuf")?;
+                check::buffer(r.recv, n, &ty, "recvbuf")?;
             }
             let alg = named_or_selected(
                 |a| a.reduce,
@@ -894,9 +894,9 @@ pub fn allreduce(comm: i32, r: &Reduce) -> MpiResult<()> {
             let n = count(r.count, "count")?;
             let ty = committed(r.dtype)?;
             if !in_place {
-                buffer(r.send, n, r.dtype, "sendbuf")?;
+                check::buffer(r.send, n, &ty, "sendbuf")?;
             }
-            buffer(r.recv, n, r.dtype, "recvbuf")?;
+            check::buffer(r.recv, n, &ty, "recvbuf")?;
             let bytes = ty.size.saturating_mul(n);
             let alg = named_or_selected(
                 |a| a.allreduce,
