@@ -2,9 +2,10 @@
 //! (SimGrid's macros): a loop whose body is measured a few times, then
 //! skipped, the mean of the measures being injected for every iteration.
 //!
-//! A site is benched again while it has fewer than `iters` measures and
-//! (if `threshold` > 0) their relative standard error is at least
-//! `threshold`. LOCAL sites are per rank; GLOBAL ones are shared, so the
+//! A site's first pass is always measured (so `iters` = 0 with a threshold
+//! still runs the body once, as SimGrid does); it is benched again while it
+//! has fewer than `iters` measures and (if `threshold` > 0) their relative
+//! standard error is at least `threshold`. LOCAL sites are per rank; GLOBAL ones are shared, so the
 //! ranks after the first reuse its measures. The bindings
 //! (`abi::sample`) drive it.
 
@@ -79,6 +80,7 @@ impl Sampling {
     /// Decides the next pass of `site`, asked with `iters` and `threshold`;
     /// an error says what is wrong with the arguments.
     pub fn next_pass(&mut self, site: &Site, iters: i32, threshold: f64) -> Result<Pass, String> {
+        let first_visit = !self.sites.contains_key(site);
         let s = self.sites.entry(site.clone()).or_insert(Samples {
             iters,
             threshold,
@@ -102,7 +104,7 @@ impl Sampling {
                 site.0, site.1, s.iters, s.threshold
             ));
         }
-        Ok(if s.need_more() {
+        Ok(if first_visit || s.need_more() {
             Pass::Measure
         } else {
             Pass::Skip { mean: s.mean }
@@ -143,6 +145,15 @@ mod tests {
         s.record(&site(), 0, 7.0);
         assert_eq!(s.next_pass(&site(), 2, -1.0), Ok(Pass::Skip { mean: 3.0 }));
         assert_eq!(s.mean(&site()), 3.0);
+    }
+
+    #[test]
+    fn a_new_site_runs_its_body_once_even_when_no_iteration_is_asked() {
+        let mut s = Sampling::default();
+        assert_eq!(s.next_pass(&site(), 0, 0.1), Ok(Pass::Measure));
+        s.set_inside(0, true, 1.0);
+        s.record(&site(), 0, 2.0);
+        assert_eq!(s.next_pass(&site(), 0, 0.1), Ok(Pass::Skip { mean: 1.0 }));
     }
 
     #[test]
