@@ -18,7 +18,7 @@ use crate::config::{self, Config, Kind, OptionSpec};
 use crate::engine::context::{self, RankStack};
 use crate::engine::netmodel::{NetModel, RoutingChoice};
 use crate::engine::Core;
-use crate::log;
+use crate::log::{self, Priority, SimGrid, Source};
 use crate::mapping::Mapping;
 use crate::memory::Memory;
 use crate::mpi::coll::Algorithms;
@@ -176,26 +176,25 @@ impl RankFactory for Factory {
 }
 
 /// Resolves `smpi/host-speed` (auto = measured and cached).
-fn host_speed(cfg: &Config, quiet: bool) -> Result<f64> {
+fn host_speed(cfg: &Config) -> Result<f64> {
     let text = cfg.text("smpi/host-speed");
     if text == "auto" {
         let (speed, fresh) = crate::hostspeed::cached();
-        // A note for a person at a terminal; a script's output stays what
-        // SimGrid's would be, whether or not the cache existed.
-        if fresh && !quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-            eprint!(
-                "{}",
-                log::maestro_line(
-                    0.0,
-                    "smpi_config",
-                    log::Priority::Info,
-                    &format!(
-                        "measured this machine at {} (smpi/host-speed; cached for next runs)",
-                        platforms::units::format_speed(speed)
-                    )
-                )
-            );
-        }
+        let how = if fresh {
+            "just measured, and cached for next runs"
+        } else {
+            "measured by an earlier run"
+        };
+        log::simgrid(
+            SimGrid::SmpiConfig,
+            Priority::Verbose,
+            Source::Maestro,
+            0.0,
+            &format!(
+                "smpi/host-speed: this machine runs {} ({how})",
+                platforms::units::format_speed(speed)
+            ),
+        );
         Ok(speed)
     } else {
         match platforms::units::parse_speed(text) {
@@ -470,11 +469,8 @@ fn log_option_set(name: &str, value: &str, origin: &str) {
 
 /// Prints a warning in SimGrid's log layout, dated at the start of the
 /// simulation (smpirun's warnings before the run).
-fn warn_at_start(category: &str, message: &str) {
-    eprint!(
-        "{}",
-        log::maestro_line(0.0, category, log::Priority::Warning, message)
-    );
+fn warn_at_start(category: SimGrid, message: &str) {
+    log::simgrid(category, Priority::Warning, Source::Maestro, 0.0, message);
 }
 
 /// Looks for a relative `-platform` or `-hostfile` file that does not
@@ -709,7 +705,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     }
     for ignored in cfg.ignored() {
         warn_at_start(
-            "smpi_config",
+            SimGrid::SmpiConfig,
             &format!(
                 "option '{}' (set to '{}') has no effect here: {}",
                 ignored.name, ignored.value, ignored.why
@@ -744,11 +740,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     };
     let needs_speed =
         simulate || blas_models || platform.is_none() || cfg.text("smpi/host-speed") != "auto";
-    let speed = if needs_speed {
-        host_speed(&cfg, opts.quiet)?
-    } else {
-        1e9
-    };
+    let speed = if needs_speed { host_speed(&cfg)? } else { 1e9 };
     if needs_speed {
         tracing::debug!(
             target: log::CONFIG,
@@ -768,7 +760,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     let old_usage = opts.bandwidth.is_some() || opts.latency.is_some();
     if old_usage && platform.is_some() {
         warn_at_start(
-            "smpi_config",
+            SimGrid::SmpiConfig,
             "-bandwidth and -latency describe the platform smpirun builds without -platform; \
              they are ignored",
         );
@@ -814,10 +806,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
              hostfile...",
             slots.len()
         );
-        eprint!(
-            "{}",
-            log::maestro_line(0.0, "smpi", log::Priority::Info, &note)
-        );
+        log::simgrid(SimGrid::Smpi, Priority::Info, Source::Maestro, 0.0, &note);
     }
     let hosts = mapping.place(&slots, np);
     tracing::debug!(
@@ -830,15 +819,17 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             h.display()
         ))
     );
-    if opts.print_map || display_map {
-        // SimGrid's wording and layout, on stderr as its logs.
-        let mut out = String::new();
-        for (rank, host) in hosts.iter().enumerate() {
-            let line = format!("[rank {rank}] -> {}", platform.host(*host).name);
-            out.push_str(&log::maestro_line(0.0, "smpi", log::Priority::Info, &line));
-        }
-        eprint!("{out}");
-    }
+    // SimGrid's wording, lines of its `smpi` category, printed when the
+    // simulation starts (after every check of the command line).
+    let map_lines: Vec<String> = if opts.print_map || display_map {
+        hosts
+            .iter()
+            .enumerate()
+            .map(|(rank, host)| format!("[rank {rank}] -> {}", platform.host(*host).name))
+            .collect()
+    } else {
+        Vec::new()
+    };
 
     let model = NetModel::from_config(&cfg)?;
     if model.routing != RoutingChoice::Minimal && !platform.has_valiant_routes() {
@@ -914,6 +905,25 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     let mut sim = Sim::new(Core::new(platform, model, hosts), mpi, mem, bench);
     sim.quiet = opts.quiet;
     sim.kernels = kernel_models;
+    let speed_guessed = (simulate || blas_models) && cfg.text("smpi/host-speed") == "auto";
+    if speed_guessed && !opts.quiet {
+        // SimGrid's words, which its users' expected outputs hold. Ours
+        // measured this machine, but the advice stands: a measured speed
+        // varies between machines and runs.
+        log::simgrid(
+            SimGrid::SmpiConfig,
+            Priority::Info,
+            Source::Maestro,
+            0.0,
+            "You did not set the power of the host running the simulation.  The timings \
+             will certainly not be accurate.  Use the option \"--cfg=smpi/host-speed:<flops>\" \
+             to set its value.  Check https://simgrid.org/doc/latest/Configuring_SimGrid.html\
+             #automatic-benchmarking-of-smpi-code for more information.",
+        );
+    }
+    for line in &map_lines {
+        log::simgrid(SimGrid::Smpi, Priority::Info, Source::Maestro, 0.0, line);
+    }
     sim::install(sim);
     context::install_crash_handler(stack_kib);
     let outcome = sim::run(&mut factory);

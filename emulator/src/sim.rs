@@ -238,10 +238,12 @@ impl Sim {
             return;
         };
         let host = &self.core.platform().host(self.core.host_of(rank)).name;
-        let actor = log::Actor { host, rank };
-        eprintln!(
-            "{}[smpi_kernel/WARNING] {message}",
-            actor.prefix(self.core.now())
+        log::simgrid(
+            log::SimGrid::SmpiKernel,
+            log::Priority::Warning,
+            log::Source::Actor(log::Actor { host, rank }),
+            self.core.now(),
+            &message,
         );
     }
 
@@ -509,17 +511,15 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
             let (code, simulated, unfinalized) =
                 with(|s| (s.core.exit_code(), s.core.now(), s.unfinalized));
             if unfinalized > UNFINALIZED_SHOWN {
-                eprint!(
-                    "{}",
-                    log::maestro_line(
-                        simulated,
-                        "smpi_kernel",
-                        log::Priority::Warning,
-                        &format!(
-                            "... and {} more ranks ended without calling MPI_Finalize",
-                            unfinalized - UNFINALIZED_SHOWN
-                        )
-                    )
+                log::simgrid(
+                    log::SimGrid::SmpiKernel,
+                    log::Priority::Warning,
+                    log::Source::Maestro,
+                    simulated,
+                    &format!(
+                        "... and {} more ranks ended without calling MPI_Finalize",
+                        unfinalized - UNFINALIZED_SHOWN
+                    ),
                 );
             }
             return Outcome::Finished { code, simulated };

@@ -22,10 +22,11 @@ void smpi_execute_flops(double flops);
 /* Spends `seconds` of this machine's time, scaled to the rank's host speed
  * through smpi/host-speed (as if that much CPU time had been measured). */
 void smpi_execute(double seconds);
-/* Same as smpi_execute: SimGrid distinguishes whether benchmarking is
- * suspended around the call; here the call's own cost is negligible. */
+/* Spends `seconds` of the simulated host's time (its speed times seconds,
+ * in flops), at once: the measured computation before it ends first. */
 void smpi_execute_benched(double seconds);
-/* Same as smpi_execute_flops. */
+/* Spends `flops` on the rank's host at once (the measured computation
+ * before it ends first). */
 void smpi_execute_flops_benched(double flops);
 
 /* The number of ranks of the simulation (smpirun -np). */

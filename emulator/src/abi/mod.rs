@@ -34,6 +34,7 @@ use std::ffi::{c_int, c_void};
 
 use crate::abi_symbols::with_abi_symbols;
 use crate::engine::context::{self, Suspend};
+use crate::log::{self, Priority, SimGrid};
 use crate::mpi::{self, MpiError, MpiResult};
 use crate::sim::{self, Bench};
 
@@ -116,9 +117,48 @@ pub(crate) fn bench_end() {
         };
         measured + std::mem::take(&mut rank.pending_flops)
     });
-    if flops > 0.0 {
-        sim::execute(flops, "computation");
+    compute(flops, "computation");
+}
+
+/// Runs `flops` of the running rank's computation, with SimGrid's
+/// `smpi_bench` DEBUG line.
+pub(crate) fn compute(flops: f64, call: &'static str) {
+    if flops <= 0.0 {
+        return;
     }
+    if log::enabled(SimGrid::SmpiBench, Priority::Debug) {
+        log_line(
+            SimGrid::SmpiBench,
+            Priority::Debug,
+            &format!("Handle real computation time: {flops:.6} flops"),
+        );
+    }
+    sim::execute(flops, call);
+}
+
+/// Whether a log line is printed at each MPI call or computation: then
+/// `smpi_execute*` compute at once (not with the next call's burst), so
+/// that the lines carry SimGrid's dates.
+pub(crate) fn calls_watched() -> bool {
+    log::enabled(SimGrid::SmpiMpi, Priority::Verbose)
+        || log::enabled(SimGrid::SmpiBench, Priority::Debug)
+}
+
+/// A line of the running rank's, in one of SimGrid's categories.
+fn log_line(category: SimGrid, priority: Priority, message: &str) {
+    sim::with(|s| {
+        let core = &s.core;
+        let rank = core.current();
+        let host = &core.platform().host(core.host_of(rank)).name;
+        let actor = log::Actor { host, rank };
+        log::simgrid(
+            category,
+            priority,
+            log::Source::Actor(actor),
+            core.now(),
+            message,
+        );
+    });
 }
 
 /// Spends the running rank's pending flops, if any (alone: without the
@@ -130,9 +170,7 @@ pub(crate) fn spend_pending_flops() {
             let cur = s.core.current();
             std::mem::take(&mut s.core.rank_mut(cur).pending_flops)
         });
-        if flops > 0.0 {
-            sim::execute(flops, "computation");
-        }
+        compute(flops, "computation");
     }
 }
 
@@ -179,6 +217,15 @@ pub(crate) fn call_in(
     scope: ErrScope,
     body: impl FnOnce() -> MpiResult<()>,
 ) -> c_int {
+    // SimGrid's MPI_* wrappers log before the call accounts the burst.
+    let logged = log::enabled(SimGrid::SmpiMpi, Priority::Verbose);
+    if logged {
+        log_line(
+            SimGrid::SmpiMpi,
+            Priority::Verbose,
+            &format!("SMPI - Entering {name}"),
+        );
+    }
     bench_end();
     let observed = sim::fast(|f| f.observed());
     if observed {
@@ -202,6 +249,13 @@ pub(crate) fn call_in(
             s.core
                 .observe(|o, at, rank| o.call_exit(at, rank, name, code))
         });
+    }
+    if logged {
+        log_line(
+            SimGrid::SmpiMpi,
+            Priority::Verbose,
+            &format!("SMPI - Leaving {name}"),
+        );
     }
     bench_begin();
     code

@@ -27,7 +27,7 @@ fn site(global: c_int, file: *const c_char, tag: *const c_char, rank: usize) -> 
 /// Injects `mean * iterations` seconds of computation and leaves the loop.
 fn inject(mean: f64, iterations: c_int) {
     let flops = mean * f64::from(iterations.max(0)) * sim::with(|s| s.bench.host_speed);
-    sim::execute(flops, "SMPI_SAMPLE");
+    super::compute(flops, "SMPI_SAMPLE");
     bench_begin();
 }
 

@@ -122,11 +122,18 @@ pub(crate) unsafe extern "C" fn smpi_exit(status: c_int) -> ! {
 /// call or clock reading (`add_pending_flops`): a program's (or a function
 /// model's) many short calls cost no switch each.
 pub(crate) unsafe extern "C" fn smpi_execute_flops(flops: f64) {
-    super::add_pending_flops(flops);
+    if super::calls_watched() {
+        super::spend_pending_flops();
+        super::compute(flops, "computation");
+    } else {
+        super::add_pending_flops(flops);
+    }
 }
 
 pub(crate) unsafe extern "C" fn smpi_execute(seconds: f64) {
-    super::add_pending_flops(seconds * sim::with(|s| s.bench.host_speed));
+    let flops = seconds * sim::with(|s| s.bench.host_speed);
+    // SAFETY: no pointer involved.
+    unsafe { smpi_execute_flops(flops) }
 }
 
 /// Stops the simulation for a failure of the current rank's call.
@@ -137,12 +144,22 @@ pub(super) fn fatal(message: &str) -> ! {
     super::abort_simulation(1)
 }
 
+/// SimGrid's `smpi_execute_flops_benched`: the burst before it ends, then
+/// `flops` are computed at once (a date read after it is later), then a
+/// new burst begins.
 pub(crate) unsafe extern "C" fn smpi_execute_flops_benched(flops: f64) {
-    // SAFETY: same contract as smpi_execute_flops.
-    unsafe { smpi_execute_flops(flops) }
+    super::bench_end();
+    super::compute(flops, "computation");
+    super::bench_begin();
 }
 
+/// SimGrid's `smpi_execute_benched`: `seconds` of the simulated host's
+/// time (where `smpi_execute` counts seconds of this machine's).
 pub(crate) unsafe extern "C" fn smpi_execute_benched(seconds: f64) {
-    // SAFETY: same contract as smpi_execute.
-    unsafe { smpi_execute(seconds) }
+    let speed = sim::with(|s| {
+        let core = &s.core;
+        core.platform().host(core.host_of(core.current())).speed
+    });
+    // SAFETY: no pointer involved.
+    unsafe { smpi_execute_flops_benched(seconds * speed) }
 }

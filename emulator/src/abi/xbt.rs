@@ -1,13 +1,12 @@
 //! SimGrid's toolbox for programs (`xbt/log.h`): the categories programs
-//! declare, their thresholds (`log::Programs`, set by `--log` and
+//! declare, their thresholds (`log::Categories`, set by `--log` and
 //! `xbt_log_control_set`), and their lines, which carry the rank's host,
 //! the rank and the simulated date, as SimGrid's actors' do.
 
 use std::ffi::{c_char, c_int, CStr};
-use std::io::Write as _;
 
 use super::{bench_begin, bench_end};
-use crate::log::{self, Actor, Location, Priority};
+use crate::log::{self, Actor, Event, Location, Priority, Source};
 use crate::sim;
 
 /// A category record of `xbt/log.h` (`s_xbt_log_category_t`).
@@ -49,7 +48,7 @@ unsafe fn category_id(category: *mut XbtCategory) -> usize {
     // SAFETY: the macros fill name and parent with string literals (the
     // root record has no parent).
     let (name, parent) = unsafe { (text(record.name, "root"), text(record.parent, "root")) };
-    let id = log::programs().category(&name, Some(&parent));
+    let id = log::categories().category(&name, Some(&parent));
     record.id = c_int::try_from(id).unwrap_or(0);
     id
 }
@@ -67,7 +66,7 @@ pub(crate) unsafe extern "C" fn smpi_xbt_log_enabled(
     }
     // SAFETY: the macros pass the address of a category record.
     let id = unsafe { category_id(category) };
-    c_int::from(log::programs().enabled(id, priority))
+    c_int::from(log::categories().enabled(id, priority))
 }
 
 /// Prints a line the program logged (already formatted by `xbt/log.h`).
@@ -108,19 +107,18 @@ pub(crate) unsafe extern "C" fn smpi_xbt_log_message(
         let host = core.platform().host(core.host_of(rank)).name.clone();
         (host, rank, core.now())
     });
-    let text = log::programs().line(
-        Actor { host: &host, rank },
-        now,
-        Location {
+    log::categories().emit(&Event {
+        category: &name,
+        priority,
+        source: Source::Actor(Actor { host: &host, rank }),
+        time: now,
+        location: Some(Location {
             file: &file,
             line: u32::try_from(line).unwrap_or(0),
-        },
-        &name,
-        priority,
-        &message,
-    );
-    // One write per line, unbuffered, as SimGrid's appender does.
-    let _ = std::io::stderr().write_all(text.as_bytes());
+        }),
+        function: None,
+        message: &message,
+    });
 }
 
 /// `xbt_log_control_set("name.thres:level ...")`: --log settings applied
@@ -131,7 +129,7 @@ pub(crate) unsafe extern "C" fn xbt_log_control_set(control: *const c_char) {
     }
     // SAFETY: the program passes a NUL-terminated string.
     let control = unsafe { text(control, "") };
-    if let Err(e) = log::programs().control_set(&control) {
+    if let Err(e) = log::categories().control_set(&control) {
         super::time::fatal(&format!("xbt_log_control_set(\"{control}\"): {e}"));
     }
 }

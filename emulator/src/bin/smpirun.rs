@@ -15,15 +15,15 @@ fn main() {
             }
             if let Some(empty) = e.downcast_ref::<run::EmptyHostfile>() {
                 let line = empty.to_string();
-                eprint!(
-                    "{}",
-                    emulator::log::maestro_line(
-                        0.0,
-                        "root",
-                        emulator::log::Priority::Critical,
-                        &line
-                    )
-                );
+                emulator::log::categories().emit(&emulator::log::Event {
+                    category: "root",
+                    priority: emulator::log::Priority::Critical,
+                    source: emulator::log::Source::Maestro,
+                    time: 0.0,
+                    location: None,
+                    function: None,
+                    message: &line,
+                });
                 println!("Execution failed with code {}.", run::EMPTY_HOSTFILE_EXIT);
                 run::EMPTY_HOSTFILE_EXIT
             } else {

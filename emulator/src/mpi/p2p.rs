@@ -6,7 +6,7 @@ use std::ffi::c_void;
 use std::rc::Rc;
 
 use crate::engine::{Detail, TransferId};
-use crate::log::MPI;
+use crate::log::{self, Priority, SimGrid, MPI};
 use crate::sim;
 
 use super::datatype::Datatype;
@@ -312,6 +312,9 @@ impl Ctx<'_> {
         if env.bytes > capacity {
             status.error = class::TRUNCATE;
         }
+        if env.bytes > 0 && log::enabled(SimGrid::SmpiKernel, Priority::Verbose) {
+            self.note_folded_copy(&env, r.buf, env.bytes.min(capacity));
+        }
         // Under swap privatization the sender's and the receiver's globals
         // are not in place at once: whichever buffer lies in them is read
         // or written with its owner's in place, through a copy if both do.
@@ -424,6 +427,32 @@ impl Ctx<'_> {
                 self.start_transfer(src_host, dst_host, env.bytes, hooks);
             }
         }
+    }
+
+    /// SimGrid's VERBOSE note of a copy it skips because the sender's
+    /// buffer (read in place, not copied at the send) or the receiver's
+    /// lies wholly in folded memory (`SMPI_SHARED_MALLOC`).
+    fn note_folded_copy(&self, env: &Envelope, recv_buf: usize, bytes: usize) {
+        let folding = &self.mem.folding;
+        let folded = |buf: usize| folding.private_parts(buf, bytes).is_empty();
+        let sender = match &env.payload {
+            Payload::InSendBuffer(sid) => folded(self.mpi.request(*sid).buf),
+            Payload::Buffered(_) => false,
+        };
+        let note = if sender {
+            "Sender is shared. Let's ignore it."
+        } else if folded(recv_buf) {
+            "Receiver is shared. Let's ignore it."
+        } else {
+            return;
+        };
+        log::simgrid(
+            SimGrid::SmpiKernel,
+            Priority::Verbose,
+            log::Source::Maestro,
+            self.core.now(),
+            note,
+        );
     }
 
     /// Charges the receive overhead of a completed receive to its owner
