@@ -57,7 +57,8 @@ pub(crate) struct ClusterSpec {
     pub prefix: String,
     pub suffix: String,
     pub radicals: Vec<u32>,
-    pub speed: f64,
+    /// The speed of a core at each pstate (the hosts start at the first).
+    pub pstates: Vec<f64>,
     pub cores: u32,
     pub properties: Vec<(String, String)>,
     pub private: LinkSpec,
@@ -186,7 +187,9 @@ pub(crate) fn build(
         let host = b.add_host(
             Host {
                 name: format!("{}{n}{}", spec.prefix, spec.suffix),
-                speed: spec.speed,
+                speed: spec.pstates[0],
+                pstates: spec.pstates.clone(),
+                pstate: 0,
                 cores: spec.cores,
                 properties: spec.properties.clone(),
             },

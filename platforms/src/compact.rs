@@ -100,7 +100,7 @@ pub fn load(spec: &str) -> Result<Platform, PlatformError> {
         prefix: "node-".to_string(),
         suffix: String::new(),
         radicals: (0..hosts as u32).collect(),
-        speed: 1e9,
+        pstates: vec![1e9],
         cores: 1,
         properties: Vec::new(),
         private: LinkSpec {
@@ -141,8 +141,8 @@ pub fn load(spec: &str) -> Result<Platform, PlatformError> {
             "bw" => c.private.bandwidth = unit(units::parse_bandwidth, "bw")?,
             "lat" => c.private.latency = unit(units::parse_time, "lat")?,
             "speed" => {
-                c.speed = unit(units::parse_speed, "speed")?;
-                if c.speed <= 0.0 {
+                c.pstates = vec![unit(units::parse_speed, "speed")?];
+                if c.pstates[0] <= 0.0 {
                     return Err(bad(spec, "speed", value, "a positive speed".to_string()));
                 }
             }

@@ -109,6 +109,19 @@ pub enum Problem {
         /// The value as written.
         text: String,
     },
+    /// A `pstate` attribute that names none of the host's speeds.
+    #[error(
+        "{element}: pstate '{given}' is not one of its power states: its speed lists {count}, \
+         numbered from 0"
+    )]
+    BadPstate {
+        /// The element.
+        element: String,
+        /// The value as written.
+        given: String,
+        /// How many speeds the host lists.
+        count: usize,
+    },
     /// Something SimGrid accepts but this emulator does not handle yet.
     #[error("{0} is not supported yet")]
     NotSupported(String),

@@ -35,8 +35,10 @@
 //! as in SimGrid; a bypass is looked up for the zones directly below the
 //! closest common zone (SimGrid also tries pairs of outer zones).
 //!
-//! Anything else SimGrid accepts (Vivaldi and Wifi zones, profiles,
-//! pstates...) is refused with an
+//! A host's `speed` may list the speeds of its power states (SimGrid's
+//! pstates, `speed="100Mf,50Mf"`, the initial one by `pstate`); a
+//! cluster's may not. Anything else SimGrid accepts (Vivaldi and Wifi
+//! zones, profiles...) is refused with an
 //! error saying it is not supported yet, and anything SimGrid refuses is
 //! refused too; every error names the file and the line.
 //!

@@ -80,8 +80,14 @@ impl LinkUse {
 pub struct Host {
     /// Its unique name, used by hostfiles and printed to users.
     pub name: String,
-    /// Speed of one core, in flop/s.
+    /// Speed of one core at the initial power state, in flop/s.
     pub speed: f64,
+    /// Speed of one core at each of its power states (SimGrid's pstates),
+    /// in flop/s; `speed` is the one of `pstate`. A host with one speed has
+    /// one pstate.
+    pub pstates: Vec<f64>,
+    /// The power state the host starts in.
+    pub pstate: usize,
     /// Number of cores.
     pub cores: u32,
     /// `<prop id value/>` pairs, in file order.

@@ -550,7 +550,7 @@ impl Platform {
             prefix: "node-".to_string(),
             suffix: String::new(),
             radicals: (0..index_u32(hosts)).collect(),
-            speed,
+            pstates: vec![speed],
             cores: 1,
             properties: Vec::new(),
             private: LinkSpec {

@@ -366,7 +366,9 @@ pub(crate) fn build(
         let host = b.add_host(
             Host {
                 name: format!("{}{n}{}", spec.prefix, spec.suffix),
-                speed: spec.speed,
+                speed: spec.pstates[0],
+                pstates: spec.pstates.clone(),
+                pstate: 0,
                 cores: spec.cores,
                 properties: spec.properties.clone(),
             },

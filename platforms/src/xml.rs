@@ -251,17 +251,33 @@ impl<'a> Loader<'a> {
         }
     }
 
-    /// Reads a `speed` attribute, refusing lists of per-pstate speeds.
-    fn speed(&mut self, node: Node, what: &str) -> Res<f64> {
+    /// Reads a host's `speed` attribute: the speeds of its power states
+    /// (SimGrid's pstates), comma-separated, and its `pstate` attribute
+    /// (the initial one, 0 by default). Returns (speeds, initial pstate).
+    fn pstates(&mut self, node: Node, what: &str) -> Res<(Vec<f64>, usize)> {
         let text = self.required(node, what, "speed")?;
-        if text.contains(',') {
-            return Err(self.at_attr(
-                node,
-                "speed",
-                Problem::NotSupported(format!("{what}: several speeds (pstates) in '{text}'")),
-            ));
-        }
-        self.quantity(node, what, "speed", Quantity::Speed, text)
+        let speeds = text
+            .split(',')
+            .map(|one| self.quantity(node, what, "speed", Quantity::Speed, one))
+            .collect::<Res<Vec<f64>>>()?;
+        let pstate = match node.attribute("pstate") {
+            None => 0,
+            Some(given) => match given.trim().parse::<usize>() {
+                Ok(p) if p < speeds.len() => p,
+                _ => {
+                    return Err(self.at_attr(
+                        node,
+                        "pstate",
+                        Problem::BadPstate {
+                            element: what.to_string(),
+                            given: given.to_string(),
+                            count: speeds.len(),
+                        },
+                    ))
+                }
+            },
+        };
+        Ok((speeds, pstate))
     }
 
     /// Reads the `core` attribute (default 1).
@@ -595,21 +611,14 @@ impl<'a> Loader<'a> {
         )?;
         let id = self.required(node, "<host>", "id")?;
         let what = format!("host '{id}'");
-        let speed = self.speed(node, &what)?;
+        let (pstates, pstate) = self.pstates(node, &what)?;
         let cores = self.cores(node, &what)?;
-        if let Some(pstate) = node.attribute("pstate") {
-            if pstate.trim().parse::<f64>() != Ok(0.0) {
-                return Err(self.at_attr(
-                    node,
-                    "pstate",
-                    Problem::NotSupported(format!("{what}: pstate '{pstate}' (several pstates)")),
-                ));
-            }
-        }
         let properties = self.properties(node, "host")?;
         let host = Host {
             name: id.to_string(),
-            speed,
+            speed: pstates[pstate],
+            pstates,
+            pstate,
             cores,
             properties,
         };
@@ -958,7 +967,9 @@ impl<'a> Loader<'a> {
                 },
             )
         })?;
-        let speed = self.speed(node, &what)?;
+        // A cluster's hosts start at their first pstate (it has no
+        // `pstate` attribute).
+        let (pstates, _) = self.pstates(node, &what)?;
         let cores = self.cores(node, &what)?;
         let bw_text = self.required(node, &what, "bw")?;
         let bw = self.quantity(node, &what, "bw", Quantity::Bandwidth, bw_text)?;
@@ -1011,7 +1022,7 @@ impl<'a> Loader<'a> {
             prefix: prefix.to_string(),
             suffix: suffix.to_string(),
             radicals,
-            speed,
+            pstates,
             cores,
             properties: properties.clone(),
             private: LinkSpec {

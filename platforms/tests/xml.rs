@@ -89,7 +89,7 @@ fn doctype_declaration_comments_config_and_properties() {
   <zone id="AS0" routing="full">
     <prop id="zone-prop" value="z"/>
     <host id="a" speed="100Mf" core="4"><prop id="wattage" value="100.0:200.0"/></host>
-    <host id="b" speed="1e9f" pstate="0"/>
+    <host id="b" speed="1e9f,500Mf, 0.2Gf" pstate="1"/>
     <link id="l" bandwidth="10Gbps" latency="1ms"><prop id="k" value="v"/></link>
     <route src="a" dst="b" symmetrical="yes"><link_ctn id="l"/></route>
   </zone>
@@ -104,10 +104,18 @@ fn doctype_declaration_comments_config_and_properties() {
     );
     let a = p.host(host(&p, "a"));
     assert_eq!((a.speed, a.cores), (1e8, 4));
+    assert_eq!((a.pstates.as_slice(), a.pstate), ([1e8].as_slice(), 0));
     assert_eq!(
         a.properties,
         [("wattage".to_string(), "100.0:200.0".to_string())]
     );
+    // SimGrid's power states: a speed per pstate, the initial one given.
+    let b = p.host(host(&p, "b"));
+    assert_eq!(
+        (b.pstates.as_slice(), b.pstate),
+        ([1e9, 5e8, 2e8].as_slice(), 1)
+    );
+    assert_eq!(b.speed, 5e8);
     let l = p.link(p.link_by_name("l").unwrap());
     assert_eq!((l.bandwidth, l.latency), (1.25e9, 1e-3));
     assert_eq!(l.properties, [("k".to_string(), "v".to_string())]);
@@ -540,8 +548,10 @@ fn malformed_inputs() {
         (zone("<host id=\"a\" speed=\"1Gz\"/>"), 3, "host 'a': speed '1Gz': unknown unit 'Gz' (expected f, kf,"),
         (zone("<host id=\"a\" speed=\"fast\"/>"), 3, "host 'a': speed 'fast': not a number followed by a unit (expected something like '1Gf')"),
         (zone("<host id=\"a\" speed=\"-1Gf\"/>"), 3, "host 'a': speed '-1Gf': the value must be a finite number >= 0"),
-        (zone("<host id=\"a\" speed=\"1Gf,2Gf\"/>"), 3, "host 'a': several speeds (pstates) in '1Gf,2Gf' is not supported yet"),
-        (zone("<host id=\"a\" speed=\"1Gf\" pstate=\"1\"/>"), 3, "pstate '1' (several pstates) is not supported yet"),
+        (zone("<host id=\"a\" speed=\"1Gf,2Gz\"/>"), 3, "host 'a': speed '2Gz': unknown unit 'Gz'"),
+        (zone("<host id=\"a\" speed=\"1Gf,0f\"/>"), 3, "host 'a': speed '0f' is zero"),
+        (zone("<host id=\"a\" speed=\"1Gf\" pstate=\"1\"/>"), 3, "host 'a': pstate '1' is not one of its power states: its speed lists 1, numbered from 0"),
+        (zone("<host id=\"a\" speed=\"1Gf,2Gf\" pstate=\"-1\"/>"), 3, "host 'a': pstate '-1' is not one of its power states: its speed lists 2"),
         (zone("<host id=\"a\" speed=\"1Gf\" core=\"0\"/>"), 3, "host 'a': core '0': expected a whole number of cores >= 1"),
         (zone("<host id=\"a\" speed=\"1Gf\" speed_file=\"f\"/>"), 3, "<host>: attribute 'speed_file' (speed profiles) is not supported yet"),
         (zone("<host id=\"a\" speed=\"1Gf\"><disk id=\"d\" read_bw=\"1\" write_bw=\"1\"/></host>"), 3, "<disk> in <host> is not supported yet"),
@@ -629,4 +639,24 @@ fn errors_are_typed() {
     assert!(e.to_string().starts_with(
         "my.xml:3: link 'l3': bandwidth '10Gbs': unknown unit 'Gbs' (expected Bps, bps, kBps, "
     ));
+}
+
+#[test]
+fn cluster_hosts_have_the_clusters_pstates_and_properties() {
+    let p = load(
+        r#"<platform version="4.1"><zone id="z" routing="Full">
+<cluster id="c" prefix="n-" suffix="" radical="0-1" speed="2Gf,1Gf,0.5Gf" core="4" bw="1GBps" lat="1us">
+  <prop id="wattage_per_state" value="90:100:200, 80:90:150, 70:75:100"/>
+</cluster></zone></platform>"#,
+    );
+    let n = p.host(host(&p, "n-1"));
+    assert_eq!((n.speed, n.pstate, n.cores), (2e9, 0, 4));
+    assert_eq!(n.pstates, [2e9, 1e9, 5e8]);
+    assert_eq!(
+        n.properties,
+        [(
+            "wattage_per_state".to_string(),
+            "90:100:200, 80:90:150, 70:75:100".to_string()
+        )]
+    );
 }
