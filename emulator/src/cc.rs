@@ -47,6 +47,11 @@ const HEADERS: &[(&str, &str)] = &[
         "simgrid/actor.h",
         include_str!("../include/simgrid/actor.h"),
     ),
+    ("simgrid/host.h", include_str!("../include/simgrid/host.h")),
+    (
+        "simgrid/plugins/energy.h",
+        include_str!("../include/simgrid/plugins/energy.h"),
+    ),
     (
         "simgrid/instr.h",
         include_str!("../include/simgrid/instr.h"),
@@ -74,7 +79,6 @@ const NOT_PROVIDED: &[&str] = &[
     "simgrid/engine.h",
     "simgrid/exec.h",
     "simgrid/forward.h",
-    "simgrid/host.h",
     "simgrid/link.h",
     "simgrid/mailbox.h",
     "simgrid/msg.h",
@@ -134,8 +138,8 @@ fn not_provided_stub(path: &str) -> String {
         "/* Written by smpicc: <{path}> is SimGrid's, and smpi-rs does not provide it. */\n\
          #error \"<{path}> is part of SimGrid's interface that smpi-rs does not provide \
          (smpicc provides mpi.h, smpi/mpi.h, smpi/smpi.h, xbt/log.h, xbt/sysdep.h, \
-         xbt/asserts.h, xbt/base.h, simgrid/actor.h, simgrid/instr.h, \
-         simgrid/modelchecker.h)\"\n"
+         xbt/asserts.h, xbt/base.h, simgrid/actor.h, simgrid/host.h, \
+         simgrid/plugins/energy.h, simgrid/instr.h, simgrid/modelchecker.h)\"\n"
     )
 }
 

@@ -62,8 +62,7 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("network/optim", "the max-min solver always updates incrementally"),
     ("network/solver", "the max-min solver is the only one"),
     ("ns3/", "ns-3 is not part of smpi-rs"),
-    ("plugin", "SimGrid's plugins (energy, DVFS, link load) are not available yet"),
-    ("plugin/", "SimGrid's plugins (energy, DVFS, link load) are not available yet"),
+    ("plugin/", "SimGrid's DVFS plugin is not available here (host_energy is)"),
     ("smpi/IB-penalty-factors", "the IB network model is not available yet"),
     ("smpi/buffering", "SimGrid's model checker is not part of smpi-rs"),
     ("smpi/comp-adjustment-file", "computation adjustments are not available yet"),
@@ -484,7 +483,7 @@ mod tests {
             "tracing/smpi/computing"
         );
         c.set("smpi/keep-temps", "yes").unwrap();
-        c.set_pair("plugin:host_energy").unwrap();
+        c.set_pair("plugin/dvfs/governor:performance").unwrap();
         c.set("smpi/keep-temps", "no").unwrap();
         let ignored: Vec<(&str, &str)> = c
             .ignored()
@@ -495,7 +494,7 @@ mod tests {
             ignored,
             [
                 ("tracing/smpi/computing", "yes"),
-                ("plugin", "host_energy"),
+                ("plugin/dvfs/governor", "performance"),
                 ("smpi/keep-temps", "no")
             ]
         );

@@ -679,10 +679,12 @@ pub enum SimGrid {
     Xbt,
     /// The configuration system.
     XbtCfg,
+    /// The host energy plugin (under SimGrid's `kernel`).
+    HostEnergy,
 }
 
 impl SimGrid {
-    const ALL: [SimGrid; 8] = [
+    const ALL: [SimGrid; 9] = [
         SimGrid::Smpi,
         SimGrid::SmpiConfig,
         SimGrid::SmpiKernel,
@@ -691,6 +693,7 @@ impl SimGrid {
         SimGrid::SmpiColl,
         SimGrid::Xbt,
         SimGrid::XbtCfg,
+        SimGrid::HostEnergy,
     ];
 
     pub fn name(self) -> &'static str {
@@ -703,6 +706,7 @@ impl SimGrid {
             SimGrid::SmpiColl => "smpi_coll",
             SimGrid::Xbt => "xbt",
             SimGrid::XbtCfg => "xbt_cfg",
+            SimGrid::HostEnergy => "host_energy",
         }
     }
 
@@ -710,6 +714,7 @@ impl SimGrid {
         match self {
             SimGrid::Smpi | SimGrid::Xbt => ROOT,
             SimGrid::XbtCfg => "xbt",
+            SimGrid::HostEnergy => "kernel",
             _ => "smpi",
         }
     }

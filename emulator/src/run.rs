@@ -36,6 +36,7 @@ const OPTIONS: config::Options = &[
     OptionSpec { name: "smpi/cpu-threshold", kind: Kind::Float, default: "1e-6", help: "computation bursts shorter than this (in s) are not simulated" },
     OptionSpec { name: "smpi/host-speed", kind: Kind::Text, default: "auto", help: "speed of this machine in flop/s, to turn measured CPU time into flops (auto: measured once and cached)" },
     OptionSpec { name: "contexts/factory", kind: Kind::Text, default: "raw", help: "SimGrid's way of switching between ranks: raw, boost, ucontext or thread; each gives the same simulation, and here every one is smpirun's coroutines" },
+    OptionSpec { name: "plugin", kind: Kind::Text, default: "", help: "a SimGrid plugin to activate (may be given several times): host_energy counts the energy of hosts (their wattage_per_state properties) and reports it at the end; SimGrid's others are accepted with a warning" },
     OptionSpec { name: "path", kind: Kind::Text, default: "", help: "a directory where a -platform or -hostfile file not found as given is looked for (SimGrid's; may be given several times)" },
     OptionSpec { name: "smpi/display-timing", kind: Kind::Bool, default: "no", help: "print the simulated and wall times when the run ends (printed anyway when stderr is a terminal, unless -quiet)" },
     OptionSpec { name: "smpi/map", kind: Kind::Text, default: "hostfile", help: "rank placement: hostfile (rank i on slot i mod slots), round-robin (over hosts), block (consecutive ranks per host), random:SEED (the hostfile placement shuffled); yes/1 (SimGrid's meaning) prints the hostfile placement as -map does" },
@@ -457,6 +458,73 @@ fn print_help() {
         "\nsmpi/host-speed (auto) on this machine: {} (measured once, cached)",
         platforms::units::format_speed(speed)
     );
+}
+
+/// SimGrid's host energy report at the end of a run, when energy is
+/// counted: the total, then each host (in name order, as SimGrid's hosts
+/// are destroyed).
+fn report_energy(core: &mut crate::engine::Core, end: f64) {
+    let Some(mut hosts) = core.energy_report(end) else {
+        return;
+    };
+    let total: f64 = hosts.iter().map(|h| h.joules).sum();
+    let used: f64 = hosts.iter().filter(|h| h.used).map(|h| h.joules).sum();
+    let line = |message: &str| {
+        log::simgrid(
+            SimGrid::HostEnergy,
+            Priority::Info,
+            Source::Maestro,
+            end,
+            message,
+        );
+    };
+    line(&format!(
+        "Total energy consumption: {total:.6} Joules (used hosts: {used:.6} Joules; unused/idle \
+         hosts: {:.6})",
+        total - used
+    ));
+    hosts.sort_by(|a, b| a.host.cmp(&b.host));
+    for h in hosts {
+        line(&format!(
+            "Energy consumption of host {}: {:.6} Joules",
+            h.host, h.joules
+        ));
+    }
+}
+
+/// SimGrid's plugins that `--cfg=plugin:NAME` may name (each of the
+/// options gives one; several may be given).
+const PLUGINS: &[&str] = &[
+    "host_energy",
+    "link_energy",
+    "link_energy_wifi",
+    "host_dvfs",
+    "host_load",
+    "link_load",
+    "file_system",
+    "producer_consumer",
+    "task",
+];
+
+/// The plugins the `--cfg=plugin:NAME` options name, in order (the
+/// option may be given several times: each adds one).
+fn plugins(opts: &Options) -> Result<Vec<String>> {
+    let names: Vec<String> = opts
+        .cfg
+        .iter()
+        .flat_map(|c| c.split_whitespace())
+        .filter_map(|pair| pair.strip_prefix("plugin:"))
+        .map(|name| name.trim().to_string())
+        .collect();
+    for name in &names {
+        if !PLUGINS.contains(&name.as_str()) {
+            bail!(
+                "option plugin: '{name}' is not one of SimGrid's plugins ({})",
+                PLUGINS.join(", ")
+            );
+        }
+    }
+    Ok(names)
 }
 
 /// Logs an option's value as it takes effect (SimGrid's wording).
@@ -905,6 +973,35 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     let mut sim = Sim::new(Core::new(platform, model, hosts), mpi, mem, bench);
     sim.quiet = opts.quiet;
     sim.kernels = kernel_models;
+    for plugin in plugins(&opts)? {
+        if plugin == "host_energy" {
+            let unprofiled = sim
+                .core
+                .count_energy()
+                .context("--cfg=plugin:host_energy")?;
+            for host in unprofiled {
+                log::simgrid(
+                    SimGrid::HostEnergy,
+                    Priority::Warning,
+                    Source::Maestro,
+                    0.0,
+                    &format!(
+                        "No energetic profiles (wattage_per_state) given for host {host}, using \
+                         0 W by default. Direct request of power/energy consumption of this \
+                         host will fail."
+                    ),
+                );
+            }
+        } else {
+            warn_at_start(
+                SimGrid::SmpiConfig,
+                &format!(
+                    "option 'plugin' (set to '{plugin}') has no effect here: SimGrid's \
+                     {plugin} plugin is not available (host_energy is)"
+                ),
+            );
+        }
+    }
     let speed_guessed = (simulate || blas_models) && cfg.text("smpi/host-speed") == "auto";
     if speed_guessed && !opts.quiet {
         // SimGrid's words, which its users' expected outputs hold. Ours
@@ -929,11 +1026,15 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     let outcome = sim::run(&mut factory);
     crate::flush_c_stdio();
     drop(factory);
-    if let Some(summary) = sim::uninstall().and_then(|s| s.instr.summary()) {
+    let mut finished = sim::uninstall();
+    if let Some(summary) = finished.as_ref().and_then(|s| s.instr.summary()) {
         tracing::debug!(
             target: log::CONFIG,
             "the program declared, for tracing (which smpi-rs does not do yet): {summary}"
         );
+    }
+    if let (Some(s), Outcome::Finished { simulated, .. }) = (&mut finished, &outcome) {
+        report_energy(&mut s.core, *simulated);
     }
     let wall = wall.elapsed().as_secs_f64();
     let (code, simulated) = match &outcome {

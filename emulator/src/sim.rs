@@ -154,6 +154,8 @@ pub struct Sim {
     /// SimGrid's actor names of the ranks (`sg_actor_self_get_name`),
     /// made on first request.
     pub actor_names: Vec<Option<CString>>,
+    /// Host names handed to the program (`sg_host_get_name`), by host.
+    pub host_names: Vec<Option<CString>>,
     /// What the program declares for tracing (`simgrid/instr.h`).
     pub instr: Instr,
     /// Each rank's getopt position.
@@ -180,6 +182,7 @@ impl Sim {
             sampling: Sampling::default(),
             shared_calls: HashMap::new(),
             actor_names: Vec::new(),
+            host_names: Vec::new(),
             instr: Instr::default(),
             optind: Optind::default(),
             kernels: None,

@@ -77,7 +77,7 @@ fn simgrids_other_headers_stop_the_compilation_with_a_clear_message() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("host.c"),
-        "#include <mpi.h>\n#include <simgrid/host.h>\nint main(void) { return 0; }\n",
+        "#include <mpi.h>\n#include <simgrid/engine.h>\nint main(void) { return 0; }\n",
     )
     .unwrap();
     let o = smpicc()
@@ -89,7 +89,7 @@ fn simgrids_other_headers_stop_the_compilation_with_a_clear_message() {
     let err = stderr(&o);
     assert!(
         err.contains(
-            "<simgrid/host.h> is part of SimGrid's interface that smpi-rs does not provide"
+            "<simgrid/engine.h> is part of SimGrid's interface that smpi-rs does not provide"
         ),
         "{err}"
     );
@@ -418,4 +418,100 @@ fn each_rank_parses_its_options_with_getopt_from_the_start() {
             stderr(&o)
         );
     }
+}
+
+/// Host a: 4 cores at 1 Gf or 500 Mf; b: 1 core at 2 Gf or 1 Gf; c: no
+/// watts. Links cost nothing, so the program's dates are its
+/// computations'.
+const ENERGY_PLATFORM: &str = r#"<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1"><zone id="z" routing="Full">
+  <host id="a" speed="1Gf,500Mf" core="4">
+    <prop id="wattage_per_state" value="100:120:200, 80:90:130"/>
+    <prop id="wattage_off" value="10"/>
+  </host>
+  <host id="b" speed="2Gf,1Gf"><prop id="wattage_per_state" value="50:150, 40:100"/></host>
+  <host id="c" speed="1Gf"/>
+  <link id="l" bandwidth="1TBps" latency="0"/>
+  <route src="a" dst="b"><link_ctn id="l"/></route>
+  <route src="a" dst="c"><link_ctn id="l"/></route>
+  <route src="b" dst="c"><link_ctn id="l"/></route>
+</zone></platform>"#;
+
+#[test]
+fn host_energy_follows_pstates_and_load_and_is_reported_as_simgrid_does() {
+    let app = build("tests/c/energy.c");
+    let app = app.to_str().unwrap();
+    let platform = write_scratch("energy.xml", ENERGY_PLATFORM);
+    let hostfile = write_scratch("energy.hosts", "a\na\nb\n");
+    let args = |extra: &[&str]| {
+        let mut a = vec![
+            "-np".to_string(),
+            "3".into(),
+            "-platform".into(),
+            platform.to_str().unwrap().into(),
+            "-hostfile".into(),
+            hostfile.to_str().unwrap().into(),
+            NO_COMPUTE.into(),
+            // MPI_Wtime and the same-host link cost nothing: the dates
+            // are the computations'.
+            "--cfg=smpi/wtime:0".into(),
+            "--cfg=network/loopback-bw:1e18".into(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let run_with = |extra: &[&str]| smpirun().args(args(extra)).output().expect("run smpirun");
+    let o = run_with(&["--cfg=plugin:host_energy", app]);
+    assert!(
+        o.status.success() && stdout(&o).contains(" No Errors"),
+        "{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    let logged: String = stderr(&o)
+        .lines()
+        .filter(|l| !l.starts_with("smpirun: simulated time"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(
+        logged,
+        "[0.000000] [host_energy/WARNING] No energetic profiles (wattage_per_state) given for \
+         host c, using 0 W by default. Direct request of power/energy consumption of this host \
+         will fail.\n\
+         [2.500000] [host_energy/INFO] Total energy consumption: 545.000000 Joules (used hosts: \
+         545.000000 Joules; unused/idle hosts: 0.000000)\n\
+         [2.500000] [host_energy/INFO] Energy consumption of host a: 320.000000 Joules\n\
+         [2.500000] [host_energy/INFO] Energy consumption of host b: 225.000000 Joules\n\
+         [2.500000] [host_energy/INFO] Energy consumption of host c: 0.000000 Joules\n"
+    );
+    // Without the plugin, reading the energy stops the run and says why.
+    let o = run_with(&[app]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "smpirun: rank 0: sg_host_get_wattmin_at: energy is not counted: run smpirun with \
+             --cfg=plugin:host_energy"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let o = run_with(&["--cfg=plugin:host_energy", app, "bad-pstate"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "smpirun: rank 0: sg_host_set_pstate: pstate 7 does not exist: the host has 2 (0 to 1"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    // SimGrid's other plugins are accepted with a warning; a typo is not.
+    let o = run_with(&["--cfg=plugin:link_load", "--cfg=plugin:host_energy", app]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).starts_with(
+        "[0.000000] [smpi_config/WARNING] option 'plugin' (set to 'link_load') has no effect here"
+    ));
+    let o = run_with(&["--cfg=plugin:host_energi", app]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("option plugin: 'host_energi' is not one of SimGrid's plugins"));
 }

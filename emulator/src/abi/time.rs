@@ -156,10 +156,7 @@ pub(crate) unsafe extern "C" fn smpi_execute_flops_benched(flops: f64) {
 /// SimGrid's `smpi_execute_benched`: `seconds` of the simulated host's
 /// time (where `smpi_execute` counts seconds of this machine's).
 pub(crate) unsafe extern "C" fn smpi_execute_benched(seconds: f64) {
-    let speed = sim::with(|s| {
-        let core = &s.core;
-        core.platform().host(core.host_of(core.current())).speed
-    });
+    let speed = sim::with(|s| s.core.speed_of(s.core.current()));
     // SAFETY: no pointer involved.
     unsafe { smpi_execute_flops_benched(seconds * speed) }
 }

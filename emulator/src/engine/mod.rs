@@ -13,6 +13,7 @@
 //! message into a latency and a flow.
 
 pub mod context;
+pub mod energy;
 mod net;
 pub mod netmodel;
 pub mod observe;
@@ -28,6 +29,7 @@ use platforms::{HostId, Platform};
 use rustc_hash::FxHashMap;
 use tracing::{debug, trace};
 
+use energy::{Energy, EnergyError};
 pub use net::TransferId;
 use net::{FlowScratch, Transfer};
 use netmodel::{NetModel, RoutingChoice};
@@ -155,6 +157,13 @@ pub struct Core {
     /// Fluid resources of each platform link: [shared or up half, down half].
     link_resources: Vec<[ResourceId; 2]>,
     host_cpus: Vec<ResourceId>,
+    /// Each host's power state (SimGrid's pstate), and the CPU resources
+    /// of the pstates a host has been in (a pstate's speed is its
+    /// resource's capacity).
+    pstates: Vec<usize>,
+    pstate_cpus: FxHashMap<(HostId, usize), ResourceId>,
+    /// Host energy (SimGrid's host_energy plugin), when counted.
+    energy: Option<Energy>,
     /// Whether each fluid resource (by index) is a FATPIPE.
     fatpipe: Vec<bool>,
     owners: FxHashMap<ActionId, ActionOwner>,
@@ -219,6 +228,7 @@ impl Core {
                 fatpipe[pair[0].0 as usize] = true;
             }
         }
+        let pstates = platform.hosts().iter().map(|h| h.pstate).collect();
         let n = hosts.len();
         let ranks = hosts
             .into_iter()
@@ -245,6 +255,9 @@ impl Core {
             ended: VecDeque::new(),
             link_resources,
             host_cpus,
+            pstates,
+            pstate_cpus: FxHashMap::default(),
+            energy: None,
             fatpipe,
             owners: FxHashMap::default(),
             transfers: Vec::new(),
@@ -320,9 +333,93 @@ impl Core {
         self.ranks[rank].host
     }
 
-    /// The speed of `rank`'s host, in flop/s per core.
+    /// The speed of `rank`'s host at its pstate, in flop/s per core.
     pub fn speed_of(&self, rank: usize) -> f64 {
-        self.platform.host(self.ranks[rank].host).speed
+        self.host_speed(self.ranks[rank].host)
+    }
+
+    /// The speed of `host` at its pstate, in flop/s per core.
+    pub fn host_speed(&self, host: HostId) -> f64 {
+        self.platform.host(host).pstates[self.pstates[host.0 as usize]]
+    }
+
+    /// The pstate `host` is in.
+    pub fn pstate(&self, host: HostId) -> usize {
+        self.pstates[host.0 as usize]
+    }
+
+    /// Puts `host` in `pstate` (a valid index of its pstates): the
+    /// computations running there go on at the new speed, and its energy
+    /// is counted at the new power from now.
+    pub fn set_pstate(&mut self, host: HostId, pstate: usize) {
+        let h = host.0 as usize;
+        let old = self.pstates[h];
+        if pstate == old {
+            return;
+        }
+        if let Some(e) = &mut self.energy {
+            e.pstate_changed(host, pstate, self.now);
+        }
+        self.pstates[h] = pstate;
+        self.pstate_cpus.insert((host, old), self.host_cpus[h]);
+        let speed = self.host_speed(host);
+        let cores = f64::from(self.platform.host(host).cores.max(1));
+        let fluid = &mut self.fluid;
+        let cpu = *self
+            .pstate_cpus
+            .entry((host, pstate))
+            .or_insert_with(|| fluid.add_resource(speed * cores, fluidnet::Sharing::Shared));
+        self.host_cpus[h] = cpu;
+        if self.fatpipe.len() <= cpu.0 as usize {
+            self.fatpipe.resize(cpu.0 as usize + 1, false);
+        }
+        // A fluid action keeps its resource and bound: the computations of
+        // the host go on as new actions of what they have left.
+        for rank in 0..self.ranks.len() {
+            let Some(old_id) = self.ranks[rank]
+                .exec
+                .filter(|_| self.ranks[rank].host == host)
+            else {
+                continue;
+            };
+            let left = self.fluid.remaining(old_id);
+            self.fluid.cancel(old_id);
+            self.owners.remove(&old_id);
+            let id = self.fluid.start(&ActionSpec {
+                amount: left,
+                penalty: 1.0,
+                bound: Some(speed),
+                uses: &[(cpu, 1.0)],
+            });
+            self.owners.insert(id, ActionOwner::Exec(rank));
+            self.ranks[rank].exec = Some(id);
+        }
+        debug!(target: ENGINE, "host {} enters pstate {pstate} ({speed:e} flop/s)", self.platform.host(host).name);
+    }
+
+    /// Starts counting host energy from now (SimGrid's host_energy
+    /// plugin); returns the hosts that have no watts per pstate.
+    pub fn count_energy(&mut self) -> Result<Vec<String>, EnergyError> {
+        let (mut energy, unprofiled) = Energy::new(&self.platform, self.now)?;
+        for (h, &p) in self.pstates.iter().enumerate() {
+            energy.pstate_changed(HostId(h as u32), p, self.now);
+        }
+        for r in self.ranks.iter().filter(|r| r.exec.is_some()) {
+            energy.compute_started(r.host, self.now);
+        }
+        self.energy = Some(energy);
+        Ok(unprofiled)
+    }
+
+    /// The host energy, when counted.
+    pub fn energy(&mut self) -> Option<&mut Energy> {
+        self.energy.as_mut()
+    }
+
+    /// Every host's energy up to `end`, when counted.
+    pub fn energy_report(&mut self, end: f64) -> Option<Vec<energy::HostReport>> {
+        let e = self.energy.as_mut()?;
+        Some(e.report(&self.platform, end))
     }
 
     /// Number of ranks not done yet.
@@ -401,8 +498,11 @@ impl Core {
     pub fn start_exec(&mut self, flops: f64, call: &'static str) {
         let rank = self.current;
         let host = self.ranks[rank].host;
-        let speed = self.platform.host(host).speed;
+        let speed = self.host_speed(host);
         let cpu = self.host_cpus[host.0 as usize];
+        if let Some(e) = &mut self.energy {
+            e.compute_started(host, self.now);
+        }
         let id = self.fluid.start(&ActionSpec {
             amount: flops,
             penalty: 1.0,
@@ -451,6 +551,9 @@ impl Core {
             match self.owners.remove(&action) {
                 Some(ActionOwner::Exec(rank)) => {
                     self.ranks[rank].exec = None;
+                    if let Some(e) = &mut self.energy {
+                        e.compute_ended(self.ranks[rank].host, self.now);
+                    }
                     self.wake(rank);
                     if !self.observers.is_empty() {
                         let at = self.now;
