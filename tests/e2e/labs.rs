@@ -173,3 +173,59 @@ fn spectral_transpose_runs_every_alltoallv_algorithm() {
         assert!(first_time(&out) > 0.0, "{out}");
     }
 }
+
+/// Runs the energy lab in `mode` with `amount`: (pstate, time, energy)
+/// per line of its table.
+fn energy_lab(mode: &str, amount: &str) -> Vec<(f64, f64)> {
+    let app = build("examples/labs/energy_pstates.c");
+    let platform = crate::repo().join("examples/labs/energy_cluster.xml");
+    let o = run(&[
+        "-np",
+        "16",
+        "-platform",
+        platform.to_str().unwrap(),
+        NO_COMPUTE,
+        "--cfg=plugin:host_energy",
+        app.to_str().unwrap(),
+        mode,
+        amount,
+    ]);
+    let out = stdout(&o);
+    assert!(
+        o.status.success() && !out.contains("WRONG"),
+        "{out}{}",
+        stderr(&o)
+    );
+    out.lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<f64> = l
+                .split_whitespace()
+                .filter_map(|w| w.parse().ok())
+                .collect();
+            (f[2], f[3])
+        })
+        .collect()
+}
+
+#[test]
+fn energy_pstates_compute_has_a_sweet_spot_and_comm_saves_at_the_slowest() {
+    // Compute-bound: time goes with 1/speed; pstate 1 spends least energy,
+    // the slowest pays its idle watts longest.
+    let compute = energy_lab("compute", "3");
+    assert_eq!(compute.len(), 4);
+    assert!(
+        (compute[3].0 / compute[0].0 - 2.5).abs() < 1e-3,
+        "{compute:?}"
+    );
+    let best = (0..4)
+        .min_by(|&a, &b| compute[a].1.total_cmp(&compute[b].1))
+        .unwrap();
+    assert_eq!(best, 1, "{compute:?}");
+    assert!(compute[3].1 > compute[0].1 * 1.3, "{compute:?}");
+    // Communication-bound: the same time at every pstate, less energy the
+    // slower the nodes.
+    let comm = energy_lab("comm", "16");
+    assert!((comm[3].0 / comm[0].0 - 1.0).abs() < 1e-2, "{comm:?}");
+    assert!(comm.windows(2).all(|w| w[1].1 < w[0].1), "{comm:?}");
+}
