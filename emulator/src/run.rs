@@ -96,9 +96,12 @@ impl Replacements {
             match app.function(name) {
                 Some(site) => privatize::replace_function(&site, name, *target)
                     .map_err(|e| format!("smpirun: {e}"))?,
-                None if *required && first => eprintln!(
-                    "smpirun: warning: the function models define {name}, which the program \
-                     does not have; it is ignored"
+                None if *required && first => warn_at_start(
+                    SimGrid::SmpiConfig,
+                    &format!(
+                        "the function models define {name}, which the program does not have; \
+                         it is ignored"
+                    ),
                 ),
                 None => {}
             }
@@ -345,8 +348,12 @@ fn help_coll() -> String {
          allreduce, alltoall, alltoallv, barrier, bcast, reduce, reduce_scatter,\n\
          allgather, allgatherv, gather and scatter) or mpich\n\
          (MPICH's logic, for allreduce, alltoall, allgather, allgatherv, barrier,\n\
-         bcast, gather, reduce, reduce_scatter and scatter). The radix-k\n\
-         algorithms take their k from --cfg=smpi/coll-radix (default 4).\n",
+         bcast, gather, reduce, reduce_scatter and scatter); a selector may\n\
+         also be named for one collective, as in SimGrid (--cfg=smpi/bcast:ompi).\n\
+         SimGrid's other names (its mvapich2, impi and automatic selectors and\n\
+         the algorithms not listed below) are accepted with a warning, and\n\
+         SimGrid's default algorithm runs. The radix-k algorithms take their k\n\
+         from --cfg=smpi/coll-radix (default 4).\n",
     );
     for c in collectives::Collective::ALL {
         out.push_str(&format!("\nsmpi/{}\n", c.name()));
@@ -967,7 +974,11 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         host_speed: speed,
     };
     let mut mpi = Mpi::new(np, Protocol::from_config(&cfg, simulate)?);
-    mpi.algorithms = Algorithms::from_config(&cfg).map_err(|e| anyhow!(e))?;
+    let (algorithms, notes) = Algorithms::from_config_noting(&cfg).map_err(|e| anyhow!(e))?;
+    for note in notes {
+        warn_at_start(SimGrid::SmpiConfig, &note);
+    }
+    mpi.algorithms = algorithms;
     mpi.finalization_barrier = cfg.bool("smpi/finalization-barrier");
     let mem = Memory::from_config(&cfg, segment)?;
     let mut sim = Sim::new(Core::new(platform, model, hosts), mpi, mem, bench);

@@ -81,55 +81,110 @@ pub struct Algorithms {
     pub exscan: algo::ExscanAlgorithm,
     /// The k of the radix-k algorithms (`smpi/coll-radix`).
     pub radix: usize,
-    /// Who decides for the collectives left at `default`
-    /// (`smpi/coll-selector`).
-    pub selector: algo::Selector,
+    /// Who decides, per collective (by `Collective as usize`), when its
+    /// algorithm is `default`: `smpi/coll-selector`, or a selector named
+    /// as the collective's algorithm (`smpi/bcast:ompi`, as in SimGrid).
+    pub selectors: [algo::Selector; 16],
 }
+
+/// SimGrid 3.32's algorithm names that smpirun does not implement, by
+/// collective: accepted with a warning, SimGrid's default algorithm
+/// running instead (its selectors are mvapich2, impi and automatic).
+#[rustfmt::skip]
+const SIMGRID_ONLY: &[(&str, &[&str])] = &[
+    ("allgather", &["2dmesh", "3dmesh", "GB", "loosely_lr", "NTSLR", "NTSLR_NB", "pair", "rhv", "SMP_NTS", "smp_simple", "spreading_simple", "mvapich2_smp"]),
+    ("allreduce", &["rab1", "rab2", "smp_binomial", "smp_binomial_pipeline", "smp_rdb", "smp_rsag", "smp_rsag_lr", "smp_rsag_rab", "mvapich2_rs", "mvapich2_two_level", "rab"]),
+    ("alltoall", &["2dmesh", "3dmesh", "pair_rma", "pair_light_barrier", "pair_mpi_barrier", "pair_one_barrier", "rdb", "ring_light_barrier", "ring_mpi_barrier", "ring_one_barrier", "mvapich2_scatter_dest"]),
+    ("alltoallv", &["bruck", "pair", "pair_light_barrier", "pair_mpi_barrier", "pair_one_barrier", "ring_light_barrier", "ring_mpi_barrier", "ring_one_barrier", "ompi_basic_linear"]),
+    ("barrier", &["ompi_two_procs", "ompi_doublering", "mpich_smp", "mvapich2_pair"]),
+    ("bcast", &["arrival_pattern_aware", "arrival_pattern_aware_wait", "arrival_scatter", "NTSL_Isend", "SMP_binary", "SMP_binomial", "SMP_linear", "mvapich2_inter_node", "mvapich2_intra_node"]),
+    ("gather", &["mvapich2_two_level"]),
+    ("reduce", &["arrival_pattern_aware", "flat_tree", "NTSL", "mvapich2_knomial", "mvapich2_two_level", "rab"]),
+    ("reduce_scatter", &["mpich_noncomm"]),
+    ("scatter", &["ompi_linear_nb", "mvapich2_two_level_binomial", "mvapich2_two_level_direct"]),
+];
+
+/// SimGrid's selectors smpirun does not implement.
+const SIMGRID_ONLY_SELECTORS: &[&str] = &["mvapich2", "impi", "automatic"];
 
 impl Algorithms {
     /// Reads `smpi/<collective>` from `cfg`; an unknown name is refused
     /// with the list of valid ones.
     pub fn from_config(cfg: &Config) -> Result<Algorithms, String> {
-        fn pick<A: algo::Algorithm>(cfg: &Config, key: &str) -> Result<A, String> {
-            let value = cfg.text(&format!("smpi/{key}"));
-            value.parse::<A>().map_err(|_| {
-                let names: Vec<&str> = A::ALL.iter().map(|a| a.name()).collect();
+        Self::from_config_noting(cfg).map(|(a, _)| a)
+    }
+
+    /// [`Self::from_config`], with a warning for each of SimGrid's names
+    /// that smpirun accepts without implementing them.
+    pub fn from_config_noting(cfg: &Config) -> Result<(Algorithms, Vec<String>), String> {
+        let global: algo::Selector = {
+            let name = cfg.text("smpi/coll-selector");
+            name.parse().map_err(|_| {
                 format!(
-                    "option smpi/{key}: no algorithm '{value}' (available: {}; smpirun \
-                     -help-coll describes them)",
-                    names.join(", ")
+                    "option smpi/coll-selector: no selector '{name}' (available: {})",
+                    algo::Selector::ALL.map(algo::Selector::name).join(", ")
                 )
-            })
+            })?
+        };
+        let mut selectors = [global; 16];
+        let mut notes = Vec::new();
+        /// The algorithm `smpi/<key>` names; a selector's name picks the
+        /// default algorithm with that selector.
+        fn pick<A: algo::Algorithm + Default>(
+            cfg: &Config,
+            key: &str,
+            selectors: &mut [algo::Selector; 16],
+            notes: &mut Vec<String>,
+        ) -> Result<A, String> {
+            let value = cfg.text(&format!("smpi/{key}"));
+            if let Ok(a) = value.parse::<A>() {
+                return Ok(a);
+            }
+            let slot = &mut selectors[A::COLLECTIVE as usize];
+            if let Ok(selector) = value.parse::<algo::Selector>() {
+                *slot = selector;
+                return Ok(A::default());
+            }
+            let simgrid_only = SIMGRID_ONLY_SELECTORS.contains(&value)
+                || SIMGRID_ONLY
+                    .iter()
+                    .any(|(k, names)| *k == key && names.contains(&value));
+            if simgrid_only {
+                notes.push(format!(
+                    "option 'smpi/{key}' (set to '{value}') has no effect here: SimGrid's \
+                     '{value}' is not implemented in smpirun, so SimGrid's default algorithm \
+                     runs (smpirun -help-coll lists the implemented ones)"
+                ));
+                *slot = algo::Selector::Default;
+                return Ok(A::default());
+            }
+            let names: Vec<&str> = A::ALL.iter().map(|a| a.name()).collect();
+            Err(format!(
+                "option smpi/{key}: no algorithm '{value}' (available: {}, or a selector: {}; \
+                 smpirun -help-coll describes them)",
+                names.join(", "),
+                algo::Selector::ALL.map(algo::Selector::name).join(", ")
+            ))
         }
-        Ok(Algorithms {
-            barrier: pick::<algo::BarrierAlgorithm>(cfg, "barrier")?,
-            bcast: pick::<algo::BcastAlgorithm>(cfg, "bcast")?,
-            reduce: pick::<algo::ReduceAlgorithm>(cfg, "reduce")?,
-            allreduce: pick::<algo::AllreduceAlgorithm>(cfg, "allreduce")?,
-            gather: pick::<algo::GatherAlgorithm>(cfg, "gather")?,
-            gatherv: pick::<algo::GathervAlgorithm>(cfg, "gatherv")?,
-            scatter: pick::<algo::ScatterAlgorithm>(cfg, "scatter")?,
-            scatterv: pick::<algo::ScattervAlgorithm>(cfg, "scatterv")?,
-            allgather: pick::<algo::AllgatherAlgorithm>(cfg, "allgather")?,
-            allgatherv: pick::<algo::AllgathervAlgorithm>(cfg, "allgatherv")?,
-            alltoall: pick::<algo::AlltoallAlgorithm>(cfg, "alltoall")?,
-            alltoallv: pick::<algo::AlltoallvAlgorithm>(cfg, "alltoallv")?,
-            reduce_scatter: pick::<algo::ReduceScatterAlgorithm>(cfg, "reduce_scatter")?,
-            reduce_scatter_block: pick::<algo::ReduceScatterBlockAlgorithm>(
-                cfg,
-                "reduce_scatter_block",
-            )?,
-            scan: pick::<algo::ScanAlgorithm>(cfg, "scan")?,
-            exscan: pick::<algo::ExscanAlgorithm>(cfg, "exscan")?,
-            selector: {
-                let name = cfg.text("smpi/coll-selector");
-                name.parse().map_err(|_| {
-                    format!(
-                        "option smpi/coll-selector: no selector '{name}' (available: {})",
-                        algo::Selector::ALL.map(algo::Selector::name).join(", ")
-                    )
-                })?
-            },
+        let (s, n) = (&mut selectors, &mut notes);
+        let algorithms = Algorithms {
+            barrier: pick(cfg, "barrier", s, n)?,
+            bcast: pick(cfg, "bcast", s, n)?,
+            reduce: pick(cfg, "reduce", s, n)?,
+            allreduce: pick(cfg, "allreduce", s, n)?,
+            gather: pick(cfg, "gather", s, n)?,
+            gatherv: pick(cfg, "gatherv", s, n)?,
+            scatter: pick(cfg, "scatter", s, n)?,
+            scatterv: pick(cfg, "scatterv", s, n)?,
+            allgather: pick(cfg, "allgather", s, n)?,
+            allgatherv: pick(cfg, "allgatherv", s, n)?,
+            alltoall: pick(cfg, "alltoall", s, n)?,
+            alltoallv: pick(cfg, "alltoallv", s, n)?,
+            reduce_scatter: pick(cfg, "reduce_scatter", s, n)?,
+            reduce_scatter_block: pick(cfg, "reduce_scatter_block", s, n)?,
+            scan: pick(cfg, "scan", s, n)?,
+            exscan: pick(cfg, "exscan", s, n)?,
+            selectors,
             radix: match usize::try_from(cfg.int("smpi/coll-radix")) {
                 Ok(k) if k >= 2 => k,
                 _ => {
@@ -139,7 +194,8 @@ impl Algorithms {
                     ))
                 }
             },
-        })
+        };
+        Ok((algorithms, notes))
     }
 }
 
@@ -684,5 +740,70 @@ impl Ctx<'_> {
                 0
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use collectives::Collective;
+
+    fn algorithms(pairs: &[&str]) -> Result<(Algorithms, Vec<String>), String> {
+        let mut cfg = crate::run::config();
+        for p in pairs {
+            cfg.set_pair(p).unwrap();
+        }
+        Algorithms::from_config_noting(&cfg)
+    }
+
+    #[test]
+    fn a_selector_may_be_named_per_collective_as_in_simgrid() {
+        let (a, notes) = algorithms(&["smpi/bcast:ompi", "smpi/coll-selector:mpich"]).unwrap();
+        assert!(notes.is_empty());
+        assert_eq!(a.bcast, algo::BcastAlgorithm::default());
+        assert_eq!(
+            a.selectors[Collective::Bcast as usize],
+            algo::Selector::Ompi
+        );
+        assert_eq!(
+            a.selectors[Collective::Reduce as usize],
+            algo::Selector::Mpich
+        );
+        let (a, _) = algorithms(&["smpi/allreduce:rdb"]).unwrap();
+        assert_eq!(a.allreduce.to_string(), "rdb");
+    }
+
+    #[test]
+    fn simgrids_other_names_warn_and_run_simgrids_default() {
+        let (a, notes) = algorithms(&[
+            "smpi/alltoall:mvapich2",
+            "smpi/coll-selector:ompi",
+            "smpi/bcast:SMP_binary",
+        ])
+        .unwrap();
+        assert_eq!(
+            a.selectors[Collective::Alltoall as usize],
+            algo::Selector::Default
+        );
+        assert_eq!(
+            a.selectors[Collective::Bcast as usize],
+            algo::Selector::Default
+        );
+        assert_eq!(
+            a.selectors[Collective::Gather as usize],
+            algo::Selector::Ompi
+        );
+        assert_eq!(notes.len(), 2);
+        assert!(notes[0].starts_with(
+            "option 'smpi/bcast' (set to 'SMP_binary') has no effect here: SimGrid's 'SMP_binary' \
+             is not implemented in smpirun"
+        ), "{notes:?}");
+        // A name SimGrid does not know either is an error.
+        let e = algorithms(&["smpi/bcast:SMP_binomal"]).unwrap_err();
+        assert!(
+            e.starts_with("option smpi/bcast: no algorithm 'SMP_binomal' (available: default,"),
+            "{e}"
+        );
+        assert!(algorithms(&["smpi/scan:pair"]).is_err());
     }
 }

@@ -104,7 +104,7 @@ fn named_or_selected<A: algo::Algorithm + Default>(
 ) -> MpiResult<A> {
     let a = algorithms();
     match named(&a) {
-        n if n == A::default() => select(a.selector),
+        n if n == A::default() => select(a.selectors[A::COLLECTIVE as usize]),
         n => Ok(n),
     }
 }
