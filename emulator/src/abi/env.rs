@@ -54,19 +54,20 @@ pub(crate) unsafe extern "C" fn MPI_Init_thread(
     call("MPI_Init_thread", mpi::COMM_WORLD, || {
         init_common("MPI_Init_thread")?;
         // Ranks are coroutines on one OS thread: a rank's own threads
-        // must not call MPI, so FUNNELED is the most we offer. Say so once.
+        // must not call MPI, so FUNNELED is the most we offer. Said once,
+        // at smpi_mpi's VERBOSE level (SimGrid says nothing by default).
         if required > THREAD_FUNNELED
             && !sim::with(|s| std::mem::replace(&mut s.thread_level_noted, true))
         {
-            let quiet = sim::with(|s| s.quiet);
-            if !quiet {
-                crate::flush_c_stdio();
-                eprintln!(
-                    "smpirun: MPI_Init_thread asked for thread level {required}; ranks run as \
-                     coroutines on one thread, so MPI_THREAD_FUNNELED is provided (a rank's \
-                     own threads must not call MPI)"
-                );
-            }
+            super::log_line(
+                crate::log::SimGrid::SmpiMpi,
+                crate::log::Priority::Verbose,
+                &format!(
+                    "MPI_Init_thread asked for thread level {required}; ranks run as coroutines \
+                     on one thread, so MPI_THREAD_FUNNELED is provided (a rank's own threads \
+                     must not call MPI)"
+                ),
+            );
         }
         // SAFETY: `provided` is the caller's output argument.
         unsafe { out(provided, required.clamp(0, THREAD_FUNNELED), "provided") }

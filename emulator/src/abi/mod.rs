@@ -147,7 +147,7 @@ pub(crate) fn calls_watched() -> bool {
 }
 
 /// A line of the running rank's, in one of SimGrid's categories.
-fn log_line(category: SimGrid, priority: Priority, message: &str) {
+pub(crate) fn log_line(category: SimGrid, priority: Priority, message: &str) {
     sim::with(|s| {
         let core = &s.core;
         let rank = core.current();
