@@ -95,14 +95,10 @@ impl Core {
         self.count_in_flight(&route, true);
         self.scratch.route = route;
         self.observe_start(id, src, dst, bytes, delay);
-        if bytes == 0 {
-            // Nothing to share bandwidth for: done when the latency is.
-            // Kept out of the fluid system, where it would re-solve its
-            // component twice for nothing (the zeros of a sparse
-            // MPI_Alltoallv are most of its messages).
-            self.timers
-                .add(self.now + delay, TimerEvent::TransferDone(id));
-        } else if delay > 0.0 {
+        // An empty message still carries SMPI's 16-byte envelope, which
+        // shares the links with every other flow once the latency is paid,
+        // as in SimGrid (bug-17132: a barrier's empty messages).
+        if delay > 0.0 {
             self.timers
                 .add(self.now + delay, TimerEvent::LatencyDone(id));
         } else {
