@@ -289,10 +289,7 @@ fn handle_error(name: &'static str, scope: ErrScope, e: MpiError) -> c_int {
          MPI_ERRORS_ARE_FATAL, so the simulation stops (set MPI_ERRORS_RETURN to handle errors \
          in the program)",
         e.message,
-        mpi::error_string(e.class)
-            .split(':')
-            .next()
-            .unwrap_or("MPI_ERR_UNKNOWN"),
+        mpi::error_string(e.class),
     );
     abort_simulation(e.class.max(1))
 }
