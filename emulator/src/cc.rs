@@ -44,9 +44,18 @@ const HEADERS: &[(&str, &str)] = &[
     ("xbt/asserts.h", include_str!("../include/xbt/asserts.h")),
     ("xbt/sysdep.h", include_str!("../include/xbt/sysdep.h")),
     (
+        "xbt/function_types.h",
+        include_str!("../include/xbt/function_types.h"),
+    ),
+    (
+        "simgrid/forward.h",
+        include_str!("../include/simgrid/forward.h"),
+    ),
+    (
         "simgrid/actor.h",
         include_str!("../include/simgrid/actor.h"),
     ),
+    ("simgrid/host.h", include_str!("../include/simgrid/host.h")),
     (
         "simgrid/instr.h",
         include_str!("../include/simgrid/instr.h"),
@@ -73,8 +82,6 @@ const NOT_PROVIDED: &[&str] = &[
     "simgrid/disk.h",
     "simgrid/engine.h",
     "simgrid/exec.h",
-    "simgrid/forward.h",
-    "simgrid/host.h",
     "simgrid/link.h",
     "simgrid/mailbox.h",
     "simgrid/msg.h",
@@ -106,7 +113,6 @@ const NOT_PROVIDED: &[&str] = &[
     "xbt/dynar.h",
     "xbt/ex.h",
     "xbt/file.hpp",
-    "xbt/function_types.h",
     "xbt/functional.hpp",
     "xbt/graph.h",
     "xbt/log.hpp",
@@ -134,8 +140,8 @@ fn not_provided_stub(path: &str) -> String {
         "/* Written by smpicc: <{path}> is SimGrid's, and smpi-rs does not provide it. */\n\
          #error \"<{path}> is part of SimGrid's interface that smpi-rs does not provide \
          (smpicc provides mpi.h, smpi/mpi.h, smpi/smpi.h, xbt/log.h, xbt/sysdep.h, \
-         xbt/asserts.h, xbt/base.h, simgrid/actor.h, simgrid/instr.h, \
-         simgrid/modelchecker.h)\"\n"
+         xbt/asserts.h, xbt/base.h, xbt/function_types.h, simgrid/actor.h, \
+         simgrid/forward.h, simgrid/host.h, simgrid/instr.h, simgrid/modelchecker.h)\"\n"
     )
 }
 
