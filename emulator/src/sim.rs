@@ -478,11 +478,9 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
         }
     };
     loop {
-        while let Some(actor) = with(|s| s.core.pop_ready()) {
-            let rank = with(|s| {
-                s.core.set_current(actor);
-                s.core.current()
-            });
+        while let Some((actor, rank)) =
+            with(|s| s.core.pop_ready().map(|a| (a, s.core.actor(a).rank())))
+        {
             if coroutines.len() <= actor {
                 coroutines.resize_with(actor + 1, || None);
             }
@@ -506,7 +504,6 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
                 }
             }
             with(|s| {
-                // A factory may have run code of its own: the actor again.
                 s.core.set_current(actor);
                 s.mem.activate(rank);
             });

@@ -59,13 +59,12 @@ pub(crate) unsafe extern "C" fn sg_actor_self_get_pid() -> c_long {
 /// `sg_actor_self_get_name()`: the calling actor's name (a rank's: its
 /// rank in decimal), in a string that lives as long as the simulation.
 pub(crate) unsafe extern "C" fn sg_actor_self_get_name() -> *const c_char {
-    sim::with(|s| {
+    let name = sim::with(|s| {
         let pid = actors::self_pid(s);
-        or_fail(
-            "sg_actor_self_get_name",
-            actors::name(s, pid).map(CStr::as_ptr),
-        )
-    })
+        actors::name(s, pid).map(CStr::as_ptr)
+    });
+    // Outside the access to the simulation: a failure stops the run.
+    or_fail("sg_actor_self_get_name", name)
 }
 
 /// `sg_actor_self()`: the calling actor.
