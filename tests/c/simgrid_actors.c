@@ -12,10 +12,12 @@
  * Prints " No Errors" when every check holds.
  *
  * `simgrid_actors deadlock`: rank 0's actor "listener" waits for a
- * message nobody sends, while both ranks end. */
+ * message nobody sends, while both ranks end. `simgrid_actors badhandle`:
+ * rank 1 names an actor that does not exist. */
 #include <mpi.h>
 #include <simgrid/actor.h>
 #include <simgrid/host.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <xbt/log.h>
@@ -98,6 +100,12 @@ int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "deadlock") == 0) {
         if (rank == 0)
             sg_actor_start(sg_actor_init("listener", sg_host_self()), listener, 0, NULL);
+        MPI_Finalize();
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "badhandle") == 0) {
+        if (rank == 1)
+            printf("%s\n", sg_actor_get_name((sg_actor_t)(uintptr_t)77));
         MPI_Finalize();
         return 0;
     }

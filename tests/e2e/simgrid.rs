@@ -500,3 +500,14 @@ fn a_deadlock_names_the_blocked_actor_and_its_rank() {
         "{err}"
     );
 }
+
+#[test]
+fn an_unknown_actor_handle_stops_the_run_naming_the_call() {
+    let o = simgrid_actors(&[], &["badhandle"]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("smpirun: rank 1: sg_actor_get_name: 0x4d is not an actor of this simulation"),
+        "{err}"
+    );
+}
