@@ -44,6 +44,14 @@ const HEADERS: &[(&str, &str)] = &[
     ("xbt/asserts.h", include_str!("../include/xbt/asserts.h")),
     ("xbt/sysdep.h", include_str!("../include/xbt/sysdep.h")),
     (
+        "xbt/function_types.h",
+        include_str!("../include/xbt/function_types.h"),
+    ),
+    (
+        "simgrid/forward.h",
+        include_str!("../include/simgrid/forward.h"),
+    ),
+    (
         "simgrid/actor.h",
         include_str!("../include/simgrid/actor.h"),
     ),
@@ -78,7 +86,6 @@ const NOT_PROVIDED: &[&str] = &[
     "simgrid/disk.h",
     "simgrid/engine.h",
     "simgrid/exec.h",
-    "simgrid/forward.h",
     "simgrid/link.h",
     "simgrid/mailbox.h",
     "simgrid/msg.h",
@@ -110,7 +117,6 @@ const NOT_PROVIDED: &[&str] = &[
     "xbt/dynar.h",
     "xbt/ex.h",
     "xbt/file.hpp",
-    "xbt/function_types.h",
     "xbt/functional.hpp",
     "xbt/graph.h",
     "xbt/log.hpp",
@@ -138,8 +144,9 @@ fn not_provided_stub(path: &str) -> String {
         "/* Written by smpicc: <{path}> is SimGrid's, and smpi-rs does not provide it. */\n\
          #error \"<{path}> is part of SimGrid's interface that smpi-rs does not provide \
          (smpicc provides mpi.h, smpi/mpi.h, smpi/smpi.h, xbt/log.h, xbt/sysdep.h, \
-         xbt/asserts.h, xbt/base.h, simgrid/actor.h, simgrid/host.h, \
-         simgrid/plugins/energy.h, simgrid/instr.h, simgrid/modelchecker.h)\"\n"
+         xbt/asserts.h, xbt/base.h, xbt/function_types.h, simgrid/actor.h, \
+         simgrid/forward.h, simgrid/host.h, simgrid/plugins/energy.h, simgrid/instr.h, \
+         simgrid/modelchecker.h)\"\n"
     )
 }
 

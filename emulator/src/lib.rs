@@ -4,6 +4,7 @@
 
 pub mod abi;
 pub mod abi_symbols;
+pub mod actors;
 pub mod calibrate;
 pub mod cc;
 pub mod config;

@@ -356,13 +356,13 @@ impl Conversion {
             },
             'a' | 't' | 'P' => match event.source {
                 Source::Maestro => string(out, "maestro"),
-                Source::Actor(a) => string(out, &a.rank.to_string()),
+                Source::Actor(a) => string(out, &a.name.to_string()),
             },
             'i' => int(
                 out,
                 match event.source {
                     Source::Maestro => 0,
-                    Source::Actor(a) => a.rank + 1,
+                    Source::Actor(a) => a.pid,
                 },
             ),
             _ => {
@@ -610,25 +610,50 @@ pub fn install(settings: &Settings, clock: Clock) -> Result<(), LogError> {
     Ok(())
 }
 
-/// Who says a log line: SimGrid's actor (host, name, pid) for a rank.
+/// Who says a log line: SimGrid's actor (host, name, pid), a rank's or
+/// one a rank created.
 #[derive(Debug, Clone, Copy)]
 pub struct Actor<'a> {
     pub host: &'a str,
-    /// The MPI rank in MPI_COMM_WORLD: SimGrid names a rank's actor by it
-    /// and numbers it rank + 1 (pid 0 is the maestro).
-    pub rank: usize,
+    pub name: ActorName<'a>,
+    /// SimGrid's actor number: rank + 1 for a rank (pid 0 is the
+    /// maestro), then the actors ranks create, in creation order.
+    pub pid: usize,
 }
 
-impl Actor<'_> {
+/// An actor's name.
+#[derive(Debug, Clone, Copy)]
+pub enum ActorName<'a> {
+    /// A rank's actor, which SimGrid names after its rank in
+    /// MPI_COMM_WORLD.
+    Rank(usize),
+    /// An actor a rank created, with the name it was given.
+    Named(&'a str),
+}
+
+impl std::fmt::Display for ActorName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ActorName::Rank(rank) => write!(f, "{rank}"),
+            ActorName::Named(name) => f.write_str(name),
+        }
+    }
+}
+
+impl<'a> Actor<'a> {
+    /// The actor of rank `rank`, on `host`.
+    pub fn rank(host: &'a str, rank: usize) -> Self {
+        Self {
+            host,
+            name: ActorName::Rank(rank),
+            pid: rank + 1,
+        }
+    }
+
     /// SimGrid's head of an actor's line in its default layout:
-    /// `[host:rank:(pid) time] `.
+    /// `[host:name:(pid) time] `.
     pub fn prefix(&self, time: f64) -> String {
-        format!(
-            "[{}:{}:({}) {time:.6}] ",
-            self.host,
-            self.rank,
-            self.rank + 1
-        )
+        format!("[{}:{}:({}) {time:.6}] ", self.host, self.name, self.pid)
     }
 }
 
@@ -1175,7 +1200,8 @@ mod tests {
 
     const TREMBLAY: Actor<'static> = Actor {
         host: "Tremblay",
-        rank: 0,
+        name: ActorName::Rank(0),
+        pid: 1,
     };
 
     #[test]
@@ -1200,6 +1226,19 @@ mod tests {
             simple(&e, false),
             "[0.005896] [dsend/INFO] [rank 0] -> Tremblay\n"
         );
+        // An actor a rank created: its own name and pid.
+        let waiter = Actor {
+            host: "Tremblay",
+            name: ActorName::Named("wait send"),
+            pid: 3,
+        };
+        let e = event(Source::Actor(waiter), Priority::Info, "waiting");
+        assert_eq!(
+            simple(&e, false),
+            "[Tremblay:wait send:(3) 0.005896] [dsend/INFO] waiting\n"
+        );
+        let render = |fmt: &str| Layout::parse(fmt).unwrap().render(&e, false);
+        assert_eq!(render("%i:%a@%h %P"), "3:wait send@Tremblay wait send");
     }
 
     #[test]

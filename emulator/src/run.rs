@@ -14,6 +14,7 @@ use privatize::{AppLoader, LoadedApp, Privatization};
 
 use crate::abi::ABI_TABLE;
 use crate::abi_symbols::abi_hash;
+use crate::actors::Body;
 use crate::config::{self, Config, Kind, OptionSpec};
 use crate::engine::context::{self, RankStack};
 use crate::engine::netmodel::{NetModel, RoutingChoice};
@@ -114,6 +115,35 @@ extern "C" {
     static mut environ: *mut *mut c_char;
 }
 
+impl Factory {
+    /// A stack of the configured size for `who` ("rank 3"), when `made`
+    /// stacks were made before it.
+    fn stack(&self, who: &str, made: usize) -> std::result::Result<RankStack, String> {
+        RankStack::new(self.stack_bytes).map_err(|e| {
+            // Each stack is two mappings (guard zone and stack): running out
+            // of mappings is the usual cause at scale, not memory.
+            let limit = std::fs::read_to_string("/proc/sys/vm/max_map_count")
+                .ok()
+                .and_then(|t| t.trim().parse::<u64>().ok());
+            let maps = match limit {
+                Some(l) if 2 * made as u64 + 1024 >= l => format!(
+                    "; {made} stacks already use about {} memory mappings and \
+                     vm.max_map_count is {l}: raise it, e.g. `sysctl -w \
+                     vm.max_map_count={}`",
+                    2 * made,
+                    (4 * sim::with(|s| s.core.actors().len()) as u64).max(1 << 20)
+                ),
+                _ => String::new(),
+            };
+            format!(
+                "smpirun: cannot allocate the {} KiB stack of {who}: {e}{maps} (or lower \
+                 --cfg=contexts/stack-size, or run fewer ranks)",
+                self.stack_bytes / 1024
+            )
+        })
+    }
+}
+
 impl RankFactory for Factory {
     fn create(
         &mut self,
@@ -124,28 +154,7 @@ impl RankFactory for Factory {
             .load(rank)
             .map_err(|e| format!("smpirun: {e}"))?;
         self.replacements.apply(&app)?;
-        let stack = RankStack::new(self.stack_bytes).map_err(|e| {
-            // Each stack is two mappings (guard zone and stack): running out
-            // of mappings is the usual cause at scale, not memory.
-            let limit = std::fs::read_to_string("/proc/sys/vm/max_map_count")
-                .ok()
-                .and_then(|t| t.trim().parse::<u64>().ok());
-            let maps = match limit {
-                Some(l) if 2 * rank as u64 + 1024 >= l => format!(
-                    "; {rank} ranks already use about {} memory mappings and \
-                     vm.max_map_count is {l}: raise it, e.g. `sysctl -w \
-                     vm.max_map_count={}`",
-                    2 * rank,
-                    (4 * sim::with(|s| s.core.size()) as u64).max(1 << 20)
-                ),
-                _ => String::new(),
-            };
-            format!(
-                "smpirun: cannot allocate the {} KiB stack of rank {rank}: {e}{maps} (or lower \
-                 --cfg=contexts/stack-size, or run fewer ranks)",
-                self.stack_bytes / 1024
-            )
-        })?;
+        let stack = self.stack(&format!("rank {rank}"), rank)?;
         let guard = stack.guard();
         let mut owned: Vec<CString> = Vec::with_capacity(self.args.len() + 1);
         let name = CString::new(self.program.as_os_str().as_bytes())
@@ -176,6 +185,13 @@ impl RankFactory for Factory {
             code
         });
         Ok((co, guard))
+    }
+
+    fn spawn(&mut self, rank: usize, body: Body) -> std::result::Result<sim::Coroutine, String> {
+        let made = sim::with(|s| s.core.actors().len());
+        let stack = self.stack(&format!("an actor of rank {rank}"), made)?;
+        let guard = stack.guard();
+        Ok((context::spawn(stack, body), guard))
     }
 }
 

@@ -11,9 +11,9 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::ffi::CString;
 use std::fmt;
 
+use crate::actors::{self, Actors};
 use crate::engine::context::{self, Suspend};
 use crate::engine::{Core, Detail, RunState, Sleep};
 use crate::getopt::Optind;
@@ -151,11 +151,9 @@ pub struct Sim {
     /// The results of `SMPI_SHARED_CALL`, by SimGrid's key "func:input"
     /// (only looked up: the map's order never reaches a result).
     pub shared_calls: HashMap<String, usize>,
-    /// SimGrid's actor names of the ranks (`sg_actor_self_get_name`),
-    /// made on first request.
-    pub actor_names: Vec<Option<CString>>,
-    /// Host names handed to the program (`sg_host_get_name`), by host.
-    pub host_names: Vec<Option<CString>>,
+    /// SimGrid's actors: names, data, and the bodies of the actors ranks
+    /// start (`simgrid/actor.h`).
+    pub actors: Actors,
     /// What the program declares for tracing (`simgrid/instr.h`).
     pub instr: Instr,
     /// Each rank's getopt position.
@@ -181,8 +179,7 @@ impl Sim {
             mem,
             sampling: Sampling::default(),
             shared_calls: HashMap::new(),
-            actor_names: Vec::new(),
-            host_names: Vec::new(),
+            actors: Actors::default(),
             instr: Instr::default(),
             optind: Optind::default(),
             kernels: None,
@@ -211,21 +208,24 @@ impl Sim {
         }
     }
 
-    /// Records that `rank`'s program ended with `code`, warning as SimGrid
-    /// does when the code is not 0, and when the rank initialised MPI but
-    /// did not finalise it.
-    fn rank_ended(&mut self, rank: usize, code: i32) {
-        self.core.finish_rank(rank, code);
+    /// Records that `actor` ended with `code`, warning as SimGrid does
+    /// when the code is not 0, and when a rank's program initialised MPI
+    /// but did not finalise it.
+    fn actor_ended(&mut self, actor: usize, code: i32) {
+        self.core.finish(actor, code);
         if self.aborted.is_some() || self.quiet {
             // MPI_Abort (or a fatal MPI error) says it all; -quiet (a
             // program run directly, say) asks for the program's output alone.
             return;
         }
-        let finalized = self
-            .mpi
-            .ranks
-            .get(rank)
-            .is_none_or(|m| !m.initialized || m.finalized);
+        let rank = self.core.actor(actor).rank();
+        // The actors a rank created end without MPI_Finalize.
+        let finalized = actor != rank
+            || self
+                .mpi
+                .ranks
+                .get(rank)
+                .is_none_or(|m| !m.initialized || m.finalized);
         let message = if code != 0 {
             format!("SMPI process did not return 0. Return value : {code}")
         } else if !finalized {
@@ -240,24 +240,22 @@ impl Sim {
         } else {
             return;
         };
-        let host = &self.core.platform().host(self.core.host_of(rank)).name;
         log::simgrid(
             log::SimGrid::SmpiKernel,
             log::Priority::Warning,
-            log::Source::Actor(log::Actor { host, rank }),
+            log::Source::Actor(actors::log_actor(self, actor)),
             self.core.now(),
             &message,
         );
     }
 
-    /// The first non-zero exit code of the ranks that already ended, with
-    /// the rank: after a deadlock, the likely cause.
+    /// The first non-zero exit code of the actors that already ended (ranks
+    /// first), with the rank: after a deadlock, the likely cause.
     fn early_exit(&self) -> Option<(usize, i32)> {
         self.core
-            .ranks()
+            .actors()
             .iter()
-            .enumerate()
-            .find_map(|(r, rank)| rank.exit_code().filter(|&c| c != 0).map(|c| (r, c)))
+            .find_map(|a| a.exit_code().filter(|&c| c != 0).map(|c| (a.rank(), c)))
     }
 
     /// Moves the clock to `t` and settles what ends then.
@@ -266,7 +264,8 @@ impl Sim {
         self.settle();
     }
 
-    /// The deadlock report: every blocked rank with its call.
+    /// The deadlock report: every blocked actor (rank, or actor a rank
+    /// created) with its call.
     fn deadlock_report(&self) -> String {
         let core = &self.core;
         let mut s = format!(
@@ -274,12 +273,12 @@ impl Sim {
              event is pending.\n",
             core.now()
         );
-        let blocked: Vec<usize> = (0..core.size())
-            .filter(|&r| core.rank(r).state() == RunState::Blocked)
+        let blocked: Vec<usize> = (0..core.actors().len())
+            .filter(|&a| core.actor(a).state() == RunState::Blocked)
             .collect();
         const SHOWN: usize = 64;
-        for &r in blocked.iter().take(SHOWN) {
-            let b = core.rank(r).blocked_in();
+        for &a in blocked.iter().take(SHOWN) {
+            let b = core.actor(a).blocked_in();
             let detail = match &b.detail {
                 Detail::None => String::new(),
                 Detail::Text(t) => (*t).to_string(),
@@ -294,7 +293,11 @@ impl Sim {
                     d
                 }
             };
-            s.push_str(&format!("  rank {r} is blocked in {}({detail})\n", b.call));
+            s.push_str(&format!(
+                "  {} is blocked in {}({detail})\n",
+                actors::describe(self, a),
+                b.call
+            ));
         }
         if blocked.len() > SHOWN {
             s.push_str(&format!(
@@ -302,8 +305,7 @@ impl Sim {
                 blocked.len() - SHOWN
             ));
         }
-        let done = core
-            .ranks()
+        let done = core.actors()[..core.size()]
             .iter()
             .filter(|r| r.state() == RunState::Done)
             .count();
@@ -365,7 +367,7 @@ pub fn uninstall() -> Option<Sim> {
     SIM.with(|cell| cell.borrow_mut().take())
 }
 
-/// Parks the current rank until something wakes it.
+/// Parks the running actor until something wakes it.
 pub fn park() {
     context::suspend(Suspend::Park);
 }
@@ -375,7 +377,7 @@ pub fn parks() -> u64 {
     context::parks()
 }
 
-/// Sleeps the current rank for `seconds` of simulated time.
+/// Sleeps the running actor for `seconds` of simulated time.
 pub fn sleep(seconds: f64, call: &'static str) {
     if seconds.is_nan() || seconds <= 0.0 {
         return;
@@ -392,14 +394,14 @@ pub fn sleep(seconds: f64, call: &'static str) {
     }
     loop {
         park();
-        if !with(|s| s.core.rank(s.core.current()).sleeping()) {
+        if !with(|s| s.core.running().sleeping()) {
             break;
         }
         with(|s| s.core.block_current(call, Detail::Sleep(seconds)));
     }
 }
 
-/// Runs `flops` of computation on the current rank's host.
+/// Runs `flops` of computation on the running actor's host.
 pub fn execute(flops: f64, call: &'static str) {
     if flops.is_nan() || flops <= 0.0 {
         return;
@@ -407,7 +409,7 @@ pub fn execute(flops: f64, call: &'static str) {
     with(|s| s.core.start_exec(flops, call));
     loop {
         park();
-        if with(|s| !s.core.rank(s.core.current()).computing()) {
+        if with(|s| !s.core.running().computing()) {
             break;
         }
         with(|s| s.core.block_current(call, Detail::Compute(flops)));
@@ -452,28 +454,48 @@ impl fmt::Display for Outcome {
 /// How many ranks ending without MPI_Finalize are named one by one.
 const UNFINALIZED_SHOWN: usize = 4;
 
-/// Creates a rank's coroutine on demand.
+/// A coroutine and its guard zone.
+pub type Coroutine = (context::RankCoroutine, (usize, usize));
+
+/// Creates the actors' coroutines on demand.
 pub trait RankFactory {
-    /// The coroutine and guard zone for `rank`, or a message saying why not.
-    fn create(&mut self, rank: usize) -> Result<(context::RankCoroutine, (usize, usize)), String>;
+    /// The coroutine of `rank`'s main actor, or a message saying why not.
+    fn create(&mut self, rank: usize) -> Result<Coroutine, String>;
+
+    /// The coroutine of an actor that rank `rank` started, running `body`,
+    /// or a message saying why not.
+    fn spawn(&mut self, rank: usize, body: actors::Body) -> Result<Coroutine, String>;
 }
 
-/// The maestro: runs ranks and events until every rank is done.
+/// The maestro: runs actors and events until every started actor is done.
 pub fn run(factory: &mut dyn RankFactory) -> Outcome {
     let n = with(|s| s.core.size());
-    let mut coroutines: Vec<Option<(context::RankCoroutine, (usize, usize))>> =
-        (0..n).map(|_| None).collect();
-    // Ranks already started hold C frames: they are dropped unresumed.
-    let discard_all = |coroutines: &mut Vec<Option<(context::RankCoroutine, (usize, usize))>>| {
+    let mut coroutines: Vec<Option<Coroutine>> = (0..n).map(|_| None).collect();
+    // Actors already started hold C frames: they are dropped unresumed.
+    let discard_all = |coroutines: &mut Vec<Option<Coroutine>>| {
         for (co, _) in coroutines.iter_mut().filter_map(Option::take) {
             context::discard(co);
         }
     };
     loop {
-        while let Some(rank) = with(|s| s.core.pop_ready()) {
-            if coroutines[rank].is_none() {
-                match factory.create(rank) {
-                    Ok(c) => coroutines[rank] = Some(c),
+        while let Some((actor, rank)) =
+            with(|s| s.core.pop_ready().map(|a| (a, s.core.actor(a).rank())))
+        {
+            if coroutines.len() <= actor {
+                coroutines.resize_with(actor + 1, || None);
+            }
+            if coroutines[actor].is_none() {
+                let made = if actor < n {
+                    factory.create(rank)
+                } else {
+                    // A started actor's first run (its body is taken once).
+                    match with(|s| actors::take_body(s, actor)) {
+                        Some(body) => factory.spawn(rank, body),
+                        None => continue,
+                    }
+                };
+                match made {
+                    Ok(c) => coroutines[actor] = Some(c),
                     Err(message) => {
                         let simulated = with(|s| s.core.now());
                         discard_all(&mut coroutines);
@@ -482,16 +504,16 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
                 }
             }
             with(|s| {
-                s.core.set_current(rank);
+                s.core.set_current(actor);
                 s.mem.activate(rank);
             });
-            let Some((co, guard)) = coroutines[rank].as_mut() else {
+            let Some((co, guard)) = coroutines[actor].as_mut() else {
                 continue;
             };
             let why = context::resume(co, rank, *guard);
             if let Suspend::Exit(code) = why {
-                with(|s| s.rank_ended(rank, code));
-                if let Some((co, _)) = coroutines[rank].take() {
+                with(|s| s.actor_ended(actor, code));
+                if let Some((co, _)) = coroutines[actor].take() {
                     context::discard(co);
                 }
             }

@@ -13,7 +13,7 @@ use crate::engine::observe::Observer;
 use crate::engine::Core;
 use crate::memory::Memory;
 use crate::mpi::{Mpi, Protocol};
-use crate::sim::{self, Bench, Outcome, RankFactory, Sim};
+use crate::sim::{self, Bench, Coroutine, Outcome, RankFactory, Sim};
 
 /// A rank's program: it gets its rank, returns its exit code.
 pub type Program = Rc<dyn Fn(usize) -> i32>;
@@ -26,6 +26,12 @@ impl RankFactory for Closures {
         let guard = stack.guard();
         let program = Rc::clone(&self.0);
         Ok((context::spawn(stack, move || program(rank)), guard))
+    }
+
+    fn spawn(&mut self, _rank: usize, body: crate::actors::Body) -> Result<Coroutine, String> {
+        let stack = RankStack::new(1 << 20).map_err(|e| e.to_string())?;
+        let guard = stack.guard();
+        Ok((context::spawn(stack, body), guard))
     }
 }
 

@@ -13,7 +13,10 @@ const SIMGRID_PATHS: &[&str] = &[
     "xbt/log.h",
     "xbt/asserts.h",
     "xbt/sysdep.h",
+    "xbt/function_types.h",
     "simgrid/actor.h",
+    "simgrid/forward.h",
+    "simgrid/host.h",
     "simgrid/instr.h",
     "simgrid/modelchecker.h",
 ];
@@ -76,20 +79,20 @@ fn simgrids_other_headers_stop_the_compilation_with_a_clear_message() {
     let dir = scratch().join("simgrid_other");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
-        dir.join("host.c"),
-        "#include <mpi.h>\n#include <simgrid/engine.h>\nint main(void) { return 0; }\n",
+        dir.join("mailbox.c"),
+        "#include <mpi.h>\n#include <simgrid/mailbox.h>\nint main(void) { return 0; }\n",
     )
     .unwrap();
     let o = smpicc()
         .current_dir(&dir)
-        .args(["-c", "host.c"])
+        .args(["-c", "mailbox.c"])
         .output()
         .unwrap();
     assert!(!o.status.success());
     let err = stderr(&o);
     assert!(
         err.contains(
-            "<simgrid/engine.h> is part of SimGrid's interface that smpi-rs does not provide"
+            "<simgrid/mailbox.h> is part of SimGrid's interface that smpi-rs does not provide"
         ),
         "{err}"
     );
@@ -267,11 +270,15 @@ fn a_failed_xbt_assert_logs_critical_to_root_and_aborts() {
 
 /// A program using the toolbox's macros, in C or C++.
 const TOOLBOX_PROGRAM: &str = r#"#include <smpi/mpi.h>
+#include <simgrid/actor.h>
+#include <simgrid/host.h>
 #include <xbt/log.h>
 #include <xbt/sysdep.h>
 XBT_LOG_NEW_DEFAULT_CATEGORY(lang_test, "C or C++");
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
+    if (sg_actor_get_pid(sg_actor_self()) != 1 || !sg_host_get_name(sg_host_self()))
+        return 1;
     int *p = xbt_new0(int, 3);
     xbt_assert(p[2] == 0);
     xbt_assert(p[1] == 0, "p[1] is %d", p[1]);
@@ -514,4 +521,89 @@ fn host_energy_follows_pstates_and_load_and_is_reported_as_simgrid_does() {
     let o = run_with(&["--cfg=plugin:host_energi", app]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("option plugin: 'host_energi' is not one of SimGrid's plugins"));
+}
+
+/// The simgrid_actors.c run: two ranks, each starting an actor.
+fn simgrid_actors(options: &[&str], args: &[&str]) -> Output {
+    let app = build("tests/c/simgrid_actors.c");
+    let mut all = vec!["-np", "2", NO_COMPUTE];
+    all.extend_from_slice(options);
+    all.push(app.to_str().unwrap());
+    all.extend_from_slice(args);
+    run(&all)
+}
+
+#[test]
+fn an_actor_a_rank_starts_acts_as_the_rank_with_its_own_name_and_pid() {
+    for privatization in ["swap", "dlopen"] {
+        let o = simgrid_actors(&[&format!("--cfg=smpi/privatization:{privatization}")], &[]);
+        assert!(
+            o.status.success() && stdout(&o).contains(" No Errors"),
+            "{privatization}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+        // Each rank runs until it blocks, then the actors it started, in
+        // creation order (pids 3 and 4). Rank 0's message reaches rank 1
+        // (whose actor waits for it) after the 4 us of a default-cluster
+        // message, the reply reaches rank 0 4 us later; the actors sleep
+        // 3 s and 1 s, rank 1 5 s.
+        assert_eq!(
+            log_lines(&o),
+            [
+                "[node-0:0:(1) 0.000000] [actors_test/INFO] started helper-0",
+                "[node-1:1:(2) 0.000000] [actors_test/INFO] started helper-1",
+                "[node-0:helper-0:(3) 0.000000] [actors_test/INFO] waiting for my rank's request",
+                "[node-0:helper-0:(3) 0.000000] [actors_test/INFO] request done: value 42",
+                "[node-1:helper-1:(4) 0.000000] [actors_test/INFO] waiting for my rank's request",
+                "[node-1:helper-1:(4) 0.000004] [actors_test/INFO] request done: value 42",
+                "[node-1:helper-1:(4) 0.000004] [actors_test/INFO] replied 43",
+                "[node-0:0:(1) 0.000008] [actors_test/INFO] reply 43",
+                "[node-1:helper-1:(4) 1.000004] [actors_test/INFO] done after 1 s",
+                "[node-0:helper-0:(3) 3.000000] [actors_test/INFO] done after 3 s",
+                "[node-1:1:(2) 5.000000] [actors_test/INFO] slept, value 42",
+            ],
+            "{privatization}: {}",
+            stderr(&o)
+        );
+        // Then the final allreduce.
+        assert!(
+            (simulated_time(&o) - 5.000008).abs() < 1e-9,
+            "{}",
+            stderr(&o)
+        );
+    }
+    // SimGrid's layouts name the actor and its pid.
+    let o = simgrid_actors(&["--log=root.fmt:%i/%a@%h:%m%n"], &[]);
+    let err = stderr(&o);
+    assert!(
+        err.lines().any(|l| l == "4/helper-1@node-1:replied 43"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_deadlock_names_the_blocked_actor_and_its_rank() {
+    let o = simgrid_actors(&[], &["deadlock"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "smpirun: deadlock at simulated time 0.000000 s: no rank can progress and no event is \
+             pending.\n  actor 'listener' (pid 3) of rank 0 is blocked in MPI_Recv(receive from \
+             1, tag 9, MPI_COMM_WORLD)\n  (2 ranks already finished)\n"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_unknown_actor_handle_stops_the_run_naming_the_call() {
+    let o = simgrid_actors(&[], &["badhandle"]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("smpirun: rank 1: sg_actor_get_name: 0x4d is not an actor of this simulation"),
+        "{err}"
+    );
 }

@@ -10,19 +10,16 @@
 #define SMPI_SIMGRID_HOST_H
 
 #include <stddef.h>
+#include <simgrid/forward.h>
 #include <xbt/base.h>
 
 SG_BEGIN_DECL
-
-/* A host of the simulated platform. */
-typedef struct s_smpi_host *sg_host_t;
-typedef const struct s_smpi_host *const_sg_host_t;
 
 /* The number of hosts of the platform. */
 size_t sg_host_count(void);
 /* The host named `name`, or NULL if the platform has none. */
 sg_host_t sg_host_by_name(const char *name);
-/* The host the calling rank runs on. */
+/* The host of the calling actor (a rank's, or one a rank created). */
 sg_host_t sg_host_self(void);
 /* Its name (a string that lives as long as the simulation). */
 const char *sg_host_get_name(const_sg_host_t host);

@@ -8,8 +8,10 @@
 #define SMPI_SMPI_H
 
 #include <mpi.h>
+#include <simgrid/forward.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <xbt/function_types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,6 +33,12 @@ void smpi_execute_flops_benched(double flops);
 
 /* The number of ranks of the simulation (smpirun -np). */
 int smpi_global_size(void);
+
+/* Called by an actor a rank created (sg_actor_start of <simgrid/actor.h>):
+ * it becomes an MPI process of its creator's rank (MPI_Initialized says
+ * so). Such an actor acts as that rank from its start: its MPI calls are
+ * the rank's, it sees the rank's globals. */
+void SMPI_thread_create(void);
 
 /* Memory whose content the simulation may fold (--cfg=smpi/shared-malloc:
  * global maps every allocation onto one small block, local shares the

@@ -96,7 +96,7 @@ pub(crate) unsafe extern "C" fn smpi_global_size() -> c_int {
 }
 
 pub(crate) unsafe extern "C" fn MPI_Initialized(flag: *mut c_int) -> c_int {
-    let v = sim::mpi(|w| w.mpi.ranks[w.core.current()].initialized);
+    let v = sim::with(|s| crate::actors::mpi_initialized(s));
     // SAFETY: `flag` is the caller's output argument.
     match unsafe { out(flag, c_int::from(v), "flag") } {
         Ok(()) => 0,

@@ -1,33 +1,44 @@
 //! SimGrid's C host interface (`simgrid/host.h`) and its host energy
 //! plugin (`simgrid/plugins/energy.h`): power states and energy.
 //!
-//! A host handle is the host's number + 1 disguised as a pointer: the
-//! program only passes it back (0 is NULL, no host).
+//! `sg_host_t` is an opaque pointer to the program: here a host's number
+//! + 1 as an address, never dereferenced (NULL is no host).
 
-use std::ffi::{c_char, c_int, c_ulong, c_void, CStr, CString};
+use std::ffi::{c_char, c_int, c_ulong, c_void, CStr};
+use std::ptr;
 
 use platforms::HostId;
 
+use super::actor::fail;
 use super::{bench_begin, bench_end};
+use crate::actors;
 use crate::sim;
 
-type Host = *const c_void;
+/// `sg_host_t`: a host's number + 1 as an address.
+pub(super) type SgHost = *mut c_void;
+type Host = SgHost;
 
 fn handle(host: HostId) -> Host {
-    (host.0 as usize + 1) as Host
+    ptr::without_provenance_mut(host.0 as usize + 1)
 }
 
-/// The host `h` names; a bad handle stops the simulation with a message
-/// naming the call.
-fn host(h: Host, call: &str) -> HostId {
-    let n = h as usize;
+/// The host number of an `sg_host_t`, or the run stops naming `call`.
+pub(super) fn host_number(call: &str, host: SgHost) -> usize {
     let count = sim::with(|s| s.core.platform().hosts().len());
-    match n.checked_sub(1).filter(|&i| i < count) {
-        Some(i) => HostId(i as u32),
-        None => super::time::fatal(&format!(
-            "{call}: {h:p} is not a host (use sg_host_self() or sg_host_by_name())"
-        )),
+    match host.addr().checked_sub(1) {
+        Some(h) if h < count => h,
+        _ => fail(
+            call,
+            &format!(
+                "{host:p} is not a host of this platform (use sg_host_self() or sg_host_by_name())"
+            ),
+        ),
     }
+}
+
+/// The host `h` names; a bad handle stops the simulation naming `call`.
+fn host(h: Host, call: &str) -> HostId {
+    HostId(host_number(call, h) as u32)
 }
 
 pub(crate) unsafe extern "C" fn sg_host_count() -> usize {
@@ -36,29 +47,23 @@ pub(crate) unsafe extern "C" fn sg_host_count() -> usize {
 
 pub(crate) unsafe extern "C" fn sg_host_by_name(name: *const c_char) -> Host {
     if name.is_null() {
-        return std::ptr::null();
+        return ptr::null_mut();
     }
     // SAFETY: the program passes a NUL-terminated name.
     let name = unsafe { CStr::from_ptr(name) }.to_string_lossy();
-    sim::with(|s| s.core.platform().host_by_name(&name)).map_or(std::ptr::null(), handle)
+    sim::with(|s| s.core.platform().host_by_name(&name)).map_or(ptr::null_mut(), handle)
 }
 
+/// `sg_host_self()`: the calling actor's host.
 pub(crate) unsafe extern "C" fn sg_host_self() -> Host {
-    handle(sim::with(|s| s.core.host_of(s.core.current())))
+    handle(sim::with(|s| s.core.running().host()))
 }
 
+/// `sg_host_get_name(host)`: a string that lives as long as the
+/// simulation.
 pub(crate) unsafe extern "C" fn sg_host_get_name(h: Host) -> *const c_char {
-    let id = host(h, "sg_host_get_name");
-    sim::with(|s| {
-        let i = id.0 as usize;
-        if s.host_names.len() <= i {
-            s.host_names.resize_with(i + 1, || None);
-        }
-        let name = &s.core.platform().host(id).name;
-        s.host_names[i]
-            .get_or_insert_with(|| CString::new(name.as_str()).unwrap_or_default())
-            .as_ptr()
-    })
+    let n = host_number("sg_host_get_name", h);
+    sim::with(|s| actors::host_name(s, n).as_ptr())
 }
 
 pub(crate) unsafe extern "C" fn sg_host_self_get_name() -> *const c_char {
@@ -125,7 +130,7 @@ pub(crate) unsafe extern "C" fn sg_host_energy_plugin_init() {
 
 pub(crate) unsafe extern "C" fn sg_host_energy_update_all() {
     // Counts are brought up to date whenever they are read.
-    energy_query(std::ptr::null(), "sg_host_energy_update_all", |_, _| ());
+    energy_query(ptr::null_mut(), "sg_host_energy_update_all", |_, _| ());
 }
 
 /// Runs `f` on the energy count and host `h` (host 0 when `h` is NULL),

@@ -34,6 +34,7 @@ mod xbt;
 use std::ffi::{c_int, c_void};
 
 use crate::abi_symbols::with_abi_symbols;
+use crate::actors;
 use crate::engine::context::{self, Suspend};
 use crate::log::{self, Priority, SimGrid};
 use crate::mpi::{self, MpiError, MpiResult};
@@ -76,7 +77,7 @@ fn bench_clock() -> f64 {
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
-/// Adds `flops` to the running rank's pending flops (`Rank::pending_flops`):
+/// Adds `flops` to the running actor's pending flops (`Actor::pending_flops`):
 /// a modelled kernel or an `smpi_execute` joins the burst it is part of and
 /// is spent at the rank's next MPI call or clock reading, as if it had run
 /// and been measured there. The call then costs no switch to the maestro;
@@ -86,10 +87,7 @@ pub(crate) fn add_pending_flops(flops: f64) {
     if flops.is_nan() || flops <= 0.0 {
         return;
     }
-    sim::with(|s| {
-        let cur = s.core.current();
-        s.core.rank_mut(cur).pending_flops += flops;
-    });
+    sim::with(|s| s.core.running_mut().pending_flops += flops);
     sim::fast(|f| f.note_pending_flops());
 }
 
@@ -109,15 +107,14 @@ pub(crate) fn bench_end() {
             host_speed: speed,
             ..
         } = s.bench;
-        let cur = s.core.current();
-        let rank = s.core.rank_mut(cur);
-        let burst = now_cpu - rank.cpu_mark;
+        let actor = s.core.running_mut();
+        let burst = now_cpu - actor.cpu_mark;
         let measured = if burst >= threshold {
             burst * speed
         } else {
             0.0
         };
-        measured + std::mem::take(&mut rank.pending_flops)
+        measured + std::mem::take(&mut actor.pending_flops)
     });
     compute(flops, "computation");
 }
@@ -146,18 +143,15 @@ pub(crate) fn calls_watched() -> bool {
         || log::enabled(SimGrid::SmpiBench, Priority::Debug)
 }
 
-/// A line of the running rank's, in one of SimGrid's categories.
+/// A line of the running actor's, in one of SimGrid's categories.
 pub(crate) fn log_line(category: SimGrid, priority: Priority, message: &str) {
     sim::with(|s| {
-        let core = &s.core;
-        let rank = core.current();
-        let host = &core.platform().host(core.host_of(rank)).name;
-        let actor = log::Actor { host, rank };
+        let actor = actors::log_actor(s, s.core.current_actor());
         log::simgrid(
             category,
             priority,
             log::Source::Actor(actor),
-            core.now(),
+            s.core.now(),
             message,
         );
     });
@@ -168,10 +162,7 @@ pub(crate) fn log_line(category: SimGrid, priority: Priority, message: &str) {
 /// `smpi_execute` after its last MPI call still takes its time.
 pub(crate) fn spend_pending_flops() {
     if sim::fast(|f| f.take_pending_flops()) {
-        let flops = sim::with(|s| {
-            let cur = s.core.current();
-            std::mem::take(&mut s.core.rank_mut(cur).pending_flops)
-        });
+        let flops = sim::with(|s| std::mem::take(&mut s.core.running_mut().pending_flops));
         compute(flops, "computation");
     }
 }
@@ -182,10 +173,7 @@ pub(crate) fn bench_begin() {
         return;
     }
     let now_cpu = bench_clock();
-    sim::with(|s| {
-        let cur = s.core.current();
-        s.core.rank_mut(cur).cpu_mark = now_cpu;
-    });
+    sim::with(|s| s.core.running_mut().cpu_mark = now_cpu);
 }
 
 /// Ends the whole simulation from inside a rank (MPI_Abort or a fatal error).
@@ -291,10 +279,7 @@ fn handle_error(name: &'static str, scope: ErrScope, e: MpiError) -> c_int {
          MPI_ERRORS_ARE_FATAL, so the simulation stops (set MPI_ERRORS_RETURN to handle errors \
          in the program)",
         e.message,
-        mpi::error_string(e.class)
-            .split(':')
-            .next()
-            .unwrap_or("MPI_ERR_UNKNOWN"),
+        mpi::error_string(e.class),
     );
     abort_simulation(e.class.max(1))
 }

@@ -110,7 +110,8 @@ pub(crate) unsafe extern "C" fn smpi_clock_gettime(
 }
 
 /// `exit` in a rank ends that rank (its main never returns), not the
-/// simulation.
+/// simulation; in an actor a rank created, that actor (as SimGrid's
+/// `smpi_exit` ends the calling actor).
 pub(crate) unsafe extern "C" fn smpi_exit(status: c_int) -> ! {
     bench_end();
     loop {

@@ -1,12 +1,13 @@
 //! SimGrid's toolbox for programs (`xbt/log.h`): the categories programs
 //! declare, their thresholds (`log::Categories`, set by `--log` and
-//! `xbt_log_control_set`), and their lines, which carry the rank's host,
-//! the rank and the simulated date, as SimGrid's actors' do.
+//! `xbt_log_control_set`), and their lines, which carry the actor's host,
+//! name and pid and the simulated date, as SimGrid's do.
 
 use std::ffi::{c_char, c_int, CStr};
 
 use super::{bench_begin, bench_end};
-use crate::log::{self, Actor, Event, Location, Priority, Source};
+use crate::actors;
+use crate::log::{self, Event, Location, Priority, Source};
 use crate::sim;
 
 /// A category record of `xbt/log.h` (`s_xbt_log_category_t`).
@@ -101,23 +102,19 @@ pub(crate) unsafe extern "C" fn smpi_xbt_log_message(
         bench_end();
         bench_begin();
     }
-    let (host, rank, now) = sim::with(|s| {
-        let core = &s.core;
-        let rank = core.current();
-        let host = core.platform().host(core.host_of(rank)).name.clone();
-        (host, rank, core.now())
-    });
-    log::categories().emit(&Event {
-        category: &name,
-        priority,
-        source: Source::Actor(Actor { host: &host, rank }),
-        time: now,
-        location: Some(Location {
-            file: &file,
-            line: u32::try_from(line).unwrap_or(0),
-        }),
-        function: None,
-        message: &message,
+    sim::with(|s| {
+        log::categories().emit(&Event {
+            category: &name,
+            priority,
+            source: Source::Actor(actors::log_actor(s, s.core.current_actor())),
+            time: s.core.now(),
+            location: Some(Location {
+                file: &file,
+                line: u32::try_from(line).unwrap_or(0),
+            }),
+            function: None,
+            message: &message,
+        });
     });
 }
 

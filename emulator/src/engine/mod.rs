@@ -1,6 +1,14 @@
 //! The discrete-event core: the simulated clock, the timer queue, the fluid
-//! model of hosts and links, transfers and computations, the ranks' run
-//! states and the order in which ready ranks run.
+//! model of hosts and links, transfers and computations, the actors' run
+//! states and the order in which ready actors run.
+//!
+//! An actor is one coroutine of the simulation. Actor `i < size()` is rank
+//! `i`'s main one; a rank may start more (SimGrid's `sg_actor_start`),
+//! which act as that rank: same MPI identity, same host, same globals. So
+//! [`Core::current`] is the running actor's rank, what the MPI layer
+//! needs, and [`Core::wake`] wakes every blocked actor of a rank (each
+//! waiting actor checks again what it waits for; with one actor per rank,
+//! as almost always, that is the rank).
 //!
 //! The core knows nothing of MPI. Its owner starts transfers and gets a
 //! [`TransferId`] back; when the clock moves ([`Core::advance`]), the
@@ -9,7 +17,7 @@
 //! what they complete. Sleeps and computations end inside the core (they
 //! only make their rank ready again).
 //!
-//! `context` switches between the ranks' coroutines; `netmodel` turns a
+//! `context` switches between the actors' coroutines; `netmodel` turns a
 //! message into a latency and a flow.
 
 pub mod context;
@@ -38,9 +46,12 @@ use timer::{TimerEvent, Timers};
 
 use crate::log::ENGINE;
 
-/// A rank's run state.
+/// An actor's run state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunState {
+    /// Created by its rank but not started yet (it never runs, and the
+    /// simulation does not wait for it, until it is).
+    Created,
     /// In the ready queue (or running now).
     Ready,
     /// Waiting for a request, a timer or a computation.
@@ -49,14 +60,14 @@ pub enum RunState {
     Done,
 }
 
-/// What a blocked rank waits in, for the deadlock report.
+/// What a blocked actor waits in, for the deadlock report.
 #[derive(Debug, Clone, Default)]
 pub struct BlockedIn {
     pub call: &'static str,
     pub detail: Detail,
 }
 
-/// What a blocked rank waits for. Kept as data and put into words only by
+/// What a blocked actor waits for. Kept as data and put into words only by
 /// a deadlock report: ranks block on every wait, and formatting there cost
 /// an allocation per wait.
 #[derive(Debug, Clone, Default)]
@@ -77,25 +88,36 @@ pub enum Detail {
     },
 }
 
-/// A simulated process, as the core sees it.
-pub struct Rank {
+/// A simulated actor, as the core sees it: a rank's main coroutine, or one
+/// the rank started.
+pub struct Actor {
+    /// The rank it acts as.
+    rank: usize,
     host: HostId,
+    /// The next actor of the same rank: a rank's actors form a list from
+    /// its main actor, in creation order.
+    next: Option<usize>,
     state: RunState,
     blocked_in: BlockedIn,
     exit_code: Option<i32>,
-    /// A computation in progress on the rank's host.
+    /// A computation in progress on the actor's host.
     exec: Option<ActionId>,
-    /// Set while the rank sleeps until a timer.
+    /// Set while the actor sleeps until a timer.
     sleeping: bool,
-    /// Bench clock (`smpi/bench-clock`) when this rank last returned from
-    /// an MPI call.
+    /// Bench clock (`smpi/bench-clock`) when this actor last returned
+    /// from an MPI call.
     pub cpu_mark: f64,
     /// Flops of modelled kernels and `smpi_execute` called since then,
     /// spent with the burst they belong to at the next MPI call.
     pub pending_flops: f64,
 }
 
-impl Rank {
+impl Actor {
+    /// The rank the actor acts as.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
     pub fn host(&self) -> HostId {
         self.host
     }
@@ -108,17 +130,17 @@ impl Rank {
         &self.blocked_in
     }
 
-    /// Whether a computation of the rank is in progress.
+    /// Whether a computation of the actor is in progress.
     pub fn computing(&self) -> bool {
         self.exec.is_some()
     }
 
-    /// Whether the rank sleeps until a timer.
+    /// Whether the actor sleeps until a timer.
     pub fn sleeping(&self) -> bool {
         self.sleeping
     }
 
-    /// The rank's exit code, once it is done.
+    /// The actor's exit code, once it is done.
     pub fn exit_code(&self) -> Option<i32> {
         self.exit_code
     }
@@ -127,6 +149,7 @@ impl Rank {
 /// Who owns a fluid action.
 #[derive(Debug, Clone, Copy)]
 enum ActionOwner {
+    /// A computation of this actor.
     Exec(usize),
     Transfer(TransferId),
 }
@@ -135,9 +158,9 @@ enum ActionOwner {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sleep {
     /// Nothing else could run or happen first: the clock moved to the end
-    /// of the sleep and the rank goes on.
+    /// of the sleep and the actor goes on.
     InPlace,
-    /// The rank is blocked until its timer; it must park.
+    /// The actor is blocked until its timer; it must park.
     Blocked,
 }
 
@@ -146,8 +169,12 @@ pub struct Core {
     now: f64,
     platform: Platform,
     model: NetModel,
-    ranks: Vec<Rank>,
-    /// The rank now running (meaningful while a rank runs).
+    /// The actors: rank i's main actor is actor i, then the actors ranks
+    /// created, in creation order.
+    actors: Vec<Actor>,
+    /// Number of ranks.
+    ranks: usize,
+    /// The actor now running (meaningful while an actor runs).
     current: usize,
     ready: VecDeque<usize>,
     timers: Timers,
@@ -180,7 +207,7 @@ pub struct Core {
     scratch: FlowScratch,
     /// Set when the simulation cannot go on (for example a missing route).
     failure: Option<String>,
-    /// Number of ranks not yet done.
+    /// Number of started actors not yet done.
     live: usize,
     observers: Observers,
 }
@@ -230,10 +257,13 @@ impl Core {
         }
         let pstates = platform.hosts().iter().map(|h| h.pstate).collect();
         let n = hosts.len();
-        let ranks = hosts
+        let actors = hosts
             .into_iter()
-            .map(|host| Rank {
+            .enumerate()
+            .map(|(rank, host)| Actor {
+                rank,
                 host,
+                next: None,
                 state: RunState::Ready,
                 blocked_in: BlockedIn::default(),
                 exit_code: None,
@@ -247,7 +277,8 @@ impl Core {
             now: 0.0,
             platform,
             model,
-            ranks,
+            actors,
+            ranks: n,
             current: 0,
             ready: (0..n).collect(),
             timers: Timers::default(),
@@ -286,19 +317,66 @@ impl Core {
 
     /// Number of ranks.
     pub fn size(&self) -> usize {
-        self.ranks.len()
+        self.ranks
     }
 
-    pub fn rank(&self, rank: usize) -> &Rank {
-        &self.ranks[rank]
+    /// Actor `actor` (rank `r`'s main actor is actor `r`).
+    pub fn actor(&self, actor: usize) -> &Actor {
+        &self.actors[actor]
     }
 
-    pub fn rank_mut(&mut self, rank: usize) -> &mut Rank {
-        &mut self.ranks[rank]
+    /// Every actor, ranks' main actors first.
+    pub fn actors(&self) -> &[Actor] {
+        &self.actors
     }
 
-    pub fn ranks(&self) -> &[Rank] {
-        &self.ranks
+    /// The running actor.
+    pub fn running(&self) -> &Actor {
+        &self.actors[self.current]
+    }
+
+    /// The running actor.
+    pub fn running_mut(&mut self) -> &mut Actor {
+        &mut self.actors[self.current]
+    }
+
+    /// Creates an actor of `rank` on the rank's host, not started yet
+    /// ([`RunState::Created`]); its number.
+    pub fn create_actor(&mut self, rank: usize) -> usize {
+        let id = self.actors.len();
+        self.actors.push(Actor {
+            rank,
+            host: self.actors[rank].host,
+            next: None,
+            state: RunState::Created,
+            blocked_in: BlockedIn::default(),
+            exit_code: None,
+            exec: None,
+            sleeping: false,
+            cpu_mark: 0.0,
+            pending_flops: 0.0,
+        });
+        let mut last = rank;
+        while let Some(next) = self.actors[last].next {
+            last = next;
+        }
+        self.actors[last].next = Some(id);
+        debug!(target: ENGINE, "rank {rank} creates actor {id}");
+        id
+    }
+
+    /// Starts a created actor: it becomes ready (after those already
+    /// ready), and the simulation runs until it is done too. False if it
+    /// was started already.
+    pub fn start_actor(&mut self, actor: usize) -> bool {
+        let a = &mut self.actors[actor];
+        if a.state != RunState::Created {
+            return false;
+        }
+        a.state = RunState::Ready;
+        self.live += 1;
+        self.ready.push_back(actor);
+        true
     }
 
     /// The observers of the simulation.
@@ -314,28 +392,33 @@ impl Core {
     /// Calls MPI-level hooks: `f` with the date and the running rank on
     /// every observer.
     pub fn observe(&mut self, mut f: impl FnMut(&mut dyn observe::Observer, f64, usize)) {
-        let (at, rank) = (self.now, self.current);
+        let (at, rank) = (self.now, self.current());
         self.observers.each(|o| f(o, at, rank));
     }
 
-    /// The rank now running.
+    /// The rank of the running actor.
     pub fn current(&self) -> usize {
+        self.actors[self.current].rank
+    }
+
+    /// The running actor.
+    pub fn current_actor(&self) -> usize {
         self.current
     }
 
-    /// Makes `rank` the running one (the maestro, before resuming it).
-    pub fn set_current(&mut self, rank: usize) {
-        self.current = rank;
+    /// Makes `actor` the running one (the maestro, before resuming it).
+    pub fn set_current(&mut self, actor: usize) {
+        self.current = actor;
     }
 
     /// The host of `rank`.
     pub fn host_of(&self, rank: usize) -> HostId {
-        self.ranks[rank].host
+        self.actors[rank].host
     }
 
     /// The speed of `rank`'s host at its pstate, in flop/s per core.
     pub fn speed_of(&self, rank: usize) -> f64 {
-        self.host_speed(self.ranks[rank].host)
+        self.host_speed(self.actors[rank].host)
     }
 
     /// The speed of `host` at its pstate, in flop/s per core.
@@ -375,10 +458,10 @@ impl Core {
         }
         // A fluid action keeps its resource and bound: the computations of
         // the host go on as new actions of what they have left.
-        for rank in 0..self.ranks.len() {
-            let Some(old_id) = self.ranks[rank]
+        for actor in 0..self.actors.len() {
+            let Some(old_id) = self.actors[actor]
                 .exec
-                .filter(|_| self.ranks[rank].host == host)
+                .filter(|_| self.actors[actor].host == host)
             else {
                 continue;
             };
@@ -391,8 +474,8 @@ impl Core {
                 bound: Some(speed),
                 uses: &[(cpu, 1.0)],
             });
-            self.owners.insert(id, ActionOwner::Exec(rank));
-            self.ranks[rank].exec = Some(id);
+            self.owners.insert(id, ActionOwner::Exec(actor));
+            self.actors[actor].exec = Some(id);
         }
         debug!(target: ENGINE, "host {} enters pstate {pstate} ({speed:e} flop/s)", self.platform.host(host).name);
     }
@@ -404,7 +487,7 @@ impl Core {
         for (h, &p) in self.pstates.iter().enumerate() {
             energy.pstate_changed(HostId(h as u32), p, self.now);
         }
-        for r in self.ranks.iter().filter(|r| r.exec.is_some()) {
+        for r in self.actors.iter().filter(|r| r.exec.is_some()) {
             energy.compute_started(r.host, self.now);
         }
         self.energy = Some(energy);
@@ -422,47 +505,56 @@ impl Core {
         Some(e.report(&self.platform, end))
     }
 
-    /// Number of ranks not done yet.
+    /// Number of started actors not done yet.
     pub fn live(&self) -> usize {
         self.live
     }
 
-    /// Makes a blocked rank ready again.
+    /// Makes the blocked actors of `rank` ready again, main actor first.
     pub fn wake(&mut self, rank: usize) {
-        let r = &mut self.ranks[rank];
-        if r.state == RunState::Blocked {
-            r.state = RunState::Ready;
-            r.blocked_in = BlockedIn::default();
-            self.ready.push_back(rank);
+        let mut actor = Some(rank);
+        while let Some(a) = actor {
+            self.wake_actor(a);
+            actor = self.actors[a].next;
         }
     }
 
-    /// Marks the current rank blocked in `call` (the caller then parks).
-    pub fn block_current(&mut self, call: &'static str, detail: Detail) {
-        let r = &mut self.ranks[self.current];
-        r.state = RunState::Blocked;
-        r.blocked_in = BlockedIn { call, detail };
+    /// Makes `actor` ready again if it is blocked.
+    fn wake_actor(&mut self, actor: usize) {
+        let a = &mut self.actors[actor];
+        if a.state == RunState::Blocked {
+            a.state = RunState::Ready;
+            a.blocked_in = BlockedIn::default();
+            self.ready.push_back(actor);
+        }
     }
 
-    /// The next rank to run, in FIFO order.
+    /// Marks the running actor blocked in `call` (the caller then parks).
+    pub fn block_current(&mut self, call: &'static str, detail: Detail) {
+        let a = &mut self.actors[self.current];
+        a.state = RunState::Blocked;
+        a.blocked_in = BlockedIn { call, detail };
+    }
+
+    /// The next actor to run, in FIFO order.
     pub fn pop_ready(&mut self) -> Option<usize> {
         self.ready.pop_front()
     }
 
-    /// Records that `rank` is finished with `code`.
-    pub fn finish_rank(&mut self, rank: usize, code: i32) {
-        let r = &mut self.ranks[rank];
-        if r.state != RunState::Done {
-            r.state = RunState::Done;
-            r.exit_code = Some(code);
+    /// Records that `actor` is finished with `code`.
+    pub fn finish(&mut self, actor: usize, code: i32) {
+        let a = &mut self.actors[actor];
+        if a.state != RunState::Done {
+            a.state = RunState::Done;
+            a.exit_code = Some(code);
             self.live -= 1;
-            debug!(target: ENGINE, "rank {rank} ends with code {code}");
+            debug!(target: ENGINE, "actor {actor} (rank {}) ends with code {code}", a.rank);
         }
     }
 
-    /// The first non-zero exit code of the ranks, in rank order, or 0.
+    /// The first non-zero exit code of the actors, ranks first, or 0.
     pub fn exit_code(&self) -> i32 {
-        self.ranks
+        self.actors
             .iter()
             .filter_map(|r| r.exit_code)
             .find(|&c| c != 0)
@@ -474,10 +566,10 @@ impl Core {
         self.failure.take()
     }
 
-    /// Starts the sleep of the current rank for `seconds`, blocked in
-    /// `call`. When no other rank is ready and no event comes first, the
+    /// Starts the sleep of the running actor for `seconds`, blocked in
+    /// `call`. When no other actor is ready and no event comes first, the
     /// clock moves to the wake-up date at once: the maestro would only do
-    /// that and resume the rank (a failed MPI_Iprobe in a polling loop,
+    /// that and resume the actor (a failed MPI_Iprobe in a polling loop,
     /// often). Same simulation, two switches fewer.
     pub fn start_sleep(&mut self, seconds: f64, call: &'static str) -> Sleep {
         let at = self.now + seconds;
@@ -485,19 +577,19 @@ impl Core {
             self.advance(at);
             return Sleep::InPlace;
         }
-        let rank = self.current;
-        trace!(target: ENGINE, "rank {rank} sleeps until {at:.9} s ({call})");
-        self.ranks[rank].sleeping = true;
-        self.timers.add(at, TimerEvent::Wake(rank));
+        let actor = self.current;
+        trace!(target: ENGINE, "actor {actor} sleeps until {at:.9} s ({call})");
+        self.actors[actor].sleeping = true;
+        self.timers.add(at, TimerEvent::Wake(actor));
         self.block_current(call, Detail::Sleep(seconds));
         Sleep::Blocked
     }
 
-    /// Starts a computation of `flops` for the current rank on its host;
-    /// the rank is blocked in `call` until it ends.
+    /// Starts a computation of `flops` for the running actor on its host;
+    /// the actor is blocked in `call` until it ends.
     pub fn start_exec(&mut self, flops: f64, call: &'static str) {
-        let rank = self.current;
-        let host = self.ranks[rank].host;
+        let actor = self.current;
+        let Actor { rank, host, .. } = self.actors[actor];
         let speed = self.host_speed(host);
         let cpu = self.host_cpus[host.0 as usize];
         if let Some(e) = &mut self.energy {
@@ -509,10 +601,10 @@ impl Core {
             bound: Some(speed),
             uses: &[(cpu, 1.0)],
         });
-        self.owners.insert(id, ActionOwner::Exec(rank));
-        self.ranks[rank].exec = Some(id);
+        self.owners.insert(id, ActionOwner::Exec(actor));
+        self.actors[actor].exec = Some(id);
         self.block_current(call, Detail::Compute(flops));
-        debug!(target: ENGINE, "rank {rank} computes {flops:e} flops ({call})");
+        debug!(target: ENGINE, "actor {actor} (rank {rank}) computes {flops:e} flops ({call})");
         if !self.observers.is_empty() {
             let at = self.now;
             self.observers.each(|o| o.compute_start(at, rank, flops));
@@ -543,20 +635,20 @@ impl Core {
 
     /// Handles what ends at the current date, in order (fluid actions in
     /// the solver's order, then timers by date and age): ends computations
-    /// and sleeps (their ranks become ready) and starts the flows of
+    /// and sleeps (their actors become ready) and starts the flows of
     /// transfers whose latency is over, until a transfer arrives, which it
     /// returns for its owner to complete.
     pub fn next_finished(&mut self) -> Option<TransferId> {
         while let Some(action) = self.ended.pop_front() {
             match self.owners.remove(&action) {
-                Some(ActionOwner::Exec(rank)) => {
-                    self.ranks[rank].exec = None;
+                Some(ActionOwner::Exec(actor)) => {
+                    self.actors[actor].exec = None;
                     if let Some(e) = &mut self.energy {
-                        e.compute_ended(self.ranks[rank].host, self.now);
+                        e.compute_ended(self.actors[actor].host, self.now);
                     }
-                    self.wake(rank);
+                    self.wake_actor(actor);
                     if !self.observers.is_empty() {
-                        let at = self.now;
+                        let (at, rank) = (self.now, self.actors[actor].rank);
                         self.observers.each(|o| o.compute_end(at, rank));
                     }
                 }
@@ -566,9 +658,9 @@ impl Core {
         }
         while let Some(event) = self.timers.pop_due(self.now) {
             match event {
-                TimerEvent::Wake(rank) => {
-                    self.ranks[rank].sleeping = false;
-                    self.wake(rank);
+                TimerEvent::Wake(actor) => {
+                    self.actors[actor].sleeping = false;
+                    self.wake_actor(actor);
                 }
                 TimerEvent::LatencyDone(id) => self.start_flow(id),
                 TimerEvent::TransferDone(id) if self.arrive(id) => return Some(id),

@@ -72,7 +72,7 @@ fn ranks_start_ready_and_run_in_order() {
     assert_eq!(core.live(), 3);
     let order: Vec<usize> = std::iter::from_fn(|| core.pop_ready()).collect();
     assert_eq!(order, [0, 1, 2]);
-    assert!(core.ranks().iter().all(|r| r.state() == RunState::Ready));
+    assert!(core.actors().iter().all(|r| r.state() == RunState::Ready));
 }
 
 #[test]
@@ -83,13 +83,13 @@ fn waking_a_rank_that_is_not_blocked_does_nothing() {
     assert_eq!(core.pop_ready(), None);
     core.set_current(1);
     core.block_current("MPI_Recv", Detail::Text("test"));
-    assert_eq!(core.rank(1).state(), RunState::Blocked);
-    assert_eq!(core.rank(1).blocked_in().call, "MPI_Recv");
+    assert_eq!(core.actor(1).state(), RunState::Blocked);
+    assert_eq!(core.actor(1).blocked_in().call, "MPI_Recv");
     core.wake(1);
     core.wake(1);
     assert_eq!(core.pop_ready(), Some(1));
     assert_eq!(core.pop_ready(), None, "woken once, queued once");
-    assert_eq!(core.rank(1).blocked_in().call, "");
+    assert_eq!(core.actor(1).blocked_in().call, "");
 }
 
 #[test]
@@ -99,7 +99,7 @@ fn a_sleep_nothing_precedes_moves_the_clock_in_place() {
     core.set_current(0);
     assert_eq!(core.start_sleep(2.5, "sleep"), Sleep::InPlace);
     assert_eq!(core.now(), 2.5);
-    assert_eq!(core.rank(0).state(), RunState::Ready);
+    assert_eq!(core.actor(0).state(), RunState::Ready);
     assert_eq!(core.next_event(), None);
 }
 
@@ -109,13 +109,13 @@ fn a_sleep_another_ready_rank_precedes_blocks_until_its_timer() {
     assert_eq!(core.pop_ready(), Some(0));
     core.set_current(0);
     assert_eq!(core.start_sleep(1.0, "sleep"), Sleep::Blocked);
-    assert!(core.rank(0).sleeping());
-    assert!(matches!(core.rank(0).blocked_in().detail, Detail::Sleep(s) if s == 1.0));
+    assert!(core.actor(0).sleeping());
+    assert!(matches!(core.actor(0).blocked_in().detail, Detail::Sleep(s) if s == 1.0));
     assert_eq!(core.pop_ready(), Some(1));
     assert_eq!(core.next_event(), Some(1.0));
     assert!(drain(&mut core).is_empty());
     assert_eq!(core.now(), 1.0);
-    assert!(!core.rank(0).sleeping());
+    assert!(!core.actor(0).sleeping());
     assert_eq!(core.pop_ready(), Some(0));
 }
 
@@ -138,11 +138,11 @@ fn a_computation_takes_its_flops_over_the_host_speed() {
     core.pop_ready();
     core.set_current(0);
     core.start_exec(2e9, "computation");
-    assert!(core.rank(0).computing());
-    assert!(matches!(core.rank(0).blocked_in().detail, Detail::Compute(f) if f == 2e9));
+    assert!(core.actor(0).computing());
+    assert!(matches!(core.actor(0).blocked_in().detail, Detail::Compute(f) if f == 2e9));
     drain(&mut core);
     assert!(close(core.now(), 2.0), "{}", core.now());
-    assert!(!core.rank(0).computing());
+    assert!(!core.actor(0).computing());
     assert_eq!(core.pop_ready(), Some(0));
 }
 
@@ -290,14 +290,14 @@ fn same_operations_give_the_same_dates_bit_for_bit() {
 #[test]
 fn finished_ranks_leave_the_live_count_and_the_first_error_code_wins() {
     let mut core = core_on_three(&[0, 1, 2], &[]);
-    core.finish_rank(2, 5);
-    core.finish_rank(0, 0);
-    core.finish_rank(0, 9);
+    core.finish(2, 5);
+    core.finish(0, 0);
+    core.finish(0, 9);
     assert_eq!(core.live(), 1);
-    core.finish_rank(1, 3);
+    core.finish(1, 3);
     assert_eq!(core.live(), 0);
     assert_eq!(core.exit_code(), 3, "rank order, not finishing order");
-    assert_eq!(core.rank(0).state(), RunState::Done);
+    assert_eq!(core.actor(0).state(), RunState::Done);
 }
 
 #[test]

@@ -9,7 +9,7 @@ use super::TransferId;
 /// Something that happens at a date.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TimerEvent {
-    /// Ends a sleep of the rank.
+    /// Ends a sleep of the actor.
     Wake(usize),
     /// Ends the latency phase of a transfer: its flow starts.
     LatencyDone(TransferId),

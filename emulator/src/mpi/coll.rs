@@ -749,7 +749,7 @@ mod tests {
     use collectives::Collective;
 
     fn algorithms(pairs: &[&str]) -> Result<(Algorithms, Vec<String>), String> {
-        let mut cfg = crate::run::config();
+        let mut cfg = crate::config::Config::new(&[OPTIONS]);
         for p in pairs {
             cfg.set_pair(p).unwrap();
         }
