@@ -174,9 +174,10 @@ pub enum LogError {
     UnknownAppender(String),
     #[error("{0}")]
     Layout(String),
-    #[error("cannot open the log file {path}: {source}")]
+    #[error("cannot open the log file {path}")]
     File {
         path: String,
+        #[source]
         source: std::io::Error,
     },
     #[error("cannot install the logger: {0}")]

@@ -42,6 +42,24 @@ fn every_bad_input_gets_a_clear_first_line_and_a_documented_exit() {
     let bw0 = two_hosts("bw0.xml", "0", "1Gf");
     let speed0 = two_hosts("speed0.xml", "1GBps", "0f");
     let hosts = write_scratch("ab.hosts", "a\nb\n");
+    // Platforms with power states, named as smpirun's working directory
+    // (the scratch directory) holds them.
+    let platform = |name: &'static str, b: &str| {
+        write_scratch(
+            name,
+            &format!(
+                "<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\">\n<host id=\"a\" \
+                 speed=\"1Gf,2Gf\"><prop id=\"wattage_per_state\" value=\"1:2:3\"/></host>\n\
+                 <host id=\"b\" speed=\"1Gf\"{b}/>\n<link id=\"l\" bandwidth=\"1GBps\"/>\n\
+                 <route src=\"a\" dst=\"b\"><link_ctn id=\"l\"/></route></zone></platform>\n"
+            ),
+        );
+        name
+    };
+    let (bad_pstate, watts) = (
+        platform("bad_pstate.xml", " pstate=\"2\""),
+        platform("watts.xml", ""),
+    );
     let empty_hosts = write_scratch("empty.hosts", "");
     let (bw0, speed0, hosts, empty_hosts) = (
         bw0.to_str().unwrap(),
@@ -80,6 +98,21 @@ fn every_bad_input_gets_a_clear_first_line_and_a_documented_exit() {
         row(&["--cfg=smpi/nonsense:1", "-np", "2", "PP"], 1, "smpirun: in a --cfg option: unknown option 'smpi/nonsense'"),
         row(&["-np", "20000000", "PP"], 1, "smpirun: -np 20000000: the built-in platform has at most 16777216 hosts"),
         row(&["-np", "2", "-trace", "PP"], 1, "smpirun: -trace: SimGrid's tracing and trace replay are not available"),
+        row(&["-np", "2", "--cfg=smpi/bcast:SMP_binomal", "PP"], 1,
+            "smpirun: option smpi/bcast: no algorithm 'SMP_binomal' (available: default,"),
+        row(&["-np", "2", "--cfg=plugin:energy", "PP"], 1,
+            "smpirun: option plugin: 'energy' is not one of SimGrid's plugins (host_energy,"),
+        row(&["-np", "2", "--log=root.fmt:[%r]%Q", "PP"], 1,
+            "smpirun: in a --log option: unknown sequence %Q in layout format '[%r]%Q'; known sequences:"),
+        row(&["-np", "2", "--log=root.app:file:/nonexistent/x.log", "PP"], 1,
+            "smpirun: cannot open the log file /nonexistent/x.log: No such file or directory (os error 2)"),
+        row(&["-np", "2", "--log=smpi.thres:chatty", "PP"], 1,
+            "smpirun: in a --log option: unknown log level 'chatty'; valid levels are: trace,"),
+        // Energy and power states.
+        row(&["-platform", bad_pstate, "-hostfile", hosts, "PP"], 1,
+            "smpirun: bad_pstate.xml:3: host 'b': pstate '2' is not one of its power states: its speed lists 1"),
+        row(&["-platform", watts, "-hostfile", hosts, "--cfg=plugin:host_energy", "PP"], 1,
+            "smpirun: --cfg=plugin:host_energy: host 'a': wattage_per_state '1:2:3' lists 1 power states, but the host has 2"),
         // Programs.
         row(&["-np", "2", "./nothere"], 1, "smpirun: cannot read './nothere': No such file or directory (os error 2)"),
         row(&["-np", "2", "APP", "exit5"], 5,
