@@ -996,6 +996,10 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     }
     mpi.algorithms = algorithms;
     mpi.finalization_barrier = cfg.bool("smpi/finalization-barrier");
+    if !cfg.bool("smpi/errors-are-fatal") {
+        mpi.default_errhandler = crate::mpi::ERRORS_RETURN;
+    }
+    mpi.init_seconds = cfg.float("smpi/init");
     let mem = Memory::from_config(&cfg, segment)?;
     let mut sim = Sim::new(Core::new(platform, model, hosts), mpi, mem, bench);
     sim.quiet = opts.quiet;

@@ -248,3 +248,23 @@ fn every_simgrid_context_factory_runs_the_same_simulation() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("not one of raw, boost, ucontext, thread"));
 }
+
+#[test]
+fn simgrid_error_and_init_options_take_effect() {
+    // MPI_ERRORS_RETURN by default, and MPI_Init's own time.
+    assert_self_checks_with(
+        "tests/c/simgrid_error_options.c",
+        &["1", "3"],
+        &["--cfg=smpi/errors-are-fatal:no", "--cfg=smpi/init:0.25"],
+    );
+    // By default, an error is fatal: the run ends with its class (6 is
+    // MPI_ERR_RANK).
+    let app = build("tests/c/simgrid_error_options.c");
+    let o = run(&["-np", "2", NO_COMPUTE, app.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(6), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("MPI_ERRORS_ARE_FATAL"),
+        "{}",
+        stderr(&o)
+    );
+}

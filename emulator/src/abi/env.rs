@@ -30,15 +30,18 @@ pub(crate) unsafe fn copy_c_string(dst: *mut c_char, cap: usize, s: &str) -> usi
 }
 
 fn init_common(name: &'static str) -> Result<(), MpiError> {
-    sim::mpi(|w| {
+    let seconds = sim::mpi(|w| {
         let me = w.core.current();
         let st = &mut w.mpi.ranks[me];
         if st.initialized {
             return Err(MpiError::new(class::OTHER, format!("{name} called twice")));
         }
         st.initialized = true;
-        Ok(())
-    })
+        Ok(w.mpi.init_seconds)
+    })?;
+    // SimGrid's smpi/init: the time MPI_Init itself takes.
+    sim::sleep(seconds, name);
+    Ok(())
 }
 
 pub(crate) unsafe extern "C" fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c_int {

@@ -16,6 +16,8 @@ use crate::sim;
 /// The options that choose the collectives' algorithms.
 #[rustfmt::skip]
 pub const OPTIONS: Options = &[
+    OptionSpec { name: "smpi/errors-are-fatal", kind: Kind::Bool, default: "yes", help: "the error handler of communicators and windows the program gives none: MPI_ERRORS_ARE_FATAL (yes) or MPI_ERRORS_RETURN (no), as in SimGrid" },
+    OptionSpec { name: "smpi/init", kind: Kind::Float, default: "0", help: "simulated seconds MPI_Init (and MPI_Init_thread) takes, as in SimGrid" },
     OptionSpec { name: "smpi/finalization-barrier", kind: Kind::Bool, default: "no", help: "MPI_Finalize starts with a barrier on MPI_COMM_WORLD, as in SimGrid (so that no rank leaves while others still need it)" },
     OptionSpec { name: "smpi/allgather", kind: Kind::Text, default: "default", help: "algorithm of MPI_Allgather and its non-blocking form (smpirun -help-coll lists them)" },
     OptionSpec { name: "smpi/allgatherv", kind: Kind::Text, default: "default", help: "algorithm of MPI_Allgatherv and its non-blocking form (smpirun -help-coll lists them)" },

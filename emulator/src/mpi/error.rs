@@ -241,7 +241,7 @@ impl Ctx<'_> {
             return;
         }
         let eh = self.errhandler(parent);
-        if eh != ERRORS_ARE_FATAL {
+        if eh != self.mpi.default_errhandler {
             let me = self.core.current();
             let hs = &mut self.mpi.ranks[me].errhandlers;
             match hs.iter_mut().find(|(h, _)| *h == child) {
@@ -260,7 +260,7 @@ impl Ctx<'_> {
         } else {
             COMM_WORLD
         };
-        find(comm).unwrap_or(ERRORS_ARE_FATAL)
+        find(comm).unwrap_or(self.mpi.default_errhandler)
     }
 
     /// Checks that `eh` is a predefined or program error handler.

@@ -95,7 +95,7 @@ pub struct RankMpi {
     pub recording: Option<nbc::Recording>,
     /// Collective sequence number per communicator context.
     pub coll_seq: Vec<(u32, u32)>,
-    /// Error handlers set on communicators (absent: MPI_ERRORS_ARE_FATAL).
+    /// Error handlers set on communicators (absent: `Mpi::default_errhandler`).
     pub errhandlers: Vec<(i32, i32)>,
     /// The error handler of MPI_FILE_NULL, the default for files (None:
     /// MPI_ERRORS_RETURN, as MPI specifies).
@@ -134,6 +134,12 @@ pub struct Mpi {
     /// MPI_Finalize starts with a barrier on MPI_COMM_WORLD
     /// (`smpi/finalization-barrier`).
     pub finalization_barrier: bool,
+    /// The error handler of communicators and windows the program gave
+    /// none: MPI_ERRORS_ARE_FATAL, or MPI_ERRORS_RETURN under
+    /// `smpi/errors-are-fatal:no` (SimGrid's option).
+    pub default_errhandler: i32,
+    /// Simulated seconds MPI_Init takes (`smpi/init`).
+    pub init_seconds: f64,
     /// User operations (handle FIRST_USER_OP + i); `None` once freed.
     pub user_ops: Vec<Option<op::ReduceOp>>,
     /// Non-blocking collectives in progress (`None`: free, or being
@@ -178,6 +184,8 @@ impl Mpi {
             errhandler_fns: Vec::new(),
             algorithms: coll::Algorithms::default(),
             finalization_barrier: false,
+            default_errhandler: ERRORS_ARE_FATAL,
+            init_seconds: 0.0,
             user_ops: Vec::new(),
             nbc: Vec::new(),
             nbc_free: Vec::new(),

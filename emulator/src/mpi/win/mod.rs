@@ -325,6 +325,7 @@ impl Ctx<'_> {
                     Group::Single(w) => Group::List(Rc::from(vec![*w as u32])),
                     g => g.clone(),
                 };
+                let errhandler = self.mpi.default_errhandler;
                 let members = (0..n)
                     .map(|_| Member {
                         base: 0,
@@ -343,7 +344,7 @@ impl Ctx<'_> {
                         attr_size: Box::new(0),
                         attr_ints: Box::new([1, flavor as i32, WIN_UNIFIED]),
                         name: String::new(),
-                        errhandler: super::ERRORS_ARE_FATAL,
+                        errhandler,
                         info: Vec::new(),
                         freed: false,
                     })
