@@ -333,7 +333,7 @@ fn idup(
 ) -> c_int {
     call(name, comm, || {
         non_null(request, "request")?;
-        let h = comm::dup_with_hints(comm, info)?;
+        let h = comm::dup_with_hints(comm, info, false)?;
         // SAFETY: the caller's output argument.
         unsafe { out(newcomm, h, "newcomm")? };
         let id = sim::mpi(|w| w.new_completed_request());
@@ -357,7 +357,7 @@ pub(crate) unsafe extern "C" fn MPI_Comm_dup_with_info(
     newcomm: *mut c_int,
 ) -> c_int {
     call("MPI_Comm_dup_with_info", comm, || {
-        let h = comm::dup_with_hints(comm, Some(info))?;
+        let h = comm::dup_with_hints(comm, Some(info), true)?;
         // SAFETY: the caller's output argument.
         unsafe { out(newcomm, h, "newcomm") }
     })

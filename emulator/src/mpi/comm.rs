@@ -936,11 +936,29 @@ impl Ctx<'_> {
     }
 }
 
+/// SimGrid 3.32 numbers a duplicate at its rank 0 as it makes it, which
+/// broadcasts the number (an int) to the members: the same broadcast, for
+/// the same time. (Not for intercommunicators, which SimGrid's
+/// duplication does not know.)
+fn announce(h: i32) -> MpiResult<()> {
+    if sim::mpi(|w| w.comm(h))?.remote.is_some() {
+        return Ok(());
+    }
+    let mut number: i32 = 0;
+    let data = super::collective::Data {
+        addr: std::ptr::addr_of_mut!(number) as usize,
+        count: 1,
+        dtype: super::datatype::INT,
+    };
+    super::collective::bcast(h, data, 0)
+}
+
 /// MPI_Comm_dup: a communicator with the group and topology of `comm`,
 /// its attributes copied by the program's callbacks and its error
 /// handler; a failing copy callback fails the duplication.
 pub fn dup(comm: i32) -> MpiResult<Duplicate> {
     let h = sim::mpi(|w| w.comm_dup(comm))?;
+    announce(h)?;
     if let Err(e) = attr::copy_all(Kind::Comm, comm, h) {
         sim::mpi(|w| w.comm_free(h))?;
         return Ok(Duplicate::Failed(e));
@@ -951,10 +969,15 @@ pub fn dup(comm: i32) -> MpiResult<Duplicate> {
 
 /// MPI_Comm_idup, MPI_Comm_dup_with_info and MPI_Comm_idup_with_info (with
 /// `info`): as [`dup`], with the hints of `info` when given, except that
-/// the duplicate of a failing copy callback stays allocated.
-pub fn dup_with_hints(comm: i32, info: Option<i32>) -> MpiResult<i32> {
+/// the duplicate of a failing copy callback stays allocated. `blocking`:
+/// MPI_Comm_dup_with_info, whose duplicate is announced as [`dup`]'s (the
+/// non-blocking forms, which SimGrid lacks, wait for nobody).
+pub fn dup_with_hints(comm: i32, info: Option<i32>, blocking: bool) -> MpiResult<i32> {
     let hints = info.map(|i| sim::mpi(|w| w.mpi.hints(i))).transpose()?;
     let h = sim::mpi(|w| w.comm_dup(comm))?;
+    if blocking {
+        announce(h)?;
+    }
     attr::copy_all(Kind::Comm, comm, h)?;
     sim::mpi(|w| {
         if let Some(hints) = hints {
