@@ -296,7 +296,7 @@ pub(crate) fn create_errhandler(
                 "the error handler function is null",
             ));
         }
-        let h = sim::mpi(|w| w.mpi.add_errhandler(function));
+        let h = sim::mpi(|w| w.new_errhandler(function));
         // SAFETY: the caller's output argument.
         unsafe { out(errhandler, h, "errhandler") }
     })
@@ -396,8 +396,11 @@ pub(crate) unsafe extern "C" fn MPI_File_call_errhandler(file: c_int, errorcode:
 pub(crate) unsafe extern "C" fn MPI_Errhandler_free(errhandler: *mut c_int) -> c_int {
     call("MPI_Errhandler_free", mpi::COMM_WORLD, || {
         check::non_null(errhandler, "errhandler")?;
-        // Predefined handlers are never destroyed; the handle becomes null.
         // SAFETY: non-null, the caller's in/out argument.
+        let eh = unsafe { *errhandler };
+        // Handlers are never destroyed; the handle becomes null.
+        sim::mpi(|w| w.free_errhandler(eh));
+        // SAFETY: as above.
         unsafe { *errhandler = 0 };
         Ok(())
     })

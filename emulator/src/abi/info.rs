@@ -28,7 +28,7 @@ pub(super) fn check_info(info: c_int) -> MpiResult<()> {
 
 pub(crate) unsafe extern "C" fn MPI_Info_create(info: *mut c_int) -> c_int {
     call("MPI_Info_create", mpi::COMM_WORLD, || {
-        let h = sim::mpi(|w| w.mpi.add_info(Vec::new()));
+        let h = sim::mpi(|w| w.new_info(Vec::new()));
         // SAFETY: the caller's output argument.
         unsafe { out(info, h, "info") }
     })
@@ -122,7 +122,7 @@ pub(crate) unsafe extern "C" fn MPI_Info_get_nthkey(
 
 pub(crate) unsafe extern "C" fn MPI_Info_dup(info: c_int, newinfo: *mut c_int) -> c_int {
     call("MPI_Info_dup", mpi::COMM_WORLD, || {
-        let h = sim::mpi(|w| w.mpi.info_dup(info))?;
+        let h = sim::mpi(|w| w.info_dup(info))?;
         // SAFETY: the caller's output argument.
         unsafe { out(newinfo, h, "newinfo") }
     })
@@ -133,7 +133,7 @@ pub(crate) unsafe extern "C" fn MPI_Info_free(info: *mut c_int) -> c_int {
         non_null(info, "info")?;
         // SAFETY: non-null in/out argument.
         let h = unsafe { *info };
-        sim::mpi(|w| w.mpi.free_info(h))?;
+        sim::mpi(|w| w.free_info(h))?;
         // SAFETY: as above.
         unsafe { *info = mpi::INFO_NULL };
         Ok(())
@@ -179,7 +179,7 @@ pub(crate) unsafe extern "C" fn MPI_Info_create_env(
     info: *mut c_int,
 ) -> c_int {
     call("MPI_Info_create_env", mpi::COMM_WORLD, || {
-        let h = sim::mpi(|w| w.mpi.info_dup(mpi::INFO_ENV))?;
+        let h = sim::mpi(|w| w.info_dup(mpi::INFO_ENV))?;
         // SAFETY: the caller's output argument.
         unsafe { out(info, h, "info") }
     })

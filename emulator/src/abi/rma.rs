@@ -165,10 +165,7 @@ pub(crate) unsafe extern "C" fn MPI_Win_free(win: *mut c_int) -> c_int {
 
 pub(crate) unsafe extern "C" fn MPI_Win_get_group(win: c_int, group: *mut c_int) -> c_int {
     on_win("MPI_Win_get_group", win, || {
-        let g = sim::mpi(|w| -> MpiResult<c_int> {
-            let g = w.window(win)?.0.group.clone();
-            Ok(w.mpi.comms.add_group(g))
-        })?;
+        let g = sim::mpi(|w| w.win_group(win))?;
         // SAFETY: the caller's output argument.
         unsafe { out(group, g, "group") }
     })

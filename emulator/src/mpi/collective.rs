@@ -1218,7 +1218,9 @@ pub fn op_create(func: UserFunction, commute: bool) -> i32 {
     sim::mpi(|w| {
         let ops = &mut w.mpi.user_ops;
         ops.push(Some(ReduceOp::User { func, commute }));
-        FIRST_USER_OP + (ops.len() - 1) as i32
+        let h = FIRST_USER_OP + (ops.len() - 1) as i32;
+        w.note_created(super::ledger::Kind::Op, h);
+        h
     })
 }
 
@@ -1233,6 +1235,7 @@ pub fn op_free(handle: i32) -> MpiResult<()> {
             ));
         }
         w.mpi.user_ops[(handle - FIRST_USER_OP) as usize] = None;
+        w.note_freed(super::ledger::Kind::Op, handle);
         Ok(())
     })
 }

@@ -10,7 +10,8 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::attr::{self, Kind};
+use super::attr::{self, Kind as AttrKind};
+use super::ledger::Kind;
 use super::Ctx;
 use super::{check, class, Group, MpiError, MpiResult, COMM_NULL, COMM_SELF, COMM_WORLD};
 use crate::sim;
@@ -333,19 +334,22 @@ impl Ctx<'_> {
         members: usize,
         groups: impl FnOnce() -> (Group, Option<Group>),
     ) -> i32 {
-        if let Some((handle, left)) = self.mpi.comms.pending.get_mut(&key) {
+        let handle = if let Some((handle, left)) = self.mpi.comms.pending.get_mut(&key) {
             let h = *handle;
             *left -= 1;
             if *left == 0 {
                 self.mpi.comms.pending.remove(&key);
             }
-            return h;
-        }
-        let (group, remote) = groups();
-        let handle = self.new_comm(group, remote, members);
-        if members > 1 {
-            self.mpi.comms.pending.insert(key, (handle, members - 1));
-        }
+            h
+        } else {
+            let (group, remote) = groups();
+            let handle = self.new_comm(group, remote, members);
+            if members > 1 {
+                self.mpi.comms.pending.insert(key, (handle, members - 1));
+            }
+            handle
+        };
+        self.note_created(Kind::Comm, handle);
         handle
     }
 
@@ -788,6 +792,13 @@ impl Ctx<'_> {
                     .map(|&r| parent.group.world(r as usize) as u32)
                     .collect();
                 let h = self.new_comm(Group::from_world_ranks(list), None, members.len());
+                // Every member is in the split, at the place of its call.
+                if self.mpi.ledger.is_on() {
+                    for &r in &members {
+                        let w = parent.group.world(r as usize);
+                        self.mpi.ledger.open(Kind::Comm, h, w);
+                    }
+                }
                 (h, members)
             })
             .collect()
@@ -845,6 +856,7 @@ impl Ctx<'_> {
             .retain(|(c, _)| *c != ctx && *c != local_ctx);
         self.mpi.ranks[me].errhandlers.retain(|(c, _)| *c != comm);
         self.mpi.ranks[me].names.retain(|(c, _)| *c != comm);
+        self.note_freed(Kind::Comm, comm);
         if gone {
             self.mpi.comms.table[idx] = None;
             self.mpi.comms.free.push(idx);
@@ -859,7 +871,10 @@ impl Ctx<'_> {
             Group::Single(w) => Group::List(Rc::from(vec![w as u32])),
             g => g,
         };
-        Ok(self.mpi.comms.add_group(g))
+        let h = self.mpi.comms.add_group(g);
+        let me = self.core.current();
+        self.mpi.ledger.open_comm_group(h, comm, me);
+        Ok(h)
     }
 
     /// MPI_Comm_compare.
@@ -917,7 +932,9 @@ impl Ctx<'_> {
     /// MPI_Comm_remote_group: a new group handle for the remote group.
     pub fn comm_remote_group(&mut self, comm: i32) -> MpiResult<i32> {
         let remote = self.remote_group(comm)?;
-        Ok(self.mpi.comms.add_group(remote))
+        let h = self.mpi.comms.add_group(remote);
+        self.note_created(Kind::Group, h);
+        Ok(h)
     }
 
     /// MPI_Comm_set_info: the hints of `info` replace those of `comm`.
@@ -932,7 +949,7 @@ impl Ctx<'_> {
     pub fn comm_info(&mut self, comm: i32) -> MpiResult<i32> {
         self.comm(comm)?;
         let hints = self.comm_hints(comm);
-        Ok(self.mpi.add_info(hints))
+        Ok(self.new_info(hints))
     }
 }
 
@@ -959,7 +976,7 @@ fn announce(h: i32) -> MpiResult<()> {
 pub fn dup(comm: i32) -> MpiResult<Duplicate> {
     let h = sim::mpi(|w| w.comm_dup(comm))?;
     announce(h)?;
-    if let Err(e) = attr::copy_all(Kind::Comm, comm, h) {
+    if let Err(e) = attr::copy_all(AttrKind::Comm, comm, h) {
         sim::mpi(|w| w.comm_free(h))?;
         return Ok(Duplicate::Failed(e));
     }
@@ -978,7 +995,7 @@ pub fn dup_with_hints(comm: i32, info: Option<i32>, blocking: bool) -> MpiResult
     if blocking {
         announce(h)?;
     }
-    attr::copy_all(Kind::Comm, comm, h)?;
+    attr::copy_all(AttrKind::Comm, comm, h)?;
     sim::mpi(|w| {
         if let Some(hints) = hints {
             w.set_comm_hints(h, hints);
@@ -992,7 +1009,7 @@ pub fn dup_with_hints(comm: i32, info: Option<i32>, blocking: bool) -> MpiResult
 /// before the communicator.
 pub fn free(comm: i32) -> MpiResult<()> {
     sim::mpi(|w| w.comm(comm))?;
-    attr::delete_all(Kind::Comm, comm)?;
+    attr::delete_all(AttrKind::Comm, comm)?;
     sim::mpi(|w| w.comm_free(comm))
 }
 

@@ -2,6 +2,7 @@
 //! returns, the program's own error classes and codes, and the error
 //! handlers set on communicators and files.
 
+use super::ledger::Kind;
 use super::{Ctx, Mpi, COMM_NULL, COMM_WORLD};
 
 pub const ERRORS_ARE_FATAL: i32 = 1;
@@ -234,6 +235,20 @@ impl Mpi {
 }
 
 impl Ctx<'_> {
+    /// MPI_Comm_create_errhandler and its siblings: the running rank's
+    /// new error handler calling `function`; its handle.
+    pub fn new_errhandler(&mut self, function: usize) -> i32 {
+        let h = self.mpi.add_errhandler(function);
+        self.note_created(Kind::Errhandler, h);
+        h
+    }
+
+    /// MPI_Errhandler_free: the program lets go of `eh` (the function
+    /// stays known: communicators may still use it).
+    pub fn free_errhandler(&mut self, eh: i32) {
+        self.note_freed(Kind::Errhandler, eh);
+    }
+
     /// A new communicator takes its parent's error handler (MPI: dup,
     /// split, create and the intercommunicator calls inherit it).
     pub fn inherit_errhandler(&mut self, parent: i32, child: i32) {

@@ -8,6 +8,7 @@ use std::rc::Rc;
 
 use super::check::ArgArray;
 use super::comm::{group_compare, members};
+use super::ledger::Kind;
 use super::{check, class, MpiError, MpiResult, PROC_NULL, UNDEFINED};
 use crate::sim;
 
@@ -200,7 +201,11 @@ fn store(list: Vec<u32>) -> i32 {
     if list.is_empty() {
         return GROUP_EMPTY;
     }
-    sim::mpi(|w| w.mpi.comms.add_group(Group::List(Rc::from(list))))
+    sim::mpi(|w| {
+        let h = w.mpi.comms.add_group(Group::List(Rc::from(list)));
+        w.note_created(Kind::Group, h);
+        h
+    })
 }
 
 /// MPI_Group_size.
@@ -217,7 +222,11 @@ pub fn rank(group: i32) -> MpiResult<i32> {
 
 /// MPI_Group_free.
 pub fn free(group: i32) -> MpiResult<()> {
-    sim::mpi(|w| w.mpi.comms.free_group(group))
+    sim::mpi(|w| {
+        w.mpi.comms.free_group(group)?;
+        w.note_freed(Kind::Group, group);
+        Ok(())
+    })
 }
 
 /// The `n` ranks of `group` the list `ranks` names.

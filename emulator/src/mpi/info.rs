@@ -1,7 +1,8 @@
 //! Info objects: ordered lists of (key, value) hints, with MPI's rules
 //! for keys and values.
 
-use super::{class, Mpi, MpiError, MpiResult, INFO_ENV, INFO_NULL};
+use super::ledger::Kind;
+use super::{class, Ctx, Mpi, MpiError, MpiResult, INFO_ENV, INFO_NULL};
 
 /// MPI_MAX_INFO_KEY and MPI_MAX_INFO_VAL (mpi.h): the longest key and
 /// value, in bytes.
@@ -136,6 +137,30 @@ impl Mpi {
     pub fn info_dup(&mut self, handle: i32) -> MpiResult<i32> {
         let copy = self.info_mut(handle)?.clone();
         Ok(self.add_info(copy))
+    }
+}
+
+/// The info calls that make and free the running rank's objects.
+impl Ctx<'_> {
+    /// A new info object with `entries`; its handle.
+    pub fn new_info(&mut self, entries: Entries) -> i32 {
+        let h = self.mpi.add_info(entries);
+        self.note_created(Kind::Info, h);
+        h
+    }
+
+    /// MPI_Info_dup (and MPI_Info_create_env, a copy of MPI_INFO_ENV).
+    pub fn info_dup(&mut self, handle: i32) -> MpiResult<i32> {
+        let h = self.mpi.info_dup(handle)?;
+        self.note_created(Kind::Info, h);
+        Ok(h)
+    }
+
+    /// MPI_Info_free.
+    pub fn free_info(&mut self, handle: i32) -> MpiResult<()> {
+        self.mpi.free_info(handle)?;
+        self.note_freed(Kind::Info, handle);
+        Ok(())
     }
 }
 

@@ -15,6 +15,7 @@ pub mod error;
 pub mod group;
 pub mod info;
 pub mod intercoll;
+pub mod ledger;
 mod matching;
 pub mod nbc;
 pub mod neighbor;
@@ -162,6 +163,9 @@ pub struct Mpi {
     /// Values of the predefined attributes, indexed by key (MPI_TAG_UB = 1
     /// ... MPI_LASTUSEDCODE = 7); boxed so their addresses stay put.
     attribute_values: Box<[i32; 8]>,
+    /// The handles the program holds, for the leak report (off unless
+    /// asked for).
+    pub ledger: ledger::Ledger,
 }
 
 impl Mpi {
@@ -212,6 +216,7 @@ impl Mpi {
                 0,
                 LAST_PREDEFINED_CODE,
             ]),
+            ledger: ledger::Ledger::new(),
         }
     }
 }

@@ -9,6 +9,7 @@ use crate::engine::Detail;
 use crate::sim;
 
 use super::datatype::{Datatype, BYTE};
+use super::ledger::Kind;
 use super::{
     check, class, comm_name, nbc, CommView, Ctx, Group, Mpi, MpiError, MpiResult, SendMode,
     SendPlan, ANY_SOURCE, ANY_TAG, COMM_SELF, COMM_WORLD, PROC_NULL,
@@ -161,6 +162,11 @@ pub struct Internal {
 /// Index of a request in the request table (the handle minus one).
 pub type ReqId = usize;
 
+/// The program's handle of request `id`.
+fn handle_of(id: ReqId) -> i32 {
+    i32::try_from(id + 1).unwrap_or(i32::MAX)
+}
+
 /// Waits (blocking the current rank) until `done` holds; `ids` are the
 /// requests to be woken by. `call` names the MPI call for reports.
 pub fn wait_for(ids: &[ReqId], call: &'static str, done: impl Fn(&Ctx) -> bool) {
@@ -232,7 +238,8 @@ impl Mpi {
     }
 
     pub(super) fn add_request(&mut self, r: Request) -> ReqId {
-        match self.free_requests.pop() {
+        let owner = r.owner;
+        let id = match self.free_requests.pop() {
             Some(id) => {
                 self.requests[id] = Some(r);
                 id
@@ -241,12 +248,15 @@ impl Mpi {
                 self.requests.push(Some(r));
                 self.requests.len() - 1
             }
-        }
+        };
+        self.ledger.open(Kind::Request, handle_of(id), owner);
+        id
     }
 
     /// Removes a request (and the parts of a compound one).
     pub fn remove_request(&mut self, id: ReqId) {
         if let Some(r) = self.requests[id].take() {
+            self.ledger.close(Kind::Request, handle_of(id), r.owner);
             if matches!(r.kind, ReqKind::PersistentColl) {
                 self.persistent_starts.remove(&id);
             }
@@ -554,6 +564,10 @@ impl Ctx<'_> {
 
     /// Frees a completed request or marks an active one for freeing.
     pub fn free_request(&mut self, id: ReqId) {
+        let r = self.mpi.request_mut(id);
+        let owner = r.owner;
+        // The program lets go of it, even if it is still running.
+        self.mpi.ledger.close(Kind::Request, handle_of(id), owner);
         let r = self.mpi.request_mut(id);
         if r.active && !r.complete {
             r.freed = true;

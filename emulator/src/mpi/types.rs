@@ -9,6 +9,7 @@ use std::rc::Rc;
 use super::check::ArgArray;
 use super::comm::Duplicate;
 use super::datatype::{self, Datatype};
+use super::ledger::Kind;
 use super::typector::{self, DarrayDim, Envelope, Piece, SubarrayDim};
 use super::{attr, check, class, MpiError, MpiResult};
 use crate::sim;
@@ -28,7 +29,9 @@ fn store(mut t: Datatype, mut env: Envelope) -> MpiResult<i32> {
             .map(|&d| w.mpi.datatype(d).map(Rc::clone))
             .collect::<MpiResult<_>>()?;
         t.envelope = env;
-        Ok(w.mpi.add_datatype(t))
+        let h = w.mpi.add_datatype(t);
+        w.note_created(Kind::Datatype, h);
+        Ok(h)
     })
 }
 
@@ -239,7 +242,11 @@ pub fn dup(old: i32) -> MpiResult<Duplicate> {
         Envelope::new(typector::COMBINER_DUP, vec![], vec![], vec![old]),
     )?;
     if let Err(e) = attr::copy_all(attr::Kind::Type, old, new) {
-        sim::mpi(|w| w.mpi.free_datatype(new))?;
+        sim::mpi(|w| {
+            w.mpi.free_datatype(new)?;
+            w.note_freed(Kind::Datatype, new);
+            Ok::<_, MpiError>(())
+        })?;
         return Ok(Duplicate::Failed(e));
     }
     Ok(Duplicate::Made(new))
@@ -356,7 +363,11 @@ pub fn commit(dt: i32) -> MpiResult<()> {
 pub fn free(dt: i32) -> MpiResult<()> {
     get(dt)?;
     attr::delete_all(attr::Kind::Type, dt)?;
-    sim::mpi(|w| w.mpi.free_datatype(dt))
+    sim::mpi(|w| {
+        w.mpi.free_datatype(dt)?;
+        w.note_freed(Kind::Datatype, dt);
+        Ok(())
+    })
 }
 
 /// MPI_Type_set_name.
@@ -415,7 +426,9 @@ pub fn contents(dt: i32, room: &ContentsRoom) -> MpiResult<Contents> {
                 if ty.predefined {
                     h
                 } else {
-                    w.mpi.add_datatype((**ty).clone())
+                    let h = w.mpi.add_datatype((**ty).clone());
+                    w.note_created(Kind::Datatype, h);
+                    h
                 }
             })
             .collect()

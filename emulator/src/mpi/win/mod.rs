@@ -240,6 +240,13 @@ impl Windows {
             .and_then(Option::as_mut)
     }
 
+    /// The name world rank `rank` gave window `win` (empty: none).
+    pub fn member_name(&self, win: i32, rank: usize) -> Option<String> {
+        let obj = self.get(win)?;
+        let me = obj.group.rank_of(rank)?;
+        obj.members.get(me).map(|m| m.name.clone())
+    }
+
     fn insert(&mut self, obj: WinObj) -> i32 {
         if self.table.is_empty() {
             self.table.push(None); // MPI_WIN_NULL
@@ -285,6 +292,14 @@ impl Ctx<'_> {
         let (_, me) = self.window(win)?;
         let obj = self.mpi.windows.get_mut(win).expect("checked above");
         Ok((obj, me))
+    }
+
+    /// MPI_Win_get_group: a new group handle for the group of `win`.
+    pub fn win_group(&mut self, win: i32) -> MpiResult<i32> {
+        let g = self.window(win)?.0.group.clone();
+        let h = self.mpi.comms.add_group(g);
+        self.note_created(super::ledger::Kind::Group, h);
+        Ok(h)
     }
 
     /// The current rank's member record of `win`.
@@ -560,6 +575,6 @@ impl Ctx<'_> {
                 (k.to_string(), v)
             })
             .collect();
-        Ok(self.mpi.add_info(entries))
+        Ok(self.new_info(entries))
     }
 }

@@ -2,6 +2,7 @@
 //! flushes, and creating, attaching and freeing windows.
 
 use crate::engine::Detail;
+use crate::mpi::ledger::Kind;
 use crate::mpi::{class, CommView, Ctx, MpiResult};
 use crate::sim;
 
@@ -101,8 +102,17 @@ pub fn create(comm: i32, spec: WindowSpec, call: &'static str) -> MpiResult<i32>
         }
         w.mpi.hints(info)
     })?;
-    let private = sim::mpi(|w| w.comm_dup(comm))?;
-    let win = sim::mpi(|w| w.join_window(private, flavor, base, size, disp_unit, hints))?;
+    let private = sim::mpi(|w| -> MpiResult<i32> {
+        let private = w.comm_dup(comm)?;
+        // The window's own communicator, not the program's.
+        w.note_freed(Kind::Comm, private);
+        Ok(private)
+    })?;
+    let win = sim::mpi(|w| -> MpiResult<i32> {
+        let win = w.join_window(private, flavor, base, size, disp_unit, hints)?;
+        w.note_created(Kind::Win, win);
+        Ok(win)
+    })?;
     window_barrier(win, call)?;
     if flavor == Flavor::Shared {
         sim::mpi(|w| w.place_shared(win));
@@ -132,6 +142,7 @@ pub fn free(win: i32) -> MpiResult<()> {
         if obj.refs == 0 {
             w.mpi.windows.table[win as usize] = None;
         }
+        w.note_freed(Kind::Win, win);
         w.comm_free(comm)
     })
 }
