@@ -738,4 +738,9 @@ SMPI_CALL(MPI_Message, Message_f2c, (MPI_Fint message))
 #include <xbt/log.h>
 #include <xbt/sysdep.h>
 
+/* smpicc -trace-call-location: every MPI call notes its place first. */
+#ifdef TRACE_CALL_LOCATION
+#include <smpi/smpi_extended_traces.h>
+#endif
+
 #endif /* SMPI_MPI_H */

@@ -60,18 +60,7 @@ using ::smpi_exit;
 #define getopt_long_only(argc, argv, options, long_options, index)                                 \
     smpi_getopt_long_only(argc, argv, options, long_options, index)
 
-/* The malloc family goes through the simulator, which folds large blocks
- * when --cfg=smpi/auto-shared-malloc-thresh asks for it (C only; define
- * SMPI_NO_OVERRIDE_MALLOC to keep the C library's). */
-#if !defined(__cplusplus) && !defined(SMPI_NO_OVERRIDE_MALLOC)
-void *smpi_malloc(__SIZE_TYPE__ size) SMPI_HELPER_NOTHROW;
-void *smpi_calloc(__SIZE_TYPE__ n, __SIZE_TYPE__ size) SMPI_HELPER_NOTHROW;
-void *smpi_realloc(void *ptr, __SIZE_TYPE__ size) SMPI_HELPER_NOTHROW;
-void smpi_free(void *ptr) SMPI_HELPER_NOTHROW;
-#define malloc(size) smpi_malloc(size)
-#define calloc(n, size) smpi_calloc(n, size)
-#define realloc(ptr, size) smpi_realloc(ptr, size)
-#define free(ptr) smpi_free(ptr)
-#endif
+/* The malloc family is redirected by smpicc's <stdlib.h> and <malloc.h>,
+ * once the C library has declared it (smpi_alloc.h). */
 
 #endif /* SMPI_HELPERS_H */

@@ -37,6 +37,9 @@ const HEADERS: &[(&str, &str)] = &[
     ("mpi.h", include_str!("../include/mpi.h")),
     ("smpi.h", include_str!("../include/smpi.h")),
     ("smpi_helpers.h", include_str!("../include/smpi_helpers.h")),
+    ("smpi_alloc.h", include_str!("../include/smpi_alloc.h")),
+    ("stdlib.h", include_str!("../include/stdlib.h")),
+    ("malloc.h", include_str!("../include/malloc.h")),
     ("smpi/mpi.h", include_str!("../include/smpi/mpi.h")),
     ("smpi/smpi.h", include_str!("../include/smpi/smpi.h")),
     ("xbt/base.h", include_str!("../include/xbt/base.h")),
@@ -100,7 +103,6 @@ const NOT_PROVIDED: &[&str] = &[
     "smpi/forward.hpp",
     "smpi/mpif.h",
     "smpi/sampi.h",
-    "smpi/smpi_extended_traces.h",
     "smpi/smpi_extended_traces_fortran.h",
     "smpi/smpi_helpers.h",
     "smpi/smpi_helpers_internal.h",
@@ -150,11 +152,39 @@ fn not_provided_stub(path: &str) -> String {
     )
 }
 
+/// Where `smpicc -trace-call-location` gets its macros (SimGrid's path):
+/// [`extended_traces`].
+const EXTENDED_TRACES: &str = "smpi/smpi_extended_traces.h";
+
+/// The macros of `-trace-call-location`, which <mpi.h> includes last:
+/// every MPI function of the ABI first notes the place of its call
+/// (`smpi_trace_set_call_location`), as SimGrid's header does.
+fn extended_traces() -> String {
+    let mut s = String::from(
+        "/* Written by smpicc for -trace-call-location (which defines\n   \
+         TRACE_CALL_LOCATION): each MPI call notes its place first. */\n\
+         #ifndef SMPI_EXTENDED_TRACES_H\n#define SMPI_EXTENDED_TRACES_H\n",
+    );
+    for name in ABI_NAMES.iter().filter(|n| n.starts_with("MPI_")) {
+        let _ = writeln!(
+            s,
+            "#define {name}(...) (smpi_trace_set_call_location(__FILE__, __LINE__), \
+             {name}(__VA_ARGS__))"
+        );
+    }
+    s.push_str("#endif\n");
+    s
+}
+
 /// Every header smpicc writes: (path, contents).
 fn all_headers() -> impl Iterator<Item = (&'static str, std::borrow::Cow<'static, str>)> {
     HEADERS
         .iter()
         .map(|&(name, text)| (name, std::borrow::Cow::Borrowed(text)))
+        .chain(std::iter::once((
+            EXTENDED_TRACES,
+            std::borrow::Cow::Owned(extended_traces()),
+        )))
         .chain(
             NOT_PROVIDED
                 .iter()
@@ -480,6 +510,11 @@ fn build_command(lang: Lang, args: Vec<OsString>, pretend: bool) -> Result<Comma
             Some("-fPIE") | Some("-fpie") => {
                 cmd.arg("-fPIC");
             }
+            // SimGrid's: every MPI call notes its place (<mpi.h> then
+            // includes the macros of smpi/smpi_extended_traces.h).
+            Some("-trace-call-location") => {
+                cmd.arg("-DTRACE_CALL_LOCATION");
+            }
             _ => {
                 cmd.arg(arg);
             }
@@ -598,6 +633,9 @@ Options of {name} (every other option is the compiler's: {compiler} --help):
                      (also -compile-info, -link-info)
   -shared            build a library (of function models, for
                      --cfg=smpi/function-models) instead of a program
+  -trace-call-location
+                     every MPI call notes its file and line, which
+                     --cfg=smpi/list-leaks then gives the handles it made
   -help, -h          this text
   -version           this wrapper's version and the compiler's
   --version          the compiler's version text, then this wrapper's
@@ -780,7 +818,7 @@ mod tests {
                     || matches!(included, "mpi.h" | "smpi.h");
                 if simgrids {
                     assert!(
-                        HEADERS.iter().any(|(n, _)| *n == included),
+                        HEADERS.iter().any(|(n, _)| *n == included) || included == EXTENDED_TRACES,
                         "{name} includes <{included}>, which smpicc does not provide"
                     );
                 }
@@ -814,7 +852,10 @@ mod tests {
             let stub = not_provided_stub(name);
             assert!(stub.contains(&format!("#error \"<{name}> is part of SimGrid's")));
         }
-        assert_eq!(all_headers().count(), HEADERS.len() + NOT_PROVIDED.len());
+        assert_eq!(
+            all_headers().count(),
+            HEADERS.len() + 1 + NOT_PROVIDED.len()
+        );
     }
 
     #[test]

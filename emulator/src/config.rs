@@ -66,12 +66,10 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("smpi/IB-penalty-factors", "the IB network model is not available yet"),
     ("smpi/buffering", "SimGrid's model checker is not part of smpi-rs"),
     ("smpi/comp-adjustment-file", "computation adjustments are not available yet"),
-    ("smpi/display-allocs", "allocation reports are not available yet"),
     ("smpi/grow-injected-times", "MPI_Test and MPI_Iprobe cost their fixed smpi/test and smpi/iprobe times"),
     ("smpi/hostfile", "set by smpirun's -hostfile"),
     ("smpi/iprobe-cpu-usage", "energy is not simulated yet"),
     ("smpi/keep-temps", "smpirun writes no temporary files: the copies of the program live in memory"),
-    ("smpi/list-leaks", "leak reports are not available yet"),
     ("smpi/np", "set by smpirun's -np"),
     ("smpi/papi-events", "PAPI counters are not part of smpi-rs"),
     ("smpi/pedantic", "the extra checks are not available yet"),
@@ -79,7 +77,6 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("smpi/replay", "trace replay is not available yet"),
     ("smpi/tmpdir", "smpirun writes no temporary files: the copies of the program live in memory"),
     ("smpi/trace-call-location", "tracing is not available yet"),
-    ("smpi/trace-call-use-absolute-path", "tracing is not available yet"),
     ("storage/", "disks are not simulated"),
     ("tracing", "tracing is not available yet"),
     ("tracing/", "tracing is not available yet"),
@@ -557,6 +554,7 @@ mod tests {
                 let _ = crate::mpi::coll::Algorithms::from_config(&cfg);
                 let _ = crate::mapping::Mapping::parse(cfg.text("smpi/map"));
                 let _ = crate::memory::Memory::from_config(&cfg, None);
+                let _ = crate::leaks::Settings::from_config(&cfg);
                 let _ = (cfg.float(names[i]), cfg.int(names[i]), cfg.bool(names[i]));
                 Ok(())
             });

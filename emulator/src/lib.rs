@@ -13,6 +13,7 @@ pub mod getopt;
 pub mod hostspeed;
 pub mod instr;
 pub mod kernels;
+pub mod leaks;
 pub mod log;
 pub mod mapping;
 pub mod memory;

@@ -702,6 +702,8 @@ pub enum SimGrid {
     SmpiBench,
     /// Collective algorithms.
     SmpiColl,
+    /// SMPI's helpers: the memory analysis at the end of a run.
+    SmpiUtils,
     Xbt,
     /// The configuration system.
     XbtCfg,
@@ -710,13 +712,14 @@ pub enum SimGrid {
 }
 
 impl SimGrid {
-    const ALL: [SimGrid; 9] = [
+    const ALL: [SimGrid; 10] = [
         SimGrid::Smpi,
         SimGrid::SmpiConfig,
         SimGrid::SmpiKernel,
         SimGrid::SmpiMpi,
         SimGrid::SmpiBench,
         SimGrid::SmpiColl,
+        SimGrid::SmpiUtils,
         SimGrid::Xbt,
         SimGrid::XbtCfg,
         SimGrid::HostEnergy,
@@ -730,6 +733,7 @@ impl SimGrid {
             SimGrid::SmpiMpi => "smpi_mpi",
             SimGrid::SmpiBench => "smpi_bench",
             SimGrid::SmpiColl => "smpi_coll",
+            SimGrid::SmpiUtils => "smpi_utils",
             SimGrid::Xbt => "xbt",
             SimGrid::XbtCfg => "xbt_cfg",
             SimGrid::HostEnergy => "host_energy",
@@ -890,6 +894,11 @@ impl Categories {
         // A new category may be the parent of ones declared before it.
         self.resolve();
         self.nodes.len() - 1
+    }
+
+    /// Whether `--log=no_loc` leaves source locations out.
+    pub fn no_loc(&self) -> bool {
+        self.settings.no_loc
     }
 
     /// Whether category `id` logs at `priority`.

@@ -19,6 +19,7 @@ use crate::config::{self, Config, Kind, OptionSpec};
 use crate::engine::context::{self, RankStack};
 use crate::engine::netmodel::{NetModel, RoutingChoice};
 use crate::engine::Core;
+use crate::leaks;
 use crate::log::{self, Priority, SimGrid, Source};
 use crate::mapping::Mapping;
 use crate::memory::Memory;
@@ -55,6 +56,7 @@ pub const REGISTRY: &[config::Options] = &[
     crate::mpi::protocol::OPTIONS,
     crate::mpi::coll::OPTIONS,
     crate::memory::OPTIONS,
+    crate::leaks::OPTIONS,
 ];
 
 /// The defaults of every option.
@@ -779,6 +781,8 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     }
     if opts.analyze {
         flag_settings.push(("smpi/display-timing", "yes", "-analyze"));
+        flag_settings.push(("smpi/display-allocs", "yes", "-analyze"));
+        flag_settings.push(("smpi/list-leaks", "50", "-analyze"));
     }
     if opts.keep_temps {
         flag_settings.push(("smpi/keep-temps", "yes", "-keep-temps"));
@@ -1001,8 +1005,12 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     }
     mpi.init_seconds = cfg.float("smpi/init");
     let mem = Memory::from_config(&cfg, segment)?;
+    let analysis = leaks::Settings::from_config(&cfg)?;
     let mut sim = Sim::new(Core::new(platform, model, hosts), mpi, mem, bench);
     sim.quiet = opts.quiet;
+    if analysis.on {
+        sim.analyse_memory(analysis.whole_paths);
+    }
     sim.kernels = kernel_models;
     for plugin in plugins(&opts)? {
         if plugin == "host_energy" {
@@ -1092,6 +1100,22 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         || (!opts.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()));
     if display {
         eprintln!("smpirun: simulated time {simulated:.6} s, wall time {wall:.3} s, {np} ranks");
+    }
+    // SimGrid's memory analysis closes a simulation that ran to its end.
+    if let (Some(sim), Outcome::Finished { .. } | Outcome::Aborted { .. }) = (&finished, &outcome) {
+        if let Some(allocs) = &sim.allocs {
+            let no_loc = log::categories().no_loc();
+            let handles = sim.mpi.handle_leaks(no_loc);
+            for (priority, line) in leaks::report(&analysis, &handles, allocs, no_loc) {
+                log::simgrid(
+                    SimGrid::SmpiUtils,
+                    priority,
+                    Source::Maestro,
+                    simulated,
+                    &line,
+                );
+            }
+        }
     }
     if code != 0 && !opts.quiet {
         // SimGrid's smpirun ends every failed simulation with this line.

@@ -19,6 +19,7 @@ use crate::engine::{Core, Detail, RunState, Sleep};
 use crate::getopt::Optind;
 use crate::instr::Instr;
 use crate::kernels::KernelModels;
+use crate::leaks::Allocs;
 use crate::log;
 use crate::memory::Memory;
 use crate::mpi::{self, Mpi};
@@ -58,6 +59,9 @@ pub struct Fast {
     /// A folded allocation was made: until then `free` is the C
     /// library's without a lookup.
     any_folded: Cell<bool>,
+    /// The memory analysis runs (`Sim::allocs`): allocations and call
+    /// locations are noted.
+    analysing: Cell<bool>,
 }
 
 thread_local! {
@@ -70,6 +74,7 @@ thread_local! {
             auto_fold_threshold: Cell::new(0),
             observed: Cell::new(false),
             any_folded: Cell::new(false),
+            analysing: Cell::new(false),
         }
     };
 }
@@ -135,6 +140,12 @@ impl Fast {
         self.any_folded.set(true);
     }
 
+    /// Whether the memory analysis runs (`smpi/display-allocs`,
+    /// `smpi/list-leaks`).
+    pub fn analysing(&self) -> bool {
+        self.analysing.get()
+    }
+
     /// Whether a folded allocation was ever made.
     pub fn any_folded(&self) -> bool {
         self.any_folded.get()
@@ -169,6 +180,8 @@ pub struct Sim {
     pub thread_level_noted: bool,
     /// Ranks that ended without calling MPI_Finalize after MPI_Init.
     unfinalized: usize,
+    /// The program's allocations, under the memory analysis (`leaks`).
+    pub allocs: Option<Allocs>,
 }
 
 impl Sim {
@@ -188,7 +201,17 @@ impl Sim {
             quiet: false,
             thread_level_noted: false,
             unfinalized: 0,
+            allocs: None,
         }
+    }
+
+    /// Runs the memory analysis (`leaks`): the program's allocations and
+    /// handles are noted from now on; `whole_paths` names source files by
+    /// their whole path.
+    pub fn analyse_memory(&mut self, whole_paths: bool) {
+        self.allocs = Some(Allocs::new(whole_paths));
+        let n = self.core.size();
+        self.mpi.ledger.enable(n, whole_paths);
     }
 
     /// The MPI layer over this simulation's core and memory.
@@ -358,6 +381,7 @@ pub fn install(sim: Sim) {
         f.pending_nbc.set(0);
         f.any_folded.set(false);
         f.observed.set(!sim.core.observers_ref().is_empty());
+        f.analysing.set(sim.allocs.is_some());
     });
     SIM.with(|cell| *cell.borrow_mut() = Some(sim));
 }

@@ -8,6 +8,7 @@ mod folding;
 mod front_door;
 mod golden;
 mod labs;
+mod leaks;
 mod models;
 mod programs;
 mod simgrid;

@@ -40,6 +40,12 @@ int smpi_global_size(void);
  * the rank's, it sees the rank's globals. */
 void SMPI_thread_create(void);
 
+/* The calling rank's next MPI calls are at `line` of `file`: `smpicc
+ * -trace-call-location` puts a call before each MPI call
+ * (<smpi/smpi_extended_traces.h>), so that --cfg=smpi/list-leaks says where
+ * the handles left unfreed were made. */
+void smpi_trace_set_call_location(const char *file, int line);
+
 /* Memory whose content the simulation may fold (--cfg=smpi/shared-malloc:
  * global maps every allocation onto one small block, local shares the
  * allocations of one call site between ranks, no keeps them private):

@@ -4,7 +4,7 @@
 //! variable changes, states) are checked and dropped, which is what
 //! SimGrid does with them when tracing is off.
 
-use std::ffi::c_char;
+use std::ffi::{c_char, c_int};
 
 use super::time::fatal;
 use super::{bench_begin, bench_end};
@@ -253,4 +253,21 @@ pub(crate) unsafe extern "C" fn TRACE_host_pop_state(host: *const c_char, state:
         name(host, "TRACE_host_pop_state", "host");
         name(state, "TRACE_host_pop_state", "state");
     }
+}
+
+/// `smpi_trace_set_call_location(file, line)`, which `smpicc
+/// -trace-call-location` puts before every MPI call: the calling rank's
+/// next calls are at `line` of `file`, the place the memory analysis gives
+/// the handles they make (noted only while it runs).
+pub(crate) unsafe extern "C" fn smpi_trace_set_call_location(file: *const c_char, line: c_int) {
+    if file.is_null() || !sim::fast(|f| f.analysing()) {
+        return;
+    }
+    // SAFETY: the macro passes __FILE__, a NUL-terminated literal.
+    let file = unsafe { std::ffi::CStr::from_ptr(file) }.to_string_lossy();
+    let line = u32::try_from(line).unwrap_or(0);
+    sim::with(|s| {
+        let me = s.core.current();
+        s.mpi.ledger.set_location(me, &file, line);
+    });
 }

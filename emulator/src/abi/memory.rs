@@ -85,59 +85,207 @@ pub(crate) unsafe extern "C" fn smpi_shared_free(ptr: *mut c_void) {
     if ptr.is_null() {
         return;
     }
+    note_freed(ptr);
     if let Err(e) = sim::with(|s| s.mem.folding.free(ptr.cast())) {
         fatal(&format!("SMPI_SHARED_FREE: {e}"));
     }
 }
 
-/// `malloc` in programs built by smpicc.
-pub(crate) unsafe extern "C" fn smpi_malloc(size: usize) -> *mut c_void {
-    if sim::fast(|f| f.folds(size)) {
-        return fold_or_die(size, "malloc");
-    }
-    // SAFETY: plain C allocation.
-    unsafe { libc::malloc(size) }
+/// The place a call of the malloc family passes (`__FILE__`, `__LINE__`).
+///
+/// # Safety
+/// `file` is null or a NUL-terminated string that outlives `'a`.
+unsafe fn place<'a>(file: *const c_char, line: c_int) -> (std::borrow::Cow<'a, str>, u32) {
+    let file = if file.is_null() {
+        std::borrow::Cow::Borrowed("?")
+    } else {
+        // SAFETY: per the contract.
+        unsafe { CStr::from_ptr(file) }.to_string_lossy()
+    };
+    (file, u32::try_from(line).unwrap_or(0))
 }
 
-/// `calloc` in programs built by smpicc. A folded allocation is zeroed
-/// like any other: the block it maps may hold another buffer's data.
-pub(crate) unsafe extern "C" fn smpi_calloc(n: usize, size: usize) -> *mut c_void {
+/// Notes an allocation of the program for the memory analysis, when it
+/// runs (`leaks`).
+///
+/// # Safety
+/// `file` is null or a NUL-terminated string.
+unsafe fn note_allocated(ptr: *mut c_void, size: usize, file: *const c_char, line: c_int) {
+    if ptr.is_null() || !sim::fast(|f| f.analysing()) {
+        return;
+    }
+    // SAFETY: per the contract.
+    let (file, line) = unsafe { place(file, line) };
+    sim::with(|s| {
+        if let Some(allocs) = s.allocs.as_mut() {
+            allocs.allocated(ptr as usize, size, &file, line);
+        }
+    });
+}
+
+/// Notes that the program's `realloc` moved `old` to `new`, now of `size`
+/// bytes, for the memory analysis.
+///
+/// # Safety
+/// `file` is null or a NUL-terminated string.
+unsafe fn note_reallocated(
+    old: *mut c_void,
+    new: *mut c_void,
+    size: usize,
+    file: *const c_char,
+    line: c_int,
+) {
+    if new.is_null() || !sim::fast(|f| f.analysing()) {
+        return;
+    }
+    // SAFETY: per the contract.
+    let (file, line) = unsafe { place(file, line) };
+    sim::with(|s| {
+        if let Some(allocs) = s.allocs.as_mut() {
+            allocs.reallocated(old as usize, new as usize, size, &file, line);
+        }
+    });
+}
+
+/// Notes that the program freed `ptr`, for the memory analysis.
+fn note_freed(ptr: *mut c_void) {
+    if ptr.is_null() || !sim::fast(|f| f.analysing()) {
+        return;
+    }
+    sim::with(|s| {
+        if let Some(allocs) = s.allocs.as_mut() {
+            allocs.freed(ptr as usize);
+        }
+    });
+}
+
+/// Notes a folded allocation of `size` bytes, for the memory analysis.
+fn note_folded(size: usize) {
+    if sim::fast(|f| f.analysing()) {
+        sim::with(|s| {
+            if let Some(allocs) = s.allocs.as_mut() {
+                allocs.folded(size);
+            }
+        });
+    }
+}
+
+/// `size` bytes, folded if `smpi/auto-shared-malloc-thresh` asks for it
+/// (then `true`), else from the C library.
+fn allocate(size: usize, call: &str) -> (*mut c_void, bool) {
+    if sim::fast(|f| f.folds(size)) {
+        note_folded(size);
+        return (fold_or_die(size, call), true);
+    }
+    // SAFETY: plain C allocation.
+    (unsafe { libc::malloc(size) }, false)
+}
+
+/// Frees what [`allocate`] or the C library gave.
+///
+/// # Safety
+/// `ptr` is null or a live allocation of either.
+unsafe fn release(ptr: *mut c_void) {
+    if shared_len(ptr).is_some() {
+        if let Err(e) = sim::with(|s| s.mem.folding.free(ptr.cast())) {
+            fatal(&format!("free: {e}"));
+        }
+        return;
+    }
+    // SAFETY: per the contract, from the C library's allocator.
+    unsafe { libc::free(ptr) }
+}
+
+/// `malloc` in programs built by smpicc (SimGrid's name), called at
+/// `line` of `file`.
+pub(crate) unsafe extern "C" fn smpi_shared_malloc_intercept(
+    size: usize,
+    file: *const c_char,
+    line: c_int,
+) -> *mut c_void {
+    let (p, folded) = allocate(size, "malloc");
+    if !folded {
+        // SAFETY: the macro passes __FILE__.
+        unsafe { note_allocated(p, size, file, line) };
+    }
+    p
+}
+
+/// `calloc` in programs built by smpicc (SimGrid's name). A folded
+/// allocation is zeroed like any other: the block it maps may hold
+/// another buffer's data.
+pub(crate) unsafe extern "C" fn smpi_shared_calloc_intercept(
+    n: usize,
+    size: usize,
+    file: *const c_char,
+    line: c_int,
+) -> *mut c_void {
     let Some(total) = n.checked_mul(size) else {
         // SAFETY: calloc reports the overflow itself (NULL, ENOMEM).
         return unsafe { libc::calloc(n, size) };
     };
     if sim::fast(|f| f.folds(total)) {
+        note_folded(total);
         let p = fold_or_die(total, "calloc");
         // SAFETY: p is a fresh allocation of at least total bytes.
         unsafe { std::ptr::write_bytes(p.cast::<u8>(), 0, total) };
         return p;
     }
     // SAFETY: plain C allocation.
-    unsafe { libc::calloc(n, size) }
+    let p = unsafe { libc::calloc(n, size) };
+    // SAFETY: the macro passes __FILE__.
+    unsafe { note_allocated(p, total, file, line) };
+    p
 }
 
-/// `realloc` in programs built by smpicc.
-pub(crate) unsafe extern "C" fn smpi_realloc(ptr: *mut c_void, size: usize) -> *mut c_void {
+/// `realloc` in programs built by smpicc (SimGrid's name). For the memory
+/// analysis, `realloc(NULL, n)` is a `malloc`, `realloc(p, 0)` a `free`,
+/// and otherwise the block moves (now of `size` bytes, made here).
+pub(crate) unsafe extern "C" fn smpi_shared_realloc_intercept(
+    ptr: *mut c_void,
+    size: usize,
+    file: *const c_char,
+    line: c_int,
+) -> *mut c_void {
     let old = shared_len(ptr);
-    if old.is_none() && !sim::fast(|f| f.folds(size)) {
+    let mut folded = false;
+    let new = if old.is_none() && !sim::fast(|f| f.folds(size)) {
         // SAFETY: ptr is null or came from the C library's allocator.
-        return unsafe { libc::realloc(ptr, size) };
-    }
-    // SAFETY: same contract as malloc.
-    let new = unsafe { smpi_malloc(size) };
-    if new.is_null() {
-        return new;
-    }
-    if !ptr.is_null() {
-        let keep = match old {
-            Some(len) => len.min(size),
-            // SAFETY: ptr came from the C library's allocator.
-            None => unsafe { libc::malloc_usable_size(ptr) }.min(size),
-        };
-        // SAFETY: both buffers hold at least `keep` bytes and are distinct.
-        unsafe { std::ptr::copy_nonoverlapping(ptr.cast::<u8>(), new.cast::<u8>(), keep) };
-        // SAFETY: ptr is freed once, by the matching allocator.
-        unsafe { smpi_free(ptr) };
+        unsafe { libc::realloc(ptr, size) }
+    } else {
+        let (new, f) = allocate(size, "realloc");
+        folded = f;
+        if new.is_null() {
+            return new;
+        }
+        if !ptr.is_null() {
+            let keep = match old {
+                Some(len) => len.min(size),
+                // SAFETY: ptr came from the C library's allocator.
+                None => unsafe { libc::malloc_usable_size(ptr) }.min(size),
+            };
+            // SAFETY: both buffers hold at least `keep` bytes and are
+            // distinct.
+            unsafe { std::ptr::copy_nonoverlapping(ptr.cast::<u8>(), new.cast::<u8>(), keep) };
+            // SAFETY: ptr is freed once, by the matching allocator.
+            unsafe { release(ptr) };
+        }
+        new
+    };
+    if folded {
+        // Folded blocks are not followed (nor are SimGrid's).
+        note_freed(ptr);
+    } else if new.is_null() {
+        // realloc(p, 0) frees p; a failed realloc leaves it as it was.
+        if size == 0 {
+            note_freed(ptr);
+        }
+    } else if ptr.is_null() {
+        // SAFETY: the macro passes __FILE__.
+        unsafe { note_allocated(new, size, file, line) };
+    } else {
+        // SAFETY: the macro passes __FILE__.
+        unsafe { note_reallocated(ptr, new, size, file, line) };
     }
     new
 }
@@ -145,14 +293,10 @@ pub(crate) unsafe extern "C" fn smpi_realloc(ptr: *mut c_void, size: usize) -> *
 /// `free` in programs built by smpicc: shared allocations are unmapped,
 /// anything else goes to the C library.
 pub(crate) unsafe extern "C" fn smpi_free(ptr: *mut c_void) {
-    if shared_len(ptr).is_some() {
-        if let Err(e) = sim::with(|s| s.mem.folding.free(ptr.cast())) {
-            fatal(&format!("free: {e}"));
-        }
-        return;
-    }
-    // SAFETY: ptr is null or came from the C library's allocator.
-    unsafe { libc::free(ptr) }
+    note_freed(ptr);
+    // SAFETY: ptr is null or came from the intercepted malloc family or
+    // the C library.
+    unsafe { release(ptr) }
 }
 
 /// `smpi_shared_unfold(ptr, len)`: makes the pages under `ptr .. ptr + len`

@@ -348,8 +348,11 @@ pub struct Options {
     /// writes none (program copies live in memory)
     #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath, verbatim_doc_comment)]
     pub tmpdir: Option<PathBuf>,
-    /// print the simulated and wall times at the end
-    /// (= --cfg=smpi/display-timing:yes)
+    /// print the simulated and wall times, the
+    /// allocations and the leaks at the end
+    /// (= --cfg=smpi/display-timing:yes
+    /// --cfg=smpi/display-allocs:yes
+    /// --cfg=smpi/list-leaks:50)
     #[arg(long, verbatim_doc_comment)]
     pub analyze: bool,
     /// without -platform: the bandwidth of the
