@@ -41,6 +41,8 @@ pub struct Setup {
     /// `--cfg` settings (`name:value`).
     pub cfg: Vec<&'static str>,
     pub observers: Vec<Box<dyn Observer>>,
+    /// The memory analysis runs (`Sim::analyse_memory`).
+    pub analyse: bool,
 }
 
 impl Setup {
@@ -49,7 +51,14 @@ impl Setup {
             ranks,
             cfg: Vec::new(),
             observers: Vec::new(),
+            analyse: false,
         }
+    }
+
+    /// Runs the memory analysis (the ledger of handles notes them).
+    pub fn analyse(mut self) -> Self {
+        self.analyse = true;
+        self
     }
 
     pub fn cfg(mut self, pair: &'static str) -> Self {
@@ -65,6 +74,11 @@ impl Setup {
     /// Runs `program` on every rank of the built-in cluster (1 Gflop/s
     /// hosts, computation not measured); how it ended.
     pub fn run(self, program: impl Fn(usize) -> i32 + 'static) -> Outcome {
+        self.run_keeping(program).0
+    }
+
+    /// [`Setup::run`], giving back the simulation as it ended.
+    pub fn run_keeping(self, program: impl Fn(usize) -> i32 + 'static) -> (Outcome, Sim) {
         let mut cfg = crate::run::config();
         for pair in &self.cfg {
             cfg.set_pair(pair).expect("a valid test setting");
@@ -84,10 +98,14 @@ impl Setup {
             host_speed: 1e9,
         };
         let mpi = Mpi::new(self.ranks, protocol);
-        sim::install(Sim::new(core, mpi, Memory::default(), bench));
+        let mut sim = Sim::new(core, mpi, Memory::default(), bench);
+        if self.analyse {
+            sim.analyse_memory(false);
+        }
+        sim::install(sim);
         let outcome = sim::run(&mut Closures(Rc::new(program)));
-        sim::uninstall();
-        outcome
+        let sim = sim::uninstall().expect("the simulation installed above");
+        (outcome, sim)
     }
 }
 

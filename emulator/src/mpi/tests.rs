@@ -328,3 +328,57 @@ fn observers_see_transfers_and_computations_with_their_dates() {
         assert!((got - want).abs() < 1e-9, "{dates:?}");
     }
 }
+
+#[test]
+fn the_ledger_counts_what_the_program_holds_as_simgrid_does() {
+    let run = |free_dup: bool| {
+        let (o, sim) = Setup::new(2).analyse().run_keeping(move |rank| {
+            let here = |line| sim::with(|s| s.mpi.ledger.set_location(rank, "/src/t.c", line));
+            here(10);
+            let dup = match super::comm::dup(COMM_WORLD).unwrap() {
+                super::comm::Duplicate::Made(h) => h,
+                super::comm::Duplicate::Failed(e) => panic!("{e:?}"),
+            };
+            here(11);
+            // The duplicate's group again, and the runtime's world group.
+            let _group = sim::mpi(|w| w.comm_group(dup)).unwrap();
+            let world = sim::mpi(|w| w.comm_group(COMM_WORLD)).unwrap();
+            super::group::free(world).unwrap();
+            here(12);
+            let peer = 1 - rank as i32;
+            let _unwaited = p2p::isend(&msg(&[1], INT, peer, 3), SendMode::Standard).unwrap();
+            let mut buf = [0];
+            p2p::recv(&recv_msg(&mut buf, INT, peer, 3), "MPI_Recv").unwrap();
+            if free_dup {
+                super::comm::free(dup).unwrap();
+            }
+            0
+        });
+        finished(&o);
+        let leaks = sim.mpi.handle_leaks(false);
+        let counts: Vec<(String, usize)> = leaks.by_origin.clone();
+        (leaks.total, counts)
+    };
+    let owned = |v: &[(&str, usize)]| -> Vec<(String, usize)> {
+        v.iter().map(|&(k, n)| (k.to_string(), n)).collect()
+    };
+    assert_eq!(
+        run(false),
+        (
+            6,
+            owned(&[
+                ("MPI_Comm at t.c:10", 2),
+                ("MPI_Group at t.c:10", 2),
+                ("MPI_Request at t.c:12", 2),
+            ])
+        )
+    );
+    // The groups of a freed communicator live on in their handles.
+    assert_eq!(
+        run(true),
+        (
+            4,
+            owned(&[("MPI_Group at t.c:10", 2), ("MPI_Request at t.c:12", 2)])
+        )
+    );
+}
