@@ -44,7 +44,7 @@ const ALIASES: &[(&str, &str)] = &[
 /// option under it.
 #[rustfmt::skip]
 const NO_EFFECT: &[(&str, &str)] = &[
-    ("bmf/", "the SMPI max-min model is the only network model besides Constant"),
+    ("bmf/", "the max-min models (SMPI, IB) are the only network models besides Constant"),
     ("cmonkey/", "SimGrid's chaos monkey (fault injection) is not part of smpi-rs"),
     ("contexts/guard-size", "each rank's stack has a fixed guard zone"),
     ("contexts/nthreads", "the simulation runs on one thread"),
@@ -63,7 +63,6 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("network/solver", "the max-min solver is the only one"),
     ("ns3/", "ns-3 is not part of smpi-rs"),
     ("plugin/", "SimGrid's DVFS plugin is not available here (host_energy is)"),
-    ("smpi/IB-penalty-factors", "the IB network model is not available yet"),
     ("smpi/buffering", "SimGrid's model checker is not part of smpi-rs"),
     ("smpi/comp-adjustment-file", "computation adjustments are not available yet"),
     ("smpi/grow-injected-times", "MPI_Test and MPI_Iprobe cost their fixed smpi/test and smpi/iprobe times"),

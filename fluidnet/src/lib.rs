@@ -35,7 +35,8 @@
 //! # Incrementality
 //!
 //! Starting, cancelling or completing an action marks the shared resources
-//! it uses dirty. Only the connected components (resources linked by the
+//! it uses dirty; so does a new bound ([`System::set_bound`]), through one
+//! of them. Only the connected components (resources linked by the
 //! actions that use them) containing a dirty resource are solved again,
 //! lazily, by the next call that needs rates or dates. Completion dates
 //! sit in a binary heap indexed by action, where a new rate moves the
@@ -188,6 +189,9 @@ struct Action {
     penalty: f64,
     /// The spec's bound combined with the FATPIPE resources used.
     bound: f64,
+    /// The FATPIPE resources' part of `bound` (infinite without any), which
+    /// [`System::set_bound`] keeps.
+    pipe: f64,
     /// Shared resources used (empty for actions that never share).
     uses: Vec<Use>,
     /// Component search that last visited it, and its index there.
@@ -308,16 +312,8 @@ impl System {
             "fluidnet: an action's penalty must be finite and positive, got {}",
             spec.penalty
         );
-        let mut bound = match spec.bound {
-            Some(b) => {
-                assert!(
-                    b >= 0.0,
-                    "fluidnet: an action's bound must not be negative or NaN, got {b}"
-                );
-                b
-            }
-            None => f64::INFINITY,
-        };
+        let own = checked_bound(spec.bound);
+        let mut pipe = f64::INFINITY;
         let instant = spec.amount <= self.precision.work;
         let mut uses: Vec<Use> = Vec::with_capacity(spec.uses.len());
         for &(r, coef) in spec.uses {
@@ -333,7 +329,7 @@ impl System {
                 continue;
             }
             match res.sharing {
-                Sharing::FatPipe => bound = bound.min(res.capacity / coef),
+                Sharing::FatPipe => pipe = pipe.min(res.capacity / coef),
                 // An action with nothing to do takes no share of anything.
                 Sharing::Shared if instant => {}
                 Sharing::Shared => match uses.iter_mut().find(|u| u.resource == r.0) {
@@ -351,6 +347,7 @@ impl System {
             }
         }
 
+        let bound = own.min(pipe);
         let index = match self.free.pop() {
             Some(i) => i,
             None => {
@@ -395,6 +392,7 @@ impl System {
             rated,
             penalty: spec.penalty,
             bound,
+            pipe,
             uses,
             epoch: 0,
             local: 0,
@@ -415,6 +413,46 @@ impl System {
     pub fn cancel(&mut self, id: ActionId) {
         if self.get(id).is_some() {
             self.remove(id.index);
+        }
+    }
+
+    /// Gives a running action a new bound (`None`: unbounded), as if its
+    /// spec had said so, from [`Self::now`] on: the work done so far is
+    /// kept, the rates of its component are solved again (lazily, by the
+    /// next call that needs them), and an action that uses no shared
+    /// resource runs at the new bound at once. The FATPIPE resources it
+    /// uses still bound it. A stale id is ignored; so is a new bound that
+    /// changes nothing, and any bound for an action with nothing left to do
+    /// (it completes at the next advance).
+    ///
+    /// # Panics
+    /// If the bound is negative or NaN.
+    pub fn set_bound(&mut self, id: ActionId, bound: Option<f64>) {
+        let bound = checked_bound(bound);
+        if self.get(id).is_none() {
+            return;
+        }
+        let index = id.index;
+        let instant = self.precision.work;
+        let a = self.slots[index as usize]
+            .action
+            .as_mut()
+            .expect("a live action");
+        let bound = bound.min(a.pipe);
+        if bound == a.bound {
+            return;
+        }
+        a.bound = bound;
+        if a.amount <= instant {
+            return;
+        }
+        match a.uses.first() {
+            // Its component is solved again with the new bound.
+            Some(u) => {
+                let r = u.resource;
+                self.touch(r);
+            }
+            None => self.set_rate(index, bound),
         }
     }
 
@@ -582,6 +620,23 @@ impl System {
                 self.solve_component(r);
             }
         }
+    }
+}
+
+/// A spec's bound as a number (infinite for none).
+///
+/// # Panics
+/// If the bound is negative or NaN.
+fn checked_bound(bound: Option<f64>) -> f64 {
+    match bound {
+        Some(b) => {
+            assert!(
+                b >= 0.0,
+                "fluidnet: an action's bound must not be negative or NaN, got {b}"
+            );
+            b
+        }
+        None => f64::INFINITY,
     }
 }
 

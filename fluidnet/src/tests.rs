@@ -340,6 +340,110 @@ fn a_zero_penalty_is_a_programming_error() {
     });
 }
 
+#[test]
+fn a_new_bound_changes_rates_from_now_on_keeping_progress() {
+    let mut s = system();
+    let l = s.add_resource(100.0, Sharing::Shared);
+    let a = s.start(&flow(100.0, &[(l, 1.0)]));
+    let b = s.start(&flow(230.0, &[(l, 1.0)]));
+    let mut done = Vec::new();
+    s.advance(1.0, &mut done);
+    assert!(done.is_empty());
+    // At 1 s, a has 50 left and is held to 10: b takes the other 90.
+    s.set_bound(a, Some(10.0));
+    assert_eq!((s.rate(a), s.rate(b)), (10.0, 90.0));
+    assert_eq!(s.remaining(a), 50.0);
+    let (t, done) = step(&mut s);
+    assert_eq!((t, done), (3.0, vec![b]));
+    // Alone, a stays at its bound.
+    assert_eq!(s.rate(a), 10.0);
+    s.advance(4.0, &mut Vec::new());
+    // Unbounded again at 4 s, with 20 left: the whole link.
+    s.set_bound(a, None);
+    assert_eq!(s.rate(a), 100.0);
+    let (t, done) = step(&mut s);
+    assert_eq!((t, done), (4.2, vec![a]));
+}
+
+#[test]
+fn a_new_bound_without_resources_applies_at_once() {
+    let mut s = system();
+    let a = s.start(&ActionSpec {
+        amount: 100.0,
+        penalty: 1.0,
+        bound: Some(10.0),
+        uses: &[],
+    });
+    s.advance(2.0, &mut Vec::new());
+    s.set_bound(a, Some(20.0));
+    // No solve is pending: the rate and the date are already the new ones.
+    assert!(s.dirty.is_empty());
+    assert_eq!(s.rate(a), 20.0);
+    assert_eq!(s.remaining(a), 80.0);
+    assert_eq!(s.next_completion(), Some(6.0));
+}
+
+#[test]
+fn a_new_bound_keeps_the_fatpipe_bound_and_zero_stops_an_action() {
+    let mut s = system();
+    let pipe = s.add_resource(50.0, Sharing::FatPipe);
+    let l = s.add_resource(100.0, Sharing::Shared);
+    let a = s.start(&ActionSpec {
+        amount: 100.0,
+        penalty: 1.0,
+        bound: Some(10.0),
+        uses: &[(pipe, 1.0), (l, 1.0)],
+    });
+    let b = s.start(&flow(100.0, &[(l, 1.0)]));
+    assert_eq!((s.rate(a), s.rate(b)), (10.0, 90.0));
+    s.set_bound(a, None);
+    assert_eq!((s.rate(a), s.rate(b)), (50.0, 50.0));
+    s.set_bound(a, Some(80.0));
+    assert_eq!((s.rate(a), s.rate(b)), (50.0, 50.0));
+    s.set_bound(a, Some(0.0));
+    assert_eq!((s.rate(a), s.rate(b)), (0.0, 100.0));
+    let (t, done) = step(&mut s);
+    assert_eq!((t, done), (1.0, vec![b]));
+    assert_eq!(s.next_completion(), None);
+}
+
+#[test]
+fn an_unchanged_bound_or_a_stale_id_changes_nothing() {
+    let mut s = system();
+    let l = s.add_resource(100.0, Sharing::Shared);
+    let a = s.start(&ActionSpec {
+        amount: 100.0,
+        penalty: 1.0,
+        bound: Some(30.0),
+        uses: &[(l, 1.0)],
+    });
+    let gone = s.start(&flow(0.0, &[(l, 1.0)]));
+    let mut done = Vec::new();
+    s.advance(0.0, &mut done);
+    assert_eq!(done, vec![gone]);
+    let date = s.next_completion();
+    s.set_bound(a, Some(30.0));
+    s.set_bound(gone, Some(1.0));
+    assert!(s.dirty.is_empty());
+    assert_eq!(
+        s.next_completion().map(f64::to_bits),
+        date.map(f64::to_bits)
+    );
+    // An action with nothing to do ignores bounds and ends at once.
+    let empty = s.start(&flow(0.0, &[(l, 1.0)]));
+    s.set_bound(empty, Some(5.0));
+    s.advance(0.0, &mut done);
+    assert_eq!(done, vec![gone, empty]);
+}
+
+#[test]
+#[should_panic(expected = "bound must not be negative")]
+fn a_negative_new_bound_is_a_programming_error() {
+    let mut s = system();
+    let a = s.start(&flow(1.0, &[]));
+    s.set_bound(a, Some(-1.0));
+}
+
 // ---------------------------------------------------------------------------
 // The reference: plain progressive filling over everything, no shortcuts.
 
@@ -509,6 +613,8 @@ enum Op {
     Advance(f64),
     /// Cancel the live action at this index modulo their number.
     Cancel(usize),
+    /// Give the live action at this index modulo their number this bound.
+    SetBound(usize, Option<f64>),
 }
 
 fn ops_case() -> impl Strategy<Value = (Vec<(f64, bool)>, Vec<Op>)> {
@@ -523,6 +629,14 @@ fn ops_case() -> impl Strategy<Value = (Vec<(f64, bool)>, Vec<Op>)> {
             4 => prop_oneof![3 => Just(1.0), 1 => 0.0f64..0.99, 1 => 1.01f64..5.0]
                 .prop_map(Op::Advance),
             1 => (0usize..64).prop_map(Op::Cancel),
+            2 => (
+                0usize..64,
+                prop::option::weighted(
+                    0.8,
+                    prop_oneof![8 => 0.1f64..500.0, 1 => Just(0.0), 1 => Just(50.0)],
+                ),
+            )
+                .prop_map(|(i, b)| Op::SetBound(i, b)),
         ];
         (Just(res), prop::collection::vec(op, 1..60))
     })
@@ -695,6 +809,14 @@ fn run_against_reference(
                 if !sim.live.is_empty() {
                     let l = sim.live.remove(i % sim.live.len());
                     s.cancel(l.id);
+                }
+            }
+            Op::SetBound(i, bound) => {
+                if !sim.live.is_empty() {
+                    let n = sim.live.len();
+                    let l = &mut sim.live[i % n];
+                    l.action.bound = *bound;
+                    s.set_bound(l.id, *bound);
                 }
             }
             Op::Advance(f) => {

@@ -7,6 +7,7 @@ mod failures;
 mod folding;
 mod front_door;
 mod golden;
+mod ib;
 mod labs;
 mod leaks;
 mod models;

@@ -991,7 +991,11 @@ fn the_constant_network_model_is_latency_plus_size_over_bandwidth() {
         "8",
     ]);
     assert!(!o.status.success());
-    assert!(stderr(&o).contains("SMPI or Constant"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("SMPI, IB or Constant"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 fn received_at(o: &std::process::Output) -> f64 {

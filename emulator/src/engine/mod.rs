@@ -18,10 +18,12 @@
 //! only make their rank ready again).
 //!
 //! `context` switches between the actors' coroutines; `netmodel` turns a
-//! message into a latency and a flow.
+//! message into a latency and a flow; `ib` is the IB model's contention
+//! state.
 
 pub mod context;
 pub mod energy;
+mod ib;
 mod net;
 pub mod netmodel;
 pub mod observe;
@@ -205,6 +207,10 @@ pub struct Core {
     /// Scratch buffers of `start_transfer` and `start_flow`, kept so that a
     /// message allocates nothing for its route.
     scratch: FlowScratch,
+    /// The IB model's nodes, under `network/model:IB`.
+    ib: Option<ib::Ib>,
+    /// The transfers whose IB bound an event changed (reused buffer).
+    ib_changed: Vec<(TransferId, f64)>,
     /// Set when the simulation cannot go on (for example a missing route).
     failure: Option<String>,
     /// Number of started actors not yet done.
@@ -256,6 +262,9 @@ impl Core {
             }
         }
         let pstates = platform.hosts().iter().map(|h| h.pstate).collect();
+        let ib = model
+            .ib
+            .map(|factors| ib::Ib::new(factors, model.precision.timing, platform.hosts().len()));
         let n = hosts.len();
         let actors = hosts
             .into_iter()
@@ -296,6 +305,8 @@ impl Core {
             in_flight,
             route_draws: 0,
             scratch: FlowScratch::default(),
+            ib,
+            ib_changed: Vec::new(),
             failure: None,
             live: n,
             observers: Observers::default(),

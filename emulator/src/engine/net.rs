@@ -1,5 +1,6 @@
 //! Transfers: a message's route, its latency phase and its flow in the
-//! max-min system, and the choice between minimal and Valiant routes.
+//! max-min system, the choice between minimal and Valiant routes, and,
+//! under the IB model, the bounds it changes when it starts and arrives.
 
 use fluidnet::{ActionSpec, ResourceId};
 use platforms::{Direction, HostId, LinkUse};
@@ -28,6 +29,9 @@ pub(super) struct Transfer {
     /// Set when the transfer takes a Valiant route: the salt that draws
     /// its intermediate router (the flow and its reverse use the same).
     valiant: Option<u64>,
+    /// Under the IB model, its bound now, which its flow takes (the IB
+    /// model may change it from the transfer's start, latency included).
+    ib_bound: Option<f64>,
 }
 
 /// Reused buffers for computing a flow: the route, the reverse route, the
@@ -53,6 +57,7 @@ impl Core {
             action: None,
             done: false,
             valiant,
+            ib_bound: None,
         };
         let id = match self.free_transfers.pop() {
             Some(i) => {
@@ -93,6 +98,9 @@ impl Core {
             if valiant.is_some() { " (Valiant route)" } else { "" },
         );
         self.count_in_flight(&route, true);
+        if self.ib.is_some() && src != dst {
+            self.ib_start(id, src, dst, &route);
+        }
         self.scratch.route = route;
         self.observe_start(id, src, dst, bytes, delay);
         // An empty message still carries SMPI's 16-byte envelope, which
@@ -105,6 +113,47 @@ impl Core {
             self.start_flow(id);
         }
         id
+    }
+
+    /// Under the IB model, transfer `id` from `src` to `dst` over `route`
+    /// starts: with its initial bound (SMPI's), it changes the bounds of
+    /// the transfers around it, its own included.
+    fn ib_start(&mut self, id: TransferId, src: HostId, dst: HostId, route: &[LinkUse]) {
+        let mut links = std::mem::take(&mut self.scratch.links);
+        links.clear();
+        links.extend(route.iter().map(|u| {
+            let l = self.platform.link(u.link);
+            (l.bandwidth, l.latency)
+        }));
+        let initial = self.model.flow_bound(&links);
+        self.scratch.links = links;
+        // A route with neither links nor latency has no bound to penalize
+        // (SimGrid refuses such routes).
+        let (Some(initial), Some(ib)) = (initial, self.ib.as_mut()) else {
+            return;
+        };
+        if let Some(t) = self.transfers[id.0 as usize].as_mut() {
+            t.ib_bound = Some(initial);
+        }
+        let mut changed = std::mem::take(&mut self.ib_changed);
+        ib.start(id, src, dst, initial, &mut changed);
+        self.ib_apply(&mut changed);
+        self.ib_changed = changed;
+    }
+
+    /// Gives each transfer of `changed` its new IB bound, and its flow if
+    /// it has one; empties `changed`.
+    fn ib_apply(&mut self, changed: &mut Vec<(TransferId, f64)>) {
+        for (id, bound) in changed.drain(..) {
+            let Some(t) = self.transfers[id.0 as usize].as_mut() else {
+                continue;
+            };
+            trace!(target: NETWORK, "transfer {}: IB bound {bound:e} B/s", id.0);
+            t.ib_bound = Some(bound);
+            if let Some(action) = t.action {
+                self.fluid.set_bound(action, Some(bound));
+            }
+        }
     }
 
     /// Tells the observers, if any, that transfer `id` starts.
@@ -217,11 +266,11 @@ impl Core {
 
     /// The flow phase of a transfer: enters the max-min system.
     pub(super) fn start_flow(&mut self, id: TransferId) {
-        let (src, dst, bytes, valiant) = {
+        let (src, dst, bytes, valiant, ib_bound) = {
             let t = self.transfers[id.0 as usize]
                 .as_ref()
                 .expect("flow of a live transfer");
-            (t.src_host, t.dst_host, t.bytes, t.valiant)
+            (t.src_host, t.dst_host, t.bytes, t.valiant, t.ib_bound)
         };
         let mut sc = std::mem::take(&mut self.scratch);
         self.platform_route(src, dst, valiant, &mut sc.route);
@@ -254,7 +303,10 @@ impl Core {
             }
             true
         });
-        let flow = self.model.flow(bytes, &sc.links);
+        let mut flow = self.model.flow(bytes, &sc.links);
+        if ib_bound.is_some() {
+            flow.bound = ib_bound;
+        }
         trace!(
             target: NETWORK,
             "transfer {} flows: {:e} units, penalty {:e}, bound {:?} B/s, {} resources",
@@ -295,7 +347,7 @@ impl Core {
     /// Marks transfer `id` arrived; whether it was live (and must be
     /// reported to its owner).
     pub(super) fn arrive(&mut self, id: TransferId) -> bool {
-        let (src, dst, valiant) = match self
+        let (src, dst, valiant, in_ib) = match self
             .transfers
             .get_mut(id.0 as usize)
             .and_then(Option::as_mut)
@@ -303,11 +355,17 @@ impl Core {
             Some(t) => {
                 t.done = true;
                 t.action = None;
-                (t.src_host, t.dst_host, t.valiant)
+                (t.src_host, t.dst_host, t.valiant, t.ib_bound.is_some())
             }
             None => return false,
         };
         debug!(target: NETWORK, "transfer {} arrived", id.0);
+        if let Some(ib) = self.ib.as_mut().filter(|_| in_ib) {
+            let mut changed = std::mem::take(&mut self.ib_changed);
+            ib.arrive(id, src, dst, &mut changed);
+            self.ib_apply(&mut changed);
+            self.ib_changed = changed;
+        }
         if !self.observers.is_empty() {
             let at = self.now;
             self.observers.each(|o| o.transfer_end(at, id));

@@ -1,5 +1,6 @@
 //! SMPI's network model (SimGrid 3.32's defaults): how a message of S bytes
-//! becomes a latency phase and a max-min flow.
+//! becomes a latency phase and a max-min flow; the options of the IB model
+//! (`engine/ib.rs`), which is SMPI's plus a bound per transfer.
 
 use crate::config::{Config, ConfigError, FactorTable, Kind, OptionSpec, Options};
 
@@ -14,7 +15,7 @@ pub const OPTIONS: Options = &[
     OptionSpec { name: "network/bandwidth-factor", kind: Kind::Text, default: DEFAULT_BW_FACTOR, help: "bandwidth factors by message size, `size:factor;...` (alias smpi/bw-factor)" },
     OptionSpec { name: "network/crosstraffic", kind: Kind::Bool, default: "yes", help: "the reverse route carries 5% of each flow (acknowledgements)" },
     OptionSpec { name: "network/latency-factor", kind: Kind::Text, default: DEFAULT_LAT_FACTOR, help: "latency factors by message size, `size:factor;...` (alias smpi/lat-factor)" },
-    OptionSpec { name: "network/model", kind: Kind::Text, default: "SMPI", help: "SMPI (max-min sharing with SMPI's factors) or Constant (latency + size / bandwidth of the route, no contention: for teaching and very large runs)" },
+    OptionSpec { name: "network/model", kind: Kind::Text, default: "SMPI", help: "SMPI (max-min sharing with SMPI's factors), IB (SMPI's, plus InfiniBand contention penalties: smpi/IB-penalty-factors) or Constant (latency + size / bandwidth of the route, no contention: for teaching and very large runs)" },
     OptionSpec { name: "network/routing", kind: Kind::Text, default: "minimal", help: "routes on dragonfly clusters: minimal (SimGrid's), valiant (through a random third group), ugal (valiant when the minimal route carries more flows in flight)" },
     OptionSpec { name: "network/routing-seed", kind: Kind::Int, default: "0", help: "seed of the random intermediate routers of valiant and ugal routing" },
     OptionSpec { name: "network/TCP-gamma", kind: Kind::Float, default: "4194304", help: "TCP window size: a flow's rate is bounded by TCP-gamma / (2 * route latency)" },
@@ -22,6 +23,7 @@ pub const OPTIONS: Options = &[
     OptionSpec { name: "precision/maxmin", kind: Kind::Float, default: "1e-5", help: "precision of the max-min solver's rates (alias maxmin/precision)" },
     OptionSpec { name: "precision/timing", kind: Kind::Float, default: "1e-9", help: "precision of simulated dates, in s" },
     OptionSpec { name: "precision/work-amount", kind: Kind::Float, default: "1e-5", help: "remaining work below which an action is done" },
+    OptionSpec { name: "smpi/IB-penalty-factors", kind: Kind::Text, default: IbFactors::DEFAULT, help: "the IB network model's penalty factors Be;Bs;ys: per sender to a busy destination, per message of a busy source, and for a source's messages to a destination receiving more than 2" },
 ];
 
 /// Envelope SMPI adds to every message (SimGrid 3.32, measured).
@@ -37,6 +39,42 @@ pub struct Flow {
     pub penalty: f64,
     /// Rate bound: min link bandwidth and the TCP window bound.
     pub bound: Option<f64>,
+}
+
+/// `smpi/IB-penalty-factors`: Be;Bs;ys.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct IbFactors {
+    /// Inbound penalty per sender.
+    pub be: f64,
+    /// Outbound penalty per transfer.
+    pub bs: f64,
+    /// Outbound penalty when the destination receives more than 2.
+    pub ys: f64,
+}
+
+impl IbFactors {
+    /// SimGrid 3.32's default (profiled on the Stampede cluster).
+    pub const DEFAULT: &'static str = "0.965;0.925;1.35";
+
+    /// Parses `Be;Bs;ys`: three finite numbers, as SimGrid requires.
+    pub fn parse(text: &str) -> Result<Self, ConfigError> {
+        let parts: Vec<&str> = text.split(';').collect();
+        let bad = |expected| ConfigError::BadValue {
+            name: "smpi/IB-penalty-factors".into(),
+            value: text.into(),
+            expected,
+        };
+        if parts.len() != 3 {
+            return Err(bad(
+                "3 numbers separated by semicolons (Be;Bs;ys, e.g. 0.965;0.925;1.35)",
+            ));
+        }
+        let number = |s: &str| s.trim().parse::<f64>().ok().filter(|x| x.is_finite());
+        match (number(parts[0]), number(parts[1]), number(parts[2])) {
+            (Some(be), Some(bs), Some(ys)) => Ok(Self { be, bs, ys }),
+            _ => Err(bad("3 numbers (Be;Bs;ys, e.g. 0.965;0.925;1.35)")),
+        }
+    }
 }
 
 /// `network/routing`.
@@ -58,6 +96,9 @@ pub struct NetModel {
     /// its size over the route's smallest bandwidth, with no sharing, no
     /// factors and no envelope.
     pub constant: bool,
+    /// `network/model:IB`: SMPI's model plus SimGrid's InfiniBand
+    /// contention penalties, with these factors.
+    pub ib: Option<IbFactors>,
     pub precision: fluidnet::Precision,
     bandwidth_factor: FactorTable,
     latency_factor: FactorTable,
@@ -73,19 +114,27 @@ pub struct NetModel {
 
 impl NetModel {
     pub fn from_config(cfg: &Config) -> Result<Self, ConfigError> {
-        let constant = match cfg.text("network/model").to_ascii_lowercase().as_str() {
-            "smpi" => false,
-            "constant" => true,
+        let (constant, ib) = match cfg.text("network/model").to_ascii_lowercase().as_str() {
+            "smpi" => (false, false),
+            "ib" => (false, true),
+            "constant" => (true, false),
             other => {
                 return Err(ConfigError::BadValue {
                     name: "network/model".into(),
                     value: other.into(),
-                    expected: "SMPI or Constant",
+                    expected: "SMPI, IB or Constant",
                 })
             }
         };
+        // Read only by the IB model, as in SimGrid.
+        let ib = if ib {
+            Some(IbFactors::parse(cfg.text("smpi/IB-penalty-factors"))?)
+        } else {
+            None
+        };
         Ok(Self {
             constant,
+            ib,
             precision: fluidnet::Precision {
                 timing: cfg.float("precision/timing"),
                 work: cfg.float("precision/work-amount"),
@@ -146,6 +195,23 @@ impl NetModel {
         if latency <= 0.0 {
             penalty = 1.0;
         }
+        let factor = self.bandwidth_factor.lookup(size);
+        Flow {
+            amount: size / factor,
+            penalty,
+            bound: self.bound(min_bw, latency),
+        }
+    }
+
+    /// A flow's rate bound over links given as (bandwidth, latency): the
+    /// smallest bandwidth and the TCP window bound.
+    pub fn flow_bound(&self, links: &[(f64, f64)]) -> Option<f64> {
+        let latency: f64 = links.iter().map(|l| l.1).sum();
+        let min_bw = links.iter().map(|l| l.0).fold(f64::INFINITY, f64::min);
+        self.bound(min_bw, latency)
+    }
+
+    fn bound(&self, min_bw: f64, latency: f64) -> Option<f64> {
         let mut bound = if min_bw.is_finite() {
             Some(min_bw)
         } else {
@@ -155,18 +221,42 @@ impl NetModel {
             let tcp = self.tcp_gamma / (2.0 * latency);
             bound = Some(bound.map_or(tcp, |b| b.min(tcp)));
         }
-        let factor = self.bandwidth_factor.lookup(size);
-        Flow {
-            amount: size / factor,
-            penalty,
-            bound,
-        }
+        bound
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ib_factors_are_three_numbers() {
+        let f = IbFactors::parse("1;2.5; 3").unwrap();
+        assert_eq!((f.be, f.bs, f.ys), (1.0, 2.5, 3.0));
+        assert!(IbFactors::parse("1;2").is_err());
+        assert!(IbFactors::parse("1;2;3;4").is_err());
+        assert!(IbFactors::parse("1;x;3").is_err());
+    }
+
+    #[test]
+    fn the_ib_model_reads_its_factors_and_only_it() {
+        let mut cfg = Config::new(&[OPTIONS]);
+        cfg.set("smpi/IB-penalty-factors", "bad").unwrap();
+        assert!(NetModel::from_config(&cfg).unwrap().ib.is_none());
+        cfg.set("network/model", "IB").unwrap();
+        assert!(NetModel::from_config(&cfg).is_err());
+        cfg.set("smpi/IB-penalty-factors", "1;2;3").unwrap();
+        let m = NetModel::from_config(&cfg).unwrap();
+        assert!(!m.constant);
+        assert_eq!(
+            m.ib,
+            Some(IbFactors {
+                be: 1.0,
+                bs: 2.0,
+                ys: 3.0
+            })
+        );
+    }
 
     #[test]
     fn single_link_flow_uses_the_factors() {

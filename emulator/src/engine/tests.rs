@@ -324,3 +324,47 @@ fn a_message_to_the_same_host_crosses_the_loopback() {
         arrived[0].1
     );
 }
+
+/// Hosts a and b each joined to c by a 1 GB/s, 10 us link of their own.
+const TWO_TO_ONE: &str = r#"<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <zone id="z" routing="Full">
+    <host id="a" speed="1Gf"/>
+    <host id="b" speed="1Gf"/>
+    <host id="c" speed="1Gf"/>
+    <link id="la" bandwidth="1GBps" latency="10us"/>
+    <link id="lb" bandwidth="1GBps" latency="10us"/>
+    <route src="a" dst="c"><link_ctn id="la"/></route>
+    <route src="b" dst="c"><link_ctn id="lb"/></route>
+  </zone>
+</platform>
+"#;
+
+#[test]
+fn ib_bounds_hold_from_the_start_and_stay_when_the_sender_is_left_alone() {
+    let platform = Platform::from_xml_str(TWO_TO_ONE, "two_to_one.xml").unwrap();
+    let cfg = ["network/model:IB", "network/crosstraffic:no"];
+    let mut core = Core::new(platform, model(&cfg), vec![HostId(0), HostId(1), HostId(2)]);
+    let m = model(&cfg);
+    let (small, large) = (1_000_000, 3_000_000);
+    let t1 = core.start_transfer(HostId(0), HostId(2), small);
+    // t1 is in its latency phase (116 us) when t2 starts.
+    core.advance(50e-6);
+    assert_eq!(core.next_finished(), None);
+    let t2 = core.start_transfer(HostId(1), HostId(2), large);
+    let arrived = drain(&mut core);
+    // Two senders to c: each flow is bounded by 1 GB/s / (2 Be) from its
+    // start (t1's from the start of t2, during its latency), its own link
+    // being free. When t1 arrives, the update starts from a, which then
+    // sends nothing: t2 keeps its penalty (SimGrid's model does the same).
+    let bound = 1e9 / (2.0 * 0.965);
+    let end = |bytes: usize| {
+        m.latency_factor(bytes) * 10e-6 + m.flow(bytes, &[(1e9, 10e-6)]).amount / bound
+    };
+    assert_eq!(arrived.iter().map(|a| a.0).collect::<Vec<_>>(), [t1, t2]);
+    assert!(close(arrived[0].1, end(small)), "{arrived:?}");
+    assert!(close(arrived[1].1, 50e-6 + end(large)), "{arrived:?}");
+    // Under SMPI's model, each would run at the link's bandwidth.
+    assert!(end(small) > lone_message(small) + 1e-4);
+}
