@@ -188,7 +188,7 @@ pub(crate) fn build(
             Host {
                 name: format!("{}{n}{}", spec.prefix, spec.suffix),
                 speed: spec.pstates[0],
-                pstates: spec.pstates.clone(),
+                pstates: Host::pstate_list(&spec.pstates),
                 pstate: 0,
                 cores: spec.cores,
                 properties: spec.properties.clone(),

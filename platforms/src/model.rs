@@ -83,15 +83,37 @@ pub struct Host {
     /// Speed of one core at the initial power state, in flop/s.
     pub speed: f64,
     /// Speed of one core at each of its power states (SimGrid's pstates),
-    /// in flop/s; `speed` is the one of `pstate`. A host with one speed has
-    /// one pstate.
-    pub pstates: Vec<f64>,
+    /// in flop/s, when it has several (`speed` is the one of `pstate`);
+    /// empty for a host of one speed, which costs no allocation (platforms
+    /// may have millions of hosts). Read it with [`Host::pstate_speeds`].
+    pub pstates: Box<[f64]>,
     /// The power state the host starts in.
     pub pstate: usize,
     /// Number of cores.
     pub cores: u32,
     /// `<prop id value/>` pairs, in file order.
     pub properties: Vec<(String, String)>,
+}
+
+impl Host {
+    /// The speed of one core at each power state: `speed` alone for a
+    /// host of one speed.
+    pub fn pstate_speeds(&self) -> &[f64] {
+        if self.pstates.is_empty() {
+            std::slice::from_ref(&self.speed)
+        } else {
+            &self.pstates
+        }
+    }
+
+    /// The `pstates` field for `speeds` (empty for one speed).
+    pub fn pstate_list(speeds: &[f64]) -> Box<[f64]> {
+        if speeds.len() > 1 {
+            speeds.into()
+        } else {
+            Box::default()
+        }
+    }
 }
 
 /// A network link.

@@ -617,7 +617,7 @@ impl<'a> Loader<'a> {
         let host = Host {
             name: id.to_string(),
             speed: pstates[pstate],
-            pstates,
+            pstates: Host::pstate_list(&pstates),
             pstate,
             cores,
             properties,

@@ -104,7 +104,7 @@ fn doctype_declaration_comments_config_and_properties() {
     );
     let a = p.host(host(&p, "a"));
     assert_eq!((a.speed, a.cores), (1e8, 4));
-    assert_eq!((a.pstates.as_slice(), a.pstate), ([1e8].as_slice(), 0));
+    assert_eq!((a.pstate_speeds(), a.pstate), ([1e8].as_slice(), 0));
     assert_eq!(
         a.properties,
         [("wattage".to_string(), "100.0:200.0".to_string())]
@@ -112,7 +112,7 @@ fn doctype_declaration_comments_config_and_properties() {
     // SimGrid's power states: a speed per pstate, the initial one given.
     let b = p.host(host(&p, "b"));
     assert_eq!(
-        (b.pstates.as_slice(), b.pstate),
+        (b.pstate_speeds(), b.pstate),
         ([1e9, 5e8, 2e8].as_slice(), 1)
     );
     assert_eq!(b.speed, 5e8);
@@ -651,7 +651,7 @@ fn cluster_hosts_have_the_clusters_pstates_and_properties() {
     );
     let n = p.host(host(&p, "n-1"));
     assert_eq!((n.speed, n.pstate, n.cores), (2e9, 0, 4));
-    assert_eq!(n.pstates, [2e9, 1e9, 5e8]);
+    assert_eq!(n.pstate_speeds(), [2e9, 1e9, 5e8]);
     assert_eq!(
         n.properties,
         [(

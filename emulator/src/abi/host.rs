@@ -78,7 +78,7 @@ pub(crate) unsafe extern "C" fn sg_host_get_speed(h: Host) -> f64 {
 
 /// Pstate `pstate` of `id`, or a message naming the call and the range.
 fn pstate(id: HostId, pstate: u64, call: &str) -> usize {
-    let count = sim::with(|s| s.core.platform().host(id).pstates.len());
+    let count = sim::with(|s| s.core.platform().host(id).pstate_speeds().len());
     match usize::try_from(pstate).ok().filter(|&p| p < count) {
         Some(p) => p,
         None => super::time::fatal(&format!(
@@ -92,7 +92,7 @@ fn pstate(id: HostId, pstate: u64, call: &str) -> usize {
 pub(crate) unsafe extern "C" fn sg_host_get_pstate_speed(h: Host, index: c_ulong) -> f64 {
     let id = host(h, "sg_host_get_pstate_speed");
     let p = pstate(id, index, "sg_host_get_pstate_speed");
-    sim::with(|s| s.core.platform().host(id).pstates[p])
+    sim::with(|s| s.core.platform().host(id).pstate_speeds()[p])
 }
 
 pub(crate) unsafe extern "C" fn sg_host_core_count(h: Host) -> c_int {
@@ -102,7 +102,7 @@ pub(crate) unsafe extern "C" fn sg_host_core_count(h: Host) -> c_int {
 
 pub(crate) unsafe extern "C" fn sg_host_get_nb_pstates(h: Host) -> c_ulong {
     let id = host(h, "sg_host_get_nb_pstates");
-    sim::with(|s| s.core.platform().host(id).pstates.len() as c_ulong)
+    sim::with(|s| s.core.platform().host(id).pstate_speeds().len() as c_ulong)
 }
 
 pub(crate) unsafe extern "C" fn sg_host_get_pstate(h: Host) -> c_ulong {

@@ -143,7 +143,22 @@ pub(crate) fn calls_watched() -> bool {
         || log::enabled(SimGrid::SmpiBench, Priority::Debug)
 }
 
+/// SimGrid's VERBOSE line of an MPI call entering or leaving (kept out of
+/// line: `call_in` is on every call's path, its frame on every rank's
+/// stack).
+#[cold]
+#[inline(never)]
+fn log_call(what: &str, name: &str) {
+    log_line(
+        SimGrid::SmpiMpi,
+        Priority::Verbose,
+        &format!("SMPI - {what} {name}"),
+    );
+}
+
 /// A line of the running actor's, in one of SimGrid's categories.
+#[cold]
+#[inline(never)]
 pub(crate) fn log_line(category: SimGrid, priority: Priority, message: &str) {
     sim::with(|s| {
         let actor = actors::log_actor(s, s.core.current_actor());
@@ -210,11 +225,7 @@ pub(crate) fn call_in(
     // SimGrid's MPI_* wrappers log before the call accounts the burst.
     let logged = log::enabled(SimGrid::SmpiMpi, Priority::Verbose);
     if logged {
-        log_line(
-            SimGrid::SmpiMpi,
-            Priority::Verbose,
-            &format!("SMPI - Entering {name}"),
-        );
+        log_call("Entering", name);
     }
     bench_end();
     let observed = sim::fast(|f| f.observed());
@@ -241,11 +252,7 @@ pub(crate) fn call_in(
         });
     }
     if logged {
-        log_line(
-            SimGrid::SmpiMpi,
-            Priority::Verbose,
-            &format!("SMPI - Leaving {name}"),
-        );
+        log_call("Leaving", name);
     }
     bench_begin();
     code

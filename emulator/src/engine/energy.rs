@@ -150,7 +150,7 @@ impl Energy {
                         .map(|(_, v)| v.as_str())
                 };
                 let ranges = match property("wattage_per_state") {
-                    Some(v) => ranges(&h.name, v, h.pstates.len())?,
+                    Some(v) => ranges(&h.name, v, h.pstate_speeds().len())?,
                     None => {
                         unprofiled.push(h.name.clone());
                         Vec::new()

@@ -434,7 +434,7 @@ impl Core {
 
     /// The speed of `host` at its pstate, in flop/s per core.
     pub fn host_speed(&self, host: HostId) -> f64 {
-        self.platform.host(host).pstates[self.pstates[host.0 as usize]]
+        self.platform.host(host).pstate_speeds()[self.pstates[host.0 as usize]]
     }
 
     /// The pstate `host` is in.
@@ -479,16 +479,25 @@ impl Core {
             let left = self.fluid.remaining(old_id);
             self.fluid.cancel(old_id);
             self.owners.remove(&old_id);
-            let id = self.fluid.start(&ActionSpec {
-                amount: left,
-                penalty: 1.0,
-                bound: Some(speed),
-                uses: &[(cpu, 1.0)],
-            });
-            self.owners.insert(id, ActionOwner::Exec(actor));
-            self.actors[actor].exec = Some(id);
+            self.start_exec_action(actor, left);
         }
         debug!(target: ENGINE, "host {} enters pstate {pstate} ({speed:e} flop/s)", self.platform.host(host).name);
+    }
+
+    /// The fluid action of `flops` of `actor`'s computation on its host's
+    /// CPU, at most one core's speed at the host's pstate.
+    fn start_exec_action(&mut self, actor: usize, flops: f64) {
+        let host = self.actors[actor].host;
+        let speed = self.host_speed(host);
+        let cpu = self.host_cpus[host.0 as usize];
+        let id = self.fluid.start(&ActionSpec {
+            amount: flops,
+            penalty: 1.0,
+            bound: Some(speed),
+            uses: &[(cpu, 1.0)],
+        });
+        self.owners.insert(id, ActionOwner::Exec(actor));
+        self.actors[actor].exec = Some(id);
     }
 
     /// Starts counting host energy from now (SimGrid's host_energy
@@ -601,19 +610,10 @@ impl Core {
     pub fn start_exec(&mut self, flops: f64, call: &'static str) {
         let actor = self.current;
         let Actor { rank, host, .. } = self.actors[actor];
-        let speed = self.host_speed(host);
-        let cpu = self.host_cpus[host.0 as usize];
         if let Some(e) = &mut self.energy {
             e.compute_started(host, self.now);
         }
-        let id = self.fluid.start(&ActionSpec {
-            amount: flops,
-            penalty: 1.0,
-            bound: Some(speed),
-            uses: &[(cpu, 1.0)],
-        });
-        self.owners.insert(id, ActionOwner::Exec(actor));
-        self.actors[actor].exec = Some(id);
+        self.start_exec_action(actor, flops);
         self.block_current(call, Detail::Compute(flops));
         debug!(target: ENGINE, "actor {actor} (rank {rank}) computes {flops:e} flops ({call})");
         if !self.observers.is_empty() {
