@@ -115,6 +115,22 @@ pub struct Actor {
 }
 
 impl Actor {
+    /// An actor of `rank` on `host`, in `state`, that has done nothing yet.
+    fn new(rank: usize, host: HostId, state: RunState) -> Actor {
+        Actor {
+            rank,
+            host,
+            next: None,
+            state,
+            blocked_in: BlockedIn::default(),
+            exit_code: None,
+            exec: None,
+            sleeping: false,
+            cpu_mark: 0.0,
+            pending_flops: 0.0,
+        }
+    }
+
     /// The rank the actor acts as.
     pub fn rank(&self) -> usize {
         self.rank
@@ -269,18 +285,7 @@ impl Core {
         let actors = hosts
             .into_iter()
             .enumerate()
-            .map(|(rank, host)| Actor {
-                rank,
-                host,
-                next: None,
-                state: RunState::Ready,
-                blocked_in: BlockedIn::default(),
-                exit_code: None,
-                exec: None,
-                sleeping: false,
-                cpu_mark: 0.0,
-                pending_flops: 0.0,
-            })
+            .map(|(rank, host)| Actor::new(rank, host, RunState::Ready))
             .collect();
         Self {
             now: 0.0,
@@ -355,18 +360,8 @@ impl Core {
     /// ([`RunState::Created`]); its number.
     pub fn create_actor(&mut self, rank: usize) -> usize {
         let id = self.actors.len();
-        self.actors.push(Actor {
-            rank,
-            host: self.actors[rank].host,
-            next: None,
-            state: RunState::Created,
-            blocked_in: BlockedIn::default(),
-            exit_code: None,
-            exec: None,
-            sleeping: false,
-            cpu_mark: 0.0,
-            pending_flops: 0.0,
-        });
+        let host = self.actors[rank].host;
+        self.actors.push(Actor::new(rank, host, RunState::Created));
         let mut last = rank;
         while let Some(next) = self.actors[last].next {
             last = next;
