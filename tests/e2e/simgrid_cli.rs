@@ -268,3 +268,32 @@ fn simgrid_error_and_init_options_take_effect() {
         stderr(&o)
     );
 }
+
+#[test]
+fn smpi_mpi_verbose_lines_follow_every_call_in_simgrids_layout() {
+    let app = build("examples/ring.c");
+    let o = run(&[
+        "-np",
+        "2",
+        NO_COMPUTE,
+        app.to_str().unwrap(),
+        "1",
+        "--log=smpi_mpi.thres:verbose",
+        "--log=root.fmt:%a@%h:%m%n",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    for line in [
+        "0@node-0:SMPI - Entering MPI_Init",
+        "1@node-1:SMPI - Leaving MPI_Init",
+        "0@node-0:SMPI - Entering MPI_Wtime",
+        "0@node-0:SMPI - Leaving MPI_Wtime",
+        "1@node-1:SMPI - Entering MPI_Recv",
+        "1@node-1:SMPI - Leaving MPI_Finalize",
+    ] {
+        assert!(err.lines().any(|l| l == line), "no '{line}' in:\n{err}");
+    }
+    // Entering and leaving pair up.
+    let count = |what: &str| err.lines().filter(|l| l.contains(what)).count();
+    assert_eq!(count("Entering"), count("Leaving"), "{err}");
+}

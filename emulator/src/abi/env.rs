@@ -99,21 +99,25 @@ pub(crate) unsafe extern "C" fn smpi_global_size() -> c_int {
 }
 
 pub(crate) unsafe extern "C" fn MPI_Initialized(flag: *mut c_int) -> c_int {
-    let v = sim::with(|s| crate::actors::mpi_initialized(s));
-    // SAFETY: `flag` is the caller's output argument.
-    match unsafe { out(flag, c_int::from(v), "flag") } {
-        Ok(()) => 0,
-        Err(e) => e.class,
-    }
+    super::traced("MPI_Initialized", || {
+        let v = sim::with(|s| crate::actors::mpi_initialized(s));
+        // SAFETY: `flag` is the caller's output argument.
+        match unsafe { out(flag, c_int::from(v), "flag") } {
+            Ok(()) => 0,
+            Err(e) => e.class,
+        }
+    })
 }
 
 pub(crate) unsafe extern "C" fn MPI_Finalized(flag: *mut c_int) -> c_int {
-    let v = sim::mpi(|w| w.mpi.ranks[w.core.current()].finalized);
-    // SAFETY: `flag` is the caller's output argument.
-    match unsafe { out(flag, c_int::from(v), "flag") } {
-        Ok(()) => 0,
-        Err(e) => e.class,
-    }
+    super::traced("MPI_Finalized", || {
+        let v = sim::mpi(|w| w.mpi.ranks[w.core.current()].finalized);
+        // SAFETY: `flag` is the caller's output argument.
+        match unsafe { out(flag, c_int::from(v), "flag") } {
+            Ok(()) => 0,
+            Err(e) => e.class,
+        }
+    })
 }
 
 pub(crate) unsafe extern "C" fn MPI_Query_thread(provided: *mut c_int) -> c_int {

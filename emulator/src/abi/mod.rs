@@ -156,6 +156,21 @@ fn log_call(what: &str, name: &str) {
     );
 }
 
+/// Runs `body` between SimGrid's `smpi_mpi` VERBOSE lines of MPI call
+/// `name`: for the calls that do not go through [`call`] (no error
+/// handler, no burst accounting of their own).
+pub(crate) fn traced<R>(name: &'static str, body: impl FnOnce() -> R) -> R {
+    let logged = log::enabled(SimGrid::SmpiMpi, Priority::Verbose);
+    if logged {
+        log_call("Entering", name);
+    }
+    let r = body();
+    if logged {
+        log_call("Leaving", name);
+    }
+    r
+}
+
 /// A line of the running actor's, in one of SimGrid's categories.
 #[cold]
 #[inline(never)]

@@ -18,11 +18,13 @@ fn read_clock_and_charge() -> f64 {
 }
 
 pub(crate) unsafe extern "C" fn MPI_Wtime() -> f64 {
-    read_clock_and_charge()
+    super::traced("MPI_Wtime", read_clock_and_charge)
 }
 
 pub(crate) unsafe extern "C" fn MPI_Wtick() -> f64 {
-    sim::with(|s| s.core.model().precision.timing)
+    super::traced("MPI_Wtick", || {
+        sim::with(|s| s.core.model().precision.timing)
+    })
 }
 
 fn sleep_seconds(seconds: f64, call: &'static str) {
