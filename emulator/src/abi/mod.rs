@@ -157,8 +157,8 @@ fn log_call(what: &str, name: &str) {
 }
 
 /// Runs `body` between SimGrid's `smpi_mpi` VERBOSE lines of MPI call
-/// `name`: for the calls that do not go through [`call`] (no error
-/// handler, no burst accounting of their own).
+/// `name`: around the body of [`call_in`], and alone for the calls that
+/// have no error handler nor burst accounting of their own.
 pub(crate) fn traced<R>(name: &'static str, body: impl FnOnce() -> R) -> R {
     let logged = log::enabled(SimGrid::SmpiMpi, Priority::Verbose);
     if logged {
@@ -237,38 +237,35 @@ pub(crate) fn call_in(
     scope: ErrScope,
     body: impl FnOnce() -> MpiResult<()>,
 ) -> c_int {
-    // SimGrid's MPI_* wrappers log before the call accounts the burst.
-    let logged = log::enabled(SimGrid::SmpiMpi, Priority::Verbose);
-    if logged {
-        log_call("Entering", name);
-    }
-    bench_end();
-    let observed = sim::fast(|f| f.observed());
-    if observed {
-        sim::with(|s| s.core.observe(|o, at, rank| o.call_enter(at, rank, name)));
-    }
-    // Weak progress: every MPI call advances the caller's non-blocking
-    // collectives.
-    mpi::nbc::progress();
-    let result = body();
-    let owed = sim::mpi(|w| {
-        let cur = w.core.current();
-        std::mem::take(&mut w.mpi.ranks[cur].pending_overhead)
-    });
-    sim::sleep(owed, "receive overhead");
-    let code = match result {
-        Ok(()) => mpi::class::SUCCESS,
-        Err(e) => handle_error(name, scope, e),
-    };
-    if observed {
-        sim::with(|s| {
-            s.core
-                .observe(|o, at, rank| o.call_exit(at, rank, name, code))
+    // SimGrid's MPI_* wrappers log around all of the call, before the
+    // burst is accounted and after the error handler.
+    let code = traced(name, || {
+        bench_end();
+        let observed = sim::fast(|f| f.observed());
+        if observed {
+            sim::with(|s| s.core.observe(|o, at, rank| o.call_enter(at, rank, name)));
+        }
+        // Weak progress: every MPI call advances the caller's non-blocking
+        // collectives.
+        mpi::nbc::progress();
+        let result = body();
+        let owed = sim::mpi(|w| {
+            let cur = w.core.current();
+            std::mem::take(&mut w.mpi.ranks[cur].pending_overhead)
         });
-    }
-    if logged {
-        log_call("Leaving", name);
-    }
+        sim::sleep(owed, "receive overhead");
+        let code = match result {
+            Ok(()) => mpi::class::SUCCESS,
+            Err(e) => handle_error(name, scope, e),
+        };
+        if observed {
+            sim::with(|s| {
+                s.core
+                    .observe(|o, at, rank| o.call_exit(at, rank, name, code))
+            });
+        }
+        code
+    });
     bench_begin();
     code
 }
