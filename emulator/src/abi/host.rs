@@ -81,11 +81,14 @@ fn pstate(id: HostId, pstate: u64, call: &str) -> usize {
     let count = sim::with(|s| s.core.platform().host(id).pstate_speeds().len());
     match usize::try_from(pstate).ok().filter(|&p| p < count) {
         Some(p) => p,
-        None => super::time::fatal(&format!(
-            "{call}: pstate {pstate} does not exist: the host has {count} (0 to {}; its speed \
-             attribute in the platform lists them)",
-            count - 1
-        )),
+        None => fail(
+            call,
+            &format!(
+                "pstate {pstate} does not exist: the host has {count} (0 to {}; its speed \
+                 attribute in the platform lists them)",
+                count - 1
+            ),
+        ),
     }
 }
 
@@ -124,7 +127,7 @@ pub(crate) unsafe extern "C" fn sg_host_energy_plugin_init() {
         return;
     }
     if let Err(e) = sim::with(|s| s.core.count_energy()) {
-        super::time::fatal(&format!("sg_host_energy_plugin_init: {e}"));
+        fail("sg_host_energy_plugin_init", &e);
     }
 }
 
@@ -148,10 +151,11 @@ fn energy_query<T>(
         host(h, call)
     };
     sim::with(|s| s.core.energy().map(|e| f(e, id))).unwrap_or_else(|| {
-        super::time::fatal(&format!(
-            "{call}: energy is not counted: run smpirun with --cfg=plugin:host_energy (or call \
-             sg_host_energy_plugin_init() first)"
-        ))
+        fail(
+            call,
+            &"energy is not counted: run smpirun with --cfg=plugin:host_energy (or call \
+              sg_host_energy_plugin_init() first)",
+        )
     })
 }
 
@@ -164,10 +168,13 @@ fn profiled_query(
     let id = host(h, call);
     energy_query(h, call, |e, id| e.has_profile(id).then(|| f(e, id))).unwrap_or_else(|| {
         let name = sim::with(|s| s.core.platform().host(id).name.clone());
-        super::time::fatal(&format!(
-            "{call}: host '{name}' has no wattage_per_state property in the platform, so its \
-             energy is unknown"
-        ))
+        fail(
+            call,
+            &format!(
+                "host '{name}' has no wattage_per_state property in the platform, so its energy \
+                 is unknown"
+            ),
+        )
     })
 }
 
