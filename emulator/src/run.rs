@@ -531,14 +531,20 @@ const PLUGINS: &[&str] = &[
     "task",
 ];
 
+/// The values of every `--cfg=NAME:VALUE` setting of `name`, in order:
+/// for SimGrid's options that may be given several times (`path`,
+/// `plugin`), of which the configuration keeps only the last.
+fn repeated_cfg<'a>(opts: &'a Options, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+    opts.cfg
+        .iter()
+        .flat_map(|c| c.split_whitespace())
+        .filter_map(move |pair| pair.strip_prefix(name)?.strip_prefix(':'))
+}
+
 /// The plugins the `--cfg=plugin:NAME` options name, in order (the
 /// option may be given several times: each adds one).
 fn plugins(opts: &Options) -> Result<Vec<String>> {
-    let names: Vec<String> = opts
-        .cfg
-        .iter()
-        .flat_map(|c| c.split_whitespace())
-        .filter_map(|pair| pair.strip_prefix("plugin:"))
+    let names: Vec<String> = repeated_cfg(opts, "plugin")
         .map(|name| name.trim().to_string())
         .collect();
     for name in &names {
@@ -571,13 +577,7 @@ fn warn_at_start(category: SimGrid, message: &str) {
 /// options, in order (the platform is read before the options are
 /// applied, so they are read here from the command line).
 fn locate_files(opts: &mut Options) {
-    let dirs: Vec<PathBuf> = opts
-        .cfg
-        .iter()
-        .flat_map(|c| c.split_whitespace())
-        .filter_map(|pair| pair.strip_prefix("path:"))
-        .map(PathBuf::from)
-        .collect();
+    let dirs: Vec<PathBuf> = repeated_cfg(opts, "path").map(PathBuf::from).collect();
     let locate = |given: &PathBuf| -> PathBuf {
         if given.exists() || given.is_absolute() || platforms::is_compact(&given.to_string_lossy())
         {
@@ -1019,11 +1019,8 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
                 .count_energy()
                 .context("--cfg=plugin:host_energy")?;
             for host in unprofiled {
-                log::simgrid(
+                warn_at_start(
                     SimGrid::HostEnergy,
-                    Priority::Warning,
-                    Source::Maestro,
-                    0.0,
                     &format!(
                         "No energetic profiles (wattage_per_state) given for host {host}, using \
                          0 W by default. Direct request of power/energy consumption of this \
