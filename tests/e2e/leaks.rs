@@ -8,18 +8,9 @@ use super::*;
 const SOURCE: &str = "tests/c/leaks.c";
 
 /// Builds tests/c/leaks.c with `flags` into the scratch directory as
-/// `name`.
-fn build_as(name: &str, flags: &[&str]) -> PathBuf {
-    let out = scratch().join(name);
-    let o = smpicc()
-        .args(flags)
-        .arg(repo().join(SOURCE))
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .expect("run smpicc");
-    assert!(o.status.success(), "smpicc: {}", stderr(&o));
-    out
+/// `name` (once: two tests use the same build).
+fn build_leaks(name: &str, flags: &[&str]) -> PathBuf {
+    build_as(SOURCE, name, flags)
 }
 
 /// The line of the source that holds `marker`.
@@ -71,7 +62,7 @@ fn memory_usage() -> Vec<String> {
 
 #[test]
 fn leaks_are_listed_by_type_and_place() {
-    let app = build_as("leaks_located", &["-O2", "-trace-call-location"]);
+    let app = build_leaks("leaks_located", &["-O2", "-trace-call-location"]);
     let o = run_leaks(&app, &["--cfg=smpi/list-leaks:10"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stdout(&o).lines().count(), 4, "{}", stdout(&o));
@@ -110,7 +101,7 @@ fn leaks_are_listed_by_type_and_place() {
 
 #[test]
 fn without_places_handles_are_listed_by_type_with_advice() {
-    let app = build_as("leaks_unlocated", &["-O2"]);
+    let app = build_leaks("leaks_unlocated", &["-O2"]);
     let o = run_leaks(&app, &["--cfg=smpi/display-allocs:yes"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let buffer = line_of("/* LEAK buffer */");
@@ -138,7 +129,7 @@ fn without_places_handles_are_listed_by_type_with_advice() {
 
 #[test]
 fn nothing_is_reported_unless_asked() {
-    let app = build_as("leaks_located", &["-O2", "-trace-call-location"]);
+    let app = build_leaks("leaks_located", &["-O2", "-trace-call-location"]);
     let o = run_leaks(&app, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stderr(&o), "");

@@ -64,19 +64,32 @@ pub const DISPLAY_TIMING: &str = "--cfg=smpi/display-timing:yes";
 /// directory, once per test run (never reusing a build of an earlier run,
 /// whose ABI may differ), returning the program's path.
 pub fn build(source: &str) -> PathBuf {
-    static BUILT: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    let src = repo().join(source);
-    let name = src
+    let name = Path::new(source)
         .file_stem()
         .expect("a file name")
         .to_string_lossy()
         .into_owned();
-    let out = scratch().join(&name);
-    if !built.iter().any(|b| b == source) {
+    build_as(source, &name, &["-O2"])
+}
+
+/// [`build`] with smpicc `flags`, into the scratch directory as `name`:
+/// once per test run and name, so that tests running at once never run a
+/// program another one is still writing. A name stands for one source
+/// and one set of flags.
+pub fn build_as(source: &str, name: &str, flags: &[&str]) -> PathBuf {
+    static BUILT: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    let out = scratch().join(name);
+    let inputs = format!("{source} {flags:?}");
+    if let Some((_, earlier)) = built.iter().find(|(n, _)| n == name) {
+        assert_eq!(
+            *earlier, inputs,
+            "two builds named {name} from different inputs"
+        );
+    } else {
         let o = smpicc()
-            .arg("-O2")
-            .arg(&src)
+            .args(flags)
+            .arg(repo().join(source))
             .arg("-o")
             .arg(&out)
             .output()
@@ -86,7 +99,7 @@ pub fn build(source: &str) -> PathBuf {
             "smpicc {source} failed:\n{}",
             String::from_utf8_lossy(&o.stderr)
         );
-        built.push(source.to_string());
+        built.push((name.to_string(), inputs));
     }
     out
 }
