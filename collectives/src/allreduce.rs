@@ -10,12 +10,14 @@
 //! ring order, so it runs the default for non-commutative operations, as
 //! it does (like SimGrid) for fewer elements than ranks.
 
+use crate::allreduce_smp as smp;
 use crate::bcast::{bcast_binomial_into, bcast_into};
 use crate::error::{check_radix, check_rank, CollError};
 use crate::params::{Position, Reduction, Tuning};
 use crate::reduce::{combine, contribution, reduce_into, ring_reduce_scatter, Halving};
-use crate::registry::{AllreduceAlgorithm, BcastAlgorithm, ReduceAlgorithm};
+use crate::registry::{Algorithm, AllreduceAlgorithm, BcastAlgorithm, ReduceAlgorithm};
 use crate::schedule::{recv, send, Block, Buf, Builder, Local, Schedule};
+use crate::smp::Smp;
 use crate::tree::segment_count;
 
 /// `MPI_Allreduce` of `count` elements with SimGrid's default algorithm:
@@ -40,6 +42,9 @@ pub fn allreduce_with(
     reduction: Reduction,
     tuning: Tuning,
 ) -> Result<Schedule, CollError> {
+    if alg.needs_placement() {
+        return Err(CollError::NeedsPlacement(alg.name()));
+    }
     check_rank(at)?;
     check_radix(tuning.radix)?;
     let Position { rank, size } = at;
@@ -80,6 +85,49 @@ pub fn allreduce_with(
         AllreduceAlgorithm::Lr => reduce_bcast(&mut b, rank, size, input, acc, commutative),
         AllreduceAlgorithm::RabRdb => rabenseifner(&mut b, rank, size, input, acc, commutative),
         AllreduceAlgorithm::RecursiveK => recursive_k(&mut b, rank, size, input, acc, radix),
+        AllreduceAlgorithm::SmpBinomial => unreachable!("refused above: it needs the placement"),
+    }
+    Ok(b.finish())
+}
+
+/// `MPI_Allreduce` with any algorithm, the SMP-aware ones included (see
+/// [`AllreduceAlgorithm::needs_placement`]): those read `smp`, the others
+/// are [`allreduce_with`]. The engine runs SimGrid's placement exchange
+/// ([`smp_init`](crate::smp_init)) before the first of them on a
+/// communicator.
+pub fn allreduce_smp(
+    alg: AllreduceAlgorithm,
+    at: Position,
+    reduction: Reduction,
+    tuning: Tuning,
+    smp: &Smp,
+) -> Result<Schedule, CollError> {
+    if !alg.needs_placement() {
+        return allreduce_with(alg, at, reduction, tuning);
+    }
+    check_rank(at)?;
+    if smp.nodes.size() != at.size {
+        return Err(CollError::WrongLength {
+            what: "placement",
+            got: smp.nodes.size(),
+            expected: at.size,
+        });
+    }
+    let Position { rank, size } = at;
+    let Reduction {
+        count,
+        commutative,
+        in_place,
+    } = reduction;
+    let mut b = Builder::new();
+    let input = contribution(in_place, 0, count);
+    let acc = Buf::Recv.block(0, count);
+    let num_core = smp.nodes.num_core();
+    match alg {
+        AllreduceAlgorithm::SmpBinomial => {
+            smp::smp_binomial(&mut b, rank, size, num_core, input, acc, commutative)
+        }
+        _ => unreachable!("{alg} is not an SMP-aware algorithm"),
     }
     Ok(b.finish())
 }

@@ -55,6 +55,10 @@ pub enum CollError {
     /// the rank learns while it runs, so the engine runs it itself.
     #[error("{0} is run by the engine, not built as a schedule")]
     NotASchedule(&'static str),
+    /// The algorithm needs to know which ranks share a host: build it with
+    /// [`allreduce_smp`](crate::allreduce_smp).
+    #[error("{0} needs the ranks' placement on hosts")]
+    NeedsPlacement(&'static str),
     /// A radix-k algorithm needs k >= 2.
     #[error("the radix of a radix-k algorithm must be at least 2, got {0}")]
     BadRadix(usize),

@@ -40,6 +40,7 @@
 
 mod allgather;
 mod allreduce;
+mod allreduce_smp;
 mod alltoall;
 mod barrier;
 mod bcast;
@@ -51,6 +52,7 @@ pub mod registry;
 mod scan;
 pub mod schedule;
 pub mod selector;
+pub mod smp;
 mod tree;
 
 #[cfg(test)]
@@ -61,7 +63,7 @@ mod tests;
 pub const DEFAULT_RADIX: usize = 4;
 
 pub use allgather::{allgather, allgather_with, allgatherv, allgatherv_gb, allgatherv_with};
-pub use allreduce::{allreduce, allreduce_redbcast, allreduce_with};
+pub use allreduce::{allreduce, allreduce_redbcast, allreduce_smp, allreduce_with};
 pub use alltoall::{alltoall, alltoall_default_for, alltoall_with, alltoallv, alltoallv_with};
 pub use barrier::{barrier, barrier_with};
 pub use bcast::{bcast, bcast_with};
@@ -91,3 +93,4 @@ pub use selector::{
     select_barrier, select_bcast, select_gather, select_reduce, select_reduce_scatter,
     select_scatter, Selector,
 };
+pub use smp::{smp_init, Mv2Allreduce, Mv2Inter, Mv2Intra, Nodes, Smp, SmpInitLayout};

@@ -331,6 +331,17 @@ algorithm_enum! {
         OmpiRingSegmented => "ompi_ring_segmented": "ring reduce-scatter in phases of 1 MiB segments with two receives in flight, then ring allgather (lr below p MiB; non-commutative ops: the default)",
         /// Recursive multiplying with radix k (`smpi/coll-radix`).
         RecursiveK => "recursive_k": "recursive multiplying: groups of up to k ranks fold onto a power of k, then log_k steps exchanging with k-1 peers (k: smpi/coll-radix)",
+        /// SimGrid's two-level binomial allreduce for SMP clusters.
+        SmpBinomial => "smp_binomial": "binomial reduce within each host, binomial reduce then bcast among the hosts' first ranks, binomial bcast within each host",
+    }
+}
+
+impl AllreduceAlgorithm {
+    /// Whether the algorithm needs the ranks' placement on hosts (SimGrid's
+    /// SMP-aware algorithms and selectors): build it with
+    /// [`allreduce_smp`](crate::allreduce_smp).
+    pub fn needs_placement(self) -> bool {
+        matches!(self, AllreduceAlgorithm::SmpBinomial)
     }
 }
 

@@ -339,6 +339,60 @@ impl Builder {
         }
     }
 
+    /// Appends `sub`, a schedule built for a sub-communicator whose rank
+    /// `i` is rank `peers[i]` here: its peers are renamed, its scratch
+    /// buffers become new scratch buffers of this schedule, and `place`
+    /// maps its other blocks (`Buf::Send`, `Buf::Recv` of the
+    /// sub-collective) to blocks of this one. This is how an algorithm runs
+    /// a phase on the ranks of one host, or on one rank per host.
+    pub(crate) fn splice(
+        &mut self,
+        sub: Schedule,
+        peers: &[usize],
+        place: impl Fn(Block) -> Block,
+    ) {
+        let first = u32::try_from(self.sched.tmp.len()).expect("fewer than 2^32 scratch buffers");
+        self.sched.tmp.extend_from_slice(&sub.tmp);
+        let map = |blk: Block| match blk.buf {
+            Buf::Tmp(i) => Buf::Tmp(first + i).block(blk.offset, blk.count),
+            _ => place(blk),
+        };
+        let rename = |c: Comm| match c {
+            Comm::Send { to, data } => Comm::Send {
+                to: peers[to],
+                data: map(data),
+            },
+            Comm::Recv { from, data } => Comm::Recv {
+                from: peers[from],
+                data: map(data),
+            },
+        };
+        for r in sub.rounds {
+            self.sched.rounds.push(Round {
+                comm: r.comm.into_iter().map(rename).collect(),
+                local: r
+                    .local
+                    .into_iter()
+                    .map(|l| match l {
+                        Local::Copy { from, to } => Local::Copy {
+                            from: map(from),
+                            to: map(to),
+                        },
+                        Local::Reduce { input, inout } => Local::Reduce {
+                            input: map(input),
+                            inout: map(inout),
+                        },
+                    })
+                    .collect(),
+                deferred: r
+                    .deferred
+                    .into_iter()
+                    .map(|(c, d)| (rename(c), d))
+                    .collect(),
+            });
+        }
+    }
+
     pub(crate) fn finish(self) -> Schedule {
         self.sched
     }

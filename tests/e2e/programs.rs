@@ -616,6 +616,40 @@ fn allreduce_algorithms_match_simgrid_on_a_fat_tree() {
     }
 }
 
+/// SimGrid 3.32's times for one `MPI_Allreduce` of doubles
+/// (bench/c/collective.c) with SimGrid's SMP-aware algorithms, which read
+/// the ranks' placement: 4 ranks on each host of the FAT_TREE
+/// 2;8,8;1,2;1,1 cluster, so that 16 ranks fill 4 hosts and 14 leave the
+/// last one short (then SimGrid takes one rank per host). Each time
+/// includes SimGrid's placement exchange before the first such algorithm.
+/// (ranks, algorithm, bytes, seconds).
+const SIMGRID_SMP_ALLREDUCE: &[(&str, &str, &str, f64)] = &[
+    ("16", "smp_binomial", "8", 0.001453056),
+    ("16", "smp_binomial", "1048576", 0.012178620),
+    ("14", "smp_binomial", "1048576", 0.012057462),
+];
+
+#[test]
+fn smp_allreduce_algorithms_match_simgrid_with_four_ranks_per_host() {
+    let platform = write_scratch(
+        "fattree64_smp_allreduce.xml",
+        &cluster64("FAT_TREE", "2;8,8;1,2;1,1"),
+    );
+    let hosts: String = (0..16).map(|i| format!("node-{i}:4\n")).collect();
+    let hostfile = write_scratch("four_per_host.txt", &hosts);
+    for &(ranks, alg, bytes, expected) in SIMGRID_SMP_ALLREDUCE {
+        let opt = format!("--cfg=smpi/allreduce:{alg}");
+        let cfg = ["-hostfile", hostfile.to_str().unwrap(), &opt];
+        let got = collective_time(&platform, ranks, &cfg, &["allreduce", bytes]);
+        assert_agrees(
+            got,
+            expected,
+            1e-6,
+            format_args!("allreduce {alg} {bytes} B on {ranks}, 4 per host"),
+        );
+    }
+}
+
 /// SimGrid 3.32's times for one alltoall of 64 B blocks on 8 ranks of the
 /// FAT_TREE 2;8,8;1,2;1,1 cluster with 1 ms send (smpi/ois) and receive
 /// (smpi/or) overheads: SimGrid charges them to the requests collectives

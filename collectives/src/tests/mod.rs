@@ -600,6 +600,91 @@ fn allreduce_all_sizes() {
     }
 }
 
+/// Placements the SMP-aware algorithms are tried on: 4 ranks per host
+/// in rank order, one per host, 3 per host (uniform or not with the
+/// size), round robin over 3 hosts (not contiguous), and 5 on the first
+/// host then 2 per host.
+fn placements(size: usize) -> [Nodes; 5] {
+    let pids: Vec<usize> = (0..size).collect();
+    [
+        Nodes::blocked(size, 4),
+        Nodes::blocked(size, 1),
+        Nodes::blocked(size, 3),
+        Nodes::new((0..size).map(|r| r % 3).collect(), pids.clone()),
+        Nodes::new(
+            (0..size)
+                .map(|r| if r < 5 { 0 } else { 1 + (r - 5) / 2 })
+                .collect(),
+            pids,
+        ),
+    ]
+}
+
+#[test]
+fn placements_give_hosts_leaders_and_uniformity() {
+    let n = Nodes::new(vec![7, 3, 7, 3, 9], vec![4, 0, 1, 2, 3]);
+    // Ordered by process id: rank 2 (pid 1) before rank 0 (pid 4).
+    assert_eq!(n.intra(0), vec![2, 0]);
+    assert_eq!(n.intra(3), vec![1, 3]);
+    assert_eq!(n.intra(4), vec![4]);
+    assert_eq!(n.leaders(), vec![1, 2, 4]);
+    assert!(!n.is_uniform());
+    assert_eq!(n.num_core(), 1);
+    let b = Nodes::blocked(12, 4);
+    assert!(b.is_uniform());
+    assert_eq!(b.num_core(), 4);
+    assert_eq!(b.leaders(), vec![0, 4, 8]);
+    assert_eq!(Nodes::blocked(10, 4).num_core(), 1);
+}
+
+#[test]
+fn smp_init_exchanges_what_simgrid_learns() {
+    const U: usize = smp::SMP_INIT_UNIT;
+    for size in sizes() {
+        for (p, nodes) in placements(size).iter().enumerate() {
+            let leaders = nodes.leaders();
+            let lay = SmpInitLayout::new(size, leaders.len());
+            let mems = run_all(
+                size,
+                |r| {
+                    let s = smp_init(Position { rank: r, size }, nodes).unwrap();
+                    check_shape(&s, size);
+                    s
+                },
+                |r| Mem::new(vec![], contrib(r, U * lay.len)),
+            );
+            let what = format!("{size} ranks, placement {p}");
+            // Integer `i` of rank `r`'s buffer holds integer `from` of rank
+            // `owner`'s.
+            let holds = |m: &Mem, i: usize, owner: usize, from: usize| {
+                for k in 0..U {
+                    let got = &m.recv[U * i + k];
+                    assert_eq!(got, &vec![tok(owner, U * from + k)], "{what}");
+                }
+            };
+            for (r, m) in mems.iter().enumerate() {
+                for i in 0..size {
+                    holds(m, i, i, lay.my_leader);
+                }
+                if leaders.contains(&r) {
+                    for (k, &l) in leaders.iter().enumerate() {
+                        holds(m, size + k, l, lay.my_local_size);
+                    }
+                }
+                holds(m, lay.is_uniform, nodes.intra(r)[0], lay.is_uniform);
+                for k in 0..U {
+                    let shift = (U * lay.all_blocked) as u64 - (U * lay.is_blocked) as u64;
+                    let e: Elem = m.recv[U * lay.all_blocked + k]
+                        .iter()
+                        .map(|t| t + shift)
+                        .collect();
+                    assert_folded_once(&e, U * lay.all_blocked + k, size, true, &what);
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn allreduce_all_algorithms() {
     for alg in AllreduceAlgorithm::ALL.iter().copied() {
@@ -608,7 +693,11 @@ fn allreduce_all_algorithms() {
         } else {
             &[DEFAULT_RADIX]
         };
-        for &radix in radices {
+        let placed = if alg.needs_placement() { 0..5 } else { 0..1 };
+        for (&radix, placement) in radices
+            .iter()
+            .flat_map(|r| placed.clone().map(move |p| (r, p)))
+        {
             for size in sizes() {
                 // Around the number of ranks: lr and rab_rdb split by it;
                 // with 512 KiB elements, ompi_ring_segmented makes segments
@@ -617,8 +706,8 @@ fn allreduce_all_algorithms() {
                     for commutative in [false, true] {
                         for in_place in [false, true] {
                             let what = format!(
-                                "{alg} (k={radix}), {size} ranks, {count} elements, \
-                                 commutative {commutative}, in place {in_place}"
+                                "{alg} (k={radix}), {size} ranks (placement {placement}), \
+                                 {count} elements, commutative {commutative}, in place {in_place}"
                             );
                             let mems = run_all(
                                 size,
@@ -633,7 +722,17 @@ fn allreduce_all_algorithms() {
                                         radix,
                                     };
                                     let at = Position { rank: r, size };
-                                    let s = allreduce_with(alg, at, reduction, tuning).unwrap();
+                                    let s = if alg.needs_placement() {
+                                        let smp = Smp {
+                                            nodes: &placements(size)[placement],
+                                            mv2: Mv2Allreduce::default(),
+                                            intra_reduce: ReduceAlgorithm::Default,
+                                            intra_bcast: BcastAlgorithm::Default,
+                                        };
+                                        allreduce_smp(alg, at, reduction, tuning, &smp).unwrap()
+                                    } else {
+                                        allreduce_with(alg, at, reduction, tuning).unwrap()
+                                    };
                                     check_shape(&s, size);
                                     s
                                 },

@@ -931,23 +931,38 @@ pub fn allreduce(comm: i32, r: &Reduce) -> MpiResult<()> {
                 )
                 .map_err(coll_error);
             }
-            algo::allreduce_with(
-                alg,
-                algo::Position {
-                    rank: c.my_rank,
-                    size: c.size(),
-                },
-                algo::Reduction {
-                    count: n,
-                    commutative,
-                    in_place,
-                },
-                algo::Tuning {
-                    elem_bytes: committed(r.dtype)?.size,
-                    radix: algorithms().radix,
-                },
-            )
-            .map_err(coll_error)
+            let at = algo::Position {
+                rank: c.my_rank,
+                size: c.size(),
+            };
+            let reduction = algo::Reduction {
+                count: n,
+                commutative,
+                in_place,
+            };
+            let tuning = algo::Tuning {
+                elem_bytes: ty.size,
+                radix: algorithms().radix,
+            };
+            if !alg.needs_placement() {
+                return algo::allreduce_with(alg, at, reduction, tuning).map_err(coll_error);
+            }
+            let nodes = super::smp::nodes(c);
+            super::smp::ensure_placed(c, &nodes)?;
+            let host_size = nodes.intra(c.my_rank).len();
+            let smp = algo::Smp {
+                nodes: &nodes,
+                mv2: sim::mpi(|w| w.mpi.mv2_allreduce),
+                intra_reduce: named_or_selected(
+                    |a| a.reduce,
+                    |sel| Ok(algo::select_reduce(sel, host_size, n, bytes, commutative)),
+                )?,
+                intra_bcast: named_or_selected(
+                    |a| a.bcast,
+                    |sel| Ok(algo::select_bcast(sel, host_size, bytes)),
+                )?,
+            };
+            algo::allreduce_smp(alg, at, reduction, tuning, &smp).map_err(coll_error)
         },
         |c, x| {
             let x = Contribution {

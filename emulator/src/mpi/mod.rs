@@ -23,6 +23,7 @@ pub mod op;
 pub mod p2p;
 pub mod protocol;
 pub mod request;
+pub mod smp;
 pub mod split;
 pub mod topo;
 pub mod typector;
@@ -96,6 +97,9 @@ pub struct RankMpi {
     pub recording: Option<nbc::Recording>,
     /// Collective sequence number per communicator context.
     pub coll_seq: Vec<(u32, u32)>,
+    /// Contexts of the communicators this rank ran SimGrid's placement
+    /// exchange on (`smp::ensure_placed`).
+    pub smp_placed: Vec<u32>,
     /// Error handlers set on communicators (absent: `Mpi::default_errhandler`).
     pub errhandlers: Vec<(i32, i32)>,
     /// The error handler of MPI_FILE_NULL, the default for files (None:
@@ -132,6 +136,9 @@ pub struct Mpi {
     errhandler_fns: Vec<usize>,
     /// The algorithm of each collective (`smpi/<collective>`).
     pub algorithms: coll::Algorithms,
+    /// SimGrid's process-wide choices of its two-level allreduce, which
+    /// its `mvapich2` selector sets when it runs.
+    pub mv2_allreduce: collectives::Mv2Allreduce,
     /// MPI_Finalize starts with a barrier on MPI_COMM_WORLD
     /// (`smpi/finalization-barrier`).
     pub finalization_barrier: bool,
@@ -187,6 +194,7 @@ impl Mpi {
             keyvals: Vec::new(),
             errhandler_fns: Vec::new(),
             algorithms: coll::Algorithms::default(),
+            mv2_allreduce: collectives::Mv2Allreduce::default(),
             finalization_barrier: false,
             default_errhandler: ERRORS_ARE_FATAL,
             init_seconds: 0.0,
