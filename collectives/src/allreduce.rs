@@ -236,7 +236,8 @@ fn rdb(b: &mut Builder, rank: usize, size: usize, input: Block, acc: Block, comm
 /// power of two, reduce-scatter by recursive halving (each step keeps half
 /// of the remaining blocks and reduces the partner's copy of them), then
 /// allgather by recursive doubling. Block i has `count / pof2` elements,
-/// one more for the first `count % pof2` blocks.
+/// the last one the remainder too (as in SimGrid: the message sizes, so
+/// the times, depend on where the remainder is).
 fn rabenseifner(
     b: &mut Builder,
     rank: usize,
@@ -253,7 +254,7 @@ fn rabenseifner(
         let count = acc.count;
         // disps[i]: first element of block i; disps[pof2] = count.
         let disps: Vec<usize> = (0..=pof2)
-            .map(|i| i * (count / pof2) + i.min(count % pof2))
+            .map(|i| if i < pof2 { i * (count / pof2) } else { count })
             .collect();
         let blocks =
             |buf: Block, from: usize, to: usize| buf.sub(disps[from], disps[to] - disps[from]);

@@ -678,6 +678,85 @@ fn allreduce_all_algorithms() {
     );
 }
 
+/// Each communication round of `s` (local-only rounds left out) as
+/// (peer, element count) pairs, sends positive and receives negative
+/// (`-0` cannot be told apart, so counts are shifted by one).
+fn messages(s: &Schedule) -> Vec<Vec<(usize, isize)>> {
+    s.rounds
+        .iter()
+        .filter(|r| !r.comm.is_empty())
+        .map(|r| {
+            r.comm
+                .iter()
+                .map(|c| {
+                    let n = c.block().count as isize + 1;
+                    match c {
+                        Comm::Send { to, .. } => (*to, n),
+                        Comm::Recv { from, .. } => (*from, -n),
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Rank `rank`'s schedule of an `MPI_Allreduce` of `count` 8-byte
+/// elements on `size` ranks with `alg`.
+fn allreduce_schedule(
+    alg: AllreduceAlgorithm,
+    rank: usize,
+    size: usize,
+    count: usize,
+    commutative: bool,
+) -> Schedule {
+    let reduction = Reduction {
+        count,
+        commutative,
+        in_place: false,
+    };
+    let tuning = Tuning {
+        elem_bytes: 8,
+        ..Tuning::default()
+    };
+    allreduce_with(alg, Position { rank, size }, reduction, tuning).unwrap()
+}
+
+/// SimGrid's `rab_rdb` cuts the vector into `count / pof2` elements per
+/// block, the last block taking the remainder: the message sizes, so the
+/// times, depend on it.
+#[test]
+fn allreduce_rab_rdb_puts_the_remainder_in_the_last_block() {
+    let rank_0 = |count| {
+        messages(&allreduce_schedule(
+            AllreduceAlgorithm::RabRdb,
+            0,
+            4,
+            count,
+            true,
+        ))
+    };
+    // 6 elements on 4 ranks: blocks of 1, 1, 1 and 3.
+    assert_eq!(
+        rank_0(6),
+        [
+            vec![(1, 5), (1, -3)],
+            vec![(2, 2), (2, -2)],
+            vec![(2, 2), (2, -2)],
+            vec![(1, 3), (1, -5)],
+        ]
+    );
+    // 3 elements, fewer than ranks: blocks of 0, 0, 0 and 3.
+    assert_eq!(
+        rank_0(3),
+        [
+            vec![(1, 4), (1, -1)],
+            vec![(2, 1), (2, -1)],
+            vec![(2, 1), (2, -1)],
+            vec![(1, 1), (1, -4)],
+        ]
+    );
+}
+
 // ----------------------------------------------------- gather and scatter
 
 #[test]
