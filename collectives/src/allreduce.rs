@@ -10,6 +10,7 @@
 //! ring order, so it runs the default for non-commutative operations, as
 //! it does (like SimGrid) for fewer elements than ranks.
 
+use crate::allreduce_rab::{mvapich2_rs, rab, rab1, rab2};
 use crate::allreduce_smp as smp;
 use crate::bcast::{bcast_binomial_into, bcast_into};
 use crate::error::{check_radix, check_rank, CollError};
@@ -85,6 +86,10 @@ pub fn allreduce_with(
         AllreduceAlgorithm::Lr => reduce_bcast(&mut b, rank, size, input, acc, commutative),
         AllreduceAlgorithm::RabRdb => rabenseifner(&mut b, rank, size, input, acc, commutative),
         AllreduceAlgorithm::RecursiveK => recursive_k(&mut b, rank, size, input, acc, radix),
+        AllreduceAlgorithm::Rab1 => rab1(&mut b, at, input, acc, commutative)?,
+        AllreduceAlgorithm::Rab2 => rab2(&mut b, at, input, acc, commutative, tuning)?,
+        AllreduceAlgorithm::Mvapich2Rs => mvapich2_rs(&mut b, rank, size, input, acc, commutative),
+        AllreduceAlgorithm::Rab => rab(&mut b, rank, size, input, acc, commutative),
         AllreduceAlgorithm::SmpBinomial => unreachable!("refused above: it needs the placement"),
     }
     Ok(b.finish())
@@ -168,7 +173,7 @@ pub fn allreduce_redbcast(
 
 /// SimGrid's default: the default reduce to rank 0, then the binomial
 /// bcast from rank 0.
-fn reduce_bcast(
+pub(crate) fn reduce_bcast(
     b: &mut Builder,
     rank: usize,
     size: usize,
@@ -261,7 +266,14 @@ impl Fold {
 
 /// SimGrid's `rdb` (MPICH's recursive doubling): fold onto a power of two,
 /// then log2 steps exchanging the whole vector with virtual rank XOR 2^i.
-fn rdb(b: &mut Builder, rank: usize, size: usize, input: Block, acc: Block, commutative: bool) {
+pub(crate) fn rdb(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    input: Block,
+    acc: Block,
+    commutative: bool,
+) {
     b.copy(input, acc);
     let fold = Fold::new(size);
     fold.fold_in(b, rank, acc);
@@ -284,8 +296,9 @@ fn rdb(b: &mut Builder, rank: usize, size: usize, input: Block, acc: Block, comm
 /// power of two, reduce-scatter by recursive halving (each step keeps half
 /// of the remaining blocks and reduces the partner's copy of them), then
 /// allgather by recursive doubling. Block i has `count / pof2` elements,
-/// one more for the first `count % pof2` blocks.
-fn rabenseifner(
+/// the last one the remainder too (as in SimGrid: the message sizes, so
+/// the times, depend on where the remainder is).
+pub(crate) fn rabenseifner(
     b: &mut Builder,
     rank: usize,
     size: usize,
@@ -301,7 +314,7 @@ fn rabenseifner(
         let count = acc.count;
         // disps[i]: first element of block i; disps[pof2] = count.
         let disps: Vec<usize> = (0..=pof2)
-            .map(|i| i * (count / pof2) + i.min(count % pof2))
+            .map(|i| if i < pof2 { i * (count / pof2) } else { count })
             .collect();
         let blocks =
             |buf: Block, from: usize, to: usize| buf.sub(disps[from], disps[to] - disps[from]);

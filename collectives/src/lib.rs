@@ -40,6 +40,7 @@
 
 mod allgather;
 mod allreduce;
+mod allreduce_rab;
 mod allreduce_smp;
 mod alltoall;
 mod barrier;

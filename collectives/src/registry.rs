@@ -325,10 +325,18 @@ algorithm_enum! {
         Rdb => "rdb": "recursive doubling: log2(p) exchanges of the whole vector (pairs fold onto a power of two first)",
         /// SimGrid's logical ring.
         Lr => "lr": "ring reduce-scatter then ring allgather; the remainder, non-commutative ops and fewer elements than ranks by the default",
+        /// SimGrid's `rab1`: Rabenseifner's with an allgather, for powers of two.
+        Rab1 => "rab1": "recursive-halving reduce-scatter of p blocks (the vector padded to a multiple of p), then the default allgather (powers of two only; non-commutative ops: the default)",
+        /// SimGrid's `rab2`: an alltoall reduce-scatter, then an allgather.
+        Rab2 => "rab2": "alltoall of p blocks (padded), each rank reducing its block, then the default allgather (non-commutative ops: the default)",
         /// Rabenseifner's algorithm as MPICH writes it.
         RabRdb => "rab_rdb": "Rabenseifner: reduce-scatter by recursive halving, allgather by recursive doubling",
         /// Open MPI's segmented ring.
         OmpiRingSegmented => "ompi_ring_segmented": "ring reduce-scatter in phases of 1 MiB segments with two receives in flight, then ring allgather (lr below p MiB; non-commutative ops: the default)",
+        /// MVAPICH2's reduce-scatter then allgather (MPICH's Rabenseifner).
+        Mvapich2Rs => "mvapich2_rs": "MPICH's allreduce: recursive doubling below one element per rank of the power of two, else rab_rdb's reduce-scatter and allgather (non-commutative ops: the default)",
+        /// Rabenseifner's own reduce (1997) with its allreduce ending.
+        Rab => "rab": "Rabenseifner's 1997 code: pairs split the vector in halves onto a power of two, recursive halving, then the halving steps backwards (any datatype; 1 rank or 0 elements: the default)",
         /// Recursive multiplying with radix k (`smpi/coll-radix`).
         RecursiveK => "recursive_k": "recursive multiplying: groups of up to k ranks fold onto a power of k, then log_k steps exchanging with k-1 peers (k: smpi/coll-radix)",
         /// SimGrid's two-level binomial allreduce for SMP clusters.

@@ -90,11 +90,14 @@ fn variants<A: Algorithm>(collective: &str, radix_k: &[A]) -> Vec<Variant> {
 
 /// A rough peak of a run: per rank, its input and output plus the
 /// algorithm's scratch (for the linear reduce, the root's p - 1 incoming
-/// copies, about as much); for `basic_linear` alltoall, the 2 (p - 1) requests every rank
-/// has in flight at once, about 600 bytes each with their messages.
+/// copies, about as much; `rab2` pads fewer doubles than ranks to p
+/// blocks of p, in two scratch buffers); for `basic_linear` alltoall, the
+/// 2 (p - 1) requests every rank has in flight at once, about 600 bytes
+/// each with their messages.
 fn memory_needed(collective: &str, label: &str, ranks: usize, bytes: usize) -> f64 {
     let (p, b) = (ranks as f64, bytes as f64);
     match collective {
+        "allreduce" if label == "rab2" => p * (4.0 * b + 16.0 * p * p),
         "allreduce" => 4.0 * p * b,
         _ if label == "basic_linear" => 4.0 * p * p * b + 1200.0 * p * p,
         _ => 4.0 * p * p * b,

@@ -699,9 +699,26 @@ fn allreduce_all_algorithms() {
             .flat_map(|r| placed.clone().map(move |p| (r, p)))
         {
             for size in sizes() {
-                // Around the number of ranks: lr and rab_rdb split by it;
-                // with 512 KiB elements, ompi_ring_segmented makes segments
-                // of 2 and up to 3 phases of them.
+                if alg == AllreduceAlgorithm::Rab1 && !size.is_power_of_two() {
+                    let reduction = Reduction {
+                        count: size,
+                        commutative: true,
+                        in_place: false,
+                    };
+                    let at = Position { rank: 0, size };
+                    assert_eq!(
+                        allreduce_with(alg, at, reduction, Tuning::default()),
+                        Err(CollError::NeedsPowerOfTwo {
+                            algorithm: "allreduce rab1",
+                            size
+                        })
+                    );
+                    continue;
+                }
+                // Around the number of ranks: lr, rab_rdb, rab1 and rab2
+                // split by it (rab2 pads below it); with 512 KiB elements,
+                // ompi_ring_segmented makes segments of 2 and up to 3
+                // phases of them.
                 for count in [0, 1, 3, size, 2 * size + 1, 5 * size + 3] {
                     for commutative in [false, true] {
                         for in_place in [false, true] {
@@ -775,6 +792,156 @@ fn allreduce_all_algorithms() {
         ),
         Err(CollError::BadRadix(1))
     );
+}
+
+/// Each communication round of `s` (local-only rounds left out) as
+/// (peer, element count) pairs, sends positive and receives negative
+/// (`-0` cannot be told apart, so counts are shifted by one).
+fn messages(s: &Schedule) -> Vec<Vec<(usize, isize)>> {
+    s.rounds
+        .iter()
+        .filter(|r| !r.comm.is_empty())
+        .map(|r| {
+            r.comm
+                .iter()
+                .map(|c| {
+                    let n = c.block().count as isize + 1;
+                    match c {
+                        Comm::Send { to, .. } => (*to, n),
+                        Comm::Recv { from, .. } => (*from, -n),
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Rank `rank`'s schedule of an `MPI_Allreduce` of `count` 8-byte
+/// elements on `size` ranks with `alg`.
+fn allreduce_schedule(
+    alg: AllreduceAlgorithm,
+    rank: usize,
+    size: usize,
+    count: usize,
+    commutative: bool,
+) -> Schedule {
+    let reduction = Reduction {
+        count,
+        commutative,
+        in_place: false,
+    };
+    let tuning = Tuning {
+        elem_bytes: 8,
+        ..Tuning::default()
+    };
+    allreduce_with(alg, Position { rank, size }, reduction, tuning).unwrap()
+}
+
+/// SimGrid's `rab_rdb` cuts the vector into `count / pof2` elements per
+/// block, the last block taking the remainder: the message sizes, so the
+/// times, depend on it.
+#[test]
+fn allreduce_rab_rdb_puts_the_remainder_in_the_last_block() {
+    let rank_0 = |count| {
+        messages(&allreduce_schedule(
+            AllreduceAlgorithm::RabRdb,
+            0,
+            4,
+            count,
+            true,
+        ))
+    };
+    // 6 elements on 4 ranks: blocks of 1, 1, 1 and 3.
+    assert_eq!(
+        rank_0(6),
+        [
+            vec![(1, 5), (1, -3)],
+            vec![(2, 2), (2, -2)],
+            vec![(2, 2), (2, -2)],
+            vec![(1, 3), (1, -5)],
+        ]
+    );
+    // 3 elements, fewer than ranks: blocks of 0, 0, 0 and 3.
+    assert_eq!(
+        rank_0(3),
+        [
+            vec![(1, 4), (1, -1)],
+            vec![(2, 1), (2, -1)],
+            vec![(2, 1), (2, -1)],
+            vec![(1, 1), (1, -4)],
+        ]
+    );
+}
+
+/// The message sizes of SimGrid's other Rabenseifner variants, which set
+/// their times: where the padding and the remainder go.
+#[test]
+fn allreduce_rab_family_messages_match_simgrid() {
+    use AllreduceAlgorithm::{Default, Mvapich2Rs, Rab, Rab1, Rab2, RabRdb, Rdb};
+    let build = allreduce_schedule;
+    let sum = |alg, rank, size, count| messages(&build(alg, rank, size, count, true));
+    // mvapich2_rs from one element per rank of the power of two up is
+    // rab_rdb (the same MPICH code).
+    for rank in 0..6 {
+        assert_eq!(
+            build(Mvapich2Rs, rank, 6, 9, true),
+            build(RabRdb, rank, 6, 9, true)
+        );
+    }
+    // rab1, 5 elements on 4 ranks: padded to blocks of 2, the farthest
+    // partner first, then the default allgather.
+    assert_eq!(
+        sum(Rab1, 0, 4, 5),
+        [
+            vec![(2, 5), (2, -5)],
+            vec![(1, 3), (1, -3)],
+            vec![(1, 3), (1, -3), (2, 3), (2, -3), (3, 3), (3, -3)],
+        ]
+    );
+    // rab2 below one element per rank: blocks of `size` elements.
+    let rab2 = sum(Rab2, 1, 4, 3);
+    assert!(
+        rab2.iter().flatten().all(|&(_, n)| n.abs() == 5),
+        "{rab2:?}"
+    );
+    // rab, 5 elements on 3 ranks: ranks 0 and 1 swap halves (2 | 3), rank 1
+    // hands its half back, rank 0 works with rank 2, then gives rank 1 the
+    // result.
+    assert_eq!(
+        sum(Rab, 0, 3, 5),
+        [
+            vec![(1, 4), (1, -3)],
+            vec![(1, -4)],
+            vec![(2, 4), (2, -3)],
+            vec![(2, 3), (2, -4)],
+            vec![(1, 6)],
+        ]
+    );
+    assert_eq!(
+        sum(Rab, 1, 3, 5),
+        [vec![(0, 3), (0, -4)], vec![(0, 4)], vec![(0, -6)]]
+    );
+    // Where SimGrid would get non-commutative operations wrong, the
+    // default; where it recurses forever (1 rank, 0 elements), too.
+    let default = |rank, size, count, commutative| build(Default, rank, size, count, commutative);
+    for rank in 0..6 {
+        assert_eq!(build(Rab2, rank, 6, 12, false), default(rank, 6, 12, false));
+        assert_eq!(
+            build(Rab1, rank % 4, 4, 12, false),
+            default(rank % 4, 4, 12, false)
+        );
+        assert_eq!(
+            build(Mvapich2Rs, rank, 6, 12, false),
+            default(rank, 6, 12, false)
+        );
+        assert_eq!(
+            build(Mvapich2Rs, rank, 6, 3, false),
+            build(Rdb, rank, 6, 3, false)
+        );
+        assert_eq!(build(Rab, rank, 6, 0, false), default(rank, 6, 0, false));
+        assert!(build(Mvapich2Rs, rank, 6, 0, true).is_empty());
+    }
+    assert_eq!(build(Rab, 0, 1, 4, true), default(0, 1, 4, true));
 }
 
 // ----------------------------------------------------- gather and scatter
