@@ -12,6 +12,7 @@
 
 use crate::allreduce_rab::{mvapich2_rs, rab, rab1, rab2};
 use crate::allreduce_smp as smp;
+use crate::allreduce_two_level::{select_allreduce_impi, two_level};
 use crate::bcast::{bcast_binomial_into, bcast_into};
 use crate::error::{check_radix, check_rank, CollError};
 use crate::params::{Position, Reduction, Tuning};
@@ -90,7 +91,14 @@ pub fn allreduce_with(
         AllreduceAlgorithm::Rab2 => rab2(&mut b, at, input, acc, commutative, tuning)?,
         AllreduceAlgorithm::Mvapich2Rs => mvapich2_rs(&mut b, rank, size, input, acc, commutative),
         AllreduceAlgorithm::Rab => rab(&mut b, rank, size, input, acc, commutative),
-        AllreduceAlgorithm::SmpBinomial => unreachable!("refused above: it needs the placement"),
+        AllreduceAlgorithm::SmpBinomial
+        | AllreduceAlgorithm::Mvapich2TwoLevel
+        | AllreduceAlgorithm::Impi => unreachable!("refused above: it needs the placement"),
+        // The engine resolves them (the mvapich2 selector sets its state,
+        // automatic times every algorithm); as a schedule, the default.
+        AllreduceAlgorithm::Mvapich2 | AllreduceAlgorithm::Automatic => {
+            reduce_bcast(&mut b, rank, size, input, acc, commutative)
+        }
     }
     Ok(b.finish())
 }
@@ -131,6 +139,12 @@ pub fn allreduce_smp(
     match alg {
         AllreduceAlgorithm::SmpBinomial => {
             smp::smp_binomial(&mut b, rank, size, num_core, input, acc, commutative)
+        }
+        AllreduceAlgorithm::Mvapich2TwoLevel => two_level(&mut b, at, reduction, tuning, smp)?,
+        AllreduceAlgorithm::Impi => {
+            let alg =
+                select_allreduce_impi(size, num_core, count.saturating_mul(tuning.elem_bytes));
+            return allreduce_smp(alg, at, reduction, tuning, smp);
         }
         _ => unreachable!("{alg} is not an SMP-aware algorithm"),
     }

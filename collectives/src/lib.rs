@@ -42,6 +42,7 @@ mod allgather;
 mod allreduce;
 mod allreduce_rab;
 mod allreduce_smp;
+mod allreduce_two_level;
 mod alltoall;
 mod barrier;
 mod bcast;
@@ -65,6 +66,7 @@ pub const DEFAULT_RADIX: usize = 4;
 
 pub use allgather::{allgather, allgather_with, allgatherv, allgatherv_gb, allgatherv_with};
 pub use allreduce::{allreduce, allreduce_redbcast, allreduce_smp, allreduce_with};
+pub use allreduce_two_level::{select_allreduce_impi, select_allreduce_mvapich2};
 pub use alltoall::{alltoall, alltoall_default_for, alltoall_with, alltoallv, alltoallv_with};
 pub use barrier::{barrier, barrier_with};
 pub use bcast::{bcast, bcast_with};

@@ -341,6 +341,14 @@ algorithm_enum! {
         RecursiveK => "recursive_k": "recursive multiplying: groups of up to k ranks fold onto a power of k, then log_k steps exchanging with k-1 peers (k: smpi/coll-radix)",
         /// SimGrid's two-level binomial allreduce for SMP clusters.
         SmpBinomial => "smp_binomial": "binomial reduce within each host, binomial reduce then bcast among the hosts' first ranks, binomial bcast within each host",
+        /// MVAPICH2's two-level allreduce, as SimGrid runs it.
+        Mvapich2TwoLevel => "mvapich2_two_level": "reduce to each host's first rank, allreduce among them (rdb, or mvapich2_rs as the mvapich2 selector last chose), bcast within each host (non-commutative ops: rdb)",
+        /// SimGrid's `mvapich2` selector, for allreduce alone.
+        Mvapich2 => "mvapich2": "MVAPICH2's choice (SimGrid's table from Stampede): mvapich2_two_level, rdb or mvapich2_rs by size",
+        /// SimGrid's `impi` selector, for allreduce alone.
+        Impi => "impi": "Intel MPI's choice (SimGrid's table from Stampede) by ranks per host, ranks and size: rdb, rab1, redbcast, mvapich2_two_level, smp_binomial or ompi_ring_segmented",
+        /// SimGrid's `automatic`: every algorithm in turn, timed.
+        Automatic => "automatic": "runs each of SimGrid's allreduce algorithms in turn (barrier, algorithm, max of the times to rank 0) and reports the quickest; blocking calls only (non-blocking ones run the default)",
     }
 }
 
@@ -349,7 +357,8 @@ impl AllreduceAlgorithm {
     /// SMP-aware algorithms and selectors): build it with
     /// [`allreduce_smp`](crate::allreduce_smp).
     pub fn needs_placement(self) -> bool {
-        matches!(self, AllreduceAlgorithm::SmpBinomial)
+        use AllreduceAlgorithm as A;
+        matches!(self, A::SmpBinomial | A::Mvapich2TwoLevel | A::Impi)
     }
 }
 

@@ -13,8 +13,9 @@
 //!   both are `lr` here. The linear allreduces (`basic_linear`,
 //!   `nonoverlapping`) are SimGrid's `redbcast`: a reduce then a bcast,
 //!   each as the selector picks it.
-//! * `mpich`: MPICH's decision logic for allreduce (recursive doubling for
-//!   short messages, Rabenseifner for long ones), alltoall (Bruck for
+//! * `mpich`: MPICH's decision logic as SimGrid 3.32's `mpich` selector
+//!   has it for allreduce (SMP-aware: `mvapich2_two_level` for commutative
+//!   operations, recursive doubling otherwise), alltoall (Bruck for
 //!   short blocks, all messages posted at once for medium ones, pairwise
 //!   exchange for long ones), barrier (dissemination), bcast (binomial for
 //!   short messages or at most 8 ranks, else a scatter then an allgather:
@@ -26,8 +27,8 @@
 //!   count), reduce-scatter
 //!   (pairwise above 524288 elements for commutative operations, else
 //!   recursive doubling) and gather and scatter (binomial trees).
-//!   SimGrid's `mpich` selector runs SMP-aware two-level algorithms
-//!   instead, which this crate lacks.
+//!   For bcast and reduce, SimGrid's `mpich` selector runs SMP-aware
+//!   two-level algorithms instead, which this crate lacks.
 //!
 //! The other collectives run their `Default` under every selector.
 
@@ -88,26 +89,20 @@ impl FromStr for Selector {
     }
 }
 
-/// The algorithm of an `MPI_Allreduce` of `count` elements of `bytes` in
-/// all on `size` ranks.
+/// The algorithm of an `MPI_Allreduce` of `bytes` in all on `size` ranks.
 pub fn select_allreduce(
     sel: Selector,
     size: usize,
-    count: usize,
     bytes: usize,
     commutative: bool,
 ) -> AllreduceAlgorithm {
     use AllreduceAlgorithm::{Lr, RabRdb, Rdb, Redbcast as Linear};
     match sel {
         Selector::Default => AllreduceAlgorithm::Default,
-        Selector::Mpich => {
-            let pof2 = 1 << size.ilog2();
-            if bytes > 2048 && count >= pof2 && commutative {
-                RabRdb
-            } else {
-                Rdb
-            }
-        }
+        // MPICH runs its SMP-aware algorithm for commutative operations,
+        // which SimGrid takes from MVAPICH2; Rabenseifner's needs them too.
+        Selector::Mpich if commutative => AllreduceAlgorithm::Mvapich2TwoLevel,
+        Selector::Mpich => Rdb,
         Selector::Ompi if !commutative => match (size, bytes) {
             (0..=3, b) if b < 131072 => Rdb,
             (0..=3, _) => Linear,

@@ -702,6 +702,8 @@ pub enum SimGrid {
     SmpiBench,
     /// Collective algorithms.
     SmpiColl,
+    /// The collective algorithms' own lines (`automatic`'s verdicts).
+    SmpiColls,
     /// SMPI's helpers: the memory analysis at the end of a run.
     SmpiUtils,
     Xbt,
@@ -712,13 +714,14 @@ pub enum SimGrid {
 }
 
 impl SimGrid {
-    const ALL: [SimGrid; 10] = [
+    const ALL: [SimGrid; 11] = [
         SimGrid::Smpi,
         SimGrid::SmpiConfig,
         SimGrid::SmpiKernel,
         SimGrid::SmpiMpi,
         SimGrid::SmpiBench,
         SimGrid::SmpiColl,
+        SimGrid::SmpiColls,
         SimGrid::SmpiUtils,
         SimGrid::Xbt,
         SimGrid::XbtCfg,
@@ -733,6 +736,7 @@ impl SimGrid {
             SimGrid::SmpiMpi => "smpi_mpi",
             SimGrid::SmpiBench => "smpi_bench",
             SimGrid::SmpiColl => "smpi_coll",
+            SimGrid::SmpiColls => "smpi_colls",
             SimGrid::SmpiUtils => "smpi_utils",
             SimGrid::Xbt => "xbt",
             SimGrid::XbtCfg => "xbt_cfg",

@@ -666,6 +666,20 @@ const SIMGRID_SMP_ALLREDUCE: &[(&str, &str, &str, f64)] = &[
     ("16", "smp_binomial", "8", 0.001453056),
     ("16", "smp_binomial", "1048576", 0.012178620),
     ("14", "smp_binomial", "1048576", 0.012057462),
+    ("16", "mvapich2_two_level", "8", 0.001372578),
+    ("14", "mvapich2_two_level", "8", 0.001251403),
+    ("16", "mvapich2_two_level", "1048576", 0.013293464),
+    ("14", "mvapich2_two_level", "1048576", 0.013172306),
+    // Selectors: mvapich2 (two-level at 8 B), impi (rdb at 8 B, redbcast
+    // at 1 MiB, after the placement exchange), mpich (two-level).
+    ("16", "mvapich2", "8", 0.001332160),
+    ("14", "mvapich2", "8", 0.001210985),
+    ("16", "impi", "8", 0.001332389),
+    ("14", "impi", "8", 0.001251380),
+    ("16", "impi", "1048576", 0.020316918),
+    ("14", "impi", "1048576", 0.018452575),
+    ("16", "mpich", "8", 0.001372578),
+    ("14", "mpich", "1048576", 0.013172306),
 ];
 
 #[test]

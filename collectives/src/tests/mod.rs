@@ -687,7 +687,13 @@ fn smp_init_exchanges_what_simgrid_learns() {
 
 #[test]
 fn allreduce_all_algorithms() {
-    for alg in AllreduceAlgorithm::ALL.iter().copied() {
+    // impi is a selector: it picks among the others by the table
+    // (`selectors_follow_their_tables`).
+    let algorithms = AllreduceAlgorithm::ALL
+        .iter()
+        .copied()
+        .filter(|&a| a != AllreduceAlgorithm::Impi);
+    for alg in algorithms {
         let radices: &[usize] = if alg == AllreduceAlgorithm::RecursiveK {
             &[2, 3, 4, 5, 8]
         } else {
@@ -742,7 +748,16 @@ fn allreduce_all_algorithms() {
                                     let s = if alg.needs_placement() {
                                         let smp = Smp {
                                             nodes: &placements(size)[placement],
-                                            mv2: Mv2Allreduce::default(),
+                                            // Both states of the two-level
+                                            // algorithm, by placement.
+                                            mv2: if placement % 2 == 0 {
+                                                Mv2Allreduce::default()
+                                            } else {
+                                                Mv2Allreduce {
+                                                    inter: Mv2Inter::Rs,
+                                                    intra: Mv2Intra::Reduce,
+                                                }
+                                            },
                                             intra_reduce: ReduceAlgorithm::Default,
                                             intra_bcast: BcastAlgorithm::Default,
                                         };
@@ -1315,32 +1330,86 @@ fn selectors_follow_their_tables() {
     assert!("impi".parse::<Selector>().is_err());
     // Open MPI: recursive doubling for short, Rabenseifner for long.
     assert_eq!(
-        select_allreduce(Selector::Ompi, 64, 1, 8, true),
+        select_allreduce(Selector::Ompi, 64, 8, true),
         AllreduceAlgorithm::Rdb
     );
     assert_eq!(
-        select_allreduce(Selector::Ompi, 64, 131072, 1 << 20, true),
+        select_allreduce(Selector::Ompi, 64, 1 << 20, true),
         AllreduceAlgorithm::RabRdb
     );
     // Non-commutative on 300 ranks: linear (reduce then bcast) for tiny
     // messages.
     assert_eq!(
-        select_allreduce(Selector::Ompi, 300, 1, 8, false),
+        select_allreduce(Selector::Ompi, 300, 8, false),
         AllreduceAlgorithm::Redbcast
     );
-    // MPICH: Rabenseifner needs at least one element per rank of the
-    // power of two and a commutative operation.
+    // MPICH: its SMP-aware algorithm (SimGrid takes MVAPICH2's) for
+    // commutative operations, else recursive doubling.
     assert_eq!(
-        select_allreduce(Selector::Mpich, 64, 32, 4096, true),
-        AllreduceAlgorithm::Rdb
+        select_allreduce(Selector::Mpich, 64, 4096, true),
+        AllreduceAlgorithm::Mvapich2TwoLevel
     );
     assert_eq!(
-        select_allreduce(Selector::Mpich, 64, 512, 4096, true),
-        AllreduceAlgorithm::RabRdb
+        select_allreduce(Selector::Mpich, 64, 4096, false),
+        AllreduceAlgorithm::Rdb
+    );
+    // MVAPICH2 (SimGrid's table): two-level up to 1 KiB on 16 ranks,
+    // leaving MVAPICH2's reduce within hosts and recursive doubling among
+    // them; its reduce-scatter above; recursive doubling for
+    // non-commutative operations.
+    let reduce_rd = Mv2Allreduce {
+        inter: Mv2Inter::Rdb,
+        intra: Mv2Intra::Reduce,
+    };
+    assert_eq!(
+        select_allreduce_mvapich2(16, 1024, true),
+        (AllreduceAlgorithm::Mvapich2TwoLevel, reduce_rd)
     );
     assert_eq!(
-        select_allreduce(Selector::Mpich, 64, 512, 4096, false),
+        select_allreduce_mvapich2(16, 1025, true).0,
+        AllreduceAlgorithm::Mvapich2Rs
+    );
+    assert_eq!(
+        select_allreduce_mvapich2(16, 64, false).0,
         AllreduceAlgorithm::Rdb
+    );
+    // 2048 ranks, 64..512 B: its reduce then bcast among leaders is not
+    // recursive doubling, so the two-level algorithm runs its
+    // reduce-scatter there; a multicast entry stands for recursive
+    // doubling.
+    assert_eq!(
+        select_allreduce_mvapich2(2048, 100, true).1.inter,
+        Mv2Inter::Rs
+    );
+    assert_eq!(
+        select_allreduce_mvapich2(2048, 1000, true).1.inter,
+        Mv2Inter::Rdb
+    );
+    assert_eq!(
+        select_allreduce_mvapich2(4096, 20000, true).0,
+        AllreduceAlgorithm::Mvapich2Rs
+    );
+    // Intel MPI (SimGrid's table): by ranks per host, ranks and bytes.
+    assert_eq!(select_allreduce_impi(16, 4, 64), AllreduceAlgorithm::Rdb);
+    assert_eq!(select_allreduce_impi(16, 4, 2000), AllreduceAlgorithm::Rab1);
+    assert_eq!(select_allreduce_impi(16, 4, 5000), AllreduceAlgorithm::Rdb);
+    assert_eq!(
+        select_allreduce_impi(16, 4, 200000),
+        AllreduceAlgorithm::OmpiRingSegmented
+    );
+    assert_eq!(
+        select_allreduce_impi(16, 4, 1 << 20),
+        AllreduceAlgorithm::Redbcast
+    );
+    // 3 ranks per host is not in the table: the one-per-host table.
+    assert_eq!(
+        select_allreduce_impi(2, 3, 5),
+        AllreduceAlgorithm::OmpiRingSegmented
+    );
+    assert_eq!(select_allreduce_impi(2, 3, 6), AllreduceAlgorithm::Rdb);
+    assert_eq!(
+        select_allreduce_impi(1000, 1, 6),
+        AllreduceAlgorithm::Mvapich2TwoLevel
     );
     assert_eq!(
         select_alltoall(Selector::Mpich, 16, 64),

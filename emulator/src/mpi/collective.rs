@@ -897,72 +897,24 @@ pub fn allreduce(comm: i32, r: &Reduce) -> MpiResult<()> {
                 check::buffer(r.send, n, &ty, "sendbuf")?;
             }
             check::buffer(r.recv, n, &ty, "recvbuf")?;
-            let bytes = ty.size.saturating_mul(n);
-            let alg = named_or_selected(
-                |a| a.allreduce,
-                |sel| Ok(algo::select_allreduce(sel, c.size(), n, bytes, commutative)),
-            )?;
-            if alg == algo::AllreduceAlgorithm::Redbcast {
-                // SimGrid's redbcast runs the selected reduce and bcast.
-                let reduce = named_or_selected(
-                    |a| a.reduce,
-                    |sel| Ok(algo::select_reduce(sel, c.size(), n, bytes, commutative)),
-                )?;
-                let bcast = named_or_selected(
-                    |a| a.bcast,
-                    |sel| Ok(algo::select_bcast(sel, c.size(), bytes)),
-                )?;
-                return algo::allreduce_redbcast(
-                    algo::Position {
-                        rank: c.my_rank,
-                        size: c.size(),
-                    },
-                    algo::Reduction {
-                        count: n,
-                        commutative,
-                        in_place,
-                    },
-                    reduce,
-                    bcast,
-                    algo::Tuning {
-                        elem_bytes: ty.size,
-                        ..algo::Tuning::default()
-                    },
-                )
-                .map_err(coll_error);
-            }
-            let at = algo::Position {
-                rank: c.my_rank,
-                size: c.size(),
-            };
-            let reduction = algo::Reduction {
-                count: n,
-                commutative,
+            let call = AllreduceCall {
+                c,
+                r,
+                n,
+                ty: &ty,
                 in_place,
+                commutative,
             };
-            let tuning = algo::Tuning {
-                elem_bytes: ty.size,
-                radix: algorithms().radix,
-            };
-            if !alg.needs_placement() {
-                return algo::allreduce_with(alg, at, reduction, tuning).map_err(coll_error);
+            let a = algorithms();
+            if a.allreduce == algo::AllreduceAlgorithm::Automatic && !in_twin() {
+                super::automatic::allreduce(&call)?;
+                // Every candidate left the result in place.
+                return Ok(algo::Schedule::default());
             }
-            let nodes = super::smp::nodes(c);
-            super::smp::ensure_placed(c, &nodes)?;
-            let host_size = nodes.intra(c.my_rank).len();
-            let smp = algo::Smp {
-                nodes: &nodes,
-                mv2: sim::mpi(|w| w.mpi.mv2_allreduce),
-                intra_reduce: named_or_selected(
-                    |a| a.reduce,
-                    |sel| Ok(algo::select_reduce(sel, host_size, n, bytes, commutative)),
-                )?,
-                intra_bcast: named_or_selected(
-                    |a| a.bcast,
-                    |sel| Ok(algo::select_bcast(sel, host_size, bytes)),
-                )?,
-            };
-            algo::allreduce_smp(alg, at, reduction, tuning, &smp).map_err(coll_error)
+            call.schedule(
+                a.allreduce,
+                a.selectors[algo::Collective::Allreduce as usize],
+            )
         },
         |c, x| {
             let x = Contribution {
@@ -972,6 +924,133 @@ pub fn allreduce(comm: i32, r: &Reduce) -> MpiResult<()> {
             intercoll::allreduce(c, x, r.recv)
         },
     )
+}
+
+/// Whether the running collective is the blocking twin of a non-blocking
+/// one (its schedule is recorded or started, not run).
+fn in_twin() -> bool {
+    sim::mpi(|w| {
+        let me = &w.mpi.ranks[w.core.current()];
+        me.nonblocking.is_some() || me.recording.is_some()
+    })
+}
+
+/// One rank's `MPI_Allreduce` on an intracommunicator, arguments checked.
+pub(super) struct AllreduceCall<'a> {
+    pub c: &'a CommView,
+    pub r: &'a Reduce,
+    /// The element count.
+    pub n: usize,
+    pub ty: &'a Datatype,
+    pub in_place: bool,
+    pub commutative: bool,
+}
+
+impl AllreduceCall<'_> {
+    /// The schedule of the call with `alg`, where `default` means what
+    /// `sel` picks. SimGrid's selectors that are also algorithm names
+    /// (`mvapich2`, `impi`) pick here, and SimGrid's placement exchange
+    /// runs first where SimGrid runs it (SMP-aware algorithms, the `impi`
+    /// and `mpich` selectors).
+    pub fn schedule(
+        &self,
+        alg: algo::AllreduceAlgorithm,
+        sel: algo::Selector,
+    ) -> MpiResult<algo::Schedule> {
+        use algo::AllreduceAlgorithm as A;
+        let Self {
+            c, n, commutative, ..
+        } = *self;
+        let bytes = self.ty.size.saturating_mul(n);
+        let (mut alg, mut place) = match alg {
+            A::Default => {
+                let picked = algo::select_allreduce(sel, c.size(), bytes, commutative);
+                // SimGrid's mpich selector learns the placement first, for
+                // every operation.
+                (picked, sel == algo::Selector::Mpich)
+            }
+            A::Mvapich2 if n == 0 => return Ok(algo::Schedule::default()),
+            A::Mvapich2 => {
+                let (picked, state) = algo::select_allreduce_mvapich2(c.size(), bytes, commutative);
+                sim::mpi(|w| w.mpi.mv2_allreduce = state);
+                (picked, false)
+            }
+            a => (a, false),
+        };
+        place |= alg.needs_placement();
+        let nodes = place.then(|| super::smp::nodes(c));
+        if let Some(nodes) = &nodes {
+            super::smp::ensure_placed(c, nodes)?;
+            if alg == A::Impi {
+                alg = algo::select_allreduce_impi(c.size(), nodes.num_core(), bytes);
+            }
+        }
+        let at = algo::Position {
+            rank: c.my_rank,
+            size: c.size(),
+        };
+        let reduction = algo::Reduction {
+            count: n,
+            commutative,
+            in_place: self.in_place,
+        };
+        let tuning = algo::Tuning {
+            elem_bytes: self.ty.size,
+            radix: algorithms().radix,
+        };
+        if alg == A::Redbcast {
+            // SimGrid's redbcast runs the selected reduce and bcast.
+            let reduce = named_or_selected(
+                |a| a.reduce,
+                |sel| Ok(algo::select_reduce(sel, c.size(), n, bytes, commutative)),
+            )?;
+            let bcast = named_or_selected(
+                |a| a.bcast,
+                |sel| Ok(algo::select_bcast(sel, c.size(), bytes)),
+            )?;
+            return algo::allreduce_redbcast(at, reduction, reduce, bcast, tuning)
+                .map_err(coll_error);
+        }
+        let Some(nodes) = nodes.filter(|_| alg.needs_placement()) else {
+            return algo::allreduce_with(alg, at, reduction, tuning).map_err(coll_error);
+        };
+        let host_size = nodes.intra(c.my_rank).len();
+        let smp = algo::Smp {
+            nodes: &nodes,
+            mv2: sim::mpi(|w| w.mpi.mv2_allreduce),
+            intra_reduce: named_or_selected(
+                |a| a.reduce,
+                |sel| Ok(algo::select_reduce(sel, host_size, n, bytes, commutative)),
+            )?,
+            intra_bcast: named_or_selected(
+                |a| a.bcast,
+                |sel| Ok(algo::select_bcast(sel, host_size, bytes)),
+            )?,
+        };
+        algo::allreduce_smp(alg, at, reduction, tuning, &smp).map_err(coll_error)
+    }
+
+    /// Runs `schedule`, built by [`Self::schedule`].
+    pub fn execute(&self, schedule: algo::Schedule) -> MpiResult<()> {
+        let op = sim::mpi(|w| w.mpi.reduce_op(self.r.op))?;
+        let b = buffers(self.r.send, self.r.dtype, self.r.recv, self.r.dtype);
+        execute(self.c, schedule, b, Reduction::Op(op), "MPI_Allreduce")
+    }
+
+    /// The receive buffer's elements, packed: an in-place call's input.
+    pub fn saved_input(&self) -> Vec<u8> {
+        let mut saved = Vec::new();
+        // SAFETY: the receive buffer holds `n` elements of the datatype
+        // (checked by the caller, the program's MPI contract).
+        unsafe { datatype::pack(self.ty, self.r.recv as *const c_void, self.n, &mut saved) };
+        saved
+    }
+
+    /// Puts back what [`Self::saved_input`] returned.
+    pub fn restore_input(&self, saved: &[u8]) {
+        // SAFETY: as in `saved_input`: the same elements of the same buffer.
+        unsafe { datatype::unpack(self.ty, self.r.recv as *mut c_void, saved) };
+    }
 }
 
 /// MPI_Reduce_scatter_block: `r.count` is the count each rank receives.

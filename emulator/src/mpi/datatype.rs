@@ -228,6 +228,8 @@ pub fn element_unit(ty: &Datatype) -> usize {
 pub const BYTE: i32 = 4;
 /// MPI_INT's handle.
 pub const INT: i32 = 8;
+/// MPI_DOUBLE's handle.
+pub const DOUBLE: i32 = 15;
 
 /// The predefined datatypes, indexed by handle (0 is MPI_DATATYPE_NULL).
 pub fn predefined_types() -> Vec<Option<Datatype>> {

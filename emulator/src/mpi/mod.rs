@@ -5,6 +5,7 @@
 //! communicator (its group and context id) are stored once, never per rank.
 
 pub mod attr;
+mod automatic;
 pub mod check;
 pub mod coll;
 pub mod collective;
