@@ -85,7 +85,9 @@ pub fn allreduce_with(
         AllreduceAlgorithm::Lr => reduce_bcast(&mut b, rank, size, input, acc, commutative),
         AllreduceAlgorithm::RabRdb => rabenseifner(&mut b, rank, size, input, acc, commutative),
         AllreduceAlgorithm::RecursiveK => recursive_k(&mut b, rank, size, input, acc, radix),
-        AllreduceAlgorithm::SmpBinomial => unreachable!("refused above: it needs the placement"),
+        AllreduceAlgorithm::SmpBinomial | AllreduceAlgorithm::SmpBinomialPipeline => {
+            unreachable!("refused above: it needs the placement")
+        }
     }
     Ok(b.finish())
 }
@@ -126,6 +128,9 @@ pub fn allreduce_smp(
     match alg {
         AllreduceAlgorithm::SmpBinomial => {
             smp::smp_binomial(&mut b, rank, size, num_core, input, acc, commutative)
+        }
+        AllreduceAlgorithm::SmpBinomialPipeline => {
+            smp::smp_binomial_pipeline(&mut b, rank, size, num_core, input, acc, commutative)
         }
         _ => unreachable!("{alg} is not an SMP-aware algorithm"),
     }

@@ -3,18 +3,120 @@
 //! are taken to share a host, where `num_core` is the ranks per host when
 //! every host runs as many ([`Nodes::num_core`]), else 1. The rank
 //! arithmetic does not look at the actual placement, as in SimGrid; only
-//! `num_core` does. Every algorithm keeps rank order, so non-commutative
-//! operations get `x_0 op ... op x_{p-1}` too.
+//! `num_core` does.
+//!
+//! They all reduce within each host first (binomial tree towards the
+//! host's first rank), run an allreduce among the hosts' first ranks (the
+//! leaders), and broadcast within each host (binomial tree). Every phase
+//! keeps rank order, so non-commutative operations get
+//! `x_0 op ... op x_{p-1}` too.
+//!
+//! Every step is a blocking send or receive, or a send and a receive to
+//! the same peer posted together (SimGrid's `Request::sendrecv`), so each
+//! is a round of its own.
 //!
 //! [`Nodes::num_core`]: crate::smp::Nodes::num_core
 
 use crate::reduce::combine;
 use crate::schedule::{recv, send, Block, Builder};
 
-/// Binomial reduce of `acc` over the ranks `base + stride * i`,
-/// `i < n`, towards `i = 0`, where the caller is `i = me`: each rank
-/// receives from `me | mask` (blocking, one at a time) and folds it in,
-/// until it sends its partial result to `me & !mask`.
+/// SimGrid's segment of `smp_binomial_pipeline`, in elements
+/// (`allreduce_smp_binomial_pipeline_segment_size`, which nothing sets).
+const PIPELINE_SEGMENT: usize = 4096;
+
+/// A rank's place in Patarasuk's arithmetic: host `inter` holds ranks
+/// `base .. base + on_host`, the rank being the `intra`-th of them.
+struct Hosts {
+    num_core: usize,
+    intra: usize,
+    inter: usize,
+    /// The number of hosts, the last one possibly short.
+    hosts: usize,
+    base: usize,
+    /// The ranks of this host: `num_core`, fewer on a short last host.
+    on_host: usize,
+}
+
+impl Hosts {
+    fn new(rank: usize, size: usize, num_core: usize) -> Hosts {
+        let num_core = num_core.max(1);
+        let inter = rank / num_core;
+        let base = inter * num_core;
+        Hosts {
+            num_core,
+            intra: rank % num_core,
+            inter,
+            hosts: size.div_ceil(num_core),
+            base,
+            on_host: num_core.min(size - base),
+        }
+    }
+
+    /// Whether the rank is its host's first, which alone talks to the
+    /// other hosts.
+    fn is_leader(&self) -> bool {
+        self.intra == 0
+    }
+
+    /// Binomial reduce of `acc` towards the host's first rank, `incoming`
+    /// receiving the partners' partial results. SimGrid receives from
+    /// every rank below the communicator size, which with a number of
+    /// ranks per host that is not a power of two reaches into the next
+    /// host, whose first rank never sends (a deadlock): here, within the
+    /// host only.
+    fn reduce_on_host(&self, b: &mut Builder, acc: Block, incoming: Block, commutative: bool) {
+        let base = self.base;
+        binomial_reduce(
+            b,
+            self.intra,
+            self.on_host,
+            |i| base + i,
+            acc,
+            incoming,
+            commutative,
+        );
+    }
+
+    /// Binomial bcast of `data` from the host's first rank. SimGrid sends
+    /// to every rank below the communicator size, which with a number of
+    /// ranks per host that is not a power of two reaches into the next
+    /// host, where nobody receives: here, within the host only.
+    fn bcast_on_host(&self, b: &mut Builder, data: Block) {
+        let base = self.base;
+        binomial_bcast(b, self.intra, self.on_host, |i| base + i, data);
+    }
+
+    /// Binomial reduce of `acc` among the leaders, towards the first.
+    fn reduce_among_leaders(
+        &self,
+        b: &mut Builder,
+        acc: Block,
+        incoming: Block,
+        commutative: bool,
+    ) {
+        let num_core = self.num_core;
+        binomial_reduce(
+            b,
+            self.inter,
+            self.hosts,
+            |i| i * num_core,
+            acc,
+            incoming,
+            commutative,
+        );
+    }
+
+    /// Binomial bcast of `data` among the leaders, from the first.
+    fn bcast_among_leaders(&self, b: &mut Builder, data: Block) {
+        let num_core = self.num_core;
+        binomial_bcast(b, self.inter, self.hosts, |i| i * num_core, data);
+    }
+}
+
+/// Binomial reduce of `acc` over the ranks `rank_of(i)`, `i < n`,
+/// towards `i = 0`, where the caller is `i = me`: each rank receives from
+/// `me | mask` (blocking, one at a time) and folds it in, until it sends
+/// its partial result to `me & !mask`.
 fn binomial_reduce(
     b: &mut Builder,
     me: usize,
@@ -83,38 +185,58 @@ pub(crate) fn smp_binomial(
 ) {
     let count = acc.count;
     let incoming = b.tmp(count).block(0, count);
-    let (intra, inter) = (rank % num_core, rank / num_core);
-    let hosts = size.div_ceil(num_core);
-    let base = inter * num_core;
+    let h = Hosts::new(rank, size, num_core);
     b.copy(input, acc);
-    binomial_reduce(
-        b,
-        intra,
-        num_core.min(size - base),
-        |i| base + i,
-        acc,
-        incoming,
-        commutative,
-    );
-    if intra == 0 {
-        binomial_reduce(
-            b,
-            inter,
-            hosts,
-            |i| i * num_core,
-            acc,
-            incoming,
-            commutative,
-        );
-        binomial_bcast(b, inter, hosts, |i| i * num_core, acc);
+    h.reduce_on_host(b, acc, incoming, commutative);
+    if h.is_leader() {
+        h.reduce_among_leaders(b, acc, incoming, commutative);
+        h.bcast_among_leaders(b, acc);
     }
-    let here = if inter == hosts - 1 {
-        size - base
-    } else {
-        num_core
-    };
-    // SimGrid sends to every rank below the communicator size, which with
-    // a number of ranks per host that is not a power of two reaches into
-    // the next host, where nobody receives: here, within the host only.
-    binomial_bcast(b, intra, here, |i| base + i, acc);
+    h.bcast_on_host(b, acc);
+}
+
+/// SimGrid's `smp_binomial_pipeline`: `smp_binomial`'s four phases on
+/// segments of [`PIPELINE_SEGMENT`] elements in a pipeline. Step `s`
+/// reduces segment `s` within each host, reduces segment `s - 1` among the
+/// leaders, broadcasts segment `s - 2` among them and segment `s - 3`
+/// within each host, each a blocking send or receive.
+///
+/// SimGrid makes `count / PIPELINE_SEGMENT` segments, so that the last
+/// `count % PIPELINE_SEGMENT` elements are never reduced (and it divides
+/// by zero for no element at all): here they are one more, shorter,
+/// segment, which leaves SimGrid's messages as they are wherever its
+/// result is right.
+pub(crate) fn smp_binomial_pipeline(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    num_core: usize,
+    input: Block,
+    acc: Block,
+    commutative: bool,
+) {
+    let count = acc.count;
+    let seg = PIPELINE_SEGMENT.min(count.max(1));
+    let segments = count.div_ceil(seg);
+    let part = |s: usize| acc.sub(s * seg, seg.min(count - s * seg));
+    let scratch = b.tmp(seg);
+    let incoming = |s: usize| scratch.block(0, part(s).count);
+    let h = Hosts::new(rank, size, num_core);
+    b.copy(input, acc);
+    for step in 0..segments + 3 {
+        if step < segments {
+            h.reduce_on_host(b, part(step), incoming(step), commutative);
+        }
+        if h.is_leader() {
+            if let Some(s) = step.checked_sub(1).filter(|&s| s < segments) {
+                h.reduce_among_leaders(b, part(s), incoming(s), commutative);
+            }
+            if let Some(s) = step.checked_sub(2).filter(|&s| s < segments) {
+                h.bcast_among_leaders(b, part(s));
+            }
+        }
+        if let Some(s) = step.checked_sub(3) {
+            h.bcast_on_host(b, part(s));
+        }
+    }
 }

@@ -333,6 +333,8 @@ algorithm_enum! {
         RecursiveK => "recursive_k": "recursive multiplying: groups of up to k ranks fold onto a power of k, then log_k steps exchanging with k-1 peers (k: smpi/coll-radix)",
         /// SimGrid's two-level binomial allreduce for SMP clusters.
         SmpBinomial => "smp_binomial": "binomial reduce within each host, binomial reduce then bcast among the hosts' first ranks, binomial bcast within each host",
+        /// `smp_binomial` in a pipeline of 4096-element segments.
+        SmpBinomialPipeline => "smp_binomial_pipeline": "smp_binomial's four phases pipelined over segments of 4096 elements",
     }
 }
 
@@ -341,7 +343,10 @@ impl AllreduceAlgorithm {
     /// SMP-aware algorithms and selectors): build it with
     /// [`allreduce_smp`](crate::allreduce_smp).
     pub fn needs_placement(self) -> bool {
-        matches!(self, AllreduceAlgorithm::SmpBinomial)
+        matches!(
+            self,
+            AllreduceAlgorithm::SmpBinomial | AllreduceAlgorithm::SmpBinomialPipeline
+        )
     }
 }
 

@@ -627,6 +627,9 @@ const SIMGRID_SMP_ALLREDUCE: &[(&str, &str, &str, f64)] = &[
     ("16", "smp_binomial", "8", 0.001453056),
     ("16", "smp_binomial", "1048576", 0.012178620),
     ("14", "smp_binomial", "1048576", 0.012057462),
+    ("16", "smp_binomial_pipeline", "8", 0.001453056),
+    ("16", "smp_binomial_pipeline", "1048576", 0.036938868),
+    ("14", "smp_binomial_pipeline", "1048576", 0.032496544),
 ];
 
 #[test]

@@ -777,6 +777,56 @@ fn allreduce_all_algorithms() {
     );
 }
 
+/// `smp_binomial_pipeline` cuts the vector into 4096-element segments:
+/// several of them, the last one short or not, on every placement.
+#[test]
+fn allreduce_smp_binomial_pipeline_over_several_segments() {
+    let alg = AllreduceAlgorithm::SmpBinomialPipeline;
+    for size in [1, 5, 12, 16] {
+        for (placement, nodes) in placements(size).iter().enumerate() {
+            for count in [3 * 4096, 2 * 4096 + 5] {
+                for (commutative, in_place) in [(false, false), (true, true)] {
+                    let what = format!(
+                        "{alg}, {size} ranks (placement {placement}), {count} elements, \
+                         commutative {commutative}, in place {in_place}"
+                    );
+                    let mems = run_all(
+                        size,
+                        |r| {
+                            let smp = Smp {
+                                nodes,
+                                mv2: Mv2Allreduce::default(),
+                                intra_reduce: ReduceAlgorithm::Default,
+                                intra_bcast: BcastAlgorithm::Default,
+                            };
+                            let reduction = Reduction {
+                                count,
+                                commutative,
+                                in_place,
+                            };
+                            let at = Position { rank: r, size };
+                            let s =
+                                allreduce_smp(alg, at, reduction, Tuning::default(), &smp).unwrap();
+                            check_shape(&s, size);
+                            s
+                        },
+                        |r| {
+                            if in_place {
+                                Mem::new(vec![], contrib(r, count))
+                            } else {
+                                Mem::new(contrib(r, count), unset(count))
+                            }
+                        },
+                    );
+                    for (j, e) in mems.iter().flat_map(|m| m.recv.iter().enumerate()) {
+                        assert_folded_once(e, j, size, commutative, &what);
+                    }
+                }
+            }
+        }
+    }
+}
+
 // ----------------------------------------------------- gather and scatter
 
 #[test]
