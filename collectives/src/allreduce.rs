@@ -85,9 +85,9 @@ pub fn allreduce_with(
         AllreduceAlgorithm::Lr => reduce_bcast(&mut b, rank, size, input, acc, commutative),
         AllreduceAlgorithm::RabRdb => rabenseifner(&mut b, rank, size, input, acc, commutative),
         AllreduceAlgorithm::RecursiveK => recursive_k(&mut b, rank, size, input, acc, radix),
-        AllreduceAlgorithm::SmpBinomial | AllreduceAlgorithm::SmpBinomialPipeline => {
-            unreachable!("refused above: it needs the placement")
-        }
+        AllreduceAlgorithm::SmpBinomial
+        | AllreduceAlgorithm::SmpBinomialPipeline
+        | AllreduceAlgorithm::SmpRdb => unreachable!("refused above: it needs the placement"),
     }
     Ok(b.finish())
 }
@@ -131,6 +131,9 @@ pub fn allreduce_smp(
         }
         AllreduceAlgorithm::SmpBinomialPipeline => {
             smp::smp_binomial_pipeline(&mut b, rank, size, num_core, input, acc, commutative)
+        }
+        AllreduceAlgorithm::SmpRdb => {
+            smp::smp_rdb(&mut b, rank, size, num_core, input, acc, commutative)?
         }
         _ => unreachable!("{alg} is not an SMP-aware algorithm"),
     }

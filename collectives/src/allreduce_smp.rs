@@ -17,8 +17,12 @@
 //!
 //! [`Nodes::num_core`]: crate::smp::Nodes::num_core
 
+use crate::allreduce::allreduce_with;
+use crate::error::CollError;
+use crate::params::{Position, Reduction, Tuning};
 use crate::reduce::combine;
-use crate::schedule::{recv, send, Block, Builder};
+use crate::registry::AllreduceAlgorithm;
+use crate::schedule::{recv, send, Block, Buf, Builder};
 
 /// SimGrid's segment of `smp_binomial_pipeline`, in elements
 /// (`allreduce_smp_binomial_pipeline_segment_size`, which nothing sets).
@@ -56,6 +60,11 @@ impl Hosts {
     /// other hosts.
     fn is_leader(&self) -> bool {
         self.intra == 0
+    }
+
+    /// The first rank of each host, in host order.
+    fn leaders(&self) -> Vec<usize> {
+        (0..self.hosts).map(|i| i * self.num_core).collect()
     }
 
     /// Binomial reduce of `acc` towards the host's first rank, `incoming`
@@ -170,6 +179,40 @@ fn binomial_bcast(
     }
 }
 
+/// Appends the allreduce `alg` (any algorithm that does not need the
+/// placement) of `input` into `acc` among `peers`, the caller being
+/// `peers[me]`; in place when `input == acc`. Where a phase of SimGrid's
+/// algorithm is one of the plain allreduces run on some of the ranks (the
+/// leaders), this builds it with that algorithm's own code.
+fn allreduce_among(
+    b: &mut Builder,
+    alg: AllreduceAlgorithm,
+    me: usize,
+    peers: &[usize],
+    input: Block,
+    acc: Block,
+    commutative: bool,
+) -> Result<(), CollError> {
+    let sub = allreduce_with(
+        alg,
+        Position {
+            rank: me,
+            size: peers.len(),
+        },
+        Reduction {
+            count: acc.count,
+            commutative,
+            in_place: input == acc,
+        },
+        Tuning::default(),
+    )?;
+    b.splice(sub, peers, |blk| match blk.buf {
+        Buf::Send => input.sub(blk.offset, blk.count),
+        _ => acc.sub(blk.offset, blk.count),
+    });
+    Ok(())
+}
+
 /// SimGrid's `smp_binomial`: a binomial reduce within each host, a
 /// binomial reduce among the hosts' first ranks, a binomial bcast among
 /// them, and a binomial bcast within each host, every step one blocking
@@ -239,4 +282,30 @@ pub(crate) fn smp_binomial_pipeline(
             h.bcast_on_host(b, part(s));
         }
     }
+}
+
+/// SimGrid's `smp_rdb`: a binomial reduce within each host, `rdb`
+/// (recursive doubling, folded onto a power of two) among the leaders,
+/// and a binomial bcast within each host.
+pub(crate) fn smp_rdb(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    num_core: usize,
+    input: Block,
+    acc: Block,
+    commutative: bool,
+) -> Result<(), CollError> {
+    let count = acc.count;
+    let incoming = b.tmp(count).block(0, count);
+    let h = Hosts::new(rank, size, num_core);
+    b.copy(input, acc);
+    h.reduce_on_host(b, acc, incoming, commutative);
+    if h.is_leader() {
+        let leaders = h.leaders();
+        let rdb = AllreduceAlgorithm::Rdb;
+        allreduce_among(b, rdb, h.inter, &leaders, acc, acc, commutative)?;
+    }
+    h.bcast_on_host(b, acc);
+    Ok(())
 }

@@ -335,6 +335,8 @@ algorithm_enum! {
         SmpBinomial => "smp_binomial": "binomial reduce within each host, binomial reduce then bcast among the hosts' first ranks, binomial bcast within each host",
         /// `smp_binomial` in a pipeline of 4096-element segments.
         SmpBinomialPipeline => "smp_binomial_pipeline": "smp_binomial's four phases pipelined over segments of 4096 elements",
+        /// SimGrid's two-level allreduce with recursive doubling among hosts.
+        SmpRdb => "smp_rdb": "binomial reduce within each host, rdb among the hosts' first ranks, binomial bcast within each host",
     }
 }
 
@@ -345,7 +347,9 @@ impl AllreduceAlgorithm {
     pub fn needs_placement(self) -> bool {
         matches!(
             self,
-            AllreduceAlgorithm::SmpBinomial | AllreduceAlgorithm::SmpBinomialPipeline
+            AllreduceAlgorithm::SmpBinomial
+                | AllreduceAlgorithm::SmpBinomialPipeline
+                | AllreduceAlgorithm::SmpRdb
         )
     }
 }

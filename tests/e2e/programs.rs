@@ -630,6 +630,9 @@ const SIMGRID_SMP_ALLREDUCE: &[(&str, &str, &str, f64)] = &[
     ("16", "smp_binomial_pipeline", "8", 0.001453056),
     ("16", "smp_binomial_pipeline", "1048576", 0.036938868),
     ("14", "smp_binomial_pipeline", "1048576", 0.032496544),
+    ("16", "smp_rdb", "8", 0.001372458),
+    ("16", "smp_rdb", "1048576", 0.010018532),
+    ("14", "smp_rdb", "1048576", 0.011537198),
 ];
 
 #[test]
