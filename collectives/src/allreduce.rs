@@ -87,7 +87,9 @@ pub fn allreduce_with(
         AllreduceAlgorithm::RecursiveK => recursive_k(&mut b, rank, size, input, acc, radix),
         AllreduceAlgorithm::SmpBinomial
         | AllreduceAlgorithm::SmpBinomialPipeline
-        | AllreduceAlgorithm::SmpRdb => unreachable!("refused above: it needs the placement"),
+        | AllreduceAlgorithm::SmpRdb
+        | AllreduceAlgorithm::SmpRsag
+        | AllreduceAlgorithm::SmpRsagLr => unreachable!("refused above: it needs the placement"),
     }
     Ok(b.finish())
 }
@@ -134,6 +136,9 @@ pub fn allreduce_smp(
         }
         AllreduceAlgorithm::SmpRdb => {
             smp::smp_rdb(&mut b, rank, size, num_core, input, acc, commutative)?
+        }
+        AllreduceAlgorithm::SmpRsag | AllreduceAlgorithm::SmpRsagLr => {
+            smp::smp_rsag(&mut b, rank, size, num_core, input, acc, commutative)?
         }
         _ => unreachable!("{alg} is not an SMP-aware algorithm"),
     }

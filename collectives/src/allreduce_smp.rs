@@ -7,9 +7,12 @@
 //!
 //! They all reduce within each host first (binomial tree towards the
 //! host's first rank), run an allreduce among the hosts' first ranks (the
-//! leaders), and broadcast within each host (binomial tree). Every phase
-//! keeps rank order, so non-commutative operations get
-//! `x_0 op ... op x_{p-1}` too.
+//! leaders), and broadcast within each host (binomial tree). The binomial
+//! phases keep rank order, and so do the leaders' phases of `smp_binomial`,
+//! `smp_binomial_pipeline` and `smp_rdb`, so
+//! non-commutative operations get `x_0 op ... op x_{p-1}`; the ring of
+//! `smp_rsag` and `smp_rsag_lr` cannot, so they run the default algorithm
+//! for them.
 //!
 //! Every step is a blocking send or receive, or a send and a receive to
 //! the same peer posted together (SimGrid's `Request::sendrecv`), so each
@@ -22,7 +25,7 @@ use crate::error::CollError;
 use crate::params::{Position, Reduction, Tuning};
 use crate::reduce::combine;
 use crate::registry::AllreduceAlgorithm;
-use crate::schedule::{recv, send, Block, Buf, Builder};
+use crate::schedule::{recv, send, Block, Buf, Builder, Local};
 
 /// SimGrid's segment of `smp_binomial_pipeline`, in elements
 /// (`allreduce_smp_binomial_pipeline_segment_size`, which nothing sets).
@@ -305,6 +308,73 @@ pub(crate) fn smp_rdb(
         let leaders = h.leaders();
         let rdb = AllreduceAlgorithm::Rdb;
         allreduce_among(b, rdb, h.inter, &leaders, acc, acc, commutative)?;
+    }
+    h.bcast_on_host(b, acc);
+    Ok(())
+}
+
+/// SimGrid's `smp_rsag` and `smp_rsag_lr`: a binomial reduce within each
+/// host, a ring reduce-scatter then a ring allgather among the leaders
+/// (each step sends to the next leader and receives from the previous
+/// one), and a binomial bcast within each host.
+///
+/// The ring's blocks are `count / hosts` elements each, and the last one
+/// also holds the remaining `count % hosts`: that is `smp_rsag_lr`, while
+/// `smp_rsag` leaves those elements unreduced, and both reduce some
+/// elements several times or not at all with fewer elements than hosts
+/// (`smp_rsag` sends empty blocks, `smp_rsag_lr` the whole vector as every
+/// block). So the two match SimGrid wherever SimGrid's result is right.
+///
+/// A ring cannot keep rank order: non-commutative operations run the
+/// default algorithm (as `lr` does).
+pub(crate) fn smp_rsag(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    num_core: usize,
+    input: Block,
+    acc: Block,
+    commutative: bool,
+) -> Result<(), CollError> {
+    if !commutative {
+        let all: Vec<usize> = (0..size).collect();
+        let default = AllreduceAlgorithm::Default;
+        return allreduce_among(b, default, rank, &all, input, acc, commutative);
+    }
+    let count = acc.count;
+    let incoming = b.tmp(count).block(0, count);
+    let h = Hosts::new(rank, size, num_core);
+    b.copy(input, acc);
+    h.reduce_on_host(b, acc, incoming, commutative);
+    if h.is_leader() && h.hosts > 1 {
+        let (n, me) = (h.hosts, h.inter);
+        let leaders = h.leaders();
+        let (to, from) = (leaders[(me + 1) % n], leaders[(me + n - 1) % n]);
+        let each = count / n;
+        let block = |i: usize| {
+            let i = i % n;
+            let len = if i == n - 1 { count - i * each } else { each };
+            acc.sub(i * each, len)
+        };
+        // Step i sends the block the previous step reduced (at first block
+        // me - 1, with only this host's contribution) and reduces the one
+        // coming in.
+        for i in 0..n - 1 {
+            let (out, into) = (block(me + 2 * n - 1 - i), block(me + 2 * n - 2 - i));
+            let got = incoming.sub(0, into.count);
+            b.round(
+                vec![send(to, out), recv(from, got)],
+                vec![Local::Reduce {
+                    input: got,
+                    inout: into,
+                }],
+            );
+        }
+        // Leader me now holds block me reduced; pass the blocks round.
+        for i in 0..n - 1 {
+            let (out, into) = (block(me + n - i), block(me + 2 * n - 1 - i));
+            b.round(vec![send(to, out), recv(from, into)], vec![]);
+        }
     }
     h.bcast_on_host(b, acc);
     Ok(())

@@ -337,6 +337,10 @@ algorithm_enum! {
         SmpBinomialPipeline => "smp_binomial_pipeline": "smp_binomial's four phases pipelined over segments of 4096 elements",
         /// SimGrid's two-level allreduce with recursive doubling among hosts.
         SmpRdb => "smp_rdb": "binomial reduce within each host, rdb among the hosts' first ranks, binomial bcast within each host",
+        /// SimGrid's two-level allreduce with a ring among hosts.
+        SmpRsag => "smp_rsag": "binomial reduce within each host, ring reduce-scatter then ring allgather among the hosts' first ranks, binomial bcast within each host (non-commutative ops: the default)",
+        /// `smp_rsag` whose last block takes the remainder.
+        SmpRsagLr => "smp_rsag_lr": "smp_rsag, the ring's last block taking the elements left over by the split (non-commutative ops: the default)",
     }
 }
 
@@ -350,6 +354,8 @@ impl AllreduceAlgorithm {
             AllreduceAlgorithm::SmpBinomial
                 | AllreduceAlgorithm::SmpBinomialPipeline
                 | AllreduceAlgorithm::SmpRdb
+                | AllreduceAlgorithm::SmpRsag
+                | AllreduceAlgorithm::SmpRsagLr
         )
     }
 }
