@@ -89,7 +89,8 @@ pub fn allreduce_with(
         | AllreduceAlgorithm::SmpBinomialPipeline
         | AllreduceAlgorithm::SmpRdb
         | AllreduceAlgorithm::SmpRsag
-        | AllreduceAlgorithm::SmpRsagLr => unreachable!("refused above: it needs the placement"),
+        | AllreduceAlgorithm::SmpRsagLr
+        | AllreduceAlgorithm::SmpRsagRab => unreachable!("refused above: it needs the placement"),
     }
     Ok(b.finish())
 }
@@ -139,6 +140,9 @@ pub fn allreduce_smp(
         }
         AllreduceAlgorithm::SmpRsag | AllreduceAlgorithm::SmpRsagLr => {
             smp::smp_rsag(&mut b, rank, size, num_core, input, acc, commutative)?
+        }
+        AllreduceAlgorithm::SmpRsagRab => {
+            smp::smp_rsag_rab(&mut b, rank, size, num_core, input, acc, commutative)?
         }
         _ => unreachable!("{alg} is not an SMP-aware algorithm"),
     }

@@ -9,7 +9,7 @@
 //! host's first rank), run an allreduce among the hosts' first ranks (the
 //! leaders), and broadcast within each host (binomial tree). The binomial
 //! phases keep rank order, and so do the leaders' phases of `smp_binomial`,
-//! `smp_binomial_pipeline` and `smp_rdb`, so
+//! `smp_binomial_pipeline`, `smp_rdb` and `smp_rsag_rab`, so
 //! non-commutative operations get `x_0 op ... op x_{p-1}`; the ring of
 //! `smp_rsag` and `smp_rsag_lr` cannot, so they run the default algorithm
 //! for them.
@@ -375,6 +375,46 @@ pub(crate) fn smp_rsag(
             let (out, into) = (block(me + n - i), block(me + 2 * n - 1 - i));
             b.round(vec![send(to, out), recv(from, into)], vec![]);
         }
+    }
+    h.bcast_on_host(b, acc);
+    Ok(())
+}
+
+/// SimGrid's `smp_rsag_rab`, which refuses communicators whose size is not
+/// a power of two (then so is the number of hosts): a binomial reduce
+/// within each host, Rabenseifner's reduce-scatter by recursive halving
+/// then allgather by recursive doubling among the leaders (`rab_rdb` on a
+/// power of two), and a binomial bcast within each host.
+///
+/// SimGrid halves the element count at each step, and doubles it back
+/// from `count / (2 * hosts)` rounded down: its blocks are right when
+/// `count` is a multiple of `2 * hosts`, some elements are unreduced or
+/// lost otherwise. `rab_rdb`'s blocks are the same then, and spread the
+/// remainder otherwise.
+pub(crate) fn smp_rsag_rab(
+    b: &mut Builder,
+    rank: usize,
+    size: usize,
+    num_core: usize,
+    input: Block,
+    acc: Block,
+    commutative: bool,
+) -> Result<(), CollError> {
+    if !size.is_power_of_two() {
+        return Err(CollError::NeedsPowerOfTwo {
+            algorithm: "smp_rsag_rab",
+            size,
+        });
+    }
+    let count = acc.count;
+    let incoming = b.tmp(count).block(0, count);
+    let h = Hosts::new(rank, size, num_core);
+    b.copy(input, acc);
+    h.reduce_on_host(b, acc, incoming, commutative);
+    if h.is_leader() {
+        let leaders = h.leaders();
+        let rab = AllreduceAlgorithm::RabRdb;
+        allreduce_among(b, rab, h.inter, &leaders, acc, acc, commutative)?;
     }
     h.bcast_on_host(b, acc);
     Ok(())

@@ -341,6 +341,8 @@ algorithm_enum! {
         SmpRsag => "smp_rsag": "binomial reduce within each host, ring reduce-scatter then ring allgather among the hosts' first ranks, binomial bcast within each host (non-commutative ops: the default)",
         /// `smp_rsag` whose last block takes the remainder.
         SmpRsagLr => "smp_rsag_lr": "smp_rsag, the ring's last block taking the elements left over by the split (non-commutative ops: the default)",
+        /// SimGrid's two-level allreduce with Rabenseifner's among hosts.
+        SmpRsagRab => "smp_rsag_rab": "binomial reduce within each host, reduce-scatter by recursive halving then allgather by recursive doubling among the hosts' first ranks, binomial bcast within each host (power-of-two sizes only)",
     }
 }
 
@@ -356,6 +358,7 @@ impl AllreduceAlgorithm {
                 | AllreduceAlgorithm::SmpRdb
                 | AllreduceAlgorithm::SmpRsag
                 | AllreduceAlgorithm::SmpRsagLr
+                | AllreduceAlgorithm::SmpRsagRab
         )
     }
 }

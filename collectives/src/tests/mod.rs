@@ -699,6 +699,25 @@ fn allreduce_all_algorithms() {
             .flat_map(|r| placed.clone().map(move |p| (r, p)))
         {
             for size in sizes() {
+                if alg == AllreduceAlgorithm::SmpRsagRab && !size.is_power_of_two() {
+                    let smp = Smp {
+                        nodes: &placements(size)[placement],
+                        mv2: Mv2Allreduce::default(),
+                        intra_reduce: ReduceAlgorithm::Default,
+                        intra_bcast: BcastAlgorithm::Default,
+                    };
+                    let reduction = Reduction {
+                        count: 1,
+                        commutative: true,
+                        in_place: false,
+                    };
+                    let at = Position { rank: 0, size };
+                    assert!(matches!(
+                        allreduce_smp(alg, at, reduction, Tuning::default(), &smp),
+                        Err(CollError::NeedsPowerOfTwo { .. })
+                    ));
+                    continue;
+                }
                 // Around the number of ranks: lr and rab_rdb split by it;
                 // with 512 KiB elements, ompi_ring_segmented makes segments
                 // of 2 and up to 3 phases of them.
