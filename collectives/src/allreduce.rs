@@ -92,6 +92,11 @@ pub fn allreduce_with(
         AllreduceAlgorithm::Mvapich2Rs => mvapich2_rs(&mut b, rank, size, input, acc, commutative),
         AllreduceAlgorithm::Rab => rab(&mut b, rank, size, input, acc, commutative),
         AllreduceAlgorithm::SmpBinomial
+        | AllreduceAlgorithm::SmpBinomialPipeline
+        | AllreduceAlgorithm::SmpRdb
+        | AllreduceAlgorithm::SmpRsag
+        | AllreduceAlgorithm::SmpRsagLr
+        | AllreduceAlgorithm::SmpRsagRab
         | AllreduceAlgorithm::Mvapich2TwoLevel
         | AllreduceAlgorithm::Impi => unreachable!("refused above: it needs the placement"),
         // The engine resolves them (the mvapich2 selector sets its state,
@@ -139,6 +144,18 @@ pub fn allreduce_smp(
     match alg {
         AllreduceAlgorithm::SmpBinomial => {
             smp::smp_binomial(&mut b, rank, size, num_core, input, acc, commutative)
+        }
+        AllreduceAlgorithm::SmpBinomialPipeline => {
+            smp::smp_binomial_pipeline(&mut b, rank, size, num_core, input, acc, commutative)
+        }
+        AllreduceAlgorithm::SmpRdb => {
+            smp::smp_rdb(&mut b, rank, size, num_core, input, acc, commutative)?
+        }
+        AllreduceAlgorithm::SmpRsag | AllreduceAlgorithm::SmpRsagLr => {
+            smp::smp_rsag(&mut b, rank, size, num_core, input, acc, commutative)?
+        }
+        AllreduceAlgorithm::SmpRsagRab => {
+            smp::smp_rsag_rab(&mut b, rank, size, num_core, input, acc, commutative)?
         }
         AllreduceAlgorithm::Mvapich2TwoLevel => two_level(&mut b, at, reduction, tuning, smp)?,
         AllreduceAlgorithm::Impi => {

@@ -341,6 +341,16 @@ algorithm_enum! {
         RecursiveK => "recursive_k": "recursive multiplying: groups of up to k ranks fold onto a power of k, then log_k steps exchanging with k-1 peers (k: smpi/coll-radix)",
         /// SimGrid's two-level binomial allreduce for SMP clusters.
         SmpBinomial => "smp_binomial": "binomial reduce within each host, binomial reduce then bcast among the hosts' first ranks, binomial bcast within each host",
+        /// `smp_binomial` in a pipeline of 4096-element segments.
+        SmpBinomialPipeline => "smp_binomial_pipeline": "smp_binomial's four phases pipelined over segments of 4096 elements",
+        /// SimGrid's two-level allreduce with recursive doubling among hosts.
+        SmpRdb => "smp_rdb": "binomial reduce within each host, rdb among the hosts' first ranks, binomial bcast within each host",
+        /// SimGrid's two-level allreduce with a ring among hosts.
+        SmpRsag => "smp_rsag": "binomial reduce within each host, ring reduce-scatter then ring allgather among the hosts' first ranks, binomial bcast within each host (non-commutative ops: the default)",
+        /// `smp_rsag` whose last block takes the remainder.
+        SmpRsagLr => "smp_rsag_lr": "smp_rsag, the ring's last block taking the elements left over by the split (non-commutative ops: the default)",
+        /// SimGrid's two-level allreduce with Rabenseifner's among hosts.
+        SmpRsagRab => "smp_rsag_rab": "binomial reduce within each host, reduce-scatter by recursive halving then allgather by recursive doubling among the hosts' first ranks, binomial bcast within each host (power-of-two sizes only)",
         /// MVAPICH2's two-level allreduce, as SimGrid runs it.
         Mvapich2TwoLevel => "mvapich2_two_level": "reduce to each host's first rank, allreduce among them (rdb, or mvapich2_rs as the mvapich2 selector last chose), bcast within each host (non-commutative ops: rdb)",
         /// SimGrid's `mvapich2` selector, for allreduce alone.
@@ -358,7 +368,17 @@ impl AllreduceAlgorithm {
     /// [`allreduce_smp`](crate::allreduce_smp).
     pub fn needs_placement(self) -> bool {
         use AllreduceAlgorithm as A;
-        matches!(self, A::SmpBinomial | A::Mvapich2TwoLevel | A::Impi)
+        matches!(
+            self,
+            A::SmpBinomial
+                | A::SmpBinomialPipeline
+                | A::SmpRdb
+                | A::SmpRsag
+                | A::SmpRsagLr
+                | A::SmpRsagRab
+                | A::Mvapich2TwoLevel
+                | A::Impi
+        )
     }
 }
 

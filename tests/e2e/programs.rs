@@ -661,11 +661,30 @@ fn allreduce_algorithms_match_simgrid_on_a_fat_tree() {
 /// 2;8,8;1,2;1,1 cluster, so that 16 ranks fill 4 hosts and 14 leave the
 /// last one short (then SimGrid takes one rank per host). Each time
 /// includes SimGrid's placement exchange before the first such algorithm.
+/// Sizes where SimGrid's result is right: smp_rsag leaves `count % hosts`
+/// elements unreduced (14 ranks: 131068 doubles, a multiple of 14 hosts),
+/// smp_rsag and smp_rsag_lr need an element per host, smp_rsag_rab a
+/// multiple of twice the hosts and a power-of-two size (8 ranks: 2 hosts).
 /// (ranks, algorithm, bytes, seconds).
 const SIMGRID_SMP_ALLREDUCE: &[(&str, &str, &str, f64)] = &[
     ("16", "smp_binomial", "8", 0.001453056),
     ("16", "smp_binomial", "1048576", 0.012178620),
     ("14", "smp_binomial", "1048576", 0.012057462),
+    ("16", "smp_binomial_pipeline", "8", 0.001453056),
+    ("16", "smp_binomial_pipeline", "1048576", 0.036938868),
+    ("14", "smp_binomial_pipeline", "1048576", 0.032496544),
+    ("16", "smp_rdb", "8", 0.001372458),
+    ("16", "smp_rdb", "1048576", 0.010018532),
+    ("14", "smp_rdb", "1048576", 0.011537198),
+    ("16", "smp_rsag", "64", 0.001534087),
+    ("16", "smp_rsag", "1048576", 0.010481910),
+    ("14", "smp_rsag", "1048544", 0.013979477),
+    ("16", "smp_rsag_lr", "64", 0.001534087),
+    ("16", "smp_rsag_lr", "1048576", 0.010481910),
+    ("14", "smp_rsag_lr", "1048576", 0.013979569),
+    ("16", "smp_rsag_rab", "64", 0.001453467),
+    ("16", "smp_rsag_rab", "1048576", 0.010016137),
+    ("8", "smp_rsag_rab", "1048576", 0.008637902),
     ("16", "mvapich2_two_level", "8", 0.001372578),
     ("14", "mvapich2_two_level", "8", 0.001251403),
     ("16", "mvapich2_two_level", "1048576", 0.013293464),
@@ -701,6 +720,28 @@ fn smp_allreduce_algorithms_match_simgrid_with_four_ranks_per_host() {
             format_args!("allreduce {alg} {bytes} B on {ranks}, 4 per host"),
         );
     }
+    // SimGrid throws when smp_rsag_rab runs on a size that is not a power
+    // of two; the run stops with the error.
+    let app = build("bench/c/collective.c");
+    let o = run(&[
+        "-np",
+        "14",
+        "-platform",
+        platform.to_str().unwrap(),
+        "-hostfile",
+        hostfile.to_str().unwrap(),
+        NO_COMPUTE,
+        "--cfg=smpi/allreduce:smp_rsag_rab",
+        app.to_str().unwrap(),
+        "allreduce",
+        "8",
+    ]);
+    assert!(!o.status.success(), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("smp_rsag_rab needs a power-of-two communicator size"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 /// SimGrid 3.32's times for one alltoall of 64 B blocks on 8 ranks of the

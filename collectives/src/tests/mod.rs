@@ -705,20 +705,27 @@ fn allreduce_all_algorithms() {
             .flat_map(|r| placed.clone().map(move |p| (r, p)))
         {
             for size in sizes() {
-                if alg == AllreduceAlgorithm::Rab1 && !size.is_power_of_two() {
+                let powers_only = matches!(
+                    alg,
+                    AllreduceAlgorithm::Rab1 | AllreduceAlgorithm::SmpRsagRab
+                );
+                if powers_only && !size.is_power_of_two() {
+                    let smp = Smp {
+                        nodes: &placements(size)[placement],
+                        mv2: Mv2Allreduce::default(),
+                        intra_reduce: ReduceAlgorithm::Default,
+                        intra_bcast: BcastAlgorithm::Default,
+                    };
                     let reduction = Reduction {
                         count: size,
                         commutative: true,
                         in_place: false,
                     };
                     let at = Position { rank: 0, size };
-                    assert_eq!(
-                        allreduce_with(alg, at, reduction, Tuning::default()),
-                        Err(CollError::NeedsPowerOfTwo {
-                            algorithm: "allreduce rab1",
-                            size
-                        })
-                    );
+                    assert!(matches!(
+                        allreduce_smp(alg, at, reduction, Tuning::default(), &smp),
+                        Err(CollError::NeedsPowerOfTwo { .. })
+                    ));
                     continue;
                 }
                 // Around the number of ranks: lr, rab_rdb, rab1 and rab2
@@ -957,6 +964,56 @@ fn allreduce_rab_family_messages_match_simgrid() {
         assert!(build(Mvapich2Rs, rank, 6, 0, true).is_empty());
     }
     assert_eq!(build(Rab, 0, 1, 4, true), default(0, 1, 4, true));
+}
+
+/// `smp_binomial_pipeline` cuts the vector into 4096-element segments:
+/// several of them, the last one short or not, on every placement.
+#[test]
+fn allreduce_smp_binomial_pipeline_over_several_segments() {
+    let alg = AllreduceAlgorithm::SmpBinomialPipeline;
+    for size in [1, 5, 12, 16] {
+        for (placement, nodes) in placements(size).iter().enumerate() {
+            for count in [3 * 4096, 2 * 4096 + 5] {
+                for (commutative, in_place) in [(false, false), (true, true)] {
+                    let what = format!(
+                        "{alg}, {size} ranks (placement {placement}), {count} elements, \
+                         commutative {commutative}, in place {in_place}"
+                    );
+                    let mems = run_all(
+                        size,
+                        |r| {
+                            let smp = Smp {
+                                nodes,
+                                mv2: Mv2Allreduce::default(),
+                                intra_reduce: ReduceAlgorithm::Default,
+                                intra_bcast: BcastAlgorithm::Default,
+                            };
+                            let reduction = Reduction {
+                                count,
+                                commutative,
+                                in_place,
+                            };
+                            let at = Position { rank: r, size };
+                            let s =
+                                allreduce_smp(alg, at, reduction, Tuning::default(), &smp).unwrap();
+                            check_shape(&s, size);
+                            s
+                        },
+                        |r| {
+                            if in_place {
+                                Mem::new(vec![], contrib(r, count))
+                            } else {
+                                Mem::new(contrib(r, count), unset(count))
+                            }
+                        },
+                    );
+                    for (j, e) in mems.iter().flat_map(|m| m.recv.iter().enumerate()) {
+                        assert_folded_once(e, j, size, commutative, &what);
+                    }
+                }
+            }
+        }
+    }
 }
 
 // ----------------------------------------------------- gather and scatter

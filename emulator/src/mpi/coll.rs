@@ -95,7 +95,6 @@ pub struct Algorithms {
 #[rustfmt::skip]
 const SIMGRID_ONLY: &[(&str, &[&str])] = &[
     ("allgather", &["2dmesh", "3dmesh", "GB", "loosely_lr", "NTSLR", "NTSLR_NB", "pair", "rhv", "SMP_NTS", "smp_simple", "spreading_simple", "mvapich2_smp"]),
-    ("allreduce", &["smp_binomial_pipeline", "smp_rdb", "smp_rsag", "smp_rsag_lr", "smp_rsag_rab"]),
     ("alltoall", &["2dmesh", "3dmesh", "pair_rma", "pair_light_barrier", "pair_mpi_barrier", "pair_one_barrier", "rdb", "ring_light_barrier", "ring_mpi_barrier", "ring_one_barrier", "mvapich2_scatter_dest"]),
     ("alltoallv", &["bruck", "pair", "pair_light_barrier", "pair_mpi_barrier", "pair_one_barrier", "ring_light_barrier", "ring_mpi_barrier", "ring_one_barrier", "ompi_basic_linear"]),
     ("barrier", &["ompi_two_procs", "ompi_doublering", "mpich_smp", "mvapich2_pair"]),
