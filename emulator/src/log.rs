@@ -779,6 +779,20 @@ pub fn simgrid(
     time: f64,
     message: &str,
 ) {
+    simgrid_at(category, priority, source, time, None, message);
+}
+
+/// [`simgrid`] with the source location SimGrid's default layout shows
+/// for warnings and errors: where in SimGrid's sources the same line is
+/// printed, so that the line reads as SimGrid's does.
+pub fn simgrid_at(
+    category: SimGrid,
+    priority: Priority,
+    source: Source<'_>,
+    time: f64,
+    location: Option<Location<'_>>,
+    message: &str,
+) {
     if !enabled(category, priority) {
         return;
     }
@@ -787,7 +801,7 @@ pub fn simgrid(
         priority,
         source,
         time,
-        location: None,
+        location,
         function: None,
         message,
     });

@@ -1038,6 +1038,21 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             );
         }
     }
+    // SimGrid sets its collectives twice at start-up, saying so each time,
+    // around its host-speed reminder.
+    let switches = crate::mpi::coll::algorithm_switches(&cfg);
+    let say_switches = || {
+        for line in &switches {
+            log::simgrid(
+                SimGrid::SmpiColl,
+                Priority::Info,
+                Source::Maestro,
+                0.0,
+                line,
+            );
+        }
+    };
+    say_switches();
     let speed_guessed = (simulate || blas_models) && cfg.text("smpi/host-speed") == "auto";
     if speed_guessed && !opts.quiet {
         // SimGrid's words, which its users' expected outputs hold. Ours
@@ -1054,6 +1069,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
              #automatic-benchmarking-of-smpi-code for more information.",
         );
     }
+    say_switches();
     for line in &map_lines {
         log::simgrid(SimGrid::Smpi, Priority::Info, Source::Maestro, 0.0, line);
     }

@@ -14,8 +14,8 @@ use super::coll::{execute, Buffers, Reduction};
 use super::collective::AllreduceCall;
 use super::op::{Builtin, ReduceOp};
 use super::{datatype, MpiResult};
-use crate::log::{self, Priority, SimGrid};
-use crate::{actors, sim};
+use crate::log::{self, Priority};
+use crate::sim;
 
 /// SimGrid 3.32's allreduce algorithms in its order, `default` and
 /// `automatic` aside: what `automatic` times. `ompi` and `mpich` are
@@ -96,16 +96,11 @@ pub(super) fn allreduce(call: &AllreduceCall) -> MpiResult<()> {
             ))
         }
     };
-    sim::with(|s| {
-        let actor = actors::log_actor(s, s.core.current_actor());
-        log::simgrid(
-            SimGrid::SmpiColls,
-            Priority::Warning,
-            log::Source::Actor(actor),
-            s.core.now(),
-            &message,
-        );
-    });
+    let at = log::Location {
+        file: "./src/smpi/colls/smpi_automatic_selector.cpp",
+        line: 69,
+    };
+    super::coll::say(Priority::Warning, Some(at), &message);
     Ok(())
 }
 

@@ -11,7 +11,7 @@ use super::datatype::{self, Datatype};
 use super::op::{self, ReduceOp};
 use super::{class, is_complete, wait_for, CommView, Ctx, MpiError, MpiResult, ReqId, SendMode};
 use crate::config::{Config, Kind, OptionSpec, Options};
-use crate::sim;
+use crate::{actors, log, sim};
 
 /// The options that choose the collectives' algorithms.
 #[rustfmt::skip]
@@ -38,6 +38,28 @@ pub const OPTIONS: Options = &[
     OptionSpec { name: "smpi/scatter", kind: Kind::Text, default: "default", help: "algorithm of MPI_Scatter and its non-blocking form (smpirun -help-coll lists them)" },
     OptionSpec { name: "smpi/scatterv", kind: Kind::Text, default: "default", help: "algorithm of MPI_Scatterv and its non-blocking form (smpirun -help-coll lists them)" },
 ];
+
+/// A line of the running rank's in SimGrid's `smpi_colls` category: what
+/// SimGrid's collective algorithms say as they run (a fallback they take,
+/// `automatic`'s verdict), with where SimGrid's sources say it.
+pub fn say(priority: log::Priority, location: Option<log::Location<'_>>, message: &str) {
+    if !log::enabled(log::SimGrid::SmpiColls, priority) {
+        return;
+    }
+    sim::with(|s| {
+        let actor = actors::log_actor(s, s.core.current_actor());
+        let source = log::Source::Actor(actor);
+        let now = s.core.now();
+        log::simgrid_at(
+            log::SimGrid::SmpiColls,
+            priority,
+            source,
+            now,
+            location,
+            message,
+        );
+    });
+}
 
 /// The user buffers of one collective call.
 #[derive(Debug, Clone, Copy)]
@@ -107,6 +129,41 @@ const SIMGRID_ONLY: &[(&str, &[&str])] = &[
 
 /// SimGrid's selectors smpirun does not implement.
 const SIMGRID_ONLY_SELECTORS: &[&str] = &["mvapich2", "impi", "automatic"];
+
+/// SimGrid's "Switch to algorithm X for collective Y" lines: for each of
+/// the collectives SimGrid lets choose, in its order, the algorithm (or
+/// selector) that is not its default, as `smpi/<collective>` or else
+/// `smpi/coll-selector` names it. Names smpirun does not implement (see
+/// [`SIMGRID_ONLY`]) are left out: a warning says they have no effect.
+pub fn algorithm_switches(cfg: &Config) -> Vec<String> {
+    const SIMGRID_ORDER: [&str; 11] = [
+        "gather",
+        "allgather",
+        "allgatherv",
+        "allreduce",
+        "alltoall",
+        "alltoallv",
+        "reduce",
+        "reduce_scatter",
+        "scatter",
+        "bcast",
+        "barrier",
+    ];
+    let selector = cfg.text("smpi/coll-selector");
+    SIMGRID_ORDER
+        .iter()
+        .filter_map(|&collective| {
+            let named = cfg.text(&format!("smpi/{collective}"));
+            let name = if named == "default" { selector } else { named };
+            let implemented = algo::algorithm_names()
+                .iter()
+                .any(|(c, n)| c.name() == collective && *n == name)
+                || name.parse::<algo::Selector>().is_ok();
+            (name != "default" && implemented)
+                .then(|| format!("Switch to algorithm {name} for collective {collective}"))
+        })
+        .collect()
+}
 
 impl Algorithms {
     /// Reads `smpi/<collective>` from `cfg`; an unknown name is refused

@@ -977,6 +977,17 @@ impl AllreduceCall<'_> {
             }
             a => (a, false),
         };
+        // SimGrid's lr says when it hands a call to the default algorithm
+        // (the segmented ring runs lr below its segment size).
+        let lr = alg == A::Lr || (alg == A::OmpiRingSegmented && c.size() > 1);
+        if lr && n < c.size() {
+            super::coll::say(
+                crate::log::Priority::Info,
+                None,
+                "MPI_allreduce_lr: communication size smaller than number of process, use \
+                 default MPI_allreduce.",
+            );
+        }
         place |= alg.needs_placement();
         let nodes = place.then(|| super::smp::nodes(c));
         if let Some(nodes) = &nodes {
