@@ -22,7 +22,7 @@ pub const OPTIONS: Options = &[
     OptionSpec { name: "network/weight-S", kind: Kind::Float, default: "8775", help: "per-link term of a flow's sharing penalty (weight-S / bandwidth)" },
     OptionSpec { name: "precision/maxmin", kind: Kind::Float, default: "1e-5", help: "precision of the max-min solver's rates (alias maxmin/precision)" },
     OptionSpec { name: "precision/timing", kind: Kind::Float, default: "1e-9", help: "precision of simulated dates, in s" },
-    OptionSpec { name: "precision/work-amount", kind: Kind::Float, default: "1e-5", help: "remaining work below which an action is done" },
+    OptionSpec { name: "precision/work-amount", kind: Kind::Float, default: "0", help: "remaining work at or below which an action is done (0: as in SimGrid 3.32, an action ends when all its work is done)" },
     OptionSpec { name: "smpi/IB-penalty-factors", kind: Kind::Text, default: IbFactors::DEFAULT, help: "the IB network model's penalty factors Be;Bs;ys: per sender to a busy destination, per message of a busy source, and for a source's messages to a destination receiving more than 2" },
 ];
 
