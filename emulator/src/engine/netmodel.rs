@@ -32,9 +32,11 @@ const ENVELOPE_BYTES: f64 = 16.0;
 /// The flow parameters of one message.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Flow {
-    /// Work the fluid solver must do: bytes scaled by 1/bandwidth-factor,
-    /// so that the flow progresses at its max-min share times the factor.
+    /// Work the fluid solver must do: the bytes on the wire.
     pub amount: f64,
+    /// The bandwidth factor: the flow progresses at its max-min share
+    /// times this (SimGrid's action rate factor).
+    pub factor: f64,
     /// Sharing penalty: route latency + sum of weight-S / link bandwidth.
     pub penalty: f64,
     /// Rate bound: min link bandwidth and the TCP window bound.
@@ -197,7 +199,8 @@ impl NetModel {
         }
         let factor = self.bandwidth_factor.lookup(size);
         Flow {
-            amount: size / factor,
+            amount: size,
+            factor,
             penalty,
             bound: self.bound(min_bw, latency),
         }
@@ -263,7 +266,8 @@ mod tests {
         let m = NetModel::from_config(&Config::new(&[OPTIONS])).unwrap();
         let f = m.flow(1 << 20, &[(1.25e9, 10e-6)]);
         assert_eq!(f.bound, Some(1.25e9));
-        assert!((f.amount - ((1u64 << 20) as f64 + 16.0) / 0.940694).abs() < 1e-6);
+        assert_eq!(f.amount, (1u64 << 20) as f64 + 16.0);
+        assert_eq!(f.factor, 0.940694);
         assert!((f.penalty - (10e-6 + 8775.0 / 1.25e9)).abs() < 1e-15);
         assert_eq!(m.latency_factor(1 << 20), 11.6436);
         // 65456 + 16 bytes is exactly the boundary: the factor below it applies.
