@@ -558,6 +558,7 @@ fn solver_case(flows: usize, layout: Layout) -> (usize, f64) {
             amount,
             penalty: 2e-5 + 8775.0 / 1.25e9,
             bound: Some(1.25e9),
+            factor: 1.0,
             uses: &uses,
         })
     };

@@ -45,13 +45,14 @@
 //! # Time and completions
 //!
 //! Each action stores its amount, the progress made up to the date of its
-//! last rate change, that date, and its rate. Progress is only ever
-//! extended by `rate * elapsed` at a rate change, so remaining work costs
+//! last rate change, that date, its rate and its factor (work is done at
+//! `rate * factor`). Progress is only ever extended by
+//! `rate * factor * elapsed` at a rate change, so remaining work costs
 //! one rounding per rate change, whatever the number of events elsewhere;
 //! an action whose rate did not change keeps its completion date bit for
 //! bit. An action completes when its remaining work reaches
 //! [`Precision::work`]: its date is `updated + (amount - progress - work) /
-//! rate`, never earlier than the date it was computed at, so dates never go
+//! (rate * factor)`, never earlier than the date it was computed at, so dates never go
 //! backwards. [`System::advance`] completes every action whose date is
 //! within [`Precision::timing`] of the target, so near-simultaneous ends
 //! make one event.
@@ -134,6 +135,11 @@ pub struct ActionSpec<'a> {
     /// Maximum rate (`None`: unbounded). Zero is allowed: the action then
     /// never progresses.
     pub bound: Option<f64>,
+    /// Work done per unit of rate, finite and positive (SimGrid's action
+    /// rate factor): the action progresses at its solved rate times this,
+    /// and its end is dated `amount / (rate * factor)` after its rate is
+    /// set, in that arithmetic. 1 for plain actions.
+    pub factor: f64,
     /// Resources used, each with its consumption coefficient (the action
     /// consumes rate * coefficient of the capacity; finite, not negative;
     /// 0 means the use does not count). A shared resource listed twice
@@ -184,6 +190,8 @@ struct Action {
     /// Date of the last rate change.
     updated: f64,
     rate: f64,
+    /// The spec's factor: work is done at `rate * factor`.
+    factor: f64,
     /// Whether `rate` was set by a solve (a new action waits for one).
     rated: bool,
     penalty: f64,
@@ -203,7 +211,7 @@ impl Action {
     /// Work done by date `t` (not before `updated`).
     fn progress_at(&self, t: f64) -> f64 {
         if t > self.updated {
-            self.progress + self.rate * (t - self.updated)
+            self.progress + self.rate * self.factor * (t - self.updated)
         } else {
             self.progress
         }
@@ -312,6 +320,11 @@ impl System {
             "fluidnet: an action's penalty must be finite and positive, got {}",
             spec.penalty
         );
+        assert!(
+            spec.factor.is_finite() && spec.factor > 0.0,
+            "fluidnet: an action's factor must be finite and positive, got {}",
+            spec.factor
+        );
         let own = checked_bound(spec.bound);
         let mut pipe = f64::INFINITY;
         let instant = spec.amount <= self.precision.work;
@@ -389,6 +402,7 @@ impl System {
             progress: 0.0,
             updated: self.now,
             rate,
+            factor: spec.factor,
             rated,
             penalty: spec.penalty,
             bound,
@@ -511,8 +525,9 @@ impl System {
         self.now = to;
     }
 
-    /// The action's current rate (0 once it is gone; infinite for an
-    /// unbounded action that uses no resource). Solves what changed first.
+    /// The action's current rate, as solved (work is done at this times
+    /// its factor; 0 once it is gone; infinite for an unbounded action
+    /// that uses no resource). Solves what changed first.
     pub fn rate(&mut self, id: ActionId) -> f64 {
         self.solve();
         self.get(id).map_or(0.0, |a| a.rate)
@@ -602,7 +617,7 @@ impl System {
             a.updated
         } else if a.rate > 0.0 {
             // Never before the date it is computed at.
-            (a.updated + left / a.rate).max(a.updated)
+            (a.updated + left / (a.rate * a.factor)).max(a.updated)
         } else {
             f64::INFINITY
         };

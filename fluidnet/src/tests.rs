@@ -14,6 +14,7 @@ fn flow(amount: f64, uses: &[(ResourceId, f64)]) -> ActionSpec<'_> {
         amount,
         penalty: 1.0,
         bound: None,
+        factor: 1.0,
         uses,
     }
 }
@@ -74,6 +75,7 @@ fn a_bound_below_the_fair_share_fixes_first() {
         amount: 1.0,
         penalty: 1.0,
         bound: Some(10.0),
+        factor: 1.0,
         uses: &[(l, 1.0)],
     });
     let x = s.start(&flow(1.0, &[(l, 1.0)]));
@@ -88,6 +90,7 @@ fn a_bound_below_the_fair_share_fixes_first() {
         amount: 1.0,
         penalty: 1.0,
         bound: Some(50.0),
+        factor: 1.0,
         uses: &[(l, 1.0)],
     });
     let z = s.start(&flow(1.0, &[(l, 1.0)]));
@@ -127,6 +130,7 @@ fn penalty_two_gets_half_the_rate_of_penalty_one() {
         amount: 1.0,
         penalty: 2.0,
         bound: None,
+        factor: 1.0,
         uses: &[(l, 1.0)],
     });
     // Level 90 / (1/1 + 1/2) = 60.
@@ -178,6 +182,7 @@ fn actions_without_resources_run_at_their_bound_or_at_once() {
         amount: 100.0,
         penalty: 1.0,
         bound: Some(20.0),
+        factor: 1.0,
         uses: &[],
     });
     let free = s.start(&flow(100.0, &[]));
@@ -255,6 +260,7 @@ fn a_resource_left_with_almost_nothing_counts_as_saturated() {
         amount: 1e9,
         penalty: 1.0,
         bound: Some(100.0 - 1e-4),
+        factor: 1.0,
         uses: &[(l, 1.0)],
     });
     // The greedy bound fixes first (its level, 99.9999, is below the
@@ -264,6 +270,7 @@ fn a_resource_left_with_almost_nothing_counts_as_saturated() {
         amount: 1.0,
         penalty: 1e7,
         bound: None,
+        factor: 1.0,
         uses: &[(l, 1.0)],
     });
     assert_eq!(s.rate(greedy), 100.0 - 1e-4);
@@ -336,6 +343,7 @@ fn a_zero_penalty_is_a_programming_error() {
         amount: 1.0,
         penalty: 0.0,
         bound: None,
+        factor: 1.0,
         uses: &[],
     });
 }
@@ -372,6 +380,7 @@ fn a_new_bound_without_resources_applies_at_once() {
         amount: 100.0,
         penalty: 1.0,
         bound: Some(10.0),
+        factor: 1.0,
         uses: &[],
     });
     s.advance(2.0, &mut Vec::new());
@@ -392,6 +401,7 @@ fn a_new_bound_keeps_the_fatpipe_bound_and_zero_stops_an_action() {
         amount: 100.0,
         penalty: 1.0,
         bound: Some(10.0),
+        factor: 1.0,
         uses: &[(pipe, 1.0), (l, 1.0)],
     });
     let b = s.start(&flow(100.0, &[(l, 1.0)]));
@@ -415,6 +425,7 @@ fn an_unchanged_bound_or_a_stale_id_changes_nothing() {
         amount: 100.0,
         penalty: 1.0,
         bound: Some(30.0),
+        factor: 1.0,
         uses: &[(l, 1.0)],
     });
     let gone = s.start(&flow(0.0, &[(l, 1.0)]));
@@ -548,6 +559,7 @@ fn start(s: &mut System, res: &[ResourceId], a: &RefAction, amount: f64) -> Acti
         amount,
         penalty: a.penalty,
         bound: a.bound,
+        factor: 1.0,
         uses: &uses,
     })
 }

@@ -489,6 +489,7 @@ impl Core {
             amount: flops,
             penalty: 1.0,
             bound: Some(speed),
+            factor: 1.0,
             uses: &[(cpu, 1.0)],
         });
         self.owners.insert(id, ActionOwner::Exec(actor));

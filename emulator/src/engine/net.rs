@@ -309,9 +309,10 @@ impl Core {
         }
         trace!(
             target: NETWORK,
-            "transfer {} flows: {:e} units, penalty {:e}, bound {:?} B/s, {} resources",
+            "transfer {} flows: {:e} bytes at factor {}, penalty {:e}, bound {:?} B/s, {} resources",
             id.0,
             flow.amount,
+            flow.factor,
             flow.penalty,
             flow.bound,
             uses.len()
@@ -320,6 +321,7 @@ impl Core {
             amount: flow.amount,
             penalty: flow.penalty,
             bound: flow.bound,
+            factor: flow.factor,
             uses,
         });
         self.scratch = sc;

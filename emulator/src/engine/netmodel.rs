@@ -22,7 +22,7 @@ pub const OPTIONS: Options = &[
     OptionSpec { name: "network/weight-S", kind: Kind::Float, default: "8775", help: "per-link term of a flow's sharing penalty (weight-S / bandwidth)" },
     OptionSpec { name: "precision/maxmin", kind: Kind::Float, default: "1e-5", help: "precision of the max-min solver's rates (alias maxmin/precision)" },
     OptionSpec { name: "precision/timing", kind: Kind::Float, default: "1e-9", help: "precision of simulated dates, in s" },
-    OptionSpec { name: "precision/work-amount", kind: Kind::Float, default: "1e-5", help: "remaining work below which an action is done" },
+    OptionSpec { name: "precision/work-amount", kind: Kind::Float, default: "0", help: "remaining work at or below which an action is done (0: as in SimGrid 3.32, an action ends when all its work is done)" },
     OptionSpec { name: "smpi/IB-penalty-factors", kind: Kind::Text, default: IbFactors::DEFAULT, help: "the IB network model's penalty factors Be;Bs;ys: per sender to a busy destination, per message of a busy source, and for a source's messages to a destination receiving more than 2" },
 ];
 
@@ -32,9 +32,11 @@ const ENVELOPE_BYTES: f64 = 16.0;
 /// The flow parameters of one message.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Flow {
-    /// Work the fluid solver must do: bytes scaled by 1/bandwidth-factor,
-    /// so that the flow progresses at its max-min share times the factor.
+    /// Work the fluid solver must do: the bytes on the wire.
     pub amount: f64,
+    /// The bandwidth factor: the flow progresses at its max-min share
+    /// times this (SimGrid's action rate factor).
+    pub factor: f64,
     /// Sharing penalty: route latency + sum of weight-S / link bandwidth.
     pub penalty: f64,
     /// Rate bound: min link bandwidth and the TCP window bound.
@@ -197,7 +199,8 @@ impl NetModel {
         }
         let factor = self.bandwidth_factor.lookup(size);
         Flow {
-            amount: size / factor,
+            amount: size,
+            factor,
             penalty,
             bound: self.bound(min_bw, latency),
         }
@@ -263,7 +266,8 @@ mod tests {
         let m = NetModel::from_config(&Config::new(&[OPTIONS])).unwrap();
         let f = m.flow(1 << 20, &[(1.25e9, 10e-6)]);
         assert_eq!(f.bound, Some(1.25e9));
-        assert!((f.amount - ((1u64 << 20) as f64 + 16.0) / 0.940694).abs() < 1e-6);
+        assert_eq!(f.amount, (1u64 << 20) as f64 + 16.0);
+        assert_eq!(f.factor, 0.940694);
         assert!((f.penalty - (10e-6 + 8775.0 / 1.25e9)).abs() < 1e-15);
         assert_eq!(m.latency_factor(1 << 20), 11.6436);
         // 65456 + 16 bytes is exactly the boundary: the factor below it applies.

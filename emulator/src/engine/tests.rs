@@ -58,7 +58,12 @@ fn drain(core: &mut Core) -> Vec<(TransferId, f64)> {
 /// envelope-padded size over the bandwidth factor.
 fn lone_message(bytes: usize) -> f64 {
     let m = model(&[]);
-    m.latency_factor(bytes) * 10e-6 + m.flow(bytes, &[(1e9, 10e-6)]).amount / 1e9
+    m.latency_factor(bytes) * 10e-6 + flow_time(&m.flow(bytes, &[(1e9, 10e-6)]), 1e9)
+}
+
+/// How long `flow` takes at `rate` bytes/s of max-min share.
+fn flow_time(flow: &super::netmodel::Flow, rate: f64) -> f64 {
+    flow.amount / (rate * flow.factor)
 }
 
 fn close(a: f64, b: f64) -> bool {
@@ -193,7 +198,7 @@ fn messages_sharing_a_link_share_its_bandwidth() {
         "equal messages arrive in the order they started"
     );
     let expected =
-        m.latency_factor(bytes) * 10e-6 + 2.0 * m.flow(bytes, &[(1e9, 0.0)]).amount / 1e9;
+        m.latency_factor(bytes) * 10e-6 + 2.0 * flow_time(&m.flow(bytes, &[(1e9, 0.0)]), 1e9);
     assert!(
         close(arrived[1].1, expected),
         "{} vs {expected}",
@@ -317,7 +322,7 @@ fn a_message_to_the_same_host_crosses_the_loopback() {
     core.start_transfer(HostId(0), HostId(0), bytes);
     let arrived = drain(&mut core);
     // The global loopback: 10 GB/s, no latency (SimGrid's defaults).
-    let expected = model(&[]).flow(bytes, &[(10e9, 0.0)]).amount / 10e9;
+    let expected = flow_time(&model(&[]).flow(bytes, &[(10e9, 0.0)]), 10e9);
     assert!(
         close(arrived[0].1, expected),
         "{} vs {expected}",
@@ -360,7 +365,7 @@ fn ib_bounds_hold_from_the_start_and_stay_when_the_sender_is_left_alone() {
     // sends nothing: t2 keeps its penalty (SimGrid's model does the same).
     let bound = 1e9 / (2.0 * 0.965);
     let end = |bytes: usize| {
-        m.latency_factor(bytes) * 10e-6 + m.flow(bytes, &[(1e9, 10e-6)]).amount / bound
+        m.latency_factor(bytes) * 10e-6 + flow_time(&m.flow(bytes, &[(1e9, 10e-6)]), bound)
     };
     assert_eq!(arrived.iter().map(|a| a.0).collect::<Vec<_>>(), [t1, t2]);
     assert!(close(arrived[0].1, end(small)), "{arrived:?}");
