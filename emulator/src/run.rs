@@ -368,10 +368,11 @@ fn help_coll() -> String {
          (MPICH's logic, for allreduce, alltoall, allgather, allgatherv, barrier,\n\
          bcast, gather, reduce, reduce_scatter and scatter); a selector may\n\
          also be named for one collective, as in SimGrid (--cfg=smpi/bcast:ompi).\n\
-         SimGrid's other names (its mvapich2, impi and automatic selectors and\n\
-         the algorithms not listed below) are accepted with a warning, and\n\
-         SimGrid's default algorithm runs. The radix-k algorithms take their k\n\
-         from --cfg=smpi/coll-radix (default 4).\n",
+         For allreduce, SimGrid's mvapich2, impi and automatic selectors are\n\
+         algorithms (listed below); SimGrid's other names (those selectors for\n\
+         the other collectives, the algorithms not listed below) are accepted\n\
+         with a warning, and SimGrid's default algorithm runs. The radix-k\n\
+         algorithms take their k from --cfg=smpi/coll-radix (default 4).\n",
     );
     for c in collectives::Collective::ALL {
         out.push_str(&format!("\nsmpi/{}\n", c.name()));
