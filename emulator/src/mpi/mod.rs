@@ -50,7 +50,7 @@ pub use request::{
 use matching::MatchQueue;
 use p2p::Envelope;
 pub use protocol::{Protocol, SendMode, SendPlan};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::rc::Rc;
 
 use crate::engine::Core;
@@ -98,9 +98,6 @@ pub struct RankMpi {
     pub recording: Option<nbc::Recording>,
     /// Collective sequence number per communicator context.
     pub coll_seq: Vec<(u32, u32)>,
-    /// Contexts of the communicators this rank ran SimGrid's placement
-    /// exchange on (`smp::ensure_placed`).
-    pub smp_placed: Vec<u32>,
     /// Error handlers set on communicators (absent: `Mpi::default_errhandler`).
     pub errhandlers: Vec<(i32, i32)>,
     /// The error handler of MPI_FILE_NULL, the default for files (None:
@@ -137,6 +134,11 @@ pub struct Mpi {
     errhandler_fns: Vec<usize>,
     /// The algorithm of each collective (`smpi/<collective>`).
     pub algorithms: coll::Algorithms,
+    /// (communicator context, world rank) of the ranks that ran SimGrid's
+    /// placement exchange on that communicator (`smp::ensure_placed`):
+    /// here rather than per rank, which would cost every rank of a large
+    /// run a vector for what few programs use.
+    pub smp_placed: FxHashSet<(u32, usize)>,
     /// SimGrid's process-wide choices of its two-level allreduce, which
     /// its `mvapich2` selector sets when it runs.
     pub mv2_allreduce: collectives::Mv2Allreduce,
@@ -196,6 +198,7 @@ impl Mpi {
             errhandler_fns: Vec::new(),
             algorithms: coll::Algorithms::default(),
             mv2_allreduce: collectives::Mv2Allreduce::default(),
+            smp_placed: FxHashSet::default(),
             finalization_barrier: false,
             default_errhandler: ERRORS_ARE_FATAL,
             init_seconds: 0.0,

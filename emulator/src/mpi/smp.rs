@@ -26,8 +26,11 @@ pub fn nodes(c: &CommView) -> algo::Nodes {
 /// these algorithms).
 pub fn ensure_placed(c: &CommView, nodes: &algo::Nodes) -> MpiResult<()> {
     let skip = sim::mpi(|w| {
-        let me = &w.mpi.ranks[w.core.current()];
-        me.nonblocking.is_some() || me.recording.is_some() || me.smp_placed.contains(&c.ctx)
+        let me = w.core.current();
+        let rank = &w.mpi.ranks[me];
+        rank.nonblocking.is_some()
+            || rank.recording.is_some()
+            || w.mpi.smp_placed.contains(&(c.ctx, me))
     });
     if skip {
         return Ok(());
@@ -61,7 +64,7 @@ pub fn ensure_placed(c: &CommView, nodes: &algo::Nodes) -> MpiResult<()> {
     execute(c, sched, bufs, and, "MPI_Allreduce")?;
     sim::mpi(|w| {
         let me = w.core.current();
-        w.mpi.ranks[me].smp_placed.push(c.ctx);
+        w.mpi.smp_placed.insert((c.ctx, me));
     });
     Ok(())
 }
