@@ -23,50 +23,7 @@ use crate::error::{mul, CollError};
 use crate::params::{Blocks, Position, Tuning};
 use crate::reduce::combine;
 use crate::registry::AllgatherAlgorithm;
-use crate::schedule::{recv, send, Block, Buf, Builder, Comm, Local, Schedule};
-
-/// Appends `sub`, a schedule of another collective on the same
-/// communicator (the allgather or alltoall SimGrid calls from within an
-/// allreduce): its scratch buffers become new scratch buffers of `b`, and
-/// its `Buf::Send` and `Buf::Recv` blocks are placed at the same offsets
-/// into `send_to` and `recv_to`.
-fn append(b: &mut Builder, sub: Schedule, send_to: Block, recv_to: Block) {
-    let scratch: Vec<Buf> = sub.tmp.iter().map(|&n| b.tmp(n)).collect();
-    let place = |blk: Block| match blk.buf {
-        Buf::Send => send_to.sub(blk.offset, blk.count),
-        Buf::Recv => recv_to.sub(blk.offset, blk.count),
-        Buf::Tmp(i) => scratch[i as usize].block(blk.offset, blk.count),
-    };
-    let place_comm = |c: Comm| match c {
-        Comm::Send { to, data } => send(to, place(data)),
-        Comm::Recv { from, data } => recv(from, place(data)),
-    };
-    for round in sub.rounds {
-        let local = round
-            .local
-            .into_iter()
-            .map(|l| match l {
-                Local::Copy { from, to } => Local::Copy {
-                    from: place(from),
-                    to: place(to),
-                },
-                Local::Reduce { input, inout } => Local::Reduce {
-                    input: place(input),
-                    inout: place(inout),
-                },
-            })
-            .collect();
-        b.round_deferring(
-            round.comm.into_iter().map(place_comm).collect(),
-            local,
-            round
-                .deferred
-                .into_iter()
-                .map(|(c, d)| (place_comm(c), d))
-                .collect(),
-        );
-    }
-}
+use crate::schedule::{recv, send, Block, Buf, Builder, Local};
 
 /// SimGrid's default allgather (what `colls::allgather` is under its
 /// default selector) of `n` elements per rank from `mine` into `all`
@@ -85,7 +42,10 @@ fn allgather_default(
         in_place,
     };
     let sub = allgather_with(AllgatherAlgorithm::Default, at, blocks)?;
-    append(b, sub, mine, all);
+    b.append(sub, |blk| match blk.buf {
+        Buf::Send => mine.sub(blk.offset, blk.count),
+        _ => all.sub(blk.offset, blk.count),
+    });
     Ok(())
 }
 
@@ -205,7 +165,10 @@ pub(crate) fn rab2(
         },
         tuning,
     )?;
-    append(b, alltoall, source, blocks);
+    b.append(alltoall, |blk| match blk.buf {
+        Buf::Send => source.sub(blk.offset, blk.count),
+        _ => blocks.sub(blk.offset, blk.count),
+    });
     // Block i of `blocks` is rank i's contribution to our block; SimGrid
     // folds ranks 1, 2, ... one after the other into a copy of rank 0's,
     // each as the left operand (so for commutative operations only).

@@ -299,15 +299,27 @@ pub(crate) fn smp_rdb(
     acc: Block,
     commutative: bool,
 ) -> Result<(), CollError> {
+    let h = Hosts::new(rank, size, num_core);
+    allreduce_among_leaders(b, &h, AllreduceAlgorithm::Rdb, input, acc, commutative)
+}
+
+/// A binomial reduce within each host, `alg` among the leaders, and a
+/// binomial bcast within each host.
+fn allreduce_among_leaders(
+    b: &mut Builder,
+    h: &Hosts,
+    alg: AllreduceAlgorithm,
+    input: Block,
+    acc: Block,
+    commutative: bool,
+) -> Result<(), CollError> {
     let count = acc.count;
     let incoming = b.tmp(count).block(0, count);
-    let h = Hosts::new(rank, size, num_core);
     b.copy(input, acc);
     h.reduce_on_host(b, acc, incoming, commutative);
     if h.is_leader() {
         let leaders = h.leaders();
-        let rdb = AllreduceAlgorithm::Rdb;
-        allreduce_among(b, rdb, h.inter, &leaders, acc, acc, commutative)?;
+        allreduce_among(b, alg, h.inter, &leaders, acc, acc, commutative)?;
     }
     h.bcast_on_host(b, acc);
     Ok(())
@@ -406,16 +418,6 @@ pub(crate) fn smp_rsag_rab(
             size,
         });
     }
-    let count = acc.count;
-    let incoming = b.tmp(count).block(0, count);
     let h = Hosts::new(rank, size, num_core);
-    b.copy(input, acc);
-    h.reduce_on_host(b, acc, incoming, commutative);
-    if h.is_leader() {
-        let leaders = h.leaders();
-        let rab = AllreduceAlgorithm::RabRdb;
-        allreduce_among(b, rab, h.inter, &leaders, acc, acc, commutative)?;
-    }
-    h.bcast_on_host(b, acc);
-    Ok(())
+    allreduce_among_leaders(b, &h, AllreduceAlgorithm::RabRdb, input, acc, commutative)
 }

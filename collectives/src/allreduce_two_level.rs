@@ -262,7 +262,7 @@ pub(crate) fn two_level(
         // order wherever hosts do not hold consecutive ranks: recursive
         // doubling over all ranks, as the mvapich2 selector picks for these.
         let s = allreduce_with(AllreduceAlgorithm::Rdb, at, reduction, tuning)?;
-        b.splice(s, &(0..at.size).collect::<Vec<_>>(), |blk| blk);
+        b.append(s, |blk| blk);
         return Ok(());
     }
     let intra = smp.nodes.intra(rank);

@@ -351,6 +351,22 @@ impl Builder {
         peers: &[usize],
         place: impl Fn(Block) -> Block,
     ) {
+        self.splice_renaming(sub, |p| peers[p], place);
+    }
+
+    /// Appends `sub`, a schedule of another collective on the same
+    /// communicator (one algorithm calling another), as
+    /// [`Self::splice`] does, the peers unchanged.
+    pub(crate) fn append(&mut self, sub: Schedule, place: impl Fn(Block) -> Block) {
+        self.splice_renaming(sub, |p| p, place);
+    }
+
+    fn splice_renaming(
+        &mut self,
+        sub: Schedule,
+        peer: impl Fn(usize) -> usize,
+        place: impl Fn(Block) -> Block,
+    ) {
         let first = u32::try_from(self.sched.tmp.len()).expect("fewer than 2^32 scratch buffers");
         self.sched.tmp.extend_from_slice(&sub.tmp);
         let map = |blk: Block| match blk.buf {
@@ -359,11 +375,11 @@ impl Builder {
         };
         let rename = |c: Comm| match c {
             Comm::Send { to, data } => Comm::Send {
-                to: peers[to],
+                to: peer(to),
                 data: map(data),
             },
             Comm::Recv { from, data } => Comm::Recv {
-                from: peers[from],
+                from: peer(from),
                 data: map(data),
             },
         };

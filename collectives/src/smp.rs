@@ -208,8 +208,7 @@ pub fn smp_init(at: Position, nodes: &Nodes) -> Result<Schedule, CollError> {
     // its contribution from `Buf::Send`: the engine's send buffer is this
     // same buffer, so the element is placed by offset.
     let all = allgather_with(AllgatherAlgorithm::Ring, at, one)?;
-    let whole: Vec<usize> = (0..size).collect();
-    b.splice(all, &whole, |blk| match blk.buf {
+    b.append(all, |blk| match blk.buf {
         Buf::Send => at_int(lay.my_leader, blk),
         _ => blk,
     });
@@ -257,7 +256,7 @@ pub fn smp_init(at: Position, nodes: &Nodes) -> Result<Schedule, CollError> {
         },
         bytes,
     )?;
-    b.splice(and, &whole, |blk| match blk.buf {
+    b.append(and, |blk| match blk.buf {
         Buf::Send => at_int(lay.is_blocked, blk),
         Buf::Recv => at_int(lay.all_blocked, blk),
         Buf::Tmp(_) => blk,
