@@ -11,6 +11,19 @@ fn main() {
         .warnings(true)
         .compile("smpi_long_double");
     record_git_hash();
+    // smpirun exports its interposers of libc's time functions
+    // (src/abi/interpose.rs: keep the two lists the same), so that every
+    // object of a rank's program binds to them.
+    for name in [
+        "gettimeofday",
+        "clock_gettime",
+        "time",
+        "sleep",
+        "usleep",
+        "nanosleep",
+    ] {
+        println!("cargo:rustc-link-arg-bin=smpirun=-Wl,--export-dynamic-symbol={name}");
+    }
 }
 
 /// `git` run in this crate's directory, its output trimmed (None if git is

@@ -1,8 +1,9 @@
-/* Force-included by smpicc into every translation unit: redirects the
- * functions that read or spend time to the simulator's clock, exit() to
- * the end of the calling rank (not of the whole simulation), and getopt()
- * and its GNU forms to glibc's with the calling rank's position (glibc
- * keeps one, optind, for the whole process).
+/* Force-included by smpicc into every translation unit: redirects exit()
+ * to the end of the calling rank (not of the whole simulation), and
+ * getopt() and its GNU forms to glibc's with the calling rank's position
+ * (glibc keeps one, optind, for the whole process). The functions that
+ * read or spend time need no macro: smpirun interposes them at the symbol
+ * level, for every object of the program (src/abi/interpose.rs).
  *
  * In C this header includes no system header, so that a program's own
  * feature macros (_GNU_SOURCE, ...) still take effect; the redirected names
@@ -48,11 +49,6 @@ using ::smpi_exit;
 }
 #endif
 
-#define sleep(s) smpi_sleep(s)
-#define usleep(u) smpi_usleep(u)
-#define nanosleep(req, rem) smpi_nanosleep(req, rem)
-#define gettimeofday(tv, tz) smpi_gettimeofday(tv, tz)
-#define clock_gettime(id, tp) smpi_clock_gettime(id, tp)
 #define exit(status) smpi_exit(status)
 #define getopt(argc, argv, options) smpi_getopt(argc, argv, options)
 #define getopt_long(argc, argv, options, long_options, index)                                      \

@@ -458,6 +458,16 @@ impl LoadedApp {
     }
 }
 
+/// The address of the definition of `name` that comes after the running
+/// executable's own in the dynamic linker's search order (`RTLD_NEXT`):
+/// libc's, for a function smpirun interposes. `None` if there is none.
+pub fn next_definition(name: &std::ffi::CStr) -> Option<usize> {
+    // SAFETY: dlsym with a NUL-terminated name; RTLD_NEXT looks past the
+    // object this code is linked into (the executable).
+    let found = unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr()) };
+    (!found.is_null()).then_some(found as usize)
+}
+
 /// Makes every call of the function at `site` (found by
 /// [`LoadedApp::function`]) run `target`, an `extern "C"` function of the
 /// same signature, instead. See [`patch`].

@@ -1649,3 +1649,50 @@ fn collective_algorithms_are_chosen_with_smpi_options() {
         stdout(&o)
     );
 }
+
+/// A library built with the plain C compiler (not smpicc) sleeps and reads
+/// the clocks in simulated time: 100 and 101 simulated seconds of sleeps
+/// that take no wall time, its clocks agreeing with MPI_Wtime.
+#[test]
+fn a_library_not_built_by_smpicc_runs_on_simulated_time() {
+    let lib = scratch().join("libplainclock.so");
+    let o = std::process::Command::new("cc")
+        .args(["-shared", "-fPIC", "-O1", "-o"])
+        .arg(&lib)
+        .arg(repo().join("tests/c/plain_clock_lib.c"))
+        .output()
+        .expect("run cc");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The library after the program's source, as a linker wants it (so
+    // not through build_as, whose flags come first).
+    let dir = scratch().to_str().unwrap().to_string();
+    let app = scratch().join("plain_clock");
+    let o = smpicc()
+        .arg("-O2")
+        .arg(repo().join("tests/c/plain_clock.c"))
+        .args([
+            format!("-L{dir}"),
+            "-lplainclock".into(),
+            format!("-Wl,-rpath,{dir}"),
+        ])
+        .arg("-o")
+        .arg(&app)
+        .output()
+        .expect("run smpicc");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let wall = std::time::Instant::now();
+    let o = run(&["-np", "2", NO_COMPUTE, app.to_str().unwrap()]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    for (rank, seconds) in [(0, "100.750"), (1, "101.750")] {
+        let line = format!(
+            "rank {rank}: waited {seconds} s in the library, MPI_Wtime moved {seconds} s, \
+             library clock {seconds} s, time() {} s, gettimeofday by pointer {} s",
+            100 + rank,
+            100 + rank
+        );
+        assert!(out.contains(&line), "expected {line:?} in:\n{out}");
+    }
+    // Really sleeping would take 101.75 s.
+    assert!(wall.elapsed().as_secs() < 60, "the sleeps were real");
+}

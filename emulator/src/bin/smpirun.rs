@@ -3,6 +3,9 @@
 use emulator::run;
 
 fn main() {
+    // Keeps libc's interposed time functions in the link (the build
+    // exports them to the program and its libraries).
+    std::hint::black_box(emulator::abi::interpose::interposers());
     emulator::install_panic_hook("smpirun");
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     let code = match emulator::run::run(args) {

@@ -114,6 +114,13 @@ thread_local! {
     static YIELDER: Cell<*const Yielder<(), Suspend>> = const { Cell::new(ptr::null()) };
 }
 
+/// Whether the code running now is a rank's (or an actor's), on its own
+/// stack: what the interposed libc time functions ask before answering
+/// with simulated time.
+pub fn in_rank() -> bool {
+    YIELDER.with(|y| !y.get().is_null())
+}
+
 /// Creates the coroutine of a rank. `body` runs on the rank's stack.
 pub fn spawn(stack: RankStack, body: impl FnOnce() -> i32 + 'static) -> RankCoroutine {
     Coroutine::with_stack(stack, move |yielder: &Yielder<(), Suspend>, ()| {
