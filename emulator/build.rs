@@ -11,7 +11,7 @@ fn main() {
         .warnings(true)
         .compile("smpi_long_double");
     record_git_hash();
-    // smpirun exports its interposers of libc's time functions
+    // smpirun exports its interposers of libc's functions
     // (src/abi/interpose.rs: keep the two lists the same), so that every
     // object of a rank's program binds to them.
     for name in [
@@ -21,6 +21,15 @@ fn main() {
         "sleep",
         "usleep",
         "nanosleep",
+        "rand",
+        "random",
+        "srand",
+        "srandom",
+        "drand48",
+        "lrand48",
+        "mrand48",
+        "srand48",
+        "strtok",
     ] {
         println!("cargo:rustc-link-arg-bin=smpirun=-Wl,--export-dynamic-symbol={name}");
     }

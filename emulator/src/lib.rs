@@ -14,6 +14,7 @@ pub mod hostspeed;
 pub mod instr;
 pub mod kernels;
 pub mod leaks;
+pub mod libc_state;
 pub mod log;
 pub mod mapping;
 pub mod memory;

@@ -3,9 +3,11 @@
 //! (`smpi/privatization:swap`), and folded allocations
 //! (`SMPI_SHARED_MALLOC`, `smpi/auto-shared-malloc-thresh`).
 
+use std::cell::RefCell;
 use std::rc::Rc;
 
 use privatize::fold::{FoldError, Folding, Strategy};
+use privatize::getopt_globals::GetoptGlobals;
 use privatize::DataSegment;
 
 use crate::config::{Config, ConfigError, Kind, OptionSpec, Options};
@@ -29,6 +31,16 @@ pub struct Memory {
     /// `smpi/auto-shared-malloc-thresh`: plain allocations of at least
     /// this many bytes are folded too (0: none).
     pub auto_fold_threshold: usize,
+    /// glibc's getopt globals, swapped between ranks once a rank called
+    /// getopt (nothing to swap before: every rank sees glibc's start).
+    getopt: RefCell<Option<GetoptSwap>>,
+}
+
+/// Each rank's getopt globals, and whose are in glibc's now.
+#[derive(Debug)]
+struct GetoptSwap {
+    active: usize,
+    saved: Vec<GetoptGlobals>,
 }
 
 impl Default for Memory {
@@ -37,6 +49,7 @@ impl Default for Memory {
             segment: None,
             folding: Folding::new(Strategy::Global, 1 << 20),
             auto_fold_threshold: 0,
+            getopt: RefCell::new(None),
         }
     }
 }
@@ -83,6 +96,7 @@ impl Memory {
             segment,
             folding,
             auto_fold_threshold,
+            getopt: RefCell::new(None),
         })
     }
 
@@ -91,6 +105,26 @@ impl Memory {
     pub fn activate(&self, rank: usize) {
         if let Some(s) = &self.segment {
             s.activate(rank);
+        }
+        if let Some(swap) = self.getopt.borrow_mut().as_mut() {
+            if swap.active != rank {
+                swap.saved[swap.active] = GetoptGlobals::read();
+                swap.saved[rank].write();
+                swap.active = rank;
+            }
+        }
+    }
+
+    /// Gives each of `ranks` ranks its own copy of glibc's getopt globals
+    /// from now on, all starting from their values now; `running` is the
+    /// rank running. Done at the first getopt call.
+    pub fn swap_getopt_globals(&self, ranks: usize, running: usize) {
+        let mut swap = self.getopt.borrow_mut();
+        if swap.is_none() {
+            *swap = Some(GetoptSwap {
+                active: running,
+                saved: vec![GetoptGlobals::read(); ranks],
+            });
         }
     }
 }

@@ -169,6 +169,8 @@ pub struct Sim {
     pub instr: Instr,
     /// Each rank's getopt position.
     pub optind: Optind,
+    /// Each rank's random generators and `strtok` position.
+    pub libc: crate::libc_state::LibcStates,
     /// The BLAS kernel models, under `smpi/blas:model`.
     pub kernels: Option<KernelModels>,
     pub bench: Bench,
@@ -195,6 +197,7 @@ impl Sim {
             actors: Actors::default(),
             instr: Instr::default(),
             optind: Optind::default(),
+            libc: Default::default(),
             kernels: None,
             bench,
             aborted: None,

@@ -22,6 +22,7 @@
 //! where the application's address space is mapped by hand.
 
 pub mod fold;
+pub mod getopt_globals;
 pub mod patch;
 
 pub use patch::{FunctionSite, PatchError};

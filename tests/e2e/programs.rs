@@ -1696,3 +1696,48 @@ fn a_library_not_built_by_smpicc_runs_on_simulated_time() {
     // Really sleeping would take 101.75 s.
     assert!(wall.elapsed().as_secs() < 60, "the sleeps were real");
 }
+
+/// libc's hidden state is each rank's own (getopt's globals, the `rand`,
+/// `random` and `drand48` generators, `strtok`'s position), with MPI calls
+/// between every step: each rank prints what the same steps print as a
+/// process of its own (tests/c/libc_state.c built natively with
+/// -DNATIVE), under both privatizations.
+#[test]
+fn each_rank_has_its_own_libc_state_as_a_process_would() {
+    let native = scratch().join("libc_state_native");
+    let o = std::process::Command::new("cc")
+        .args(["-DNATIVE", "-O1", "-o"])
+        .arg(&native)
+        .arg(repo().join("tests/c/libc_state.c"))
+        .output()
+        .expect("run cc");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let args = ["-n", "7", "--name=x", "-v", "rest"];
+    let mut expected: Vec<String> = (0..5)
+        .flat_map(|rank| {
+            let o = std::process::Command::new(&native)
+                .args(args)
+                .env("RANK", rank.to_string())
+                .output()
+                .expect("run the native program");
+            assert!(o.status.success());
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    expected.sort();
+    let app = build("tests/c/libc_state.c");
+    for privatization in ["swap", "dlopen"] {
+        let opt = format!("--cfg=smpi/privatization:{privatization}");
+        let mut all = vec!["-np", "5", NO_COMPUTE, &opt, app.to_str().unwrap()];
+        all.extend_from_slice(&args);
+        let o = run(&all);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        let mut got: Vec<String> = out.lines().map(str::to_string).collect();
+        got.sort();
+        assert_eq!(got, expected, "{privatization}");
+    }
+}

@@ -31,6 +31,7 @@ fn with_rank_optind(parse: impl FnOnce() -> c_int) -> c_int {
     let current = unsafe { std::ptr::addr_of!(optind).read() };
     let (rank, start) = sim::with(|s| {
         let rank = s.core.current();
+        s.mem.swap_getopt_globals(s.core.size(), rank);
         (rank, s.optind.start(rank, current))
     });
     // SAFETY: as above.

@@ -1,23 +1,31 @@
-//! libc's time functions interposed at the symbol level: `smpirun`
-//! defines and exports `gettimeofday`, `clock_gettime`, `time`, `sleep`,
-//! `usleep` and `nanosleep`, so that every object of a rank's program,
-//! the libraries it links that smpicc did not build included, binds to
-//! them (the main executable comes first in the dynamic linker's search).
-//! Called from a rank (or an actor), they read and spend simulated time,
-//! as smpicc's helper header makes the program's own calls do; called
-//! from anywhere else (smpirun itself, the program's constructors at
-//! load), they are libc's.
+//! libc functions interposed at the symbol level: `smpirun` defines and
+//! exports them (`emulator/build.rs`), so that every object of a rank's
+//! program, the libraries it links that smpicc did not build included,
+//! binds to them (the main executable comes first in the dynamic linker's
+//! search). Called from a rank (or an actor), they act for that rank;
+//! called from anywhere else (smpirun itself, the program's constructors
+//! at load), they are libc's own.
+//!
+//! * Time: `gettimeofday`, `clock_gettime`, `time`, `sleep`, `usleep` and
+//!   `nanosleep` read and spend simulated time.
+//! * Hidden state (`crate::libc_state`): `rand`, `srand`, `random`,
+//!   `srandom`, `drand48`, `srand48`, `lrand48`, `mrand48` and `strtok`
+//!   run on the calling rank's own copy, as in a process of its own.
 //!
 //! Limits: a library the program opens itself with `dlopen(...,
 //! RTLD_DEEPBIND)`, code calling the system calls directly or reading the
-//! vDSO, and statically linked programs (not loadable anyway) see the real
-//! clock.
+//! vDSO, threads a rank starts (not on a rank's stack), and statically
+//! linked programs (not loadable anyway) get libc's behaviour;
+//! `initstate`, `setstate`, `seed48` and `lcong48` are libc's, on its one
+//! state.
 
-use std::ffi::{c_int, c_uint, c_void, CStr};
+use std::ffi::{c_char, c_double, c_int, c_long, c_uint, c_void, CStr};
 use std::sync::OnceLock;
 
 use super::time;
 use crate::engine::context;
+use crate::libc_state::RankLibc;
+use crate::sim;
 
 /// The definition of `name` after ours in the search order: libc's.
 fn next(name: &CStr, cell: &OnceLock<usize>) -> usize {
@@ -142,10 +150,138 @@ pub unsafe extern "C" fn nanosleep(req: *const libc::timespec, rem: *mut libc::t
     libc_own!("nanosleep": unsafe extern "C" fn(*const libc::timespec, *mut libc::timespec) -> c_int, req, rem)
 }
 
+/// Runs `f` on the calling rank's libc state.
+fn with_state<R>(f: impl FnOnce(&mut RankLibc) -> R) -> R {
+    sim::with(|s| {
+        let actor = s.core.current_actor();
+        f(s.libc.of(actor))
+    })
+}
+
+/// `rand`: the calling rank's generator.
+#[no_mangle]
+pub extern "C" fn rand() -> c_int {
+    if context::in_rank() {
+        return with_state(|l| l.random.get_or_insert_with(Default::default).draw());
+    }
+    libc_own!("rand": unsafe extern "C" fn() -> c_int,)
+}
+
+/// `random`: the same generator as `rand`'s, as in glibc.
+#[no_mangle]
+pub extern "C" fn random() -> c_long {
+    if context::in_rank() {
+        return c_long::from(rand());
+    }
+    libc_own!("random": unsafe extern "C" fn() -> c_long,)
+}
+
+/// `srand`: seeds the calling rank's generator.
+#[no_mangle]
+pub extern "C" fn srand(seed: c_uint) {
+    if context::in_rank() {
+        return with_state(|l| l.random = Some(crate::libc_state::Random::seeded(seed)));
+    }
+    libc_own!("srand": unsafe extern "C" fn(c_uint), seed)
+}
+
+/// `srandom`: as `srand`, as in glibc.
+#[no_mangle]
+pub extern "C" fn srandom(seed: c_uint) {
+    if context::in_rank() {
+        return srand(seed);
+    }
+    libc_own!("srandom": unsafe extern "C" fn(c_uint), seed)
+}
+
+/// `drand48`: the calling rank's 48-bit generator.
+#[no_mangle]
+pub extern "C" fn drand48() -> c_double {
+    if context::in_rank() {
+        return with_state(|l| l.drand48.next_f64());
+    }
+    libc_own!("drand48": unsafe extern "C" fn() -> c_double,)
+}
+
+/// `lrand48`: the calling rank's 48-bit generator, in [0, 2^31).
+#[no_mangle]
+pub extern "C" fn lrand48() -> c_long {
+    if context::in_rank() {
+        return with_state(|l| l.drand48.next_nonnegative() as c_long);
+    }
+    libc_own!("lrand48": unsafe extern "C" fn() -> c_long,)
+}
+
+/// `mrand48`: the calling rank's 48-bit generator, in [-2^31, 2^31).
+#[no_mangle]
+pub extern "C" fn mrand48() -> c_long {
+    if context::in_rank() {
+        return with_state(|l| l.drand48.next_signed() as c_long);
+    }
+    libc_own!("mrand48": unsafe extern "C" fn() -> c_long,)
+}
+
+/// `srand48`: seeds the calling rank's 48-bit generator.
+#[no_mangle]
+pub extern "C" fn srand48(seed: c_long) {
+    if context::in_rank() {
+        let g = crate::libc_state::Drand48::seeded(seed);
+        return with_state(|l| l.drand48 = g);
+    }
+    libc_own!("srand48": unsafe extern "C" fn(c_long), seed)
+}
+
+/// `strtok`: glibc's, with the calling rank's position.
+///
+/// # Safety
+/// The C contract: `s` null or a writable C string, `delim` a C string.
+#[no_mangle]
+pub unsafe extern "C" fn strtok(s: *mut c_char, delim: *const c_char) -> *mut c_char {
+    if !context::in_rank() {
+        libc_own!("strtok": unsafe extern "C" fn(*mut c_char, *const c_char) -> *mut c_char, s, delim)
+    } else {
+        let saved = with_state(|l| l.strtok) as *mut c_char;
+        let mut next = saved;
+        // SAFETY: the caller's contract; `saved` points into the string an
+        // earlier call of this rank's was given, as glibc's does.
+        let token = unsafe { strtok_from(if s.is_null() { saved } else { s }, delim, &mut next) };
+        with_state(|l| l.strtok = next as usize);
+        token
+    }
+}
+
+/// glibc's `strtok_r` on `s` (null: none left), leaving the position in
+/// `next`.
+///
+/// # Safety
+/// `s` null or a writable C string, `delim` a C string.
+unsafe fn strtok_from(s: *mut c_char, delim: *const c_char, next: &mut *mut c_char) -> *mut c_char {
+    if s.is_null() {
+        return std::ptr::null_mut();
+    }
+    // SAFETY: C strings, per the contract; every pointer stays within `s`
+    // up to its NUL.
+    unsafe {
+        let start = s.add(libc::strspn(s, delim));
+        if *start == 0 {
+            *next = start;
+            return std::ptr::null_mut();
+        }
+        let end = start.add(libc::strcspn(start, delim));
+        if *end == 0 {
+            *next = end;
+        } else {
+            *end = 0;
+            *next = end.add(1);
+        }
+        start
+    }
+}
+
 /// The interposers' addresses, for smpirun's `main` to keep them in the
 /// link (the linker takes from the library only what something refers
 /// to), with their names, which smpirun's build exports (build.rs).
-pub fn interposers() -> [(&'static str, usize); 6] {
+pub fn interposers() -> [(&'static str, usize); 15] {
     [
         ("gettimeofday", gettimeofday as *const () as usize),
         ("clock_gettime", clock_gettime as *const () as usize),
@@ -153,6 +289,15 @@ pub fn interposers() -> [(&'static str, usize); 6] {
         ("sleep", sleep as *const () as usize),
         ("usleep", usleep as *const () as usize),
         ("nanosleep", nanosleep as *const () as usize),
+        ("rand", rand as *const () as usize),
+        ("random", random as *const () as usize),
+        ("srand", srand as *const () as usize),
+        ("srandom", srandom as *const () as usize),
+        ("drand48", drand48 as *const () as usize),
+        ("lrand48", lrand48 as *const () as usize),
+        ("mrand48", mrand48 as *const () as usize),
+        ("srand48", srand48 as *const () as usize),
+        ("strtok", strtok as *const () as usize),
     ]
 }
 

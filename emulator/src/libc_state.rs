@@ -1,0 +1,153 @@
+//! libc's hidden state, one copy per rank: the generators of `rand` and
+//! `random` and of the `drand48` family, and `strtok`'s position. glibc
+//! keeps one of each for the whole process, which the ranks would share:
+//! every rank would draw from one interleaved stream. smpirun interposes
+//! these functions (`abi::interpose`) and runs them on the calling rank's
+//! copy, which starts as a fresh process's does, so that each rank prints
+//! what it would print as a process of its own.
+//!
+//! The generators are glibc's own algorithms (`random_r.c`, `drand48-iter.c`):
+//! the same seeds give the same numbers as a native run.
+
+use rustc_hash::FxHashMap;
+
+/// glibc's `random` generator of type 3 (additive feedback over 31 words,
+/// separation 3), which `rand` also draws from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Random {
+    state: [u32; 31],
+    front: usize,
+    rear: usize,
+}
+
+impl Random {
+    /// The generator as `srandom(seed)` leaves it (0 is taken as 1).
+    pub fn seeded(seed: u32) -> Random {
+        let mut state = [0u32; 31];
+        // glibc keeps the seed in an int32_t.
+        let mut word = if seed == 0 { 1 } else { seed as i32 };
+        state[0] = word as u32;
+        for slot in state.iter_mut().skip(1) {
+            // 16807 * word % (2^31 - 1), without overflowing 31 bits.
+            let (hi, lo) = (i64::from(word) / 127773, i64::from(word) % 127773);
+            let mut next = 16807 * lo - 2836 * hi;
+            if next < 0 {
+                next += 2147483647;
+            }
+            word = next as i32;
+            *slot = word as u32;
+        }
+        let mut g = Random {
+            state,
+            front: 3,
+            rear: 0,
+        };
+        for _ in 0..310 {
+            g.draw();
+        }
+        g
+    }
+
+    /// The next number, in 0..2^31.
+    pub fn draw(&mut self) -> i32 {
+        let sum = self.state[self.front].wrapping_add(self.state[self.rear]);
+        self.state[self.front] = sum;
+        self.front = (self.front + 1) % 31;
+        self.rear = (self.rear + 1) % 31;
+        (sum >> 1) as i32
+    }
+}
+
+impl Default for Random {
+    /// A fresh process's generator: as seeded with 1.
+    fn default() -> Random {
+        Random::seeded(1)
+    }
+}
+
+/// glibc's `drand48` family generator: 48-bit linear congruential; a
+/// fresh process's state is all zeros (the default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Drand48 {
+    x: u64,
+}
+
+impl Drand48 {
+    const A: u64 = 0x5_DEEC_E66D;
+    const C: u64 = 0xB;
+    const MASK: u64 = (1 << 48) - 1;
+
+    /// As `srand48(seed)` leaves it: the low 32 bits of the seed above
+    /// 0x330E.
+    pub fn seeded(seed: i64) -> Drand48 {
+        Drand48 {
+            x: ((seed as u64 & 0xffff_ffff) << 16) | 0x330E,
+        }
+    }
+
+    fn step(&mut self) -> u64 {
+        self.x = Self::A.wrapping_mul(self.x).wrapping_add(Self::C) & Self::MASK;
+        self.x
+    }
+
+    /// `drand48`: uniform in [0, 1).
+    pub fn next_f64(&mut self) -> f64 {
+        self.step() as f64 / (1u64 << 48) as f64
+    }
+
+    /// `lrand48`: uniform in [0, 2^31).
+    pub fn next_nonnegative(&mut self) -> i64 {
+        (self.step() >> 17) as i64
+    }
+
+    /// `mrand48`: uniform in [-2^31, 2^31).
+    pub fn next_signed(&mut self) -> i64 {
+        i64::from((self.step() >> 16) as u32 as i32)
+    }
+}
+
+/// One rank's libc state.
+#[derive(Debug, Default)]
+pub struct RankLibc {
+    /// `rand`, `random` (created at first use: a fresh process's state).
+    pub random: Option<Random>,
+    /// The `drand48` family (a fresh process's state is all zeros).
+    pub drand48: Drand48,
+    /// Where `strtok` goes on (an address in the program's string).
+    pub strtok: usize,
+}
+
+/// Every rank's (and actor's) libc state, made at its first use.
+#[derive(Debug, Default)]
+pub struct LibcStates {
+    by_actor: FxHashMap<usize, RankLibc>,
+}
+
+impl LibcStates {
+    /// The state of `actor`.
+    pub fn of(&mut self, actor: usize) -> &mut RankLibc {
+        self.by_actor.entry(actor).or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drand48_matches_its_definition() {
+        // srand48(0): x = 0x330E; then x = a x + c mod 2^48.
+        let mut g = Drand48::seeded(0);
+        let x1 = (0x5_DEEC_E66D_u64 * 0x330E + 0xB) & ((1 << 48) - 1);
+        assert_eq!(g.next_nonnegative(), (x1 >> 17) as i64);
+        // A fresh state starts from 0: the first draw is c / 2^48.
+        assert_eq!(Drand48::default().next_f64(), 11.0 / (1u64 << 48) as f64);
+    }
+
+    #[test]
+    fn random_zero_seed_is_one() {
+        assert_eq!(Random::seeded(0), Random::seeded(1));
+        let mut g = Random::default();
+        assert!((0..1000).map(|_| g.draw()).all(|v| v >= 0));
+    }
+}

@@ -1,0 +1,84 @@
+/* libc's hidden state is each rank's own: getopt's position, rand's and
+ * drand48's generators, strtok's position. Every rank parses its own
+ * options, draws from its generators and tokenizes a string, with MPI
+ * calls between every step (so that the other ranks run in between),
+ * and prints what it got. Built with -DNATIVE by the plain compiler, the
+ * same steps run as one process per rank (rank from the RANK environment
+ * variable): each rank's lines must be the same.
+ * Run with: -n 7 --name=x -v rest */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef NATIVE
+static int step(void) { return 0; }
+static int my_rank(void) { return atoi(getenv("RANK")); }
+#define START(argc, argv)
+#define END()
+#else
+#include <mpi.h>
+static int step(void) { return MPI_Barrier(MPI_COMM_WORLD); }
+static int my_rank(void)
+{
+    int r;
+    MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+#define START(argc, argv) MPI_Init(&argc, &argv)
+#define END() MPI_Finalize()
+#endif
+
+int main(int argc, char **argv)
+{
+    START(argc, argv);
+    int rank = my_rank();
+    static const struct option longs[] = {{"name", required_argument, 0, 'N'}, {0, 0, 0, 0}};
+    int c, n = 0, verbose = 0;
+    const char *name = "";
+    step();
+    while ((c = getopt_long(argc, argv, "n:v", longs, NULL)) != -1) {
+        step();
+        if (c == 'n')
+            n = atoi(optarg);
+        else if (c == 'v')
+            verbose = 1;
+        else if (c == 'N')
+            name = optarg;
+    }
+    printf("rank %d: options n=%d name=%s v=%d, first operand %s\n", rank, n, name, verbose,
+           optind < argc ? argv[optind] : "(none)");
+    step();
+    /* A fresh process's rand, then one seeded per rank. */
+    int first = rand();
+    step();
+    srand(rank + 1);
+    step();
+    int a = rand();
+    step();
+    long b = random();
+    step();
+    printf("rank %d: rand unseeded %d, seeded %d %ld\n", rank, first, a, b);
+    double d0 = drand48();
+    step();
+    srand48(rank + 10);
+    step();
+    double d = drand48();
+    step();
+    long l = lrand48();
+    step();
+    long m = mrand48();
+    printf("rank %d: drand48 unseeded %.17g, seeded %.17g %ld %ld\n", rank, d0, d, l, m);
+    step();
+    char text[64];
+    snprintf(text, sizeof text, "alpha,beta;rank%d,,gamma", rank);
+    char *tok = strtok(text, ",;");
+    while (tok) {
+        step();
+        printf("rank %d: token %s\n", rank, tok);
+        tok = strtok(NULL, ",;");
+    }
+    END();
+    return 0;
+}
