@@ -140,27 +140,26 @@ pub fn allreduce_smp(
     let mut b = Builder::new();
     let input = contribution(in_place, 0, count);
     let acc = Buf::Recv.block(0, count);
-    let num_core = smp.nodes.num_core();
+    let call = smp::SmpCall {
+        rank,
+        size,
+        num_core: smp.nodes.num_core(),
+        input,
+        acc,
+        commutative,
+    };
     match alg {
-        AllreduceAlgorithm::SmpBinomial => {
-            smp::smp_binomial(&mut b, rank, size, num_core, input, acc, commutative)
-        }
-        AllreduceAlgorithm::SmpBinomialPipeline => {
-            smp::smp_binomial_pipeline(&mut b, rank, size, num_core, input, acc, commutative)
-        }
-        AllreduceAlgorithm::SmpRdb => {
-            smp::smp_rdb(&mut b, rank, size, num_core, input, acc, commutative)?
-        }
+        AllreduceAlgorithm::SmpBinomial => smp::smp_binomial(&mut b, &call),
+        AllreduceAlgorithm::SmpBinomialPipeline => smp::smp_binomial_pipeline(&mut b, &call),
+        AllreduceAlgorithm::SmpRdb => smp::smp_rdb(&mut b, &call)?,
         AllreduceAlgorithm::SmpRsag | AllreduceAlgorithm::SmpRsagLr => {
-            smp::smp_rsag(&mut b, rank, size, num_core, input, acc, commutative)?
+            smp::smp_rsag(&mut b, &call)?
         }
-        AllreduceAlgorithm::SmpRsagRab => {
-            smp::smp_rsag_rab(&mut b, rank, size, num_core, input, acc, commutative)?
-        }
+        AllreduceAlgorithm::SmpRsagRab => smp::smp_rsag_rab(&mut b, &call)?,
         AllreduceAlgorithm::Mvapich2TwoLevel => two_level(&mut b, at, reduction, tuning, smp)?,
         AllreduceAlgorithm::Impi => {
-            let alg =
-                select_allreduce_impi(size, num_core, count.saturating_mul(tuning.elem_bytes));
+            let bytes = count.saturating_mul(tuning.elem_bytes);
+            let alg = select_allreduce_impi(size, call.num_core, bytes);
             return allreduce_smp(alg, at, reduction, tuning, smp);
         }
         _ => unreachable!("{alg} is not an SMP-aware algorithm"),

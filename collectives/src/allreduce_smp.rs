@@ -216,19 +216,37 @@ fn allreduce_among(
     Ok(())
 }
 
+/// One rank's call of an SMP-aware allreduce.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SmpCall {
+    /// The calling rank.
+    pub rank: usize,
+    /// The communicator's size.
+    pub size: usize,
+    /// Ranks per host, as SimGrid's arithmetic takes them
+    /// ([`Nodes::num_core`]).
+    pub num_core: usize,
+    /// The contribution.
+    pub input: Block,
+    /// Where the result accumulates.
+    pub acc: Block,
+    /// The operation commutes.
+    pub commutative: bool,
+}
+
 /// SimGrid's `smp_binomial`: a binomial reduce within each host, a
 /// binomial reduce among the hosts' first ranks, a binomial bcast among
 /// them, and a binomial bcast within each host, every step one blocking
 /// send or receive.
-pub(crate) fn smp_binomial(
-    b: &mut Builder,
-    rank: usize,
-    size: usize,
-    num_core: usize,
-    input: Block,
-    acc: Block,
-    commutative: bool,
-) {
+pub(crate) fn smp_binomial(b: &mut Builder, call: &SmpCall) {
+    let SmpCall {
+        rank,
+        size,
+        num_core,
+        input,
+        acc,
+        commutative,
+    } = *call;
     let count = acc.count;
     let incoming = b.tmp(count).block(0, count);
     let h = Hosts::new(rank, size, num_core);
@@ -252,15 +270,15 @@ pub(crate) fn smp_binomial(
 /// by zero for no element at all): here they are one more, shorter,
 /// segment, which leaves SimGrid's messages as they are wherever its
 /// result is right.
-pub(crate) fn smp_binomial_pipeline(
-    b: &mut Builder,
-    rank: usize,
-    size: usize,
-    num_core: usize,
-    input: Block,
-    acc: Block,
-    commutative: bool,
-) {
+pub(crate) fn smp_binomial_pipeline(b: &mut Builder, call: &SmpCall) {
+    let SmpCall {
+        rank,
+        size,
+        num_core,
+        input,
+        acc,
+        commutative,
+    } = *call;
     let count = acc.count;
     let seg = PIPELINE_SEGMENT.min(count.max(1));
     let segments = count.div_ceil(seg);
@@ -290,15 +308,15 @@ pub(crate) fn smp_binomial_pipeline(
 /// SimGrid's `smp_rdb`: a binomial reduce within each host, `rdb`
 /// (recursive doubling, folded onto a power of two) among the leaders,
 /// and a binomial bcast within each host.
-pub(crate) fn smp_rdb(
-    b: &mut Builder,
-    rank: usize,
-    size: usize,
-    num_core: usize,
-    input: Block,
-    acc: Block,
-    commutative: bool,
-) -> Result<(), CollError> {
+pub(crate) fn smp_rdb(b: &mut Builder, call: &SmpCall) -> Result<(), CollError> {
+    let SmpCall {
+        rank,
+        size,
+        num_core,
+        input,
+        acc,
+        commutative,
+    } = *call;
     let h = Hosts::new(rank, size, num_core);
     allreduce_among_leaders(b, &h, AllreduceAlgorithm::Rdb, input, acc, commutative)
 }
@@ -339,15 +357,15 @@ fn allreduce_among_leaders(
 ///
 /// A ring cannot keep rank order: non-commutative operations run the
 /// default algorithm (as `lr` does).
-pub(crate) fn smp_rsag(
-    b: &mut Builder,
-    rank: usize,
-    size: usize,
-    num_core: usize,
-    input: Block,
-    acc: Block,
-    commutative: bool,
-) -> Result<(), CollError> {
+pub(crate) fn smp_rsag(b: &mut Builder, call: &SmpCall) -> Result<(), CollError> {
+    let SmpCall {
+        rank,
+        size,
+        num_core,
+        input,
+        acc,
+        commutative,
+    } = *call;
     if !commutative {
         let all: Vec<usize> = (0..size).collect();
         let default = AllreduceAlgorithm::Default;
@@ -403,15 +421,15 @@ pub(crate) fn smp_rsag(
 /// `count` is a multiple of `2 * hosts`, some elements are unreduced or
 /// lost otherwise. `rab_rdb`'s blocks are the same then, and spread the
 /// remainder otherwise.
-pub(crate) fn smp_rsag_rab(
-    b: &mut Builder,
-    rank: usize,
-    size: usize,
-    num_core: usize,
-    input: Block,
-    acc: Block,
-    commutative: bool,
-) -> Result<(), CollError> {
+pub(crate) fn smp_rsag_rab(b: &mut Builder, call: &SmpCall) -> Result<(), CollError> {
+    let SmpCall {
+        rank,
+        size,
+        num_core,
+        input,
+        acc,
+        commutative,
+    } = *call;
     if !size.is_power_of_two() {
         return Err(CollError::NeedsPowerOfTwo {
             algorithm: "smp_rsag_rab",
