@@ -1741,3 +1741,22 @@ fn each_rank_has_its_own_libc_state_as_a_process_would() {
         assert_eq!(got, expected, "{privatization}");
     }
 }
+
+/// MPI_Wtick is the simulated clock's resolution: `precision/timing`,
+/// the distance under which two dates are one (1e-9 s by default).
+#[test]
+fn wtick_is_the_simulated_clocks_resolution() {
+    let app = build("tests/c/wtick.c");
+    let app = app.to_str().unwrap();
+    for (cfg, expected) in [
+        (None, "MPI_Wtick 1e-09"),
+        (Some("--cfg=precision/timing:1e-6"), "MPI_Wtick 1e-06"),
+    ] {
+        let mut args = vec!["-np", "2", NO_COMPUTE];
+        args.extend(cfg);
+        args.push(app);
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(stdout(&o).trim(), expected, "{cfg:?}");
+    }
+}

@@ -21,6 +21,9 @@ pub(crate) unsafe extern "C" fn MPI_Wtime() -> f64 {
     super::traced("MPI_Wtime", read_clock_and_charge)
 }
 
+/// The simulated clock's resolution: `precision/timing`, under which two
+/// dates are one (1e-9 s by default). SimGrid returns its max-min
+/// precision (1e-5), which bounds rates, not dates.
 pub(crate) unsafe extern "C" fn MPI_Wtick() -> f64 {
     super::traced("MPI_Wtick", || {
         sim::with(|s| s.core.model().precision.timing)
