@@ -21,6 +21,8 @@ fn main() {
         "sleep",
         "usleep",
         "nanosleep",
+        "clock_nanosleep",
+        "clock",
         "rand",
         "random",
         "srand",

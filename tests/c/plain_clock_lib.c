@@ -5,16 +5,20 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Sleeps `seconds` s, then 0.5 s, then 0.25 s; returns how long that took
- * by gettimeofday. */
+/* Sleeps `seconds` s, then 0.5 s, 0.25 s, 0.125 s, then until 1 s
+ * later; returns how long that took by gettimeofday. */
 double plain_wait(unsigned seconds)
 {
     struct timeval a, b;
-    struct timespec quarter = {0, 250000000};
+    struct timespec quarter = {0, 250000000}, eighth = {0, 125000000}, until;
     gettimeofday(&a, NULL);
     sleep(seconds);
     usleep(500000);
     nanosleep(&quarter, NULL);
+    clock_nanosleep(CLOCK_MONOTONIC, 0, &eighth, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += 1;
+    clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL);
     gettimeofday(&b, NULL);
     return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_usec - a.tv_usec) * 1e-6;
 }
@@ -25,6 +29,12 @@ double plain_now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* clock(), in seconds. */
+double plain_clock(void)
+{
+    return (double)clock() / CLOCKS_PER_SEC;
 }
 
 /* time(), in seconds. */

@@ -1651,7 +1651,7 @@ fn collective_algorithms_are_chosen_with_smpi_options() {
 }
 
 /// A library built with the plain C compiler (not smpicc) sleeps and reads
-/// the clocks in simulated time: 100 and 101 simulated seconds of sleeps
+/// the clocks in simulated time: 101.875 and 102.875 simulated seconds of sleeps
 /// that take no wall time, its clocks agreeing with MPI_Wtime.
 #[test]
 fn a_library_not_built_by_smpicc_runs_on_simulated_time() {
@@ -1684,16 +1684,17 @@ fn a_library_not_built_by_smpicc_runs_on_simulated_time() {
     let o = run(&["-np", "2", NO_COMPUTE, app.to_str().unwrap()]);
     let out = stdout(&o);
     assert!(o.status.success(), "{out}{}", stderr(&o));
-    for (rank, seconds) in [(0, "100.750"), (1, "101.750")] {
+    for (rank, seconds) in [(0, "101.875"), (1, "102.875")] {
         let line = format!(
             "rank {rank}: waited {seconds} s in the library, MPI_Wtime moved {seconds} s, \
-             library clock {seconds} s, time() {} s, gettimeofday by pointer {} s",
-            100 + rank,
-            100 + rank
+             library clock {seconds} s, clock() {seconds} s, time() {} s, gettimeofday by \
+             pointer {} s",
+            101 + rank,
+            101 + rank
         );
         assert!(out.contains(&line), "expected {line:?} in:\n{out}");
     }
-    // Really sleeping would take 101.75 s.
+    // Really sleeping would take 102.875 s.
     assert!(wall.elapsed().as_secs() < 60, "the sleeps were real");
 }
 

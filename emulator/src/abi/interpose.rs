@@ -6,8 +6,9 @@
 //! called from anywhere else (smpirun itself, the program's constructors
 //! at load), they are libc's own.
 //!
-//! * Time: `gettimeofday`, `clock_gettime`, `time`, `sleep`, `usleep` and
-//!   `nanosleep` read and spend simulated time.
+//! * Time: `gettimeofday`, `clock_gettime`, `time`, `clock`, `sleep`,
+//!   `usleep`, `nanosleep` and `clock_nanosleep` read and spend simulated
+//!   time.
 //! * Hidden state (`crate::libc_state`): `rand`, `srand`, `random`,
 //!   `srandom`, `drand48`, `srand48`, `lrand48`, `mrand48` and `strtok`
 //!   run on the calling rank's own copy, as in a process of its own.
@@ -150,6 +151,59 @@ pub unsafe extern "C" fn nanosleep(req: *const libc::timespec, rem: *mut libc::t
     libc_own!("nanosleep": unsafe extern "C" fn(*const libc::timespec, *mut libc::timespec) -> c_int, req, rem)
 }
 
+/// `clock_nanosleep`: simulated in a rank, until a date of the simulated
+/// clock with `TIMER_ABSTIME`, for a duration otherwise.
+///
+/// # Safety
+/// The C contract: `req` readable, `rem` null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn clock_nanosleep(
+    clock: libc::clockid_t,
+    flags: c_int,
+    req: *const libc::timespec,
+    rem: *mut libc::timespec,
+) -> c_int {
+    if !context::in_rank() {
+        return libc_own!("clock_nanosleep": unsafe extern "C" fn(libc::clockid_t, c_int, *const libc::timespec, *mut libc::timespec) -> c_int, clock, flags, req, rem);
+    }
+    if req.is_null() {
+        return libc::EFAULT;
+    }
+    // SAFETY: non-null request from the caller.
+    let r = unsafe { *req };
+    if r.tv_nsec < 0 || r.tv_nsec >= 1_000_000_000 || r.tv_sec < 0 {
+        return libc::EINVAL;
+    }
+    let asked = r.tv_sec as f64 + r.tv_nsec as f64 * 1e-9;
+    let seconds = if flags & libc::TIMER_ABSTIME != 0 {
+        (asked - sim::with(|s| s.core.now())).max(0.0)
+    } else {
+        asked
+    };
+    time::sleep_seconds(seconds, "clock_nanosleep");
+    if !rem.is_null() && flags & libc::TIMER_ABSTIME == 0 {
+        // SAFETY: non-null output from the caller.
+        unsafe {
+            *rem = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            }
+        };
+    }
+    0
+}
+
+/// `clock`: in a rank, the simulated time so far, in `CLOCKS_PER_SEC`
+/// (a million) per second (what the process's CPU time is in a
+/// simulation: the rank's share is not told apart).
+#[no_mangle]
+pub extern "C" fn clock() -> libc::clock_t {
+    if context::in_rank() {
+        return (time::read_clock_and_charge() * 1e6) as libc::clock_t;
+    }
+    libc_own!("clock": unsafe extern "C" fn() -> libc::clock_t,)
+}
+
 /// Runs `f` on the calling rank's libc state.
 fn with_state<R>(f: impl FnOnce(&mut RankLibc) -> R) -> R {
     sim::with(|s| {
@@ -281,8 +335,10 @@ unsafe fn strtok_from(s: *mut c_char, delim: *const c_char, next: &mut *mut c_ch
 /// The interposers' addresses, for smpirun's `main` to keep them in the
 /// link (the linker takes from the library only what something refers
 /// to), with their names, which smpirun's build exports (build.rs).
-pub fn interposers() -> [(&'static str, usize); 15] {
+pub fn interposers() -> [(&'static str, usize); 17] {
     [
+        ("clock_nanosleep", clock_nanosleep as *const () as usize),
+        ("clock", clock as *const () as usize),
         ("gettimeofday", gettimeofday as *const () as usize),
         ("clock_gettime", clock_gettime as *const () as usize),
         ("time", time as *const () as usize),

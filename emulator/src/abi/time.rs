@@ -9,7 +9,7 @@ use crate::sim;
 
 /// Reads the clock, then charges smpi/wtime, as SimGrid does: a loop
 /// `while (MPI_Wtime() < t)` must let simulated time advance.
-fn read_clock_and_charge() -> f64 {
+pub(crate) fn read_clock_and_charge() -> f64 {
     bench_end();
     let (now, cost) = sim::with(|s| (s.core.now(), s.mpi.protocol.wtime_cost));
     sim::sleep(cost, "MPI_Wtime");
@@ -30,7 +30,7 @@ pub(crate) unsafe extern "C" fn MPI_Wtick() -> f64 {
     })
 }
 
-fn sleep_seconds(seconds: f64, call: &'static str) {
+pub(crate) fn sleep_seconds(seconds: f64, call: &'static str) {
     bench_end();
     sim::sleep(seconds, call);
     bench_begin();
