@@ -255,15 +255,25 @@ impl Mpi {
 
     /// Removes a request (and the parts of a compound one).
     pub fn remove_request(&mut self, id: ReqId) {
-        if let Some(r) = self.requests[id].take() {
-            self.ledger.close(Kind::Request, handle_of(id), r.owner);
-            if matches!(r.kind, ReqKind::PersistentColl) {
-                self.persistent_starts.remove(&id);
-            }
-            self.free_requests.push(id);
-            for child in r.children {
-                self.remove_request(child);
-            }
+        // Only the fields needed, taken out in place: moving the whole
+        // request out past the ledger call made the compiler copy it twice
+        // (a few percent of a large allreduce's instructions).
+        let Some(Request {
+            owner,
+            kind,
+            children,
+            ..
+        }) = self.requests[id].take()
+        else {
+            return;
+        };
+        self.ledger.close(Kind::Request, handle_of(id), owner);
+        if matches!(kind, ReqKind::PersistentColl) {
+            self.persistent_starts.remove(&id);
+        }
+        self.free_requests.push(id);
+        for child in children {
+            self.remove_request(child);
         }
     }
 
