@@ -288,7 +288,7 @@ pub(crate) fn two_level(
                 AllreduceAlgorithm::Rdb
             };
             let s = allreduce_with(alg, local, reduction, tuning)?;
-            b.splice(s, &intra, |blk| blk);
+            b.splice(s, intra, |blk| blk);
         }
         Mv2Intra::Reduce => {
             reduce_into(
@@ -304,7 +304,7 @@ pub(crate) fn two_level(
                 acc,
                 tuning.elem_bytes,
             );
-            b.splice(host.finish(), &intra, |blk| blk);
+            b.splice(host.finish(), intra, |blk| blk);
         }
     }
     // Among the leaders, from a copy of the host's result.
@@ -329,7 +329,7 @@ pub(crate) fn two_level(
             },
             tuning,
         )?;
-        b.splice(s, &leaders, |blk: Block| match blk.buf {
+        b.splice(s, leaders, |blk: Block| match blk.buf {
             Buf::Send => copy.sub(blk.offset, blk.count),
             _ => blk,
         });
@@ -347,6 +347,6 @@ pub(crate) fn two_level(
         acc,
         tuning.elem_bytes,
     );
-    b.splice(bcast.finish(), &intra, |blk| blk);
+    b.splice(bcast.finish(), intra, |blk| blk);
     Ok(())
 }

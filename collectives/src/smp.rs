@@ -20,13 +20,18 @@ use crate::params::{Blocks, Position, Reduction, RootedPosition, Tuning};
 use crate::registry::{AllgatherAlgorithm, AllreduceAlgorithm, BcastAlgorithm, ReduceAlgorithm};
 use crate::schedule::{Block, Buf, Builder, Schedule};
 
-/// The host of every rank of a communicator, and the ranks' order.
+/// The host of every rank of a communicator, and the ranks' order:
+/// each host's ranks and the leaders, found once when made.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Nodes {
-    /// Per communicator rank, an id of its host (any numbering).
-    host: Vec<usize>,
-    /// Per communicator rank, its process id (rank in `MPI_COMM_WORLD`).
-    pid: Vec<usize>,
+    /// Each host's ranks, in process order; hosts in their first rank's
+    /// process order (so the first of each group, in this order, are the
+    /// leaders).
+    groups: Vec<Vec<usize>>,
+    /// Per communicator rank, the index of its host's group.
+    group_of: Vec<usize>,
+    /// The first rank of each host, in process order.
+    leaders: Vec<usize>,
 }
 
 impl Nodes {
@@ -34,7 +39,32 @@ impl Nodes {
     /// `host[r]` and is process `pid[r]`. Both have one entry per rank.
     pub fn new(host: Vec<usize>, pid: Vec<usize>) -> Nodes {
         debug_assert_eq!(host.len(), pid.len());
-        Nodes { host, pid }
+        // Ranks by (host, process id): each host's ranks together, in
+        // process order.
+        let mut order: Vec<usize> = (0..host.len()).collect();
+        order.sort_unstable_by_key(|&r| (host[r], pid[r]));
+        let mut groups: Vec<Vec<usize>> = Vec::new();
+        for (i, &r) in order.iter().enumerate() {
+            if i == 0 || host[order[i - 1]] != host[r] {
+                groups.push(Vec::new());
+            }
+            if let Some(g) = groups.last_mut() {
+                g.push(r);
+            }
+        }
+        groups.sort_unstable_by_key(|g| pid[g[0]]);
+        let mut group_of = vec![0; host.len()];
+        for (i, g) in groups.iter().enumerate() {
+            for &r in g {
+                group_of[r] = i;
+            }
+        }
+        let leaders = groups.iter().map(|g| g[0]).collect();
+        Nodes {
+            groups,
+            group_of,
+            leaders,
+        }
     }
 
     /// `size` ranks, `per_node` per host in rank order (the last host may
@@ -49,33 +79,24 @@ impl Nodes {
 
     /// The number of ranks.
     pub fn size(&self) -> usize {
-        self.host.len()
+        self.group_of.len()
     }
 
     /// The ranks sharing `rank`'s host, in process order: the intra-node
     /// communicator, `rank` included.
-    pub fn intra(&self, rank: usize) -> Vec<usize> {
-        let mut ranks: Vec<usize> = (0..self.size())
-            .filter(|&r| self.host[r] == self.host[rank])
-            .collect();
-        ranks.sort_by_key(|&r| self.pid[r]);
-        ranks
+    pub fn intra(&self, rank: usize) -> &[usize] {
+        &self.groups[self.group_of[rank]]
     }
 
     /// The first rank (in process order) of every host, in process order:
     /// the leaders communicator.
-    pub fn leaders(&self) -> Vec<usize> {
-        let mut leaders: Vec<usize> = (0..self.size())
-            .filter(|&r| self.intra(r)[0] == r)
-            .collect();
-        leaders.sort_by_key(|&r| self.pid[r]);
-        leaders
+    pub fn leaders(&self) -> &[usize] {
+        &self.leaders
     }
 
     /// Whether every host runs as many of the ranks.
     pub fn is_uniform(&self) -> bool {
-        let per_host = |r: usize| self.host.iter().filter(|&&h| h == self.host[r]).count();
-        (0..self.size()).all(|r| per_host(r) == per_host(0))
+        self.groups.windows(2).all(|w| w[0].len() == w[1].len())
     }
 
     /// The ranks per host when [uniform](Self::is_uniform), else 1: the
@@ -83,7 +104,7 @@ impl Nodes {
     /// `k * num_core ..` share a host.
     pub fn num_core(&self) -> usize {
         if self.size() > 0 && self.is_uniform() {
-            self.intra(0).len()
+            self.groups[0].len()
         } else {
             1
         }
@@ -222,7 +243,7 @@ pub fn smp_init(at: Position, nodes: &Nodes) -> Result<Schedule, CollError> {
             },
             one,
         )?;
-        b.splice(among, &leaders, |blk| match blk.buf {
+        b.splice(among, leaders, |blk| match blk.buf {
             Buf::Send => at_int(lay.my_local_size, blk),
             Buf::Recv => at_int(size, blk),
             Buf::Tmp(_) => blk,
@@ -241,7 +262,7 @@ pub fn smp_init(at: Position, nodes: &Nodes) -> Result<Schedule, CollError> {
         U,
         bytes,
     )?;
-    b.splice(flag, &intra, |blk| match blk.buf {
+    b.splice(flag, intra, |blk| match blk.buf {
         Buf::Recv => at_int(lay.is_uniform, blk),
         _ => blk,
     });
