@@ -149,7 +149,7 @@ pub fn allreduce_smp(
         commutative,
     };
     match alg {
-        AllreduceAlgorithm::SmpBinomial => smp::smp_binomial(&mut b, &call),
+        AllreduceAlgorithm::SmpBinomial => smp::smp_binomial(&mut b, &call)?,
         AllreduceAlgorithm::SmpBinomialPipeline => smp::smp_binomial_pipeline(&mut b, &call),
         AllreduceAlgorithm::SmpRdb => smp::smp_rdb(&mut b, &call)?,
         AllreduceAlgorithm::SmpRsag | AllreduceAlgorithm::SmpRsagLr => {

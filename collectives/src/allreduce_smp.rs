@@ -238,7 +238,24 @@ pub(crate) struct SmpCall {
 /// binomial reduce among the hosts' first ranks, a binomial bcast among
 /// them, and a binomial bcast within each host, every step one blocking
 /// send or receive.
-pub(crate) fn smp_binomial(b: &mut Builder, call: &SmpCall) {
+pub(crate) fn smp_binomial(b: &mut Builder, call: &SmpCall) -> Result<(), CollError> {
+    let commutative = call.commutative;
+    on_hosts(b, call, |b, h, acc, incoming| {
+        h.reduce_among_leaders(b, acc, incoming, commutative);
+        h.bcast_among_leaders(b, acc);
+        Ok(())
+    })
+}
+
+/// The frame every SMP algorithm but the pipeline shares: a binomial
+/// reduce within each host, `among` at the host's first rank (given the
+/// accumulator and a scratch block of its size), and a binomial bcast
+/// within each host.
+fn on_hosts(
+    b: &mut Builder,
+    call: &SmpCall,
+    among: impl FnOnce(&mut Builder, &Hosts, Block, Block) -> Result<(), CollError>,
+) -> Result<(), CollError> {
     let SmpCall {
         rank,
         size,
@@ -253,10 +270,10 @@ pub(crate) fn smp_binomial(b: &mut Builder, call: &SmpCall) {
     b.copy(input, acc);
     h.reduce_on_host(b, acc, incoming, commutative);
     if h.is_leader() {
-        h.reduce_among_leaders(b, acc, incoming, commutative);
-        h.bcast_among_leaders(b, acc);
+        among(b, &h, acc, incoming)?;
     }
     h.bcast_on_host(b, acc);
+    Ok(())
 }
 
 /// SimGrid's `smp_binomial_pipeline`: `smp_binomial`'s four phases on
@@ -309,38 +326,20 @@ pub(crate) fn smp_binomial_pipeline(b: &mut Builder, call: &SmpCall) {
 /// (recursive doubling, folded onto a power of two) among the leaders,
 /// and a binomial bcast within each host.
 pub(crate) fn smp_rdb(b: &mut Builder, call: &SmpCall) -> Result<(), CollError> {
-    let SmpCall {
-        rank,
-        size,
-        num_core,
-        input,
-        acc,
-        commutative,
-    } = *call;
-    let h = Hosts::new(rank, size, num_core);
-    allreduce_among_leaders(b, &h, AllreduceAlgorithm::Rdb, input, acc, commutative)
+    allreduce_among_leaders(b, call, AllreduceAlgorithm::Rdb)
 }
 
 /// A binomial reduce within each host, `alg` among the leaders, and a
 /// binomial bcast within each host.
 fn allreduce_among_leaders(
     b: &mut Builder,
-    h: &Hosts,
+    call: &SmpCall,
     alg: AllreduceAlgorithm,
-    input: Block,
-    acc: Block,
-    commutative: bool,
 ) -> Result<(), CollError> {
-    let count = acc.count;
-    let incoming = b.tmp(count).block(0, count);
-    b.copy(input, acc);
-    h.reduce_on_host(b, acc, incoming, commutative);
-    if h.is_leader() {
-        let leaders = h.leaders();
-        allreduce_among(b, alg, h.inter, &leaders, acc, acc, commutative)?;
-    }
-    h.bcast_on_host(b, acc);
-    Ok(())
+    let commutative = call.commutative;
+    on_hosts(b, call, |b, h, acc, _| {
+        allreduce_among(b, alg, h.inter, &h.leaders(), acc, acc, commutative)
+    })
 }
 
 /// SimGrid's `smp_rsag` and `smp_rsag_lr`: a binomial reduce within each
@@ -361,22 +360,21 @@ pub(crate) fn smp_rsag(b: &mut Builder, call: &SmpCall) -> Result<(), CollError>
     let SmpCall {
         rank,
         size,
-        num_core,
         input,
         acc,
         commutative,
+        ..
     } = *call;
     if !commutative {
         let all: Vec<usize> = (0..size).collect();
         let default = AllreduceAlgorithm::Default;
         return allreduce_among(b, default, rank, &all, input, acc, commutative);
     }
-    let count = acc.count;
-    let incoming = b.tmp(count).block(0, count);
-    let h = Hosts::new(rank, size, num_core);
-    b.copy(input, acc);
-    h.reduce_on_host(b, acc, incoming, commutative);
-    if h.is_leader() && h.hosts > 1 {
+    on_hosts(b, call, |b, h, acc, incoming| {
+        if h.hosts == 1 {
+            return Ok(());
+        }
+        let count = acc.count;
         let (n, me) = (h.hosts, h.inter);
         let leaders = h.leaders();
         let (to, from) = (leaders[(me + 1) % n], leaders[(me + n - 1) % n]);
@@ -405,9 +403,8 @@ pub(crate) fn smp_rsag(b: &mut Builder, call: &SmpCall) -> Result<(), CollError>
             let (out, into) = (block(me + n - i), block(me + 2 * n - 1 - i));
             b.round(vec![send(to, out), recv(from, into)], vec![]);
         }
-    }
-    h.bcast_on_host(b, acc);
-    Ok(())
+        Ok(())
+    })
 }
 
 /// SimGrid's `smp_rsag_rab`, which refuses communicators whose size is not
@@ -422,20 +419,11 @@ pub(crate) fn smp_rsag(b: &mut Builder, call: &SmpCall) -> Result<(), CollError>
 /// lost otherwise. `rab_rdb`'s blocks are the same then, and spread the
 /// remainder otherwise.
 pub(crate) fn smp_rsag_rab(b: &mut Builder, call: &SmpCall) -> Result<(), CollError> {
-    let SmpCall {
-        rank,
-        size,
-        num_core,
-        input,
-        acc,
-        commutative,
-    } = *call;
-    if !size.is_power_of_two() {
+    if !call.size.is_power_of_two() {
         return Err(CollError::NeedsPowerOfTwo {
             algorithm: "smp_rsag_rab",
-            size,
+            size: call.size,
         });
     }
-    let h = Hosts::new(rank, size, num_core);
-    allreduce_among_leaders(b, &h, AllreduceAlgorithm::RabRdb, input, acc, commutative)
+    allreduce_among_leaders(b, call, AllreduceAlgorithm::RabRdb)
 }
