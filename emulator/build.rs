@@ -1,5 +1,6 @@
 //! Compiles the C helper for reductions on `long double` (a type Rust
-//! does not have), and records the git commit for `smpirun -version`.
+//! does not have) and the C face of the interposed malloc family, and
+//! records the git commit for `smpirun -version`.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -10,6 +11,14 @@ fn main() {
         .file("csrc/long_double.c")
         .warnings(true)
         .compile("smpi_long_double");
+    println!("cargo:rerun-if-changed=csrc/alloc_interpose.c");
+    cc::Build::new()
+        .file("csrc/alloc_interpose.c")
+        // The compiler must not treat these definitions as the builtins
+        // they replace.
+        .flag("-fno-builtin")
+        .warnings(true)
+        .compile("smpi_alloc_interpose");
     record_git_hash();
     // smpirun exports its interposers of libc's functions
     // (src/abi/interpose.rs: keep the two lists the same), so that every
@@ -32,6 +41,20 @@ fn main() {
         "mrand48",
         "srand48",
         "strtok",
+        "times",
+        "getrusage",
+        "sched_yield",
+        "localtime",
+        "gmtime",
+        "asctime",
+        "ctime",
+        "getopt",
+        "getopt_long",
+        "getopt_long_only",
+        "malloc",
+        "calloc",
+        "realloc",
+        "free",
     ] {
         println!("cargo:rustc-link-arg-bin=smpirun=-Wl,--export-dynamic-symbol={name}");
     }

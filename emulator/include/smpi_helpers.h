@@ -1,8 +1,7 @@
 /* Force-included by smpicc into every translation unit: redirects exit()
- * to the end of the calling rank (not of the whole simulation), and
- * getopt() and its GNU forms to glibc's with the calling rank's position
- * (glibc keeps one, optind, for the whole process). The functions that
- * read or spend time need no macro: smpirun interposes them at the symbol
+ * to the end of the calling rank (not of the whole simulation). The
+ * functions that read or spend time, getopt and its GNU forms, and the
+ * malloc family need no macro: smpirun interposes them at the symbol
  * level, for every object of the program (src/abi/interpose.rs).
  *
  * In C this header includes no system header, so that a program's own
@@ -50,13 +49,9 @@ using ::smpi_exit;
 #endif
 
 #define exit(status) smpi_exit(status)
-#define getopt(argc, argv, options) smpi_getopt(argc, argv, options)
-#define getopt_long(argc, argv, options, long_options, index)                                      \
-    smpi_getopt_long(argc, argv, options, long_options, index)
-#define getopt_long_only(argc, argv, options, long_options, index)                                 \
-    smpi_getopt_long_only(argc, argv, options, long_options, index)
 
-/* The malloc family is redirected by smpicc's <stdlib.h> and <malloc.h>,
- * once the C library has declared it (smpi_alloc.h). */
+/* The malloc family is not redirected here: smpirun interposes it at the
+ * symbol level, for every object of the program (SMPI_NO_OVERRIDE_MALLOC
+ * has no use left). */
 
 #endif /* SMPI_HELPERS_H */

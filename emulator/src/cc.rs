@@ -37,9 +37,6 @@ const HEADERS: &[(&str, &str)] = &[
     ("mpi.h", include_str!("../include/mpi.h")),
     ("smpi.h", include_str!("../include/smpi.h")),
     ("smpi_helpers.h", include_str!("../include/smpi_helpers.h")),
-    ("smpi_alloc.h", include_str!("../include/smpi_alloc.h")),
-    ("stdlib.h", include_str!("../include/stdlib.h")),
-    ("malloc.h", include_str!("../include/malloc.h")),
     ("smpi/mpi.h", include_str!("../include/smpi/mpi.h")),
     ("smpi/smpi.h", include_str!("../include/smpi/smpi.h")),
     ("xbt/base.h", include_str!("../include/xbt/base.h")),
@@ -499,6 +496,20 @@ fn build_command(lang: Lang, args: Vec<OsString>, pretend: bool) -> Result<Comma
     let kit = Toolkit::ensure(&compiler)?;
     let library = args.iter().any(|a| a == "-shared");
     cmd.arg("-fPIC")
+        // Line tables (only): the memory analysis names the source line of
+        // each allocation from the address its malloc returns to (the
+        // program's own -g or -g0, which come after, win).
+        .arg("-g1")
+        // Every allocation the program writes is made, as the interposed
+        // malloc family sees it, at its line: the compiler would otherwise
+        // drop the pairs it can prove unused (SimGrid's macros had the
+        // same effect).
+        .args([
+            "-fno-builtin-malloc",
+            "-fno-builtin-calloc",
+            "-fno-builtin-realloc",
+            "-fno-builtin-free",
+        ])
         .arg("-I")
         .arg(&kit.include_dir)
         .arg("-include")

@@ -118,6 +118,16 @@ impl Allocs {
         self.live.insert(new, Block { size, site });
     }
 
+    /// The runtime moved the program's block `old` to `new`, now of `size`
+    /// bytes (the C library's `realloc` on the program's behalf): it keeps
+    /// its place.
+    pub fn moved(&mut self, old: usize, new: usize, size: usize) {
+        if let Some(mut block) = self.live.remove(&old) {
+            block.size = size;
+            self.live.insert(new, block);
+        }
+    }
+
     /// The program freed `ptr`.
     pub fn freed(&mut self, ptr: usize) {
         self.live.remove(&ptr);

@@ -25,6 +25,12 @@ pub mod sim;
 #[cfg(test)]
 pub mod testing;
 
+/// Every Rust allocation of the tools takes libc's allocator directly,
+/// past the malloc family that smpirun interposes for the program
+/// (`abi::memory`).
+#[global_allocator]
+static ALLOCATOR: abi::memory::LibcAllocator = abi::memory::LibcAllocator;
+
 /// Flushes the C library's stdio buffers (the application's `printf`
 /// output), so our own messages come after it.
 pub fn flush_c_stdio() {

@@ -1,5 +1,6 @@
 //! libc's hidden state, one copy per rank: the generators of `rand` and
-//! `random` and of the `drand48` family, and `strtok`'s position. glibc
+//! `random` and of the `drand48` family, `strtok`'s position, and the
+//! result buffers of `localtime`, `gmtime`, `asctime` and `ctime`. glibc
 //! keeps one of each for the whole process, which the ranks would share:
 //! every rank would draw from one interleaved stream. smpirun interposes
 //! these functions (`abi::interpose`) and runs them on the calling rank's
@@ -106,15 +107,68 @@ impl Drand48 {
     }
 }
 
+/// The static result buffers of `localtime`, `gmtime` (one `struct tm`)
+/// and `asctime`, `ctime` (26 bytes of text), which glibc shares between
+/// calls as the C standard allows, one per rank.
+pub struct TimeBuffers {
+    tm: libc::tm,
+    text: [std::ffi::c_char; 26],
+}
+
+impl TimeBuffers {
+    /// Where `localtime` and `gmtime` write.
+    pub fn tm_ptr(&mut self) -> *mut libc::tm {
+        &mut self.tm
+    }
+
+    /// Where `asctime` and `ctime` write.
+    pub fn text_ptr(&mut self) -> *mut std::ffi::c_char {
+        self.text.as_mut_ptr()
+    }
+}
+
+impl std::fmt::Debug for TimeBuffers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("TimeBuffers")
+    }
+}
+
 /// One rank's libc state.
 #[derive(Debug, Default)]
 pub struct RankLibc {
+    /// The buffers of the time conversions, boxed: the program keeps
+    /// pointers into them while the table of states grows.
+    pub time: Option<Box<TimeBuffers>>,
     /// `rand`, `random` (created at first use: a fresh process's state).
     pub random: Option<Random>,
     /// The `drand48` family (a fresh process's state is all zeros).
     pub drand48: Drand48,
     /// Where `strtok` goes on (an address in the program's string).
     pub strtok: usize,
+}
+
+impl RankLibc {
+    /// The buffers of the time conversions (made at first use).
+    pub fn time_buffers(&mut self) -> &mut TimeBuffers {
+        self.time.get_or_insert_with(|| {
+            Box::new(TimeBuffers {
+                tm: libc::tm {
+                    tm_sec: 0,
+                    tm_min: 0,
+                    tm_hour: 0,
+                    tm_mday: 0,
+                    tm_mon: 0,
+                    tm_year: 0,
+                    tm_wday: 0,
+                    tm_yday: 0,
+                    tm_isdst: 0,
+                    tm_gmtoff: 0,
+                    tm_zone: std::ptr::null(),
+                },
+                text: [0; 26],
+            })
+        })
+    }
 }
 
 /// Every rank's (and actor's) libc state, made at its first use.

@@ -369,6 +369,20 @@ pub fn with<R>(f: impl FnOnce(&mut Sim) -> R) -> R {
     })
 }
 
+/// Runs `f` on the simulation if one runs and nothing else holds it now
+/// (for the interposed malloc family, which the runtime's own code calls
+/// too, while it holds the simulation); `None` otherwise.
+pub fn try_with<R>(f: impl FnOnce(&mut Sim) -> R) -> Option<R> {
+    context::off_rank_stack(|| {
+        SIM.try_with(|cell| {
+            let mut guard = cell.try_borrow_mut().ok()?;
+            guard.as_mut().map(f)
+        })
+        .ok()
+        .flatten()
+    })
+}
+
 /// Runs `f` on the MPI layer of the simulation (see [`with`]).
 pub fn mpi<R>(f: impl FnOnce(&mut mpi::Ctx<'_>) -> R) -> R {
     with(|s| f(&mut s.mpi()))

@@ -1,15 +1,19 @@
-/* libc's hidden state is each rank's own: getopt's position, rand's and
- * drand48's generators, strtok's position. Every rank parses its own
+/* libc's hidden state is each rank's own: getopt's position (inside a
+ * group of short options too, with GNU's reordering), rand's and
+ * drand48's generators, strtok's position, the result buffers of gmtime
+ * and asctime, errno. Every rank parses its own
  * options, draws from its generators and tokenizes a string, with MPI
  * calls between every step (so that the other ranks run in between),
  * and prints what it got. Built with -DNATIVE by the plain compiler, the
  * same steps run as one process per rank (rank from the RANK environment
  * variable): each rank's lines must be the same.
  * Run with: -n 7 --name=x -v rest */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef NATIVE
@@ -50,6 +54,25 @@ int main(int argc, char **argv)
     printf("rank %d: options n=%d name=%s v=%d, first operand %s\n", rank, n, name, verbose,
            optind < argc ? argv[optind] : "(none)");
     step();
+    /* Parsed again from the start, with getopt: a group of short options
+     * (-vn, its argument next) and an operand among the options. */
+    char value[16];
+    snprintf(value, sizeof value, "%d", rank + 3);
+    char *again[] = {argv[0], "-vn", value, "mid", "-n5", "-v", "tail", NULL};
+    optind = 1;
+    n = 0;
+    verbose = 0;
+    step();
+    while ((c = getopt(7, again, "n:v")) != -1) {
+        step();
+        if (c == 'n')
+            n += atoi(optarg);
+        else if (c == 'v')
+            verbose++;
+    }
+    printf("rank %d: again n=%d v=%d, operands %s %s\n", rank, n, verbose, again[optind],
+           again[optind + 1]);
+    step();
     /* A fresh process's rand, then one seeded per rank. */
     int first = rand();
     step();
@@ -79,6 +102,16 @@ int main(int argc, char **argv)
         printf("rank %d: token %s\n", rank, tok);
         tok = strtok(NULL, ",;");
     }
+    time_t date = 86400 * 40 * (time_t)(rank + 1) + 3600 * rank;
+    struct tm *tm = gmtime(&date);
+    step();
+    printf("rank %d: gmtime day %d hour %d\n", rank, tm->tm_yday, tm->tm_hour);
+    char *text_date = asctime(tm);
+    step();
+    printf("rank %d: asctime %s", rank, text_date);
+    errno = 1000 + rank;
+    step();
+    printf("rank %d: errno %d\n", rank, errno);
     END();
     return 0;
 }

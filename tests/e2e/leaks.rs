@@ -15,11 +15,7 @@ fn build_leaks(name: &str, flags: &[&str]) -> PathBuf {
 
 /// The line of the source that holds `marker`.
 fn line_of(marker: &str) -> usize {
-    let text = std::fs::read_to_string(repo().join(SOURCE)).expect("read the source");
-    text.lines()
-        .position(|l| l.contains(marker))
-        .unwrap_or_else(|| panic!("no {marker} in {SOURCE}"))
-        + 1
+    line_in(SOURCE, marker)
 }
 
 /// smpirun as a user runs it (no closing line), on 4 ranks.

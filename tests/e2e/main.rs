@@ -45,6 +45,16 @@ pub fn with_env(mut c: Command) -> Command {
     c
 }
 
+/// The line of `source` (relative to the repository root) that holds
+/// `marker`.
+pub fn line_in(source: &str, marker: &str) -> usize {
+    let text = std::fs::read_to_string(repo().join(source)).expect("read the source");
+    text.lines()
+        .position(|l| l.contains(marker))
+        .unwrap_or_else(|| panic!("no {marker} in {source}"))
+        + 1
+}
+
 pub fn smpicc() -> Command {
     with_env(Command::new(env!("CARGO_BIN_EXE_smpicc")))
 }

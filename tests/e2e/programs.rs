@@ -1698,6 +1698,70 @@ fn a_library_not_built_by_smpicc_runs_on_simulated_time() {
     assert!(wall.elapsed().as_secs() < 60, "the sleeps were real");
 }
 
+/// The malloc family is interposed at the symbol level, not by macros: a
+/// program that uses `malloc` as a value and as a member name compiles as
+/// written, and the memory analysis and automatic folding see the
+/// program's allocations, those of a library built with the plain cc
+/// included, but not the C library's own (strdup's block).
+#[test]
+fn malloc_is_interposed_for_every_object_of_the_program() {
+    let lib = scratch().join("libplainalloc.so");
+    let o = std::process::Command::new("cc")
+        .args(["-shared", "-fPIC", "-O1", "-g", "-o"])
+        .arg(&lib)
+        .arg(repo().join("tests/c/plain_alloc_lib.c"))
+        .output()
+        .expect("run cc");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let dir = scratch().to_str().unwrap().to_string();
+    let app = scratch().join("malloc_names");
+    let o = smpicc()
+        .arg("-O2")
+        .arg(repo().join("tests/c/malloc_names.c"))
+        .args([
+            format!("-L{dir}"),
+            "-lplainalloc".into(),
+            format!("-Wl,-rpath,{dir}"),
+        ])
+        .arg("-o")
+        .arg(&app)
+        .output()
+        .expect("run smpicc");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let program = line_in("tests/c/malloc_names.c", "/* LEAK program */");
+    let library = line_in("tests/c/plain_alloc_lib.c", "/* LEAK library */");
+    let app = app.to_str().unwrap();
+    let leaks = "--cfg=smpi/list-leaks:10";
+    let o = run(&["-np", "2", NO_COMPUTE, leaks, app]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).trim(), "No Errors");
+    let err = stderr(&o);
+    for line in [
+        "SMPI detected 4 unfreed buffers:".to_string(),
+        format!(
+            "plain_alloc_lib.c:{library}: leaked allocations of total size 4194304, called 2 \
+             times, each with size 2097152"
+        ),
+        format!(
+            "malloc_names.c:{program}: leaked allocations of total size 48, called 2 times, \
+             with minimum size 16 and maximum size 32"
+        ),
+    ] {
+        assert!(err.contains(&line), "expected {line:?} in:\n{err}");
+    }
+    let fold = "--cfg=smpi/auto-shared-malloc-thresh:1048576";
+    let o = run(&["-np", "2", NO_COMPUTE, leaks, fold, app]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o).trim(), "No Errors");
+    let err = stderr(&o);
+    for line in [
+        "SMPI detected 2 unfreed buffers:",
+        "4194304 bytes were automatically shared between processes, in 2 calls",
+    ] {
+        assert!(err.contains(line), "expected {line:?} in:\n{err}");
+    }
+}
+
 /// libc's hidden state is each rank's own (getopt's globals, the `rand`,
 /// `random` and `drand48` generators, `strtok`'s position), with MPI calls
 /// between every step: each rank prints what the same steps print as a

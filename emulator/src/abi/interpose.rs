@@ -12,6 +12,11 @@
 //! * Hidden state (`crate::libc_state`): `rand`, `srand`, `random`,
 //!   `srandom`, `drand48`, `srand48`, `lrand48`, `mrand48` and `strtok`
 //!   run on the calling rank's own copy, as in a process of its own.
+//! * Memory: `malloc`, `calloc`, `realloc` and `free` (C in
+//!   csrc/alloc_interpose.c, for the caller's return address; decided in
+//!   `super::memory`) fold and follow the program's allocations
+//!   (`smpi/auto-shared-malloc-thresh`, `smpi/display-allocs`), not the C
+//!   library's own; everywhere else they are libc's allocator.
 //!
 //! Limits: a library the program opens itself with `dlopen(...,
 //! RTLD_DEEPBIND)`, code calling the system calls directly or reading the
@@ -29,7 +34,7 @@ use crate::libc_state::RankLibc;
 use crate::sim;
 
 /// The definition of `name` after ours in the search order: libc's.
-fn next(name: &CStr, cell: &OnceLock<usize>) -> usize {
+pub(crate) fn next(name: &CStr, cell: &OnceLock<usize>) -> usize {
     *cell.get_or_init(|| {
         privatize::next_definition(name).unwrap_or_else(|| {
             // No libc definition means no way to answer: stop rather than
@@ -43,9 +48,9 @@ fn next(name: &CStr, cell: &OnceLock<usize>) -> usize {
 /// Calls libc's own `$name` of C type `$ty` with `$args`.
 macro_rules! libc_own {
     ($name:literal: $ty:ty, $($args:expr),*) => {{
-        static CELL: OnceLock<usize> = OnceLock::new();
-        let addr = next(
-            match CStr::from_bytes_with_nul(concat!($name, "\0").as_bytes()) {
+        static CELL: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        let addr = $crate::abi::interpose::next(
+            match std::ffi::CStr::from_bytes_with_nul(concat!($name, "\0").as_bytes()) {
                 Ok(name) => name,
                 Err(_) => unreachable!("a literal without NUL inside"),
             },
@@ -57,6 +62,8 @@ macro_rules! libc_own {
         unsafe { f($($args),*) }
     }};
 }
+
+pub(crate) use libc_own;
 
 /// libc's `clock_gettime`, for smpirun's own clock readings (the bench
 /// clock reads the rank's CPU time while the rank runs).
@@ -204,6 +211,128 @@ pub extern "C" fn clock() -> libc::clock_t {
     libc_own!("clock": unsafe extern "C" fn() -> libc::clock_t,)
 }
 
+/// `times`: in a rank, the simulated time so far as the process's user
+/// time and as the elapsed time, in clock ticks (as [`clock`]).
+///
+/// # Safety
+/// The C contract: `buf` null or writable.
+#[no_mangle]
+pub unsafe extern "C" fn times(buf: *mut libc::tms) -> libc::clock_t {
+    if !context::in_rank() {
+        return libc_own!("times": unsafe extern "C" fn(*mut libc::tms) -> libc::clock_t, buf);
+    }
+    // SAFETY: sysconf reads a constant.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    let ticks = (time::read_clock_and_charge() * per_second) as libc::clock_t;
+    if !buf.is_null() {
+        // SAFETY: non-null output from the caller.
+        unsafe {
+            *buf = libc::tms {
+                tms_utime: ticks,
+                tms_stime: 0,
+                tms_cutime: 0,
+                tms_cstime: 0,
+            }
+        };
+    }
+    ticks
+}
+
+/// `getrusage`: in a rank, the simulated time so far as the user time of
+/// the process (or thread), no system time; the other fields are the real
+/// process's.
+///
+/// # Safety
+/// The C contract: `usage` writable.
+#[no_mangle]
+pub unsafe extern "C" fn getrusage(who: c_int, usage: *mut libc::rusage) -> c_int {
+    let r =
+        libc_own!("getrusage": unsafe extern "C" fn(c_int, *mut libc::rusage) -> c_int, who, usage);
+    if r != 0 || usage.is_null() || !context::in_rank() || who == libc::RUSAGE_CHILDREN {
+        return r;
+    }
+    let now = time::read_clock_and_charge();
+    // SAFETY: non-null output from the caller, filled by libc.
+    unsafe {
+        (*usage).ru_utime = libc::timeval {
+            tv_sec: now.trunc() as libc::time_t,
+            tv_usec: (now.fract() * 1e6) as libc::suseconds_t,
+        };
+        (*usage).ru_stime = libc::timeval {
+            tv_sec: 0,
+            tv_usec: 0,
+        };
+    }
+    0
+}
+
+/// `sched_yield`: in a rank, lets the other ranks run (at the same
+/// simulated date), so that a rank polling with it does not stop them.
+#[no_mangle]
+pub extern "C" fn sched_yield() -> c_int {
+    if context::in_rank() {
+        time::sleep_seconds(0.0, "sched_yield");
+        return 0;
+    }
+    libc_own!("sched_yield": unsafe extern "C" fn() -> c_int,)
+}
+
+/// `localtime`: the calling rank's own result buffer.
+///
+/// # Safety
+/// The C contract: `t` readable.
+#[no_mangle]
+pub unsafe extern "C" fn localtime(t: *const libc::time_t) -> *mut libc::tm {
+    if !context::in_rank() {
+        return libc_own!("localtime": unsafe extern "C" fn(*const libc::time_t) -> *mut libc::tm, t);
+    }
+    let tm = with_state(|l| l.time_buffers().tm_ptr());
+    // SAFETY: the rank's buffer, which outlives the call and the result.
+    unsafe { libc::localtime_r(t, tm) }
+}
+
+/// `gmtime`: the calling rank's own result buffer.
+///
+/// # Safety
+/// The C contract: `t` readable.
+#[no_mangle]
+pub unsafe extern "C" fn gmtime(t: *const libc::time_t) -> *mut libc::tm {
+    if !context::in_rank() {
+        return libc_own!("gmtime": unsafe extern "C" fn(*const libc::time_t) -> *mut libc::tm, t);
+    }
+    let tm = with_state(|l| l.time_buffers().tm_ptr());
+    // SAFETY: as in localtime.
+    unsafe { libc::gmtime_r(t, tm) }
+}
+
+/// `asctime`: the calling rank's own result buffer.
+///
+/// # Safety
+/// The C contract: `tm` readable.
+#[no_mangle]
+pub unsafe extern "C" fn asctime(tm: *const libc::tm) -> *mut c_char {
+    if !context::in_rank() {
+        return libc_own!("asctime": unsafe extern "C" fn(*const libc::tm) -> *mut c_char, tm);
+    }
+    let text = with_state(|l| l.time_buffers().text_ptr());
+    // SAFETY: the rank's buffer of the 26 bytes asctime_r needs.
+    unsafe { libc::asctime_r(tm, text) }
+}
+
+/// `ctime`: the calling rank's own result buffer.
+///
+/// # Safety
+/// The C contract: `t` readable.
+#[no_mangle]
+pub unsafe extern "C" fn ctime(t: *const libc::time_t) -> *mut c_char {
+    if !context::in_rank() {
+        return libc_own!("ctime": unsafe extern "C" fn(*const libc::time_t) -> *mut c_char, t);
+    }
+    let text = with_state(|l| l.time_buffers().text_ptr());
+    // SAFETY: as in asctime.
+    unsafe { libc::ctime_r(t, text) }
+}
+
 /// Runs `f` on the calling rank's libc state.
 fn with_state<R>(f: impl FnOnce(&mut RankLibc) -> R) -> R {
     sim::with(|s| {
@@ -335,8 +464,19 @@ unsafe fn strtok_from(s: *mut c_char, delim: *const c_char, next: &mut *mut c_ch
 /// The interposers' addresses, for smpirun's `main` to keep them in the
 /// link (the linker takes from the library only what something refers
 /// to), with their names, which smpirun's build exports (build.rs).
-pub fn interposers() -> [(&'static str, usize); 17] {
+pub fn interposers() -> [(&'static str, usize); 31] {
+    extern "C" {
+        // csrc/alloc_interpose.c.
+        fn malloc(size: usize) -> *mut c_void;
+        fn calloc(n: usize, size: usize) -> *mut c_void;
+        fn realloc(ptr: *mut c_void, size: usize) -> *mut c_void;
+        fn free(ptr: *mut c_void);
+    }
     [
+        ("malloc", malloc as *const () as usize),
+        ("calloc", calloc as *const () as usize),
+        ("realloc", realloc as *const () as usize),
+        ("free", free as *const () as usize),
         ("clock_nanosleep", clock_nanosleep as *const () as usize),
         ("clock", clock as *const () as usize),
         ("gettimeofday", gettimeofday as *const () as usize),
@@ -354,6 +494,22 @@ pub fn interposers() -> [(&'static str, usize); 17] {
         ("mrand48", mrand48 as *const () as usize),
         ("srand48", srand48 as *const () as usize),
         ("strtok", strtok as *const () as usize),
+        ("times", times as *const () as usize),
+        ("getrusage", getrusage as *const () as usize),
+        ("sched_yield", sched_yield as *const () as usize),
+        ("localtime", localtime as *const () as usize),
+        ("gmtime", gmtime as *const () as usize),
+        ("asctime", asctime as *const () as usize),
+        ("ctime", ctime as *const () as usize),
+        ("getopt", super::getopt::getopt as *const () as usize),
+        (
+            "getopt_long",
+            super::getopt::getopt_long as *const () as usize,
+        ),
+        (
+            "getopt_long_only",
+            super::getopt::getopt_long_only as *const () as usize,
+        ),
     ]
 }
 

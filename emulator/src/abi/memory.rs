@@ -7,7 +7,9 @@
 
 use std::ffi::{c_char, c_int, c_void, CStr};
 
+use super::callers;
 use super::time::fatal;
+use crate::engine::context;
 use crate::sim;
 
 /// The length of the shared allocation at `ptr`, if it is one.
@@ -15,7 +17,9 @@ fn shared_len(ptr: *mut c_void) -> Option<usize> {
     if ptr.is_null() || !sim::fast(|f| f.any_folded()) {
         return None;
     }
-    sim::with(|s| s.mem.folding.len_of(ptr.cast()))
+    // A block met while the simulation is busy is the runtime's (the
+    // program's code does not run then): never a folded one.
+    sim::try_with(|s| s.mem.folding.len_of(ptr.cast())).flatten()
 }
 
 fn fold_or_die(size: usize, call: &str) -> *mut c_void {
@@ -91,68 +95,172 @@ pub(crate) unsafe extern "C" fn smpi_shared_free(ptr: *mut c_void) {
     }
 }
 
-/// The place a call of the malloc family passes (`__FILE__`, `__LINE__`).
-///
-/// # Safety
-/// `file` is null or a NUL-terminated string that outlives `'a`.
-unsafe fn place<'a>(file: *const c_char, line: c_int) -> (std::borrow::Cow<'a, str>, u32) {
-    let file = if file.is_null() {
-        std::borrow::Cow::Borrowed("?")
-    } else {
-        // SAFETY: per the contract.
-        unsafe { CStr::from_ptr(file) }.to_string_lossy()
-    };
-    (file, u32::try_from(line).unwrap_or(0))
+/// The libc allocator itself, under the interposed malloc family
+/// (`__libc_malloc` and friends: glibc's names for its own functions).
+mod libc_own {
+    use std::ffi::c_void;
+    extern "C" {
+        pub fn __libc_malloc(size: usize) -> *mut c_void;
+        pub fn __libc_calloc(n: usize, size: usize) -> *mut c_void;
+        pub fn __libc_realloc(ptr: *mut c_void, size: usize) -> *mut c_void;
+        pub fn __libc_free(ptr: *mut c_void);
+        pub fn __libc_memalign(align: usize, size: usize) -> *mut c_void;
+    }
+}
+
+/// smpirun's own memory (Rust's allocations) comes from libc's allocator
+/// directly, never through the interposed malloc family: the simulator's
+/// code runs on the ranks' stacks too, and its buffers are neither the
+/// program's to fold nor its leaks.
+pub struct LibcAllocator;
+
+/// The alignment libc's malloc gives every block (x86-64 glibc).
+const MALLOC_ALIGN: usize = 16;
+
+// SAFETY: libc's allocator meets GlobalAlloc's contract: blocks of at
+// least the size asked, aligned as asked (memalign beyond malloc's own
+// alignment), freed once by the matching call.
+unsafe impl std::alloc::GlobalAlloc for LibcAllocator {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        if layout.align() <= MALLOC_ALIGN && layout.align() <= layout.size() {
+            // SAFETY: plain allocation.
+            unsafe { libc_own::__libc_malloc(layout.size()) }.cast()
+        } else {
+            // SAFETY: memalign with a power-of-two alignment (Layout's).
+            unsafe { libc_own::__libc_memalign(layout.align(), layout.size()) }.cast()
+        }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        if layout.align() <= MALLOC_ALIGN && layout.align() <= layout.size() {
+            // SAFETY: plain allocation.
+            unsafe { libc_own::__libc_calloc(layout.size(), 1) }.cast()
+        } else {
+            // SAFETY: as in alloc.
+            let p = unsafe { self.alloc(layout) };
+            if !p.is_null() {
+                // SAFETY: a fresh block of layout.size() bytes.
+                unsafe { std::ptr::write_bytes(p, 0, layout.size()) };
+            }
+            p
+        }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, _layout: std::alloc::Layout) {
+        // SAFETY: ptr came from alloc (malloc or memalign: free takes both).
+        unsafe { libc_own::__libc_free(ptr.cast()) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        if layout.align() <= MALLOC_ALIGN && layout.align() <= new_size {
+            // SAFETY: ptr came from alloc; realloc keeps malloc's alignment.
+            return unsafe { libc_own::__libc_realloc(ptr.cast(), new_size) }.cast();
+        }
+        // SAFETY: a valid layout (GlobalAlloc's contract on new_size).
+        let new_layout =
+            unsafe { std::alloc::Layout::from_size_align_unchecked(new_size, layout.align()) };
+        // SAFETY: as in alloc.
+        let new = unsafe { self.alloc(new_layout) };
+        if !new.is_null() {
+            // SAFETY: both blocks hold the smaller size; they are distinct.
+            unsafe { std::ptr::copy_nonoverlapping(ptr, new, layout.size().min(new_size)) };
+            // SAFETY: ptr is freed once.
+            unsafe { self.dealloc(ptr, layout) };
+        }
+        new
+    }
+}
+
+thread_local! {
+    /// The source lines of the program's allocations (for the memory
+    /// analysis), read on demand.
+    static SOURCE_LINES: std::cell::RefCell<callers::SourceLines> =
+        std::cell::RefCell::new(callers::SourceLines::default());
+}
+
+/// Where the program allocated: the place its call passes (SimGrid's
+/// `smpi_shared_malloc_intercept` and friends), or the address the
+/// interposed call returns to (its line found in the line tables).
+#[derive(Clone, Copy)]
+enum Place {
+    Given(*const c_char, c_int),
+    ReturnAddress(usize),
+}
+
+impl Place {
+    /// The file and line.
+    ///
+    /// # Safety
+    /// A given file is null or a NUL-terminated string.
+    unsafe fn resolve(self) -> (String, u32) {
+        match self {
+            Place::Given(file, line) => {
+                let file = if file.is_null() {
+                    String::from("?")
+                } else {
+                    // SAFETY: per the contract.
+                    unsafe { CStr::from_ptr(file) }
+                        .to_string_lossy()
+                        .into_owned()
+                };
+                (file, u32::try_from(line).unwrap_or(0))
+            }
+            Place::ReturnAddress(addr) => {
+                SOURCE_LINES.with(|lines| lines.borrow_mut().of_return_address(addr))
+            }
+        }
+    }
 }
 
 /// Notes an allocation of the program for the memory analysis, when it
-/// runs (`leaks`).
+/// runs (`leaks`). Skipped when the simulation is busy (the program's
+/// code called from inside it, such as a user-defined operation).
 ///
 /// # Safety
-/// `file` is null or a NUL-terminated string.
-unsafe fn note_allocated(ptr: *mut c_void, size: usize, file: *const c_char, line: c_int) {
+/// A given file is null or a NUL-terminated string.
+unsafe fn note_allocated(ptr: *mut c_void, size: usize, place: Place) {
     if ptr.is_null() || !sim::fast(|f| f.analysing()) {
         return;
     }
     // SAFETY: per the contract.
-    let (file, line) = unsafe { place(file, line) };
-    sim::with(|s| {
+    let (file, line) = unsafe { place.resolve() };
+    sim::try_with(|s| {
         if let Some(allocs) = s.allocs.as_mut() {
             allocs.allocated(ptr as usize, size, &file, line);
         }
     });
 }
 
-/// Notes that the program's `realloc` moved `old` to `new`, now of `size`
-/// bytes, for the memory analysis.
+/// Notes that `old` moved to `new`, now of `size` bytes, for the memory
+/// analysis: by the program's `realloc` (`place`), or by the runtime's
+/// on a block of the program's (`None`: the block keeps its place).
 ///
 /// # Safety
-/// `file` is null or a NUL-terminated string.
-unsafe fn note_reallocated(
-    old: *mut c_void,
-    new: *mut c_void,
-    size: usize,
-    file: *const c_char,
-    line: c_int,
-) {
+/// A given file is null or a NUL-terminated string.
+unsafe fn note_reallocated(old: *mut c_void, new: *mut c_void, size: usize, place: Option<Place>) {
     if new.is_null() || !sim::fast(|f| f.analysing()) {
         return;
     }
     // SAFETY: per the contract.
-    let (file, line) = unsafe { place(file, line) };
-    sim::with(|s| {
+    let site = place.map(|p| unsafe { p.resolve() });
+    sim::try_with(|s| {
         if let Some(allocs) = s.allocs.as_mut() {
-            allocs.reallocated(old as usize, new as usize, size, &file, line);
+            match site {
+                Some((file, line)) => {
+                    allocs.reallocated(old as usize, new as usize, size, &file, line)
+                }
+                None => allocs.moved(old as usize, new as usize, size),
+            }
         }
     });
 }
 
-/// Notes that the program freed `ptr`, for the memory analysis.
+/// Notes that `ptr` was freed, for the memory analysis.
 fn note_freed(ptr: *mut c_void) {
     if ptr.is_null() || !sim::fast(|f| f.analysing()) {
         return;
     }
-    sim::with(|s| {
+    sim::try_with(|s| {
         if let Some(allocs) = s.allocs.as_mut() {
             allocs.freed(ptr as usize);
         }
@@ -162,7 +270,7 @@ fn note_freed(ptr: *mut c_void) {
 /// Notes a folded allocation of `size` bytes, for the memory analysis.
 fn note_folded(size: usize) {
     if sim::fast(|f| f.analysing()) {
-        sim::with(|s| {
+        sim::try_with(|s| {
             if let Some(allocs) = s.allocs.as_mut() {
                 allocs.folded(size);
             }
@@ -170,15 +278,35 @@ fn note_folded(size: usize) {
     }
 }
 
+/// Whether an allocation of `size` bytes by the code at `place` is folded
+/// (`smpi/auto-shared-malloc-thresh`): the program's, on a rank, large
+/// enough.
+fn folds(size: usize, place: Place) -> bool {
+    sim::fast(|f| f.folds(size))
+        && match place {
+            Place::Given(..) => true,
+            Place::ReturnAddress(addr) => callers::is_program(addr),
+        }
+}
+
+/// Whether the memory analysis follows allocations by the code at `place`.
+fn followed(place: Place) -> bool {
+    sim::fast(|f| f.analysing())
+        && match place {
+            Place::Given(..) => true,
+            Place::ReturnAddress(addr) => callers::is_program(addr),
+        }
+}
+
 /// `size` bytes, folded if `smpi/auto-shared-malloc-thresh` asks for it
 /// (then `true`), else from the C library.
-fn allocate(size: usize, call: &str) -> (*mut c_void, bool) {
-    if sim::fast(|f| f.folds(size)) {
+fn allocate(size: usize, call: &str, place: Place) -> (*mut c_void, bool) {
+    if folds(size, place) {
         note_folded(size);
         return (fold_or_die(size, call), true);
     }
     // SAFETY: plain C allocation.
-    (unsafe { libc::malloc(size) }, false)
+    (unsafe { libc_own::__libc_malloc(size) }, false)
 }
 
 /// Frees what [`allocate`] or the C library gave.
@@ -193,38 +321,33 @@ unsafe fn release(ptr: *mut c_void) {
         return;
     }
     // SAFETY: per the contract, from the C library's allocator.
-    unsafe { libc::free(ptr) }
+    unsafe { libc_own::__libc_free(ptr) }
 }
 
-/// `malloc` in programs built by smpicc (SimGrid's name), called at
-/// `line` of `file`.
-pub(crate) unsafe extern "C" fn smpi_shared_malloc_intercept(
-    size: usize,
-    file: *const c_char,
-    line: c_int,
-) -> *mut c_void {
-    let (p, folded) = allocate(size, "malloc");
-    if !folded {
-        // SAFETY: the macro passes __FILE__.
-        unsafe { note_allocated(p, size, file, line) };
+/// A rank's `malloc` (`place`: whose, where).
+///
+/// # Safety
+/// A given file is null or a NUL-terminated string.
+unsafe fn rank_malloc(size: usize, place: Place) -> *mut c_void {
+    let (p, folded) = allocate(size, "malloc", place);
+    if !folded && followed(place) {
+        // SAFETY: per the contract.
+        unsafe { note_allocated(p, size, place) };
     }
     p
 }
 
-/// `calloc` in programs built by smpicc (SimGrid's name). A folded
-/// allocation is zeroed like any other: the block it maps may hold
-/// another buffer's data.
-pub(crate) unsafe extern "C" fn smpi_shared_calloc_intercept(
-    n: usize,
-    size: usize,
-    file: *const c_char,
-    line: c_int,
-) -> *mut c_void {
+/// A rank's `calloc`. A folded allocation is zeroed like any other: the
+/// block it maps may hold another buffer's data.
+///
+/// # Safety
+/// As [`rank_malloc`].
+unsafe fn rank_calloc(n: usize, size: usize, place: Place) -> *mut c_void {
     let Some(total) = n.checked_mul(size) else {
         // SAFETY: calloc reports the overflow itself (NULL, ENOMEM).
-        return unsafe { libc::calloc(n, size) };
+        return unsafe { libc_own::__libc_calloc(n, size) };
     };
-    if sim::fast(|f| f.folds(total)) {
+    if folds(total, place) {
         note_folded(total);
         let p = fold_or_die(total, "calloc");
         // SAFETY: p is a fresh allocation of at least total bytes.
@@ -232,28 +355,28 @@ pub(crate) unsafe extern "C" fn smpi_shared_calloc_intercept(
         return p;
     }
     // SAFETY: plain C allocation.
-    let p = unsafe { libc::calloc(n, size) };
-    // SAFETY: the macro passes __FILE__.
-    unsafe { note_allocated(p, total, file, line) };
+    let p = unsafe { libc_own::__libc_calloc(n, size) };
+    if followed(place) {
+        // SAFETY: per the contract.
+        unsafe { note_allocated(p, total, place) };
+    }
     p
 }
 
-/// `realloc` in programs built by smpicc (SimGrid's name). For the memory
-/// analysis, `realloc(NULL, n)` is a `malloc`, `realloc(p, 0)` a `free`,
-/// and otherwise the block moves (now of `size` bytes, made here).
-pub(crate) unsafe extern "C" fn smpi_shared_realloc_intercept(
-    ptr: *mut c_void,
-    size: usize,
-    file: *const c_char,
-    line: c_int,
-) -> *mut c_void {
+/// A rank's `realloc`. For the memory analysis, `realloc(NULL, n)` is a
+/// `malloc`, `realloc(p, 0)` a `free`, and otherwise the block moves (now
+/// of `size` bytes, made here).
+///
+/// # Safety
+/// As [`rank_malloc`]; `ptr` is null or a live allocation.
+unsafe fn rank_realloc(ptr: *mut c_void, size: usize, place: Place) -> *mut c_void {
     let old = shared_len(ptr);
     let mut folded = false;
-    let new = if old.is_none() && !sim::fast(|f| f.folds(size)) {
+    let new = if old.is_none() && !folds(size, place) {
         // SAFETY: ptr is null or came from the C library's allocator.
-        unsafe { libc::realloc(ptr, size) }
+        unsafe { libc_own::__libc_realloc(ptr, size) }
     } else {
-        let (new, f) = allocate(size, "realloc");
+        let (new, f) = allocate(size, "realloc", place);
         folded = f;
         if new.is_null() {
             return new;
@@ -280,23 +403,148 @@ pub(crate) unsafe extern "C" fn smpi_shared_realloc_intercept(
         if size == 0 {
             note_freed(ptr);
         }
+    } else if !followed(place) {
+        // SAFETY: no place is resolved.
+        unsafe { note_reallocated(ptr, new, size, None) };
     } else if ptr.is_null() {
-        // SAFETY: the macro passes __FILE__.
-        unsafe { note_allocated(new, size, file, line) };
+        // SAFETY: per the contract.
+        unsafe { note_allocated(new, size, place) };
     } else {
-        // SAFETY: the macro passes __FILE__.
-        unsafe { note_reallocated(ptr, new, size, file, line) };
+        // SAFETY: per the contract.
+        unsafe { note_reallocated(ptr, new, size, Some(place)) };
     }
     new
 }
 
-/// `free` in programs built by smpicc: shared allocations are unmapped,
-/// anything else goes to the C library.
-pub(crate) unsafe extern "C" fn smpi_free(ptr: *mut c_void) {
+/// `free` anywhere: shared allocations are unmapped, anything else goes
+/// to the C library.
+///
+/// # Safety
+/// `ptr` is null or a live allocation of the malloc family.
+unsafe fn any_free(ptr: *mut c_void) {
+    if ptr.is_null() {
+        return;
+    }
     note_freed(ptr);
-    // SAFETY: ptr is null or came from the intercepted malloc family or
-    // the C library.
+    // SAFETY: per the contract.
     unsafe { release(ptr) }
+}
+
+/// `malloc` of the whole process (csrc/alloc_interpose.c passes the
+/// caller's return address): a rank's goes through the simulation,
+/// anything else is the C library's.
+///
+/// # Safety
+/// None beyond C's (`caller` is only compared and looked up).
+#[no_mangle]
+pub unsafe extern "C" fn smpi_interposed_malloc(size: usize, caller: *const c_void) -> *mut c_void {
+    if !context::in_rank() {
+        // SAFETY: plain C allocation.
+        return unsafe { libc_own::__libc_malloc(size) };
+    }
+    // SAFETY: no file is passed.
+    unsafe { rank_malloc(size, Place::ReturnAddress(caller as usize)) }
+}
+
+/// `calloc` of the whole process, as [`smpi_interposed_malloc`].
+///
+/// # Safety
+/// As [`smpi_interposed_malloc`].
+#[no_mangle]
+pub unsafe extern "C" fn smpi_interposed_calloc(
+    n: usize,
+    size: usize,
+    caller: *const c_void,
+) -> *mut c_void {
+    if !context::in_rank() {
+        // SAFETY: plain C allocation.
+        return unsafe { libc_own::__libc_calloc(n, size) };
+    }
+    // SAFETY: no file is passed.
+    unsafe { rank_calloc(n, size, Place::ReturnAddress(caller as usize)) }
+}
+
+/// `realloc` of the whole process, as [`smpi_interposed_malloc`]; a folded
+/// block moves whoever reallocates it.
+///
+/// # Safety
+/// The C contract: `ptr` is null or a live allocation.
+#[no_mangle]
+pub unsafe extern "C" fn smpi_interposed_realloc(
+    ptr: *mut c_void,
+    size: usize,
+    caller: *const c_void,
+) -> *mut c_void {
+    if !context::in_rank() {
+        // Off a rank nothing is folded, but a folded block of a rank's may
+        // move.
+        let Some(len) = shared_len(ptr) else {
+            // SAFETY: per the contract, a block of the C library's.
+            return unsafe { libc_own::__libc_realloc(ptr, size) };
+        };
+        // SAFETY: plain C allocation.
+        let new = unsafe { libc_own::__libc_malloc(size) };
+        if !new.is_null() {
+            // SAFETY: both blocks hold the smaller size; they are distinct.
+            unsafe {
+                std::ptr::copy_nonoverlapping(ptr.cast::<u8>(), new.cast::<u8>(), len.min(size))
+            };
+            // SAFETY: ptr is a live folded block, freed once.
+            unsafe { any_free(ptr) };
+        }
+        return new;
+    }
+    // SAFETY: no file is passed; ptr per the contract.
+    unsafe { rank_realloc(ptr, size, Place::ReturnAddress(caller as usize)) }
+}
+
+/// `free` of the whole process.
+///
+/// # Safety
+/// The C contract: `ptr` is null or a live allocation.
+#[no_mangle]
+pub unsafe extern "C" fn smpi_interposed_free(ptr: *mut c_void) {
+    // SAFETY: per the contract.
+    unsafe { any_free(ptr) }
+}
+
+/// SimGrid's `smpi_shared_malloc_intercept`: `malloc` called at `line` of
+/// `file`.
+pub(crate) unsafe extern "C" fn smpi_shared_malloc_intercept(
+    size: usize,
+    file: *const c_char,
+    line: c_int,
+) -> *mut c_void {
+    // SAFETY: the caller passes __FILE__.
+    unsafe { rank_malloc(size, Place::Given(file, line)) }
+}
+
+/// SimGrid's `smpi_shared_calloc_intercept`.
+pub(crate) unsafe extern "C" fn smpi_shared_calloc_intercept(
+    n: usize,
+    size: usize,
+    file: *const c_char,
+    line: c_int,
+) -> *mut c_void {
+    // SAFETY: the caller passes __FILE__.
+    unsafe { rank_calloc(n, size, Place::Given(file, line)) }
+}
+
+/// SimGrid's `smpi_shared_realloc_intercept`.
+pub(crate) unsafe extern "C" fn smpi_shared_realloc_intercept(
+    ptr: *mut c_void,
+    size: usize,
+    file: *const c_char,
+    line: c_int,
+) -> *mut c_void {
+    // SAFETY: the caller passes __FILE__ and a live block or null.
+    unsafe { rank_realloc(ptr, size, Place::Given(file, line)) }
+}
+
+/// SimGrid's `smpi_free`.
+pub(crate) unsafe extern "C" fn smpi_free(ptr: *mut c_void) {
+    // SAFETY: ptr is null or a live allocation.
+    unsafe { any_free(ptr) }
 }
 
 /// `smpi_shared_unfold(ptr, len)`: makes the pages under `ptr .. ptr + len`

@@ -12,6 +12,7 @@
 mod actor;
 mod attr;
 pub(crate) mod blas;
+mod callers;
 mod check;
 mod coll;
 mod comm;
@@ -21,7 +22,7 @@ mod host;
 mod info;
 mod instr;
 pub mod interpose;
-pub(crate) mod memory;
+pub mod memory;
 mod neighbor;
 mod p2p;
 mod persistent;

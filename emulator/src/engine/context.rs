@@ -169,7 +169,11 @@ pub fn suspend(why: Suspend) {
     // running on this thread; the yielder lives on that coroutine's stack
     // for as long as the coroutine runs.
     let yielder = unsafe { &*y };
+    // errno is the thread's, which all ranks share: each keeps its own
+    // across a switch, as a process of its own would.
+    let errno = nix::errno::Errno::last_raw();
     yielder.suspend(why);
+    nix::errno::Errno::set_raw(errno);
     // Resumed: `resume` restored nothing for us, so set our yielder again.
     YIELDER.with(|c| c.set(y));
 }
