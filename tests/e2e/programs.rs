@@ -1310,6 +1310,25 @@ fn one_sided_communication_works_in_every_mode() {
     assert_self_checks("tests/c/rma.c", &["1", "2", "5"]);
 }
 
+/// A target polling MPI_Win_test lets its origin run (it costs what
+/// MPI_Test costs): MPICH's wintest hung forever before. Under coreutils'
+/// timeout, so that a regression fails instead of hanging the suite.
+#[test]
+fn polling_win_test_lets_the_origin_complete() {
+    let app = build("tests/c/win_test_poll.c");
+    let o = with_env(Command::new("timeout"))
+        .args(["60", env!("CARGO_BIN_EXE_smpirun"), "-np", "2", NO_COMPUTE])
+        .arg(&app)
+        .output()
+        .expect("run timeout smpirun");
+    assert!(
+        o.status.success() && stdout(&o).contains(" No Errors"),
+        "{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+}
+
 #[test]
 fn distributed_graphs_and_neighbourhood_collectives() {
     assert_self_checks("tests/c/neighbors.c", &["1", "2", "3", "6"]);
