@@ -66,11 +66,35 @@ impl Default for Random {
     }
 }
 
-/// glibc's `drand48` family generator: 48-bit linear congruential; a
-/// fresh process's state is all zeros (the default).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// glibc's `drand48` family generator: 48-bit linear congruential,
+/// x' = a x + c mod 2^48; a fresh process's state is x = 0 with the
+/// standard a and c (the default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Drand48 {
     x: u64,
+    a: u64,
+    c: u64,
+}
+
+impl Default for Drand48 {
+    fn default() -> Drand48 {
+        Drand48 {
+            x: 0,
+            a: Self::A,
+            c: Self::C,
+        }
+    }
+}
+
+/// Three 16-bit words, least significant first (the drand48 family's
+/// `unsigned short[3]`), as one 48-bit number.
+pub fn words_to_u48(w: [u16; 3]) -> u64 {
+    u64::from(w[0]) | (u64::from(w[1]) << 16) | (u64::from(w[2]) << 32)
+}
+
+/// A 48-bit number as three 16-bit words, least significant first.
+pub fn u48_to_words(x: u64) -> [u16; 3] {
+    [x as u16, (x >> 16) as u16, (x >> 32) as u16]
 }
 
 impl Drand48 {
@@ -79,32 +103,76 @@ impl Drand48 {
     const MASK: u64 = (1 << 48) - 1;
 
     /// As `srand48(seed)` leaves it: the low 32 bits of the seed above
-    /// 0x330E.
+    /// 0x330E, the standard a and c.
     pub fn seeded(seed: i64) -> Drand48 {
         Drand48 {
             x: ((seed as u64 & 0xffff_ffff) << 16) | 0x330E,
+            ..Drand48::default()
         }
     }
 
+    /// `seed48(words)`: x from the words, the standard a and c; returns
+    /// the state it replaces.
+    pub fn seed48(&mut self, words: [u16; 3]) -> [u16; 3] {
+        let old = u48_to_words(self.x);
+        *self = Drand48 {
+            x: words_to_u48(words),
+            ..Drand48::default()
+        };
+        old
+    }
+
+    /// `lcong48(param)`: x from param[0..3], a from param[3..6], c =
+    /// param[6].
+    pub fn lcong48(&mut self, param: [u16; 7]) {
+        *self = Drand48 {
+            x: words_to_u48([param[0], param[1], param[2]]),
+            a: words_to_u48([param[3], param[4], param[5]]),
+            c: u64::from(param[6]),
+        };
+    }
+
+    /// One step from `x` with this generator's a and c (the `erand48`
+    /// forms, which keep x in the caller's array, use the generator's a
+    /// and c).
+    pub fn step_from(&self, x: u64) -> u64 {
+        self.a.wrapping_mul(x).wrapping_add(self.c) & Self::MASK
+    }
+
     fn step(&mut self) -> u64 {
-        self.x = Self::A.wrapping_mul(self.x).wrapping_add(Self::C) & Self::MASK;
+        self.x = self.step_from(self.x);
         self.x
     }
 
     /// `drand48`: uniform in [0, 1).
     pub fn next_f64(&mut self) -> f64 {
-        self.step() as f64 / (1u64 << 48) as f64
+        as_f64(self.step())
     }
 
     /// `lrand48`: uniform in [0, 2^31).
     pub fn next_nonnegative(&mut self) -> i64 {
-        (self.step() >> 17) as i64
+        as_nonnegative(self.step())
     }
 
     /// `mrand48`: uniform in [-2^31, 2^31).
     pub fn next_signed(&mut self) -> i64 {
-        i64::from((self.step() >> 16) as u32 as i32)
+        as_signed(self.step())
     }
+}
+
+/// A 48-bit state as `drand48` returns it.
+pub fn as_f64(x: u64) -> f64 {
+    x as f64 / (1u64 << 48) as f64
+}
+
+/// A 48-bit state as `lrand48` returns it.
+pub fn as_nonnegative(x: u64) -> i64 {
+    (x >> 17) as i64
+}
+
+/// A 48-bit state as `mrand48` returns it.
+pub fn as_signed(x: u64) -> i64 {
+    i64::from((x >> 16) as u32 as i32)
 }
 
 /// The static result buffers of `localtime`, `gmtime` (one `struct tm`)
@@ -143,6 +211,9 @@ pub struct RankLibc {
     pub random: Option<Random>,
     /// The `drand48` family (a fresh process's state is all zeros).
     pub drand48: Drand48,
+    /// What `seed48` returns (the state it replaced), boxed: the program
+    /// keeps the pointer while the table of states grows.
+    pub seed48_old: Option<Box<[u16; 3]>>,
     /// Where `strtok` goes on (an address in the program's string).
     pub strtok: usize,
 }
@@ -196,6 +267,19 @@ mod tests {
         assert_eq!(g.next_nonnegative(), (x1 >> 17) as i64);
         // A fresh state starts from 0: the first draw is c / 2^48.
         assert_eq!(Drand48::default().next_f64(), 11.0 / (1u64 << 48) as f64);
+    }
+
+    #[test]
+    fn seed48_and_lcong48_set_the_generator() {
+        let mut g = Drand48::seeded(7);
+        let before = g;
+        let old = g.seed48([0x330E, 7, 0]);
+        assert_eq!(old, u48_to_words(before.x));
+        // srand48(7) is x = 7 << 16 | 0x330E: the same generator.
+        assert_eq!(g, Drand48::seeded(7));
+        g.lcong48([1, 0, 0, 2, 0, 0, 3]);
+        assert_eq!(g.next_nonnegative(), as_nonnegative(5));
+        assert_eq!(g.step_from(5), 13);
     }
 
     #[test]

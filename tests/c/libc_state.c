@@ -1,8 +1,9 @@
 /* libc's hidden state is each rank's own: getopt's position (inside a
  * group of short options too, with GNU's reordering), rand's and
- * drand48's generators, strtok's position, the result buffers of gmtime
- * and asctime, errno. Every rank parses its own
- * options, draws from its generators and tokenizes a string, with MPI
+ * drand48's generators (seed48, lcong48 and the erand48 forms too),
+ * strtok's position, the result buffers of gmtime and asctime, errno.
+ * Every rank parses its own options, draws from its generators and
+ * tokenizes a string, with MPI
  * calls between every step (so that the other ranks run in between),
  * and prints what it got. Built with -DNATIVE by the plain compiler, the
  * same steps run as one process per rank (rank from the RANK environment
@@ -93,6 +94,24 @@ int main(int argc, char **argv)
     step();
     long m = mrand48();
     printf("rank %d: drand48 unseeded %.17g, seeded %.17g %ld %ld\n", rank, d0, d, l, m);
+    step();
+    unsigned short words[3] = {0x1234, (unsigned short)rank, 7};
+    unsigned short *old = seed48(words);
+    unsigned short before[3] = {old[0], old[1], old[2]};
+    step();
+    long s1 = lrand48();
+    step();
+    unsigned short param[7] = {1, 2, 3, 0xE66D, 0xDEEC, (unsigned short)(5 + rank), 11};
+    lcong48(param);
+    step();
+    long s2 = mrand48();
+    step();
+    unsigned short mine[3] = {9, 8, (unsigned short)rank};
+    long s3 = nrand48(mine);
+    step();
+    double s4 = erand48(mine);
+    printf("rank %d: seed48 replaced %u %u %u, then %ld; lcong48 %ld %ld %.17g\n", rank,
+           before[0], before[1], before[2], s1, s2, s3, s4);
     step();
     char text[64];
     snprintf(text, sizeof text, "alpha,beta;rank%d,,gamma", rank);

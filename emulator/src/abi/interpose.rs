@@ -10,8 +10,11 @@
 //!   `usleep`, `nanosleep` and `clock_nanosleep` read and spend simulated
 //!   time.
 //! * Hidden state (`crate::libc_state`): `rand`, `srand`, `random`,
-//!   `srandom`, `drand48`, `srand48`, `lrand48`, `mrand48` and `strtok`
-//!   run on the calling rank's own copy, as in a process of its own.
+//!   `srandom`, the `drand48` family (`seed48` and `lcong48` included;
+//!   `erand48`, `nrand48`, `jrand48` with the rank's parameters) and
+//!   `strtok` run on the calling rank's own copy, as in a process of its
+//!   own; so do the result buffers of `localtime`, `gmtime`, `asctime` and
+//!   `ctime`, and errno across a switch between ranks.
 //! * Memory: `malloc`, `calloc`, `realloc` and `free` (C in
 //!   csrc/alloc_interpose.c, for the caller's return address; decided in
 //!   `super::memory`) fold and follow the program's allocations
@@ -22,15 +25,17 @@
 //! RTLD_DEEPBIND)`, code calling the system calls directly or reading the
 //! vDSO, threads a rank starts (not on a rank's stack), and statically
 //! linked programs (not loadable anyway) get libc's behaviour;
-//! `initstate`, `setstate`, `seed48` and `lcong48` are libc's, on its one
-//! state.
+//! `initstate` and `setstate` are libc's, on its one state (and then
+//! `random` is not theirs), as are `strerror`'s buffer (glibc fills it
+//! only for unknown error numbers), `setlocale` and the `getpwent`-style
+//! iterators.
 
 use std::ffi::{c_char, c_double, c_int, c_long, c_uint, c_void, CStr};
 use std::sync::OnceLock;
 
 use super::time;
 use crate::engine::context;
-use crate::libc_state::RankLibc;
+use crate::libc_state::{self, RankLibc};
 use crate::sim;
 
 /// The definition of `name` after ours in the search order: libc's.
@@ -414,6 +419,99 @@ pub extern "C" fn srand48(seed: c_long) {
     libc_own!("srand48": unsafe extern "C" fn(c_long), seed)
 }
 
+/// `seed48`: seeds the calling rank's 48-bit generator; returns its
+/// previous state, in a buffer of the rank's.
+///
+/// # Safety
+/// The C contract: `seed` holds three words.
+#[no_mangle]
+pub unsafe extern "C" fn seed48(seed: *mut u16) -> *mut u16 {
+    if !context::in_rank() {
+        return libc_own!("seed48": unsafe extern "C" fn(*mut u16) -> *mut u16, seed);
+    }
+    // SAFETY: per the contract.
+    let words = unsafe { [*seed, *seed.add(1), *seed.add(2)] };
+    with_state(|l| {
+        let old = l.drand48.seed48(words);
+        let buffer = l.seed48_old.get_or_insert_with(Default::default);
+        **buffer = old;
+        buffer.as_mut_ptr()
+    })
+}
+
+/// `lcong48`: sets the calling rank's 48-bit generator and its
+/// parameters.
+///
+/// # Safety
+/// The C contract: `param` holds seven words.
+#[no_mangle]
+pub unsafe extern "C" fn lcong48(param: *mut u16) {
+    if !context::in_rank() {
+        return libc_own!("lcong48": unsafe extern "C" fn(*mut u16), param);
+    }
+    let mut words = [0u16; 7];
+    for (i, w) in words.iter_mut().enumerate() {
+        // SAFETY: per the contract.
+        *w = unsafe { *param.add(i) };
+    }
+    with_state(|l| l.drand48.lcong48(words));
+}
+
+/// One step of the state in the caller's `xsubi` with the calling rank's
+/// parameters (`lcong48`'s, or the standard ones).
+///
+/// # Safety
+/// `xsubi` holds three writable words.
+unsafe fn step_caller_state(xsubi: *mut u16) -> u64 {
+    // SAFETY: per the contract.
+    let x = libc_state::words_to_u48(unsafe { [*xsubi, *xsubi.add(1), *xsubi.add(2)] });
+    let next = with_state(|l| l.drand48.step_from(x));
+    for (i, w) in libc_state::u48_to_words(next).into_iter().enumerate() {
+        // SAFETY: per the contract.
+        unsafe { *xsubi.add(i) = w };
+    }
+    next
+}
+
+/// `erand48`: the caller's state, the calling rank's parameters.
+///
+/// # Safety
+/// The C contract: `xsubi` holds three words.
+#[no_mangle]
+pub unsafe extern "C" fn erand48(xsubi: *mut u16) -> c_double {
+    if !context::in_rank() {
+        return libc_own!("erand48": unsafe extern "C" fn(*mut u16) -> c_double, xsubi);
+    }
+    // SAFETY: per the contract.
+    libc_state::as_f64(unsafe { step_caller_state(xsubi) })
+}
+
+/// `nrand48`: as [`erand48`], in [0, 2^31).
+///
+/// # Safety
+/// As [`erand48`].
+#[no_mangle]
+pub unsafe extern "C" fn nrand48(xsubi: *mut u16) -> c_long {
+    if !context::in_rank() {
+        return libc_own!("nrand48": unsafe extern "C" fn(*mut u16) -> c_long, xsubi);
+    }
+    // SAFETY: per the contract.
+    libc_state::as_nonnegative(unsafe { step_caller_state(xsubi) }) as c_long
+}
+
+/// `jrand48`: as [`erand48`], in [-2^31, 2^31).
+///
+/// # Safety
+/// As [`erand48`].
+#[no_mangle]
+pub unsafe extern "C" fn jrand48(xsubi: *mut u16) -> c_long {
+    if !context::in_rank() {
+        return libc_own!("jrand48": unsafe extern "C" fn(*mut u16) -> c_long, xsubi);
+    }
+    // SAFETY: per the contract.
+    libc_state::as_signed(unsafe { step_caller_state(xsubi) }) as c_long
+}
+
 /// `strtok`: glibc's, with the calling rank's position.
 ///
 /// # Safety
@@ -464,7 +562,7 @@ unsafe fn strtok_from(s: *mut c_char, delim: *const c_char, next: &mut *mut c_ch
 /// The interposers' addresses, for smpirun's `main` to keep them in the
 /// link (the linker takes from the library only what something refers
 /// to), with their names, which smpirun's build exports (build.rs).
-pub fn interposers() -> [(&'static str, usize); 31] {
+pub fn interposers() -> [(&'static str, usize); 36] {
     extern "C" {
         // csrc/alloc_interpose.c.
         fn malloc(size: usize) -> *mut c_void;
@@ -501,6 +599,11 @@ pub fn interposers() -> [(&'static str, usize); 31] {
         ("gmtime", gmtime as *const () as usize),
         ("asctime", asctime as *const () as usize),
         ("ctime", ctime as *const () as usize),
+        ("seed48", seed48 as *const () as usize),
+        ("lcong48", lcong48 as *const () as usize),
+        ("erand48", erand48 as *const () as usize),
+        ("nrand48", nrand48 as *const () as usize),
+        ("jrand48", jrand48 as *const () as usize),
         ("getopt", super::getopt::getopt as *const () as usize),
         (
             "getopt_long",
