@@ -295,8 +295,6 @@ impl Sim {
         self.settle();
     }
 
-    /// The deadlock report: every blocked actor (rank, or actor a rank
-    /// created) with its call.
     /// The line that ends a run stopped by a time limit at `simulated`:
     /// the limit, the date, and where the ranks were (by the call they
     /// were in; ranks in no call were running their own code).
@@ -351,6 +349,8 @@ impl Sim {
         )
     }
 
+    /// The deadlock report: every blocked actor (rank, or actor a rank
+    /// created) with its call.
     fn deadlock_report(&self) -> String {
         let core = &self.core;
         let mut s = format!(
