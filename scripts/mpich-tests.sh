@@ -35,9 +35,14 @@
 #     line " No Errors" (or "No errors"), and every other standard-output line
 #     is blank or "Test Passed". Standard error is not judged (simulators log
 #     there) but is kept in the log files;
-#   - resultTest=TestStatus / TestErrFatal pass when the exit status is
-#     non-zero (a TestErrFatal test killed by our timeout counts as a pass,
-#     as runtests relies on mpiexec's own MPIEXEC_TIMEOUT for it);
+#   - resultTest=TestStatus / TestErrFatal pass when the launcher itself
+#     exits non-zero;
+#   - time limits: the launcher gets MPIEXEC_TIMEOUT=<the test's limit>, as
+#     from runtests, and must end the run itself when it passes (our smpirun
+#     does, with exit status 124, counted as TIMEOUT for a normal test and as
+#     the expected failure for init/timeout); a launcher still running
+#     15 seconds later is killed (status 137) and the test never
+#     passes;
 #   - a test that does not compile is BUILD-FAIL and counts as a failure.
 # Tests whose build fails only for want of MPI 4.0 names (see MPI4_RE) are
 # SKIP with the names listed: we implement MPI 3.1.
@@ -76,6 +81,9 @@ DEFAULT_TIMEOUT="${MPICH_TESTS_TIMEOUT:-60}"
 CFLAGS_EXTRA="${MPICH_TESTS_CFLAGS:--O1 -w}"
 RUN_XFAIL="${MPICH_TESTS_RUN_XFAIL:-0}"
 FAIL_ON_ERROR="${MPICH_TESTS_FAIL_ON_ERROR:-0}"
+# Seconds past a test's limit (MPIEXEC_TIMEOUT) after which the launcher is
+# killed: it had to stop the run itself.
+KILL_GRACE=15
 
 read -r -a SMPIRUN_ARGV <<< "$SMPIRUN_ARGS"
 read -r -a CFLAGS_ARGV <<< "$CFLAGS_EXTRA"
@@ -396,13 +404,13 @@ for dir in $DIRS; do
             cd "$BUILD/$dir"
             for e in "${envs[@]}"; do export "${e?}"; done
             export MPIEXEC_TIMEOUT="$tl"
-            exec timeout -k 10 "$tl" "$SMPIRUN" -np "$np" "${SMPIRUN_ARGV[@]}" "./$prog" "${args[@]}"
+            exec timeout -s KILL "$((tl + KILL_GRACE))" "$SMPIRUN" -np "$np" "${SMPIRUN_ARGV[@]}" "./$prog" "${args[@]}"
         ) </dev/null >"$out" 2>"$err" || rc=$?
 
         status=FAIL
         case "$result" in
             TestStatus|TestErrFatal)
-                if [[ $rc -ne 0 ]]; then status=PASS; fi
+                if [[ $rc -ne 0 && $rc -ne 137 ]]; then status=PASS; fi
                 ;;
             TestStatusNoErrors)
                 if [[ $rc -ne 0 && $rc -ne 124 && $rc -ne 137 ]] && grep -qE '^[[:space:]]*No [Ee]rrors[[:space:]]*$' "$out"; then status=PASS; fi

@@ -554,6 +554,7 @@ mod tests {
                 let _ = crate::mapping::Mapping::parse(cfg.text("smpi/map"));
                 let _ = crate::memory::Memory::from_config(&cfg, None);
                 let _ = crate::leaks::Settings::from_config(&cfg);
+                let _ = crate::engine::limit::Limits::from_config(&cfg, None);
                 let _ = (cfg.float(names[i]), cfg.int(names[i]), cfg.bool(names[i]));
                 Ok(())
             });

@@ -17,6 +17,7 @@ use crate::abi_symbols::abi_hash;
 use crate::actors::Body;
 use crate::config::{self, Config, Kind, OptionSpec};
 use crate::engine::context::{self, RankStack};
+use crate::engine::limit::{self, Limits, Watchdog};
 use crate::engine::netmodel::{NetModel, RoutingChoice};
 use crate::engine::Core;
 use crate::leaks;
@@ -53,6 +54,7 @@ const OPTIONS: config::Options = &[
 pub const REGISTRY: &[config::Options] = &[
     OPTIONS,
     crate::engine::netmodel::OPTIONS,
+    crate::engine::limit::OPTIONS,
     crate::mpi::protocol::OPTIONS,
     crate::mpi::coll::OPTIONS,
     crate::memory::OPTIONS,
@@ -823,6 +825,22 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             bail!("option contexts/factory: '{other}' is not one of raw, boost, ucontext, thread")
         }
     }
+    let mpiexec_timeout = std::env::var_os(limit::MPIEXEC_TIMEOUT);
+    let limits = Limits::from_config(
+        &cfg,
+        mpiexec_timeout
+            .as_ref()
+            .map(|v| v.to_string_lossy())
+            .as_deref(),
+    )?;
+    // Watched from now on, loading included, as mpiexec counts from launch.
+    let watchdog = match &limits.wall {
+        Some(l) => Some(
+            Watchdog::start(l, wall, opts.quiet)
+                .context("cannot start the thread that watches the wall-time limit")?,
+        ),
+        None => None,
+    };
     let simulate = cfg.bool("smpi/simulate-computation");
     let wall_clock = match cfg.text("smpi/bench-clock") {
         "cpu" => false,
@@ -1009,6 +1027,11 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     let analysis = leaks::Settings::from_config(&cfg)?;
     let mut sim = Sim::new(Core::new(platform, model, hosts), mpi, mem, bench);
     sim.quiet = opts.quiet;
+    sim.core.set_limits(
+        limits.simulated.as_ref().map(|l| l.seconds),
+        watchdog.as_ref().map(Watchdog::signal),
+    );
+    sim.limits = limits;
     if analysis.on {
         sim.analyse_memory(analysis.whole_paths);
     }
@@ -1077,6 +1100,13 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     sim::install(sim);
     context::install_crash_handler(stack_kib);
     let outcome = sim::run(&mut factory);
+    if let Some(w) = watchdog {
+        if !w.finish() {
+            // The watchdog is ending the process (the run ended just as
+            // it gave up waiting): its lines are the last.
+            limit::wait_for_forced_exit();
+        }
+    }
     crate::flush_c_stdio();
     drop(factory);
     let mut finished = sim::uninstall();
@@ -1106,6 +1136,10 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         Outcome::Failed { message, simulated } => {
             eprintln!("{message}");
             (1, *simulated)
+        }
+        Outcome::TimeLimit { report, simulated } => {
+            eprintln!("{report}");
+            (limit::TIME_LIMIT_EXIT, *simulated)
         }
     };
     // SimGrid prints nothing of its own at the end unless asked; a person

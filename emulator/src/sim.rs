@@ -15,6 +15,7 @@ use std::fmt;
 
 use crate::actors::{self, Actors};
 use crate::engine::context::{self, Suspend};
+use crate::engine::limit::{self, LimitKind, Limits};
 use crate::engine::{Core, Detail, RunState, Sleep};
 use crate::getopt::Optind;
 use crate::instr::Instr;
@@ -184,6 +185,9 @@ pub struct Sim {
     unfinalized: usize,
     /// The program's allocations, under the memory analysis (`leaks`).
     pub allocs: Option<Allocs>,
+    /// The run's time limits, for the message that ends a run they stop
+    /// (the core enforces them).
+    pub limits: Limits,
 }
 
 impl Sim {
@@ -205,6 +209,7 @@ impl Sim {
             thread_level_noted: false,
             unfinalized: 0,
             allocs: None,
+            limits: Limits::default(),
         }
     }
 
@@ -288,6 +293,60 @@ impl Sim {
     fn advance(&mut self, t: f64) {
         self.core.advance(t);
         self.settle();
+    }
+
+    /// The line that ends a run stopped by a time limit at `simulated`:
+    /// the limit, the date, and where the ranks were (by the call they
+    /// were in; ranks in no call were running their own code).
+    fn limit_report(&self, kind: LimitKind, simulated: f64) -> String {
+        let what = match kind {
+            LimitKind::Wall => self.limits.wall.as_ref(),
+            LimitKind::Simulated => self.limits.simulated.as_ref(),
+        }
+        .map_or_else(
+            || format!("{} limit", kind.name()),
+            |l| l.describe(kind.name()),
+        );
+        let core = &self.core;
+        // (what, ranks), in order of each group's lowest rank.
+        let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+        let mut finished = 0;
+        for rank in 0..core.size() {
+            let actor = core.actor(rank);
+            let doing = match actor.state() {
+                RunState::Done => {
+                    finished += 1;
+                    continue;
+                }
+                // The burst of its own code measured before an MPI call.
+                RunState::Blocked if actor.blocked_in().call == "computation" => {
+                    "computing".to_string()
+                }
+                RunState::Blocked => format!("in {}", actor.blocked_in().call),
+                RunState::Ready | RunState::Created => "running".to_string(),
+            };
+            match groups.iter_mut().find(|(d, _)| *d == doing) {
+                Some((_, ranks)) => ranks.push(rank),
+                None => groups.push((doing, vec![rank])),
+            }
+        }
+        const GROUPS_SHOWN: usize = 6;
+        let mut parts: Vec<String> = groups
+            .iter()
+            .take(GROUPS_SHOWN)
+            .map(|(doing, ranks)| format!("{} {doing}", rank_list(ranks)))
+            .collect();
+        if groups.len() > GROUPS_SHOWN {
+            let rest: usize = groups[GROUPS_SHOWN..].iter().map(|g| g.1.len()).sum();
+            parts.push(format!("{rest} more ranks elsewhere"));
+        }
+        if finished > 0 {
+            parts.push(format!("{finished} finished"));
+        }
+        format!(
+            "smpirun: {what} reached at simulated time {simulated:.6} s; stopped with {}",
+            parts.join(", ")
+        )
     }
 
     /// The deadlock report: every blocked actor (rank, or actor a rank
@@ -477,6 +536,9 @@ pub enum Outcome {
     },
     /// A rank could not be started (for example its copy failed to load).
     Failed { message: String, simulated: f64 },
+    /// A time limit (`engine::limit`) stopped the run; `report` is the
+    /// line that says so.
+    TimeLimit { report: String, simulated: f64 },
 }
 
 impl fmt::Display for Outcome {
@@ -488,12 +550,59 @@ impl fmt::Display for Outcome {
             }
             Outcome::Deadlock { report, .. } => f.write_str(report),
             Outcome::Failed { message, .. } => f.write_str(message),
+            Outcome::TimeLimit { report, .. } => f.write_str(report),
         }
     }
 }
 
+/// "rank 3" or "ranks 0-2,5,7-9" (at most 8 ranges, then how many more).
+fn rank_list(ranks: &[usize]) -> String {
+    let mut ranges: Vec<(usize, usize)> = Vec::new();
+    for &r in ranks {
+        match ranges.last_mut() {
+            Some(last) if last.1 + 1 == r => last.1 = r,
+            _ => ranges.push((r, r)),
+        }
+    }
+    const RANGES_SHOWN: usize = 8;
+    let mut text: Vec<String> = ranges
+        .iter()
+        .take(RANGES_SHOWN)
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect();
+    if ranges.len() > RANGES_SHOWN {
+        let shown: usize = ranges[..RANGES_SHOWN].iter().map(|r| r.1 - r.0 + 1).sum();
+        text.push(format!("... ({} more)", ranks.len() - shown));
+    }
+    let noun = if ranks.len() == 1 { "rank" } else { "ranks" };
+    format!("{noun} {}", text.join(","))
+}
+
 /// How many ranks ending without MPI_Finalize are named one by one.
 const UNFINALIZED_SHOWN: usize = 4;
+
+/// The outcome of a run that a time limit stops now. Under the wall-time
+/// limit, the watchdog is told first; if it is already ending the process
+/// (the simulation came back too late), this waits for it.
+fn stopped(kind: LimitKind) -> Outcome {
+    if !with(|s| s.core.claim_stop()) {
+        limit::wait_for_forced_exit();
+    }
+    let (report, simulated) = with(|s| {
+        let simulated = match kind {
+            LimitKind::Wall => s.core.now(),
+            LimitKind::Simulated => s.core.simulated_limit(),
+        };
+        (s.limit_report(kind, simulated), simulated)
+    });
+    Outcome::TimeLimit { report, simulated }
+}
 
 /// A coroutine and its guard zone.
 pub type Coroutine = (context::RankCoroutine, (usize, usize));
@@ -572,6 +681,10 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
                     simulated,
                 };
             }
+            if with(|s| s.core.stop_raised()) {
+                discard_all(&mut coroutines);
+                return stopped(LimitKind::Wall);
+            }
         }
         if with(|s| s.core.live()) == 0 {
             let (code, simulated, unfinalized) =
@@ -590,8 +703,16 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
             }
             return Outcome::Finished { code, simulated };
         }
+        if with(|s| s.core.stop_raised()) {
+            discard_all(&mut coroutines);
+            return stopped(LimitKind::Wall);
+        }
         let next = with(|s| s.core.next_event());
         match next {
+            Some(t) if t > with(|s| s.core.simulated_limit()) => {
+                discard_all(&mut coroutines);
+                return stopped(LimitKind::Simulated);
+            }
             Some(t) => with(|s| s.advance(t)),
             None => {
                 let (report, code, simulated) = with(|s| {

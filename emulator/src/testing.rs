@@ -8,6 +8,7 @@ use std::rc::Rc;
 use platforms::{HostId, Platform};
 
 use crate::engine::context::{self, RankCoroutine, RankStack};
+use crate::engine::limit::Limits;
 use crate::engine::netmodel::NetModel;
 use crate::engine::observe::Observer;
 use crate::engine::Core;
@@ -87,7 +88,9 @@ impl Setup {
         let model = NetModel::from_config(&cfg).expect("a valid network model");
         let protocol = Protocol::from_config(&cfg, false).expect("a valid protocol");
         let hosts = (0..self.ranks).map(|i| HostId(i as u32)).collect();
+        let limits = Limits::from_config(&cfg, None).expect("valid test limits");
         let mut core = Core::new(platform, model, hosts);
+        core.set_limits(limits.simulated.as_ref().map(|l| l.seconds), None);
         for o in self.observers {
             core.observers().attach(o);
         }
@@ -99,6 +102,7 @@ impl Setup {
         };
         let mpi = Mpi::new(self.ranks, protocol);
         let mut sim = Sim::new(core, mpi, Memory::default(), bench);
+        sim.limits = limits;
         if self.analyse {
             sim.analyse_memory(false);
         }

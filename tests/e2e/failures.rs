@@ -178,3 +178,116 @@ fn deadlock_on_a_window_lock_names_the_lock() {
         "{err}"
     );
 }
+
+/// Runs tests/c/endless.c on 3 ranks (rank 0 forever in `mode`, the others
+/// in MPI_Recv) with `options` and MPIEXEC_TIMEOUT=`timeout` when given;
+/// the output and the wall time it took.
+fn endless(mode: &str, options: &[&str], timeout: Option<&str>) -> (Output, f64) {
+    let app = build("tests/c/endless.c");
+    let mut c = smpirun();
+    c.args(["-np", "3", NO_COMPUTE]).args(options);
+    c.arg(&app).arg(mode);
+    if let Some(t) = timeout {
+        c.env("MPIEXEC_TIMEOUT", t);
+    }
+    let started = std::time::Instant::now();
+    let o = c.output().expect("run smpirun");
+    (o, started.elapsed().as_secs_f64())
+}
+
+/// smpirun's exit status when a time limit stops a run.
+const TIME_LIMIT_EXIT: i32 = 124;
+
+#[test]
+fn mpiexec_timeout_stops_an_endless_run_naming_each_ranks_call() {
+    let (o, wall) = endless("wtime", &[], Some("1"));
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(TIME_LIMIT_EXIT), "{err}");
+    assert!(
+        err.contains(
+            "smpirun: wall-time limit of 1 s (MPIEXEC_TIMEOUT) reached at simulated time "
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("; stopped with rank 0 in MPI_Wtime, ranks 1-2 in MPI_Recv\n"),
+        "{err}"
+    );
+    assert!(stdout(&o).contains("Execution failed with code 124."));
+    assert!((1.0..10.0).contains(&wall), "stopped after {wall} s");
+}
+
+#[test]
+fn the_wall_time_option_wins_over_mpiexec_timeout() {
+    let (o, wall) = endless("sleep", &["--cfg=smpi/wall-time-limit:1"], Some("600"));
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(TIME_LIMIT_EXIT), "{err}");
+    assert!(
+        err.contains("wall-time limit of 1 s (smpi/wall-time-limit) reached"),
+        "{err}"
+    );
+    assert!(
+        err.contains("rank 0 in sleep, ranks 1-2 in MPI_Recv"),
+        "{err}"
+    );
+    assert!(wall < 10.0, "stopped after {wall} s");
+}
+
+#[test]
+fn the_simulated_time_limit_stops_the_clock_at_its_date() {
+    let (o, _) = endless("sleep", &["--cfg=smpi/simulated-time-limit:2.5"], None);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(TIME_LIMIT_EXIT), "{err}");
+    assert!(
+        err.contains(
+            "smpirun: simulated-time limit of 2.5 s (smpi/simulated-time-limit) reached at \
+             simulated time 2.500000 s; stopped with rank 0 in sleep, ranks 1-2 in MPI_Recv\n"
+        ),
+        "{err}"
+    );
+    assert_eq!(simulated_time(&o), 2.5);
+    // The same run stopped by the MPI_Wtime loop's own cost.
+    let (o, _) = endless(
+        "wtime",
+        &[
+            "--cfg=smpi/wtime:1e-3",
+            "--cfg=smpi/simulated-time-limit:0.5",
+        ],
+        None,
+    );
+    assert!(
+        stderr(&o)
+            .contains("reached at simulated time 0.500000 s; stopped with rank 0 in MPI_Wtime"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_rank_that_never_returns_to_the_simulator_is_stopped_by_the_watchdog() {
+    let (o, wall) = endless("compute", &[], Some("1"));
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(TIME_LIMIT_EXIT), "{err}");
+    assert!(
+        err.contains("smpirun: wall-time limit of 1 s (MPIEXEC_TIMEOUT) reached at simulated time"),
+        "{err}"
+    );
+    assert!(
+        err.contains("rank 0 did not return to the simulator within 1 s"),
+        "{err}"
+    );
+    // What the program printed before is kept.
+    assert!(stdout(&o).contains("rank 0 runs forever (compute)"));
+    assert!((2.0..10.0).contains(&wall), "stopped after {wall} s");
+}
+
+#[test]
+fn a_bad_mpiexec_timeout_is_refused() {
+    let (o, _) = endless("wtime", &[], Some("soon"));
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("'MPIEXEC_TIMEOUT': 'soon' is not a number of seconds, 0 or more"),
+        "{}",
+        stderr(&o)
+    );
+}

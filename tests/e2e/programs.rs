@@ -1340,6 +1340,11 @@ fn darray_contents_match_size_and_bound_markers() {
 }
 
 #[test]
+fn external32_packs_big_endian_with_the_standard_sizes() {
+    assert_self_checks("tests/c/external32.c", &["1"]);
+}
+
+#[test]
 fn a_compact_platform_runs_like_its_xml_cluster() {
     // The TORUS row of SIMGRID_TOPOLOGY_PATTERNS, described on the command
     // line instead of in a file.

@@ -265,6 +265,13 @@ pub fn published_time() -> f64 {
     f64::from_bits(CRASH_TIME_BITS.load(Ordering::Relaxed))
 }
 
+/// The rank whose coroutine runs now, if one does: readable from another
+/// thread (the wall-time watchdog).
+pub fn running_rank() -> Option<usize> {
+    let rank = CRASH_RANK.load(Ordering::Relaxed);
+    (rank != NO_RANK).then_some(rank)
+}
+
 /// The signals that end a rank's program with a crash: the handler names
 /// the rank, the signal and the simulated time.
 const CRASH_SIGNALS: [Signal; 6] = [

@@ -24,6 +24,7 @@
 pub mod context;
 pub mod energy;
 mod ib;
+pub mod limit;
 mod net;
 pub mod netmodel;
 pub mod observe;
@@ -33,6 +34,7 @@ mod timer;
 mod tests;
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use fluidnet::{ActionId, ActionSpec, ResourceId};
 use platforms::{HostId, Platform};
@@ -40,6 +42,7 @@ use rustc_hash::FxHashMap;
 use tracing::{debug, trace};
 
 use energy::{Energy, EnergyError};
+use limit::StopSignal;
 pub use net::TransferId;
 use net::{FlowScratch, Transfer};
 use netmodel::{NetModel, RoutingChoice};
@@ -232,6 +235,11 @@ pub struct Core {
     /// Number of started actors not yet done.
     live: usize,
     observers: Observers,
+    /// The date the clock must not pass (`smpi/simulated-time-limit`;
+    /// infinity: none).
+    simulated_limit: f64,
+    /// Raised by the wall-time watchdog (`engine::limit`).
+    stop: Option<Arc<StopSignal>>,
 }
 
 impl Core {
@@ -315,6 +323,8 @@ impl Core {
             failure: None,
             live: n,
             observers: Observers::default(),
+            simulated_limit: f64::INFINITY,
+            stop: None,
         }
     }
 
@@ -589,7 +599,14 @@ impl Core {
     /// often). Same simulation, two switches fewer.
     pub fn start_sleep(&mut self, seconds: f64, call: &'static str) -> Sleep {
         let at = self.now + seconds;
-        if self.ready.is_empty() && self.next_event().is_none_or(|next| next > at) {
+        // Not past a time limit: the maestro, which stops the run, must see
+        // it (a sleep that would pass the simulated one, or any sleep once
+        // the wall-time one is raised, parks).
+        if self.ready.is_empty()
+            && self.next_event().is_none_or(|next| next > at)
+            && at <= self.simulated_limit
+            && !self.stop_raised()
+        {
             self.advance(at);
             return Sleep::InPlace;
         }
@@ -616,6 +633,30 @@ impl Core {
             let at = self.now;
             self.observers.each(|o| o.compute_start(at, rank, flops));
         }
+    }
+
+    /// Sets the run's time limits: the date the clock must not pass, and
+    /// the flag of the wall-time watchdog.
+    pub fn set_limits(&mut self, simulated: Option<f64>, stop: Option<Arc<StopSignal>>) {
+        self.simulated_limit = simulated.unwrap_or(f64::INFINITY);
+        self.stop = stop;
+    }
+
+    /// The date the clock must not pass (infinity: none).
+    pub fn simulated_limit(&self) -> f64 {
+        self.simulated_limit
+    }
+
+    /// Whether the wall-time watchdog asks the run to stop.
+    #[inline]
+    pub fn stop_raised(&self) -> bool {
+        self.stop.as_ref().is_some_and(|s| s.raised())
+    }
+
+    /// Takes the watchdog's request: false if the watchdog is already
+    /// ending the process (the caller must then wait for it).
+    pub fn claim_stop(&self) -> bool {
+        self.stop.as_ref().is_none_or(|s| s.stop())
     }
 
     /// The date of the next event, if any.

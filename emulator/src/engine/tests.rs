@@ -109,6 +109,30 @@ fn a_sleep_nothing_precedes_moves_the_clock_in_place() {
 }
 
 #[test]
+fn a_sleep_past_a_time_limit_parks_for_the_maestro_to_stop_the_run() {
+    let mut core = core_on_three(&[0, 1], &[]);
+    while core.pop_ready().is_some() {}
+    core.set_current(0);
+    let stop = std::sync::Arc::new(super::limit::StopSignal::default());
+    core.set_limits(Some(2.0), Some(std::sync::Arc::clone(&stop)));
+    assert_eq!(core.simulated_limit(), 2.0);
+    // Up to the simulated limit, in place; past it, a timer.
+    assert_eq!(core.start_sleep(1.5, "sleep"), Sleep::InPlace);
+    assert_eq!(core.start_sleep(1.0, "sleep"), Sleep::Blocked);
+    assert_eq!((core.now(), core.next_event()), (1.5, Some(2.5)));
+    // Once the watchdog raises its flag, no sleep moves the clock.
+    let mut core = core_on_three(&[0, 1], &[]);
+    while core.pop_ready().is_some() {}
+    core.set_current(0);
+    core.set_limits(None, Some(std::sync::Arc::clone(&stop)));
+    assert!(!core.stop_raised());
+    assert!(stop.expire());
+    assert!(core.stop_raised());
+    assert_eq!(core.start_sleep(1e-8, "MPI_Wtime"), Sleep::Blocked);
+    assert_eq!(core.now(), 0.0);
+}
+
+#[test]
 fn a_sleep_another_ready_rank_precedes_blocks_until_its_timer() {
     let mut core = core_on_three(&[0, 1], &[]);
     assert_eq!(core.pop_ready(), Some(0));

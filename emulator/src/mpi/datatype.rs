@@ -8,6 +8,7 @@
 use std::ffi::c_void;
 use std::rc::Rc;
 
+use super::external32::{self, Ext32};
 use super::{class, Mpi, MpiError, MpiResult};
 
 /// The element kinds that reductions know how to combine.
@@ -62,9 +63,9 @@ pub struct Datatype {
     /// run-length encoded as (size in bytes, repeat count): what
     /// MPI_Get_elements counts.
     pub elements: Vec<(u32, u64)>,
-    /// Whether every basic element has the same size in external32 as
-    /// here (false for C long and long double).
-    pub external32_native: bool,
+    /// The basic elements of one element in type-map order as external32
+    /// sees them, run-length encoded (a complex number is two reals).
+    pub external: Vec<(Ext32, u64)>,
     /// Alignment of the most strictly aligned basic element (a struct's
     /// extent is padded to a multiple of it, as a C compiler pads).
     pub align: usize,
@@ -118,16 +119,7 @@ impl Datatype {
             // part (complex numbers on their halves).
             align: alignment_of(parts, basic),
             elements: element_runs(parts, basic),
-            external32_native: !matches!(
-                name,
-                "MPI_LONG"
-                    | "MPI_UNSIGNED_LONG"
-                    | "MPI_LONG_INT"
-                    | "MPI_LONG_DOUBLE"
-                    | "MPI_LONG_DOUBLE_INT"
-                    | "MPI_C_LONG_DOUBLE_COMPLEX"
-                    | "MPI_CXX_LONG_DOUBLE_COMPLEX"
-            ),
+            external: external_runs(name, parts, basic),
             predefined: true,
             explicit_lb: name == "MPI_LB",
             explicit_ub: name == "MPI_UB",
@@ -187,6 +179,29 @@ pub fn basic_elements(ty: &Datatype, bytes: u64) -> Option<u64> {
         }
     }
     (rest == 0).then_some(n)
+}
+
+/// The external32 kinds of the basic elements of a predefined type made of
+/// `parts`: C long and unsigned long (alone or first in MPI_LONG_INT),
+/// wchar_t and long double change size; every other part only changes
+/// byte order, a complex number's as two reals.
+fn external_runs(name: &str, parts: &[(isize, usize)], basic: Option<Basic>) -> Vec<(Ext32, u64)> {
+    let mut runs = Vec::new();
+    for (i, &(_, len)) in parts.iter().enumerate() {
+        let (kind, n) = match (name, basic) {
+            ("MPI_LONG" | "MPI_LONG_INT", _) if i == 0 => (Ext32::Long { signed: true }, 1),
+            ("MPI_UNSIGNED_LONG", _) => (Ext32::Long { signed: false }, 1),
+            ("MPI_WCHAR", _) => (Ext32::WChar, 1),
+            (_, Some(Basic::LongDouble | Basic::PairLongDoubleI32)) if i == 0 => {
+                (Ext32::LongDouble, 1)
+            }
+            (_, Some(Basic::ComplexLongDouble)) => (Ext32::LongDouble, 2),
+            (_, Some(Basic::ComplexF32 | Basic::ComplexF64)) => (Ext32::Same((len / 2) as u8), 2),
+            _ => (Ext32::Same(len as u8), 1),
+        };
+        external32::push_run(&mut runs, kind, n);
+    }
+    runs
 }
 
 /// The C alignment of a predefined type made of `parts`.
@@ -468,47 +483,9 @@ pub fn unpack_with(
     pos
 }
 
-/// Converts packed native data of `ty` to or from external32 (big-endian;
-/// the same sizes as this machine's for the types MPI defines there):
-/// reverses the bytes of every basic element, each half of a complex one.
-pub fn swap_external32(ty: &Datatype, data: &mut [u8]) -> MpiResult<()> {
-    if !ty.external32_native {
-        // external32 has 4-byte longs and 16-byte quad long doubles: a
-        // size conversion this emulator does not do yet.
-        return Err(MpiError::new(
-            class::UNSUPPORTED_DATAREP,
-            format!(
-                "{} contains C long or long double, whose external32 size differs; not supported yet",
-                if ty.name.is_empty() { "the datatype" } else { &ty.name }
-            ),
-        ));
-    }
-    // From here a pure byte-order conversion: every size is the same.
-    if cfg!(target_endian = "big") {
-        return Ok(());
-    }
-    let complex = matches!(ty.basic, Some((Basic::ComplexF32 | Basic::ComplexF64, _)));
-    let mut pos = 0;
-    while pos < data.len() {
-        for &(size, count) in &ty.elements {
-            let unit = if complex {
-                size as usize / 2
-            } else {
-                size as usize
-            };
-            for _ in 0..count * (size as u64 / unit.max(1) as u64) {
-                if pos + unit > data.len() {
-                    return Ok(());
-                }
-                data[pos..pos + unit].reverse();
-                pos += unit;
-            }
-        }
-        if ty.elements.is_empty() {
-            break;
-        }
-    }
-    Ok(())
+/// Bytes of `count` elements of `ty` in external32 (MPI_Pack_external_size).
+pub fn external32_size(ty: &Datatype, count: usize) -> usize {
+    count * external32::external_size(&ty.external)
 }
 
 /// MPI_TYPECLASS_REAL, _INTEGER and _COMPLEX (mpi.h).
@@ -676,31 +653,53 @@ mod tests {
     }
 
     #[test]
-    fn external32_is_big_endian() {
+    fn external32_sizes_of_the_predefined_types() {
         let t = predefined_types();
-        let int = t[8].as_ref().unwrap();
-        let mut data: Vec<u8> = [1i32, 0x0102_0304]
-            .iter()
-            .flat_map(|v| v.to_ne_bytes())
-            .collect();
-        swap_external32(int, &mut data).unwrap();
-        assert_eq!(data, [0, 0, 0, 1, 1, 2, 3, 4]);
-        // A complex number is two reals, each swapped on its own.
+        let ext = |name: &str| {
+            let ty = t.iter().flatten().find(|ty| ty.name == name).unwrap();
+            external32_size(ty, 1)
+        };
+        // MPI 3.1 Table 13.2.
+        for (name, size) in [
+            ("MPI_CHAR", 1),
+            ("MPI_WCHAR", 2),
+            ("MPI_SHORT", 2),
+            ("MPI_INT", 4),
+            ("MPI_LONG", 4),
+            ("MPI_UNSIGNED_LONG", 4),
+            ("MPI_LONG_LONG_INT", 8),
+            ("MPI_FLOAT", 4),
+            ("MPI_DOUBLE", 8),
+            ("MPI_LONG_DOUBLE", 16),
+            ("MPI_C_BOOL", 1),
+            ("MPI_AINT", 8),
+            ("MPI_C_DOUBLE_COMPLEX", 16),
+            ("MPI_C_LONG_DOUBLE_COMPLEX", 32),
+            ("MPI_LONG_INT", 8),
+            ("MPI_SHORT_INT", 6),
+            ("MPI_LONG_DOUBLE_INT", 20),
+            ("MPI_INTEGER16", 16),
+            ("MPI_LB", 0),
+        ] {
+            assert_eq!(ext(name), size, "{name}");
+        }
+    }
+
+    #[test]
+    fn external32_of_a_complex_swaps_each_half() {
+        let t = predefined_types();
         let complex = t[26].as_ref().unwrap(); // MPI_C_COMPLEX
-        let mut c: Vec<u8> = [1.0f32, -2.0]
+        assert_eq!(complex.external, [(Ext32::Same(4), 2)]);
+        let c: Vec<u8> = [1.0f32, -2.0]
             .iter()
             .flat_map(|v| v.to_ne_bytes())
             .collect();
-        swap_external32(complex, &mut c).unwrap();
+        let e = external32::encode(&complex.external, 1, &c).unwrap();
         let halves: Vec<u8> = [1.0f32, -2.0]
             .iter()
             .flat_map(|v| v.to_be_bytes())
             .collect();
-        assert_eq!(c, halves);
-        let long = t[10].as_ref().unwrap();
-        let e = swap_external32(long, &mut [0; 8]).unwrap_err();
-        assert_eq!(e.class, class::UNSUPPORTED_DATAREP);
-        assert!(e.message.starts_with("MPI_LONG contains C long"));
+        assert_eq!(e, halves);
     }
 
     #[test]

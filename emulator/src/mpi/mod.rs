@@ -13,6 +13,7 @@ pub mod comm;
 pub mod crystal;
 pub mod datatype;
 pub mod error;
+pub mod external32;
 pub mod group;
 pub mod info;
 pub mod intercoll;

@@ -382,3 +382,48 @@ fn the_ledger_counts_what_the_program_holds_as_simgrid_does() {
         )
     );
 }
+
+#[test]
+fn a_simulated_time_limit_stops_the_run_at_its_date_naming_each_ranks_call() {
+    let o = Setup::new(5)
+        .cfg("smpi/simulated-time-limit:2.5")
+        .run(move |rank| {
+            match rank {
+                0 => loop {
+                    sim::sleep(1.0, "sleep");
+                },
+                3 => {}
+                _ => {
+                    let mut buf = [0i32];
+                    p2p::recv(&recv_msg(&mut buf, INT, 0, 0), "MPI_Recv").unwrap();
+                }
+            }
+            0
+        });
+    match o {
+        Outcome::TimeLimit { report, simulated } => {
+            assert_eq!(simulated, 2.5);
+            assert_eq!(
+                report,
+                "smpirun: simulated-time limit of 2.5 s (smpi/simulated-time-limit) reached at \
+                 simulated time 2.500000 s; stopped with rank 0 in sleep, ranks 1-2,4 in \
+                 MPI_Recv, 1 finished"
+            );
+        }
+        other => panic!("not stopped by the limit: {other:?}"),
+    }
+}
+
+#[test]
+fn a_run_that_ends_before_its_simulated_limit_is_not_stopped() {
+    let o = Setup::new(2)
+        .cfg("smpi/simulated-time-limit:2")
+        .run(move |_| {
+            sim::sleep(2.0, "sleep");
+            0
+        });
+    assert!(
+        matches!(o, Outcome::Finished { code: 0, simulated } if simulated == 2.0),
+        "{o:?}"
+    );
+}

@@ -77,7 +77,7 @@ pub fn build(pieces: &[Piece<'_>]) -> Datatype {
     let mut basic: Option<Option<(super::datatype::Basic, usize)>> = None;
     let mut align = 1usize;
     let mut elements: Vec<(u32, u64)> = Vec::new();
-    let mut external32_native = true;
+    let mut external: Vec<(super::external32::Ext32, u64)> = Vec::new();
     // Bounds set by MPI_LB/MPI_UB markers (or resized children): they win
     // over the bounds of the data.
     let (mut marked_lb, mut marked_ub): (Option<isize>, Option<isize>) = (None, None);
@@ -101,7 +101,6 @@ pub fn build(pieces: &[Piece<'_>]) -> Datatype {
             continue;
         }
         align = align.max(c.align);
-        external32_native &= c.external32_native;
         if c.elements.len() == 1 {
             let (size, count) = c.elements[0];
             super::datatype::push_run(&mut elements, size, count * p.blocklen as u64);
@@ -109,6 +108,15 @@ pub fn build(pieces: &[Piece<'_>]) -> Datatype {
             for _ in 0..p.blocklen {
                 for &(size, count) in &c.elements {
                     super::datatype::push_run(&mut elements, size, count);
+                }
+            }
+        }
+        if let [(kind, count)] = c.external[..] {
+            super::external32::push_run(&mut external, kind, count * p.blocklen as u64);
+        } else {
+            for _ in 0..p.blocklen {
+                for &(kind, count) in &c.external {
+                    super::external32::push_run(&mut external, kind, count);
                 }
             }
         }
@@ -169,7 +177,7 @@ pub fn build(pieces: &[Piece<'_>]) -> Datatype {
         basic: basic.flatten(),
         align,
         elements,
-        external32_native,
+        external,
         predefined: false,
         explicit_lb,
         explicit_ub,
@@ -423,6 +431,47 @@ mod tests {
 
     fn int() -> Datatype {
         predefined_types()[8].clone().unwrap()
+    }
+
+    #[test]
+    fn external32_kinds_follow_the_type_map() {
+        use crate::mpi::external32::Ext32;
+        let t = predefined_types();
+        let (long_int, double) = (t[37].clone().unwrap(), t[15].clone().unwrap());
+        assert_eq!(long_int.name, "MPI_LONG_INT");
+        // Three MPI_LONG_INTs then two doubles: the long/int pairs repeat.
+        let s = build(&[
+            Piece {
+                disp: 0,
+                blocklen: 3,
+                child: &long_int,
+            },
+            Piece {
+                disp: 48,
+                blocklen: 2,
+                child: &double,
+            },
+        ]);
+        let (long, int) = (Ext32::Long { signed: true }, Ext32::Same(4));
+        assert_eq!(
+            s.external,
+            [
+                (long, 1),
+                (int, 1),
+                (long, 1),
+                (int, 1),
+                (long, 1),
+                (int, 1),
+                (Ext32::Same(8), 2)
+            ]
+        );
+        // A block of one kind is one run, however long.
+        let v = build(&[Piece {
+            disp: 0,
+            blocklen: 100_000,
+            child: &double,
+        }]);
+        assert_eq!(v.external, [(Ext32::Same(8), 100_000)]);
     }
 
     #[test]

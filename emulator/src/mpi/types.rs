@@ -9,6 +9,7 @@ use std::rc::Rc;
 use super::check::ArgArray;
 use super::comm::Duplicate;
 use super::datatype::{self, Datatype};
+use super::external32;
 use super::ledger::Kind;
 use super::typector::{self, DarrayDim, Envelope, Piece, SubarrayDim};
 use super::{attr, check, class, MpiError, MpiResult};
@@ -543,7 +544,7 @@ fn datarep(name: &str) -> MpiResult<()> {
 pub fn pack_external_size(rep: &str, count: i32, dt: i32) -> MpiResult<usize> {
     datarep(rep)?;
     let n = check::non_negative(count, "incount")?;
-    Ok(n * get(dt)?.size)
+    Ok(datatype::external32_size(&*get(dt)?, n))
 }
 
 /// The arguments of MPI_Pack_external and MPI_Unpack_external: as
@@ -568,10 +569,10 @@ pub fn pack_external(rep: &str, p: &ExternalPacking) -> MpiResult<usize> {
     let n = check::non_negative(p.count, "incount")?;
     let t = get(p.dtype)?;
     let pos = external_position(p.position)?;
-    let mut data = Vec::with_capacity(n * t.size);
+    let mut native = Vec::with_capacity(n * t.size);
     // SAFETY: `typed` holds `count` elements of `dtype` (the MPI contract).
-    unsafe { datatype::pack(&t, p.typed as *const c_void, n, &mut data) };
-    datatype::swap_external32(&t, &mut data)?;
+    unsafe { datatype::pack(&t, p.typed as *const c_void, n, &mut native) };
+    let data = external32::encode(&t.external, n, &native)?;
     let cap = usize::try_from(p.size).unwrap_or(0);
     if pos + data.len() > cap {
         return Err(MpiError::new(
@@ -595,7 +596,7 @@ pub fn unpack_external(rep: &str, p: &ExternalPacking) -> MpiResult<usize> {
     let n = check::non_negative(p.count, "outcount")?;
     let t = get(p.dtype)?;
     let pos = external_position(p.position)?;
-    let len = n * t.size;
+    let len = datatype::external32_size(&t, n);
     let cap = usize::try_from(p.size).unwrap_or(0);
     if pos + len > cap {
         return Err(MpiError::new(
@@ -603,13 +604,16 @@ pub fn unpack_external(rep: &str, p: &ExternalPacking) -> MpiResult<usize> {
             format!("unpacking {len} bytes at {pos} reads past {cap} bytes"),
         ));
     }
-    // SAFETY: the packed buffer has `size` bytes, which the data lies in
-    // (checked above).
-    let mut data =
-        unsafe { std::slice::from_raw_parts((p.packed as *const u8).add(pos), len) }.to_vec();
-    datatype::swap_external32(&t, &mut data)?;
+    let external = if len == 0 {
+        &[][..]
+    } else {
+        // SAFETY: the packed buffer has `size` bytes, which the data lies
+        // in (checked above).
+        unsafe { std::slice::from_raw_parts((p.packed as *const u8).add(pos), len) }
+    };
+    let native = external32::decode(&t.external, n, external)?;
     // SAFETY: `typed` has room for `count` elements of `dtype` (the MPI
     // contract).
-    unsafe { datatype::unpack(&t, p.typed as *mut c_void, &data) };
+    unsafe { datatype::unpack(&t, p.typed as *mut c_void, &native) };
     Ok(pos + len)
 }
