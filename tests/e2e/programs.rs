@@ -1674,29 +1674,29 @@ fn collective_algorithms_are_chosen_with_smpi_options() {
     );
 }
 
-/// A library built with the plain C compiler (not smpicc) sleeps and reads
-/// the clocks in simulated time: 101.875 and 102.875 simulated seconds of sleeps
-/// that take no wall time, its clocks agreeing with MPI_Wtime.
-#[test]
-fn a_library_not_built_by_smpicc_runs_on_simulated_time() {
-    let lib = scratch().join("libplainclock.so");
+/// Builds `program` with smpicc, linked with lib`name`.so built from
+/// `library` by the plain cc (with line tables), into the scratch
+/// directory as the program's stem.
+fn build_with_plain_library(program: &str, library: &str, name: &str) -> PathBuf {
+    let lib = scratch().join(format!("lib{name}.so"));
     let o = std::process::Command::new("cc")
-        .args(["-shared", "-fPIC", "-O1", "-o"])
+        .args(["-shared", "-fPIC", "-O1", "-g", "-o"])
         .arg(&lib)
-        .arg(repo().join("tests/c/plain_clock_lib.c"))
+        .arg(repo().join(library))
         .output()
         .expect("run cc");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     // The library after the program's source, as a linker wants it (so
     // not through build_as, whose flags come first).
     let dir = scratch().to_str().unwrap().to_string();
-    let app = scratch().join("plain_clock");
+    let stem = Path::new(program).file_stem().expect("a file name");
+    let app = scratch().join(stem);
     let o = smpicc()
         .arg("-O2")
-        .arg(repo().join("tests/c/plain_clock.c"))
+        .arg(repo().join(program))
         .args([
             format!("-L{dir}"),
-            "-lplainclock".into(),
+            format!("-l{name}"),
             format!("-Wl,-rpath,{dir}"),
         ])
         .arg("-o")
@@ -1704,6 +1704,19 @@ fn a_library_not_built_by_smpicc_runs_on_simulated_time() {
         .output()
         .expect("run smpicc");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    app
+}
+
+/// A library built with the plain C compiler (not smpicc) sleeps and reads
+/// the clocks in simulated time: 101.875 and 102.875 simulated seconds of sleeps
+/// that take no wall time, its clocks agreeing with MPI_Wtime.
+#[test]
+fn a_library_not_built_by_smpicc_runs_on_simulated_time() {
+    let app = build_with_plain_library(
+        "tests/c/plain_clock.c",
+        "tests/c/plain_clock_lib.c",
+        "plainclock",
+    );
     let wall = std::time::Instant::now();
     let o = run(&["-np", "2", NO_COMPUTE, app.to_str().unwrap()]);
     let out = stdout(&o);
@@ -1729,29 +1742,11 @@ fn a_library_not_built_by_smpicc_runs_on_simulated_time() {
 /// included, but not the C library's own (strdup's block).
 #[test]
 fn malloc_is_interposed_for_every_object_of_the_program() {
-    let lib = scratch().join("libplainalloc.so");
-    let o = std::process::Command::new("cc")
-        .args(["-shared", "-fPIC", "-O1", "-g", "-o"])
-        .arg(&lib)
-        .arg(repo().join("tests/c/plain_alloc_lib.c"))
-        .output()
-        .expect("run cc");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let dir = scratch().to_str().unwrap().to_string();
-    let app = scratch().join("malloc_names");
-    let o = smpicc()
-        .arg("-O2")
-        .arg(repo().join("tests/c/malloc_names.c"))
-        .args([
-            format!("-L{dir}"),
-            "-lplainalloc".into(),
-            format!("-Wl,-rpath,{dir}"),
-        ])
-        .arg("-o")
-        .arg(&app)
-        .output()
-        .expect("run smpicc");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let app = build_with_plain_library(
+        "tests/c/malloc_names.c",
+        "tests/c/plain_alloc_lib.c",
+        "plainalloc",
+    );
     let program = line_in("tests/c/malloc_names.c", "/* LEAK program */");
     let library = line_in("tests/c/plain_alloc_lib.c", "/* LEAK library */");
     let app = app.to_str().unwrap();

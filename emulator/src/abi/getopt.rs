@@ -84,6 +84,47 @@ pub unsafe extern "C" fn getopt(
     }
 }
 
+/// glibc's `getopt_long` and `getopt_long_only`, of one C type.
+type LongParse = unsafe extern "C" fn(
+    c_int,
+    *const *mut c_char,
+    *const c_char,
+    *const libc::option,
+    *mut c_int,
+) -> c_int;
+
+/// A call of glibc's `parse` (`getopt_long` or `getopt_long_only`) with the
+/// calling rank's parse on a rank; a replayed call writes no `index`.
+///
+/// # Safety
+/// As [`getopt_long`].
+unsafe fn long_parse(
+    parse: LongParse,
+    argc: c_int,
+    argv: *const *mut c_char,
+    options: *const c_char,
+    long_options: *const libc::option,
+    index: *mut c_int,
+) -> c_int {
+    let call = |replay: bool| {
+        let index = if replay { std::ptr::null_mut() } else { index };
+        // SAFETY: the caller's arguments, passed on.
+        unsafe { parse(argc, argv, options, long_options, index) }
+    };
+    if context::in_rank() {
+        with_rank_optind(call)
+    } else {
+        call(false)
+    }
+}
+
+/// glibc's own `name` (`getopt_long` or `getopt_long_only`).
+fn glibc_long(name: &std::ffi::CStr, cell: &'static std::sync::OnceLock<usize>) -> LongParse {
+    let addr = super::interpose::next(name, cell);
+    // SAFETY: glibc's `name`, whose C type is LongParse.
+    unsafe { std::mem::transmute::<usize, LongParse>(addr) }
+}
+
 /// `getopt_long`.
 ///
 /// # Safety
@@ -97,15 +138,10 @@ pub unsafe extern "C" fn getopt_long(
     long_options: *const libc::option,
     index: *mut c_int,
 ) -> c_int {
-    let call = |replay: bool| {
-        let index = if replay { std::ptr::null_mut() } else { index };
-        libc_own!("getopt_long": unsafe extern "C" fn(c_int, *const *mut c_char, *const c_char, *const libc::option, *mut c_int) -> c_int, argc, argv, options, long_options, index)
-    };
-    if context::in_rank() {
-        with_rank_optind(call)
-    } else {
-        call(false)
-    }
+    static CELL: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let parse = glibc_long(c"getopt_long", &CELL);
+    // SAFETY: per the contract.
+    unsafe { long_parse(parse, argc, argv, options, long_options, index) }
 }
 
 /// `getopt_long_only`.
@@ -120,15 +156,10 @@ pub unsafe extern "C" fn getopt_long_only(
     long_options: *const libc::option,
     index: *mut c_int,
 ) -> c_int {
-    let call = |replay: bool| {
-        let index = if replay { std::ptr::null_mut() } else { index };
-        libc_own!("getopt_long_only": unsafe extern "C" fn(c_int, *const *mut c_char, *const c_char, *const libc::option, *mut c_int) -> c_int, argc, argv, options, long_options, index)
-    };
-    if context::in_rank() {
-        with_rank_optind(call)
-    } else {
-        call(false)
-    }
+    static CELL: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let parse = glibc_long(c"getopt_long_only", &CELL);
+    // SAFETY: per the contract.
+    unsafe { long_parse(parse, argc, argv, options, long_options, index) }
 }
 
 /// SimGrid's `smpi_getopt`.
