@@ -53,6 +53,7 @@ fn main() {
         "erand48",
         "nrand48",
         "jrand48",
+        "pthread_create",
         "getopt",
         "getopt_long",
         "getopt_long_only",

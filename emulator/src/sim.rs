@@ -408,6 +408,57 @@ impl Sim {
 
 thread_local! {
     static SIM: RefCell<Option<Sim>> = const { RefCell::new(None) };
+    /// The rank that started this thread itself, if one did
+    /// (`abi::threads`); `usize::MAX` if none.
+    static STARTED_BY: Cell<usize> = const { Cell::new(usize::MAX) };
+    /// The MPI function this thread is in, for the message of
+    /// [`outside_simulation`].
+    static CURRENT_CALL: Cell<&'static str> = const { Cell::new("") };
+}
+
+/// The exit code of a run that a rank's own thread ended by calling MPI.
+pub const THREAD_MISUSE_EXIT: i32 = 1;
+
+/// Notes that `rank` started the calling thread.
+pub fn note_thread_of_rank(rank: usize) {
+    STARTED_BY.with(|c| c.set(rank));
+}
+
+/// Notes the MPI function the calling thread enters.
+pub fn note_call(name: &'static str) {
+    CURRENT_CALL.with(|c| c.set(name));
+}
+
+/// An MPI call from a thread without the simulation: from a thread a
+/// rank started, the run ends with one line (the rank, the call, the
+/// thread level, what to do) and [`THREAD_MISUSE_EXIT`]; anything else is
+/// an internal error.
+fn outside_simulation() -> ! {
+    let started_by = STARTED_BY.with(Cell::get);
+    if started_by == usize::MAX {
+        panic!("MPI was called outside smpirun (no simulation is running)");
+    }
+    // The rank running now is the one waiting for the thread (in
+    // pthread_join, or at the end of its OpenMP region, whose pooled
+    // threads another rank may have started).
+    let rank = context::running_rank().unwrap_or(started_by);
+    let call = CURRENT_CALL.with(Cell::get);
+    let call = if call.is_empty() {
+        "an MPI function"
+    } else {
+        call
+    };
+    crate::flush_c_stdio();
+    eprintln!(
+        "smpirun: rank {rank} called {call} from a thread it started itself (pthread_create, \
+         or an OpenMP parallel region): ranks are simulated on one thread and provide \
+         MPI_THREAD_FUNNELED, so only the thread that called MPI_Init may call MPI; make the \
+         MPI calls from that thread (with OpenMP: outside parallel regions, or in `omp master`)"
+    );
+    // SAFETY: _exit ends the process at once; it reads no memory of ours.
+    // The simulation's thread is still running: exit handlers must not
+    // run under its feet.
+    unsafe { libc::_exit(THREAD_MISUSE_EXIT) }
 }
 
 /// Runs `f` on the simulation. Panics if called outside a simulation or
@@ -420,9 +471,9 @@ pub fn with<R>(f: impl FnOnce(&mut Sim) -> R) -> R {
             let mut guard = cell
                 .try_borrow_mut()
                 .expect("internal error: re-entrant access to the simulation state");
-            let sim = guard
-                .as_mut()
-                .expect("MPI was called outside smpirun (no simulation is running)");
+            let Some(sim) = guard.as_mut() else {
+                outside_simulation()
+            };
             f(sim)
         })
     })

@@ -32,6 +32,36 @@ fn deadlock_in_waitall_names_the_first_pending_request_and_counts_the_others() {
     }
 }
 
+/// MPI from a thread a rank started (a pthread, an OpenMP region's
+/// threads): one line naming the rank, the call and the thread level,
+/// exit code 1, no internal error or panic text.
+#[test]
+fn mpi_from_a_ranks_own_thread_is_one_clear_error() {
+    let app = build_as("tests/c/thread_mpi.c", "thread_mpi", &["-O2", "-fopenmp"]);
+    for (how, call) in [("pthread", "MPI_Comm_rank"), ("omp", "MPI_Comm_size")] {
+        let o = smpirun()
+            .env("OMP_NUM_THREADS", "2")
+            .args(["-np", "2", NO_COMPUTE])
+            .arg(&app)
+            .arg(how)
+            .output()
+            .expect("run smpirun");
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{how}: {err}");
+        assert!(
+            err.contains(&format!(
+                "smpirun: rank 1 called {call} from a thread it started itself"
+            )) && err.contains("MPI_THREAD_FUNNELED"),
+            "{how}: {err}"
+        );
+        assert!(
+            !err.contains("internal error") && !err.contains("panic"),
+            "{how}: {err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "{how}: {err}");
+    }
+}
+
 #[test]
 fn segfault_names_the_rank_and_the_simulated_time() {
     let app = build("tests/c/segfault.c");

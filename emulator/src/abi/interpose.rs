@@ -562,7 +562,7 @@ unsafe fn strtok_from(s: *mut c_char, delim: *const c_char, next: &mut *mut c_ch
 /// The interposers' addresses, for smpirun's `main` to keep them in the
 /// link (the linker takes from the library only what something refers
 /// to), with their names, which smpirun's build exports (build.rs).
-pub fn interposers() -> [(&'static str, usize); 36] {
+pub fn interposers() -> [(&'static str, usize); 37] {
     extern "C" {
         // csrc/alloc_interpose.c.
         fn malloc(size: usize) -> *mut c_void;
@@ -604,6 +604,10 @@ pub fn interposers() -> [(&'static str, usize); 36] {
         ("erand48", erand48 as *const () as usize),
         ("nrand48", nrand48 as *const () as usize),
         ("jrand48", jrand48 as *const () as usize),
+        (
+            "pthread_create",
+            super::threads::pthread_create as *const () as usize,
+        ),
         ("getopt", super::getopt::getopt as *const () as usize),
         (
             "getopt_long",

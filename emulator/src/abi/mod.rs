@@ -28,6 +28,7 @@ mod p2p;
 mod persistent;
 mod rma;
 pub(crate) mod sample;
+pub mod threads;
 mod time;
 mod topo;
 mod types;
@@ -162,6 +163,7 @@ fn log_call(what: &str, name: &str) {
 /// `name`: around the body of [`call_in`], and alone for the calls that
 /// have no error handler nor burst accounting of their own.
 pub(crate) fn traced<R>(name: &'static str, body: impl FnOnce() -> R) -> R {
+    sim::note_call(name);
     let logged = log::enabled(SimGrid::SmpiMpi, Priority::Verbose);
     if logged {
         log_call("Entering", name);
