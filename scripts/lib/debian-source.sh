@@ -6,6 +6,15 @@ has_deb_src() {
         /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources >/dev/null 2>&1
 }
 
+# apt_update_once: `apt-get update`, once per run of the calling script and
+# the scripts it runs (SMPI_APT_UPDATED, exported, remembers it).
+apt_update_once() {
+    [[ "${SMPI_APT_UPDATED:-0}" == 1 ]] && return 0
+    note "apt-get update"
+    apt-get update -q >/dev/null || die "apt-get update failed"
+    export SMPI_APT_UPDATED=1
+}
+
 # fetch_debian_source PACKAGE DIR: `apt-get source PACKAGE` into DIR, adding
 # a deb-src line for Debian bookworm first if none is configured. Only the
 # upstream tarball is required (some packages' Debian parts are gone from
@@ -25,9 +34,9 @@ Suites: bookworm bookworm-updates
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SOURCES
+        SMPI_APT_UPDATED=0  # the new sources need lists of their own
     fi
-    note "apt-get update"
-    apt-get update -q >/dev/null || die "apt-get update failed"
+    apt_update_once
     if ! command -v dpkg-source >/dev/null; then
         note "installing dpkg-dev (needed by apt-get source)"
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q dpkg-dev >/dev/null || die "cannot install dpkg-dev"
