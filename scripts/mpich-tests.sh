@@ -23,7 +23,7 @@
 #   MPICH_TESTS_DIRS    test directories to run (default: "attr basic comm
 #                   datatype errhan group info init pt2pt rma topo")
 #   MPICH_TESTS_TIMEOUT seconds per test when the testlist gives no timeLimit
-#                   (default: 60)
+#                   (default: 180, MPICH's runtests' own default)
 #   MPICH_TESTS_CFLAGS  extra compiler flags (default: "-O1 -w")
 #   MPICH_TESTS_RUN_XFAIL=1  also run lines marked xfail= (skipped by default,
 #                   as MPICH's runtests does unless configured otherwise)
@@ -77,7 +77,7 @@ SMPIRUN="${SMPIRUN:-$REPO_DIR/target/release/smpirun}"
 SMPIRUN_ARGS="${SMPIRUN_ARGS:-}"
 MPICH_SCRATCH="${MPICH_SCRATCH:-/tmp/mpich-src}"
 DIRS="${MPICH_TESTS_DIRS:-attr basic comm datatype errhan group info init pt2pt rma topo}"
-DEFAULT_TIMEOUT="${MPICH_TESTS_TIMEOUT:-60}"
+DEFAULT_TIMEOUT="${MPICH_TESTS_TIMEOUT:-180}"
 CFLAGS_EXTRA="${MPICH_TESTS_CFLAGS:--O1 -w}"
 RUN_XFAIL="${MPICH_TESTS_RUN_XFAIL:-0}"
 FAIL_ON_ERROR="${MPICH_TESTS_FAIL_ON_ERROR:-0}"
