@@ -140,6 +140,9 @@ pub struct Mpi {
     /// here rather than per rank, which would cost every rank of a large
     /// run a vector for what few programs use.
     pub smp_placed: FxHashSet<(u32, usize)>,
+    /// Where each communicator's ranks run, by context id, for the
+    /// SMP-aware collectives (`smp::nodes`).
+    pub smp_nodes: FxHashMap<u32, std::rc::Rc<collectives::Nodes>>,
     /// SimGrid's process-wide choices of its two-level allreduce, which
     /// its `mvapich2` selector sets when it runs.
     pub mv2_allreduce: collectives::Mv2Allreduce,
@@ -200,6 +203,7 @@ impl Mpi {
             algorithms: coll::Algorithms::default(),
             mv2_allreduce: collectives::Mv2Allreduce::default(),
             smp_placed: FxHashSet::default(),
+            smp_nodes: FxHashMap::default(),
             finalization_barrier: false,
             default_errhandler: ERRORS_ARE_FATAL,
             init_seconds: 0.0,

@@ -3,6 +3,8 @@
 //! first time one of them runs on a communicator, which takes simulated
 //! time.
 
+use std::rc::Rc;
+
 use collectives as algo;
 
 use super::coll::{execute, Buffers, Reduction};
@@ -10,12 +12,18 @@ use super::op::{Builtin, ReduceOp};
 use super::{datatype, CommView, MpiResult};
 use crate::sim;
 
-/// Where `c`'s ranks run.
-pub fn nodes(c: &CommView) -> algo::Nodes {
+/// Where `c`'s ranks run: found once per communicator (its context ids
+/// are never reused; ranks do not move), then shared by its ranks.
+pub fn nodes(c: &CommView) -> Rc<algo::Nodes> {
     sim::mpi(|w| {
+        if let Some(nodes) = w.mpi.smp_nodes.get(&c.ctx) {
+            return Rc::clone(nodes);
+        }
         let pid: Vec<usize> = (0..c.size()).map(|r| c.group.world(r)).collect();
         let host = pid.iter().map(|&p| w.core.host_of(p).0 as usize).collect();
-        algo::Nodes::new(host, pid)
+        let nodes = Rc::new(algo::Nodes::new(host, pid));
+        w.mpi.smp_nodes.insert(c.ctx, Rc::clone(&nodes));
+        nodes
     })
 }
 
