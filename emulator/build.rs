@@ -54,6 +54,7 @@ fn main() {
         "nrand48",
         "jrand48",
         "pthread_create",
+        "GOMP_parallel",
         "getopt",
         "getopt_long",
         "getopt_long_only",

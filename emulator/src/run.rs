@@ -35,6 +35,7 @@ const OPTIONS: config::Options = &[
     OptionSpec { name: "contexts/stack-size", kind: Kind::Int, default: "8192", help: "stack size of each rank, in KiB (address space, committed lazily)" },
     OptionSpec { name: "network/loopback-bw", kind: Kind::Float, default: "10e9", help: "bandwidth of the same-host loopback link, in B/s" },
     OptionSpec { name: "network/loopback-lat", kind: Kind::Float, default: "0", help: "latency of the same-host loopback link, in s" },
+    OptionSpec { name: "smpi/omp-model", kind: Kind::Text, default: "cpu", help: "what an OpenMP parallel region of a rank costs (its threads are real, not simulated): cpu (the CPU time of all its threads over the simulated host's cores, at least that of the rank's own thread: a 2-core laptop predicts a 64-core node) or wall (what the bench clock measures on the rank's thread, which depends on this machine's cores)" },
     OptionSpec { name: "smpi/bench-clock", kind: Kind::Text, default: "cpu", help: "how computation bursts are measured: cpu (the thread's CPU time, as SimGrid; a system call on every MPI call) or wall (the monotonic clock, read without a system call: much cheaper for programs that call MPI or modelled kernels very often, but it also counts time the machine gives to other processes)" },
     OptionSpec { name: "smpi/cpu-threshold", kind: Kind::Float, default: "1e-6", help: "computation bursts shorter than this (in s) are not simulated" },
     OptionSpec { name: "smpi/host-speed", kind: Kind::Text, default: "auto", help: "speed of this machine in flop/s, to turn measured CPU time into flops (auto: measured once and cached)" },
@@ -847,6 +848,11 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         "wall" => true,
         other => bail!("option smpi/bench-clock: '{other}' is not cpu or wall"),
     };
+    let omp_cpu = match cfg.text("smpi/omp-model") {
+        "cpu" => true,
+        "wall" => false,
+        other => bail!("option smpi/omp-model: '{other}' is not cpu or wall"),
+    };
     let blas_models = match cfg.text("smpi/blas") {
         "real" => false,
         "model" => true,
@@ -1011,6 +1017,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         wall_clock,
         threshold: cfg.float("smpi/cpu-threshold"),
         host_speed: speed,
+        omp_cpu,
     };
     let mut mpi = Mpi::new(np, Protocol::from_config(&cfg, simulate)?);
     let (algorithms, notes) = Algorithms::from_config_noting(&cfg).map_err(|e| anyhow!(e))?;

@@ -38,6 +38,10 @@ pub struct Bench {
     pub threshold: f64,
     /// smpi/host-speed: flop/s of the machine running the simulation.
     pub host_speed: f64,
+    /// smpi/omp-model:cpu: an OpenMP region costs its threads' CPU time
+    /// over the simulated host's cores (false: what the bench clock
+    /// measured on the rank's thread).
+    pub omp_cpu: bool,
 }
 
 /// What every MPI call, and every `malloc` of the program, reads before

@@ -99,6 +99,7 @@ impl Setup {
             wall_clock: false,
             threshold: 1e-6,
             host_speed: 1e9,
+            omp_cpu: true,
         };
         let mpi = Mpi::new(self.ranks, protocol);
         let mut sim = Sim::new(core, mpi, Memory::default(), bench);

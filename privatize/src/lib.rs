@@ -469,6 +469,24 @@ pub fn next_definition(name: &std::ffi::CStr) -> Option<usize> {
     (!found.is_null()).then_some(found as usize)
 }
 
+/// The address of `name` in `library` (a file name such as
+/// `libgomp.so.1`), if that library is loaded already, even privately to
+/// the program (where `RTLD_NEXT` does not look).
+pub fn loaded_definition(library: &std::ffi::CStr, name: &std::ffi::CStr) -> Option<usize> {
+    // SAFETY: RTLD_NOLOAD only finds an object already loaded: nothing is
+    // loaded, no constructor runs; the name is NUL-terminated.
+    let handle = unsafe { libc::dlopen(library.as_ptr(), libc::RTLD_LAZY | libc::RTLD_NOLOAD) };
+    if handle.is_null() {
+        return None;
+    }
+    // SAFETY: a handle dlopen gave, a NUL-terminated name.
+    let found = unsafe { libc::dlsym(handle, name.as_ptr()) };
+    // SAFETY: the reference dlopen took; the library stays loaded by the
+    // program's own reference.
+    unsafe { libc::dlclose(handle) };
+    (!found.is_null()).then_some(found as usize)
+}
+
 /// Makes every call of the function at `site` (found by
 /// [`LoadedApp::function`]) run `target`, an `extern "C"` function of the
 /// same signature, instead. See [`patch`].

@@ -1320,6 +1320,39 @@ fn one_sided_communication_works_in_every_mode() {
     assert_self_checks("tests/c/rma.c", &["1", "2", "5"]);
 }
 
+/// smpi/omp-model:cpu: an OpenMP region of 4 threads costs its threads'
+/// CPU time over the simulated host's cores: 4 times a thread's work on a
+/// 1-core host, once on a 4-core host, whatever this machine's cores. The
+/// bounds are wide: computation is measured (CPU time, not wall time).
+#[test]
+fn an_openmp_region_costs_its_cpu_time_over_the_hosts_cores() {
+    let app = build_as("tests/c/omp_region.c", "omp_region", &["-O2", "-fopenmp"]);
+    for (platform, low, high) in [
+        ("flat:1:speed=1Gf", 2.5, 6.0),
+        ("flat:1:speed=1Gf:cores=4", 0.6, 1.6),
+    ] {
+        let o = run(&[
+            "-np",
+            "1",
+            "-platform",
+            platform,
+            "--cfg=smpi/host-speed:1Gf",
+            app.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        let ratio: f64 = out
+            .split("ratio ")
+            .nth(1)
+            .and_then(|r| r.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no ratio in {out}"));
+        assert!(
+            (low..=high).contains(&ratio),
+            "{platform}: region / serial = {ratio}, expected {low}..{high}: {out}"
+        );
+    }
+}
+
 /// A target polling MPI_Win_test lets its origin run (it costs what
 /// MPI_Test costs): MPICH's wintest hung forever before. Under coreutils'
 /// timeout, so that a regression fails instead of hanging the suite.

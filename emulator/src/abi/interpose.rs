@@ -562,7 +562,7 @@ unsafe fn strtok_from(s: *mut c_char, delim: *const c_char, next: &mut *mut c_ch
 /// The interposers' addresses, for smpirun's `main` to keep them in the
 /// link (the linker takes from the library only what something refers
 /// to), with their names, which smpirun's build exports (build.rs).
-pub fn interposers() -> [(&'static str, usize); 37] {
+pub fn interposers() -> [(&'static str, usize); 38] {
     extern "C" {
         // csrc/alloc_interpose.c.
         fn malloc(size: usize) -> *mut c_void;
@@ -607,6 +607,10 @@ pub fn interposers() -> [(&'static str, usize); 37] {
         (
             "pthread_create",
             super::threads::pthread_create as *const () as usize,
+        ),
+        (
+            "GOMP_parallel",
+            super::threads::GOMP_parallel as *const () as usize,
         ),
         ("getopt", super::getopt::getopt as *const () as usize),
         (

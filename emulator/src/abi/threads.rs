@@ -4,9 +4,10 @@
 //! `super::interpose`'s functions) to note which rank started each thread,
 //! so that an MPI call from one ends the run with one line naming the
 //! rank, the call and the thread level, instead of an internal error
-//! (`sim::outside_simulation`).
+//! (`sim::outside_simulation`). And OpenMP regions (`GOMP_parallel`, also
+//! exported), which run natively, are costed by `smpi/omp-model`.
 
-use std::ffi::{c_int, c_void};
+use std::ffi::{c_int, c_uint, c_void};
 
 use super::interpose::libc_own;
 use crate::engine::context;
@@ -55,4 +56,119 @@ pub unsafe extern "C" fn pthread_create(
         drop(unsafe { Box::from_raw(start) });
     }
     result
+}
+
+/// An OpenMP region's function, as libgomp calls it.
+type RegionBody = extern "C" fn(*mut c_void);
+
+/// `GOMP_parallel`, what gcc compiles `#pragma omp parallel` into:
+/// libgomp's, timed. Under `smpi/omp-model:cpu` the region costs the CPU
+/// time of all the process's threads during it (the rank's and libgomp's
+/// workers) over the simulated host's cores, and at least the rank's own
+/// thread's: that replaces what the bench clock saw of it on the rank's
+/// thread (its CPU time, or its wall time with `smpi/bench-clock:wall`).
+///
+/// # Safety
+/// libgomp's contract: `body` runs `data` on each thread.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel(
+    body: RegionBody,
+    data: *mut c_void,
+    threads: c_uint,
+    flags: c_uint,
+) {
+    static CELL: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let addr = *CELL.get_or_init(|| {
+        privatize::loaded_definition(c"libgomp.so.1", c"GOMP_parallel").unwrap_or_else(|| {
+            eprintln!("smpirun: internal error: GOMP_parallel called without libgomp loaded; please report it");
+            std::process::abort();
+        })
+    });
+    // SAFETY: libgomp's GOMP_parallel, of this C type.
+    let gomp = unsafe {
+        std::mem::transmute::<usize, unsafe extern "C" fn(RegionBody, *mut c_void, c_uint, c_uint)>(
+            addr,
+        )
+    };
+    let modelled = context::in_rank() && sim::with(|s| s.bench.simulate && s.bench.omp_cpu);
+    if !modelled {
+        // SAFETY: the caller's arguments, passed on.
+        return unsafe { gomp(body, data, threads, flags) };
+    }
+    let start = RegionClocks::now();
+    // SAFETY: as above.
+    unsafe { gomp(body, data, threads, flags) };
+    let end = RegionClocks::now();
+    sim::with(|s| {
+        let cores = f64::from(
+            s.core
+                .platform()
+                .host(s.core.host_of(s.core.current()))
+                .cores
+                .max(1),
+        );
+        let seen = if s.bench.wall_clock {
+            end.wall - start.wall
+        } else {
+            end.thread - start.thread
+        };
+        let cost = region_cost(
+            end.thread - start.thread,
+            end.process - start.process,
+            cores,
+        );
+        let actor = s.core.running_mut();
+        // The bench clock's share of the region leaves the burst...
+        actor.cpu_mark += seen;
+        // ... and its model joins it.
+        actor.pending_flops += cost * s.bench.host_speed;
+    });
+    sim::fast(|f| f.note_pending_flops());
+}
+
+/// The clocks an OpenMP region is measured with, in seconds.
+struct RegionClocks {
+    wall: f64,
+    thread: f64,
+    process: f64,
+}
+
+impl RegionClocks {
+    fn now() -> RegionClocks {
+        let read = |clock| {
+            let mut ts = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            super::interpose::real_clock_gettime(clock, &mut ts);
+            ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+        };
+        RegionClocks {
+            wall: read(libc::CLOCK_MONOTONIC),
+            thread: read(libc::CLOCK_THREAD_CPUTIME_ID),
+            process: read(libc::CLOCK_PROCESS_CPUTIME_ID),
+        }
+    }
+}
+
+/// What a region costs on a host of `cores` cores: all its threads' CPU
+/// time (`process`) shared by the cores, but never less than the rank's
+/// own thread's (`thread`: one thread runs on one core).
+pub fn region_cost(thread: f64, process: f64, cores: f64) -> f64 {
+    thread.max(process / cores.max(1.0)).max(0.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::region_cost;
+
+    #[test]
+    fn a_region_shares_its_cpu_time_among_the_hosts_cores() {
+        // 4 threads of 50 ms: 200 ms on 1 core, 50 ms on 4 or more.
+        assert_eq!(region_cost(0.05, 0.2, 1.0), 0.2);
+        assert_eq!(region_cost(0.05, 0.2, 2.0), 0.1);
+        assert_eq!(region_cost(0.05, 0.2, 64.0), 0.05);
+        // A serial region: its thread's time.
+        assert_eq!(region_cost(0.03, 0.03, 8.0), 0.03);
+    }
 }
