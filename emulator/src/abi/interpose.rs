@@ -562,7 +562,7 @@ unsafe fn strtok_from(s: *mut c_char, delim: *const c_char, next: &mut *mut c_ch
 /// The interposers' addresses, for smpirun's `main` to keep them in the
 /// link (the linker takes from the library only what something refers
 /// to), with their names, which smpirun's build exports (build.rs).
-pub fn interposers() -> [(&'static str, usize); 38] {
+pub fn interposers() -> Vec<(&'static str, usize)> {
     extern "C" {
         // csrc/alloc_interpose.c.
         fn malloc(size: usize) -> *mut c_void;
@@ -570,7 +570,7 @@ pub fn interposers() -> [(&'static str, usize); 38] {
         fn realloc(ptr: *mut c_void, size: usize) -> *mut c_void;
         fn free(ptr: *mut c_void);
     }
-    [
+    let mut all = vec![
         ("malloc", malloc as *const () as usize),
         ("calloc", calloc as *const () as usize),
         ("realloc", realloc as *const () as usize),
@@ -621,7 +621,9 @@ pub fn interposers() -> [(&'static str, usize); 38] {
             "getopt_long_only",
             super::getopt::getopt_long_only as *const () as usize,
         ),
-    ]
+    ];
+    all.extend(super::threads::openmp_interposers());
+    all
 }
 
 #[cfg(test)]

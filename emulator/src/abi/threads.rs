@@ -7,7 +7,8 @@
 //! (`sim::outside_simulation`). And OpenMP regions (`GOMP_parallel`, also
 //! exported), which run natively, are costed by `smpi/omp-model`.
 
-use std::ffi::{c_int, c_uint, c_void};
+use std::ffi::{c_int, c_long, c_uint, c_void, CStr};
+use std::sync::OnceLock;
 
 use super::interpose::libc_own;
 use crate::engine::context;
@@ -61,43 +62,28 @@ pub unsafe extern "C" fn pthread_create(
 /// An OpenMP region's function, as libgomp calls it.
 type RegionBody = extern "C" fn(*mut c_void);
 
-/// `GOMP_parallel`, what gcc compiles `#pragma omp parallel` into:
-/// libgomp's, timed. Under `smpi/omp-model:cpu` the region costs the CPU
-/// time of all the process's threads during it (the rank's and libgomp's
-/// workers) over the simulated host's cores, and at least the rank's own
-/// thread's: that replaces what the bench clock saw of it on the rank's
-/// thread (its CPU time, or its wall time with `smpi/bench-clock:wall`).
-///
-/// # Safety
-/// libgomp's contract: `body` runs `data` on each thread.
-#[no_mangle]
-pub unsafe extern "C" fn GOMP_parallel(
-    body: RegionBody,
-    data: *mut c_void,
-    threads: c_uint,
-    flags: c_uint,
-) {
-    static CELL: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    let addr = *CELL.get_or_init(|| {
-        privatize::loaded_definition(c"libgomp.so.1", c"GOMP_parallel").unwrap_or_else(|| {
-            eprintln!("smpirun: internal error: GOMP_parallel called without libgomp loaded; please report it");
+/// Runs libgomp's `name` (found once into `cell`) through `call`, which
+/// gets its address: an OpenMP region, timed. Under `smpi/omp-model:cpu`
+/// the region costs the CPU time of all the process's threads during it
+/// (the rank's and libgomp's workers) over the simulated host's cores,
+/// and at least the rank's own thread's: that replaces what the bench
+/// clock saw of it on the rank's thread (its CPU time, or its wall time
+/// with `smpi/bench-clock:wall`).
+fn region<R>(name: &CStr, cell: &OnceLock<usize>, call: impl FnOnce(usize) -> R) -> R {
+    let addr = *cell.get_or_init(|| {
+        privatize::loaded_definition(c"libgomp.so.1", name).unwrap_or_else(|| {
+            eprintln!(
+                "smpirun: internal error: {name:?} called without libgomp loaded; please report it"
+            );
             std::process::abort();
         })
     });
-    // SAFETY: libgomp's GOMP_parallel, of this C type.
-    let gomp = unsafe {
-        std::mem::transmute::<usize, unsafe extern "C" fn(RegionBody, *mut c_void, c_uint, c_uint)>(
-            addr,
-        )
-    };
     let modelled = context::in_rank() && sim::with(|s| s.bench.simulate && s.bench.omp_cpu);
     if !modelled {
-        // SAFETY: the caller's arguments, passed on.
-        return unsafe { gomp(body, data, threads, flags) };
+        return call(addr);
     }
     let start = RegionClocks::now();
-    // SAFETY: as above.
-    unsafe { gomp(body, data, threads, flags) };
+    let result = call(addr);
     let end = RegionClocks::now();
     sim::with(|s| {
         let cores = f64::from(
@@ -124,6 +110,214 @@ pub unsafe extern "C" fn GOMP_parallel(
         actor.pending_flops += cost * s.bench.host_speed;
     });
     sim::fast(|f| f.note_pending_flops());
+    result
+}
+
+/// `GOMP_parallel`, what gcc compiles `#pragma omp parallel` into:
+/// libgomp's, as an OpenMP [`region`].
+///
+/// # Safety
+/// libgomp's contract: `body` runs `data` on each thread.
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel(
+    body: RegionBody,
+    data: *mut c_void,
+    threads: c_uint,
+    flags: c_uint,
+) {
+    static CELL: OnceLock<usize> = OnceLock::new();
+    region(c"GOMP_parallel", &CELL, |addr| {
+        // SAFETY: libgomp's function of this C type; the caller's arguments.
+        unsafe {
+            let f = std::mem::transmute::<
+                usize,
+                unsafe extern "C" fn(RegionBody, *mut c_void, c_uint, c_uint),
+            >(addr);
+            f(body, data, threads, flags)
+        }
+    })
+}
+
+/// `GOMP_parallel_sections` (`#pragma omp parallel sections`), as an
+/// OpenMP [`region`].
+///
+/// # Safety
+/// As [`GOMP_parallel`].
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel_sections(
+    body: RegionBody,
+    data: *mut c_void,
+    threads: c_uint,
+    count: c_uint,
+    flags: c_uint,
+) {
+    static CELL: OnceLock<usize> = OnceLock::new();
+    region(c"GOMP_parallel_sections", &CELL, |addr| {
+        // SAFETY: as in GOMP_parallel.
+        unsafe {
+            let f = std::mem::transmute::<
+                usize,
+                unsafe extern "C" fn(RegionBody, *mut c_void, c_uint, c_uint, c_uint),
+            >(addr);
+            f(body, data, threads, count, flags)
+        }
+    })
+}
+
+/// `GOMP_parallel_reductions` (a parallel region with task reductions),
+/// as an OpenMP [`region`].
+///
+/// # Safety
+/// As [`GOMP_parallel`].
+#[no_mangle]
+pub unsafe extern "C" fn GOMP_parallel_reductions(
+    body: RegionBody,
+    data: *mut c_void,
+    threads: c_uint,
+    flags: c_uint,
+) -> c_uint {
+    static CELL: OnceLock<usize> = OnceLock::new();
+    region(c"GOMP_parallel_reductions", &CELL, |addr| {
+        // SAFETY: as in GOMP_parallel.
+        unsafe {
+            let f = std::mem::transmute::<
+                usize,
+                unsafe extern "C" fn(RegionBody, *mut c_void, c_uint, c_uint) -> c_uint,
+            >(addr);
+            f(body, data, threads, flags)
+        }
+    })
+}
+
+/// The `#pragma omp parallel for` entry points of libgomp with a chunk
+/// size, each as an OpenMP [`region`].
+macro_rules! chunked_parallel_loops {
+    ($($name:ident),* $(,)?) => {$(
+        /// A `parallel for` of libgomp's, as an OpenMP [`region`].
+        ///
+        /// # Safety
+        /// As [`GOMP_parallel`].
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            body: RegionBody,
+            data: *mut c_void,
+            threads: c_uint,
+            start: c_long,
+            end: c_long,
+            incr: c_long,
+            chunk: c_long,
+            flags: c_uint,
+        ) {
+            static CELL: OnceLock<usize> = OnceLock::new();
+            let name = match CStr::from_bytes_with_nul(concat!(stringify!($name), "\0").as_bytes()) {
+                Ok(n) => n,
+                Err(_) => unreachable!("an identifier without NUL"),
+            };
+            region(name, &CELL, |addr| {
+                // SAFETY: as in GOMP_parallel.
+                unsafe {
+                    let f = std::mem::transmute::<usize, unsafe extern "C" fn(RegionBody, *mut c_void, c_uint, c_long, c_long, c_long, c_long, c_uint)>(addr);
+                    f(body, data, threads, start, end, incr, chunk, flags)
+                }
+            })
+        }
+    )*};
+}
+
+chunked_parallel_loops!(
+    GOMP_parallel_loop_static,
+    GOMP_parallel_loop_dynamic,
+    GOMP_parallel_loop_guided,
+    GOMP_parallel_loop_nonmonotonic_dynamic,
+    GOMP_parallel_loop_nonmonotonic_guided,
+);
+
+/// The `#pragma omp parallel for schedule(runtime)` entry points of
+/// libgomp (no chunk size), each as an OpenMP [`region`].
+macro_rules! runtime_parallel_loops {
+    ($($name:ident),* $(,)?) => {$(
+        /// A `parallel for` of libgomp's, as an OpenMP [`region`].
+        ///
+        /// # Safety
+        /// As [`GOMP_parallel`].
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(
+            body: RegionBody,
+            data: *mut c_void,
+            threads: c_uint,
+            start: c_long,
+            end: c_long,
+            incr: c_long,
+            flags: c_uint,
+        ) {
+            static CELL: OnceLock<usize> = OnceLock::new();
+            let name = match CStr::from_bytes_with_nul(concat!(stringify!($name), "\0").as_bytes()) {
+                Ok(n) => n,
+                Err(_) => unreachable!("an identifier without NUL"),
+            };
+            region(name, &CELL, |addr| {
+                // SAFETY: as in GOMP_parallel.
+                unsafe {
+                    let f = std::mem::transmute::<usize, unsafe extern "C" fn(RegionBody, *mut c_void, c_uint, c_long, c_long, c_long, c_uint)>(addr);
+                    f(body, data, threads, start, end, incr, flags)
+                }
+            })
+        }
+    )*};
+}
+
+runtime_parallel_loops!(
+    GOMP_parallel_loop_runtime,
+    GOMP_parallel_loop_nonmonotonic_runtime,
+    GOMP_parallel_loop_maybe_nonmonotonic_runtime,
+);
+
+/// The OpenMP entry points smpirun exports, with their addresses (for
+/// `interpose::interposers`).
+pub fn openmp_interposers() -> [(&'static str, usize); 11] {
+    [
+        ("GOMP_parallel", GOMP_parallel as *const () as usize),
+        (
+            "GOMP_parallel_sections",
+            GOMP_parallel_sections as *const () as usize,
+        ),
+        (
+            "GOMP_parallel_reductions",
+            GOMP_parallel_reductions as *const () as usize,
+        ),
+        (
+            "GOMP_parallel_loop_static",
+            GOMP_parallel_loop_static as *const () as usize,
+        ),
+        (
+            "GOMP_parallel_loop_dynamic",
+            GOMP_parallel_loop_dynamic as *const () as usize,
+        ),
+        (
+            "GOMP_parallel_loop_guided",
+            GOMP_parallel_loop_guided as *const () as usize,
+        ),
+        (
+            "GOMP_parallel_loop_nonmonotonic_dynamic",
+            GOMP_parallel_loop_nonmonotonic_dynamic as *const () as usize,
+        ),
+        (
+            "GOMP_parallel_loop_nonmonotonic_guided",
+            GOMP_parallel_loop_nonmonotonic_guided as *const () as usize,
+        ),
+        (
+            "GOMP_parallel_loop_runtime",
+            GOMP_parallel_loop_runtime as *const () as usize,
+        ),
+        (
+            "GOMP_parallel_loop_nonmonotonic_runtime",
+            GOMP_parallel_loop_nonmonotonic_runtime as *const () as usize,
+        ),
+        (
+            "GOMP_parallel_loop_maybe_nonmonotonic_runtime",
+            GOMP_parallel_loop_maybe_nonmonotonic_runtime as *const () as usize,
+        ),
+    ]
 }
 
 /// The clocks an OpenMP region is measured with, in seconds.
