@@ -70,10 +70,17 @@ macro_rules! libc_own {
 
 pub(crate) use libc_own;
 
-/// libc's `clock_gettime`, for smpirun's own clock readings (the bench
-/// clock reads the rank's CPU time while the rank runs).
-pub(crate) fn real_clock_gettime(clock: libc::clockid_t, tp: &mut libc::timespec) -> c_int {
-    libc_own!("clock_gettime": unsafe extern "C" fn(libc::clockid_t, *mut libc::timespec) -> c_int, clock, tp)
+/// `clock` read by libc's `clock_gettime`, in seconds, for smpirun's own
+/// readings (the bench clock reads the rank's CPU time while the rank
+/// runs, where the interposed one would answer simulated time).
+pub(crate) fn real_clock(clock: libc::clockid_t) -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    let tp: *mut libc::timespec = &mut ts;
+    libc_own!("clock_gettime": unsafe extern "C" fn(libc::clockid_t, *mut libc::timespec) -> c_int, clock, tp);
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
 /// `gettimeofday`: the simulated time in a rank.

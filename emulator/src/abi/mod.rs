@@ -66,18 +66,11 @@ use xbt::*;
 /// The bench clock, in seconds: the thread's CPU time (a system call), or
 /// the monotonic clock (read in user space through the vDSO).
 fn bench_clock() -> f64 {
-    let clock = if sim::fast(|f| f.wall_clock()) {
+    interpose::real_clock(if sim::fast(|f| f.wall_clock()) {
         libc::CLOCK_MONOTONIC
     } else {
         libc::CLOCK_THREAD_CPUTIME_ID
-    };
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // libc's: the interposed one would answer a rank simulated time.
-    interpose::real_clock_gettime(clock, &mut ts);
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+    })
 }
 
 /// How long the thread's CPU time may be taken to advance with the
@@ -88,16 +81,6 @@ thread_local! {
     /// The last reading of the thread's CPU time and the monotonic date of
     /// it (NaN before the first).
     static CPU_SYNC: std::cell::Cell<(f64, f64)> = const { std::cell::Cell::new((f64::NAN, f64::NAN)) };
-}
-
-/// The monotonic clock (user space, through the vDSO), in seconds.
-fn monotonic() -> f64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    interpose::real_clock_gettime(libc::CLOCK_MONOTONIC, &mut ts);
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
 }
 
 /// The bench clock for the bursts between MPI calls. On the CPU clock,
@@ -111,7 +94,7 @@ fn cpu_time(exact: bool) -> f64 {
     if sim::fast(|f| f.wall_clock()) {
         return bench_clock();
     }
-    let now = monotonic();
+    let now = interpose::real_clock(libc::CLOCK_MONOTONIC);
     let (cpu, at) = CPU_SYNC.with(std::cell::Cell::get);
     if !exact && now - at < CPU_READ_WINDOW {
         return cpu + (now - at);

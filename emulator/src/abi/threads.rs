@@ -329,14 +329,7 @@ struct RegionClocks {
 
 impl RegionClocks {
     fn now() -> RegionClocks {
-        let read = |clock| {
-            let mut ts = libc::timespec {
-                tv_sec: 0,
-                tv_nsec: 0,
-            };
-            super::interpose::real_clock_gettime(clock, &mut ts);
-            ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
-        };
+        let read = super::interpose::real_clock;
         RegionClocks {
             wall: read(libc::CLOCK_MONOTONIC),
             thread: read(libc::CLOCK_THREAD_CPUTIME_ID),
