@@ -188,6 +188,15 @@ enum Place {
 }
 
 impl Place {
+    /// Whether the allocation is the program's: a place it passes, or a
+    /// caller in its code rather than the runtime's.
+    fn is_programs(self) -> bool {
+        match self {
+            Place::Given(..) => true,
+            Place::ReturnAddress(addr) => callers::is_program(addr),
+        }
+    }
+
     /// The file and line.
     ///
     /// # Safety
@@ -282,20 +291,12 @@ fn note_folded(size: usize) {
 /// (`smpi/auto-shared-malloc-thresh`): the program's, on a rank, large
 /// enough.
 fn folds(size: usize, place: Place) -> bool {
-    sim::fast(|f| f.folds(size))
-        && match place {
-            Place::Given(..) => true,
-            Place::ReturnAddress(addr) => callers::is_program(addr),
-        }
+    sim::fast(|f| f.folds(size)) && place.is_programs()
 }
 
 /// Whether the memory analysis follows allocations by the code at `place`.
 fn followed(place: Place) -> bool {
-    sim::fast(|f| f.analysing())
-        && match place {
-            Place::Given(..) => true,
-            Place::ReturnAddress(addr) => callers::is_program(addr),
-        }
+    sim::fast(|f| f.analysing()) && place.is_programs()
 }
 
 /// `size` bytes, folded if `smpi/auto-shared-malloc-thresh` asks for it
