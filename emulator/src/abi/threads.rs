@@ -189,136 +189,65 @@ pub unsafe extern "C" fn GOMP_parallel_reductions(
     })
 }
 
-/// The `#pragma omp parallel for` entry points of libgomp with a chunk
-/// size, each as an OpenMP [`region`].
-macro_rules! chunked_parallel_loops {
-    ($($name:ident),* $(,)?) => {$(
-        /// A `parallel for` of libgomp's, as an OpenMP [`region`].
-        ///
-        /// # Safety
-        /// As [`GOMP_parallel`].
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(
-            body: RegionBody,
-            data: *mut c_void,
-            threads: c_uint,
-            start: c_long,
-            end: c_long,
-            incr: c_long,
-            chunk: c_long,
-            flags: c_uint,
-        ) {
-            static CELL: OnceLock<usize> = OnceLock::new();
-            let name = match CStr::from_bytes_with_nul(concat!(stringify!($name), "\0").as_bytes()) {
-                Ok(n) => n,
-                Err(_) => unreachable!("an identifier without NUL"),
-            };
-            region(name, &CELL, |addr| {
-                // SAFETY: as in GOMP_parallel.
-                unsafe {
-                    let f = std::mem::transmute::<usize, unsafe extern "C" fn(RegionBody, *mut c_void, c_uint, c_long, c_long, c_long, c_long, c_uint)>(addr);
-                    f(body, data, threads, start, end, incr, chunk, flags)
-                }
-            })
+/// libgomp's `#pragma omp parallel for` entry points, each as an OpenMP
+/// [`region`]: the loop bounds, then `extra` (the chunk size, but for the
+/// `runtime` schedules), then the flags.
+macro_rules! parallel_loops {
+    ($($name:ident($($extra:ident: $ty:ty),*)),* $(,)?) => {
+        $(
+            /// A `parallel for` of libgomp's, as an OpenMP [`region`].
+            ///
+            /// # Safety
+            /// As [`GOMP_parallel`].
+            #[no_mangle]
+            pub unsafe extern "C" fn $name(
+                body: RegionBody,
+                data: *mut c_void,
+                threads: c_uint,
+                start: c_long,
+                end: c_long,
+                incr: c_long,
+                $($extra: $ty,)*
+                flags: c_uint,
+            ) {
+                static CELL: OnceLock<usize> = OnceLock::new();
+                let name = match CStr::from_bytes_with_nul(concat!(stringify!($name), "\0").as_bytes()) {
+                    Ok(n) => n,
+                    Err(_) => unreachable!("an identifier without NUL"),
+                };
+                region(name, &CELL, |addr| {
+                    // SAFETY: as in GOMP_parallel.
+                    unsafe {
+                        let f = std::mem::transmute::<usize, unsafe extern "C" fn(RegionBody, *mut c_void, c_uint, c_long, c_long, c_long, $($ty,)* c_uint)>(addr);
+                        f(body, data, threads, start, end, incr, $($extra,)* flags)
+                    }
+                })
+            }
+        )*
+
+        /// The OpenMP entry points smpirun exports, with their addresses
+        /// (for `interpose::interposers`).
+        pub fn openmp_interposers() -> Vec<(&'static str, usize)> {
+            vec![
+                ("GOMP_parallel", GOMP_parallel as *const () as usize),
+                ("GOMP_parallel_sections", GOMP_parallel_sections as *const () as usize),
+                ("GOMP_parallel_reductions", GOMP_parallel_reductions as *const () as usize),
+                $((stringify!($name), $name as *const () as usize),)*
+            ]
         }
-    )*};
+    };
 }
 
-chunked_parallel_loops!(
-    GOMP_parallel_loop_static,
-    GOMP_parallel_loop_dynamic,
-    GOMP_parallel_loop_guided,
-    GOMP_parallel_loop_nonmonotonic_dynamic,
-    GOMP_parallel_loop_nonmonotonic_guided,
+parallel_loops!(
+    GOMP_parallel_loop_static(chunk: c_long),
+    GOMP_parallel_loop_dynamic(chunk: c_long),
+    GOMP_parallel_loop_guided(chunk: c_long),
+    GOMP_parallel_loop_nonmonotonic_dynamic(chunk: c_long),
+    GOMP_parallel_loop_nonmonotonic_guided(chunk: c_long),
+    GOMP_parallel_loop_runtime(),
+    GOMP_parallel_loop_nonmonotonic_runtime(),
+    GOMP_parallel_loop_maybe_nonmonotonic_runtime(),
 );
-
-/// The `#pragma omp parallel for schedule(runtime)` entry points of
-/// libgomp (no chunk size), each as an OpenMP [`region`].
-macro_rules! runtime_parallel_loops {
-    ($($name:ident),* $(,)?) => {$(
-        /// A `parallel for` of libgomp's, as an OpenMP [`region`].
-        ///
-        /// # Safety
-        /// As [`GOMP_parallel`].
-        #[no_mangle]
-        pub unsafe extern "C" fn $name(
-            body: RegionBody,
-            data: *mut c_void,
-            threads: c_uint,
-            start: c_long,
-            end: c_long,
-            incr: c_long,
-            flags: c_uint,
-        ) {
-            static CELL: OnceLock<usize> = OnceLock::new();
-            let name = match CStr::from_bytes_with_nul(concat!(stringify!($name), "\0").as_bytes()) {
-                Ok(n) => n,
-                Err(_) => unreachable!("an identifier without NUL"),
-            };
-            region(name, &CELL, |addr| {
-                // SAFETY: as in GOMP_parallel.
-                unsafe {
-                    let f = std::mem::transmute::<usize, unsafe extern "C" fn(RegionBody, *mut c_void, c_uint, c_long, c_long, c_long, c_uint)>(addr);
-                    f(body, data, threads, start, end, incr, flags)
-                }
-            })
-        }
-    )*};
-}
-
-runtime_parallel_loops!(
-    GOMP_parallel_loop_runtime,
-    GOMP_parallel_loop_nonmonotonic_runtime,
-    GOMP_parallel_loop_maybe_nonmonotonic_runtime,
-);
-
-/// The OpenMP entry points smpirun exports, with their addresses (for
-/// `interpose::interposers`).
-pub fn openmp_interposers() -> [(&'static str, usize); 11] {
-    [
-        ("GOMP_parallel", GOMP_parallel as *const () as usize),
-        (
-            "GOMP_parallel_sections",
-            GOMP_parallel_sections as *const () as usize,
-        ),
-        (
-            "GOMP_parallel_reductions",
-            GOMP_parallel_reductions as *const () as usize,
-        ),
-        (
-            "GOMP_parallel_loop_static",
-            GOMP_parallel_loop_static as *const () as usize,
-        ),
-        (
-            "GOMP_parallel_loop_dynamic",
-            GOMP_parallel_loop_dynamic as *const () as usize,
-        ),
-        (
-            "GOMP_parallel_loop_guided",
-            GOMP_parallel_loop_guided as *const () as usize,
-        ),
-        (
-            "GOMP_parallel_loop_nonmonotonic_dynamic",
-            GOMP_parallel_loop_nonmonotonic_dynamic as *const () as usize,
-        ),
-        (
-            "GOMP_parallel_loop_nonmonotonic_guided",
-            GOMP_parallel_loop_nonmonotonic_guided as *const () as usize,
-        ),
-        (
-            "GOMP_parallel_loop_runtime",
-            GOMP_parallel_loop_runtime as *const () as usize,
-        ),
-        (
-            "GOMP_parallel_loop_nonmonotonic_runtime",
-            GOMP_parallel_loop_nonmonotonic_runtime as *const () as usize,
-        ),
-        (
-            "GOMP_parallel_loop_maybe_nonmonotonic_runtime",
-            GOMP_parallel_loop_maybe_nonmonotonic_runtime as *const () as usize,
-        ),
-    ]
-}
 
 /// The clocks an OpenMP region is measured with, in seconds.
 struct RegionClocks {
