@@ -40,11 +40,21 @@ use crate::sim;
 
 /// The definition of `name` after ours in the search order: libc's.
 pub(crate) fn next(name: &CStr, cell: &OnceLock<usize>) -> usize {
+    forwarded(name, "libc", cell, || privatize::next_definition(name))
+}
+
+/// The address of `name` in `library` that an interposer forwards to,
+/// found once by `find` into `cell`. None found means no way to answer:
+/// stop rather than unwind across the C caller.
+pub(crate) fn forwarded(
+    name: &CStr,
+    library: &str,
+    cell: &OnceLock<usize>,
+    find: impl FnOnce() -> Option<usize>,
+) -> usize {
     *cell.get_or_init(|| {
-        privatize::next_definition(name).unwrap_or_else(|| {
-            // No libc definition means no way to answer: stop rather than
-            // unwind across the C caller.
-            eprintln!("smpirun: internal error: libc has no {name:?}; please report it");
+        find().unwrap_or_else(|| {
+            eprintln!("smpirun: internal error: {library} has no {name:?}; please report it");
             std::process::abort();
         })
     })

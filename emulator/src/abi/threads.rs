@@ -70,13 +70,8 @@ type RegionBody = extern "C" fn(*mut c_void);
 /// clock saw of it on the rank's thread (its CPU time, or its wall time
 /// with `smpi/bench-clock:wall`).
 fn region<R>(name: &CStr, cell: &OnceLock<usize>, call: impl FnOnce(usize) -> R) -> R {
-    let addr = *cell.get_or_init(|| {
-        privatize::loaded_definition(c"libgomp.so.1", name).unwrap_or_else(|| {
-            eprintln!(
-                "smpirun: internal error: {name:?} called without libgomp loaded; please report it"
-            );
-            std::process::abort();
-        })
+    let addr = super::interpose::forwarded(name, "libgomp", cell, || {
+        privatize::loaded_definition(c"libgomp.so.1", name)
     });
     let modelled = context::in_rank() && sim::with(|s| s.bench.simulate && s.bench.omp_cpu);
     if !modelled {
