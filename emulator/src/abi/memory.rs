@@ -325,6 +325,24 @@ unsafe fn release(ptr: *mut c_void) {
     unsafe { libc_own::__libc_free(ptr) }
 }
 
+/// Moves the live block `ptr` (`folded`: its length if it is folded, else
+/// a block of the C library's) into `new`, and frees it.
+///
+/// # Safety
+/// `ptr` is live; `new` is a distinct block of at least `size` bytes.
+unsafe fn move_block(ptr: *mut c_void, folded: Option<usize>, new: *mut c_void, size: usize) {
+    let keep = match folded {
+        Some(len) => len.min(size),
+        // SAFETY: ptr came from the C library's allocator.
+        None => unsafe { libc::malloc_usable_size(ptr) }.min(size),
+    };
+    // SAFETY: both blocks hold at least `keep` bytes and are distinct.
+    unsafe { std::ptr::copy_nonoverlapping(ptr.cast::<u8>(), new.cast::<u8>(), keep) };
+    // SAFETY: ptr is freed once, by the matching allocator (a folded block
+    // is never followed by the memory analysis: nothing to note).
+    unsafe { release(ptr) };
+}
+
 /// A rank's `malloc` (`place`: whose, where).
 ///
 /// # Safety
@@ -383,16 +401,8 @@ unsafe fn rank_realloc(ptr: *mut c_void, size: usize, place: Place) -> *mut c_vo
             return new;
         }
         if !ptr.is_null() {
-            let keep = match old {
-                Some(len) => len.min(size),
-                // SAFETY: ptr came from the C library's allocator.
-                None => unsafe { libc::malloc_usable_size(ptr) }.min(size),
-            };
-            // SAFETY: both buffers hold at least `keep` bytes and are
-            // distinct.
-            unsafe { std::ptr::copy_nonoverlapping(ptr.cast::<u8>(), new.cast::<u8>(), keep) };
-            // SAFETY: ptr is freed once, by the matching allocator.
-            unsafe { release(ptr) };
+            // SAFETY: ptr is live, new a fresh block of size bytes.
+            unsafe { move_block(ptr, old, new, size) };
         }
         new
     };
@@ -486,12 +496,9 @@ pub unsafe extern "C" fn smpi_interposed_realloc(
         // SAFETY: plain C allocation.
         let new = unsafe { libc_own::__libc_malloc(size) };
         if !new.is_null() {
-            // SAFETY: both blocks hold the smaller size; they are distinct.
-            unsafe {
-                std::ptr::copy_nonoverlapping(ptr.cast::<u8>(), new.cast::<u8>(), len.min(size))
-            };
-            // SAFETY: ptr is a live folded block, freed once.
-            unsafe { any_free(ptr) };
+            // SAFETY: ptr is a live folded block, new a fresh block of
+            // size bytes.
+            unsafe { move_block(ptr, Some(len), new, size) };
         }
         return new;
     }
