@@ -19,6 +19,11 @@ fn main() {
         .flag("-fno-builtin")
         .warnings(true)
         .compile("smpi_alloc_interpose");
+    println!("cargo:rerun-if-changed=csrc/pthread_interpose.c");
+    cc::Build::new()
+        .file("csrc/pthread_interpose.c")
+        .warnings(true)
+        .compile("smpi_pthread_interpose");
     record_git_hash();
     // smpirun exports its interposers of libc's functions
     // (src/abi/interpose.rs: keep the two lists the same), so that every
@@ -54,6 +59,52 @@ fn main() {
         "nrand48",
         "jrand48",
         "pthread_create",
+        "pthread_join",
+        "pthread_tryjoin_np",
+        "pthread_detach",
+        "pthread_exit",
+        "pthread_self",
+        "pthread_mutex_init",
+        "pthread_mutex_destroy",
+        "pthread_mutex_lock",
+        "pthread_mutex_trylock",
+        "pthread_mutex_timedlock",
+        "pthread_mutex_unlock",
+        "pthread_cond_init",
+        "pthread_cond_destroy",
+        "pthread_cond_wait",
+        "pthread_cond_timedwait",
+        "pthread_cond_signal",
+        "pthread_cond_broadcast",
+        "pthread_rwlock_init",
+        "pthread_rwlock_destroy",
+        "pthread_rwlock_rdlock",
+        "pthread_rwlock_tryrdlock",
+        "pthread_rwlock_timedrdlock",
+        "pthread_rwlock_wrlock",
+        "pthread_rwlock_trywrlock",
+        "pthread_rwlock_timedwrlock",
+        "pthread_rwlock_unlock",
+        "pthread_barrier_init",
+        "pthread_barrier_destroy",
+        "pthread_barrier_wait",
+        "pthread_spin_init",
+        "pthread_spin_destroy",
+        "pthread_spin_lock",
+        "pthread_spin_trylock",
+        "pthread_spin_unlock",
+        "pthread_once",
+        "pthread_key_create",
+        "pthread_key_delete",
+        "pthread_getspecific",
+        "pthread_setspecific",
+        "sem_init",
+        "sem_destroy",
+        "sem_wait",
+        "sem_trywait",
+        "sem_timedwait",
+        "sem_post",
+        "sem_getvalue",
         "GOMP_parallel",
         "GOMP_parallel_sections",
         "GOMP_parallel_reductions",

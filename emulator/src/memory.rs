@@ -3,12 +3,14 @@
 //! (`smpi/privatization:swap`), and folded allocations
 //! (`SMPI_SHARED_MALLOC`, `smpi/auto-shared-malloc-thresh`).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use privatize::fold::{FoldError, Folding, Strategy};
 use privatize::getopt_globals::GetoptGlobals;
+use privatize::tls::ThreadLocals;
 use privatize::DataSegment;
+use rustc_hash::FxHashMap;
 
 use crate::config::{Config, ConfigError, Kind, OptionSpec, Options};
 
@@ -34,6 +36,21 @@ pub struct Memory {
     /// glibc's getopt globals, swapped between ranks once a rank called
     /// getopt (nothing to swap before: every rank sees glibc's start).
     getopt: RefCell<Option<GetoptSwap>>,
+    /// Each rank's copy's thread-local storage, if the program has some
+    /// (by rank; one for all ranks when they share one copy).
+    tls: RefCell<Vec<Option<Rc<TlsSwap>>>>,
+}
+
+/// The thread-local storage of one loaded copy, shared by the actors
+/// that run it (a rank's simulated threads; the ranks too when they share
+/// the copy): each has its own contents, put in the block while it runs.
+struct TlsSwap {
+    locals: Rc<ThreadLocals>,
+    /// The actor whose contents the block holds.
+    resident: Cell<Option<usize>>,
+    /// The others' contents, once they used the block (none yet: the
+    /// initial image).
+    saved: RefCell<FxHashMap<usize, Vec<u8>>>,
 }
 
 /// Each rank's getopt globals, and whose are in glibc's now.
@@ -50,6 +67,7 @@ impl Default for Memory {
             folding: Folding::new(Strategy::Global, 1 << 20),
             auto_fold_threshold: 0,
             getopt: RefCell::new(None),
+            tls: RefCell::default(),
         }
     }
 }
@@ -97,6 +115,7 @@ impl Memory {
             folding,
             auto_fold_threshold,
             getopt: RefCell::new(None),
+            tls: RefCell::default(),
         })
     }
 
@@ -111,6 +130,64 @@ impl Memory {
                 swap.saved[swap.active] = GetoptGlobals::read();
                 swap.saved[rank].write();
                 swap.active = rank;
+            }
+        }
+    }
+
+    /// Notes the thread-local storage of the copy `rank` runs, when it has
+    /// some.
+    pub fn set_thread_locals(&self, rank: usize, locals: Option<Rc<ThreadLocals>>) {
+        let Some(locals) = locals else {
+            return;
+        };
+        let mut tls = self.tls.borrow_mut();
+        let swap = tls
+            .iter()
+            .flatten()
+            .find(|s| Rc::ptr_eq(&s.locals, &locals))
+            .cloned()
+            .unwrap_or_else(|| {
+                Rc::new(TlsSwap {
+                    locals,
+                    resident: Cell::new(None),
+                    saved: RefCell::default(),
+                })
+            });
+        if tls.len() <= rank {
+            tls.resize(rank + 1, None);
+        }
+        tls[rank] = Some(swap);
+    }
+
+    /// Puts the thread-local contents of `actor`, of `rank`, in place
+    /// before it runs (those of the actor that ran the copy before are
+    /// kept).
+    pub fn run_actor(&self, rank: usize, actor: usize) {
+        let tls = self.tls.borrow();
+        let Some(Some(swap)) = tls.get(rank) else {
+            return;
+        };
+        let resident = swap.resident.get();
+        if resident == Some(actor) {
+            return;
+        }
+        let mut saved = swap.saved.borrow_mut();
+        if let Some(previous) = resident {
+            let mut image = saved.remove(&previous).unwrap_or_default();
+            if swap.locals.save(&mut image) {
+                saved.insert(previous, image);
+            }
+        }
+        swap.locals.restore(saved.get(&actor).map(Vec::as_slice));
+        swap.resident.set(Some(actor));
+    }
+
+    /// Forgets the thread-local contents of `actor` of `rank`, which ended.
+    pub fn forget_actor(&self, rank: usize, actor: usize) {
+        if let Some(Some(swap)) = self.tls.borrow().get(rank) {
+            swap.saved.borrow_mut().remove(&actor);
+            if swap.resident.get() == Some(actor) {
+                swap.resident.set(None);
             }
         }
     }

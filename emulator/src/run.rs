@@ -159,6 +159,7 @@ impl RankFactory for Factory {
             .load(rank)
             .map_err(|e| format!("smpirun: {e}"))?;
         self.replacements.apply(&app)?;
+        sim::with(|s| s.mem.set_thread_locals(rank, app.thread_locals()));
         let stack = self.stack(&format!("rank {rank}"), rank)?;
         let guard = stack.guard();
         let mut owned: Vec<CString> = Vec::with_capacity(self.args.len() + 1);

@@ -67,6 +67,9 @@ pub struct Fast {
     /// The memory analysis runs (`Sim::allocs`): allocations and call
     /// locations are noted.
     analysing: Cell<bool>,
+    /// A rank started a simulated thread (`crate::pthreads`): from then
+    /// on the threads interface accounts computation bursts.
+    threads_started: Cell<bool>,
 }
 
 thread_local! {
@@ -80,6 +83,7 @@ thread_local! {
             observed: Cell::new(false),
             any_folded: Cell::new(false),
             analysing: Cell::new(false),
+            threads_started: Cell::new(false),
         }
     };
 }
@@ -114,6 +118,16 @@ impl Fast {
     /// clears the note.
     pub fn take_pending_flops(&self) -> bool {
         self.pending_flops.replace(false)
+    }
+
+    /// Notes that a rank started a simulated thread.
+    pub fn note_threads_started(&self) {
+        self.threads_started.set(true);
+    }
+
+    /// Whether a rank started a simulated thread.
+    pub fn threads_started(&self) -> bool {
+        self.threads_started.get()
     }
 
     /// Whether any non-blocking collective is in progress.
@@ -174,6 +188,8 @@ pub struct Sim {
     pub instr: Instr,
     /// Each rank's getopt position.
     pub optind: Optind,
+    /// The threads ranks started and what they block on.
+    pub threads: crate::pthreads::Threads,
     /// Each rank's random generators and `strtok` position.
     pub libc: crate::libc_state::LibcStates,
     /// The BLAS kernel models, under `smpi/blas:model`.
@@ -183,8 +199,6 @@ pub struct Sim {
     pub aborted: Option<(usize, i32)>,
     /// -quiet: no informational messages.
     pub quiet: bool,
-    /// A lower thread level than asked for was reported already.
-    pub thread_level_noted: bool,
     /// Ranks that ended without calling MPI_Finalize after MPI_Init.
     unfinalized: usize,
     /// The program's allocations, under the memory analysis (`leaks`).
@@ -205,12 +219,12 @@ impl Sim {
             actors: Actors::default(),
             instr: Instr::default(),
             optind: Optind::default(),
+            threads: Default::default(),
             libc: Default::default(),
             kernels: None,
             bench,
             aborted: None,
             quiet: false,
-            thread_level_noted: false,
             unfinalized: 0,
             allocs: None,
             limits: Limits::default(),
@@ -248,6 +262,7 @@ impl Sim {
     /// but did not finalise it.
     fn actor_ended(&mut self, actor: usize, code: i32) {
         self.core.finish(actor, code);
+        self.thread_ended(actor);
         if self.aborted.is_some() || self.quiet {
             // MPI_Abort (or a fatal MPI error) says it all; -quiet (a
             // program run directly, say) asks for the program's output alone.
@@ -282,6 +297,47 @@ impl Sim {
             self.core.now(),
             &message,
         );
+    }
+
+    /// What follows the end of simulated thread `actor` (if it is one):
+    /// its joiner goes on, and so does its rank's main thread if it waits
+    /// in `pthread_exit` for the rank's threads.
+    fn thread_ended(&mut self, actor: usize) {
+        let (joiner, _) = self.threads.ended(actor);
+        if let Some(j) = joiner {
+            self.core.wake_actor(j);
+        }
+        let rank = self.core.actor(actor).rank();
+        self.mem.forget_actor(rank, actor);
+        if actor != rank && self.core.actor(rank).blocked_in().call == "pthread_exit" {
+            self.core.wake_actor(rank);
+        }
+    }
+
+    /// The actors that end with `actor`, which just ended with `code`, and
+    /// their codes: a rank's simulated threads end with its main thread (a
+    /// process ends with its `main`), and a thread that calls `exit` ends
+    /// its rank, whose code is then `code`.
+    fn ending_with(&mut self, actor: usize, code: i32) -> Vec<(usize, i32)> {
+        if !self.threads.any() {
+            return Vec::new();
+        }
+        let rank = self.core.actor(actor).rank();
+        let exits_rank = actor == rank || self.threads.exits_rank(actor);
+        if !exits_rank {
+            return Vec::new();
+        }
+        let mut ending: Vec<(usize, i32)> = self
+            .threads
+            .live_of(self.core.actors_of(rank))
+            .into_iter()
+            .filter(|&a| a != actor)
+            .map(|a| (a, 0))
+            .collect();
+        if actor != rank && self.core.actor(rank).state() != RunState::Done {
+            ending.insert(0, (rank, code));
+        }
+        ending
     }
 
     /// The first non-zero exit code of the actors that already ended (ranks
@@ -433,10 +489,10 @@ pub fn note_call(name: &'static str) {
     CURRENT_CALL.with(|c| c.set(name));
 }
 
-/// An MPI call from a thread without the simulation: from a thread a
-/// rank started, the run ends with one line (the rank, the call, the
-/// thread level, what to do) and [`THREAD_MISUSE_EXIT`]; anything else is
-/// an internal error.
+/// An MPI call from a thread without the simulation: from a real thread
+/// started on a rank (OpenMP's workers, a threaded library's), the run
+/// ends with one line (the rank, the call, what to do) and
+/// [`THREAD_MISUSE_EXIT`]; anything else is an internal error.
 fn outside_simulation() -> ! {
     let started_by = STARTED_BY.with(Cell::get);
     if started_by == usize::MAX {
@@ -454,10 +510,10 @@ fn outside_simulation() -> ! {
     };
     crate::flush_c_stdio();
     eprintln!(
-        "smpirun: rank {rank} called {call} from a thread it started itself (pthread_create, \
-         or an OpenMP parallel region): ranks are simulated on one thread and provide \
-         MPI_THREAD_FUNNELED, so only the thread that called MPI_Init may call MPI; make the \
-         MPI calls from that thread (with OpenMP: outside parallel regions, or in `omp master`)"
+        "smpirun: rank {rank} called {call} from a thread smpirun does not simulate (an OpenMP \
+         parallel region's, or one a threaded library started): only a rank's main thread and \
+         the threads it starts with pthread_create (or std::thread) may call MPI; make the MPI \
+         calls outside parallel regions, or in `omp master`"
     );
     // SAFETY: _exit ends the process at once; it reads no memory of ours.
     // The simulation's thread is still running: exit handlers must not
@@ -513,6 +569,7 @@ pub fn install(sim: Sim) {
         f.any_folded.set(false);
         f.observed.set(!sim.core.observers_ref().is_empty());
         f.analysing.set(sim.allocs.is_some());
+        f.threads_started.set(sim.threads.any());
     });
     SIM.with(|cell| *cell.borrow_mut() = Some(sim));
 }
@@ -711,15 +768,28 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
             with(|s| {
                 s.core.set_current(actor);
                 s.mem.activate(rank);
+                s.mem.run_actor(rank, actor);
             });
             let Some((co, guard)) = coroutines[actor].as_mut() else {
                 continue;
             };
             let why = context::resume(co, rank, *guard);
             if let Suspend::Exit(code) = why {
-                with(|s| s.actor_ended(actor, code));
+                let ending = with(|s| {
+                    s.actor_ended(actor, code);
+                    s.ending_with(actor, code)
+                });
                 if let Some((co, _)) = coroutines[actor].take() {
                     context::discard(co);
+                }
+                for (other, code) in ending {
+                    with(|s| {
+                        s.core.end_actor(other, code);
+                        s.thread_ended(other);
+                    });
+                    if let Some((co, _)) = coroutines.get_mut(other).and_then(Option::take) {
+                        context::discard(co);
+                    }
                 }
             }
             if let Some(message) = with(|s| s.core.take_failure()) {

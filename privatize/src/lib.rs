@@ -24,6 +24,7 @@
 pub mod fold;
 pub mod getopt_globals;
 pub mod patch;
+pub mod tls;
 
 pub use patch::{FunctionSite, PatchError};
 
@@ -438,10 +439,16 @@ fn restore_ranges(ranges: &[(usize, usize)], image: &[u8]) {
 /// One loaded copy of the application.
 pub struct LoadedApp {
     main: MainFn,
+    thread_locals: Option<std::rc::Rc<tls::ThreadLocals>>,
     _library: libloading::os::unix::Library,
 }
 
 impl LoadedApp {
+    /// The copy's thread-local storage, if it has any.
+    pub fn thread_locals(&self) -> Option<std::rc::Rc<tls::ThreadLocals>> {
+        self.thread_locals.clone()
+    }
+
     /// The copy's `main`.
     pub fn main(&self) -> MainFn {
         self.main
@@ -861,8 +868,13 @@ impl AppLoader {
             slot.write(self.abi_table);
         }
         self.loaded += 1;
+        let raw = library.into_raw();
+        let thread_locals = tls::ThreadLocals::of(raw).map(std::rc::Rc::new);
+        // SAFETY: the handle just taken out of the same library.
+        let library = unsafe { libloading::os::unix::Library::from_raw(raw) };
         Ok(LoadedApp {
             main,
+            thread_locals,
             _library: library,
         })
     }

@@ -1,8 +1,9 @@
 /* MPI called from a thread the rank started itself: with argument
- * "pthread", from a pthread; with "omp", from every thread of an OpenMP
- * parallel region (built with -fopenmp, run with OMP_NUM_THREADS=2). Ranks
- * provide MPI_THREAD_FUNNELED: smpirun must end the run with one line
- * naming the rank and the call (tests/e2e/failures.rs). */
+ * "pthread", from a pthread (a simulated thread: the call works); with
+ * "omp", from every thread of an OpenMP parallel region (built with
+ * -fopenmp, run with OMP_NUM_THREADS=2), which run natively: smpirun must
+ * end the run with one line naming the rank and the call
+ * (tests/e2e/failures.rs). */
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>

@@ -28,38 +28,83 @@ const RUNTIME_OBJECTS: &[&str] = &[
     "libgomp.so",
 ];
 
+/// Objects that run real threads of their own and synchronise with them
+/// (OpenMP runtimes, threaded BLAS): their calls of the threads interface
+/// are the C library's, even on a rank. The runtime's objects are too,
+/// but the C++ and Fortran runtimes, which act for the program
+/// (`std::thread`, `std::condition_variable`).
+const NATIVE_THREAD_OBJECTS: &[&str] = &[
+    "libgomp.so",
+    "libomp.so",
+    "libiomp5.so",
+    "libopenblas",
+    "libblas.so",
+    "liblapack.so",
+    "libmkl_",
+    "libtbb",
+];
+
+/// Whether the object named `base` (its file name; empty for the
+/// executable, smpirun) is the runtime's.
+fn is_runtime_object(base: &str) -> bool {
+    base.is_empty() || RUNTIME_OBJECTS.iter().any(|p| base.starts_with(p))
+}
+
+/// Whether the object named `base` (as [`is_runtime_object`]) keeps the C
+/// library's threads interface.
+fn runs_native_threads(base: &str) -> bool {
+    NATIVE_THREAD_OBJECTS.iter().any(|p| base.starts_with(p))
+        || (is_runtime_object(base)
+            && !base.starts_with("libstdc++.so")
+            && !base.starts_with("libgfortran.so"))
+}
+
+/// The address ranges of the executable code of the loaded objects that
+/// `wanted` picks by file name.
+fn code_of(wanted: fn(&str) -> bool) -> Vec<(usize, usize)> {
+    let mut search = (wanted, Vec::new());
+    // SAFETY: dl_iterate_phdr calls `collect` once per loaded object with
+    // a valid info record; `data` is `search`, alive and not otherwise
+    // used during the call.
+    unsafe {
+        libc::dl_iterate_phdr(
+            Some(collect),
+            std::ptr::from_mut(&mut search).cast::<c_void>(),
+        );
+    }
+    search.1
+}
+
 /// The address ranges of the runtime's executable code, found once
 /// (after the program is loaded: the first question comes from a rank).
 fn runtime_code() -> &'static [(usize, usize)] {
     static RANGES: OnceLock<Vec<(usize, usize)>> = OnceLock::new();
-    RANGES.get_or_init(|| {
-        let mut ranges: Vec<(usize, usize)> = Vec::new();
-        // SAFETY: dl_iterate_phdr calls `collect` once per loaded object
-        // with a valid info record; `data` is `ranges`, alive and not
-        // otherwise used during the call.
-        unsafe {
-            libc::dl_iterate_phdr(
-                Some(collect),
-                std::ptr::from_mut(&mut ranges).cast::<c_void>(),
-            );
-        }
-        ranges
-    })
+    RANGES.get_or_init(|| code_of(is_runtime_object))
 }
 
+/// The address ranges of the code that keeps the C library's threads
+/// interface, found once.
+fn native_threads_code() -> &'static [(usize, usize)] {
+    static RANGES: OnceLock<Vec<(usize, usize)>> = OnceLock::new();
+    RANGES.get_or_init(|| code_of(runs_native_threads))
+}
+
+/// The search of [`code_of`]: which objects, and their ranges so far.
+type Search = (fn(&str) -> bool, Vec<(usize, usize)>);
+
 /// `dl_iterate_phdr`'s callback: adds the executable segments of `info`'s
-/// object to the ranges at `data` when it is the runtime's.
+/// object to the ranges at `data` when the search wants it.
 ///
 /// # Safety
 /// `info` points at a valid record of `size` bytes and `data` at a
-/// `Vec<(usize, usize)>`, as [`runtime_code`] passes them.
+/// [`Search`], as [`code_of`] passes them.
 unsafe extern "C" fn collect(
     info: *mut libc::dl_phdr_info,
     _size: usize,
     data: *mut c_void,
 ) -> c_int {
     // SAFETY: per the contract.
-    let (info, ranges) = unsafe { (&*info, &mut *data.cast::<Vec<(usize, usize)>>()) };
+    let (info, search) = unsafe { (&*info, &mut *data.cast::<Search>()) };
     let name = if info.dlpi_name.is_null() {
         ""
     } else {
@@ -70,8 +115,7 @@ unsafe extern "C" fn collect(
     };
     // The first object, with no name, is the executable: smpirun.
     let base = name.rsplit('/').next().unwrap_or(name);
-    let runtime = name.is_empty() || RUNTIME_OBJECTS.iter().any(|p| base.starts_with(p));
-    if !runtime || info.dlpi_phdr.is_null() {
+    if !(search.0)(base) || info.dlpi_phdr.is_null() {
         return 0;
     }
     // SAFETY: the loader's program headers of the object, dlpi_phnum of
@@ -81,10 +125,18 @@ unsafe extern "C" fn collect(
     for h in headers {
         if h.p_type == libc::PT_LOAD && h.p_flags & libc::PF_X != 0 {
             let start = info.dlpi_addr as usize + h.p_vaddr as usize;
-            ranges.push((start, start + h.p_memsz as usize));
+            search.1.push((start, start + h.p_memsz as usize));
         }
     }
     0
+}
+
+/// Whether a threads-interface call returning to `addr` keeps the C
+/// library's behaviour (see [`NATIVE_THREAD_OBJECTS`]).
+pub(crate) fn keeps_native_threads(addr: usize) -> bool {
+    native_threads_code()
+        .iter()
+        .any(|&(s, e)| (s..e).contains(&addr))
 }
 
 /// Whether the code at `addr` (a return address) is the program's rather

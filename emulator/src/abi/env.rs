@@ -9,7 +9,9 @@ use crate::mpi::error::{Handling, MAX_ERROR_STRING};
 use crate::mpi::{self, class, MpiError};
 use crate::sim;
 
-const THREAD_FUNNELED: c_int = 1;
+/// `MPI_THREAD_MULTIPLE`: a rank's threads are simulated
+/// (`crate::pthreads`), so any of them may call MPI.
+const THREAD_MULTIPLE: c_int = 3;
 
 /// Copies `s` into a C buffer of `cap` bytes (NUL-terminated), returning
 /// the length written without the NUL.
@@ -29,14 +31,17 @@ pub(crate) unsafe fn copy_c_string(dst: *mut c_char, cap: usize, s: &str) -> usi
     n
 }
 
-fn init_common(name: &'static str) -> Result<(), MpiError> {
+fn init_common(name: &'static str, level: c_int) -> Result<(), MpiError> {
     let seconds = sim::mpi(|w| {
         let me = w.core.current();
+        let actor = w.core.current_actor();
         let st = &mut w.mpi.ranks[me];
         if st.initialized {
             return Err(MpiError::new(class::OTHER, format!("{name} called twice")));
         }
         st.initialized = true;
+        st.thread_level = level;
+        st.main_actor = actor;
         Ok(w.mpi.init_seconds)
     })?;
     // SimGrid's smpi/init: the time MPI_Init itself takes.
@@ -45,7 +50,7 @@ fn init_common(name: &'static str) -> Result<(), MpiError> {
 }
 
 pub(crate) unsafe extern "C" fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c_int {
-    call("MPI_Init", mpi::COMM_WORLD, || init_common("MPI_Init"))
+    call("MPI_Init", mpi::COMM_WORLD, || init_common("MPI_Init", 0))
 }
 
 pub(crate) unsafe extern "C" fn MPI_Init_thread(
@@ -55,25 +60,12 @@ pub(crate) unsafe extern "C" fn MPI_Init_thread(
     provided: *mut c_int,
 ) -> c_int {
     call("MPI_Init_thread", mpi::COMM_WORLD, || {
-        init_common("MPI_Init_thread")?;
-        // Ranks are coroutines on one OS thread: a rank's own threads
-        // must not call MPI, so FUNNELED is the most we offer. Said once,
-        // at smpi_mpi's VERBOSE level (SimGrid says nothing by default).
-        if required > THREAD_FUNNELED
-            && !sim::with(|s| std::mem::replace(&mut s.thread_level_noted, true))
-        {
-            super::log_line(
-                crate::log::SimGrid::SmpiMpi,
-                crate::log::Priority::Verbose,
-                &format!(
-                    "MPI_Init_thread asked for thread level {required}; ranks run as coroutines \
-                     on one thread, so MPI_THREAD_FUNNELED is provided (a rank's own threads \
-                     must not call MPI)"
-                ),
-            );
-        }
+        // Every level up to MPI_THREAD_MULTIPLE: the threads a rank
+        // starts are simulated, and call MPI as the rank.
+        let level = required.clamp(0, THREAD_MULTIPLE);
+        init_common("MPI_Init_thread", level)?;
         // SAFETY: `provided` is the caller's output argument.
-        unsafe { out(provided, required.clamp(0, THREAD_FUNNELED), "provided") }
+        unsafe { out(provided, level, "provided") }
     })
 }
 
@@ -122,15 +114,22 @@ pub(crate) unsafe extern "C" fn MPI_Finalized(flag: *mut c_int) -> c_int {
 
 pub(crate) unsafe extern "C" fn MPI_Query_thread(provided: *mut c_int) -> c_int {
     // SAFETY: `provided` is the caller's output argument.
-    call("MPI_Query_thread", mpi::COMM_WORLD, || unsafe {
-        out(provided, THREAD_FUNNELED, "provided")
+    call("MPI_Query_thread", mpi::COMM_WORLD, || {
+        let level = sim::mpi(|w| w.mpi.ranks[w.core.current()].thread_level);
+        // SAFETY: as above.
+        unsafe { out(provided, level, "provided") }
     })
 }
 
 pub(crate) unsafe extern "C" fn MPI_Is_thread_main(flag: *mut c_int) -> c_int {
     // SAFETY: `flag` is the caller's output argument.
-    call("MPI_Is_thread_main", mpi::COMM_WORLD, || unsafe {
-        out(flag, 1, "flag")
+    call("MPI_Is_thread_main", mpi::COMM_WORLD, || {
+        let main = sim::mpi(|w| {
+            let rank = &w.mpi.ranks[w.core.current()];
+            !rank.initialized || rank.main_actor == w.core.current_actor()
+        });
+        // SAFETY: as above.
+        unsafe { out(flag, c_int::from(main), "flag") }
     })
 }
 

@@ -622,10 +622,6 @@ pub fn interposers() -> Vec<(&'static str, usize)> {
         ("nrand48", nrand48 as *const () as usize),
         ("jrand48", jrand48 as *const () as usize),
         (
-            "pthread_create",
-            super::threads::pthread_create as *const () as usize,
-        ),
-        (
             "GOMP_parallel",
             super::threads::GOMP_parallel as *const () as usize,
         ),
@@ -640,6 +636,7 @@ pub fn interposers() -> Vec<(&'static str, usize)> {
         ),
     ];
     all.extend(super::threads::openmp_interposers());
+    all.extend(super::pthread::interposers());
     all
 }
 

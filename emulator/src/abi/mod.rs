@@ -26,6 +26,7 @@ pub mod memory;
 mod neighbor;
 mod p2p;
 mod persistent;
+mod pthread;
 mod rma;
 pub(crate) mod sample;
 pub mod threads;

@@ -34,15 +34,16 @@ extern "C" fn started_by_rank(start: *mut c_void) -> *mut c_void {
     (start.routine)(start.arg)
 }
 
-/// `pthread_create`: libc's; a thread started by a rank knows its rank.
+/// `pthread_create` of a real thread (off a rank, or by a library that
+/// runs real threads: `super::pthread`): libc's; a thread started on a
+/// rank knows its rank.
 ///
 /// # Safety
 /// The C contract: `thread` writable, `attr` null or initialised.
-#[no_mangle]
-pub unsafe extern "C" fn pthread_create(
+pub(crate) unsafe fn create_native(
     thread: *mut libc::pthread_t,
     attr: *const libc::pthread_attr_t,
-    routine: StartRoutine,
+    routine: super::pthread::StartRoutine,
     arg: *mut c_void,
 ) -> c_int {
     let create = |routine: StartRoutine, arg: *mut c_void| libc_own!("pthread_create": unsafe extern "C" fn(*mut libc::pthread_t, *const libc::pthread_attr_t, StartRoutine, *mut c_void) -> c_int, thread, attr, routine, arg);

@@ -115,10 +115,15 @@ pub(crate) unsafe extern "C" fn smpi_clock_gettime(
 }
 
 /// `exit` in a rank ends that rank (its main never returns), not the
-/// simulation; in an actor a rank created, that actor (as SimGrid's
-/// `smpi_exit` ends the calling actor).
+/// simulation; in a thread the rank started, the rank too; in an actor a
+/// rank created, that actor (as SimGrid's `smpi_exit` ends the calling
+/// actor).
 pub(crate) unsafe extern "C" fn smpi_exit(status: c_int) -> ! {
     bench_end();
+    if sim::fast(|f| f.threads_started()) {
+        // A simulated thread's exit ends its whole rank, as in a process.
+        sim::with(|s| s.threads.exit_rank(s.core.current_actor()));
+    }
     loop {
         context::suspend(Suspend::Exit(status));
     }

@@ -109,6 +109,12 @@ pub struct Actor {
     exec: Option<ActionId>,
     /// Set while the actor sleeps until a timer.
     sleeping: bool,
+    /// The timer of that sleep.
+    sleep_timer: Option<u64>,
+    /// The timer of the actor's timed wait, while armed.
+    timeout: Option<u64>,
+    /// The actor's timed wait ran out (until taken).
+    timed_out: bool,
     /// Bench clock (`smpi/bench-clock`) when this actor last returned
     /// from an MPI call.
     pub cpu_mark: f64,
@@ -129,6 +135,9 @@ impl Actor {
             exit_code: None,
             exec: None,
             sleeping: false,
+            sleep_timer: None,
+            timeout: None,
+            timed_out: false,
             cpu_mark: 0.0,
             pending_flops: 0.0,
         }
@@ -536,6 +545,41 @@ impl Core {
         self.live
     }
 
+    /// The actors of `rank`, its main one first, in creation order.
+    pub fn actors_of(&self, rank: usize) -> impl Iterator<Item = usize> + '_ {
+        std::iter::successors(Some(rank), |&a| self.actors[a].next)
+    }
+
+    /// Ends `actor` with `code` wherever it is (its rank ended): its
+    /// computation stops and its timers are dropped.
+    pub fn end_actor(&mut self, actor: usize, code: i32) {
+        if let Some(id) = self.actors[actor].exec.take() {
+            self.fluid.cancel(id);
+            self.owners.remove(&id);
+            if let Some(e) = &mut self.energy {
+                e.compute_ended(self.actors[actor].host, self.now);
+            }
+        }
+        let a = &mut self.actors[actor];
+        a.sleeping = false;
+        let timers = [a.timeout.take(), a.sleep_timer.take()];
+        let state = a.state;
+        for seq in timers.into_iter().flatten() {
+            self.timers.cancel(seq);
+        }
+        if state == RunState::Ready {
+            self.ready.retain(|&r| r != actor);
+        }
+        let a = &mut self.actors[actor];
+        if state == RunState::Created {
+            // Never started: it never counted as live.
+            a.state = RunState::Done;
+            a.exit_code = Some(code);
+            return;
+        }
+        self.finish(actor, code);
+    }
+
     /// Makes the blocked actors of `rank` ready again, main actor first.
     pub fn wake(&mut self, rank: usize) {
         let mut actor = Some(rank);
@@ -546,7 +590,7 @@ impl Core {
     }
 
     /// Makes `actor` ready again if it is blocked.
-    fn wake_actor(&mut self, actor: usize) {
+    pub fn wake_actor(&mut self, actor: usize) {
         let a = &mut self.actors[actor];
         if a.state == RunState::Blocked {
             a.state = RunState::Ready;
@@ -613,9 +657,35 @@ impl Core {
         let actor = self.current;
         trace!(target: ENGINE, "actor {actor} sleeps until {at:.9} s ({call})");
         self.actors[actor].sleeping = true;
-        self.timers.add(at, TimerEvent::Wake(actor));
+        self.actors[actor].sleep_timer = Some(self.timers.add(at, TimerEvent::Wake(actor)));
         self.block_current(call, Detail::Sleep(seconds));
         Sleep::Blocked
+    }
+
+    /// Arms a timeout of the running actor at date `at` (a timed wait):
+    /// unless disarmed first, the actor is woken then and
+    /// [`Core::take_timed_out`] says so.
+    pub fn arm_timeout(&mut self, at: f64) {
+        self.disarm_timeout();
+        self.actors[self.current].timed_out = false;
+        let actor = self.current;
+        let seq = self
+            .timers
+            .add(at.max(self.now), TimerEvent::Timeout(actor));
+        self.actors[actor].timeout = Some(seq);
+    }
+
+    /// Disarms the running actor's timeout, if armed.
+    pub fn disarm_timeout(&mut self) {
+        if let Some(seq) = self.actors[self.current].timeout.take() {
+            self.timers.cancel(seq);
+        }
+    }
+
+    /// Whether the running actor's timeout ran out since it was armed
+    /// (taken: the next call says false).
+    pub fn take_timed_out(&mut self) -> bool {
+        std::mem::take(&mut self.actors[self.current].timed_out)
     }
 
     /// Starts a computation of `flops` for the running actor on its host;
@@ -708,6 +778,13 @@ impl Core {
             match event {
                 TimerEvent::Wake(actor) => {
                     self.actors[actor].sleeping = false;
+                    self.actors[actor].sleep_timer = None;
+                    self.wake_actor(actor);
+                }
+                TimerEvent::Timeout(actor) => {
+                    let a = &mut self.actors[actor];
+                    a.timeout = None;
+                    a.timed_out = true;
                     self.wake_actor(actor);
                 }
                 TimerEvent::LatencyDone(id) => self.start_flow(id),

@@ -77,6 +77,11 @@ pub const INFO_ENV: i32 = 1;
 pub struct RankMpi {
     pub initialized: bool,
     pub finalized: bool,
+    /// The thread level MPI_Init_thread provided (MPI_Init: single).
+    pub thread_level: i32,
+    /// The actor that initialised MPI: the rank's main thread for
+    /// `MPI_Is_thread_main`.
+    pub main_actor: usize,
     posted: MatchQueue<ReqId>,
     unexpected: MatchQueue<Envelope>,
     /// Blocked in MPI_Probe: wake on any new envelope.
@@ -218,7 +223,7 @@ impl Mpi {
                 None,
                 Some(vec![
                     ("maxprocs".into(), nranks.to_string()),
-                    ("thread_level".into(), "MPI_THREAD_FUNNELED".into()),
+                    ("thread_level".into(), "MPI_THREAD_MULTIPLE".into()),
                 ]),
             ],
             test_streak: 0,
