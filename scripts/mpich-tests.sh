@@ -21,7 +21,8 @@
 #   MPICH_TESTS_BUILD   build/log directory (default: $MPICH_SCRATCH/build-<hash
 #                   of SMPICC>), wiped and rebuilt on every run
 #   MPICH_TESTS_DIRS    test directories to run (default: "attr basic comm
-#                   datatype errhan group info init pt2pt rma topo")
+#                   datatype errhan group info init pt2pt rma topo"; also
+#                   e.g. "threads", whose testlist lists subdirectories)
 #   MPICH_TESTS_TIMEOUT seconds per test when the testlist gives no timeLimit
 #                   (default: 180, MPICH's runtests' own default)
 #   MPICH_TESTS_CFLAGS  extra compiler flags (default: "-O1 -w")
@@ -46,9 +47,29 @@
 #   - a test that does not compile is BUILD-FAIL and counts as a failure.
 # Tests whose build fails only for want of MPI 4.0 names (see MPI4_RE) are
 # SKIP with the names listed: we implement MPI 3.1.
+#
+# Testlists are read as runtests reads them:
+#   - a line naming a subdirectory runs that directory's testlist (in turn
+#     following its own subdirectories); its tests are named dir/sub/prog
+#     (e.g. threads/pt2pt/mt_sendrecv), REGEX matching either that or prog;
+#   - a testlist.in's configure markers (@name@) are resolved as MPICH's
+#     test/mpi/configure.ac would for an MPI 3.1 implementation with POSIX
+#     threads: @comm_overlap@ is empty (--enable-comm-overlap-tests is the
+#     default: the line runs); @largetest@ is "#" (--enable-large-tests is
+#     off by default: the line is a comment); @rmadir@ is "rma"; @spawndir@
+#     is empty, as with MPI_NO_SPAWN=yes (we have no MPI_Comm_spawn);
+#     @partdir@ is "#", as with MPI_NO_PART=yes (partitioned communication
+#     is MPI 4.0). A line a marker leaves out is reported as SKIP with the
+#     marker's value; a line with any other marker is SKIP as unsubstituted;
+#   - directories whose Makefile.am includes Makefile_threads.mtest (all of
+#     threads/) are built as MPICH builds them: -DMTEST_USE_THREAD, the MTest
+#     thread helpers of util/mtest_thread.c (POSIX threads) in place of
+#     util/mtest_single.c, and -pthread (configure's threadlib, -lpthread).
 # Output: one line per test, "PASS|FAIL|BUILD-FAIL|TIMEOUT|SKIP name np
-# [args/env]", then "dir: N passed, M failed, K skipped" per directory and
-# "total: N passed, M failed, K skipped".
+# [args/env]" ("SKIP dir/sub/ [why]" for a subdirectory configure leaves
+# out), then "dir/sub: N passed, M failed, K skipped" after each followed
+# subdirectory, "dir: N passed, M failed, K skipped" per directory (its
+# subdirectories included) and "total: N passed, M failed, K skipped".
 #
 # Exit status: 0 when the suite ran (see MPICH_TESTS_FAIL_ON_ERROR), 2 on a
 # setup error (missing tools, no source package...).
@@ -176,8 +197,8 @@ cat > "$BUILD/include/mpitestconf.h" <<'EOF'
 #define STDC_HEADERS 1
 #define HAVE_MPI_WIN_CREATE 1
 #define HAVE_MPI_INTEGER16 1
-/* The thread helpers (mtest_thread.c) are not linked, but the header wants a
-   package name; POSIX is what configure picks on Linux. */
+/* The thread package of the MTest thread helpers (mtest_thread.c, linked
+   into the threaded tests): POSIX, what configure picks on Linux. */
 #define THREAD_PACKAGE_NAME THREAD_PACKAGE_POSIX
 #endif
 EOF
@@ -199,7 +220,12 @@ cat > "$T/dtpools/dtpoolsconf.h" <<'EOF'
 #endif
 EOF
 
-UTIL_SRCS=("$T/util/mtest.c" "$T/util/mtest_common.c" "$T/util/mtest_single.c" "$T/util/dtypes.c")
+# The MTest helpers: mtest.c and mtest_common.c (libmtest), dtypes.c, and
+# the thread-package half: mtest_single.c for the single-threaded tests,
+# mtest_thread.c (the MTest thread helpers, POSIX threads) for the tests
+# whose Makefile.am includes Makefile_threads.mtest, as MPICH links them
+# (libmtest_single.la or libmtest_thread.la; see is_threaded).
+UTIL_SRCS=("$T/util/mtest.c" "$T/util/mtest_common.c" "$T/util/mtest_single.c" "$T/util/mtest_thread.c" "$T/util/dtypes.c")
 DTP_SRCS=("$T"/dtpools/src/*.c)
 INCLUDES=(-I"$BUILD/include" -I"$T/include" -I"$T/dtpools/include")
 
@@ -229,6 +255,16 @@ if [[ "${MPICH_TESTS_GC:-1}" != 0 ]]; then
     done
     GC_LDFLAGS=(-Wl,--gc-sections)
 fi
+# The utility objects for one kind of test: all but the other kind's
+# thread-package half.
+util_link_for() { # single|thread -> UTIL_FOR
+    local other=mtest_thread u
+    [[ "$1" == thread ]] && other=mtest_single
+    UTIL_FOR=()
+    for u in "${UTIL_LINK[@]}"; do
+        case "$(basename "$u")" in "$other".[co]) ;; *) UTIL_FOR+=("$u") ;; esac
+    done
+}
 
 # Per-program sources and defines, from the directory's Makefile.am
 # (e.g. irecv_any_SOURCES = recv_any.c, irecv_any_CPPFLAGS = -DTEST_NB).
@@ -237,6 +273,16 @@ am_var() { # dir var -> value (one-line assignments only), empty if none
     [[ -f "$f" ]] || return 0
     sed -nE "s/^[[:space:]]*$2[[:space:]]*=[[:space:]]*(.*)$/\\1/p" "$f" | head -n 1 \
         | sed -E 's/\$\((AM_CPPFLAGS|AM_CFLAGS)\)//g'
+}
+
+# Whether a directory's tests are threaded ones (Makefile_threads.mtest).
+is_threaded() { # dir
+    grep -qsE '^[[:space:]]*include[[:space:]].*Makefile_threads\.mtest' "$T/$1/Makefile.am"
+}
+
+# Log file names keep one level: threads/pt2pt -> threads.pt2pt.
+log_name() { # dir
+    printf '%s\n' "${1//\//.}"
 }
 
 BUILD_LOG_DIR="$BUILD/logs"
@@ -264,10 +310,20 @@ build_prog() { # dir prog -> 0 if built
     if grep -qsE '#[[:space:]]*include[[:space:]]*"(mtest_dtp|dtpools)\.h"' "${paths[@]}"; then
         extra=("${DTP_LINK[@]}")
     fi
+    # Threaded tests: Makefile_threads.mtest adds -DMTEST_USE_THREAD, the
+    # MTest thread helpers and the thread library (configure's threadlib).
+    local -a thr=()
+    if is_threaded "$dir"; then
+        util_link_for thread
+        thr=(-DMTEST_USE_THREAD -pthread)
+    else
+        util_link_for single
+    fi
     mkdir -p "$BUILD/$dir"
-    local log="$BUILD_LOG_DIR/$dir.$prog.build.log"
-    if (cd "$BUILD/$dir" && "$SMPICC" "${CFLAGS_ARGV[@]}" "${INCLUDES[@]}" "${cpp[@]}" \
-            -o "$BUILD/$dir/$prog" "${paths[@]}" "${UTIL_LINK[@]}" "${extra[@]}" "${GC_LDFLAGS[@]}" -lm) >"$log" 2>&1 \
+    local log
+    log="$BUILD_LOG_DIR/$(log_name "$dir").$prog.build.log"
+    if (cd "$BUILD/$dir" && "$SMPICC" "${CFLAGS_ARGV[@]}" "${INCLUDES[@]}" "${thr[@]}" "${cpp[@]}" \
+            -o "$BUILD/$dir/$prog" "${paths[@]}" "${UTIL_FOR[@]}" "${extra[@]}" "${GC_LDFLAGS[@]}" -lm) >"$log" 2>&1 \
         && [[ -x "$BUILD/$dir/$prog" ]]; then
         BUILT[$key]=ok
         return 0
@@ -321,34 +377,110 @@ stdout_ok() { # file
     [[ $saw == 1 ]]
 }
 
-for dir in $DIRS; do
-    list=""
+# Configure's markers in testlist.in files (@name@), resolved as MPICH's
+# test/mpi/configure.ac would for us (see the header): the value it
+# substitutes, and why. A line that a value turns into a comment (or an
+# empty line) is reported as SKIP; markers not listed here stay
+# unsubstituted and their lines are SKIP as such.
+declare -A AC_VALUE=(
+    [comm_overlap]=""   # --enable-comm-overlap-tests, configure's default
+    [largetest]="#"     # --enable-large-tests is off by default
+    [rmadir]="rma"      # we implement one-sided communication
+    [spawndir]=""       # MPI_NO_SPAWN=yes: no dynamic processes here
+    [partdir]="#"       # MPI_NO_PART=yes: partitioned communication is MPI 4.0
+)
+declare -A AC_WHY=(
+    [largetest]="large tests are off by default (--enable-large-tests)"
+    [spawndir]="no dynamic processes (MPI_Comm_spawn): configure with MPI_NO_SPAWN=yes"
+    [partdir]="partitioned communication is MPI 4.0: configure with MPI_NO_PART=yes"
+)
+# The directory a marker stands for, to name a disabled directory line.
+declare -A AC_DIR=([rmadir]=rma [spawndir]=spawn [partdir]=part)
+
+# resolve_markers LINE: sets RESOLVED (LINE with the known markers
+# substituted), UNKNOWN_MARKERS (1 if some marker is not in AC_VALUE) and
+# DISABLED_BY: when RESOLVED is only a comment or blank, the marker whose
+# value made it so (empty or '#'), else empty.
+resolve_markers() {
+    local rest="$1" name off=""
+    RESOLVED="" DISABLED_BY="" UNKNOWN_MARKERS=0
+    while [[ "$rest" =~ ^([^@]*)@([A-Za-z0-9_]+)@(.*)$ ]]; do
+        name="${BASH_REMATCH[2]}"
+        RESOLVED+="${BASH_REMATCH[1]}"
+        if [[ -v "AC_VALUE[$name]" ]]; then
+            RESOLVED+="${AC_VALUE[$name]}"
+            [[ -z "$off" && ( -z "${AC_VALUE[$name]}" || "${AC_VALUE[$name]}" == *"#"* ) ]] && off="$name"
+        else
+            RESOLVED+="@$name@"
+            UNKNOWN_MARKERS=1
+        fi
+        rest="${BASH_REMATCH[3]}"
+    done
+    RESOLVED+="$rest"
+    local kept="${RESOLVED%%#*}"
+    [[ -z "${kept//[[:space:]]/}" ]] && DISABLED_BY="$off"
+    return 0
+}
+
+pass=0 fail=0 skip=0
+
+# run_list DIR DEPTH: run DIR's testlist, following the directories it
+# lists. Tests of a directory below one of MPICH_TESTS_DIRS are named
+# dir/sub/prog.
+run_list() {
+    local dir="$1" depth="$2"
+    local list="" cand
     for cand in testlist testlist.in; do
         if [[ -f "$T/$dir/$cand" ]]; then list="$T/$dir/$cand"; break; fi
     done
     if [[ -z "$list" ]]; then
         note "no testlist in $T/$dir: skipping that directory"
-        continue
+        return 0
     fi
-    pass=0 fail=0 skip=0
-    lineno=0
+    local prefix=""
+    [[ "$depth" -gt 0 ]] && prefix="$dir/"
+    local raw line lineno=0 prog np name i kv k v desc tag tl run_id out err rc status needs
+    local -a f args envs
+    local result xfail tlimit mem mpix strict unknown
     while IFS= read -r raw || [[ -n "$raw" ]]; do
         lineno=$((lineno + 1))
         line="${raw%%#*}"
+        if [[ "$line" == *@*@* ]]; then
+            resolve_markers "$line"
+            if [[ $UNKNOWN_MARKERS == 1 ]]; then
+                read -r -a f <<< "$line" || true
+                echo "SKIP ${f[0]} ${f[1]:-1} [unsubstituted configure variable in $list:$lineno]"
+                skip=$((skip + 1)); continue
+            fi
+            if [[ -n "$DISABLED_BY" ]]; then
+                local why="@$DISABLED_BY@ is empty"
+                [[ -n "${AC_VALUE[$DISABLED_BY]}" ]] && why="@$DISABLED_BY@ is '${AC_VALUE[$DISABLED_BY]}'"
+                [[ -n "${AC_WHY[$DISABLED_BY]:-}" ]] && why+=": ${AC_WHY[$DISABLED_BY]}"
+                read -r -a f <<< "${line//@$DISABLED_BY@/}" || true
+                if [[ ${#f[@]} -eq 0 ]]; then
+                    echo "SKIP $dir/${AC_DIR[$DISABLED_BY]:-?}/ [directory left out as configure would: $why]"
+                else
+                    matches_filter "$prefix${f[0]}" || matches_filter "${f[0]}" || continue
+                    echo "SKIP $prefix${f[0]} ${f[1]:-1} [left out as configure would: $why]"
+                fi
+                skip=$((skip + 1)); continue
+            fi
+            line="${RESOLVED%%#*}"
+        fi
         read -r -a f <<< "$line" || true
         [[ ${#f[@]} -eq 0 ]] && continue
         prog="${f[0]}"
         np="${f[1]:-1}"
         [[ "$np" =~ ^[0-9]+$ ]] || np=1
-        if [[ "$line" == *@*@* ]]; then
-            echo "SKIP $prog $np [unsubstituted configure variable in $list:$lineno]"
-            skip=$((skip + 1)); continue
-        fi
-        matches_filter "$prog" || continue
         if [[ -d "$T/$dir/$prog" ]]; then
-            echo "SKIP $prog $np [subdirectory testlists are not followed]"
-            skip=$((skip + 1)); continue
+            # A directory: runtests runs its testlist in turn.
+            local p0=$pass f0=$fail s0=$skip
+            run_list "$dir/$prog" $((depth + 1))
+            echo "$dir/$prog: $((pass - p0)) passed, $((fail - f0)) failed, $((skip - s0)) skipped"
+            continue
         fi
+        name="$prefix$prog"
+        matches_filter "$name" || matches_filter "$prog" || continue
         args=() envs=() result="" xfail="" tlimit="" mem="" mpix="" strict="" unknown=""
         for ((i = 2; i < ${#f[@]}; i++)); do
             kv="${f[i]}"
@@ -371,7 +503,7 @@ for dir in $DIRS; do
         desc=""
         [[ ${#args[@]} -gt 0 ]] && desc+=" ${args[*]}"
         [[ ${#envs[@]} -gt 0 ]] && desc+=" env:${envs[*]}"
-        tag="$prog $np${desc:+ [${desc# }]}"
+        tag="$name $np${desc:+ [${desc# }]}"
         if [[ -n "$unknown" ]]; then
             echo "SKIP $tag [unsupported testlist condition $unknown]"
             skip=$((skip + 1)); continue
@@ -386,7 +518,7 @@ for dir in $DIRS; do
         fi
 
         if ! build_prog "$dir" "$prog"; then
-            needs="$(mpi4_names "$BUILD_LOG_DIR/$dir.$prog.build.log")"
+            needs="$(mpi4_names "$BUILD_LOG_DIR/$(log_name "$dir").$prog.build.log")"
             if [[ -n "$needs" ]]; then
                 echo "SKIP $tag [needs MPI 4.0: $needs]"
                 skip=$((skip + 1)); continue
@@ -397,7 +529,7 @@ for dir in $DIRS; do
 
         tl="$DEFAULT_TIMEOUT"
         [[ "$tlimit" =~ ^[0-9]+$ ]] && tl="$tlimit"
-        run_id="$dir.$prog.np$np.l$lineno"
+        run_id="$(log_name "$dir").$prog.np$np.l$lineno"
         out="$BUILD_LOG_DIR/$run_id.out" err="$BUILD_LOG_DIR/$run_id.err"
         rc=0
         (
@@ -435,6 +567,11 @@ for dir in $DIRS; do
         fi
         echo "$status $tag"
     done < "$list"
+}
+
+for dir in $DIRS; do
+    pass=0 fail=0 skip=0
+    run_list "$dir" 0
     echo "$dir: $pass passed, $fail failed, $skip skipped"
     TOTAL_PASS=$((TOTAL_PASS + pass)) TOTAL_FAIL=$((TOTAL_FAIL + fail)) TOTAL_SKIP=$((TOTAL_SKIP + skip))
 done
