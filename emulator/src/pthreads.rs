@@ -416,7 +416,8 @@ impl Threads {
     pub fn rwlock_lock(&mut self, key: Key, actor: usize, write: bool, wait: bool) -> Lock {
         let l = self.rwlocks.entry(key).or_default();
         if l.writer == Some(actor) {
-            return Lock::Refused(libc::EDEADLK);
+            // glibc: the try forms find it busy, the others a deadlock.
+            return Lock::Refused(if wait { libc::EDEADLK } else { libc::EBUSY });
         }
         let free = l.writer.is_none() && (!write || l.readers == 0);
         if free {

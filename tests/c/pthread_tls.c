@@ -6,8 +6,10 @@
  *   int` and a `static __thread` array, then the four take ROUNDS turns in
  *   a fixed order (a mutex + condition-variable handoff, sched_yield in
  *   between) and at each turn find their own values, updated only by
- *   themselves, and the errno value they set at their previous turn;
- * - the four threads' TLS and errno addresses are all different.
+ *   themselves, and the errno value they set at their previous turn.
+ * (Their addresses are not compared: natively each thread's differ, while
+ * smpirun's simulated threads of a rank find their own values at one
+ * address, as README.md says.)
  * Rank 0 prints one line per thread in join order, then main's; every rank
  * prints what differs. */
 #include "check.h"
@@ -30,7 +32,6 @@ static int turn; /* under lock: the next turn, thread turn % THREADS plays */
 struct result {
     int first_init, first_word; /* what the thread saw before writing */
     int turns, bad;             /* turns taken, checks failed */
-    void *id_at, *array_at, *errno_at;
 };
 static struct result results[THREADS];
 
@@ -39,9 +40,6 @@ static void play(int t) {
     int id = 100 * rank + t;
     res->first_init = tls_init;
     res->first_word = tls_array[WORDS - 1];
-    res->id_at = &my_id;
-    res->array_at = tls_array;
-    res->errno_at = &errno;
     my_id = id;
     tls_init = id;
     for (int k = 0; k < WORDS; k++)
@@ -96,10 +94,6 @@ int main(int argc, char **argv) {
             CHECK(res->first_init == 42 && res->first_word == 0,
                   "thread %d started with tls_init %d, last word %d", i, res->first_init,
                   res->first_word);
-        for (int j = 0; j < i; j++)
-            CHECK(res->id_at != results[j].id_at && res->array_at != results[j].array_at &&
-                      res->errno_at != results[j].errno_at,
-                  "threads %d and %d share TLS or errno", i, j);
         if (rank == 0)
             printf("%s %d: tls_init %d at start, %d turns, %d bad, own TLS and errno %s\n",
                    i == 0 ? "main thread" : "thread", i, res->first_init, res->turns, res->bad,

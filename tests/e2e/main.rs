@@ -14,6 +14,7 @@ mod models;
 mod programs;
 mod simgrid;
 mod simgrid_cli;
+mod threads;
 mod tools;
 
 use std::path::{Path, PathBuf};

@@ -30,9 +30,11 @@ const RUNTIME_OBJECTS: &[&str] = &[
 
 /// Objects that run real threads of their own and synchronise with them
 /// (OpenMP runtimes, threaded BLAS): their calls of the threads interface
-/// are the C library's, even on a rank. The runtime's objects are too,
-/// but the C++ and Fortran runtimes, which act for the program
-/// (`std::thread`, `std::condition_variable`).
+/// are the C library's, even on a rank. Everything else's are the
+/// program's: the C++ and Fortran runtimes act for it (`std::thread`,
+/// `std::condition_variable`), and a call that returns into smpirun or
+/// the C library is a tail call of a program's function they called (a
+/// thread's start routine, a key's destructor).
 const NATIVE_THREAD_OBJECTS: &[&str] = &[
     "libgomp.so",
     "libomp.so",
@@ -50,13 +52,10 @@ fn is_runtime_object(base: &str) -> bool {
     base.is_empty() || RUNTIME_OBJECTS.iter().any(|p| base.starts_with(p))
 }
 
-/// Whether the object named `base` (as [`is_runtime_object`]) keeps the C
-/// library's threads interface.
+/// Whether the object named `base` keeps the C library's threads
+/// interface.
 fn runs_native_threads(base: &str) -> bool {
     NATIVE_THREAD_OBJECTS.iter().any(|p| base.starts_with(p))
-        || (is_runtime_object(base)
-            && !base.starts_with("libstdc++.so")
-            && !base.starts_with("libgfortran.so"))
 }
 
 /// The address ranges of the executable code of the loaded objects that

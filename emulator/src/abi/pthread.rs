@@ -48,10 +48,13 @@ const BARRIER_SERIAL_THREAD: c_int = -1;
 const DESTRUCTOR_ROUNDS: usize = 4;
 
 /// Whether a threads-interface call from `caller` is simulated: made on
-/// a rank (or one of its threads), not by a library that keeps real
-/// threads.
+/// a rank (or one of its threads), neither by a library that keeps real
+/// threads nor inside an OpenMP region (whose real threads may share the
+/// object).
 fn simulated(caller: *const c_void) -> bool {
-    context::in_rank() && !callers::keeps_native_threads(caller as usize)
+    context::in_rank()
+        && !super::threads::in_native_region()
+        && !callers::keeps_native_threads(caller as usize)
 }
 
 /// Runs `f`, which may block the running actor or let another go on:

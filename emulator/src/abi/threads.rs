@@ -60,6 +60,29 @@ pub(crate) unsafe fn create_native(
     result
 }
 
+/// Being inside an OpenMP region, on a rank: counted while alive.
+struct NativeRegion;
+
+impl NativeRegion {
+    fn enter() -> NativeRegion {
+        context::set_native_regions(context::native_regions() + 1);
+        NativeRegion
+    }
+}
+
+impl Drop for NativeRegion {
+    fn drop(&mut self) {
+        context::set_native_regions(context::native_regions() - 1);
+    }
+}
+
+/// Whether the running rank is inside an OpenMP region, whose threads are
+/// real: its own calls of the threads interface are then the C
+/// library's.
+pub(crate) fn in_native_region() -> bool {
+    context::native_regions() > 0
+}
+
 /// An OpenMP region's function, as libgomp calls it.
 type RegionBody = extern "C" fn(*mut c_void);
 
@@ -74,7 +97,13 @@ fn region<R>(name: &CStr, cell: &OnceLock<usize>, call: impl FnOnce(usize) -> R)
     let addr = super::interpose::forwarded(name, "libgomp", cell, || {
         privatize::loaded_definition(c"libgomp.so.1", name)
     });
-    let modelled = context::in_rank() && sim::with(|s| s.bench.simulate && s.bench.omp_cpu);
+    if !context::in_rank() {
+        return call(addr);
+    }
+    // The region's threads are real: while it runs, the rank's own thread
+    // (its master) uses the C library's threads interface with them.
+    let _native = NativeRegion::enter();
+    let modelled = sim::with(|s| s.bench.simulate && s.bench.omp_cpu);
     if !modelled {
         return call(addr);
     }

@@ -149,6 +149,19 @@ pub fn resume(co: &mut RankCoroutine, rank: usize, guard: (usize, usize)) -> Sus
 thread_local! {
     /// How many times a rank parked, all ranks together.
     static PARKS: Cell<u64> = const { Cell::new(0) };
+    /// How many OpenMP regions (real threads) the running rank is inside:
+    /// each rank's own, kept across a switch as errno is.
+    static NATIVE_REGIONS: Cell<usize> = const { Cell::new(0) };
+}
+
+/// How many OpenMP regions the running rank is inside.
+pub fn native_regions() -> usize {
+    NATIVE_REGIONS.with(Cell::get)
+}
+
+/// Sets how many OpenMP regions the running rank is inside.
+pub fn set_native_regions(n: usize) {
+    NATIVE_REGIONS.with(|c| c.set(n));
 }
 
 /// How many times a rank parked so far, all ranks together: lets a caller
@@ -172,7 +185,9 @@ pub fn suspend(why: Suspend) {
     // errno is the thread's, which all ranks share: each keeps its own
     // across a switch, as a process of its own would.
     let errno = nix::errno::Errno::last_raw();
+    let regions = NATIVE_REGIONS.with(|c| c.replace(0));
     yielder.suspend(why);
+    NATIVE_REGIONS.with(|c| c.set(regions));
     nix::errno::Errno::set_raw(errno);
     // Resumed: `resume` restored nothing for us, so set our yielder again.
     YIELDER.with(|c| c.set(y));
