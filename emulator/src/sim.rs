@@ -613,6 +613,29 @@ pub fn sleep(seconds: f64, call: &'static str) {
     }
 }
 
+/// Lets the other ready actors run before the running one goes on, or,
+/// with none ready, the clock move to the next event (see
+/// [`Core::start_yield`]).
+pub fn yield_now(call: &'static str) {
+    let blocked = with(|s| match s.core.start_yield(call) {
+        Sleep::InPlace => {
+            s.settle();
+            false
+        }
+        Sleep::Blocked => true,
+    });
+    if !blocked {
+        return;
+    }
+    loop {
+        park();
+        if !with(|s| s.core.running().sleeping()) {
+            break;
+        }
+        with(|s| s.core.block_current(call, Detail::Text("its next event")));
+    }
+}
+
 /// Runs `flops` of computation on the running actor's host.
 pub fn execute(flops: f64, call: &'static str) {
     if flops.is_nan() || flops <= 0.0 {

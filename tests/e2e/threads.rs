@@ -147,3 +147,16 @@ fn threads_compute_on_their_hosts_cores() {
         );
     }
 }
+
+/// Threads that poll (a barrier spun on a mutex, a flag polled with
+/// sched_yield) let the others run and the clock move: the spin barrier
+/// passes while another rank's messages are in flight, and the flag a
+/// sleeping thread sets after 1 s is seen then.
+#[test]
+fn polling_threads_let_the_others_run_and_time_pass() {
+    let app = build("tests/c/pthread_poll.c");
+    assert_eq!(
+        output_of(&app, "2", &[]),
+        "spin barrier of 4 threads passed; flag seen after 1.000000 s\n"
+    );
+}

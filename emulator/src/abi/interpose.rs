@@ -288,12 +288,13 @@ pub unsafe extern "C" fn getrusage(who: c_int, usage: *mut libc::rusage) -> c_in
     0
 }
 
-/// `sched_yield`: in a rank, lets the other ranks run (at the same
-/// simulated date), so that a rank polling with it does not stop them.
+/// `sched_yield`: in a rank, lets the other ranks and threads ready run
+/// first (at the same simulated date) or, with none, time pass until the
+/// next event, so that a rank polling with it does not stop the others.
 #[no_mangle]
 pub extern "C" fn sched_yield() -> c_int {
     if context::in_rank() {
-        time::sleep_seconds(0.0, "sched_yield");
+        time::yield_to_others("sched_yield");
         return 0;
     }
     libc_own!("sched_yield": unsafe extern "C" fn() -> c_int,)

@@ -372,9 +372,39 @@ unsafe fn mutex_kind(m: *const libc::pthread_mutex_t) -> i32 {
     unsafe { m.cast::<i32>().add(4).read() }
 }
 
+/// How many lock requests in a row, with no switch between them, make a
+/// polling loop (a barrier spun on a mutex, a trylock loop), which then
+/// yields so that the threads it waits for run.
+const POLLING_LOCKS: u32 = 64;
+
+thread_local! {
+    /// The count of parks at the last lock request, and how many came
+    /// without one between.
+    static LOCK_STREAK: std::cell::Cell<(u64, u32)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+/// Counts a lock request: a thread that keeps locking without ever
+/// waiting is polling, and yields to the others every
+/// [`POLLING_LOCKS`] requests (natively they would run beside it).
+fn note_lock_request() {
+    if !sim::fast(|f| f.threads_started()) {
+        return;
+    }
+    let parks = context::parks();
+    let (last, streak) = LOCK_STREAK.with(std::cell::Cell::get);
+    let streak = if last == parks { streak + 1 } else { 1 };
+    if streak >= POLLING_LOCKS {
+        super::time::yield_to_others("pthread_mutex_lock");
+        LOCK_STREAK.with(|c| c.set((context::parks(), 0)));
+    } else {
+        LOCK_STREAK.with(|c| c.set((parks, streak)));
+    }
+}
+
 /// Locks the mutex (or spin lock) at `addr` of type `kind` for the
 /// running actor, per `mode`, giving up at `at` for a timed lock.
 fn lock(call: &'static str, addr: usize, kind: MutexKind, mode: c_int, at: Option<f64>) -> c_int {
+    note_lock_request();
     synchronising(|| {
         let (me, key, got) = sim::with(|s| {
             let (me, key) = me_and_key(s, addr);

@@ -36,6 +36,14 @@ pub(crate) fn sleep_seconds(seconds: f64, call: &'static str) {
     bench_begin();
 }
 
+/// Yields the running rank or thread (`sim::yield_now`) between two
+/// bursts.
+pub(crate) fn yield_to_others(call: &'static str) {
+    bench_end();
+    sim::yield_now(call);
+    bench_begin();
+}
+
 pub(crate) unsafe extern "C" fn smpi_sleep(seconds: c_uint) -> c_uint {
     sleep_seconds(f64::from(seconds), "sleep");
     0

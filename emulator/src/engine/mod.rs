@@ -111,6 +111,8 @@ pub struct Actor {
     sleeping: bool,
     /// The timer of that sleep.
     sleep_timer: Option<u64>,
+    /// It yielded and blocked on nothing since: it is polling.
+    polling: bool,
     /// The timer of the actor's timed wait, while armed.
     timeout: Option<u64>,
     /// The actor's timed wait ran out (until taken).
@@ -136,6 +138,7 @@ impl Actor {
             exec: None,
             sleeping: false,
             sleep_timer: None,
+            polling: false,
             timeout: None,
             timed_out: false,
             cpu_mark: 0.0,
@@ -602,6 +605,7 @@ impl Core {
     /// Marks the running actor blocked in `call` (the caller then parks).
     pub fn block_current(&mut self, call: &'static str, detail: Detail) {
         let a = &mut self.actors[self.current];
+        a.polling = false;
         a.state = RunState::Blocked;
         a.blocked_in = BlockedIn { call, detail };
     }
@@ -686,6 +690,33 @@ impl Core {
     /// (taken: the next call says false).
     pub fn take_timed_out(&mut self) -> bool {
         std::mem::take(&mut self.actors[self.current].timed_out)
+    }
+
+    /// Starts a yield of the running actor (`sched_yield`, a polling
+    /// loop): when others are ready it goes behind them; when the others
+    /// ready are polling too (they yielded and did nothing else since),
+    /// or none is, it sleeps until the next event, since they could only
+    /// poll until then; with no event to come it goes on
+    /// ([`Sleep::InPlace`] when nothing else is ready).
+    pub fn start_yield(&mut self, call: &'static str) -> Sleep {
+        let actor = self.current;
+        let all_polling = self.ready.iter().all(|&a| self.actors[a].polling);
+        let wait = if !self.ready.is_empty() && !all_polling {
+            None
+        } else {
+            self.next_event()
+        };
+        let how = match wait {
+            Some(next) => self.start_sleep(next - self.now, call),
+            None if self.ready.is_empty() => Sleep::InPlace,
+            None => {
+                self.actors[actor].state = RunState::Ready;
+                self.ready.push_back(actor);
+                Sleep::Blocked
+            }
+        };
+        self.actors[actor].polling = true;
+        how
     }
 
     /// Starts a computation of `flops` for the running actor on its host;
