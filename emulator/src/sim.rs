@@ -594,30 +594,28 @@ pub fn sleep(seconds: f64, call: &'static str) {
     if seconds.is_nan() || seconds <= 0.0 {
         return;
     }
-    let blocked = with(|s| match s.core.start_sleep(seconds, call) {
-        Sleep::InPlace => {
-            s.settle();
-            false
-        }
-        Sleep::Blocked => true,
-    });
-    if !blocked {
-        return;
-    }
-    loop {
-        park();
-        if !with(|s| s.core.running().sleeping()) {
-            break;
-        }
-        with(|s| s.core.block_current(call, Detail::Sleep(seconds)));
-    }
+    wait_for_timer(
+        |core| core.start_sleep(seconds, call),
+        call,
+        Detail::Sleep(seconds),
+    );
 }
 
 /// Lets the other ready actors run before the running one goes on, or,
 /// with none ready, the clock move to the next event (see
 /// [`Core::start_yield`]).
 pub fn yield_now(call: &'static str) {
-    let blocked = with(|s| match s.core.start_yield(call) {
+    wait_for_timer(
+        |core| core.start_yield(call),
+        call,
+        Detail::Text("its next event"),
+    );
+}
+
+/// Starts a sleep (or a yield) with `start`, and parks the running actor
+/// until its timer rings, if it has to (blocked in `call`, `detail`).
+fn wait_for_timer(start: impl FnOnce(&mut Core) -> Sleep, call: &'static str, detail: Detail) {
+    let blocked = with(|s| match start(&mut s.core) {
         Sleep::InPlace => {
             s.settle();
             false
@@ -632,7 +630,8 @@ pub fn yield_now(call: &'static str) {
         if !with(|s| s.core.running().sleeping()) {
             break;
         }
-        with(|s| s.core.block_current(call, Detail::Text("its next event")));
+        let detail = detail.clone();
+        with(|s| s.core.block_current(call, detail));
     }
 }
 

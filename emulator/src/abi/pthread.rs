@@ -444,15 +444,31 @@ fn unlock(addr: usize) -> c_int {
     })
 }
 
-/// Forgets the mutex (or spin lock) at `addr`: made anew, or destroyed
-/// (`EBUSY` if held, with `check`).
-fn forget_mutex(addr: usize, shared: bool, check: bool) -> c_int {
+/// Notes that the object at `addr` is made anew (process-shared with
+/// `shared`): what the rank's threads knew of an earlier one there is
+/// dropped with `destroy`.
+fn made_anew(
+    addr: usize,
+    shared: bool,
+    destroy: impl FnOnce(&mut crate::pthreads::Threads, Key) -> Result<(), c_int>,
+) {
     sim::with(|s| {
         s.threads.set_shared(addr, shared);
         let key = s.threads.key(s.core.current(), addr);
-        match s.threads.mutex_destroy(key) {
-            Err(e) if check => e,
-            _ => 0,
+        let _ = destroy(&mut s.threads, key);
+    });
+}
+
+/// Destroys the object at `addr` with `destroy`: 0, or its error.
+fn destroyed(
+    addr: usize,
+    destroy: impl FnOnce(&mut crate::pthreads::Threads, Key) -> Result<(), c_int>,
+) -> c_int {
+    sim::with(|s| {
+        let key = s.threads.key(s.core.current(), addr);
+        match destroy(&mut s.threads, key) {
+            Ok(()) => 0,
+            Err(e) => e,
         }
     })
 }
@@ -474,7 +490,10 @@ pub unsafe extern "C" fn smpi_pt_mutex_init(
     }
     // SAFETY: a mutex glibc just initialised.
     let kind = unsafe { mutex_kind(m) };
-    forget_mutex(m as usize, kind & MUTEX_PSHARED_BIT != 0, false)
+    made_anew(m as usize, kind & MUTEX_PSHARED_BIT != 0, |t, k| {
+        t.mutex_destroy(k)
+    });
+    0
 }
 
 /// `pthread_mutex_destroy`: `EBUSY` while held.
@@ -489,7 +508,7 @@ pub unsafe extern "C" fn smpi_pt_mutex_destroy(
     if !simulated(caller) {
         return libc_own!("pthread_mutex_destroy": unsafe extern "C" fn(*mut libc::pthread_mutex_t) -> c_int, m);
     }
-    forget_mutex(m as usize, false, true)
+    destroyed(m as usize, |t, k| t.mutex_destroy(k))
 }
 
 /// `pthread_mutex_lock`, `_trylock` and `_timedlock`.
@@ -559,7 +578,12 @@ pub unsafe extern "C" fn smpi_pt_spin_init(
     if r != 0 || !simulated(caller) {
         return r;
     }
-    forget_mutex(l as usize, shared == libc::PTHREAD_PROCESS_SHARED, false)
+    made_anew(
+        l as usize,
+        shared == libc::PTHREAD_PROCESS_SHARED,
+        |t, k| t.mutex_destroy(k),
+    );
+    0
 }
 
 /// `pthread_spin_destroy`.
@@ -574,7 +598,7 @@ pub unsafe extern "C" fn smpi_pt_spin_destroy(
     if !simulated(caller) {
         return libc_own!("pthread_spin_destroy": unsafe extern "C" fn(*mut libc::pthread_spinlock_t) -> c_int, l);
     }
-    forget_mutex(l as usize, false, true)
+    destroyed(l as usize, |t, k| t.mutex_destroy(k))
 }
 
 /// `pthread_spin_lock` and `_trylock`: a simulated thread waits for a
@@ -642,13 +666,11 @@ pub unsafe extern "C" fn smpi_pt_cond_init(
         // SAFETY: initialised attributes, per the contract.
         unsafe { libc::pthread_condattr_getpshared(attr, &mut shared) };
     }
-    let addr = c as usize;
-    sim::with(|s| {
-        s.threads
-            .set_shared(addr, shared == libc::PTHREAD_PROCESS_SHARED);
-        let key = s.threads.key(s.core.current(), addr);
-        let _ = s.threads.cond_destroy(key);
-    });
+    made_anew(
+        c as usize,
+        shared == libc::PTHREAD_PROCESS_SHARED,
+        |t, k| t.cond_destroy(k),
+    );
     0
 }
 
@@ -664,14 +686,7 @@ pub unsafe extern "C" fn smpi_pt_cond_destroy(
     if !simulated(caller) {
         return libc_own!("pthread_cond_destroy": unsafe extern "C" fn(*mut libc::pthread_cond_t) -> c_int, c);
     }
-    let addr = c as usize;
-    sim::with(|s| {
-        let key = s.threads.key(s.core.current(), addr);
-        match s.threads.cond_destroy(key) {
-            Ok(()) => 0,
-            Err(e) => e,
-        }
-    })
+    destroyed(c as usize, |t, k| t.cond_destroy(k))
 }
 
 /// `pthread_cond_wait` and `_timedwait` (`at` non-null): the mutex is
@@ -800,13 +815,11 @@ pub unsafe extern "C" fn smpi_pt_rwlock_init(
         // SAFETY: initialised attributes, per the contract.
         unsafe { libc::pthread_rwlockattr_getpshared(attr, &mut shared) };
     }
-    let addr = l as usize;
-    sim::with(|s| {
-        s.threads
-            .set_shared(addr, shared == libc::PTHREAD_PROCESS_SHARED);
-        let key = s.threads.key(s.core.current(), addr);
-        let _ = s.threads.rwlock_destroy(key);
-    });
+    made_anew(
+        l as usize,
+        shared == libc::PTHREAD_PROCESS_SHARED,
+        |t, k| t.rwlock_destroy(k),
+    );
     0
 }
 
@@ -822,14 +835,7 @@ pub unsafe extern "C" fn smpi_pt_rwlock_destroy(
     if !simulated(caller) {
         return libc_own!("pthread_rwlock_destroy": unsafe extern "C" fn(*mut libc::pthread_rwlock_t) -> c_int, l);
     }
-    let addr = l as usize;
-    sim::with(|s| {
-        let key = s.threads.key(s.core.current(), addr);
-        match s.threads.rwlock_destroy(key) {
-            Ok(()) => 0,
-            Err(e) => e,
-        }
-    })
+    destroyed(l as usize, |t, k| t.rwlock_destroy(k))
 }
 
 /// `pthread_rwlock_{rd,wr}lock` (`write`), their `try` and `timed`
@@ -974,13 +980,7 @@ pub unsafe extern "C" fn smpi_pt_barrier_destroy(
     if !known {
         return libc_own!("pthread_barrier_destroy": unsafe extern "C" fn(*mut libc::pthread_barrier_t) -> c_int, b);
     }
-    sim::with(|s| {
-        let key = s.threads.key(s.core.current(), addr);
-        match s.threads.barrier_destroy(key) {
-            Ok(()) => 0,
-            Err(e) => e,
-        }
-    })
+    destroyed(addr, |t, k| t.barrier_destroy(k))
 }
 
 /// `pthread_barrier_wait`: the last thread to arrive gets
