@@ -160,3 +160,24 @@ fn polling_threads_let_the_others_run_and_time_pass() {
         "spin barrier of 4 threads passed; flag seen after 1.000000 s\n"
     );
 }
+
+/// C++'s std::thread, std::mutex and std::condition_variable (libstdc++
+/// calls the threads interface for the program) give simulated threads
+/// that may call MPI.
+#[test]
+fn cxx_std_threads_are_simulated_threads() {
+    let dir = scratch().join("cxx_threads");
+    std::fs::create_dir_all(&dir).unwrap();
+    let o = with_env(Command::new(env!("CARGO_BIN_EXE_smpicxx")))
+        .current_dir(&dir)
+        .arg("-O2")
+        .arg(repo().join("tests/c/cxx_threads.cpp"))
+        .args(["-o", "cxx_threads"])
+        .output()
+        .expect("run smpicxx");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        output_of(&dir.join("cxx_threads"), "3", &[]),
+        "std::thread: every rank got 42, sum 126\n"
+    );
+}
