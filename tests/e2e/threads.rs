@@ -181,3 +181,27 @@ fn cxx_std_threads_are_simulated_threads() {
         "std::thread: every rank got 42, sum 126\n"
     );
 }
+
+/// A deadlock between a rank's threads is reported like one between
+/// ranks: every blocked thread named with the call it waits in.
+#[test]
+fn a_deadlock_between_threads_names_each_thread_and_call() {
+    let app = build("tests/c/pthread_deadlock.c");
+    let o = run(&["-np", "2", NO_COMPUTE, app.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("smpirun: deadlock at simulated time"), "{err}");
+    for rank in 0..2 {
+        assert!(
+            err.contains(&format!("rank {rank} is blocked in pthread_join(")),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!(
+                "actor 'thread 1' (pid {}) of rank {rank} is blocked in pthread_mutex_lock(",
+                rank + 3
+            )),
+            "{err}"
+        );
+    }
+}
