@@ -193,7 +193,11 @@ fn a_deadlock_between_threads_names_each_thread_and_call() {
     assert!(err.contains("smpirun: deadlock at simulated time"), "{err}");
     for rank in 0..2 {
         assert!(
-            err.contains(&format!("rank {rank} is blocked in pthread_join(")),
+            err.contains(&format!(
+                "rank {rank} is blocked in pthread_join(actor 'thread 1' (pid {}) of rank \
+                 {rank} to end)",
+                rank + 3
+            )),
             "{err}"
         );
         assert!(

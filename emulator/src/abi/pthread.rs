@@ -72,14 +72,17 @@ fn synchronising<R>(f: impl FnOnce() -> R) -> R {
     r
 }
 
-/// What a blocked thread is shown waiting for in a deadlock report.
+/// What a thread blocked on a synchronisation object is shown waiting
+/// for in a deadlock report.
 const WAITS: &str = "another thread of its rank";
 
-/// Blocks the running actor in `call` until `done` says it may go on
-/// (asked first, then after every wake) or, with a deadline, until that
-/// date of the simulated clock: false then.
+/// Blocks the running actor in `call`, waiting for `what` (for a
+/// deadlock report), until `done` says it may go on (asked first, then
+/// after every wake) or, with a deadline, until that date of the
+/// simulated clock: false then.
 fn wait_until(
     call: &'static str,
+    what: Detail,
     deadline: Option<f64>,
     mut done: impl FnMut(&Sim) -> bool,
 ) -> bool {
@@ -95,7 +98,7 @@ fn wait_until(
             if deadline.is_some() && s.core.take_timed_out() {
                 return (false, true);
             }
-            s.core.block_current(call, Detail::Text(WAITS));
+            s.core.block_current(call, what.clone());
             (false, false)
         });
         if ready {
@@ -264,7 +267,9 @@ pub unsafe extern "C" fn smpi_pt_join(
                 return 0;
             }
             Ok(None) => {
-                wait_until("pthread_join", None, |s| {
+                let what =
+                    sim::with(|s| Detail::Owned(format!("{} to end", actors::describe(s, target))));
+                wait_until("pthread_join", what, None, |s| {
                     s.core.actor(target).state() == RunState::Done
                 });
             }
@@ -334,10 +339,15 @@ pub unsafe extern "C" fn smpi_pt_exit(result: *mut c_void, caller: *const c_void
         thread_end(result as usize);
     } else {
         bench_end();
-        wait_until("pthread_exit", None, |s| {
-            let rank = s.core.current();
-            s.threads.live_of(s.core.actors_of(rank)).is_empty()
-        });
+        wait_until(
+            "pthread_exit",
+            Detail::Text("its rank's other threads to end"),
+            None,
+            |s| {
+                let rank = s.core.current();
+                s.threads.live_of(s.core.actors_of(rank)).is_empty()
+            },
+        );
     }
     loop {
         context::suspend(Suspend::Exit(0));
@@ -414,7 +424,9 @@ fn lock(call: &'static str, addr: usize, kind: MutexKind, mode: c_int, at: Optio
             Lock::Acquired => 0,
             Lock::Refused(e) => e,
             Lock::Queued => {
-                if wait_until(call, at, |s| s.threads.mutex_owned(key, me)) {
+                if wait_until(call, Detail::Text(WAITS), at, |s| {
+                    s.threads.mutex_owned(key, me)
+                }) {
                     0
                 } else {
                     sim::with(|s| s.threads.mutex_give_up(key, me));
@@ -742,7 +754,7 @@ pub unsafe extern "C" fn smpi_pt_cond_wait(
             Ok(x) => x,
             Err(e) => return e,
         };
-        let signalled = wait_until("pthread_cond_wait", deadline, |s| {
+        let signalled = wait_until("pthread_cond_wait", Detail::Text(WAITS), deadline, |s| {
             !s.threads.cond_waiting(ckey, me)
         });
         if !signalled {
@@ -751,7 +763,7 @@ pub unsafe extern "C" fn smpi_pt_cond_wait(
         // The mutex again, whatever the wait's end.
         let got = sim::with(|s| s.threads.mutex_lock(mkey, kind, me, true));
         if got == Lock::Queued {
-            wait_until("pthread_cond_wait", None, |s| {
+            wait_until("pthread_cond_wait", Detail::Text(WAITS), None, |s| {
                 s.threads.mutex_owned(mkey, me)
             });
         }
@@ -887,7 +899,7 @@ pub unsafe extern "C" fn smpi_pt_rwlock_lock(
             Lock::Acquired => 0,
             Lock::Refused(e) => e,
             Lock::Queued => {
-                if wait_until("pthread_rwlock_lock", at, |s| {
+                if wait_until("pthread_rwlock_lock", Detail::Text(WAITS), at, |s| {
                     !s.threads.rwlock_waiting(key, me)
                 }) {
                     0
@@ -1008,7 +1020,7 @@ pub unsafe extern "C" fn smpi_pt_barrier_wait(
             if last {
                 return Some(BARRIER_SERIAL_THREAD);
             }
-            wait_until("pthread_barrier_wait", None, |s| {
+            wait_until("pthread_barrier_wait", Detail::Text(WAITS), None, |s| {
                 s.threads.barrier_generation(key) != generation
             });
             Some(0)
@@ -1068,7 +1080,9 @@ pub unsafe extern "C" fn smpi_pt_once(
                 s.threads.once_wait(addr, me);
                 me
             });
-            wait_until("pthread_once", None, |s| !s.threads.once_waiting(addr, me));
+            wait_until("pthread_once", Detail::Text(WAITS), None, |s| {
+                !s.threads.once_waiting(addr, me)
+            });
         });
     }
 }
@@ -1260,7 +1274,9 @@ pub unsafe extern "C" fn smpi_sem_wait(
             Lock::Acquired => 0,
             Lock::Refused(e) => errno_fail(e),
             Lock::Queued => {
-                if wait_until("sem_wait", at, |s| !s.threads.sem_waiting(key, me)) {
+                if wait_until("sem_wait", Detail::Text(WAITS), at, |s| {
+                    !s.threads.sem_waiting(key, me)
+                }) {
                     0
                 } else {
                     sim::with(|s| s.threads.sem_give_up(key, me));
