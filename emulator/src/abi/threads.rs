@@ -1,11 +1,13 @@
-//! Threads a rank starts itself (`pthread_create`, OpenMP's workers):
-//! real OS threads, outside the simulation, which runs all ranks on one
-//! thread. smpirun interposes `pthread_create` (exported, as
-//! `super::interpose`'s functions) to note which rank started each thread,
-//! so that an MPI call from one ends the run with one line naming the
-//! rank, the call and the thread level, instead of an internal error
-//! (`sim::outside_simulation`). And OpenMP regions (`GOMP_parallel`, also
-//! exported), which run natively, are costed by `smpi/omp-model`.
+//! Real threads a rank's code starts: OpenMP's workers and those of
+//! libraries that run their own (a threaded BLAS), outside the
+//! simulation, which runs all ranks on one thread (the program's own
+//! `pthread_create` makes simulated threads instead: `super::pthread`).
+//! `create_native` notes which rank started each real thread, so that an
+//! MPI call from one ends the run with one line naming the rank and the
+//! call, instead of an internal error (`sim::outside_simulation`). OpenMP
+//! regions (`GOMP_parallel` and siblings, exported), which run natively,
+//! mark their rank inside a native region while they run (its threads
+//! interface is then the C library's) and are costed by `smpi/omp-model`.
 
 use std::ffi::{c_int, c_long, c_uint, c_void, CStr};
 use std::sync::OnceLock;
