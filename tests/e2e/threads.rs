@@ -51,14 +51,17 @@ fn a_ring_in_a_thread_beside_collectives_gives_mpichs_results() {
 }
 
 /// The same ring's simulated time is the same, to the last digit, run
-/// after run, with both privatization strategies that allow it.
+/// after run, at 4 and 64 ranks; and so are the dates of sleeps and
+/// timed waits.
 #[test]
 fn threads_are_scheduled_the_same_way_every_run() {
     let app = build("tests/c/pthread_ring.c");
-    let first = output_of(&app, "4", &[]);
-    assert!(first.contains("elapsed "), "{first}");
-    for _ in 0..2 {
-        assert_eq!(output_of(&app, "4", &[]), first);
+    for np in ["4", "64"] {
+        let first = output_of(&app, np, &[]);
+        assert!(first.contains("elapsed "), "{first}");
+        for _ in 0..2 {
+            assert_eq!(output_of(&app, np, &[]), first, "{np} ranks");
+        }
     }
     let sleep = build("tests/c/pthread_sleep.c");
     let first = output_of(&sleep, "4", &[]);
