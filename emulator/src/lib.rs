@@ -19,6 +19,7 @@ pub mod log;
 pub mod mapping;
 pub mod memory;
 pub mod mpi;
+pub mod progress;
 pub mod pthreads;
 pub mod run;
 pub mod sample;

@@ -60,6 +60,7 @@ pub const REGISTRY: &[config::Options] = &[
     crate::mpi::coll::OPTIONS,
     crate::memory::OPTIONS,
     crate::leaks::OPTIONS,
+    crate::progress::OPTIONS,
 ];
 
 /// The defaults of every option.
@@ -1105,9 +1106,14 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     for line in &map_lines {
         log::simgrid(SimGrid::Smpi, Priority::Info, Source::Maestro, 0.0, line);
     }
+    sim.progress = crate::progress::Progress::new(
+        !opts.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
+        cfg.float("smpi/progress-interval"),
+    );
     sim::install(sim);
     context::install_crash_handler(stack_kib);
     let outcome = sim::run(&mut factory);
+    sim::with(|s| s.progress.finish());
     if let Some(w) = watchdog {
         if !w.finish() {
             // The watchdog is ending the process (the run ended just as

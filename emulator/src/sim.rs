@@ -190,6 +190,8 @@ pub struct Sim {
     pub optind: Optind,
     /// The threads ranks started and what they block on.
     pub threads: crate::pthreads::Threads,
+    /// The run's progress lines.
+    pub progress: crate::progress::Progress,
     /// Each rank's random generators and `strtok` position.
     pub libc: crate::libc_state::LibcStates,
     /// The BLAS kernel models, under `smpi/blas:model`.
@@ -220,6 +222,7 @@ impl Sim {
             instr: Instr::default(),
             optind: Optind::default(),
             threads: Default::default(),
+            progress: Default::default(),
             libc: Default::default(),
             kernels: None,
             bench,
@@ -338,6 +341,18 @@ impl Sim {
             ending.insert(0, (rank, code));
         }
         ending
+    }
+
+    /// Counts an event of the maestro for the progress lines.
+    fn tick(&mut self) {
+        let core = &self.core;
+        self.progress.tick(|| crate::progress::Snapshot {
+            simulated: core.now(),
+            done: (0..core.size())
+                .filter(|&r| core.actor(r).state() == RunState::Done)
+                .count(),
+            ranks: core.size(),
+        });
     }
 
     /// The first non-zero exit code of the actors that already ended (ranks
@@ -762,9 +777,10 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
         }
     };
     loop {
-        while let Some((actor, rank)) =
-            with(|s| s.core.pop_ready().map(|a| (a, s.core.actor(a).rank())))
-        {
+        while let Some((actor, rank)) = with(|s| {
+            s.tick();
+            s.core.pop_ready().map(|a| (a, s.core.actor(a).rank()))
+        }) {
             if coroutines.len() <= actor {
                 coroutines.resize_with(actor + 1, || None);
             }
@@ -860,7 +876,10 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
                 discard_all(&mut coroutines);
                 return stopped(LimitKind::Simulated);
             }
-            Some(t) => with(|s| s.advance(t)),
+            Some(t) => with(|s| {
+                s.tick();
+                s.advance(t)
+            }),
             None => {
                 let (report, code, simulated) = with(|s| {
                     let code = s.early_exit().map_or(1, |(_, code)| code);

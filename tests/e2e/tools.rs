@@ -317,3 +317,31 @@ fn version_names_the_commit_and_completions_are_scripts() {
         assert!(stdout(&o).contains("print-platform"), "{shell}");
     }
 }
+
+/// `smpi/progress-interval`: a plain progress line on stderr every
+/// interval of wall time (date, events per second, ranks done, memory);
+/// none without the option when stderr is no terminal. The run is
+/// stopped after 1 s of wall time, so at least 2 lines of 0.2 s come.
+#[test]
+fn progress_lines_come_every_interval_and_not_unasked() {
+    let app = build_as("bench/c/allreduce.c", "allreduce_bench", &["-O2"]);
+    let long_run = |extra: &[&str]| {
+        let mut args = vec!["-np", "4", NO_COMPUTE, "--cfg=smpi/wall-time-limit:1"];
+        args.extend_from_slice(extra);
+        args.extend([app.to_str().unwrap(), "100000000"]);
+        run(&args)
+    };
+    let o = long_run(&["--cfg=smpi/progress-interval:0.2"]);
+    assert_eq!(o.status.code(), Some(124));
+    let err = stderr(&o);
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| {
+            l.starts_with("smpirun: simulated ") && l.contains(" events/s, 0 of 4 ranks done, ")
+        })
+        .collect();
+    assert!(lines.len() >= 2, "{err}");
+    assert!(lines.iter().all(|l| l.ends_with(" MB")), "{err}");
+    let o = long_run(&[]);
+    assert!(!stderr(&o).contains("events/s"), "{}", stderr(&o));
+}
