@@ -344,4 +344,22 @@ fn progress_lines_come_every_interval_and_not_unasked() {
     assert!(lines.iter().all(|l| l.ends_with(" MB")), "{err}");
     let o = long_run(&[]);
     assert!(!stderr(&o).contains("events/s"), "{}", stderr(&o));
+    // A rank polling MPI_Wtime alone takes its sleeps in place, without
+    // the scheduler: they count as events too.
+    let endless = build("tests/c/endless.c");
+    let o = run(&[
+        "-np",
+        "2",
+        NO_COMPUTE,
+        "--cfg=smpi/wall-time-limit:1",
+        "--cfg=smpi/progress-interval:0.2",
+        endless.to_str().unwrap(),
+        "wtime",
+    ]);
+    assert_eq!(o.status.code(), Some(124));
+    assert!(
+        stderr(&o).matches(" of 2 ranks done, ").count() >= 2,
+        "{}",
+        stderr(&o)
+    );
 }
