@@ -125,6 +125,8 @@ pub struct Threads {
     values: FxHashMap<(usize, u32), usize>,
     /// Addresses of process-shared objects.
     shared: FxHashSet<usize>,
+    /// The ranks whose main thread waits in `pthread_exit`.
+    exit_waiters: FxHashSet<usize>,
 }
 
 impl Threads {
@@ -212,15 +214,24 @@ impl Threads {
     }
 
     /// Records that `actor` ended: the actor joining it, if one waits, to
-    /// wake; and whether the actor was a thread that called `exit`.
-    pub fn ended(&mut self, actor: usize) -> (Option<usize>, bool) {
-        let Some(t) = self.threads.get_mut(&actor).filter(|t| !t.done) else {
-            return (None, false);
-        };
+    /// wake.
+    pub fn ended(&mut self, actor: usize) -> Option<usize> {
+        let t = self.threads.get_mut(&actor).filter(|t| !t.done)?;
         t.done = true;
-        let woken = (t.joiner.take(), t.exits_rank);
+        let joiner = t.joiner.take();
         self.values.retain(|&(a, _), _| a != actor);
-        woken
+        joiner
+    }
+
+    /// Notes that `rank`'s main thread waits in `pthread_exit` for the
+    /// rank's other threads to end.
+    pub fn wait_for_threads(&mut self, rank: usize) {
+        self.exit_waiters.insert(rank);
+    }
+
+    /// Whether `rank`'s main thread waits in `pthread_exit`.
+    pub fn waits_for_threads(&self, rank: usize) -> bool {
+        self.exit_waiters.contains(&rank)
     }
 
     /// Starts joining thread `target` from `actor`: `Ok(Some(result))` if
@@ -793,7 +804,8 @@ mod tests {
         assert_eq!(t.join(5, 0), Ok(None));
         assert_eq!(t.join(5, 1), Err(libc::EINVAL));
         t.set_result(5, 42);
-        assert_eq!(t.ended(5), (Some(0), false));
+        assert_eq!(t.ended(5), Some(0));
+        assert_eq!(t.ended(5), None);
         assert_eq!(t.join(5, 0), Ok(Some(42)));
         assert_eq!(t.join(5, 0), Err(libc::EINVAL));
     }

@@ -306,13 +306,12 @@ impl Sim {
     /// its joiner goes on, and so does its rank's main thread if it waits
     /// in `pthread_exit` for the rank's threads.
     fn thread_ended(&mut self, actor: usize) {
-        let (joiner, _) = self.threads.ended(actor);
-        if let Some(j) = joiner {
-            self.core.wake_actor(j);
+        if let Some(joiner) = self.threads.ended(actor) {
+            self.core.wake_actor(joiner);
         }
         let rank = self.core.actor(actor).rank();
         self.mem.forget_actor(rank, actor);
-        if actor != rank && self.core.actor(rank).blocked_in().call == "pthread_exit" {
+        if actor != rank && self.threads.waits_for_threads(rank) {
             self.core.wake_actor(rank);
         }
     }

@@ -230,8 +230,12 @@ fn thread_end(result: usize) {
     super::spend_pending_flops();
 }
 
-/// The simulated thread `t` names, if it is one.
-fn thread_of(t: libc::pthread_t) -> Option<usize> {
+/// The simulated thread `t` names, if the call from `caller` is simulated
+/// and `t` is one.
+fn simulated_thread(t: libc::pthread_t, caller: *const c_void) -> Option<usize> {
+    if !simulated(caller) {
+        return None;
+    }
     sim::with(|s| s.threads.actor_of(t as usize))
 }
 
@@ -245,11 +249,7 @@ pub unsafe extern "C" fn smpi_pt_join(
     result: *mut *mut c_void,
     caller: *const c_void,
 ) -> c_int {
-    let target = if simulated(caller) {
-        thread_of(t)
-    } else {
-        None
-    };
+    let target = simulated_thread(t, caller);
     let Some(target) = target else {
         return libc_own!("pthread_join": unsafe extern "C" fn(libc::pthread_t, *mut *mut c_void) -> c_int, t, result);
     };
@@ -288,11 +288,7 @@ pub unsafe extern "C" fn smpi_pt_tryjoin(
     result: *mut *mut c_void,
     caller: *const c_void,
 ) -> c_int {
-    let target = if simulated(caller) {
-        thread_of(t)
-    } else {
-        None
-    };
+    let target = simulated_thread(t, caller);
     let Some(target) = target else {
         return libc_own!("pthread_tryjoin_np": unsafe extern "C" fn(libc::pthread_t, *mut *mut c_void) -> c_int, t, result);
     };
@@ -309,11 +305,7 @@ pub unsafe extern "C" fn smpi_pt_tryjoin(
 /// None beyond C's.
 #[no_mangle]
 pub unsafe extern "C" fn smpi_pt_detach(t: libc::pthread_t, caller: *const c_void) -> c_int {
-    let target = if simulated(caller) {
-        thread_of(t)
-    } else {
-        None
-    };
+    let target = simulated_thread(t, caller);
     let Some(target) = target else {
         return libc_own!("pthread_detach": unsafe extern "C" fn(libc::pthread_t) -> c_int, t);
     };
@@ -339,6 +331,7 @@ pub unsafe extern "C" fn smpi_pt_exit(result: *mut c_void, caller: *const c_void
         thread_end(result as usize);
     } else {
         bench_end();
+        sim::with(|s| s.threads.wait_for_threads(s.core.current()));
         wait_until(
             "pthread_exit",
             Detail::Text("its rank's other threads to end"),
@@ -457,18 +450,36 @@ fn unlock(addr: usize) -> c_int {
 }
 
 /// Notes that the object at `addr` is made anew (process-shared with
-/// `shared`): what the rank's threads knew of an earlier one there is
-/// dropped with `destroy`.
-fn made_anew(
+/// `shared`): `make` sets up what the rank's threads know of it (or
+/// drops what they knew of an earlier one there); its result.
+fn made_anew<R>(
     addr: usize,
     shared: bool,
-    destroy: impl FnOnce(&mut crate::pthreads::Threads, Key) -> Result<(), c_int>,
-) {
+    make: impl FnOnce(&mut crate::pthreads::Threads, Key) -> R,
+) -> R {
     sim::with(|s| {
         s.threads.set_shared(addr, shared);
         let key = s.threads.key(s.core.current(), addr);
-        let _ = destroy(&mut s.threads, key);
-    });
+        make(&mut s.threads, key)
+    })
+}
+
+/// Whether the attributes at `attr` (null: the defaults) make an object
+/// process-shared, as `get` (glibc's `pthread_*attr_getpshared`) reads
+/// them.
+///
+/// # Safety
+/// `attr` is null or initialised attributes of the type `get` reads.
+unsafe fn pshared<A>(
+    attr: *const A,
+    get: unsafe extern "C" fn(*const A, *mut c_int) -> c_int,
+) -> bool {
+    let mut shared = libc::PTHREAD_PROCESS_PRIVATE;
+    if !attr.is_null() {
+        // SAFETY: initialised attributes, per the contract.
+        unsafe { get(attr, &mut shared) };
+    }
+    shared == libc::PTHREAD_PROCESS_SHARED
 }
 
 /// Destroys the object at `addr` with `destroy`: 0, or its error.
@@ -502,7 +513,7 @@ pub unsafe extern "C" fn smpi_pt_mutex_init(
     }
     // SAFETY: a mutex glibc just initialised.
     let kind = unsafe { mutex_kind(m) };
-    made_anew(m as usize, kind & MUTEX_PSHARED_BIT != 0, |t, k| {
+    let _ = made_anew(m as usize, kind & MUTEX_PSHARED_BIT != 0, |t, k| {
         t.mutex_destroy(k)
     });
     0
@@ -590,7 +601,7 @@ pub unsafe extern "C" fn smpi_pt_spin_init(
     if r != 0 || !simulated(caller) {
         return r;
     }
-    made_anew(
+    let _ = made_anew(
         l as usize,
         shared == libc::PTHREAD_PROCESS_SHARED,
         |t, k| t.mutex_destroy(k),
@@ -673,16 +684,9 @@ pub unsafe extern "C" fn smpi_pt_cond_init(
     if r != 0 || !simulated(caller) {
         return r;
     }
-    let mut shared = libc::PTHREAD_PROCESS_PRIVATE;
-    if !attr.is_null() {
-        // SAFETY: initialised attributes, per the contract.
-        unsafe { libc::pthread_condattr_getpshared(attr, &mut shared) };
-    }
-    made_anew(
-        c as usize,
-        shared == libc::PTHREAD_PROCESS_SHARED,
-        |t, k| t.cond_destroy(k),
-    );
+    // SAFETY: initialised attributes (or none), per the contract.
+    let shared = unsafe { pshared(attr, libc::pthread_condattr_getpshared) };
+    let _ = made_anew(c as usize, shared, |t, k| t.cond_destroy(k));
     0
 }
 
@@ -822,16 +826,9 @@ pub unsafe extern "C" fn smpi_pt_rwlock_init(
     if r != 0 || !simulated(caller) {
         return r;
     }
-    let mut shared = libc::PTHREAD_PROCESS_PRIVATE;
-    if !attr.is_null() {
-        // SAFETY: initialised attributes, per the contract.
-        unsafe { libc::pthread_rwlockattr_getpshared(attr, &mut shared) };
-    }
-    made_anew(
-        l as usize,
-        shared == libc::PTHREAD_PROCESS_SHARED,
-        |t, k| t.rwlock_destroy(k),
-    );
+    // SAFETY: initialised attributes (or none), per the contract.
+    let shared = unsafe { pshared(attr, libc::pthread_rwlockattr_getpshared) };
+    let _ = made_anew(l as usize, shared, |t, k| t.rwlock_destroy(k));
     0
 }
 
@@ -957,21 +954,12 @@ pub unsafe extern "C" fn smpi_pt_barrier_init(
     if !simulated(caller) {
         return libc_own!("pthread_barrier_init": unsafe extern "C" fn(*mut libc::pthread_barrier_t, *const libc::pthread_barrierattr_t, c_uint) -> c_int, b, attr, count);
     }
-    let mut shared = libc::PTHREAD_PROCESS_PRIVATE;
-    if !attr.is_null() {
-        // SAFETY: initialised attributes, per the contract.
-        unsafe { libc::pthread_barrierattr_getpshared(attr, &mut shared) };
+    // SAFETY: initialised attributes (or none), per the contract.
+    let shared = unsafe { pshared(attr, libc::pthread_barrierattr_getpshared) };
+    match made_anew(b as usize, shared, |t, k| t.barrier_init(k, count)) {
+        Ok(()) => 0,
+        Err(e) => e,
     }
-    let addr = b as usize;
-    sim::with(|s| {
-        s.threads
-            .set_shared(addr, shared == libc::PTHREAD_PROCESS_SHARED);
-        let key = s.threads.key(s.core.current(), addr);
-        match s.threads.barrier_init(key, count) {
-            Ok(()) => 0,
-            Err(e) => e,
-        }
-    })
 }
 
 /// `pthread_barrier_destroy`.
@@ -1175,8 +1163,13 @@ pub unsafe extern "C" fn smpi_pt_setspecific(
 
 // --- semaphores -------------------------------------------------------------
 
-/// The key of the semaphore at `addr` if it was made on a rank.
-fn known_sem(addr: usize) -> Option<Key> {
+/// The key of the semaphore at `sem` if the call from `caller` is
+/// simulated and the semaphore was made on a rank.
+fn simulated_sem(sem: *mut libc::sem_t, caller: *const c_void) -> Option<Key> {
+    if !simulated(caller) {
+        return None;
+    }
+    let addr = sem as usize;
     sim::with(|s| {
         let key = s.threads.key(s.core.current(), addr);
         s.threads.has_sem(key).then_some(key)
@@ -1201,12 +1194,7 @@ pub unsafe extern "C" fn smpi_sem_init(
     if value > libc::c_int::MAX as c_uint {
         return errno_fail(libc::EINVAL);
     }
-    let addr = sem as usize;
-    sim::with(|s| {
-        s.threads.set_shared(addr, shared != 0);
-        let key = s.threads.key(s.core.current(), addr);
-        s.threads.sem_init(key, value);
-    });
+    made_anew(sem as usize, shared != 0, |t, k| t.sem_init(k, value));
     0
 }
 
@@ -1216,11 +1204,7 @@ pub unsafe extern "C" fn smpi_sem_init(
 /// The C contract.
 #[no_mangle]
 pub unsafe extern "C" fn smpi_sem_destroy(sem: *mut libc::sem_t, caller: *const c_void) -> c_int {
-    let key = if simulated(caller) {
-        known_sem(sem as usize)
-    } else {
-        None
-    };
+    let key = simulated_sem(sem, caller);
     let Some(key) = key else {
         return libc_own!("sem_destroy": unsafe extern "C" fn(*mut libc::sem_t) -> c_int, sem);
     };
@@ -1241,11 +1225,7 @@ pub unsafe extern "C" fn smpi_sem_wait(
     mode: c_int,
     caller: *const c_void,
 ) -> c_int {
-    let key = if simulated(caller) {
-        known_sem(sem as usize)
-    } else {
-        None
-    };
+    let key = simulated_sem(sem, caller);
     let Some(key) = key else {
         type Wait = unsafe extern "C" fn(*mut libc::sem_t) -> c_int;
         return match mode {
@@ -1293,11 +1273,7 @@ pub unsafe extern "C" fn smpi_sem_wait(
 /// The C contract.
 #[no_mangle]
 pub unsafe extern "C" fn smpi_sem_post(sem: *mut libc::sem_t, caller: *const c_void) -> c_int {
-    let key = if simulated(caller) {
-        known_sem(sem as usize)
-    } else {
-        None
-    };
+    let key = simulated_sem(sem, caller);
     let Some(key) = key else {
         return libc_own!("sem_post": unsafe extern "C" fn(*mut libc::sem_t) -> c_int, sem);
     };
@@ -1324,11 +1300,7 @@ pub unsafe extern "C" fn smpi_sem_getvalue(
     value: *mut c_int,
     caller: *const c_void,
 ) -> c_int {
-    let key = if simulated(caller) {
-        known_sem(sem as usize)
-    } else {
-        None
-    };
+    let key = simulated_sem(sem, caller);
     let Some(key) = key else {
         return libc_own!("sem_getvalue": unsafe extern "C" fn(*mut libc::sem_t, *mut c_int) -> c_int, sem, value);
     };
