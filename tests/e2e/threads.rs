@@ -212,3 +212,20 @@ fn a_deadlock_between_threads_names_each_thread_and_call() {
         );
     }
 }
+
+/// A main thread that calls pthread_exit waits for its rank's threads:
+/// the rank ends when its last thread does.
+#[test]
+fn pthread_exit_in_main_waits_for_the_ranks_threads() {
+    let app = build("tests/c/pthread_main_exit.c");
+    let o = run(&[
+        "-np",
+        "1",
+        NO_COMPUTE,
+        DISPLAY_TIMING,
+        app.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "rank 0: thread done at 2.000000\n");
+    assert_eq!(simulated_time(&o), 2.0);
+}
