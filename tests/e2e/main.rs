@@ -117,6 +117,26 @@ pub fn build_as(source: &str, name: &str, flags: &[&str]) -> PathBuf {
     out
 }
 
+/// Builds the C++ program `source` with smpicxx `-O2` into a scratch
+/// directory of its own, as `name`.
+pub fn build_cxx(source: &str, name: &str) -> PathBuf {
+    let dir = scratch().join(name);
+    std::fs::create_dir_all(&dir).expect("create the program's directory");
+    let o = with_env(Command::new(env!("CARGO_BIN_EXE_smpicxx")))
+        .current_dir(&dir)
+        .arg("-O2")
+        .arg(repo().join(source))
+        .args(["-o", name])
+        .output()
+        .expect("run smpicxx");
+    assert!(
+        o.status.success(),
+        "smpicxx {source} failed:\n{}",
+        stderr(&o)
+    );
+    dir.join(name)
+}
+
 /// Runs smpirun with `args` (the program and its arguments come last).
 pub fn run(args: &[&str]) -> Output {
     smpirun().args(args).output().expect("run smpirun")

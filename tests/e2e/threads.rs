@@ -169,18 +169,9 @@ fn polling_threads_let_the_others_run_and_time_pass() {
 /// that may call MPI.
 #[test]
 fn cxx_std_threads_are_simulated_threads() {
-    let dir = scratch().join("cxx_threads");
-    std::fs::create_dir_all(&dir).unwrap();
-    let o = with_env(Command::new(env!("CARGO_BIN_EXE_smpicxx")))
-        .current_dir(&dir)
-        .arg("-O2")
-        .arg(repo().join("tests/c/cxx_threads.cpp"))
-        .args(["-o", "cxx_threads"])
-        .output()
-        .expect("run smpicxx");
-    assert!(o.status.success(), "{}", stderr(&o));
+    let app = build_cxx("tests/c/cxx_threads.cpp", "cxx_threads");
     assert_eq!(
-        output_of(&dir.join("cxx_threads"), "3", &[]),
+        output_of(&app, "3", &[]),
         "std::thread: every rank got 42, sum 126\n"
     );
 }

@@ -168,22 +168,8 @@ int main(int c, char **v) {
 
 #[test]
 fn smpicxx_builds_and_runs_a_cxx_program() {
-    let dir = scratch().join("cxx");
-    std::fs::create_dir_all(&dir).unwrap();
-    let o = with_env(Command::new(env!("CARGO_BIN_EXE_smpicxx")))
-        .current_dir(&dir)
-        .arg("-O2")
-        .arg(repo().join("tests/c/cxx_reduce.cpp"))
-        .args(["-o", "cxx_reduce"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let r = run(&[
-        "-np",
-        "5",
-        NO_COMPUTE,
-        dir.join("cxx_reduce").to_str().unwrap(),
-    ]);
+    let app = build_cxx("tests/c/cxx_reduce.cpp", "cxx_reduce");
+    let r = run(&["-np", "5", NO_COMPUTE, app.to_str().unwrap()]);
     assert!(r.status.success(), "{}{}", stdout(&r), stderr(&r));
     assert!(stdout(&r).contains("cxx ok sum 10"), "{}", stdout(&r));
 }
