@@ -75,11 +75,31 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("smpi/privatize-libs", "only the program's own globals are privatized"),
     ("smpi/replay", "trace replay is not available yet"),
     ("smpi/tmpdir", "smpirun writes no temporary files: the copies of the program live in memory"),
-    ("smpi/trace-call-location", "tracing is not available yet"),
+    ("smpi/trace-call-location", "traces do not record call locations yet"),
     ("storage/", "disks are not simulated"),
-    ("tracing", "tracing is not available yet"),
-    ("tracing/", "tracing is not available yet"),
+    ("tracing/actor", NOT_TRACED),
+    ("tracing/basic", NOT_TRACED),
+    ("tracing/categorized", NOT_TRACED),
+    ("tracing/comment", NOT_TRACED),
+    ("tracing/comment-file", NOT_TRACED),
+    ("tracing/disable-destroy", NOT_TRACED),
+    ("tracing/disable_link", NOT_TRACED),
+    ("tracing/disable_power", NOT_TRACED),
+    ("tracing/platform", NOT_TRACED),
+    ("tracing/platform/topology", NOT_TRACED),
+    ("tracing/precision", NOT_TRACED),
+    ("tracing/smpi/display-sizes", NOT_TRACED),
+    ("tracing/smpi/format/ti-one-file", NOT_TRACED),
+    ("tracing/smpi/group", NOT_TRACED),
+    ("tracing/smpi/internals", NOT_TRACED),
+    ("tracing/smpi/sleeping", NOT_TRACED),
+    ("tracing/uncategorized", NOT_TRACED),
+    ("tracing/vm", NOT_TRACED),
 ];
+
+/// Why a part of SimGrid's tracing has no effect.
+const NOT_TRACED: &str = "this part of SimGrid's tracing is not available (tracing, tracing/smpi, \
+    tracing/smpi/format, tracing/filename and tracing/smpi/computing are)";
 
 /// Why SimGrid's option `name` has no effect here, if it is one of those.
 fn no_effect(name: &str) -> Option<&'static str> {
@@ -473,8 +493,8 @@ mod tests {
     fn simgrids_options_without_effect_are_accepted_and_remembered() {
         let mut c = crate::run::config();
         assert_eq!(
-            c.set("tracing/smpi/computing", "yes").unwrap(),
-            "tracing/smpi/computing"
+            c.set("tracing/smpi/internals", "yes").unwrap(),
+            "tracing/smpi/internals"
         );
         c.set("smpi/keep-temps", "yes").unwrap();
         c.set_pair("plugin/dvfs/governor:performance").unwrap();
@@ -487,7 +507,7 @@ mod tests {
         assert_eq!(
             ignored,
             [
-                ("tracing/smpi/computing", "yes"),
+                ("tracing/smpi/internals", "yes"),
                 ("plugin/dvfs/governor", "performance"),
                 ("smpi/keep-temps", "no")
             ]

@@ -26,6 +26,7 @@ pub mod sample;
 pub mod sim;
 #[cfg(test)]
 pub mod testing;
+pub mod trace;
 
 /// Every Rust allocation of the tools takes libc's allocator directly,
 /// past the malloc family that smpirun interposes for the program

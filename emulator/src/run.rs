@@ -61,6 +61,7 @@ pub const REGISTRY: &[config::Options] = &[
     crate::memory::OPTIONS,
     crate::leaks::OPTIONS,
     crate::progress::OPTIONS,
+    crate::trace::OPTIONS,
 ];
 
 /// The defaults of every option.
@@ -598,22 +599,49 @@ fn locate_files(opts: &mut Options) {
     opts.hostfile = opts.hostfile.as_ref().map(locate);
 }
 
-/// The SimGrid options smpirun recognises but does not implement (tracing
-/// and trace replay): which one was given, if any.
+/// The SimGrid options smpirun recognises but does not implement yet:
+/// which one was given, if any.
 fn unavailable_option(opts: &Options) -> Option<&'static str> {
-    [
-        (opts.replay.is_some(), "-replay"),
-        (opts.trace, "-trace"),
-        (opts.trace_ti, "-trace-ti"),
-        (opts.trace_file.is_some(), "-trace-file"),
-        (opts.trace_comment.is_some(), "-trace-comment"),
-        (opts.trace_comment_file.is_some(), "-trace-comment-file"),
-        (opts.trace_grouped, "-trace-grouped"),
-        (opts.trace_resource, "-trace-resource"),
-    ]
-    .into_iter()
-    .find(|&(given, _)| given)
-    .map(|(_, name)| name)
+    opts.replay.is_some().then_some("-replay")
+}
+
+/// The settings of SimGrid's tracing switches, as its smpirun makes them
+/// (`-trace-file` and the others count only with `-trace` or `-trace-ti`).
+fn trace_settings(opts: &Options) -> Vec<(&'static str, String, &'static str)> {
+    let mut out = Vec::new();
+    let (switch, default_file) = match (opts.trace_ti, opts.trace) {
+        (true, _) => ("-trace-ti", "smpi_simgrid.txt"),
+        (false, true) => ("-trace", "smpi_simgrid.trace"),
+        (false, false) => return out,
+    };
+    let file = opts
+        .trace_file
+        .as_ref()
+        .map_or(default_file.to_string(), |f| {
+            f.to_string_lossy().into_owned()
+        });
+    out.push(("tracing", "yes".into(), switch));
+    out.push(("tracing/filename", file, switch));
+    out.push(("tracing/smpi", "yes".into(), switch));
+    if opts.trace_ti {
+        out.push(("tracing/smpi/format", "TI".into(), switch));
+        out.push(("tracing/smpi/computing", "yes".into(), switch));
+    }
+    if let Some(c) = &opts.trace_comment {
+        out.push(("tracing/comment", c.clone(), "-trace-comment"));
+    }
+    if let Some(f) = &opts.trace_comment_file {
+        let f = f.to_string_lossy().into_owned();
+        out.push(("tracing/comment-file", f, "-trace-comment-file"));
+    }
+    if opts.trace_grouped {
+        out.push(("tracing/smpi/group", "yes".into(), "-trace-grouped"));
+    }
+    if opts.trace_resource {
+        out.push(("tracing/categorized", "yes".into(), "-trace-resource"));
+        out.push(("tracing/uncategorized", "yes".into(), "-trace-resource"));
+    }
+    out
 }
 
 /// The command `-wrapper`, `-gdb`, `-lldb` or `-vgdb` asks to run the
@@ -740,10 +768,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         return Ok(0);
     }
     if let Some(option) = unavailable_option(&opts) {
-        bail!(
-            "{option}: SimGrid's tracing and trace replay are not available in smpirun yet; \
-             run without {option}"
-        );
+        bail!("{option}: SimGrid's trace replay is not available in smpirun yet; run without {option}");
     }
     if std::env::var_os(UNDER_WRAPPER).is_none() {
         if let Some(wrapper) = wrapper_command(&opts)? {
@@ -804,6 +829,11 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         let name = cfg.set(name, value)?;
         log_option_set(name, value, origin);
     }
+    for (name, value, origin) in trace_settings(&opts) {
+        let name = cfg.set(name, &value)?;
+        log_option_set(name, &value, origin);
+    }
+    let trace = crate::trace::Settings::from_config(&cfg).map_err(|e| anyhow!(e))?;
     for ignored in cfg.ignored() {
         warn_at_start(
             SimGrid::SmpiConfig,
@@ -1110,10 +1140,19 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         !opts.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
         cfg.float("smpi/progress-interval"),
     );
+    if let Some(index) = &trace.ti {
+        let writer = crate::trace::ti::TiWriter::new(index, np, trace.computing)
+            .with_context(|| format!("cannot write the trace {}", index.display()))?;
+        sim.tracers.attach(
+            std::rc::Rc::new(std::cell::RefCell::new(writer)),
+            &mut sim.core,
+        );
+    }
     sim::install(sim);
     context::install_crash_handler(stack_kib);
     let outcome = sim::run(&mut factory);
     sim::with(|s| s.progress.finish());
+    let trace_result = sim::with(|s| s.tracers.finish(s.core.now()));
     if let Some(w) = watchdog {
         if !w.finish() {
             // The watchdog is ending the process (the run ended just as
@@ -1179,6 +1218,17 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             }
         }
     }
+    let code = match trace_result {
+        Err(e) => {
+            eprintln!("smpirun: the trace could not be written completely: {e}");
+            if code == 0 {
+                1
+            } else {
+                code
+            }
+        }
+        _ => code,
+    };
     if code != 0 && !opts.quiet {
         // SimGrid's smpirun ends every failed simulation with this line.
         println!("Execution failed with code {code}.");

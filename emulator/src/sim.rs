@@ -192,6 +192,8 @@ pub struct Sim {
     pub threads: crate::pthreads::Threads,
     /// The run's progress lines.
     pub progress: crate::progress::Progress,
+    /// The trace writers (`crate::trace`).
+    pub tracers: crate::trace::Tracers,
     /// Each rank's random generators and `strtok` position.
     pub libc: crate::libc_state::LibcStates,
     /// The BLAS kernel models, under `smpi/blas:model`.
@@ -223,6 +225,7 @@ impl Sim {
             optind: Optind::default(),
             threads: Default::default(),
             progress: Default::default(),
+            tracers: Default::default(),
             libc: Default::default(),
             kernels: None,
             bench,

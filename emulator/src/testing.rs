@@ -42,6 +42,7 @@ pub struct Setup {
     /// `--cfg` settings (`name:value`).
     pub cfg: Vec<&'static str>,
     pub observers: Vec<Box<dyn Observer>>,
+    pub tracers: Vec<crate::trace::Shared>,
     /// The memory analysis runs (`Sim::analyse_memory`).
     pub analyse: bool,
 }
@@ -52,6 +53,7 @@ impl Setup {
             ranks,
             cfg: Vec::new(),
             observers: Vec::new(),
+            tracers: Vec::new(),
             analyse: false,
         }
     }
@@ -69,6 +71,11 @@ impl Setup {
 
     pub fn observe(mut self, o: Box<dyn Observer>) -> Self {
         self.observers.push(o);
+        self
+    }
+
+    pub fn trace(mut self, t: crate::trace::Shared) -> Self {
+        self.tracers.push(t);
         self
     }
 
@@ -103,6 +110,9 @@ impl Setup {
         };
         let mpi = Mpi::new(self.ranks, protocol);
         let mut sim = Sim::new(core, mpi, Memory::default(), bench);
+        for t in self.tracers {
+            sim.tracers.attach(t, &mut sim.core);
+        }
         sim.limits = limits;
         if self.analyse {
             sim.analyse_memory(false);

@@ -97,7 +97,7 @@ fn every_bad_input_gets_a_clear_first_line_and_a_documented_exit() {
             "smpirun: option smpi/host-speed: '0' is not a positive speed, such as 1Gf"),
         row(&["--cfg=smpi/nonsense:1", "-np", "2", "PP"], 1, "smpirun: in a --cfg option: unknown option 'smpi/nonsense'"),
         row(&["-np", "20000000", "PP"], 1, "smpirun: -np 20000000: the built-in platform has at most 16777216 hosts"),
-        row(&["-np", "2", "-trace", "PP"], 1, "smpirun: -trace: SimGrid's tracing and trace replay are not available"),
+        row(&["-np", "2", "-trace", "PP"], 1, "smpirun: Paje traces (-trace) are not available yet; time-independent ones are: use -trace-ti"),
         row(&["-np", "2", "--cfg=smpi/bcast:SMP_binomal", "PP"], 1,
             "smpirun: option smpi/bcast: no algorithm 'SMP_binomal' (available: default,"),
         row(&["-np", "2", "--cfg=plugin:energy", "PP"], 1,

@@ -16,6 +16,7 @@ mod simgrid;
 mod simgrid_cli;
 mod threads;
 mod tools;
+mod traces;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

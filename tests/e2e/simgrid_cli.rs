@@ -77,7 +77,7 @@ fn simgrid_options_without_effect_are_accepted_with_a_warning() {
         "1",
         "-keep-temps",
         NO_COMPUTE,
-        "--cfg=tracing:yes cmonkey/time:1",
+        "--cfg=tracing/smpi/internals:yes cmonkey/time:1",
         app.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -86,7 +86,7 @@ fn simgrid_options_without_effect_are_accepted_with_a_warning() {
     assert_eq!(lines.len(), 3, "{err}");
     for (line, option) in lines
         .iter()
-        .zip(["tracing", "cmonkey/time", "smpi/keep-temps"])
+        .zip(["tracing/smpi/internals", "cmonkey/time", "smpi/keep-temps"])
     {
         assert!(
             line.starts_with(&format!(
@@ -98,19 +98,22 @@ fn simgrid_options_without_effect_are_accepted_with_a_warning() {
 }
 
 #[test]
-fn tracing_options_say_they_are_not_available() {
+fn replay_says_it_is_not_available() {
     let app = build("examples/hello.c");
-    for option in ["-trace", "-trace-ti"] {
-        let o = plain_smpirun(&["-np", "1", option, app.to_str().unwrap()]);
-        assert_eq!(o.status.code(), Some(1));
-        assert_eq!(
-            stderr(&o).lines().next().unwrap_or(""),
-            format!(
-                "smpirun: {option}: SimGrid's tracing and trace replay are not available in \
-                 smpirun yet; run without {option}"
-            )
-        );
-    }
+    let index = crate::write_scratch("replay-index.txt", "x\n");
+    let o = plain_smpirun(&[
+        "-np",
+        "1",
+        "-replay",
+        index.to_str().unwrap(),
+        app.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o).lines().next().unwrap_or(""),
+        "smpirun: -replay: SimGrid's trace replay is not available in smpirun yet; run without \
+         -replay"
+    );
 }
 
 #[test]

@@ -4,11 +4,12 @@
 
 use std::ffi::{c_int, c_void};
 
-use super::call;
 use super::check::{non_null, out, CArray};
+use super::{call, call_traced};
 use crate::mpi::collective::{self, Data, Reduce, VData, WData};
 use crate::mpi::op::UserFunction;
 use crate::mpi::{self, class, MpiError};
+use crate::trace;
 
 fn data(addr: *const c_void, count: c_int, dtype: c_int) -> Data {
     Data {
@@ -19,7 +20,12 @@ fn data(addr: *const c_void, count: c_int, dtype: c_int) -> Data {
 }
 
 pub(crate) unsafe extern "C" fn MPI_Barrier(comm: c_int) -> c_int {
-    call("MPI_Barrier", comm, || collective::barrier(comm))
+    call_traced(
+        "MPI_Barrier",
+        comm,
+        |_| trace::plain("barrier"),
+        || collective::barrier(comm),
+    )
 }
 
 pub(crate) unsafe extern "C" fn MPI_Bcast(
@@ -29,9 +35,13 @@ pub(crate) unsafe extern "C" fn MPI_Bcast(
     root: c_int,
     comm: c_int,
 ) -> c_int {
-    call("MPI_Bcast", comm, || {
-        collective::bcast(comm, data(buffer, n, datatype), root)
-    })
+    let d = data(buffer, n, datatype);
+    call_traced(
+        "MPI_Bcast",
+        comm,
+        |_| trace::bcast(&d, root),
+        || collective::bcast(comm, d, root),
+    )
 }
 
 pub(crate) unsafe extern "C" fn MPI_Gather(
@@ -46,9 +56,12 @@ pub(crate) unsafe extern "C" fn MPI_Gather(
 ) -> c_int {
     let send = data(sendbuf, sendcount, sendtype);
     let recv = data(recvbuf, recvcount, recvtype);
-    call("MPI_Gather", comm, || {
-        collective::gather(comm, send, recv, root)
-    })
+    call_traced(
+        "MPI_Gather",
+        comm,
+        |w| trace::one_count(w, "gather", comm, &send, &recv, root),
+        || collective::gather(comm, send, recv, root),
+    )
 }
 
 pub(crate) unsafe extern "C" fn MPI_Gatherv(
@@ -69,9 +82,12 @@ pub(crate) unsafe extern "C" fn MPI_Gatherv(
         displs: &CArray(displs),
         dtype: recvtype,
     };
-    call("MPI_Gatherv", comm, || {
-        collective::gatherv(comm, send, &recv, root)
-    })
+    call_traced(
+        "MPI_Gatherv",
+        comm,
+        |w| trace::gatherv(w, "gatherv", comm, &send, &recv, root),
+        || collective::gatherv(comm, send, &recv, root),
+    )
 }
 
 pub(crate) unsafe extern "C" fn MPI_Scatter(
@@ -86,9 +102,12 @@ pub(crate) unsafe extern "C" fn MPI_Scatter(
 ) -> c_int {
     let send = data(sendbuf, sendcount, sendtype);
     let recv = data(recvbuf, recvcount, recvtype);
-    call("MPI_Scatter", comm, || {
-        collective::scatter(comm, send, recv, root)
-    })
+    call_traced(
+        "MPI_Scatter",
+        comm,
+        |w| trace::one_count(w, "scatter", comm, &send, &recv, root),
+        || collective::scatter(comm, send, recv, root),
+    )
 }
 
 pub(crate) unsafe extern "C" fn MPI_Scatterv(
@@ -109,9 +128,12 @@ pub(crate) unsafe extern "C" fn MPI_Scatterv(
         dtype: sendtype,
     };
     let recv = data(recvbuf, recvcount, recvtype);
-    call("MPI_Scatterv", comm, || {
-        collective::scatterv(comm, &send, recv, root)
-    })
+    call_traced(
+        "MPI_Scatterv",
+        comm,
+        |w| trace::scatterv(w, comm, &send, &recv, root),
+        || collective::scatterv(comm, &send, recv, root),
+    )
 }
 
 pub(crate) unsafe extern "C" fn MPI_Allgather(
@@ -125,9 +147,12 @@ pub(crate) unsafe extern "C" fn MPI_Allgather(
 ) -> c_int {
     let send = data(sendbuf, sendcount, sendtype);
     let recv = data(recvbuf, recvcount, recvtype);
-    call("MPI_Allgather", comm, || {
-        collective::allgather(comm, send, recv)
-    })
+    call_traced(
+        "MPI_Allgather",
+        comm,
+        |w| trace::one_count(w, "allgather", comm, &send, &recv, -1),
+        || collective::allgather(comm, send, recv),
+    )
 }
 
 pub(crate) unsafe extern "C" fn MPI_Allgatherv(
@@ -147,9 +172,12 @@ pub(crate) unsafe extern "C" fn MPI_Allgatherv(
         displs: &CArray(displs),
         dtype: recvtype,
     };
-    call("MPI_Allgatherv", comm, || {
-        collective::allgatherv(comm, send, &recv)
-    })
+    call_traced(
+        "MPI_Allgatherv",
+        comm,
+        |w| trace::gatherv(w, "allgatherv", comm, &send, &recv, -1),
+        || collective::allgatherv(comm, send, &recv),
+    )
 }
 
 pub(crate) unsafe extern "C" fn MPI_Alltoall(
@@ -163,9 +191,12 @@ pub(crate) unsafe extern "C" fn MPI_Alltoall(
 ) -> c_int {
     let send = data(sendbuf, sendcount, sendtype);
     let recv = data(recvbuf, recvcount, recvtype);
-    call("MPI_Alltoall", comm, || {
-        collective::alltoall(comm, send, recv)
-    })
+    call_traced(
+        "MPI_Alltoall",
+        comm,
+        |w| trace::one_count(w, "alltoall", comm, &send, &recv, -1),
+        || collective::alltoall(comm, send, recv),
+    )
 }
 
 pub(crate) unsafe extern "C" fn MPI_Alltoallv(
@@ -191,15 +222,18 @@ pub(crate) unsafe extern "C" fn MPI_Alltoallv(
         displs: &CArray(rdispls),
         dtype: recvtype,
     };
-    call("MPI_Alltoallv", comm, || {
-        collective::alltoallv(comm, &send, &recv)
-    })
+    call_traced(
+        "MPI_Alltoallv",
+        comm,
+        |w| trace::alltoallv(w, comm, &send, &recv),
+        || collective::alltoallv(comm, &send, &recv),
+    )
 }
 
 /// Reductions: (name, MPI layer's function, count argument's name), with
 /// the root for MPI_Reduce.
 macro_rules! reductions {
-    ($($name:ident($count:ident) => $run:expr;)*) => {$(
+    ($($name:ident($count:ident) => $run:expr, $describe:expr;)*) => {$(
         pub(crate) unsafe extern "C" fn $name(
             sendbuf: *const c_void,
             recvbuf: *mut c_void,
@@ -216,16 +250,22 @@ macro_rules! reductions {
                 op,
             };
             let run: fn(c_int, &Reduce) -> mpi::MpiResult<()> = $run;
-            call(stringify!($name), comm, || run(comm, &r))
+            let describe: fn(&mpi::Ctx<'_>, c_int, &Reduce) -> Option<trace::Traced> = $describe;
+            call_traced(stringify!($name), comm, |w| describe(w, comm, &r), || run(comm, &r))
         }
     )*};
 }
 
 reductions! {
-    MPI_Allreduce(count) => collective::allreduce;
-    MPI_Reduce_scatter_block(recvcount) => collective::reduce_scatter_block;
-    MPI_Scan(count) => collective::scan;
-    MPI_Exscan(count) => collective::exscan;
+    MPI_Allreduce(count) => collective::allreduce,
+        |_, _, r| trace::reduction("allreduce", r, -1);
+    MPI_Reduce_scatter_block(recvcount) => collective::reduce_scatter_block,
+        |w, comm, r| {
+            let n = trace::comm_size(w, comm);
+            trace::reduce_scatter(vec![i64::from(r.count); n], r.dtype)
+        };
+    MPI_Scan(count) => collective::scan, |_, _, r| trace::reduction("scan", r, -1);
+    MPI_Exscan(count) => collective::exscan, |_, _, r| trace::reduction("exscan", r, -1);
 }
 
 pub(crate) unsafe extern "C" fn MPI_Reduce(
@@ -244,7 +284,12 @@ pub(crate) unsafe extern "C" fn MPI_Reduce(
         dtype: datatype,
         op,
     };
-    call("MPI_Reduce", comm, || collective::reduce(comm, &r, root))
+    call_traced(
+        "MPI_Reduce",
+        comm,
+        |_| trace::reduction("reduce", &r, root),
+        || collective::reduce(comm, &r, root),
+    )
 }
 
 pub(crate) unsafe extern "C" fn MPI_Reduce_scatter(
@@ -262,7 +307,12 @@ pub(crate) unsafe extern "C" fn MPI_Reduce_scatter(
         dtype: datatype,
         op,
     };
-    call("MPI_Reduce_scatter", comm, || {
+    let describe = |w: &mpi::Ctx<'_>| {
+        let n = trace::comm_size(w, comm);
+        let counts = mpi::check::ArgArray::read(&CArray(recvcounts), n, "recvcounts").ok();
+        trace::reduce_scatter(trace::counts(counts, n), datatype)
+    };
+    call_traced("MPI_Reduce_scatter", comm, describe, || {
         collective::reduce_scatter(comm, &r, &CArray(recvcounts))
     })
 }

@@ -4,10 +4,11 @@
 use std::ffi::{c_char, c_int};
 
 use super::check::{self, out};
-use super::{call, call_in, ErrScope};
+use super::{call, call_in, call_traced, ErrScope};
 use crate::mpi::error::{Handling, MAX_ERROR_STRING};
 use crate::mpi::{self, class, MpiError};
 use crate::sim;
+use crate::trace;
 
 /// `MPI_THREAD_MULTIPLE`: a rank's threads are simulated
 /// (`crate::pthreads`), so any of them may call MPI.
@@ -50,7 +51,12 @@ fn init_common(name: &'static str, level: c_int) -> Result<(), MpiError> {
 }
 
 pub(crate) unsafe extern "C" fn MPI_Init(_argc: *mut c_int, _argv: *mut *mut *mut c_char) -> c_int {
-    call("MPI_Init", mpi::COMM_WORLD, || init_common("MPI_Init", 0))
+    call_traced(
+        "MPI_Init",
+        mpi::COMM_WORLD,
+        |_| trace::plain("init"),
+        || init_common("MPI_Init", 0),
+    )
 }
 
 pub(crate) unsafe extern "C" fn MPI_Init_thread(
@@ -59,18 +65,24 @@ pub(crate) unsafe extern "C" fn MPI_Init_thread(
     required: c_int,
     provided: *mut c_int,
 ) -> c_int {
-    call("MPI_Init_thread", mpi::COMM_WORLD, || {
-        // Every level up to MPI_THREAD_MULTIPLE: the threads a rank
-        // starts are simulated, and call MPI as the rank.
-        let level = required.clamp(0, THREAD_MULTIPLE);
-        init_common("MPI_Init_thread", level)?;
-        // SAFETY: `provided` is the caller's output argument.
-        unsafe { out(provided, level, "provided") }
-    })
+    call_traced(
+        "MPI_Init_thread",
+        mpi::COMM_WORLD,
+        |_| trace::plain("init"),
+        || {
+            // Every level up to MPI_THREAD_MULTIPLE: the threads a rank
+            // starts are simulated, and call MPI as the rank.
+            let level = required.clamp(0, THREAD_MULTIPLE);
+            init_common("MPI_Init_thread", level)?;
+            // SAFETY: `provided` is the caller's output argument.
+            unsafe { out(provided, level, "provided") }
+        },
+    )
 }
 
 pub(crate) unsafe extern "C" fn MPI_Finalize() -> c_int {
-    call("MPI_Finalize", mpi::COMM_WORLD, || {
+    let finalize = |_: &mpi::Ctx<'_>| trace::plain("finalize");
+    call_traced("MPI_Finalize", mpi::COMM_WORLD, finalize, || {
         // MPI 2.2: attributes on MPI_COMM_SELF are deleted first, in the
         // reverse order of their setting.
         mpi::attr::delete_all(mpi::attr::Kind::Comm, mpi::COMM_SELF)?;

@@ -43,6 +43,7 @@ use crate::engine::context::{self, Suspend};
 use crate::log::{self, Priority, SimGrid};
 use crate::mpi::{self, MpiError, MpiResult};
 use crate::sim::{self, Bench};
+use crate::trace;
 
 use actor::*;
 use attr::*;
@@ -271,13 +272,37 @@ pub(crate) fn call_in(
     scope: ErrScope,
     body: impl FnOnce() -> MpiResult<()>,
 ) -> c_int {
+    call_described(name, scope, |_| None, body)
+}
+
+/// [`call`] for a call SimGrid's traces record: `describe` says how, and
+/// runs only when a tracer is attached.
+pub(crate) fn call_traced(
+    name: &'static str,
+    comm: c_int,
+    describe: impl FnOnce(&mpi::Ctx<'_>) -> Option<trace::Traced>,
+    body: impl FnOnce() -> MpiResult<()>,
+) -> c_int {
+    call_described(name, ErrScope::Comm(comm), describe, body)
+}
+
+fn call_described(
+    name: &'static str,
+    scope: ErrScope,
+    describe: impl FnOnce(&mpi::Ctx<'_>) -> Option<trace::Traced>,
+    body: impl FnOnce() -> MpiResult<()>,
+) -> c_int {
     // SimGrid's MPI_* wrappers log around all of the call, before the
     // burst is accounted and after the error handler.
     let code = traced(name, || {
         bench_end();
         let observed = sim::fast(|f| f.observed());
         if observed {
-            sim::with(|s| s.core.observe(|o, at, rank| o.call_enter(at, rank, name)));
+            sim::with(|s| {
+                let traced = describe(&s.mpi());
+                let (at, rank) = (s.core.now(), s.core.current());
+                s.tracers.call_enter(at, rank, name, traced.as_ref());
+            });
         }
         // Weak progress: every MPI call advances the caller's non-blocking
         // collectives.
@@ -294,8 +319,8 @@ pub(crate) fn call_in(
         };
         if observed {
             sim::with(|s| {
-                s.core
-                    .observe(|o, at, rank| o.call_exit(at, rank, name, code))
+                let (at, rank) = (s.core.now(), s.core.current());
+                s.tracers.call_exit(at, rank, name, code);
             });
         }
         code
@@ -385,6 +410,7 @@ mod tests {
 
     use crate::engine::observe::Observer;
     use crate::testing::Setup;
+    use crate::trace::{Traced, Tracer};
 
     /// One call event: (rank, call, entered?, code).
     type CallEvent = (usize, &'static str, bool, i32);
@@ -392,12 +418,17 @@ mod tests {
     /// Writes down the MPI calls it sees.
     struct Calls(Rc<RefCell<Vec<CallEvent>>>);
 
-    impl Observer for Calls {
-        fn call_enter(&mut self, _at: f64, rank: usize, call: &'static str) {
+    impl Observer for Calls {}
+
+    impl Tracer for Calls {
+        fn call_enter(&mut self, _at: f64, rank: usize, call: &'static str, _: Option<&Traced>) {
             self.0.borrow_mut().push((rank, call, true, 0));
         }
         fn call_exit(&mut self, _at: f64, rank: usize, call: &'static str, code: i32) {
             self.0.borrow_mut().push((rank, call, false, code));
+        }
+        fn finish(&mut self, _end: f64) -> std::io::Result<()> {
+            Ok(())
         }
     }
 
@@ -405,7 +436,7 @@ mod tests {
     fn observers_see_every_call_enter_and_return_with_its_code() {
         let seen = Rc::new(RefCell::new(Vec::new()));
         let o = Setup::new(2)
-            .observe(Box::new(Calls(Rc::clone(&seen))))
+            .trace(Rc::new(RefCell::new(Calls(Rc::clone(&seen)))))
             .run(|rank| {
                 // SAFETY: the C entry points, called as a program would.
                 unsafe {

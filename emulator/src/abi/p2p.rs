@@ -5,16 +5,17 @@
 
 use std::ffi::{c_int, c_void};
 
-use super::call;
 use super::check::{
     non_null, out, read_array, request_at, write_status, write_status_at, CStatus, REQUEST_NULL,
 };
+use super::{call, call_traced};
 use crate::mpi::datatype::{element_unit, elements_in};
 use crate::mpi::{
     self, class, is_complete, p2p, request, wait_for, Grequest, Message, MpiError, MpiResult,
     ReqId, ReqKind, SendMode, Status,
 };
 use crate::sim;
+use crate::trace;
 
 /// The program's handle of request `id`.
 fn handle(id: ReqId) -> c_int {
@@ -42,7 +43,7 @@ fn message(
 
 /// Blocking sends: (name, count type) => mode.
 macro_rules! blocking_sends {
-    ($($name:ident($count:ty) => $mode:ident;)*) => {$(
+    ($($name:ident($count:ty) => $mode:ident, $action:literal;)*) => {$(
         pub(crate) unsafe extern "C" fn $name(
             buf: *const c_void,
             count: $count,
@@ -52,25 +53,30 @@ macro_rules! blocking_sends {
             comm: c_int,
         ) -> c_int {
             let m = message(buf as usize, i64::from(count), datatype, dest, tag, comm);
-            call(stringify!($name), comm, || {
-                p2p::send(&m, SendMode::$mode, stringify!($name))
-            })
+            call_traced(
+                stringify!($name),
+                comm,
+                |w| Some(trace::p2p(w, $action, &m)),
+                || p2p::send(&m, SendMode::$mode, stringify!($name)),
+            )
         }
     )*};
 }
 
+// SimGrid's action names (MPI_Rsend is written as a send).
 blocking_sends! {
-    MPI_Send(c_int) => Standard;
-    MPI_Ssend(c_int) => Synchronous;
-    MPI_Bsend(c_int) => Buffered;
-    MPI_Rsend(c_int) => Ready;
-    MPI_Send_c(i64) => Standard;
+    MPI_Send(c_int) => Standard, "send";
+    MPI_Ssend(c_int) => Synchronous, "Ssend";
+    MPI_Bsend(c_int) => Buffered, "bsend";
+    MPI_Rsend(c_int) => Ready, "send";
+    MPI_Send_c(i64) => Standard, "send";
 }
 
 /// Calls that make a request: (name, buffer type, count type) => how the
-/// MPI layer makes it from the message.
+/// MPI layer makes it from the message, and SimGrid's action name if it
+/// traces the call.
 macro_rules! request_calls {
-    ($($name:ident($buf:ty, $count:ty) => $make:expr;)*) => {$(
+    ($($name:ident($buf:ty, $count:ty) => $make:expr, $action:expr;)*) => {$(
         pub(crate) unsafe extern "C" fn $name(
             buf: $buf,
             count: $count,
@@ -81,7 +87,9 @@ macro_rules! request_calls {
             request: *mut c_int,
         ) -> c_int {
             let m = message(buf as usize, i64::from(count), datatype, peer, tag, comm);
-            call(stringify!($name), comm, || {
+            let action: Option<&'static str> = $action;
+            let describe = |w: &mpi::Ctx<'_>| action.map(|a| trace::p2p(w, a, &m));
+            call_traced(stringify!($name), comm, describe, || {
                 non_null(request, "request")?;
                 let make: fn(&Message) -> MpiResult<ReqId> = $make;
                 let id = make(&m)?;
@@ -94,22 +102,23 @@ macro_rules! request_calls {
 }
 
 request_calls! {
-    MPI_Isend(*const c_void, c_int) => |m| p2p::isend(m, SendMode::Standard);
-    MPI_Issend(*const c_void, c_int) => |m| p2p::isend(m, SendMode::Synchronous);
-    MPI_Ibsend(*const c_void, c_int) => |m| p2p::isend(m, SendMode::Buffered);
-    MPI_Irsend(*const c_void, c_int) => |m| p2p::isend(m, SendMode::Ready);
-    MPI_Isend_c(*const c_void, i64) => |m| p2p::isend(m, SendMode::Standard);
-    MPI_Irecv(*mut c_void, c_int) => p2p::irecv;
-    MPI_Irecv_c(*mut c_void, i64) => p2p::irecv;
+    MPI_Isend(*const c_void, c_int) => |m| p2p::isend(m, SendMode::Standard), Some("isend");
+    MPI_Issend(*const c_void, c_int) =>
+        |m| p2p::isend(m, SendMode::Synchronous), Some("ISsend");
+    MPI_Ibsend(*const c_void, c_int) => |m| p2p::isend(m, SendMode::Buffered), Some("ibsend");
+    MPI_Irsend(*const c_void, c_int) => |m| p2p::isend(m, SendMode::Ready), Some("isend");
+    MPI_Isend_c(*const c_void, i64) => |m| p2p::isend(m, SendMode::Standard), Some("isend");
+    MPI_Irecv(*mut c_void, c_int) => p2p::irecv, Some("irecv");
+    MPI_Irecv_c(*mut c_void, i64) => p2p::irecv, Some("irecv");
     MPI_Send_init(*const c_void, c_int) =>
-        |m| p2p::persistent(ReqKind::Send(SendMode::Standard), m);
+        |m| p2p::persistent(ReqKind::Send(SendMode::Standard), m), None;
     MPI_Ssend_init(*const c_void, c_int) =>
-        |m| p2p::persistent(ReqKind::Send(SendMode::Synchronous), m);
+        |m| p2p::persistent(ReqKind::Send(SendMode::Synchronous), m), None;
     MPI_Bsend_init(*const c_void, c_int) =>
-        |m| p2p::persistent(ReqKind::Send(SendMode::Buffered), m);
+        |m| p2p::persistent(ReqKind::Send(SendMode::Buffered), m), None;
     MPI_Rsend_init(*const c_void, c_int) =>
-        |m| p2p::persistent(ReqKind::Send(SendMode::Ready), m);
-    MPI_Recv_init(*mut c_void, c_int) => |m| p2p::persistent(ReqKind::Recv, m);
+        |m| p2p::persistent(ReqKind::Send(SendMode::Ready), m), None;
+    MPI_Recv_init(*mut c_void, c_int) => |m| p2p::persistent(ReqKind::Recv, m), None;
 }
 
 /// Blocking receives: (name, count type).
@@ -125,7 +134,11 @@ macro_rules! blocking_receives {
             status: *mut CStatus,
         ) -> c_int {
             let m = message(buf as usize, i64::from(count), datatype, source, tag, comm);
-            call(stringify!($name), comm, || {
+            // SimGrid returns from a receive from MPI_PROC_NULL before it
+            // traces it.
+            let describe =
+                |w: &mpi::Ctx<'_>| (m.peer != mpi::PROC_NULL).then(|| trace::p2p(w, "recv", &m));
+            call_traced(stringify!($name), comm, describe, || {
                 let st = p2p::recv(&m, stringify!($name))?;
                 // SAFETY: the caller's status argument.
                 unsafe { write_status(status, &st, false) };
@@ -170,7 +183,20 @@ pub(crate) unsafe extern "C" fn MPI_Sendrecv(
         recvtag,
         comm,
     );
-    call("MPI_Sendrecv", comm, || {
+    let describe = |w: &mpi::Ctx<'_>| {
+        Some(trace::Traced {
+            action: "sendRecv",
+            args: trace::Args::SendRecv {
+                send_count: send.count,
+                dst: trace::world_peer(w, comm, dest),
+                recv_count: recv.count,
+                src: trace::world_peer(w, comm, source),
+                send_type: trace::simgrid_type(sendtype),
+                recv_type: trace::simgrid_type(recvtype),
+            },
+        })
+    };
+    call_traced("MPI_Sendrecv", comm, describe, || {
         let st = p2p::sendrecv(&send, &recv)?;
         // SAFETY: the caller's status argument.
         unsafe { write_status(status, &st, false) };
@@ -429,8 +455,24 @@ unsafe fn take_completed(id: ReqId, request: *mut c_int) -> Status {
     taken.status
 }
 
+/// What SimGrid traces of a wait or test on `request`.
+///
+/// # Safety
+/// `request` is the program's MPI_Request argument (null is allowed).
+unsafe fn wait_traced(
+    w: &mpi::Ctx<'_>,
+    action: &'static str,
+    request: *const c_int,
+) -> Option<trace::Traced> {
+    // SAFETY: per the contract.
+    let handle = unsafe { request_at(request) }.ok()?;
+    trace::wait(w, action, handle)
+}
+
 pub(crate) unsafe extern "C" fn MPI_Wait(request: *mut c_int, status: *mut CStatus) -> c_int {
-    call("MPI_Wait", mpi::COMM_WORLD, || {
+    // SAFETY: the caller's request argument.
+    let describe = |w: &mpi::Ctx<'_>| unsafe { wait_traced(w, "wait", request) };
+    call_traced("MPI_Wait", mpi::COMM_WORLD, describe, || {
         // SAFETY: the caller's request argument.
         let Some(id) = (unsafe { active_request(request) })? else {
             // SAFETY: the caller's status argument.
@@ -451,7 +493,9 @@ pub(crate) unsafe extern "C" fn MPI_Test(
     flag: *mut c_int,
     status: *mut CStatus,
 ) -> c_int {
-    call("MPI_Test", mpi::COMM_WORLD, || {
+    // SAFETY: the caller's request argument.
+    let describe = |w: &mpi::Ctx<'_>| unsafe { wait_traced(w, "test", request) };
+    call_traced("MPI_Test", mpi::COMM_WORLD, describe, || {
         // SAFETY: the caller's request argument.
         let Some(id) = (unsafe { active_request(request) })? else {
             // SAFETY: the caller's status argument.
@@ -554,7 +598,13 @@ pub(crate) unsafe extern "C" fn MPI_Waitall(
     requests: *mut c_int,
     statuses: *mut CStatus,
 ) -> c_int {
-    call("MPI_Waitall", mpi::COMM_WORLD, || {
+    let describe = |_: &mpi::Ctx<'_>| {
+        Some(trace::Traced {
+            action: "waitall",
+            args: trace::Args::Amount(f64::from(count)),
+        })
+    };
+    call_traced("MPI_Waitall", mpi::COMM_WORLD, describe, || {
         // SAFETY: the caller's array arguments.
         let active = unsafe { active_requests(count, requests) }?;
         // SAFETY: as above.
@@ -599,7 +649,13 @@ pub(crate) unsafe extern "C" fn MPI_Waitany(
     index: *mut c_int,
     status: *mut CStatus,
 ) -> c_int {
-    call("MPI_Waitany", mpi::COMM_WORLD, || {
+    let describe = |_: &mpi::Ctx<'_>| {
+        Some(trace::Traced {
+            action: "waitAny",
+            args: trace::Args::Amount(f64::from(count)),
+        })
+    };
+    call_traced("MPI_Waitany", mpi::COMM_WORLD, describe, || {
         // SAFETY: the caller's array arguments.
         let active = unsafe { active_requests(count, requests) }?;
         if active.is_empty() {

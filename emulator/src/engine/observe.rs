@@ -1,7 +1,7 @@
 //! Observers: what traces, profiles and network statistics are made of.
 //! The core calls them when a transfer starts and arrives and when a
-//! computation starts and ends; the bindings when an MPI call enters and
-//! returns. With none attached, each hook is one predictable branch.
+//! computation starts and ends (the MPI calls reach tracers through
+//! `crate::trace`). With none attached, each hook is one predictable branch.
 
 use platforms::HostId;
 
@@ -26,10 +26,6 @@ pub trait Observer {
     fn transfer_end(&mut self, _at: f64, _id: TransferId) {}
     fn compute_start(&mut self, _at: f64, _rank: usize, _flops: f64) {}
     fn compute_end(&mut self, _at: f64, _rank: usize) {}
-    /// Rank `rank` enters MPI call `call`.
-    fn call_enter(&mut self, _at: f64, _rank: usize, _call: &'static str) {}
-    /// Rank `rank` returns from MPI call `call` with `code`.
-    fn call_exit(&mut self, _at: f64, _rank: usize, _call: &'static str, _code: i32) {}
 }
 
 /// The observers attached to a simulation.

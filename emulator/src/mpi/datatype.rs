@@ -344,7 +344,26 @@ pub fn predefined_types() -> Vec<Option<Datatype>> {
 
 /// Number of predefined handles (handles below this are predefined).
 pub fn predefined_count() -> usize {
-    predefined_types().len()
+    predefined_names().len()
+}
+
+/// The names of the predefined datatypes, indexed by handle (built once).
+pub fn predefined_names() -> &'static [Option<String>] {
+    static NAMES: std::sync::OnceLock<Vec<Option<String>>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        predefined_types()
+            .into_iter()
+            .map(|t| t.map(|t| t.name))
+            .collect()
+    })
+}
+
+/// The handle of the predefined datatype called `name`.
+pub fn predefined_handle(name: &str) -> Option<i32> {
+    let i = predefined_names()
+        .iter()
+        .position(|n| n.as_deref() == Some(name))?;
+    i32::try_from(i).ok()
 }
 
 /// Copies `count` elements of `ty` at `buf` into `out` (appending).

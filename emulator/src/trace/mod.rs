@@ -1,0 +1,518 @@
+//! Traces of a run: what the MPI calls SimGrid traces were asked with, and
+//! the writers that turn them (with the engine's computations) into files.
+//!
+//! The bindings describe a call ([`Call`]) only when a tracer is attached
+//! (`sim::fast(|f| f.observed())`), so that a run without tracing pays one
+//! branch per call. A tracer is also an engine observer: it sees
+//! computations and transfers through [`Forward`], attached to the core.
+
+pub mod ti;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::config::{Config, Kind, OptionSpec};
+use crate::engine::observe::{Observer, TransferStart};
+use crate::engine::TransferId;
+use crate::mpi::{self, Ctx};
+
+/// SimGrid's value for a peer that is not a rank (`MPI_ANY_SOURCE` and
+/// `MPI_PROC_NULL` in its traces: MPI_UNDEFINED).
+pub const NO_PEER: i32 = -333;
+
+/// An MPI call as SimGrid's traces record it: its action name and
+/// arguments, counts in elements and datatypes by SimGrid's numbers
+/// ([`simgrid_type`]). Peers are ranks of `MPI_COMM_WORLD`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Traced {
+    /// The action's name in time-independent traces (`send`, `bcast`).
+    pub action: &'static str,
+    pub args: Args,
+}
+
+/// The arguments of a traced call, in the shapes of SimGrid's `TIData`
+/// classes (`src/instr/instr_private.hpp`), which fix how each is written.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Args {
+    /// Nothing but the name (init, finalize, barrier).
+    None,
+    /// One amount (waitall's request count, compute's flops).
+    Amount(f64),
+    /// `peer tag count type`.
+    P2p {
+        peer: i32,
+        tag: i32,
+        count: i64,
+        dtype: i32,
+    },
+    /// `sendcount dst recvcount src sendtype recvtype`.
+    SendRecv {
+        send_count: i64,
+        dst: i32,
+        recv_count: i64,
+        src: i32,
+        send_type: i32,
+        recv_type: i32,
+    },
+    /// `src dst tag` of the request waited for or tested.
+    Wait {
+        src: i32,
+        dst: i32,
+        tag: i32,
+    },
+    Coll(Coll),
+    VarColl(VarColl),
+}
+
+/// A collective of one count per side (SimGrid's `CollTIData`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Coll {
+    /// The root, or -1.
+    pub root: i32,
+    /// The reduction's computation (always 0 in SimGrid's traces), or -1.
+    pub amount: f64,
+    pub send_size: u64,
+    /// Written only when positive.
+    pub recv_size: u64,
+    pub send_type: Option<i32>,
+    pub recv_type: Option<i32>,
+}
+
+/// A collective of per-rank counts (SimGrid's `VarCollTIData`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct VarColl {
+    pub root: i32,
+    /// Written only when at least 0.
+    pub send_size: i64,
+    pub send_counts: Option<Vec<i64>>,
+    pub recv_size: i64,
+    pub recv_counts: Option<Vec<i64>>,
+    pub send_type: Option<i32>,
+    pub recv_type: Option<i32>,
+}
+
+impl Args {
+    /// The size SimGrid's Paje traces show with `tracing/smpi/display-sizes`.
+    pub fn display_size(&self) -> String {
+        match self {
+            Args::None | Args::Wait { .. } => "NA".into(),
+            Args::Amount(a) => format!("{a:.6}"),
+            Args::P2p { count, .. } => count.to_string(),
+            Args::SendRecv { send_count, .. } => send_count.to_string(),
+            Args::Coll(c) => c.send_size.to_string(),
+            Args::VarColl(v) => (if v.send_size > 0 {
+                v.send_size
+            } else {
+                v.recv_size
+            })
+            .to_string(),
+        }
+    }
+}
+
+/// Something that writes a trace: it sees the MPI calls ranks make, and
+/// (as an engine observer) their computations and transfers.
+pub trait Tracer: Observer {
+    /// Rank `rank` enters MPI call `name`; `traced` is its description
+    /// when SimGrid traces that call.
+    fn call_enter(&mut self, at: f64, rank: usize, name: &'static str, traced: Option<&Traced>);
+    /// Rank `rank` returns from MPI call `name` with `code`.
+    fn call_exit(&mut self, at: f64, rank: usize, name: &'static str, code: i32);
+    /// The run ended at simulated date `end`: write what is left.
+    fn finish(&mut self, end: f64) -> std::io::Result<()>;
+}
+
+/// A tracer shared between the simulation and the core's observers.
+pub type Shared = Rc<RefCell<dyn Tracer>>;
+
+/// Hands the engine's events to a tracer.
+pub struct Forward(pub Shared);
+
+impl Observer for Forward {
+    fn transfer_start(&mut self, at: f64, t: &TransferStart) {
+        self.0.borrow_mut().transfer_start(at, t);
+    }
+    fn transfer_end(&mut self, at: f64, id: TransferId) {
+        self.0.borrow_mut().transfer_end(at, id);
+    }
+    fn compute_start(&mut self, at: f64, rank: usize, flops: f64) {
+        self.0.borrow_mut().compute_start(at, rank, flops);
+    }
+    fn compute_end(&mut self, at: f64, rank: usize) {
+        self.0.borrow_mut().compute_end(at, rank);
+    }
+}
+
+/// The tracers of a simulation.
+#[derive(Default)]
+pub struct Tracers(Vec<Shared>);
+
+impl Tracers {
+    /// Adds `t`, and hands it the engine's events through `core`.
+    pub fn attach(&mut self, t: Shared, core: &mut crate::engine::Core) {
+        core.observers().attach(Box::new(Forward(Rc::clone(&t))));
+        self.0.push(t);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn call_enter(&self, at: f64, rank: usize, name: &'static str, traced: Option<&Traced>) {
+        for t in &self.0 {
+            t.borrow_mut().call_enter(at, rank, name, traced);
+        }
+    }
+
+    pub fn call_exit(&self, at: f64, rank: usize, name: &'static str, code: i32) {
+        for t in &self.0 {
+            t.borrow_mut().call_exit(at, rank, name, code);
+        }
+    }
+
+    /// Ends every trace; the first error, if any.
+    pub fn finish(&self, end: f64) -> std::io::Result<()> {
+        let mut result = Ok(());
+        for t in &self.0 {
+            let r = t.borrow_mut().finish(end);
+            if result.is_ok() {
+                result = r;
+            }
+        }
+        result
+    }
+}
+
+/// The options of this module: SimGrid's `tracing/*` that take effect
+/// (the others are accepted with a warning, `config::NO_EFFECT`).
+#[rustfmt::skip]
+pub const OPTIONS: &[OptionSpec] = &[
+    OptionSpec { name: "tracing", kind: Kind::Bool, default: "no", help: "write a trace of the run (with tracing/smpi); smpirun's -trace and -trace-ti set it" },
+    OptionSpec { name: "tracing/smpi", kind: Kind::Bool, default: "no", help: "trace the MPI calls" },
+    OptionSpec { name: "tracing/smpi/format", kind: Kind::Text, default: "Paje", help: "the trace's format: Paje, or TI (time-independent, SimGrid's replay input; any other word means TI, as in SimGrid)" },
+    OptionSpec { name: "tracing/filename", kind: Kind::Text, default: "simgrid.trace", help: "the trace file (TI: the index file, which lists one file per rank in <filename>_files/)" },
+    OptionSpec { name: "tracing/smpi/computing", kind: Kind::Bool, default: "no", help: "trace computations (TI: compute lines of their flops)" },
+];
+
+/// What SimGrid's tracing options ask for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// The time-independent trace's index file, when one is written.
+    pub ti: Option<std::path::PathBuf>,
+    /// `compute` lines (`tracing/smpi/computing`).
+    pub computing: bool,
+}
+
+impl Settings {
+    /// The traces `cfg` asks for.
+    pub fn from_config(cfg: &Config) -> Result<Self, String> {
+        let on = cfg.bool("tracing") && cfg.bool("tracing/smpi");
+        if on && cfg.text("tracing/smpi/format") == "Paje" {
+            return Err(
+                "Paje traces (-trace) are not available yet; time-independent ones \
+                        are: use -trace-ti, or --cfg=tracing/smpi/format:TI"
+                    .into(),
+            );
+        }
+        Ok(Self {
+            ti: on.then(|| cfg.text("tracing/filename").into()),
+            computing: cfg.bool("tracing/smpi/computing"),
+        })
+    }
+}
+
+/// SimGrid's number for datatype `handle` (`Datatype::encode`): the
+/// predefined types' ids, -1 for derived ones.
+pub fn simgrid_type(handle: i32) -> i32 {
+    let names = mpi::datatype::predefined_names();
+    let Some(Some(name)) = usize::try_from(handle).ok().and_then(|h| names.get(h)) else {
+        return -1;
+    };
+    SIMGRID_TYPES
+        .iter()
+        .find(|(n, _)| n == name)
+        .map_or(-1, |&(_, id)| id)
+}
+
+/// The predefined datatype of SimGrid's number `id`, if it has one here.
+pub fn type_of_simgrid(id: i32) -> Option<i32> {
+    let name = SIMGRID_TYPES.iter().find(|&&(_, i)| i == id)?.0;
+    mpi::datatype::predefined_handle(name)
+}
+
+/// SimGrid 3.32's datatype numbers (`src/smpi/mpi/smpi_datatype.cpp`).
+#[rustfmt::skip]
+const SIMGRID_TYPES: &[(&str, i32)] = &[
+    ("MPI_DOUBLE", 0), ("MPI_INT", 1), ("MPI_CHAR", 2), ("MPI_SHORT", 3), ("MPI_LONG", 4),
+    ("MPI_FLOAT", 5), ("MPI_BYTE", 6), ("MPI_LONG_LONG_INT", 7), ("MPI_SIGNED_CHAR", 8),
+    ("MPI_UNSIGNED_CHAR", 9), ("MPI_UNSIGNED_SHORT", 10), ("MPI_UNSIGNED", 11),
+    ("MPI_UNSIGNED_LONG", 12), ("MPI_UNSIGNED_LONG_LONG", 13), ("MPI_LONG_DOUBLE", 14),
+    ("MPI_WCHAR", 15), ("MPI_C_BOOL", 16), ("MPI_INT8_T", 17), ("MPI_INT16_T", 18),
+    ("MPI_INT32_T", 19), ("MPI_INT64_T", 20), ("MPI_UINT8_T", 21), ("MPI_UINT16_T", 22),
+    ("MPI_UINT32_T", 23), ("MPI_UINT64_T", 24), ("MPI_C_COMPLEX", 25),
+    ("MPI_C_DOUBLE_COMPLEX", 26), ("MPI_C_LONG_DOUBLE_COMPLEX", 27), ("MPI_AINT", 28),
+    ("MPI_OFFSET", 29), ("MPI_FLOAT_INT", 30), ("MPI_LONG_INT", 31), ("MPI_DOUBLE_INT", 32),
+    ("MPI_SHORT_INT", 33), ("MPI_2INT", 34), ("MPI_LONG_DOUBLE_INT", 50), ("MPI_LB", 56),
+    ("MPI_UB", 55), ("MPI_PACKED", 57), ("MPI_COUNT", 59),
+];
+
+/// `peer` of communicator `comm` as a rank of `MPI_COMM_WORLD`, or
+/// [`NO_PEER`] for `MPI_ANY_SOURCE`, `MPI_PROC_NULL` and ranks that do not
+/// exist (the call will fail).
+pub fn world_peer(w: &Ctx<'_>, comm: i32, peer: i32) -> i32 {
+    let Ok(view) = w.comm(comm) else {
+        return NO_PEER;
+    };
+    let group = view.peer_group();
+    match usize::try_from(peer) {
+        Ok(p) if p < group.size() => i32::try_from(group.world(p)).unwrap_or(NO_PEER),
+        _ => NO_PEER,
+    }
+}
+
+/// The size of communicator `comm` for the caller (0 if it is not one).
+pub fn comm_size(w: &Ctx<'_>, comm: i32) -> usize {
+    w.comm(comm).map_or(0, |v| v.size())
+}
+
+/// Whether the caller is `root` of `comm`.
+pub fn is_root(w: &Ctx<'_>, comm: i32, root: i32) -> bool {
+    w.comm(comm)
+        .is_ok_and(|v| usize::try_from(root).is_ok_and(|r| r == v.my_rank))
+}
+
+/// A point-to-point call's description.
+pub fn p2p(w: &Ctx<'_>, action: &'static str, m: &mpi::Message) -> Traced {
+    Traced {
+        action,
+        args: Args::P2p {
+            peer: world_peer(w, m.comm, m.peer),
+            tag: m.tag,
+            count: m.count,
+            dtype: simgrid_type(m.datatype),
+        },
+    }
+}
+
+/// A wait or test on the request of handle `handle`: its `src dst tag`
+/// (SimGrid writes nothing for a null or unknown request).
+pub fn wait(w: &Ctx<'_>, action: &'static str, handle: i32) -> Option<Traced> {
+    let id = w.mpi.request_id(handle).ok()?;
+    let r = w.mpi.request(id);
+    let me = i32::try_from(r.owner).unwrap_or(NO_PEER);
+    let (src, dst) = match r.kind {
+        mpi::ReqKind::Recv => (world_peer(w, r.comm, r.peer), me),
+        mpi::ReqKind::Send(_) => (me, world_peer(w, r.comm, r.peer)),
+        _ => (me, me),
+    };
+    Some(Traced {
+        action,
+        args: Args::Wait {
+            src,
+            dst,
+            tag: r.tag,
+        },
+    })
+}
+
+/// A call SimGrid records by its name only.
+pub fn plain(action: &'static str) -> Option<Traced> {
+    Some(Traced {
+        action,
+        args: Args::None,
+    })
+}
+
+/// A collective of one count per side.
+pub fn coll(action: &'static str, c: Coll) -> Option<Traced> {
+    Some(Traced {
+        action,
+        args: Args::Coll(c),
+    })
+}
+
+/// A collective of per-rank counts.
+pub fn var_coll(action: &'static str, v: VarColl) -> Option<Traced> {
+    Some(Traced {
+        action,
+        args: Args::VarColl(v),
+    })
+}
+
+/// Per-rank counts as the program passed them, `n` zeros if they could
+/// not be read (the call will fail).
+pub fn counts(read: Option<Vec<i32>>, n: usize) -> Vec<i64> {
+    match read {
+        Some(c) => c.into_iter().map(i64::from).collect(),
+        None => vec![0; n],
+    }
+}
+
+use crate::mpi::collective::{Data, Reduce, VData, IN_PLACE};
+
+/// Counts as i64 (negative ones, an error the call reports, as 0).
+fn size(count: i32) -> u64 {
+    u64::try_from(count).unwrap_or(0)
+}
+
+/// `bcast`: count, root, type.
+pub fn bcast(d: &Data, root: i32) -> Option<Traced> {
+    coll(
+        "bcast",
+        Coll {
+            root,
+            amount: -1.0,
+            send_size: size(d.count),
+            recv_size: 0,
+            send_type: Some(simgrid_type(d.dtype)),
+            recv_type: None,
+        },
+    )
+}
+
+/// Reductions: `reduce` (with its root), `allreduce`, `scan`, `exscan`;
+/// the computation is written as 0, as SimGrid does.
+pub fn reduction(action: &'static str, r: &Reduce, root: i32) -> Option<Traced> {
+    coll(
+        action,
+        Coll {
+            root,
+            amount: 0.0,
+            send_size: size(r.count),
+            recv_size: 0,
+            send_type: Some(simgrid_type(r.dtype)),
+            recv_type: None,
+        },
+    )
+}
+
+/// `gather`, `scatter`, `allgather`, `alltoall` (root -1 for the last
+/// two). A root gathering in place sends nothing of its receive type, and
+/// a rank of an in-place alltoall sends as it receives (SimGrid's
+/// `real_sendcount`).
+pub fn one_count(
+    w: &Ctx<'_>,
+    action: &'static str,
+    comm: i32,
+    send: &Data,
+    recv: &Data,
+    root: i32,
+) -> Option<Traced> {
+    let (send_count, send_type) = if send.addr == IN_PLACE {
+        match action {
+            "gather" if is_root(w, comm, root) => (0, recv.dtype),
+            "alltoall" => (recv.count, recv.dtype),
+            _ => (send.count, send.dtype),
+        }
+    } else {
+        (send.count, send.dtype)
+    };
+    coll(
+        action,
+        Coll {
+            root,
+            amount: -1.0,
+            send_size: size(send_count),
+            recv_size: size(recv.count),
+            send_type: Some(simgrid_type(send_type)),
+            recv_type: Some(simgrid_type(recv.dtype)),
+        },
+    )
+}
+
+/// `gatherv` and `allgatherv` (root -1): the receive counts, zeros on the
+/// ranks other than the root of a gatherv.
+pub fn gatherv(
+    w: &Ctx<'_>,
+    action: &'static str,
+    comm: i32,
+    send: &Data,
+    recv: &VData,
+    root: i32,
+) -> Option<Traced> {
+    let n = comm_size(w, comm);
+    let significant = root < 0 || is_root(w, comm, root);
+    let recv_counts = if significant {
+        counts(recv.counts.read(n, "recvcounts").ok(), n)
+    } else {
+        vec![0; n]
+    };
+    var_coll(
+        action,
+        VarColl {
+            root,
+            send_size: i64::from(send.count),
+            send_counts: None,
+            recv_size: -1,
+            recv_counts: Some(recv_counts),
+            send_type: Some(simgrid_type(send.dtype)),
+            recv_type: Some(simgrid_type(recv.dtype)),
+        },
+    )
+}
+
+/// `scatterv`: the send counts (zeros on the ranks other than the root).
+pub fn scatterv(w: &Ctx<'_>, comm: i32, send: &VData, recv: &Data, root: i32) -> Option<Traced> {
+    let n = comm_size(w, comm);
+    let send_counts = if is_root(w, comm, root) {
+        counts(send.counts.read(n, "sendcounts").ok(), n)
+    } else {
+        vec![0; n]
+    };
+    var_coll(
+        "scatterv",
+        VarColl {
+            root,
+            send_size: -1,
+            send_counts: Some(send_counts),
+            recv_size: i64::from(recv.count),
+            recv_counts: None,
+            send_type: Some(simgrid_type(send.dtype)),
+            recv_type: Some(simgrid_type(recv.dtype)),
+        },
+    )
+}
+
+/// `alltoallv`: each side's total, then its counts.
+pub fn alltoallv(w: &Ctx<'_>, comm: i32, send: &VData, recv: &VData) -> Option<Traced> {
+    let n = comm_size(w, comm);
+    let recv_counts = counts(recv.counts.read(n, "recvcounts").ok(), n);
+    let (send_counts, send_type) = if send.addr == IN_PLACE {
+        (recv_counts.clone(), recv.dtype)
+    } else {
+        (
+            counts(send.counts.read(n, "sendcounts").ok(), n),
+            send.dtype,
+        )
+    };
+    var_coll(
+        "alltoallv",
+        VarColl {
+            root: -1,
+            send_size: send_counts.iter().sum(),
+            send_counts: Some(send_counts),
+            recv_size: recv_counts.iter().sum(),
+            recv_counts: Some(recv_counts),
+            send_type: Some(simgrid_type(send_type)),
+            recv_type: Some(simgrid_type(recv.dtype)),
+        },
+    )
+}
+
+/// `reducescatter`: the receive counts, a computation of 0, the type.
+/// `MPI_Reduce_scatter_block` is written the same way with its one count
+/// repeated (SimGrid 3.32 writes it wrongly, as `count` zeros).
+pub fn reduce_scatter(recv_counts: Vec<i64>, dtype: i32) -> Option<Traced> {
+    var_coll(
+        "reducescatter",
+        VarColl {
+            root: -1,
+            send_size: -1,
+            send_counts: None,
+            recv_size: -1,
+            recv_counts: Some(recv_counts),
+            send_type: Some(0),
+            recv_type: Some(simgrid_type(dtype)),
+        },
+    )
+}
