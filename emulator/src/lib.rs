@@ -21,6 +21,7 @@ pub mod memory;
 pub mod mpi;
 pub mod progress;
 pub mod pthreads;
+pub mod replay;
 pub mod run;
 pub mod sample;
 pub mod sim;

@@ -706,6 +706,8 @@ pub enum SimGrid {
     SmpiColls,
     /// SMPI's helpers: the memory analysis at the end of a run.
     SmpiUtils,
+    /// Trace replay (`-replay`).
+    SmpiReplay,
     Xbt,
     /// The configuration system.
     XbtCfg,
@@ -714,7 +716,7 @@ pub enum SimGrid {
 }
 
 impl SimGrid {
-    const ALL: [SimGrid; 11] = [
+    const ALL: [SimGrid; 12] = [
         SimGrid::Smpi,
         SimGrid::SmpiConfig,
         SimGrid::SmpiKernel,
@@ -723,6 +725,7 @@ impl SimGrid {
         SimGrid::SmpiColl,
         SimGrid::SmpiColls,
         SimGrid::SmpiUtils,
+        SimGrid::SmpiReplay,
         SimGrid::Xbt,
         SimGrid::XbtCfg,
         SimGrid::HostEnergy,
@@ -738,6 +741,7 @@ impl SimGrid {
             SimGrid::SmpiColl => "smpi_coll",
             SimGrid::SmpiColls => "smpi_colls",
             SimGrid::SmpiUtils => "smpi_utils",
+            SimGrid::SmpiReplay => "smpi_replay",
             SimGrid::Xbt => "xbt",
             SimGrid::XbtCfg => "xbt_cfg",
             SimGrid::HostEnergy => "host_energy",

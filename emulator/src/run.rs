@@ -599,12 +599,6 @@ fn locate_files(opts: &mut Options) {
     opts.hostfile = opts.hostfile.as_ref().map(locate);
 }
 
-/// The SimGrid options smpirun recognises but does not implement yet:
-/// which one was given, if any.
-fn unavailable_option(opts: &Options) -> Option<&'static str> {
-    opts.replay.is_some().then_some("-replay")
-}
-
 /// The settings of SimGrid's tracing switches, as its smpirun makes them
 /// (`-trace-file` and the others count only with `-trace` or `-trace-ti`).
 fn trace_settings(opts: &Options) -> Vec<(&'static str, String, &'static str)> {
@@ -725,6 +719,63 @@ fn privatization_summary(asked: Privatization, loader: &AppLoader) -> String {
 }
 
 /// Runs smpirun with `args` (without the program name); returns the exit code.
+/// What runs the ranks of a program: its loaded copies and the functions
+/// replaced in them; and the program's globals, when swapped.
+fn program_factory(
+    program: &Path,
+    args: &[OsString],
+    privatization: Privatization,
+    blas_models: bool,
+    cfg: &Config,
+    stack_bytes: usize,
+) -> Result<(Factory, Option<Rc<privatize::DataSegment>>)> {
+    let mut loader = AppLoader::new(
+        program,
+        privatization,
+        abi_hash(),
+        ABI_TABLE.0.as_ptr().cast(),
+    )?;
+    tracing::info!(
+        target: log::CONFIG,
+        "privatization: {}",
+        privatization_summary(privatization, &loader)
+    );
+    let segment = loader.data_segment()?;
+    let mut replacements = Replacements::default();
+    if blas_models {
+        replacements.functions.extend(
+            crate::abi::blas::replacements()
+                .into_iter()
+                .map(|(name, target)| (name.to_owned(), target, false)),
+        );
+    }
+    for path in cfg
+        .text("smpi/function-models")
+        .split(',')
+        .filter(|p| !p.is_empty())
+    {
+        let models = loader.load_models(Path::new(path))?;
+        replacements.functions.extend(
+            models
+                .functions
+                .iter()
+                // The library carries smpicc's shim, like every program:
+                // its entry points (xbt_log_control_set, ...) are no models.
+                .filter(|(name, _)| !crate::abi_symbols::ABI_NAMES.contains(&name.as_str()))
+                .map(|(name, addr)| (name.clone(), *addr, true)),
+        );
+        replacements._libraries.push(models);
+    }
+    let factory = Factory {
+        loader,
+        program: program.to_path_buf(),
+        args: args.to_vec(),
+        stack_bytes,
+        replacements,
+    };
+    Ok((factory, segment))
+}
+
 pub fn run(args: Vec<OsString>) -> Result<i32> {
     let wall = Instant::now();
     let mut opts = parse_args(args.clone())?;
@@ -767,20 +818,23 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         );
         return Ok(0);
     }
-    if let Some(option) = unavailable_option(&opts) {
-        bail!("{option}: SimGrid's trace replay is not available in smpirun yet; run without {option}");
-    }
     if std::env::var_os(UNDER_WRAPPER).is_none() {
         if let Some(wrapper) = wrapper_command(&opts)? {
             return Err(exec_under(&wrapper, &args));
         }
     }
-    let program = opts.program.clone().ok_or_else(|| {
-        anyhow!(
+    let program = opts.program.clone();
+    match (&opts.replay, &program) {
+        (None, None) => bail!(
             "no program to run\n\n{}\nsmpirun -help lists the options",
             cli::usage()
-        )
-    })?;
+        ),
+        (Some(_), Some(p)) => bail!(
+            "-replay: smpirun replays traces by itself, without a replayer program; remove {}",
+            p.display()
+        ),
+        _ => {}
+    }
 
     let mut cfg = config();
     let mut platform = match &opts.platform {
@@ -995,54 +1049,29 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     let stack_kib = cfg.int("contexts/stack-size");
     let stack_bytes = usize::try_from(stack_kib.saturating_mul(1024)).unwrap_or(usize::MAX);
 
-    let mut loader = AppLoader::new(
-        &program,
-        privatization,
-        abi_hash(),
-        ABI_TABLE.0.as_ptr().cast(),
-    )?;
-    tracing::info!(
-        target: log::CONFIG,
-        "privatization: {}",
-        privatization_summary(privatization, &loader)
-    );
-    let segment = loader.data_segment()?;
-    let mut replacements = Replacements::default();
-    if blas_models {
-        replacements.functions.extend(
-            crate::abi::blas::replacements()
-                .into_iter()
-                .map(|(name, target)| (name.to_owned(), target, false)),
-        );
-    }
-    for path in cfg
-        .text("smpi/function-models")
-        .split(',')
-        .filter(|p| !p.is_empty())
-    {
-        let models = loader.load_models(Path::new(path))?;
-        replacements.functions.extend(
-            models
-                .functions
-                .iter()
-                // The library carries smpicc's shim, like every program:
-                // its entry points (xbt_log_control_set, ...) are no models.
-                .filter(|(name, _)| !crate::abi_symbols::ABI_NAMES.contains(&name.as_str()))
-                .map(|(name, addr)| (name.clone(), *addr, true)),
-        );
-        replacements._libraries.push(models);
-    }
+    let (mut factory, segment): (Box<dyn RankFactory>, _) = match (&opts.replay, &program) {
+        (Some(index), _) => {
+            let files = crate::replay::read_index(index, np)?;
+            let replayer = crate::replay::Replayer::new(files, stack_bytes, simulate);
+            (Box::new(replayer), None)
+        }
+        (None, Some(program)) => {
+            let (f, segment) = program_factory(
+                program,
+                &opts.args,
+                privatization,
+                blas_models,
+                &cfg,
+                stack_bytes,
+            )?;
+            (Box::new(f), segment)
+        }
+        (None, None) => unreachable!("checked above"),
+    };
     let kernel_models = if blas_models {
         Some(kernel_models_from(&cfg, speed)?)
     } else {
         None
-    };
-    let mut factory = Factory {
-        loader,
-        program: program.clone(),
-        args: opts.args.clone(),
-        stack_bytes,
-        replacements,
     };
     let bench = Bench {
         simulate,
@@ -1150,7 +1179,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     }
     sim::install(sim);
     context::install_crash_handler(stack_kib);
-    let outcome = sim::run(&mut factory);
+    let outcome = sim::run(factory.as_mut());
     sim::with(|s| s.progress.finish());
     let trace_result = sim::with(|s| s.tracers.finish(s.core.now()));
     if let Some(w) = watchdog {
@@ -1171,6 +1200,16 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     }
     if let (Some(s), Outcome::Finished { simulated, .. }) = (&mut finished, &outcome) {
         report_energy(&mut s.core, *simulated);
+    }
+    if let (Some(_), Outcome::Finished { simulated, .. }) = (&opts.replay, &outcome) {
+        // SimGrid's replay says so when its last rank ends.
+        log::simgrid(
+            SimGrid::SmpiReplay,
+            Priority::Info,
+            Source::Maestro,
+            *simulated,
+            &format!("Simulation time {simulated:.6}"),
+        );
     }
     let wall = wall.elapsed().as_secs_f64();
     let (code, simulated) = match &outcome {

@@ -84,9 +84,10 @@ fn simgrid_options_without_effect_are_accepted_with_a_warning() {
     let err = stderr(&o);
     let lines: Vec<&str> = err.lines().collect();
     assert_eq!(lines.len(), 3, "{err}");
-    for (line, option) in lines
-        .iter()
-        .zip(["tracing/smpi/internals", "cmonkey/time", "smpi/keep-temps"])
+    for (line, option) in
+        lines
+            .iter()
+            .zip(["tracing/smpi/internals", "cmonkey/time", "smpi/keep-temps"])
     {
         assert!(
             line.starts_with(&format!(
@@ -95,25 +96,6 @@ fn simgrid_options_without_effect_are_accepted_with_a_warning() {
             "{line}"
         );
     }
-}
-
-#[test]
-fn replay_says_it_is_not_available() {
-    let app = build("examples/hello.c");
-    let index = crate::write_scratch("replay-index.txt", "x\n");
-    let o = plain_smpirun(&[
-        "-np",
-        "1",
-        "-replay",
-        index.to_str().unwrap(),
-        app.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(1));
-    assert_eq!(
-        stderr(&o).lines().next().unwrap_or(""),
-        "smpirun: -replay: SimGrid's trace replay is not available in smpirun yet; run without \
-         -replay"
-    );
 }
 
 #[test]

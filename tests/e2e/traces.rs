@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::{build, run, scratch, stderr, NO_COMPUTE};
+use crate::{build, run, scratch, simulated_time, stderr, NO_COMPUTE};
 
 /// What SimGrid 3.32 writes for rank 1 of tests/c/trace_pattern.c on 4
 /// ranks (its `-trace-ti`, computation timing off), trailing spaces kept.
@@ -107,4 +107,95 @@ fn ti_traces_are_simgrids_lines_indexed_in_rank_order_and_deterministic() {
             std::fs::read(again.join(&name)).unwrap()
         );
     }
+}
+
+/// Runs smpirun with `args` and the settings every replay test shares
+/// (deterministic host speed, the final summary line).
+fn timed(args: &[&str]) -> std::process::Output {
+    let mut all = vec!["--cfg=smpi/host-speed:1Gf", "--cfg=smpi/display-timing:yes"];
+    all.extend_from_slice(args);
+    run(&all)
+}
+
+#[test]
+fn replay_predicts_the_online_run_and_follows_the_model() {
+    let dir = scratch().join("ti-replay");
+    std::fs::create_dir_all(&dir).unwrap();
+    let index = dir.join("index.txt");
+    let index = index.to_str().unwrap();
+    let app = build("tests/c/trace_pattern.c");
+    let online = timed(&[
+        "-np",
+        "4",
+        NO_COMPUTE,
+        "-trace-ti",
+        "-trace-file",
+        index,
+        app.to_str().unwrap(),
+    ]);
+    assert!(online.status.success(), "{}", stderr(&online));
+    // The explicit computations of the trace run (they ran online too).
+    let replay = timed(&["-np", "4", "-replay", index]);
+    assert!(replay.status.success(), "{}", stderr(&replay));
+    let (t_online, t_replay) = (simulated_time(&online), simulated_time(&replay));
+    assert!(
+        (t_replay - t_online).abs() <= 0.01 * t_online,
+        "online {t_online}, replay {t_replay}"
+    );
+    assert!(
+        stderr(&replay).contains(&format!("[smpi_replay/INFO] Simulation time {t_replay:.6}")),
+        "{}",
+        stderr(&replay)
+    );
+    // Replays are deterministic, and a trace taken once replays on
+    // another model.
+    let again = timed(&["-np", "4", "-replay", index]);
+    assert_eq!(simulated_time(&again), t_replay);
+    let slow = timed(&[
+        "-np",
+        "4",
+        "--cfg=network/latency-factor:0:100",
+        "-replay",
+        index,
+    ]);
+    assert!(simulated_time(&slow) > 2.0 * t_replay, "{}", stderr(&slow));
+    // Without computations, the trace's compute lines are skipped.
+    let bare = timed(&["-np", "4", NO_COMPUTE, "-replay", index]);
+    assert!(simulated_time(&bare) < t_replay);
+}
+
+#[test]
+fn replay_names_the_line_it_cannot_replay_and_a_short_index() {
+    let dir = scratch().join("ti-bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let rank0 = dir.join("r0.txt");
+    std::fs::write(&rank0, "0 init\n0 waitAny 2\n0 finalize\n").unwrap();
+    let index = dir.join("index.txt");
+    std::fs::write(&index, format!("{}\n", rank0.display())).unwrap();
+    let o = run(&["-np", "1", "-replay", index.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "smpirun: {}:2: rank 0: cannot replay '0 waitAny 2': 'waitAny' is not an action \
+             SimGrid 3.32 replays",
+            rank0.display()
+        )),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["-np", "3", "-replay", index.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("lists one file for 3 ranks"),
+        "{}",
+        stderr(&o)
+    );
+    let two = dir.join("two.txt");
+    std::fs::write(&two, format!("{0}\n{0}\n", rank0.display())).unwrap();
+    let o = run(&["-np", "3", "-replay", two.to_str().unwrap()]);
+    assert!(
+        stderr(&o).contains("lists 2 file(s), one per rank, and 3 ranks are asked for"),
+        "{}",
+        stderr(&o)
+    );
 }
