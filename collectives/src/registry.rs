@@ -540,8 +540,8 @@ algorithm_enum! {
 algorithm_enum! {
     /// `MPI_Scan` algorithms.
     ScanAlgorithm for Scan {
-        /// `linear`.
-        Default => "default": "linear chain (Open MPI's linear scan)",
+        /// `direct`, as SimGrid 3.32's `MPI_Scan`.
+        Default => "default": "direct (SimGrid's MPI_Scan)",
         /// Open MPI's linear scan: rank i receives the prefix of rank i-1,
         /// reduces its contribution into it and passes it to rank i+1.
         Linear => "linear": "chain; rank i receives the prefix of i-1, adds its contribution, sends to i+1",
@@ -556,8 +556,8 @@ algorithm_enum! {
 algorithm_enum! {
     /// `MPI_Exscan` algorithms.
     ExscanAlgorithm for Exscan {
-        /// `linear`.
-        Default => "default": "linear chain",
+        /// `direct`, as SimGrid 3.32's `MPI_Exscan`.
+        Default => "default": "direct (SimGrid's MPI_Exscan)",
         /// Chain: rank i receives the prefix of ranks 0..i from rank i-1,
         /// reduces its contribution into a copy and passes it to rank i+1.
         Linear => "linear": "chain; rank i receives the exclusive prefix from i-1, adds its contribution, sends to i+1",

@@ -18,7 +18,8 @@ use crate::params::{Position, Reduction};
 use crate::registry::{ExscanAlgorithm, ScanAlgorithm};
 use crate::schedule::{recv, send, Block, Buf, Builder, Local, Schedule};
 
-/// `MPI_Scan` of `count` elements with the default algorithm (`linear`).
+/// `MPI_Scan` of `count` elements with the default algorithm (`direct`,
+/// SimGrid 3.32's only one).
 pub fn scan(at: Position, reduction: Reduction) -> Result<Schedule, CollError> {
     scan_with(ScanAlgorithm::Default, at, reduction)
 }
@@ -38,7 +39,7 @@ pub fn scan_with(
     let out = Buf::Recv.block(0, count);
     let mut b = Builder::new();
     match alg {
-        ScanAlgorithm::Default | ScanAlgorithm::Linear => {
+        ScanAlgorithm::Linear => {
             // Open MPI's linear scan: receive the prefix of ranks 0..i from
             // i-1, fold it in front of our contribution, pass it on.
             if rank > 0 {
@@ -70,12 +71,15 @@ pub fn scan_with(
                 b.copy(mine, out);
             }
         }
-        ScanAlgorithm::Direct => direct(&mut b, rank, size, mine, out, true),
+        ScanAlgorithm::Default | ScanAlgorithm::Direct => {
+            direct(&mut b, rank, size, mine, out, true)
+        }
     }
     Ok(b.finish())
 }
 
-/// `MPI_Exscan` of `count` elements with the default algorithm (`linear`).
+/// `MPI_Exscan` of `count` elements with the default algorithm (`direct`,
+/// SimGrid 3.32's only one).
 pub fn exscan(at: Position, reduction: Reduction) -> Result<Schedule, CollError> {
     exscan_with(ExscanAlgorithm::Default, at, reduction)
 }
@@ -95,7 +99,7 @@ pub fn exscan_with(
     let out = Buf::Recv.block(0, count);
     let mut b = Builder::new();
     match alg {
-        ExscanAlgorithm::Default | ExscanAlgorithm::Linear => {
+        ExscanAlgorithm::Linear => {
             let last = rank + 1 == size;
             if rank == 0 {
                 if !last {
@@ -137,7 +141,9 @@ pub fn exscan_with(
                 b.round(vec![send(rank + 1, next)], vec![]);
             }
         }
-        ExscanAlgorithm::Direct => direct(&mut b, rank, size, mine, out, false),
+        ExscanAlgorithm::Default | ExscanAlgorithm::Direct => {
+            direct(&mut b, rank, size, mine, out, false)
+        }
     }
     Ok(b.finish())
 }
