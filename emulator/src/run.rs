@@ -1037,6 +1037,17 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         Vec::new()
     };
 
+    let rank_hosts: Vec<crate::trace::perfetto::RankHost> = if trace.perfetto.is_some() {
+        hosts
+            .iter()
+            .map(|h| crate::trace::perfetto::RankHost {
+                index: h.0 as usize,
+                name: platform.host(*h).name.clone(),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let model = NetModel::from_config(&cfg)?;
     if model.routing != RoutingChoice::Minimal && !platform.has_valiant_routes() {
         bail!(
@@ -1169,6 +1180,14 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         !opts.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
         cfg.float("smpi/progress-interval"),
     );
+    if let Some(file) = &trace.perfetto {
+        let writer = crate::trace::perfetto::PerfettoWriter::new(file, &rank_hosts)
+            .with_context(|| format!("cannot write the trace {}", file.display()))?;
+        sim.tracers.attach(
+            std::rc::Rc::new(std::cell::RefCell::new(writer)),
+            &mut sim.core,
+        );
+    }
     if let Some(index) = &trace.ti {
         let writer = crate::trace::ti::TiWriter::new(index, np, trace.computing)
             .with_context(|| format!("cannot write the trace {}", index.display()))?;

@@ -199,3 +199,76 @@ fn replay_names_the_line_it_cannot_replay_and_a_short_index() {
         stderr(&o)
     );
 }
+
+/// The python of the environment with Perfetto's schema (made by
+/// scripts/perfetto-venv.sh on first use).
+fn perfetto_python() -> String {
+    let o = std::process::Command::new("sh")
+        .arg(crate::repo().join("scripts/perfetto-venv.sh"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).unwrap().trim().to_string()
+}
+
+#[test]
+fn perfetto_traces_decode_with_perfettos_schema_one_slice_per_call() {
+    let dir = scratch().join("perfetto");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("pattern.pftrace");
+    let app = build("tests/c/trace_pattern.c");
+    let o = run(&[
+        "-np",
+        "4",
+        NO_COMPUTE,
+        "--cfg=tracing:yes",
+        "--cfg=tracing/smpi:yes",
+        "--cfg=tracing/smpi/format:perfetto",
+        &format!("--cfg=tracing/filename:{}", file.display()),
+        app.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let decoded = std::process::Command::new(perfetto_python())
+        .arg(crate::repo().join("scripts/perfetto-check.py"))
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        decoded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&decoded.stderr)
+    );
+    let text = String::from_utf8(decoded.stdout).unwrap();
+    let value = |key: &str| -> i64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key)?.strip_prefix(' ')?.parse().ok())
+            .unwrap_or_else(|| panic!("no {key} in:\n{text}"))
+    };
+    assert_eq!(value("tracks"), 4);
+    assert_eq!(value("unresolved"), 0);
+    // Every rank: MPI_Init, Comm_rank, Comm_size, 22 calls in each of 2
+    // iterations, its 2 computations, MPI_Finalize; all ended.
+    for rank in 0..4 {
+        assert_eq!(value(&format!("slices {rank}")), 50, "{text}");
+        assert_eq!(value(&format!("unended {rank}")), 0, "{text}");
+    }
+    assert_eq!(value("name MPI_Allreduce"), 8);
+    assert_eq!(value("name compute"), 8);
+    // Sends to blocking receives (tags 3 and 9) and the sendrecvs' halves.
+    assert!(value("flows") >= 20, "{text}");
+    // The same run writes the same bytes.
+    let first = std::fs::read(&file).unwrap();
+    assert!(run(&[
+        "-np",
+        "4",
+        NO_COMPUTE,
+        "--cfg=tracing:yes",
+        "--cfg=tracing/smpi:yes",
+        "--cfg=tracing/smpi/format:perfetto",
+        &format!("--cfg=tracing/filename:{}", file.display()),
+        app.to_str().unwrap(),
+    ])
+    .status
+    .success());
+    assert_eq!(std::fs::read(&file).unwrap(), first);
+}

@@ -2106,7 +2106,12 @@ fn scan_linear_is_a_chain() {
         in_place: false,
     };
     for rank in 0..10 {
-        let s = scan_with(ScanAlgorithm::Linear, Position { rank, size: 10 }, reduction).unwrap();
+        let s = scan_with(
+            ScanAlgorithm::Linear,
+            Position { rank, size: 10 },
+            reduction,
+        )
+        .unwrap();
         assert!(s.comm_count() <= 2);
         assert!(s.rounds.iter().all(|x| x.comm.len() <= 1));
     }

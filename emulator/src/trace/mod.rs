@@ -6,6 +6,7 @@
 //! branch per call. A tracer is also an engine observer: it sees
 //! computations and transfers through [`Forward`], attached to the core.
 
+pub mod perfetto;
 pub mod ti;
 
 use std::cell::RefCell;
@@ -189,7 +190,7 @@ impl Tracers {
 pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "tracing", kind: Kind::Bool, default: "no", help: "write a trace of the run (with tracing/smpi); smpirun's -trace and -trace-ti set it" },
     OptionSpec { name: "tracing/smpi", kind: Kind::Bool, default: "no", help: "trace the MPI calls" },
-    OptionSpec { name: "tracing/smpi/format", kind: Kind::Text, default: "Paje", help: "the trace's format: Paje, or TI (time-independent, SimGrid's replay input; any other word means TI, as in SimGrid)" },
+    OptionSpec { name: "tracing/smpi/format", kind: Kind::Text, default: "Paje", help: "the trace's format: Paje, perfetto (a timeline for ui.perfetto.dev), or TI (time-independent, SimGrid's replay input; any other word means TI, as in SimGrid)" },
     OptionSpec { name: "tracing/filename", kind: Kind::Text, default: "simgrid.trace", help: "the trace file (TI: the index file, which lists one file per rank in <filename>_files/)" },
     OptionSpec { name: "tracing/smpi/computing", kind: Kind::Bool, default: "no", help: "trace computations (TI: compute lines of their flops)" },
 ];
@@ -199,6 +200,8 @@ pub const OPTIONS: &[OptionSpec] = &[
 pub struct Settings {
     /// The time-independent trace's index file, when one is written.
     pub ti: Option<std::path::PathBuf>,
+    /// The Perfetto trace's file, when one is written.
+    pub perfetto: Option<std::path::PathBuf>,
     /// `compute` lines (`tracing/smpi/computing`).
     pub computing: bool,
 }
@@ -214,8 +217,11 @@ impl Settings {
                     .into(),
             );
         }
+        let file = || std::path::PathBuf::from(cfg.text("tracing/filename"));
+        let perfetto = cfg.text("tracing/smpi/format") == "perfetto";
         Ok(Self {
-            ti: on.then(|| cfg.text("tracing/filename").into()),
+            ti: (on && !perfetto).then(file),
+            perfetto: (on && perfetto).then(file),
             computing: cfg.bool("tracing/smpi/computing"),
         })
     }
