@@ -56,6 +56,7 @@ pub const REGISTRY: &[config::Options] = &[
     OPTIONS,
     crate::engine::netmodel::OPTIONS,
     crate::engine::limit::OPTIONS,
+    crate::engine::netstats::OPTIONS,
     crate::mpi::protocol::OPTIONS,
     crate::mpi::coll::OPTIONS,
     crate::memory::OPTIONS,
@@ -597,6 +598,25 @@ fn locate_files(opts: &mut Options) {
     };
     opts.platform = opts.platform.as_ref().map(locate);
     opts.hostfile = opts.hostfile.as_ref().map(locate);
+}
+
+/// Writes the network statistics: the links into `file`, the slowdown
+/// histogram beside it.
+fn write_network_stats(file: &Path, core: &Core, end: f64) -> Result<()> {
+    use crate::engine::netstats;
+    let Some((rows, stats)) = core.network_stats(end) else {
+        return Ok(());
+    };
+    let write = |path: &Path, what: &dyn Fn(&mut Vec<u8>) -> std::io::Result<()>| {
+        let mut text = Vec::new();
+        what(&mut text)
+            .and_then(|()| std::fs::write(path, &text))
+            .with_context(|| format!("cannot write the network statistics {}", path.display()))
+    };
+    write(file, &|out| netstats::write_links(&rows, out))?;
+    write(&netstats::histogram_path(file), &|out| {
+        stats.write_histogram(out)
+    })
 }
 
 /// The settings of SimGrid's tracing switches, as its smpirun makes them
@@ -1180,6 +1200,12 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         !opts.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()),
         cfg.float("smpi/progress-interval"),
     );
+    let network_stats = Some(cfg.text("smpi/network-stats"))
+        .filter(|f| !f.is_empty())
+        .map(PathBuf::from);
+    if network_stats.is_some() {
+        sim.core.count_network();
+    }
     if let Some(file) = &trace.perfetto {
         let writer = crate::trace::perfetto::PerfettoWriter::new(file, &rank_hosts)
             .with_context(|| format!("cannot write the trace {}", file.display()))?;
@@ -1220,6 +1246,10 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     if let (Some(s), Outcome::Finished { simulated, .. }) = (&mut finished, &outcome) {
         report_energy(&mut s.core, *simulated);
     }
+    let stats_written = match (&network_stats, &finished) {
+        (Some(file), Some(s)) => write_network_stats(file, &s.core, s.core.now()),
+        _ => Ok(()),
+    };
     if let (Some(_), Outcome::Finished { simulated, .. }) = (&opts.replay, &outcome) {
         // SimGrid's replay says so when its last rank ends.
         log::simgrid(
@@ -1276,6 +1306,17 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             }
         }
     }
+    let code = match stats_written {
+        Err(e) => {
+            eprintln!("smpirun: {e:#}");
+            if code == 0 {
+                1
+            } else {
+                code
+            }
+        }
+        _ => code,
+    };
     let code = match trace_result {
         Err(e) => {
             eprintln!("smpirun: the trace could not be written completely: {e}");

@@ -533,6 +533,32 @@ impl System {
         self.get(id).map_or(0.0, |a| a.rate)
     }
 
+    /// What the running actions use of shared resource `r` now (the sum
+    /// of their rates times their coefficients on it, against its
+    /// capacity); 0 for a FATPIPE, whose actions are only bounded by it.
+    /// Solves what changed first.
+    pub fn usage(&mut self, r: ResourceId) -> f64 {
+        self.solve();
+        let Some(res) = self.resources.get(r.0 as usize) else {
+            return 0.0;
+        };
+        res.elements
+            .iter()
+            .filter_map(|e| {
+                let a = self.slots[e.action as usize].action.as_ref()?;
+                Some(a.rate * a.uses[e.use_index as usize].coef)
+            })
+            .filter(|u| u.is_finite())
+            .sum()
+    }
+
+    /// The capacity of resource `r`.
+    pub fn capacity(&self, r: ResourceId) -> f64 {
+        self.resources
+            .get(r.0 as usize)
+            .map_or(0.0, |res| res.capacity)
+    }
+
     /// The action's remaining work at [`Self::now`] (0 once it is gone or
     /// if it runs at an infinite rate).
     pub fn remaining(&mut self, id: ActionId) -> f64 {

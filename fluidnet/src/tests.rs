@@ -56,6 +56,24 @@ fn two_flows_share_a_link_equally() {
 }
 
 #[test]
+fn usage_is_what_the_running_flows_take_of_a_link() {
+    let mut s = system();
+    let wide = s.add_resource(100.0, Sharing::Shared);
+    let narrow = s.add_resource(30.0, Sharing::Shared);
+    let pipe = s.add_resource(100.0, Sharing::FatPipe);
+    assert_eq!(s.usage(wide), 0.0);
+    s.start(&flow(100.0, &[(wide, 1.0), (narrow, 1.0)]));
+    let b = s.start(&flow(100.0, &[(wide, 2.0), (pipe, 1.0)]));
+    // The first flow takes all of the narrow link (30); the second, the
+    // rest of the wide one at coefficient 2 (35).
+    assert_eq!(s.usage(narrow), 30.0);
+    assert_eq!(s.usage(wide), 100.0);
+    assert_eq!(s.rate(b), 35.0);
+    assert_eq!(s.usage(pipe), 0.0, "a FATPIPE only bounds its flows");
+    assert_eq!(s.capacity(narrow), 30.0);
+}
+
+#[test]
 fn the_tightest_link_of_a_route_limits_a_flow() {
     let mut s = system();
     let fast = s.add_resource(100.0, Sharing::Shared);

@@ -272,3 +272,82 @@ fn perfetto_traces_decode_with_perfettos_schema_one_slice_per_call() {
     .success());
     assert_eq!(std::fs::read(&file).unwrap(), first);
 }
+
+/// The rows of a CSV file, split on commas (our files quote nothing here).
+fn csv_rows(path: &Path) -> Vec<Vec<String>> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect()
+}
+
+#[test]
+fn network_stats_show_idle_and_congested_links_and_slowdowns() {
+    let dir = scratch().join("netstats");
+    std::fs::create_dir_all(&dir).unwrap();
+    // Two ranks, one message at a time: nothing waits for anything.
+    let pp = build("examples/pingpong.c");
+    let alone = dir.join("pingpong.csv");
+    let o = run(&[
+        "-np",
+        "2",
+        NO_COMPUTE,
+        &format!("--cfg=smpi/network-stats:{}", alone.display()),
+        pp.to_str().unwrap(),
+        "65536",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let links = csv_rows(&alone);
+    let link = |name: &str, dir: &str| {
+        links
+            .iter()
+            .find(|r| r[0] == name && r[1] == dir)
+            .unwrap_or_else(|| panic!("no {name} {dir} in {links:?}"))
+            .clone()
+    };
+    // Rank 0's messages leave by its link's up half, rank 1's arrive by
+    // the down half of its own: the same bytes, one flow at a time.
+    let (out0, in1) = (link("default_link_0", "up"), link("default_link_1", "down"));
+    assert_eq!(out0[3], in1[3]);
+    assert!(out0[3].parse::<u64>().unwrap() > 2 * 65536);
+    assert_eq!(out0[5], "1", "peak concurrent flows");
+    let histogram = csv_rows(&dir.join("pingpong.slowdown.csv"));
+    assert!(!histogram.is_empty());
+    assert!(
+        histogram.iter().all(|r| r[1] == "1" && r[4] == "1.000000"),
+        "alone, no message is slowed: {histogram:?}"
+    );
+    // Sixteen ranks on a fat tree of 1 Gb/s links: collectives contend.
+    let app = build("tests/c/trace_pattern.c");
+    let busy = dir.join("pattern.csv");
+    let o = run(&[
+        "-np",
+        "16",
+        NO_COMPUTE,
+        "-platform",
+        "fat-tree:2;4,4;1,2;1,1:bw=1Gbps",
+        &format!("--cfg=smpi/network-stats:{}", busy.display()),
+        app.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let links = csv_rows(&busy);
+    assert!(links.iter().any(|r| r[5].parse::<u32>().unwrap() >= 8));
+    let histogram = csv_rows(&dir.join("pattern.slowdown.csv"));
+    let slowed: u64 = histogram
+        .iter()
+        .filter(|r| r[1].parse::<f64>().unwrap() >= 1.5)
+        .map(|r| r[3].parse::<u64>().unwrap())
+        .sum();
+    assert!(slowed > 100, "{histogram:?}");
+    for class in ["<1KiB", "1KiB-64KiB"] {
+        let share: f64 = histogram
+            .iter()
+            .filter(|r| r[0] == class)
+            .map(|r| r[4].parse::<f64>().unwrap())
+            .sum();
+        assert!((share - 1.0).abs() < 1e-5, "{class}: {share}");
+    }
+}

@@ -27,6 +27,7 @@ mod ib;
 pub mod limit;
 mod net;
 pub mod netmodel;
+pub mod netstats;
 pub mod observe;
 mod timer;
 
@@ -240,6 +241,8 @@ pub struct Core {
     scratch: FlowScratch,
     /// The IB model's nodes, under `network/model:IB`.
     ib: Option<ib::Ib>,
+    /// The network's statistics, when asked for (`smpi/network-stats`).
+    net_stats: Option<netstats::NetStats>,
     /// The transfers whose IB bound an event changed (reused buffer).
     ib_changed: Vec<(TransferId, f64)>,
     /// Set when the simulation cannot go on (for example a missing route).
@@ -331,6 +334,7 @@ impl Core {
             route_draws: 0,
             scratch: FlowScratch::default(),
             ib,
+            net_stats: None,
             ib_changed: Vec::new(),
             failure: None,
             live: n,

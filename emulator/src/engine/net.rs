@@ -32,6 +32,10 @@ pub(super) struct Transfer {
     /// Under the IB model, its bound now, which its flow takes (the IB
     /// model may change it from the transfer's start, latency included).
     ib_bound: Option<f64>,
+    /// When it started, and how long it would take alone on an idle
+    /// network (kept for the network statistics only).
+    started: f64,
+    alone: f64,
 }
 
 /// Reused buffers for computing a flow: the route, the reverse route, the
@@ -58,6 +62,8 @@ impl Core {
             done: false,
             valiant,
             ib_bound: None,
+            started: self.now,
+            alone: 0.0,
         };
         let id = match self.free_transfers.pop() {
             Some(i) => {
@@ -98,6 +104,12 @@ impl Core {
             if valiant.is_some() { " (Valiant route)" } else { "" },
         );
         self.count_in_flight(&route, true);
+        if self.net_stats.is_some() {
+            let alone = self.alone_time(bytes, &route, delay);
+            if let Some(t) = self.transfers[id.0 as usize].as_mut() {
+                t.alone = alone;
+            }
+        }
         if self.ib.is_some() && src != dst {
             self.ib_start(id, src, dst, &route);
         }
@@ -324,11 +336,92 @@ impl Core {
             factor: flow.factor,
             uses,
         });
+        if self.net_stats.is_some() {
+            self.count_flow(&sc.route, Some(bytes), action);
+        }
         self.scratch = sc;
         self.owners.insert(action, ActionOwner::Transfer(id));
         if let Some(t) = self.transfers[id.0 as usize].as_mut() {
             t.action = Some(action);
         }
+    }
+
+    /// How long `bytes` would take over `route` alone on an idle network,
+    /// after a latency phase of `delay`: the flow at the rate of the
+    /// route's narrowest link (or its bound), times its factor.
+    fn alone_time(&self, bytes: usize, route: &[LinkUse], delay: f64) -> f64 {
+        let links: Vec<(f64, f64)> = route
+            .iter()
+            .map(|u| {
+                let l = self.platform.link(u.link);
+                (l.bandwidth, l.latency)
+            })
+            .collect();
+        let flow = self.model.flow(bytes, &links);
+        let rate = route
+            .iter()
+            .map(|u| self.fluid.capacity(self.resource_of(u)))
+            .fold(flow.bound.unwrap_or(f64::INFINITY), f64::min);
+        if rate.is_finite() && rate > 0.0 && flow.factor > 0.0 {
+            delay + flow.amount / (rate * flow.factor)
+        } else {
+            delay
+        }
+    }
+
+    /// The network statistics of a flow on `route` that starts (with its
+    /// `bytes`) or ends (`None`): the links' counters, and their usage
+    /// now. A FATPIPE only bounds each flow: its usage is the flow's.
+    fn count_flow(&mut self, route: &[LinkUse], bytes: Option<usize>, action: fluidnet::ActionId) {
+        let now = self.now;
+        let own_rate = if bytes.is_some() {
+            self.fluid.rate(action)
+        } else {
+            0.0
+        };
+        for u in route {
+            let r = self.resource_of(u);
+            let usage = if self.fatpipe[r.0 as usize] {
+                own_rate
+            } else {
+                self.fluid.usage(r)
+            };
+            let Some(stats) = self.net_stats.as_mut() else {
+                return;
+            };
+            match bytes {
+                Some(b) => stats.flow_started(r, b, now),
+                None => stats.flow_ended(r, now),
+            }
+            if usage.is_finite() {
+                stats.sample_usage(r, usage);
+            }
+        }
+    }
+
+    /// Keeps the network statistics from now on.
+    pub fn count_network(&mut self) {
+        self.net_stats = Some(super::netstats::NetStats::new(self.fatpipe.len()));
+    }
+
+    /// The network statistics, when kept: the links' rows at date `end`
+    /// (every link, both halves of a split-duplex one) and the messages'.
+    pub fn network_stats(
+        &self,
+        end: f64,
+    ) -> Option<(Vec<super::netstats::LinkRow>, &super::netstats::NetStats)> {
+        let stats = self.net_stats.as_ref()?;
+        let mut rows = Vec::new();
+        for (link, pair) in self.platform.links().iter().zip(&self.link_resources) {
+            let bw = link.bandwidth;
+            if pair[0] == pair[1] {
+                rows.push(stats.row(pair[0], &link.name, "both", bw, end));
+            } else {
+                rows.push(stats.row(pair[0], &link.name, "up", bw, end));
+                rows.push(stats.row(pair[1], &link.name, "down", bw, end));
+            }
+        }
+        Some((rows, stats))
     }
 
     /// Under UGAL, adds (or removes) a message on each resource of `route`.
@@ -349,18 +442,33 @@ impl Core {
     /// Marks transfer `id` arrived; whether it was live (and must be
     /// reported to its owner).
     pub(super) fn arrive(&mut self, id: TransferId) -> bool {
-        let (src, dst, valiant, in_ib) = match self
+        let (src, dst, valiant, in_ib, action) = match self
             .transfers
             .get_mut(id.0 as usize)
             .and_then(Option::as_mut)
         {
             Some(t) => {
                 t.done = true;
-                t.action = None;
-                (t.src_host, t.dst_host, t.valiant, t.ib_bound.is_some())
+                (
+                    t.src_host,
+                    t.dst_host,
+                    t.valiant,
+                    t.ib_bound.is_some(),
+                    t.action.take(),
+                )
             }
             None => return false,
         };
+        if let (Some(action), true) = (action, self.net_stats.is_some()) {
+            let mut route = std::mem::take(&mut self.scratch.route);
+            self.platform_route(src, dst, valiant, &mut route);
+            self.count_flow(&route, None, action);
+            self.scratch.route = route;
+            let t = self.transfers[id.0 as usize].as_ref();
+            if let (Some(t), Some(stats)) = (t, self.net_stats.as_mut()) {
+                stats.message(t.bytes, self.now - t.started, t.alone);
+            }
+        }
         debug!(target: NETWORK, "transfer {} arrived", id.0);
         if let Some(ib) = self.ib.as_mut().filter(|_| in_ib) {
             let mut changed = std::mem::take(&mut self.ib_changed);
