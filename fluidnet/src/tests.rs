@@ -877,10 +877,19 @@ proptest! {
         let res: Vec<ResourceId> =
             resources.iter().map(|&(c, fat)| s.add_resource(c, sharing(fat))).collect();
         let ids: Vec<ActionId> = actions.iter().map(|a| start(&mut s, &res, a, 1000.0)).collect();
-        let expected = reference(&resources, &actions, Precision::default().maxmin);
+        let maxmin = Precision::default().maxmin;
+        let expected = reference(&resources, &actions, maxmin);
+        // Rates within the precision floor of a resource may differ: when
+        // two resources tie for the lowest level, which one is filled
+        // first decides which action gets what the other leaves below the
+        // floor (snapped to 0), and the reference fills the first.
+        let floor = maxmin * resources.iter().map(|r| r.0).fold(0.0, f64::max);
         for (i, &id) in ids.iter().enumerate() {
             let got = s.rate(id);
-            prop_assert!(close(got, expected[i]), "action {i}: {got} vs reference {}", expected[i]);
+            prop_assert!(
+                close(got, expected[i]) || (got - expected[i]).abs() <= floor,
+                "action {i}: {got} vs reference {}", expected[i]
+            );
         }
     }
 
