@@ -42,7 +42,8 @@ const OPTIONS: config::Options = &[
     OptionSpec { name: "contexts/factory", kind: Kind::Text, default: "raw", help: "SimGrid's way of switching between ranks: raw, boost, ucontext or thread; each gives the same simulation, and here every one is smpirun's coroutines" },
     OptionSpec { name: "plugin", kind: Kind::Text, default: "", help: "a SimGrid plugin to activate (may be given several times): host_energy counts the energy of hosts (their wattage_per_state properties) and reports it at the end; SimGrid's others are accepted with a warning" },
     OptionSpec { name: "path", kind: Kind::Text, default: "", help: "a directory where a -platform or -hostfile file not found as given is looked for (SimGrid's; may be given several times)" },
-    OptionSpec { name: "smpi/display-timing", kind: Kind::Bool, default: "no", help: "print the simulated and wall times when the run ends (printed anyway when stderr is a terminal, unless -quiet)" },
+    OptionSpec { name: "smpi/display-timing", kind: Kind::Bool, default: "no", help: "print SimGrid's summary when the run ends (simulated time, wall time, time the application computed), then smpirun's one-line summary" },
+    OptionSpec { name: "smpi/display-summary", kind: Kind::Bool, default: "no", help: "print smpirun's one-line summary when the run ends (simulated time, wall time, ranks; printed anyway when stderr is a terminal, unless -quiet)" },
     OptionSpec { name: "smpi/map", kind: Kind::Text, default: "hostfile", help: "rank placement: hostfile (rank i on slot i mod slots), round-robin (over hosts), block (consecutive ranks per host), random:SEED (the hostfile placement shuffled); yes/1 (SimGrid's meaning) prints the hostfile placement as -map does" },
     OptionSpec { name: "smpi/privatization", kind: Kind::Text, default: "auto", help: "give each rank its own globals: swap (one copy, globals swapped at each switch; alias mmap), dlopen (yes: one copy per rank), no, or auto (swap when the program allows it, else dlopen)" },
     OptionSpec { name: "smpi/blas", kind: Kind::Text, default: "real", help: "real: the program's BLAS runs; model: its BLAS calls (cblas_* and dgemm_-style) do no arithmetic and cost a modelled time instead (see smpi/blas-model-file)" },
@@ -1286,7 +1287,26 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     // SimGrid prints nothing of its own at the end unless asked; a person
     // at a terminal gets the summary anyway.
     let display = cfg.bool("smpi/display-timing")
+        || cfg.bool("smpi/display-summary")
         || (!opts.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    if cfg.bool("smpi/display-timing") {
+        // SimGrid's summary, in its words and number format.
+        let g = crate::trace::ti::g6;
+        let computed = finished.as_ref().map_or(0.0, |s| s.computed_seconds);
+        log::simgrid(
+            SimGrid::SmpiUtils,
+            Priority::Info,
+            Source::Maestro,
+            simulated,
+            &format!(
+                "Simulated time: {} seconds. \n\nThe simulation took {} seconds (after parsing \
+                 and platform setup)\n{} seconds were actual computation of the application",
+                g(simulated),
+                g(wall),
+                g(computed)
+            ),
+        );
+    }
     if display {
         eprintln!("smpirun: simulated time {simulated:.6} s, wall time {wall:.3} s, {np} ranks");
     }

@@ -194,6 +194,9 @@ pub struct Sim {
     pub progress: crate::progress::Progress,
     /// The trace writers (`crate::trace`).
     pub tracers: crate::trace::Tracers,
+    /// The computation the ranks did for real, measured (seconds of the
+    /// bench clock): SimGrid's "actual computation of the application".
+    pub computed_seconds: f64,
     /// Each rank's random generators and `strtok` position.
     pub libc: crate::libc_state::LibcStates,
     /// The BLAS kernel models, under `smpi/blas:model`.
@@ -226,6 +229,7 @@ impl Sim {
             threads: Default::default(),
             progress: Default::default(),
             tracers: Default::default(),
+            computed_seconds: 0.0,
             libc: Default::default(),
             kernels: None,
             bench,

@@ -63,16 +63,16 @@ pub fn smpicc() -> Command {
     with_env(Command::new(env!("CARGO_BIN_EXE_smpicc")))
 }
 
-/// smpirun with the closing summary line on (it is off by default when
-/// stderr is not a terminal, as SimGrid prints none): the tests read the
-/// simulated time from it.
+/// smpirun with its one-line closing summary on (it is off by default
+/// when stderr is not a terminal, as SimGrid prints none): the tests read
+/// the simulated time from it.
 pub fn smpirun() -> Command {
     let mut c = with_env(Command::new(env!("CARGO_BIN_EXE_smpirun")));
     c.arg(DISPLAY_TIMING);
     c
 }
 
-pub const DISPLAY_TIMING: &str = "--cfg=smpi/display-timing:yes";
+pub const DISPLAY_TIMING: &str = "--cfg=smpi/display-summary:yes";
 
 /// Compiles `source` (relative to the repository root) into the scratch
 /// directory, once per test run (never reusing a build of an earlier run,

@@ -20,11 +20,10 @@ fn a_run_prints_only_what_the_program_prints_unless_asked() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(stderr(&o), "", "nothing of smpirun's own on stderr");
     assert_eq!(stdout(&o).lines().count(), 2, "{}", stdout(&o));
-    // SimGrid's option, before or after the program; and -analyze.
+    // Our one-line summary, the option before or after the program.
     for args in [
         &["-np", "2", NO_COMPUTE, DISPLAY_TIMING, app][..],
         &["-np", "2", NO_COMPUTE, app, DISPLAY_TIMING],
-        &["-np", "2", NO_COMPUTE, "-analyze", app],
     ] {
         let o = plain_smpirun(args);
         assert!(
@@ -32,6 +31,32 @@ fn a_run_prints_only_what_the_program_prints_unless_asked() {
             "{args:?}: {}",
             stderr(&o)
         );
+    }
+    // SimGrid's summary, in its words, then ours; -analyze asks for it.
+    for args in [
+        &["-np", "2", NO_COMPUTE, "--cfg=smpi/display-timing:yes", app][..],
+        &["-np", "2", NO_COMPUTE, "-analyze", app],
+    ] {
+        let o = plain_smpirun(args);
+        let err = stderr(&o);
+        let lines: Vec<&str> = err.lines().collect();
+        assert!(
+            lines[0].starts_with("[0.0")
+                && lines[0].contains("] [smpi_utils/INFO] Simulated time: "),
+            "{args:?}: {err}"
+        );
+        assert!(lines[1].is_empty());
+        assert!(lines[2].starts_with("The simulation took "), "{err}");
+        assert!(
+            lines[2].ends_with(" seconds (after parsing and platform setup)"),
+            "{err}"
+        );
+        // Computation timing is off: the application computed nothing.
+        assert_eq!(
+            lines[3],
+            "0 seconds were actual computation of the application"
+        );
+        assert!(lines[4].starts_with("smpirun: simulated time 0.0"), "{err}");
     }
 }
 

@@ -148,7 +148,11 @@ pub(crate) fn bench_end() {
         } else {
             0.0
         };
-        measured + std::mem::take(&mut actor.pending_flops)
+        let flops = measured + std::mem::take(&mut actor.pending_flops);
+        if measured > 0.0 {
+            s.computed_seconds += burst;
+        }
+        flops
     });
     compute(flops, "computation");
 }
