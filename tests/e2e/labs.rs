@@ -229,3 +229,54 @@ fn energy_pstates_compute_has_a_sweet_spot_and_comm_saves_at_the_slowest() {
     assert!((comm[3].0 / comm[0].0 - 1.0).abs() < 1e-2, "{comm:?}");
     assert!(comm.windows(2).all(|w| w[1].1 < w[0].1), "{comm:?}");
 }
+
+#[test]
+fn routing_lab_minimal_saturates_one_blue_link_per_group_and_ugal_relieves_it() {
+    let app = build("examples/labs/routing_congestion.c");
+    let dir = crate::scratch().join("routing-lab");
+    std::fs::create_dir_all(&dir).unwrap();
+    let run_with = |routing: &str| -> (f64, Vec<Vec<String>>) {
+        let stats = dir.join(format!("{routing}.csv"));
+        let o = run(&[
+            "-platform",
+            "dragonfly:8,1;1,1;8,1;4:bw=10Gbps:lat=1us",
+            NO_COMPUTE,
+            &format!("--cfg=network/routing:{routing}"),
+            &format!("--cfg=smpi/network-stats:{}", stats.display()),
+            app.to_str().unwrap(),
+            "32",
+            "65536",
+            "2",
+        ]);
+        let out = stdout(&o);
+        assert!(
+            o.status.success() && out.contains("data ok"),
+            "{out}{}",
+            stderr(&o)
+        );
+        let rows = std::fs::read_to_string(&stats)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').map(str::to_string).collect())
+            .collect();
+        (first_time(&out), rows)
+    };
+    let blue_loads = |rows: &[Vec<String>]| -> Vec<f64> {
+        rows.iter()
+            .filter(|r| r[0].starts_with("blue"))
+            .map(|r| r[6].parse().unwrap())
+            .collect()
+    };
+    let (minimal, min_rows) = run_with("minimal");
+    let (ugal, ugal_rows) = run_with("ugal");
+    assert!(ugal < 0.7 * minimal, "ugal {ugal} ms, minimal {minimal} ms");
+    // Minimally routed, each group's transposition crosses one blue link
+    // direction: 8 of them carry nearly all of it, the others only the
+    // halo's few messages between groups. UGAL spreads the load.
+    let busy = |loads: &[f64], above: f64| loads.iter().filter(|&&u| u > above).count();
+    let (min_blue, ugal_blue) = (blue_loads(&min_rows), blue_loads(&ugal_rows));
+    assert_eq!(busy(&min_blue, 0.5), 8, "{min_blue:?}");
+    assert_eq!(busy(&min_blue, 0.05), 8, "{min_blue:?}");
+    assert!(busy(&ugal_blue, 0.05) > 16, "{ugal_blue:?}");
+}
