@@ -300,8 +300,8 @@ fn call_described(
         if observed {
             sim::with(|s| {
                 let traced = describe(&s.mpi());
-                let (at, rank) = (s.core.now(), s.core.current());
-                s.tracers.call_enter(at, rank, name, traced.as_ref());
+                let (at, who) = (s.core.now(), (s.core.current(), s.core.current_actor()));
+                s.tracers.call_enter(at, who, name, traced.as_ref());
             });
         }
         // Weak progress: every MPI call advances the caller's non-blocking
@@ -319,8 +319,8 @@ fn call_described(
         };
         if observed {
             sim::with(|s| {
-                let (at, rank) = (s.core.now(), s.core.current());
-                s.tracers.call_exit(at, rank, name, code);
+                let (at, who) = (s.core.now(), (s.core.current(), s.core.current_actor()));
+                s.tracers.call_exit(at, who, name, code);
             });
         }
         code
