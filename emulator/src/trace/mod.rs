@@ -6,6 +6,7 @@
 //! branch per call. A tracer is also an engine observer: it sees
 //! computations and transfers through [`Forward`], attached to the core.
 
+pub mod profile;
 pub mod ti;
 
 use std::cell::RefCell;
