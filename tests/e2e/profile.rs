@@ -154,3 +154,40 @@ fn a_profile_file_of_another_kind_is_refused_by_name() {
         stderr(&o)
     );
 }
+
+/// tests/c/pthread_ring.c on 4 ranks: each rank's thread runs a token
+/// ring while its main thread runs collectives, both inside MPI calls at
+/// once; every call of both is in the rank's rows, none longer than the
+/// run.
+#[test]
+fn the_threads_of_a_rank_are_profiled_together() {
+    let app = build("tests/c/pthread_ring.c");
+    let dir = scratch().join("profile-threads");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("profile.csv");
+    let o = run(&[
+        "-np",
+        "4",
+        NO_COMPUTE,
+        &format!("--cfg=smpi/profile-file:{}", file.display()),
+        app.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    let rows = csv_rows(&file);
+    let end = simulated_time(&o);
+    let of = |rank: usize, call: &str| {
+        rows.iter()
+            .find(|r| r.rank == rank && r.call == call)
+            .map(|r| (r.calls, r.bytes))
+    };
+    for rank in 0..4 {
+        // The thread's 5 laps of one int, the main thread's 5 rounds of
+        // one long and the int of check.h's report; both ask whether they
+        // are the main thread.
+        assert_eq!(of(rank, "MPI_Send"), Some((5, 20)));
+        assert_eq!(of(rank, "MPI_Recv"), Some((5, 20)));
+        assert_eq!(of(rank, "MPI_Allreduce"), Some((6, 44)));
+        assert_eq!(of(rank, "MPI_Is_thread_main"), Some((2, 0)));
+    }
+    assert!(rows.iter().all(|r| r.max_s <= end + 1e-6), "{rows:?}");
+}
