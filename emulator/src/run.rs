@@ -64,6 +64,7 @@ pub const REGISTRY: &[config::Options] = &[
     crate::leaks::OPTIONS,
     crate::progress::OPTIONS,
     crate::trace::OPTIONS,
+    crate::trace::profile::OPTIONS,
 ];
 
 /// The defaults of every option.
@@ -909,6 +910,17 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         log_option_set(name, &value, origin);
     }
     let trace = crate::trace::Settings::from_config(&cfg).map_err(|e| anyhow!(e))?;
+    let profile = crate::trace::profile::Settings::from_config(&cfg)?;
+    if let Some(p) = &profile {
+        p.create_file()?;
+    }
+    if profile.is_some() && opts.replay.is_some() {
+        // Better no profile than an empty one.
+        bail!(
+            "options smpi/profile and smpi/profile-file: -replay runs are not profiled (their \
+             actions do not go through the MPI calls the profiler sees)"
+        );
+    }
     for ignored in cfg.ignored() {
         warn_at_start(
             SimGrid::SmpiConfig,
@@ -1223,6 +1235,15 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             &mut sim.core,
         );
     }
+    // Attached only when asked for: a run without it pays nothing.
+    let profiler = profile.as_ref().map(|_| {
+        let p = Rc::new(std::cell::RefCell::new(
+            crate::trace::profile::Profiler::new(np),
+        ));
+        sim.tracers
+            .attach(Rc::clone(&p) as crate::trace::Shared, &mut sim.core);
+        p
+    });
     sim::install(sim);
     context::install_crash_handler(stack_kib);
     let outcome = sim::run(factory.as_mut());
@@ -1289,6 +1310,16 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     let display = cfg.bool("smpi/display-timing")
         || cfg.bool("smpi/display-summary")
         || (!opts.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    let mut profile_result = Ok(());
+    if let (Some(settings), Some(p)) = (&profile, &profiler) {
+        let p = p.borrow();
+        if settings.table {
+            eprint!("{}", p.table());
+        }
+        if let Some((path, format)) = &settings.file {
+            profile_result = p.write(path, *format);
+        }
+    }
     if cfg.bool("smpi/display-timing") {
         // SimGrid's summary, in its words and number format.
         let g = crate::trace::ti::g6;
@@ -1347,6 +1378,17 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             }
         }
         _ => code,
+    };
+    let code = match profile_result {
+        Err(e) => {
+            eprintln!("smpirun: {e}");
+            if code == 0 {
+                1
+            } else {
+                code
+            }
+        }
+        Ok(()) => code,
     };
     if code != 0 && !opts.quiet {
         // SimGrid's smpirun ends every failed simulation with this line.

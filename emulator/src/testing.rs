@@ -108,7 +108,10 @@ impl Setup {
             host_speed: 1e9,
             omp_cpu: true,
         };
-        let mpi = Mpi::new(self.ranks, protocol);
+        let mut mpi = Mpi::new(self.ranks, protocol);
+        // The collectives' algorithms and their radix, as smpirun sets them.
+        mpi.algorithms =
+            crate::mpi::coll::Algorithms::from_config(&cfg).expect("valid test algorithms");
         let mut sim = Sim::new(core, mpi, Memory::default(), bench);
         for t in self.tracers {
             sim.tracers.attach(t, &mut sim.core);

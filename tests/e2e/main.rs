@@ -11,6 +11,7 @@ mod ib;
 mod labs;
 mod leaks;
 mod models;
+mod profile;
 mod programs;
 mod simgrid;
 mod simgrid_cli;

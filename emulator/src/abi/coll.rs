@@ -39,7 +39,7 @@ pub(crate) unsafe extern "C" fn MPI_Bcast(
     call_traced(
         "MPI_Bcast",
         comm,
-        |_| trace::bcast(&d, root),
+        |w| trace::bcast(w, &d, root),
         || collective::bcast(comm, d, root),
     )
 }
@@ -258,14 +258,14 @@ macro_rules! reductions {
 
 reductions! {
     MPI_Allreduce(count) => collective::allreduce,
-        |_, _, r| trace::reduction("allreduce", r, -1);
+        |w, _, r| trace::reduction(w, "allreduce", r, -1);
     MPI_Reduce_scatter_block(recvcount) => collective::reduce_scatter_block,
         |w, comm, r| {
             let n = trace::comm_size(w, comm);
-            trace::reduce_scatter(vec![i64::from(r.count); n], r.dtype)
+            trace::reduce_scatter(w, vec![i64::from(r.count); n], r.dtype)
         };
-    MPI_Scan(count) => collective::scan, |_, _, r| trace::reduction("scan", r, -1);
-    MPI_Exscan(count) => collective::exscan, |_, _, r| trace::reduction("exscan", r, -1);
+    MPI_Scan(count) => collective::scan, |w, _, r| trace::reduction(w, "scan", r, -1);
+    MPI_Exscan(count) => collective::exscan, |w, _, r| trace::reduction(w, "exscan", r, -1);
 }
 
 pub(crate) unsafe extern "C" fn MPI_Reduce(
@@ -287,7 +287,7 @@ pub(crate) unsafe extern "C" fn MPI_Reduce(
     call_traced(
         "MPI_Reduce",
         comm,
-        |_| trace::reduction("reduce", &r, root),
+        |w| trace::reduction(w, "reduce", &r, root),
         || collective::reduce(comm, &r, root),
     )
 }
@@ -310,7 +310,7 @@ pub(crate) unsafe extern "C" fn MPI_Reduce_scatter(
     let describe = |w: &mpi::Ctx<'_>| {
         let n = trace::comm_size(w, comm);
         let counts = mpi::check::ArgArray::read(&CArray(recvcounts), n, "recvcounts").ok();
-        trace::reduce_scatter(trace::counts(counts, n), datatype)
+        trace::reduce_scatter(w, trace::counts(counts, n), datatype)
     };
     call_traced("MPI_Reduce_scatter", comm, describe, || {
         collective::reduce_scatter(comm, &r, &CArray(recvcounts))

@@ -304,8 +304,8 @@ fn call_described(
         if observed {
             sim::with(|s| {
                 let traced = describe(&s.mpi());
-                let (at, rank) = (s.core.now(), s.core.current());
-                s.tracers.call_enter(at, rank, name, traced.as_ref());
+                let (at, who) = (s.core.now(), (s.core.current(), s.core.current_actor()));
+                s.tracers.call_enter(at, who, name, traced.as_ref());
             });
         }
         // Weak progress: every MPI call advances the caller's non-blocking
@@ -323,8 +323,8 @@ fn call_described(
         };
         if observed {
             sim::with(|s| {
-                let (at, rank) = (s.core.now(), s.core.current());
-                s.tracers.call_exit(at, rank, name, code);
+                let (at, who) = (s.core.now(), (s.core.current(), s.core.current_actor()));
+                s.tracers.call_exit(at, who, name, code);
             });
         }
         code
@@ -479,5 +479,77 @@ mod tests {
                 ("MPI_Barrier", false, crate::mpi::class::COMM),
             ]
         );
+    }
+
+    #[test]
+    fn a_profile_counts_the_bytes_of_each_calls_buffers() {
+        use crate::mpi::datatype::{DOUBLE, INT};
+        use crate::mpi::op::Builtin;
+        use crate::mpi::COMM_WORLD as WORLD;
+        use crate::trace::profile::Profiler;
+        use std::ffi::c_void;
+        let profiler = Rc::new(RefCell::new(Profiler::new(3)));
+        let (o, sim) = Setup::new(3)
+            .trace(Rc::clone(&profiler) as crate::trace::Shared)
+            .run_keeping(|rank| {
+                let mut a = vec![1.0f64; 30];
+                let mut b = vec![0.0f64; 30];
+                let (pa, pb) = (
+                    a.as_mut_ptr().cast::<c_void>(),
+                    b.as_mut_ptr().cast::<c_void>(),
+                );
+                let peer = |d: usize| ((rank + d) % 3) as i32;
+                // SAFETY: the C entry points, called as a program would,
+                // on buffers of 30 doubles that outlive the calls.
+                unsafe {
+                    super::MPI_Allreduce(pa, pb, 10, DOUBLE, Builtin::Sum as i32, WORLD);
+                    super::MPI_Bcast(pa, 4, INT, 0, WORLD);
+                    // 2 ints to each of 3 ranks.
+                    super::MPI_Alltoall(pa, 2, INT, pb, 2, INT, WORLD);
+                    // Rank 1 sends 5 doubles to each rank.
+                    super::MPI_Scatter(pa, 5, DOUBLE, pb, 5, DOUBLE, 1, WORLD);
+                    let st = std::ptr::null_mut();
+                    super::MPI_Sendrecv(
+                        pa,
+                        3,
+                        DOUBLE,
+                        peer(1),
+                        0,
+                        pb,
+                        6,
+                        INT,
+                        peer(2),
+                        0,
+                        WORLD,
+                        st,
+                    );
+                    // Three doubles in one element of a derived type.
+                    let mut triple = 0;
+                    super::MPI_Type_contiguous(3, DOUBLE, &mut triple);
+                    super::MPI_Type_commit(&mut triple);
+                    super::MPI_Bcast(pa, 2, triple, 0, WORLD);
+                    super::MPI_Barrier(WORLD);
+                }
+                0
+            });
+        assert!(
+            matches!(o, crate::sim::Outcome::Finished { code: 0, .. }),
+            "{o}"
+        );
+        sim.tracers.finish(sim.core.now()).unwrap();
+        let p = profiler.borrow();
+        let bytes = |rank, call| p.stat(rank, call).map(|s| (s.calls, s.bytes));
+        for rank in 0..3 {
+            assert_eq!(bytes(rank, "MPI_Allreduce"), Some((1, 80)));
+            assert_eq!(bytes(rank, "MPI_Bcast"), Some((2, 16 + 48)));
+            assert_eq!(bytes(rank, "MPI_Alltoall"), Some((1, 24)));
+            assert_eq!(bytes(rank, "MPI_Sendrecv"), Some((1, 24 + 24)));
+            assert_eq!(bytes(rank, "MPI_Barrier"), Some((1, 0)));
+            assert_eq!(bytes(rank, "MPI_Type_commit"), Some((1, 0)));
+            let scatter = if rank == 1 { 120 } else { 40 };
+            assert_eq!(bytes(rank, "MPI_Scatter"), Some((1, scatter)));
+            let s = p.stat(rank, "MPI_Allreduce").unwrap();
+            assert!(s.time > 0.0 && s.time <= p.end(), "{s:?}");
+        }
     }
 }

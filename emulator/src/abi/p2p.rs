@@ -194,6 +194,8 @@ pub(crate) unsafe extern "C" fn MPI_Sendrecv(
                 send_type: trace::simgrid_type(sendtype),
                 recv_type: trace::simgrid_type(recvtype),
             },
+            bytes: trace::bytes(w, sendtype, send.count)
+                .saturating_add(trace::bytes(w, recvtype, recv.count)),
         })
     };
     call_traced("MPI_Sendrecv", comm, describe, || {
@@ -602,6 +604,7 @@ pub(crate) unsafe extern "C" fn MPI_Waitall(
         Some(trace::Traced {
             action: "waitall",
             args: trace::Args::Amount(f64::from(count)),
+            bytes: 0,
         })
     };
     call_traced("MPI_Waitall", mpi::COMM_WORLD, describe, || {
@@ -653,6 +656,7 @@ pub(crate) unsafe extern "C" fn MPI_Waitany(
         Some(trace::Traced {
             action: "waitAny",
             args: trace::Args::Amount(f64::from(count)),
+            bytes: 0,
         })
     };
     call_traced("MPI_Waitany", mpi::COMM_WORLD, describe, || {

@@ -7,6 +7,7 @@
 //! computations and transfers through [`Forward`], attached to the core.
 
 pub mod perfetto;
+pub mod profile;
 pub mod ti;
 
 use std::cell::RefCell;
@@ -29,6 +30,13 @@ pub struct Traced {
     /// The action's name in time-independent traces (`send`, `bcast`).
     pub action: &'static str,
     pub args: Args,
+    /// The bytes of the call's buffer, for profiles (no trace writes
+    /// them): count times the datatype's size of the send buffer, whole
+    /// (an alltoall's `n` blocks, a v-collective's counts summed, a
+    /// scatter's root its `n` blocks), or of the receive buffer for calls
+    /// that only receive (receives, the other ranks of a scatter); both
+    /// buffers of a sendrecv; 0 for waits and calls that move no data.
+    pub bytes: u64,
 }
 
 /// The arguments of a traced call, in the shapes of SimGrid's `TIData`
@@ -119,6 +127,31 @@ pub trait Tracer: Observer {
     fn call_enter(&mut self, at: f64, rank: usize, name: &'static str, traced: Option<&Traced>);
     /// Rank `rank` returns from MPI call `name` with `code`.
     fn call_exit(&mut self, at: f64, rank: usize, name: &'static str, code: i32);
+    /// [`Tracer::call_enter`], told which actor of the rank calls: the
+    /// threads of a rank (MPI_THREAD_MULTIPLE) may be inside calls at
+    /// once, and a tracer that pairs entries with exits keys them by
+    /// actor. Tracers of ranks need not look.
+    fn actor_call_enter(
+        &mut self,
+        at: f64,
+        rank: usize,
+        _actor: usize,
+        name: &'static str,
+        traced: Option<&Traced>,
+    ) {
+        self.call_enter(at, rank, name, traced);
+    }
+    /// [`Tracer::call_exit`], told which actor of the rank returns.
+    fn actor_call_exit(
+        &mut self,
+        at: f64,
+        rank: usize,
+        _actor: usize,
+        name: &'static str,
+        code: i32,
+    ) {
+        self.call_exit(at, rank, name, code);
+    }
     /// The run ended at simulated date `end`: write what is left.
     fn finish(&mut self, end: f64) -> std::io::Result<()>;
 }
@@ -159,15 +192,24 @@ impl Tracers {
         self.0.is_empty()
     }
 
-    pub fn call_enter(&self, at: f64, rank: usize, name: &'static str, traced: Option<&Traced>) {
+    /// Actor `actor` of rank `rank` enters MPI call `name`.
+    pub fn call_enter(
+        &self,
+        at: f64,
+        (rank, actor): (usize, usize),
+        name: &'static str,
+        traced: Option<&Traced>,
+    ) {
         for t in &self.0 {
-            t.borrow_mut().call_enter(at, rank, name, traced);
+            t.borrow_mut()
+                .actor_call_enter(at, rank, actor, name, traced);
         }
     }
 
-    pub fn call_exit(&self, at: f64, rank: usize, name: &'static str, code: i32) {
+    /// Actor `actor` of rank `rank` returns from MPI call `name`.
+    pub fn call_exit(&self, at: f64, (rank, actor): (usize, usize), name: &'static str, code: i32) {
         for t in &self.0 {
-            t.borrow_mut().call_exit(at, rank, name, code);
+            t.borrow_mut().actor_call_exit(at, rank, actor, name, code);
         }
     }
 
@@ -297,6 +339,7 @@ pub fn p2p(w: &Ctx<'_>, action: &'static str, m: &mpi::Message) -> Traced {
             count: m.count,
             dtype: simgrid_type(m.datatype),
         },
+        bytes: bytes(w, m.datatype, m.count),
     }
 }
 
@@ -318,6 +361,7 @@ pub fn wait(w: &Ctx<'_>, action: &'static str, handle: i32) -> Option<Traced> {
             dst,
             tag: r.tag,
         },
+        bytes: 0,
     })
 }
 
@@ -326,23 +370,35 @@ pub fn plain(action: &'static str) -> Option<Traced> {
     Some(Traced {
         action,
         args: Args::None,
+        bytes: 0,
     })
 }
 
-/// A collective of one count per side.
-pub fn coll(action: &'static str, c: Coll) -> Option<Traced> {
+/// A collective of one count per side, whose buffer holds `bytes`.
+pub fn coll(action: &'static str, c: Coll, bytes: u64) -> Option<Traced> {
     Some(Traced {
         action,
         args: Args::Coll(c),
+        bytes,
     })
 }
 
-/// A collective of per-rank counts.
-pub fn var_coll(action: &'static str, v: VarColl) -> Option<Traced> {
+/// A collective of per-rank counts, whose buffer holds `bytes`.
+pub fn var_coll(action: &'static str, v: VarColl, bytes: u64) -> Option<Traced> {
     Some(Traced {
         action,
         args: Args::VarColl(v),
+        bytes,
     })
+}
+
+/// The bytes of `count` elements of datatype `dtype` (0 for a datatype
+/// that does not exist or a negative count: the call will fail).
+pub fn bytes(w: &Ctx<'_>, dtype: i32, count: i64) -> u64 {
+    let size = w.mpi.datatype(dtype).map_or(0, |t| t.size);
+    u64::try_from(count)
+        .unwrap_or(0)
+        .saturating_mul(u64::try_from(size).unwrap_or(0))
 }
 
 /// Per-rank counts as the program passed them, `n` zeros if they could
@@ -362,7 +418,7 @@ fn size(count: i32) -> u64 {
 }
 
 /// `bcast`: count, root, type.
-pub fn bcast(d: &Data, root: i32) -> Option<Traced> {
+pub fn bcast(w: &Ctx<'_>, d: &Data, root: i32) -> Option<Traced> {
     coll(
         "bcast",
         Coll {
@@ -373,12 +429,13 @@ pub fn bcast(d: &Data, root: i32) -> Option<Traced> {
             send_type: Some(simgrid_type(d.dtype)),
             recv_type: None,
         },
+        bytes(w, d.dtype, d.count.into()),
     )
 }
 
 /// Reductions: `reduce` (with its root), `allreduce`, `scan`, `exscan`;
 /// the computation is written as 0, as SimGrid does.
-pub fn reduction(action: &'static str, r: &Reduce, root: i32) -> Option<Traced> {
+pub fn reduction(w: &Ctx<'_>, action: &'static str, r: &Reduce, root: i32) -> Option<Traced> {
     coll(
         action,
         Coll {
@@ -389,6 +446,7 @@ pub fn reduction(action: &'static str, r: &Reduce, root: i32) -> Option<Traced> 
             send_type: Some(simgrid_type(r.dtype)),
             recv_type: None,
         },
+        bytes(w, r.dtype, r.count.into()),
     )
 }
 
@@ -413,6 +471,15 @@ pub fn one_count(
     } else {
         (send.count, send.dtype)
     };
+    // The buffer: an alltoall's and a scatter root's hold a block per
+    // rank; the other ranks of a scatter only receive.
+    let n = i64::try_from(comm_size(w, comm)).unwrap_or(0);
+    let buffer = match action {
+        "alltoall" => bytes(w, send_type, i64::from(send_count) * n),
+        "scatter" if is_root(w, comm, root) => bytes(w, send_type, i64::from(send_count) * n),
+        "scatter" => bytes(w, recv.dtype, recv.count.into()),
+        _ => bytes(w, send_type, send_count.into()),
+    };
     coll(
         action,
         Coll {
@@ -423,6 +490,7 @@ pub fn one_count(
             send_type: Some(simgrid_type(send_type)),
             recv_type: Some(simgrid_type(recv.dtype)),
         },
+        buffer,
     )
 }
 
@@ -454,16 +522,23 @@ pub fn gatherv(
             send_type: Some(simgrid_type(send.dtype)),
             recv_type: Some(simgrid_type(recv.dtype)),
         },
+        bytes(w, send.dtype, send.count.into()),
     )
 }
 
 /// `scatterv`: the send counts (zeros on the ranks other than the root).
 pub fn scatterv(w: &Ctx<'_>, comm: i32, send: &VData, recv: &Data, root: i32) -> Option<Traced> {
     let n = comm_size(w, comm);
-    let send_counts = if is_root(w, comm, root) {
+    let root_sends = is_root(w, comm, root);
+    let send_counts = if root_sends {
         counts(send.counts.read(n, "sendcounts").ok(), n)
     } else {
         vec![0; n]
+    };
+    let buffer = if root_sends {
+        bytes(w, send.dtype, send_counts.iter().sum())
+    } else {
+        bytes(w, recv.dtype, recv.count.into())
     };
     var_coll(
         "scatterv",
@@ -476,6 +551,7 @@ pub fn scatterv(w: &Ctx<'_>, comm: i32, send: &VData, recv: &Data, root: i32) ->
             send_type: Some(simgrid_type(send.dtype)),
             recv_type: Some(simgrid_type(recv.dtype)),
         },
+        buffer,
     )
 }
 
@@ -491,6 +567,7 @@ pub fn alltoallv(w: &Ctx<'_>, comm: i32, send: &VData, recv: &VData) -> Option<T
             send.dtype,
         )
     };
+    let buffer = bytes(w, send_type, send_counts.iter().sum());
     var_coll(
         "alltoallv",
         VarColl {
@@ -502,13 +579,16 @@ pub fn alltoallv(w: &Ctx<'_>, comm: i32, send: &VData, recv: &VData) -> Option<T
             send_type: Some(simgrid_type(send_type)),
             recv_type: Some(simgrid_type(recv.dtype)),
         },
+        buffer,
     )
 }
 
 /// `reducescatter`: the receive counts, a computation of 0, the type.
 /// `MPI_Reduce_scatter_block` is written the same way with its one count
 /// repeated (SimGrid 3.32 writes it wrongly, as `count` zeros).
-pub fn reduce_scatter(recv_counts: Vec<i64>, dtype: i32) -> Option<Traced> {
+pub fn reduce_scatter(w: &Ctx<'_>, recv_counts: Vec<i64>, dtype: i32) -> Option<Traced> {
+    // The send buffer holds every rank's block.
+    let buffer = bytes(w, dtype, recv_counts.iter().sum());
     var_coll(
         "reducescatter",
         VarColl {
@@ -520,5 +600,6 @@ pub fn reduce_scatter(recv_counts: Vec<i64>, dtype: i32) -> Option<Traced> {
             send_type: Some(0),
             recv_type: Some(simgrid_type(dtype)),
         },
+        buffer,
     )
 }

@@ -386,7 +386,15 @@ impl Observer for PerfettoWriter {
 impl Tracer for PerfettoWriter {
     fn call_enter(&mut self, at: f64, rank: usize, name: &'static str, traced: Option<&Traced>) {
         let me = rank as i32;
-        let ints = traced.map(|t| annotations(&t.args)).unwrap_or_default();
+        let ints = traced
+            .map(|t| {
+                let mut v = annotations(&t.args);
+                if t.bytes > 0 {
+                    v.push(("bytes", i64::try_from(t.bytes).unwrap_or(i64::MAX)));
+                }
+                v
+            })
+            .unwrap_or_default();
         let mut e = Event::new(at, rank, SLICE_BEGIN);
         e.name = Some(name);
         e.ints = &ints;
