@@ -28,6 +28,30 @@ pub struct Traced {
     /// The action's name in time-independent traces (`send`, `bcast`).
     pub action: &'static str,
     pub args: Args,
+    /// The message the call sends to a rank, if it sends one: Paje traces
+    /// draw a link from it to the receive that takes it.
+    pub sent: Option<Sent>,
+}
+
+/// A message a traced call sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sent {
+    /// The destination, a rank of `MPI_COMM_WORLD`.
+    pub dst: usize,
+    pub tag: i32,
+    /// Its size in bytes (count times the datatype's size).
+    pub bytes: u64,
+}
+
+impl Traced {
+    /// A call that sends no message to a rank.
+    pub fn new(action: &'static str, args: Args) -> Self {
+        Self {
+            action,
+            args,
+            sent: None,
+        }
+    }
 }
 
 /// The arguments of a traced call, in the shapes of SimGrid's `TIData`
@@ -98,7 +122,18 @@ impl Args {
             Args::None | Args::Wait { .. } => "NA".into(),
             Args::Amount(a) => format!("{a:.6}"),
             Args::P2p { count, .. } => count.to_string(),
-            Args::SendRecv { send_count, .. } => send_count.to_string(),
+            // SimGrid describes a send-receive as a collective of
+            // per-rank counts (`VarCollTIData`), whose size this is.
+            Args::SendRecv {
+                send_count,
+                recv_count,
+                ..
+            } => (if *send_count > 0 {
+                send_count
+            } else {
+                recv_count
+            })
+            .to_string(),
             Args::Coll(c) => c.send_size.to_string(),
             Args::VarColl(v) => (if v.send_size > 0 {
                 v.send_size
@@ -118,6 +153,12 @@ pub trait Tracer: Observer {
     fn call_enter(&mut self, at: f64, rank: usize, name: &'static str, traced: Option<&Traced>);
     /// Rank `rank` returns from MPI call `name` with `code`.
     fn call_exit(&mut self, at: f64, rank: usize, name: &'static str, code: i32);
+    /// Rank `rank` took a message of rank `src` with `tag` out of a
+    /// completed receive of its program (a blocking receive, or a wait or
+    /// test of a request), during an MPI call.
+    fn received(&mut self, _at: f64, _rank: usize, _src: usize, _tag: i32) {}
+    /// Rank `rank`'s program ended (its main thread returned or exited).
+    fn rank_ended(&mut self, _at: f64, _rank: usize) {}
     /// The run ended at simulated date `end`: write what is left.
     fn finish(&mut self, end: f64) -> std::io::Result<()>;
 }
@@ -167,6 +208,18 @@ impl Tracers {
     pub fn call_exit(&self, at: f64, rank: usize, name: &'static str, code: i32) {
         for t in &self.0 {
             t.borrow_mut().call_exit(at, rank, name, code);
+        }
+    }
+
+    pub fn received(&self, at: f64, rank: usize, src: usize, tag: i32) {
+        for t in &self.0 {
+            t.borrow_mut().received(at, rank, src, tag);
+        }
+    }
+
+    pub fn rank_ended(&self, at: f64, rank: usize) {
+        for t in &self.0 {
+            t.borrow_mut().rank_ended(at, rank);
         }
     }
 
@@ -281,17 +334,40 @@ pub fn is_root(w: &Ctx<'_>, comm: i32, root: i32) -> bool {
         .is_ok_and(|v| usize::try_from(root).is_ok_and(|r| r == v.my_rank))
 }
 
-/// A point-to-point call's description.
+/// A point-to-point call's description (a receive's, or a send's
+/// arguments alone: see [`send`]).
 pub fn p2p(w: &Ctx<'_>, action: &'static str, m: &mpi::Message) -> Traced {
-    Traced {
+    Traced::new(
         action,
-        args: Args::P2p {
+        Args::P2p {
             peer: world_peer(w, m.comm, m.peer),
             tag: m.tag,
             count: m.count,
             dtype: simgrid_type(m.datatype),
         },
+    )
+}
+
+/// A send's description, with the message it sends.
+pub fn send(w: &Ctx<'_>, action: &'static str, m: &mpi::Message) -> Traced {
+    Traced {
+        sent: sent(w, m),
+        ..p2p(w, action, m)
     }
+}
+
+/// The message `m` sends, if it goes to a rank (not to `MPI_PROC_NULL`,
+/// nor to a rank that does not exist or with a bad datatype: the call
+/// will fail).
+pub fn sent(w: &Ctx<'_>, m: &mpi::Message) -> Option<Sent> {
+    let dst = usize::try_from(world_peer(w, m.comm, m.peer)).ok()?;
+    let size = w.mpi.datatype(m.datatype).ok()?.size;
+    let count = u64::try_from(m.count).unwrap_or(0);
+    Some(Sent {
+        dst,
+        tag: m.tag,
+        bytes: count.saturating_mul(size as u64),
+    })
 }
 
 /// A wait or test on the request of handle `handle`: its `src dst tag`
@@ -305,38 +381,29 @@ pub fn wait(w: &Ctx<'_>, action: &'static str, handle: i32) -> Option<Traced> {
         mpi::ReqKind::Send(_) => (me, world_peer(w, r.comm, r.peer)),
         _ => (me, me),
     };
-    Some(Traced {
+    Some(Traced::new(
         action,
-        args: Args::Wait {
+        Args::Wait {
             src,
             dst,
             tag: r.tag,
         },
-    })
+    ))
 }
 
 /// A call SimGrid records by its name only.
 pub fn plain(action: &'static str) -> Option<Traced> {
-    Some(Traced {
-        action,
-        args: Args::None,
-    })
+    Some(Traced::new(action, Args::None))
 }
 
 /// A collective of one count per side.
 pub fn coll(action: &'static str, c: Coll) -> Option<Traced> {
-    Some(Traced {
-        action,
-        args: Args::Coll(c),
-    })
+    Some(Traced::new(action, Args::Coll(c)))
 }
 
 /// A collective of per-rank counts.
 pub fn var_coll(action: &'static str, v: VarColl) -> Option<Traced> {
-    Some(Traced {
-        action,
-        args: Args::VarColl(v),
-    })
+    Some(Traced::new(action, Args::VarColl(v)))
 }
 
 /// Per-rank counts as the program passed them, `n` zeros if they could
