@@ -887,7 +887,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         let name = cfg.set(name, &value)?;
         log_option_set(name, &value, origin);
     }
-    let trace = crate::trace::Settings::from_config(&cfg).map_err(|e| anyhow!(e))?;
+    let trace = crate::trace::Settings::from_config(&cfg);
     for ignored in cfg.ignored() {
         warn_at_start(
             SimGrid::SmpiConfig,
@@ -1172,6 +1172,19 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     if let Some(index) = &trace.ti {
         let writer = crate::trace::ti::TiWriter::new(index, np, trace.computing)
             .with_context(|| format!("cannot write the trace {}", index.display()))?;
+        sim.tracers.attach(
+            std::rc::Rc::new(std::cell::RefCell::new(writer)),
+            &mut sim.core,
+        );
+    }
+    if let Some(options) = &trace.paje {
+        // SimGrid's second line records the program's command line; ours
+        // is smpirun's.
+        let command: Vec<String> = std::iter::once("smpirun".to_string())
+            .chain(args.iter().map(|a| a.to_string_lossy().into_owned()))
+            .collect();
+        let writer = crate::trace::paje::PajeWriter::new(options, np, &command)
+            .with_context(|| format!("cannot write the trace {}", options.file.display()))?;
         sim.tracers.attach(
             std::rc::Rc::new(std::cell::RefCell::new(writer)),
             &mut sim.core,

@@ -6,6 +6,7 @@
 //! branch per call. A tracer is also an engine observer: it sees
 //! computations and transfers through [`Forward`], attached to the core.
 
+pub mod paje;
 pub mod ti;
 
 use std::cell::RefCell;
@@ -244,7 +245,10 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "tracing/smpi", kind: Kind::Bool, default: "no", help: "trace the MPI calls" },
     OptionSpec { name: "tracing/smpi/format", kind: Kind::Text, default: "Paje", help: "the trace's format: Paje, or TI (time-independent, SimGrid's replay input; any other word means TI, as in SimGrid)" },
     OptionSpec { name: "tracing/filename", kind: Kind::Text, default: "simgrid.trace", help: "the trace file (TI: the index file, which lists one file per rank in <filename>_files/)" },
-    OptionSpec { name: "tracing/smpi/computing", kind: Kind::Bool, default: "no", help: "trace computations (TI: compute lines of their flops)" },
+    OptionSpec { name: "tracing/smpi/computing", kind: Kind::Bool, default: "no", help: "trace computations (Paje: computing states; TI: compute lines of their flops)" },
+    OptionSpec { name: "tracing/precision", kind: Kind::Int, default: "6", help: "Paje: digits after the decimal point of the dates" },
+    OptionSpec { name: "tracing/comment", kind: Kind::Text, default: "", help: "Paje: a comment line (# <comment>) at the top of the trace; smpirun's -trace-comment sets it" },
+    OptionSpec { name: "tracing/smpi/display-sizes", kind: Kind::Bool, default: "no", help: "Paje: the size of each call (elements) and message (bytes) in its state and link" },
 ];
 
 /// What SimGrid's tracing options ask for.
@@ -252,25 +256,31 @@ pub const OPTIONS: &[OptionSpec] = &[
 pub struct Settings {
     /// The time-independent trace's index file, when one is written.
     pub ti: Option<std::path::PathBuf>,
+    /// The Paje trace, when one is written.
+    pub paje: Option<paje::Options>,
     /// `compute` lines (`tracing/smpi/computing`).
     pub computing: bool,
 }
 
 impl Settings {
-    /// The traces `cfg` asks for.
-    pub fn from_config(cfg: &Config) -> Result<Self, String> {
+    /// The traces `cfg` asks for: SimGrid writes Paje for the exact word
+    /// `Paje` of `tracing/smpi/format`, TI for any other.
+    pub fn from_config(cfg: &Config) -> Self {
         let on = cfg.bool("tracing") && cfg.bool("tracing/smpi");
-        if on && cfg.text("tracing/smpi/format") == "Paje" {
-            return Err(
-                "Paje traces (-trace) are not available yet; time-independent ones \
-                        are: use -trace-ti, or --cfg=tracing/smpi/format:TI"
-                    .into(),
-            );
+        let file = std::path::PathBuf::from(cfg.text("tracing/filename"));
+        let computing = cfg.bool("tracing/smpi/computing");
+        let paje_format = cfg.text("tracing/smpi/format") == "Paje";
+        Self {
+            ti: (on && !paje_format).then(|| file.clone()),
+            paje: (on && paje_format).then(|| paje::Options {
+                file,
+                precision: usize::try_from(cfg.int("tracing/precision")).unwrap_or(usize::MAX),
+                comment: cfg.text("tracing/comment").to_string(),
+                display_sizes: cfg.bool("tracing/smpi/display-sizes"),
+                computing,
+            }),
+            computing,
         }
-        Ok(Self {
-            ti: on.then(|| cfg.text("tracing/filename").into()),
-            computing: cfg.bool("tracing/smpi/computing"),
-        })
     }
 }
 
