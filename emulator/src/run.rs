@@ -850,6 +850,12 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             log_option_set(name, value, &origin);
         }
     }
+    // SimGrid's smpirun passes what -trace and its kin set before the
+    // --cfg options, which may change it (-trace-ti's file name, say).
+    for (name, value, origin) in trace_settings(&opts) {
+        let name = cfg.set(name, &value)?;
+        log_option_set(name, &value, origin);
+    }
     // As SimGrid's smpirun, one --cfg may hold several settings separated
     // by white space.
     for pair in opts.cfg.iter().flat_map(|c| c.split_whitespace()) {
@@ -882,10 +888,6 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     for (name, value, origin) in flag_settings {
         let name = cfg.set(name, value)?;
         log_option_set(name, value, origin);
-    }
-    for (name, value, origin) in trace_settings(&opts) {
-        let name = cfg.set(name, &value)?;
-        log_option_set(name, &value, origin);
     }
     let trace = crate::trace::Settings::from_config(&cfg);
     for ignored in cfg.ignored() {
