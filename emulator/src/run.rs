@@ -889,7 +889,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         let name = cfg.set(name, value)?;
         log_option_set(name, value, origin);
     }
-    let trace = crate::trace::Settings::from_config(&cfg);
+    let trace = crate::trace::Settings::from_config(&cfg)?;
     for ignored in cfg.ignored() {
         warn_at_start(
             SimGrid::SmpiConfig,

@@ -99,6 +99,8 @@ fn every_bad_input_gets_a_clear_first_line_and_a_documented_exit() {
         row(&["-np", "20000000", "PP"], 1, "smpirun: -np 20000000: the built-in platform has at most 16777216 hosts"),
         row(&["-np", "2", "-trace", "-trace-file", "/nonexistent/x.trace", "PP"], 1,
             "smpirun: cannot write the trace /nonexistent/x.trace: No such file or directory (os error 2)"),
+        row(&["-np", "2", "-trace", "--cfg=tracing/precision:70000", "PP"], 1,
+            "smpirun: option tracing/precision: 70000 digits after the decimal point; at most 100"),
         row(&["-np", "2", "--cfg=smpi/bcast:SMP_binomal", "PP"], 1,
             "smpirun: option smpi/bcast: no algorithm 'SMP_binomal' (available: default,"),
         row(&["-np", "2", "--cfg=plugin:energy", "PP"], 1,

@@ -246,10 +246,23 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "tracing/smpi/format", kind: Kind::Text, default: "Paje", help: "the trace's format: Paje, or TI (time-independent, SimGrid's replay input; any other word means TI, as in SimGrid)" },
     OptionSpec { name: "tracing/filename", kind: Kind::Text, default: "simgrid.trace", help: "the trace file (TI: the index file, which lists one file per rank in <filename>_files/)" },
     OptionSpec { name: "tracing/smpi/computing", kind: Kind::Bool, default: "no", help: "trace computations (Paje: computing states; TI: compute lines of their flops)" },
-    OptionSpec { name: "tracing/precision", kind: Kind::Int, default: "6", help: "Paje: digits after the decimal point of the dates" },
+    OptionSpec { name: "tracing/precision", kind: Kind::Int, default: "6", help: "Paje: digits after the decimal point of the dates (at most 100)" },
     OptionSpec { name: "tracing/comment", kind: Kind::Text, default: "", help: "Paje: a comment line (# <comment>) at the top of the trace; smpirun's -trace-comment sets it" },
     OptionSpec { name: "tracing/smpi/display-sizes", kind: Kind::Bool, default: "no", help: "Paje: the size of each call (elements) and message (bytes) in its state and link" },
 ];
+
+/// The most digits after the decimal point of Paje dates: more would
+/// say nothing of a simulated date, and formatting has a bound.
+pub const MAX_PRECISION: u64 = 100;
+
+/// Tracing options that cannot be followed.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error(
+        "option tracing/precision: {0} digits after the decimal point; at most {MAX_PRECISION}"
+    )]
+    Precision(u64),
+}
 
 /// What SimGrid's tracing options ask for.
 #[derive(Debug, Clone, PartialEq)]
@@ -265,22 +278,27 @@ pub struct Settings {
 impl Settings {
     /// The traces `cfg` asks for: SimGrid writes Paje for the exact word
     /// `Paje` of `tracing/smpi/format`, TI for any other.
-    pub fn from_config(cfg: &Config) -> Self {
+    pub fn from_config(cfg: &Config) -> Result<Self, SettingsError> {
+        let precision = cfg.int("tracing/precision");
+        if precision > MAX_PRECISION {
+            return Err(SettingsError::Precision(precision));
+        }
         let on = cfg.bool("tracing") && cfg.bool("tracing/smpi");
         let file = std::path::PathBuf::from(cfg.text("tracing/filename"));
         let computing = cfg.bool("tracing/smpi/computing");
         let paje_format = cfg.text("tracing/smpi/format") == "Paje";
-        Self {
+        Ok(Self {
             ti: (on && !paje_format).then(|| file.clone()),
             paje: (on && paje_format).then(|| paje::Options {
                 file,
-                precision: usize::try_from(cfg.int("tracing/precision")).unwrap_or(usize::MAX),
+                // At most MAX_PRECISION.
+                precision: precision as usize,
                 comment: cfg.text("tracing/comment").to_string(),
                 display_sizes: cfg.bool("tracing/smpi/display-sizes"),
                 computing,
             }),
             computing,
-        }
+        })
     }
 }
 
@@ -592,4 +610,39 @@ pub fn reduce_scatter(recv_counts: Vec<i64>, dtype: i32) -> Option<Traced> {
             recv_type: Some(simgrid_type(dtype)),
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(pairs: &[&str]) -> Result<Settings, SettingsError> {
+        let mut cfg = crate::run::config();
+        for p in pairs {
+            cfg.set_pair(p).unwrap();
+        }
+        Settings::from_config(&cfg)
+    }
+
+    #[test]
+    fn the_format_chooses_the_writer_and_precision_is_bounded() {
+        let on = ["tracing:yes", "tracing/smpi:yes"];
+        let paje = settings(&on).unwrap();
+        assert!(paje.ti.is_none());
+        assert_eq!(paje.paje.unwrap().precision, 6);
+        let ti = settings(&[on[0], on[1], "tracing/smpi/format:TI"]).unwrap();
+        assert!(ti.paje.is_none() && ti.ti.is_some());
+        // Any word but Paje means TI, as in SimGrid.
+        let other = settings(&[on[0], on[1], "tracing/smpi/format:paje"]).unwrap();
+        assert!(other.ti.is_some());
+        let off = settings(&["tracing:yes"]).unwrap();
+        assert!(off.ti.is_none() && off.paje.is_none());
+        assert_eq!(
+            settings(&["tracing/precision:101"])
+                .unwrap_err()
+                .to_string(),
+            "option tracing/precision: 101 digits after the decimal point; at most 100"
+        );
+        assert!(settings(&["tracing/precision:100"]).is_ok());
+    }
 }
