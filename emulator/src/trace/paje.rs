@@ -476,6 +476,8 @@ impl Tracer for PajeWriter {
         };
         match (traced, self.container(rank)) {
             (Some(t), None) if t.action == "init" => self.init(at, rank, &state_name(name), t),
+            // A second MPI_Init fails before SimGrid traces it.
+            (Some(t), Some(_)) if t.action == "init" => {}
             (Some(t), Some(cid)) => {
                 self.push(at, cid, &state_name(name), &t.args.display_size());
                 frame.pushed = true;
