@@ -80,15 +80,12 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("tracing/actor", NOT_TRACED),
     ("tracing/basic", NOT_TRACED),
     ("tracing/categorized", NOT_TRACED),
-    ("tracing/comment", NOT_TRACED),
     ("tracing/comment-file", NOT_TRACED),
     ("tracing/disable-destroy", NOT_TRACED),
     ("tracing/disable_link", NOT_TRACED),
     ("tracing/disable_power", NOT_TRACED),
     ("tracing/platform", NOT_TRACED),
     ("tracing/platform/topology", NOT_TRACED),
-    ("tracing/precision", NOT_TRACED),
-    ("tracing/smpi/display-sizes", NOT_TRACED),
     ("tracing/smpi/format/ti-one-file", NOT_TRACED),
     ("tracing/smpi/group", NOT_TRACED),
     ("tracing/smpi/internals", NOT_TRACED),
@@ -99,7 +96,8 @@ const NO_EFFECT: &[(&str, &str)] = &[
 
 /// Why a part of SimGrid's tracing has no effect.
 const NOT_TRACED: &str = "this part of SimGrid's tracing is not available (tracing, tracing/smpi, \
-    tracing/smpi/format, tracing/filename and tracing/smpi/computing are)";
+    tracing/smpi/format, tracing/filename, tracing/smpi/computing, tracing/precision, \
+    tracing/comment and tracing/smpi/display-sizes are)";
 
 /// Why SimGrid's option `name` has no effect here, if it is one of those.
 fn no_effect(name: &str) -> Option<&'static str> {

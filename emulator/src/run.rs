@@ -872,6 +872,12 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             log_option_set(name, value, &origin);
         }
     }
+    // SimGrid's smpirun passes what -trace and its kin set before the
+    // --cfg options, which may change it (-trace-ti's file name, say).
+    for (name, value, origin) in trace_settings(&opts) {
+        let name = cfg.set(name, &value)?;
+        log_option_set(name, &value, origin);
+    }
     // As SimGrid's smpirun, one --cfg may hold several settings separated
     // by white space.
     for pair in opts.cfg.iter().flat_map(|c| c.split_whitespace()) {
@@ -905,11 +911,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         let name = cfg.set(name, value)?;
         log_option_set(name, value, origin);
     }
-    for (name, value, origin) in trace_settings(&opts) {
-        let name = cfg.set(name, &value)?;
-        log_option_set(name, &value, origin);
-    }
-    let trace = crate::trace::Settings::from_config(&cfg).map_err(|e| anyhow!(e))?;
+    let trace = crate::trace::Settings::from_config(&cfg)?;
     let profile = crate::trace::profile::Settings::from_config(&cfg)?;
     if let Some(p) = &profile {
         p.create_file()?;
@@ -1244,6 +1246,19 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             .attach(Rc::clone(&p) as crate::trace::Shared, &mut sim.core);
         p
     });
+    if let Some(options) = &trace.paje {
+        // SimGrid's second line records the program's command line; ours
+        // is smpirun's.
+        let command: Vec<String> = std::iter::once("smpirun".to_string())
+            .chain(args.iter().map(|a| a.to_string_lossy().into_owned()))
+            .collect();
+        let writer = crate::trace::paje::PajeWriter::new(options, np, &command)
+            .with_context(|| format!("cannot write the trace {}", options.file.display()))?;
+        sim.tracers.attach(
+            std::rc::Rc::new(std::cell::RefCell::new(writer)),
+            &mut sim.core,
+        );
+    }
     sim::install(sim);
     context::install_crash_handler(stack_kib);
     let outcome = sim::run(factory.as_mut());

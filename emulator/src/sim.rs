@@ -273,6 +273,11 @@ impl Sim {
     fn actor_ended(&mut self, actor: usize, code: i32) {
         self.core.finish(actor, code);
         self.thread_ended(actor);
+        // A rank's program ends with its main thread, whose actor is
+        // numbered as the rank.
+        if actor == self.core.actor(actor).rank() && !self.tracers.is_empty() {
+            self.tracers.rank_ended(self.core.now(), actor);
+        }
         if self.aborted.is_some() || self.quiet {
             // MPI_Abort (or a fatal MPI error) says it all; -quiet (a
             // program run directly, say) asks for the program's output alone.

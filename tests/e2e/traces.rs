@@ -1,7 +1,9 @@
 //! Traces: SimGrid's time-independent traces (`-trace-ti`), byte for
-//! byte as SimGrid 3.32 writes them.
+//! byte as SimGrid 3.32 writes them, and its Paje traces (`-trace`), read
+//! back with Debian's `pj_dump` (package pajeng, which .ci/run installs).
 
 use std::path::Path;
+use std::process::Command;
 
 use crate::{build, run, scratch, simulated_time, stderr, NO_COMPUTE};
 
@@ -350,4 +352,94 @@ fn network_stats_show_idle_and_congested_links_and_slowdowns() {
             .sum();
         assert!((share - 1.0).abs() < 1e-5, "{class}: {share}");
     }
+}
+
+/// Runs tests/c/trace_pattern.c on 4 ranks with a Paje trace in `file`.
+fn paje_pattern(file: &Path) -> std::process::Output {
+    let app = build("tests/c/trace_pattern.c");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    run(&[
+        "-np",
+        "4",
+        NO_COMPUTE,
+        "-trace",
+        "-trace-file",
+        file.to_str().unwrap(),
+        app.to_str().unwrap(),
+    ])
+}
+
+/// The states every rank of tests/c/trace_pattern.c goes through.
+const PATTERN_STATES: &[&str] = &[
+    "PMPI_Init",
+    "PMPI_Irecv",
+    "PMPI_Isend",
+    "PMPI_Waitall",
+    "PMPI_Sendrecv",
+    "PMPI_Wait",
+    "PMPI_Barrier",
+    "PMPI_Bcast",
+    "PMPI_Reduce",
+    "PMPI_Allreduce",
+    "PMPI_Allgather",
+    "PMPI_Gather",
+    "PMPI_Scatter",
+    "PMPI_Alltoall",
+    "PMPI_Alltoallv",
+    "PMPI_Gatherv",
+    "PMPI_Allgatherv",
+    "PMPI_Scatterv",
+    "PMPI_Reduce_scatter",
+    "PMPI_Scan",
+    "PMPI_Finalize",
+];
+
+#[test]
+fn paje_traces_read_back_with_pj_dump_and_are_deterministic() {
+    let file = scratch().join("paje-pattern").join("pattern.trace");
+    let o = paje_pattern(&file);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.starts_with("#This file was generated using SimGrid-3.32.0\n#[smpirun "));
+    assert!(text.contains("\n0 1 0 MPI\n2 2 1 MPI_STATE\n4 3 0 1 1 MPI_LINK\n"));
+    let dump = match Command::new("pj_dump").arg(&file).output() {
+        Ok(d) => d,
+        Err(e) => panic!("cannot run pj_dump ({e}): install Debian's pajeng, as .ci/run does"),
+    };
+    let out = String::from_utf8_lossy(&dump.stdout);
+    assert!(
+        dump.status.success(),
+        "pj_dump failed: {}\n{out}",
+        String::from_utf8_lossy(&dump.stderr)
+    );
+    for r in 0..4 {
+        let rank = format!("rank-{r}");
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with("Container, 0, MPI, ") && l.ends_with(&rank)),
+            "{rank}'s container is missing:\n{out}"
+        );
+        let states: Vec<&str> = out
+            .lines()
+            .filter(|l| l.starts_with(&format!("State, {rank}, MPI_STATE, ")))
+            .filter_map(|l| l.rsplit(", ").next())
+            .collect();
+        // Even ranks send the tag-3 message, odd ranks receive it.
+        let p2p = if r % 2 == 0 { "PMPI_Send" } else { "PMPI_Recv" };
+        for want in PATTERN_STATES.iter().chain([&p2p]) {
+            assert!(states.contains(want), "{rank} has no {want}: {states:?}");
+        }
+    }
+    // Every message of the program is a link, from its send to its
+    // receive (pj_dump fails on a link that does not end): per iteration
+    // and rank, the ring's two messages and the send-receive's, and the
+    // even ranks' send.
+    let links = out
+        .lines()
+        .filter(|l| l.starts_with("Link, 0, MPI_LINK, "))
+        .count();
+    assert_eq!(links, 2 * (4 * 3 + 2), "{out}");
+    // The same run writes the same bytes.
+    assert!(paje_pattern(&file).status.success());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
 }

@@ -552,4 +552,98 @@ mod tests {
             assert!(s.time > 0.0 && s.time <= p.end(), "{s:?}");
         }
     }
+
+    /// Runs `program` on 2 ranks with a Paje trace; the trace's lines.
+    fn paje_lines(name: &str, program: impl Fn(usize) -> i32 + 'static) -> Vec<String> {
+        let file =
+            std::env::temp_dir().join(format!("smpi-rs-{}-{name}.trace", std::process::id()));
+        let options = crate::trace::paje::Options {
+            file: file.clone(),
+            precision: 6,
+            comment: String::new(),
+            display_sizes: false,
+            computing: false,
+        };
+        let writer = crate::trace::paje::PajeWriter::new(&options, 2, &[]).unwrap();
+        let writer = Rc::new(RefCell::new(writer));
+        let o = Setup::new(2).trace(writer.clone()).run(program);
+        assert!(
+            matches!(o, crate::sim::Outcome::Finished { code: 0, .. }),
+            "{o}"
+        );
+        writer.borrow_mut().finish(0.0).unwrap();
+        let text = std::fs::read_to_string(&file).unwrap();
+        let _ = std::fs::remove_file(&file);
+        text.lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn paje_links_join_each_traced_send_to_the_receive_that_takes_it() {
+        use crate::mpi::{datatype::INT, ANY_SOURCE, ANY_TAG, COMM_WORLD};
+        use std::ffi::{c_int, c_void};
+        use std::ptr::{addr_of_mut, null_mut};
+        let lines = paje_lines("links", |rank| {
+            let mut x: c_int = 7;
+            let buf = addr_of_mut!(x).cast::<c_void>();
+            let mut req: c_int = 0;
+            let mut flag: c_int = 0;
+            // SAFETY: the C entry points, called as a program would, on
+            // this frame's variables.
+            unsafe {
+                super::MPI_Init(null_mut(), null_mut());
+                if rank == 0 {
+                    super::MPI_Send(buf, 1, INT, 1, 5, COMM_WORLD);
+                    super::MPI_Isend(buf, 1, INT, 1, 6, COMM_WORLD, &mut req);
+                    super::MPI_Wait(&mut req, null_mut());
+                    super::MPI_Send(buf, 1, INT, 1, 8, COMM_WORLD);
+                    // Not traced: no link.
+                    super::MPI_Send_init(buf, 1, INT, 1, 9, COMM_WORLD, &mut req);
+                    super::MPI_Start(&mut req);
+                    super::MPI_Wait(&mut req, null_mut());
+                    super::MPI_Request_free(&mut req);
+                } else {
+                    super::MPI_Recv(buf, 1, INT, ANY_SOURCE, 5, COMM_WORLD, null_mut());
+                    super::MPI_Irecv(buf, 1, INT, 0, ANY_TAG, COMM_WORLD, &mut req);
+                    while flag == 0 {
+                        super::MPI_Test(&mut req, &mut flag, null_mut());
+                    }
+                    super::MPI_Irecv(buf, 1, INT, 0, 8, COMM_WORLD, &mut req);
+                    super::MPI_Wait(&mut req, null_mut());
+                    super::MPI_Recv(buf, 1, INT, 0, 9, COMM_WORLD, null_mut());
+                }
+                super::MPI_Finalize();
+            }
+            0
+        });
+        let of =
+            |kind: &str| -> Vec<&String> { lines.iter().filter(|l| l.starts_with(kind)).collect() };
+        let key = |l: &String| l.rsplit(' ').next().unwrap().to_string();
+        let starts: Vec<String> = of("15 ").into_iter().map(key).collect();
+        let ends: Vec<String> = of("16 ").into_iter().map(key).collect();
+        assert_eq!(starts, ["1_2_5_1", "1_2_6_2", "1_2_8_3"]);
+        assert_eq!(ends, starts);
+        for l in of("15 ") {
+            assert!(l.contains(" 3 0 PTP 1 "), "{l}");
+        }
+        for l in of("16 ") {
+            assert!(l.contains(" 3 0 PTP 2 "), "{l}");
+        }
+        // MPI_Wait pops its state before the link ends (SimGrid's order),
+        // MPI_Recv after.
+        let at = |k: &str| {
+            lines
+                .iter()
+                .position(|l| l.starts_with("16 ") && l.ends_with(k))
+                .unwrap()
+        };
+        assert!(lines[at("1_2_8_3") - 1].starts_with("13 "), "{lines:#?}");
+        assert!(lines[at("1_2_5_1") + 1].starts_with("13 "), "{lines:#?}");
+        // Both ranks are made and destroyed; every push is popped.
+        assert_eq!(of("6 ").len(), 2);
+        assert_eq!(of("7 ").len(), 2);
+        assert_eq!(of("12 ").len(), of("13 ").len());
+        assert!(lines
+            .iter()
+            .any(|l| l.starts_with("5 ") && l.contains(" PMPI_Test ")));
+    }
 }

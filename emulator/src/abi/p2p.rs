@@ -56,7 +56,7 @@ macro_rules! blocking_sends {
             call_traced(
                 stringify!($name),
                 comm,
-                |w| Some(trace::p2p(w, $action, &m)),
+                |w| Some(trace::send(w, $action, &m)),
                 || p2p::send(&m, SendMode::$mode, stringify!($name)),
             )
         }
@@ -72,11 +72,13 @@ blocking_sends! {
     MPI_Send_c(i64) => Standard, "send";
 }
 
+/// How a call that makes a request is traced, if SimGrid traces it.
+type DescribeRequest = Option<fn(&mpi::Ctx<'_>, &Message) -> trace::Traced>;
+
 /// Calls that make a request: (name, buffer type, count type) => how the
-/// MPI layer makes it from the message, and SimGrid's action name if it
-/// traces the call.
+/// MPI layer makes it from the message, and how SimGrid traces the call.
 macro_rules! request_calls {
-    ($($name:ident($buf:ty, $count:ty) => $make:expr, $action:expr;)*) => {$(
+    ($($name:ident($buf:ty, $count:ty) => $make:expr, $describe:expr;)*) => {$(
         pub(crate) unsafe extern "C" fn $name(
             buf: $buf,
             count: $count,
@@ -87,8 +89,8 @@ macro_rules! request_calls {
             request: *mut c_int,
         ) -> c_int {
             let m = message(buf as usize, i64::from(count), datatype, peer, tag, comm);
-            let action: Option<&'static str> = $action;
-            let describe = |w: &mpi::Ctx<'_>| action.map(|a| trace::p2p(w, a, &m));
+            let describe: DescribeRequest = $describe;
+            let describe = |w: &mpi::Ctx<'_>| describe.map(|d| d(w, &m));
             call_traced(stringify!($name), comm, describe, || {
                 non_null(request, "request")?;
                 let make: fn(&Message) -> MpiResult<ReqId> = $make;
@@ -102,14 +104,18 @@ macro_rules! request_calls {
 }
 
 request_calls! {
-    MPI_Isend(*const c_void, c_int) => |m| p2p::isend(m, SendMode::Standard), Some("isend");
+    MPI_Isend(*const c_void, c_int) =>
+        |m| p2p::isend(m, SendMode::Standard), Some(|w, m| trace::send(w, "isend", m));
     MPI_Issend(*const c_void, c_int) =>
-        |m| p2p::isend(m, SendMode::Synchronous), Some("ISsend");
-    MPI_Ibsend(*const c_void, c_int) => |m| p2p::isend(m, SendMode::Buffered), Some("ibsend");
-    MPI_Irsend(*const c_void, c_int) => |m| p2p::isend(m, SendMode::Ready), Some("isend");
-    MPI_Isend_c(*const c_void, i64) => |m| p2p::isend(m, SendMode::Standard), Some("isend");
-    MPI_Irecv(*mut c_void, c_int) => p2p::irecv, Some("irecv");
-    MPI_Irecv_c(*mut c_void, i64) => p2p::irecv, Some("irecv");
+        |m| p2p::isend(m, SendMode::Synchronous), Some(|w, m| trace::send(w, "ISsend", m));
+    MPI_Ibsend(*const c_void, c_int) =>
+        |m| p2p::isend(m, SendMode::Buffered), Some(|w, m| trace::send(w, "ibsend", m));
+    MPI_Irsend(*const c_void, c_int) =>
+        |m| p2p::isend(m, SendMode::Ready), Some(|w, m| trace::send(w, "isend", m));
+    MPI_Isend_c(*const c_void, i64) =>
+        |m| p2p::isend(m, SendMode::Standard), Some(|w, m| trace::send(w, "isend", m));
+    MPI_Irecv(*mut c_void, c_int) => p2p::irecv, Some(|w, m| trace::p2p(w, "irecv", m));
+    MPI_Irecv_c(*mut c_void, i64) => p2p::irecv, Some(|w, m| trace::p2p(w, "irecv", m));
     MPI_Send_init(*const c_void, c_int) =>
         |m| p2p::persistent(ReqKind::Send(SendMode::Standard), m), None;
     MPI_Ssend_init(*const c_void, c_int) =>
@@ -184,18 +190,25 @@ pub(crate) unsafe extern "C" fn MPI_Sendrecv(
         comm,
     );
     let describe = |w: &mpi::Ctx<'_>| {
+        // SimGrid traces no send-receive with MPI_PROC_NULL.
+        if source == mpi::PROC_NULL || dest == mpi::PROC_NULL {
+            return None;
+        }
         Some(trace::Traced {
-            action: "sendRecv",
-            args: trace::Args::SendRecv {
-                send_count: send.count,
-                dst: trace::world_peer(w, comm, dest),
-                recv_count: recv.count,
-                src: trace::world_peer(w, comm, source),
-                send_type: trace::simgrid_type(sendtype),
-                recv_type: trace::simgrid_type(recvtype),
-            },
+            sent: trace::sent(w, &send),
             bytes: trace::bytes(w, sendtype, send.count)
                 .saturating_add(trace::bytes(w, recvtype, recv.count)),
+            ..trace::Traced::new(
+                "sendRecv",
+                trace::Args::SendRecv {
+                    send_count: send.count,
+                    dst: trace::world_peer(w, comm, dest),
+                    recv_count: recv.count,
+                    src: trace::world_peer(w, comm, source),
+                    send_type: trace::simgrid_type(sendtype),
+                    recv_type: trace::simgrid_type(recvtype),
+                },
+            )
         })
     };
     call_traced("MPI_Sendrecv", comm, describe, || {
@@ -218,7 +231,28 @@ pub(crate) unsafe extern "C" fn MPI_Sendrecv_replace(
     status: *mut CStatus,
 ) -> c_int {
     let m = message(buf as usize, count.into(), datatype, source, recvtag, comm);
-    call("MPI_Sendrecv_replace", comm, || {
+    // SimGrid's MPI_Sendrecv_replace is an MPI_Sendrecv, traced as one.
+    let describe = |w: &mpi::Ctx<'_>| {
+        if source == mpi::PROC_NULL || dest == mpi::PROC_NULL {
+            return None;
+        }
+        let send = message(buf as usize, count.into(), datatype, dest, sendtag, comm);
+        Some(trace::Traced {
+            sent: trace::sent(w, &send),
+            ..trace::Traced::new(
+                "sendRecv",
+                trace::Args::SendRecv {
+                    send_count: m.count,
+                    dst: trace::world_peer(w, comm, dest),
+                    recv_count: m.count,
+                    src: trace::world_peer(w, comm, source),
+                    send_type: trace::simgrid_type(datatype),
+                    recv_type: trace::simgrid_type(datatype),
+                },
+            )
+        })
+    };
+    call_traced("MPI_Sendrecv_replace", comm, describe, || {
         let st = p2p::sendrecv_replace(&m, dest, sendtag)?;
         // SAFETY: the caller's status argument.
         unsafe { write_status(status, &st, false) };
@@ -601,11 +635,10 @@ pub(crate) unsafe extern "C" fn MPI_Waitall(
     statuses: *mut CStatus,
 ) -> c_int {
     let describe = |_: &mpi::Ctx<'_>| {
-        Some(trace::Traced {
-            action: "waitall",
-            args: trace::Args::Amount(f64::from(count)),
-            bytes: 0,
-        })
+        Some(trace::Traced::new(
+            "waitall",
+            trace::Args::Amount(f64::from(count)),
+        ))
     };
     call_traced("MPI_Waitall", mpi::COMM_WORLD, describe, || {
         // SAFETY: the caller's array arguments.
@@ -653,11 +686,10 @@ pub(crate) unsafe extern "C" fn MPI_Waitany(
     status: *mut CStatus,
 ) -> c_int {
     let describe = |_: &mpi::Ctx<'_>| {
-        Some(trace::Traced {
-            action: "waitAny",
-            args: trace::Args::Amount(f64::from(count)),
-            bytes: 0,
-        })
+        Some(trace::Traced::new(
+            "waitAny",
+            trace::Args::Amount(f64::from(count)),
+        ))
     };
     call_traced("MPI_Waitany", mpi::COMM_WORLD, describe, || {
         // SAFETY: the caller's array arguments.

@@ -11,9 +11,9 @@ use crate::sim;
 
 use super::datatype::Datatype;
 use super::{
-    check, class, comm_name, datatype, is_complete, matching, wait_for, win, Ctx, Internal,
-    Message, Mpi, MpiError, MpiResult, ReqId, ReqKind, Request, SendMode, SendPlan, Status,
-    ANY_SOURCE, ANY_TAG, BSEND_OVERHEAD, COMM_SELF, PROC_NULL,
+    check, class, comm_name, datatype, is_complete, matching, request, wait_for, win, Ctx,
+    Internal, Message, Mpi, MpiError, MpiResult, ReqId, ReqKind, Request, SendMode, SendPlan,
+    Status, ANY_SOURCE, ANY_TAG, BSEND_OVERHEAD, COMM_SELF, PROC_NULL,
 };
 
 /// MPI_MESSAGE_NO_PROC: the message handle of a probe of MPI_PROC_NULL.
@@ -300,6 +300,7 @@ impl Ctx<'_> {
             bytes: env.bytes.min(capacity),
             cancelled: false,
         };
+        self.mpi.request_mut(rid).source_world = Some(env.source_world);
         tracing::debug!(
             target: MPI,
             "rank {} matches a message of {} B from rank {} (tag {}, context {})",
@@ -777,6 +778,7 @@ pub fn irecv(m: &Message) -> MpiResult<ReqId> {
 /// Waits for `id`, frees it (unless persistent), returns its status.
 fn finish(id: ReqId, call: &'static str) -> Status {
     wait_for(&[id], call, |w| is_complete(w, id));
+    request::received(id);
     sim::mpi(|w| {
         w.owe_recv_overhead(id);
         let r = w.mpi.request(id);
@@ -795,6 +797,7 @@ fn finish_pair(sid: ReqId, rid: ReqId, call: &'static str) -> Status {
     wait_for(&[sid, rid], call, |w| {
         is_complete(w, sid) && is_complete(w, rid)
     });
+    request::received(rid);
     sim::mpi(|w| {
         let st = w.mpi.request(rid).status;
         w.mpi.remove_request(rid);

@@ -125,6 +125,9 @@ pub struct Request {
     pub bsend_bytes: usize,
     /// A receive matched with a detached send (it pays smpi/or).
     pub from_detached: bool,
+    /// The world rank of the sender of the message a receive matched
+    /// (for traces: a status holds a communicator rank).
+    pub source_world: Option<usize>,
     /// The compound request this one is part of.
     pub parent: Option<ReqId>,
     /// A compound's parts.
@@ -277,6 +280,24 @@ impl Mpi {
         }
     }
 
+    /// The sender (a world rank) and tag of the message completed
+    /// request `id` received, if it is a receive of the program (or an
+    /// MPI_Isendrecv) that got one: what traces link to the message's
+    /// send. Collectives' messages, on the odd contexts, are not the
+    /// program's.
+    pub fn received_message(&self, id: ReqId) -> Option<(usize, i32)> {
+        let r = self.requests.get(id)?.as_ref()?;
+        let r = match r.kind {
+            ReqKind::Recv => r,
+            ReqKind::Compound => self.requests.get(*r.children.first()?)?.as_ref()?,
+            _ => return None,
+        };
+        if r.ctx % 2 == 1 || r.status.cancelled {
+            return None;
+        }
+        Some((r.source_world?, r.status.tag))
+    }
+
     /// One-line description of a pending request, for deadlock reports.
     pub fn describe_request(&self, id: ReqId) -> String {
         let r = self.request(id);
@@ -393,6 +414,7 @@ impl Ctx<'_> {
             freed: false,
             bsend_bytes: 0,
             from_detached: false,
+            source_world: None,
             parent: None,
             children: Vec::new(),
             owned: None,
@@ -418,6 +440,7 @@ impl Ctx<'_> {
             r.active = true;
             r.complete = false;
             r.status = Status::empty();
+            r.source_world = None;
         }
         match self.mpi.request(id).kind {
             ReqKind::Send(mode) => self.start_send(id, mode, plan),
@@ -666,6 +689,7 @@ pub fn take_completed(id: ReqId) -> Taken {
             released: true,
         };
     }
+    received(id);
     sim::mpi(|w| {
         w.owe_recv_overhead(id);
         let r = w.mpi.request(id);
@@ -678,6 +702,21 @@ pub fn take_completed(id: ReqId) -> Taken {
         }
         Taken { status, released }
     })
+}
+
+/// Tells the tracers, if any, of the message completed request `id`
+/// received (see [`Mpi::received_message`]), as the program takes it
+/// (`trace::Tracer::received`).
+pub fn received(id: ReqId) {
+    if !sim::fast(|f| f.observed()) {
+        return;
+    }
+    if let Some((src, tag)) = sim::mpi(|w| w.mpi.received_message(id)) {
+        sim::with(|s| {
+            let (at, rank) = (s.core.now(), s.core.current());
+            s.tracers.received(at, rank, src, tag);
+        });
+    }
 }
 
 /// `MPI_Status` as laid out in mpi.h.

@@ -6,6 +6,7 @@
 //! branch per call. A tracer is also an engine observer: it sees
 //! computations and transfers through [`Forward`], attached to the core.
 
+pub mod paje;
 pub mod perfetto;
 pub mod profile;
 pub mod ti;
@@ -37,6 +38,36 @@ pub struct Traced {
     /// that only receive (receives, the other ranks of a scatter); both
     /// buffers of a sendrecv; 0 for waits and calls that move no data.
     pub bytes: u64,
+    /// The message the call sends to a rank, if it sends one: Paje traces
+    /// draw a link from it to the receive that takes it.
+    pub sent: Option<Sent>,
+}
+
+/// A message a traced call sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sent {
+    /// The destination, a rank of `MPI_COMM_WORLD`.
+    pub dst: usize,
+    pub tag: i32,
+    /// Its size in bytes (count times the datatype's size).
+    pub bytes: u64,
+}
+
+impl Traced {
+    /// A call that sends no message to a rank.
+    pub fn new(action: &'static str, args: Args) -> Self {
+        Self {
+            action,
+            args,
+            bytes: 0,
+            sent: None,
+        }
+    }
+
+    /// The call with the bytes of its buffers.
+    pub fn with_bytes(self, bytes: u64) -> Self {
+        Self { bytes, ..self }
+    }
 }
 
 /// The arguments of a traced call, in the shapes of SimGrid's `TIData`
@@ -107,7 +138,18 @@ impl Args {
             Args::None | Args::Wait { .. } => "NA".into(),
             Args::Amount(a) => format!("{a:.6}"),
             Args::P2p { count, .. } => count.to_string(),
-            Args::SendRecv { send_count, .. } => send_count.to_string(),
+            // SimGrid describes a send-receive as a collective of
+            // per-rank counts (`VarCollTIData`), whose size this is.
+            Args::SendRecv {
+                send_count,
+                recv_count,
+                ..
+            } => (if *send_count > 0 {
+                send_count
+            } else {
+                recv_count
+            })
+            .to_string(),
             Args::Coll(c) => c.send_size.to_string(),
             Args::VarColl(v) => (if v.send_size > 0 {
                 v.send_size
@@ -152,6 +194,12 @@ pub trait Tracer: Observer {
     ) {
         self.call_exit(at, rank, name, code);
     }
+    /// Rank `rank` took a message of rank `src` with `tag` out of a
+    /// completed receive of its program (a blocking receive, or a wait or
+    /// test of a request), during an MPI call.
+    fn received(&mut self, _at: f64, _rank: usize, _src: usize, _tag: i32) {}
+    /// Rank `rank`'s program ended (its main thread returned or exited).
+    fn rank_ended(&mut self, _at: f64, _rank: usize) {}
     /// The run ended at simulated date `end`: write what is left.
     fn finish(&mut self, end: f64) -> std::io::Result<()>;
 }
@@ -213,6 +261,18 @@ impl Tracers {
         }
     }
 
+    pub fn received(&self, at: f64, rank: usize, src: usize, tag: i32) {
+        for t in &self.0 {
+            t.borrow_mut().received(at, rank, src, tag);
+        }
+    }
+
+    pub fn rank_ended(&self, at: f64, rank: usize) {
+        for t in &self.0 {
+            t.borrow_mut().rank_ended(at, rank);
+        }
+    }
+
     /// Ends every trace; the first error, if any.
     pub fn finish(&self, end: f64) -> std::io::Result<()> {
         let mut result = Ok(());
@@ -234,8 +294,24 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "tracing/smpi", kind: Kind::Bool, default: "no", help: "trace the MPI calls" },
     OptionSpec { name: "tracing/smpi/format", kind: Kind::Text, default: "Paje", help: "the trace's format: Paje, perfetto (a timeline for ui.perfetto.dev), or TI (time-independent, SimGrid's replay input; any other word means TI, as in SimGrid)" },
     OptionSpec { name: "tracing/filename", kind: Kind::Text, default: "simgrid.trace", help: "the trace file (TI: the index file, which lists one file per rank in <filename>_files/)" },
-    OptionSpec { name: "tracing/smpi/computing", kind: Kind::Bool, default: "no", help: "trace computations (TI: compute lines of their flops)" },
+    OptionSpec { name: "tracing/smpi/computing", kind: Kind::Bool, default: "no", help: "trace computations (Paje: computing states; TI: compute lines of their flops)" },
+    OptionSpec { name: "tracing/precision", kind: Kind::Int, default: "6", help: "Paje: digits after the decimal point of the dates (at most 100)" },
+    OptionSpec { name: "tracing/comment", kind: Kind::Text, default: "", help: "Paje: a comment line (# <comment>) at the top of the trace; smpirun's -trace-comment sets it" },
+    OptionSpec { name: "tracing/smpi/display-sizes", kind: Kind::Bool, default: "no", help: "Paje: the size of each call (elements) and message (bytes) in its state and link" },
 ];
+
+/// The most digits after the decimal point of Paje dates: more would
+/// say nothing of a simulated date, and formatting has a bound.
+pub const MAX_PRECISION: u64 = 100;
+
+/// Tracing options that cannot be followed.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error(
+        "option tracing/precision: {0} digits after the decimal point; at most {MAX_PRECISION}"
+    )]
+    Precision(u64),
+}
 
 /// What SimGrid's tracing options ask for.
 #[derive(Debug, Clone, PartialEq)]
@@ -244,27 +320,37 @@ pub struct Settings {
     pub ti: Option<std::path::PathBuf>,
     /// The Perfetto trace's file, when one is written.
     pub perfetto: Option<std::path::PathBuf>,
+    /// The Paje trace, when one is written.
+    pub paje: Option<paje::Options>,
     /// `compute` lines (`tracing/smpi/computing`).
     pub computing: bool,
 }
 
 impl Settings {
-    /// The traces `cfg` asks for.
-    pub fn from_config(cfg: &Config) -> Result<Self, String> {
-        let on = cfg.bool("tracing") && cfg.bool("tracing/smpi");
-        if on && cfg.text("tracing/smpi/format") == "Paje" {
-            return Err(
-                "Paje traces (-trace) are not available yet; time-independent ones \
-                        are: use -trace-ti, or --cfg=tracing/smpi/format:TI"
-                    .into(),
-            );
+    /// The traces `cfg` asks for: SimGrid writes Paje for the exact word
+    /// `Paje` of `tracing/smpi/format`, TI for any other.
+    pub fn from_config(cfg: &Config) -> Result<Self, SettingsError> {
+        let precision = cfg.int("tracing/precision");
+        if precision > MAX_PRECISION {
+            return Err(SettingsError::Precision(precision));
         }
-        let file = || std::path::PathBuf::from(cfg.text("tracing/filename"));
-        let perfetto = cfg.text("tracing/smpi/format") == "perfetto";
+        let on = cfg.bool("tracing") && cfg.bool("tracing/smpi");
+        let file = std::path::PathBuf::from(cfg.text("tracing/filename"));
+        let computing = cfg.bool("tracing/smpi/computing");
+        let format = cfg.text("tracing/smpi/format");
+        let (paje_format, perfetto) = (format == "Paje", format == "perfetto");
         Ok(Self {
-            ti: (on && !perfetto).then(file),
-            perfetto: (on && perfetto).then(file),
-            computing: cfg.bool("tracing/smpi/computing"),
+            ti: (on && !paje_format && !perfetto).then(|| file.clone()),
+            perfetto: (on && perfetto).then(|| file.clone()),
+            paje: (on && paje_format).then(|| paje::Options {
+                file,
+                // At most MAX_PRECISION.
+                precision: precision as usize,
+                comment: cfg.text("tracing/comment").to_string(),
+                display_sizes: cfg.bool("tracing/smpi/display-sizes"),
+                computing,
+            }),
+            computing,
         })
     }
 }
@@ -329,18 +415,41 @@ pub fn is_root(w: &Ctx<'_>, comm: i32, root: i32) -> bool {
         .is_ok_and(|v| usize::try_from(root).is_ok_and(|r| r == v.my_rank))
 }
 
-/// A point-to-point call's description.
+/// A point-to-point call's description (a receive's, or a send's
+/// arguments alone: see [`send`]).
 pub fn p2p(w: &Ctx<'_>, action: &'static str, m: &mpi::Message) -> Traced {
-    Traced {
+    Traced::new(
         action,
-        args: Args::P2p {
+        Args::P2p {
             peer: world_peer(w, m.comm, m.peer),
             tag: m.tag,
             count: m.count,
             dtype: simgrid_type(m.datatype),
         },
-        bytes: bytes(w, m.datatype, m.count),
+    )
+    .with_bytes(bytes(w, m.datatype, m.count))
+}
+
+/// A send's description, with the message it sends.
+pub fn send(w: &Ctx<'_>, action: &'static str, m: &mpi::Message) -> Traced {
+    Traced {
+        sent: sent(w, m),
+        ..p2p(w, action, m)
     }
+}
+
+/// The message `m` sends, if it goes to a rank (not to `MPI_PROC_NULL`,
+/// nor to a rank that does not exist or with a bad datatype: the call
+/// will fail).
+pub fn sent(w: &Ctx<'_>, m: &mpi::Message) -> Option<Sent> {
+    let dst = usize::try_from(world_peer(w, m.comm, m.peer)).ok()?;
+    let size = w.mpi.datatype(m.datatype).ok()?.size;
+    let count = u64::try_from(m.count).unwrap_or(0);
+    Some(Sent {
+        dst,
+        tag: m.tag,
+        bytes: count.saturating_mul(size as u64),
+    })
 }
 
 /// A wait or test on the request of handle `handle`: its `src dst tag`
@@ -354,42 +463,29 @@ pub fn wait(w: &Ctx<'_>, action: &'static str, handle: i32) -> Option<Traced> {
         mpi::ReqKind::Send(_) => (me, world_peer(w, r.comm, r.peer)),
         _ => (me, me),
     };
-    Some(Traced {
+    Some(Traced::new(
         action,
-        args: Args::Wait {
+        Args::Wait {
             src,
             dst,
             tag: r.tag,
         },
-        bytes: 0,
-    })
+    ))
 }
 
 /// A call SimGrid records by its name only.
 pub fn plain(action: &'static str) -> Option<Traced> {
-    Some(Traced {
-        action,
-        args: Args::None,
-        bytes: 0,
-    })
+    Some(Traced::new(action, Args::None))
 }
 
 /// A collective of one count per side, whose buffer holds `bytes`.
 pub fn coll(action: &'static str, c: Coll, bytes: u64) -> Option<Traced> {
-    Some(Traced {
-        action,
-        args: Args::Coll(c),
-        bytes,
-    })
+    Some(Traced::new(action, Args::Coll(c)).with_bytes(bytes))
 }
 
 /// A collective of per-rank counts, whose buffer holds `bytes`.
 pub fn var_coll(action: &'static str, v: VarColl, bytes: u64) -> Option<Traced> {
-    Some(Traced {
-        action,
-        args: Args::VarColl(v),
-        bytes,
-    })
+    Some(Traced::new(action, Args::VarColl(v)).with_bytes(bytes))
 }
 
 /// The bytes of `count` elements of datatype `dtype` (0 for a datatype
@@ -602,4 +698,39 @@ pub fn reduce_scatter(w: &Ctx<'_>, recv_counts: Vec<i64>, dtype: i32) -> Option<
         },
         buffer,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(pairs: &[&str]) -> Result<Settings, SettingsError> {
+        let mut cfg = crate::run::config();
+        for p in pairs {
+            cfg.set_pair(p).unwrap();
+        }
+        Settings::from_config(&cfg)
+    }
+
+    #[test]
+    fn the_format_chooses_the_writer_and_precision_is_bounded() {
+        let on = ["tracing:yes", "tracing/smpi:yes"];
+        let paje = settings(&on).unwrap();
+        assert!(paje.ti.is_none());
+        assert_eq!(paje.paje.unwrap().precision, 6);
+        let ti = settings(&[on[0], on[1], "tracing/smpi/format:TI"]).unwrap();
+        assert!(ti.paje.is_none() && ti.ti.is_some());
+        // Any word but Paje means TI, as in SimGrid.
+        let other = settings(&[on[0], on[1], "tracing/smpi/format:paje"]).unwrap();
+        assert!(other.ti.is_some());
+        let off = settings(&["tracing:yes"]).unwrap();
+        assert!(off.ti.is_none() && off.paje.is_none());
+        assert_eq!(
+            settings(&["tracing/precision:101"])
+                .unwrap_err()
+                .to_string(),
+            "option tracing/precision: 101 digits after the decimal point; at most 100"
+        );
+        assert!(settings(&["tracing/precision:100"]).is_ok());
+    }
 }

@@ -554,11 +554,7 @@ mod tests {
     use crate::trace::Args;
 
     fn described(bytes: u64) -> Traced {
-        Traced {
-            action: "allreduce",
-            args: Args::None,
-            bytes,
-        }
+        Traced::new("allreduce", Args::None).with_bytes(bytes)
     }
 
     /// Rank `rank`'s main actor in `name` from `from` to `to`.
