@@ -167,12 +167,15 @@ impl Lines {
             self.at = 0;
             let mut f = File::open(&self.path)?;
             f.seek(SeekFrom::Start(self.offset))?;
-            let before = self.chunk.len();
-            self.chunk.resize(before + CHUNK, 0);
-            let n = f.read(&mut self.chunk[before..])?;
-            self.chunk.truncate(before + n);
+            // At most a chunk, and no more than the file holds: a rank's
+            // file is often a few lines, and thousands of ranks read at
+            // once.
+            let n = f.take(CHUNK as u64).read_to_end(&mut self.chunk)?;
             self.offset += n as u64;
             self.eof = n == 0;
+            if self.eof {
+                self.chunk.shrink_to_fit();
+            }
         }
     }
 }
@@ -199,10 +202,15 @@ struct Rank {
     /// Pending requests by (src, dst, tag), oldest first.
     pending: HashMap<(i32, i32, i32), VecDeque<ReqId>>,
     /// Scratch buffers, grown as needed (never freed: requests may still
-    /// point into an older one).
+    /// point into an older one): small ones on the heap, large ones
+    /// folded (`SMPI_SHARED_MALLOC`'s pages, shared by every rank).
     send_buf: (usize, usize),
     recv_buf: (usize, usize),
+    small: Vec<Box<[u64]>>,
 }
+
+/// Scratch buffers up to this size are the rank's own heap memory.
+const SMALL_BUFFER: usize = 64 << 10;
 
 /// An action that cannot be replayed, with why.
 type Failure = String;
@@ -217,6 +225,7 @@ fn replay_rank(rank: usize, path: &Path, simulate: bool) -> i32 {
         pending: HashMap::new(),
         send_buf: (0, 0),
         recv_buf: (0, 0),
+        small: Vec::new(),
     };
     let mut lines = Lines::new(path);
     loop {
@@ -321,10 +330,18 @@ impl Rank {
             &mut self.recv_buf
         };
         if slot.1 < bytes.max(1) {
-            let len = bytes.max(1).next_power_of_two();
-            let addr = sim::with(|s| s.mem.folding.allocate(len, "replay", 0))
-                .unwrap_or_else(|e| fail(&format!("no memory for a replay buffer: {e}")));
-            *slot = (addr as usize, len);
+            let len = bytes.max(64).next_power_of_two();
+            let addr = if len <= SMALL_BUFFER {
+                let words = vec![0u64; len / 8].into_boxed_slice();
+                let addr = words.as_ptr() as usize;
+                self.small.push(words);
+                addr
+            } else {
+                sim::with(|s| s.mem.folding.allocate(len, "replay", 0))
+                    .unwrap_or_else(|e| fail(&format!("no memory for a replay buffer: {e}")))
+                    as usize
+            };
+            *slot = (addr, len);
         }
         slot.0
     }
