@@ -481,9 +481,10 @@ impl Rank {
             "send" | "isend" => {
                 let m = self.message(words, true)?;
                 if action == "send" {
-                    op(|| p2p::send(&m, SendMode::Standard, "send")).map_err(mpi_err)?;
+                    mpi::as_call(|| p2p::send(&m, SendMode::Standard, "send")).map_err(mpi_err)?;
                 } else {
-                    let id = op(|| p2p::isend(&m, SendMode::Standard)).map_err(mpi_err)?;
+                    let id =
+                        mpi::as_call(|| p2p::isend(&m, SendMode::Standard)).map_err(mpi_err)?;
                     let key = self.key_of(&m, true);
                     self.pending.entry(key).or_default().push_back(id);
                 }
@@ -491,9 +492,9 @@ impl Rank {
             "recv" | "irecv" => {
                 let m = self.message(words, false)?;
                 if action == "recv" {
-                    op(|| p2p::recv(&m, "recv")).map_err(mpi_err)?;
+                    mpi::as_call(|| p2p::recv(&m, "recv")).map_err(mpi_err)?;
                 } else {
-                    let id = op(|| p2p::irecv(&m)).map_err(mpi_err)?;
+                    let id = mpi::as_call(|| p2p::irecv(&m)).map_err(mpi_err)?;
                     let key = self.key_of(&m, false);
                     self.pending.entry(key).or_default().push_back(id);
                 }
@@ -554,29 +555,29 @@ impl Rank {
                     tag: 0,
                     comm: world,
                 };
-                op(|| p2p::sendrecv(&send, &recv)).map_err(mpi_err)?;
+                mpi::as_call(|| p2p::sendrecv(&send, &recv)).map_err(mpi_err)?;
             }
-            "barrier" => op(|| collective::barrier(world)).map_err(mpi_err)?,
+            "barrier" => mpi::as_call(|| collective::barrier(world)).map_err(mpi_err)?,
             "bcast" => {
                 let c = int(words, 0, "count")?;
                 let root = self.root(words, 1)?;
                 let t = self.dtype(words, 2)?;
                 let (d, _) = self.data_pair(c, t, 0, t, 1)?;
-                op(|| collective::bcast(world, d, root)).map_err(mpi_err)?;
+                mpi::as_call(|| collective::bcast(world, d, root)).map_err(mpi_err)?;
             }
             "reduce" => {
                 let c = int(words, 0, "count")?;
                 let flops = float(words, 1, "computation")?;
                 let root = self.root(words, 2)?;
                 let red = self.reduction(c, self.dtype(words, 3)?)?;
-                op(|| collective::reduce(world, &red, root)).map_err(mpi_err)?;
+                mpi::as_call(|| collective::reduce(world, &red, root)).map_err(mpi_err)?;
                 self.compute(flops);
             }
             "allreduce" | "scan" | "exscan" => {
                 let c = int(words, 0, "count")?;
                 let flops = float(words, 1, "computation")?;
                 let red = self.reduction(c, self.dtype(words, 2)?)?;
-                op(|| match action {
+                mpi::as_call(|| match action {
                     "allreduce" => collective::allreduce(world, &red),
                     "scan" => collective::scan(world, &red),
                     _ => collective::exscan(world, &red),
@@ -590,7 +591,7 @@ impl Rank {
                 let st = self.dtype(words, 2)?;
                 let rt = self.dtype(words, 3)?;
                 let (s, r) = self.data_pair(sc, st, rc, rt, n)?;
-                op(|| {
+                mpi::as_call(|| {
                     if action == "alltoall" {
                         collective::alltoall(world, s, r)
                     } else {
@@ -606,7 +607,7 @@ impl Rank {
                 let st = self.dtype(words, 3)?;
                 let rt = self.dtype(words, 4)?;
                 let (s, r) = self.data_pair(sc, st, rc, rt, n)?;
-                op(|| {
+                mpi::as_call(|| {
                     if action == "gather" {
                         collective::gather(world, s, r, root)
                     } else {
@@ -625,18 +626,10 @@ impl Rank {
                 };
                 let st = self.dtype(words, types_at)?;
                 let rt = self.dtype(words, types_at + 1)?;
-                let total: i64 = rcs.iter().map(|&c| i64::from(c)).sum();
-                let (s, r) = self.data_pair(sc, st, total, rt, 1)?;
-                let rcs = if rt.1 { rcs } else { vec![0; n] };
-                let displs = displacements(&rcs);
-                let (counts, displs) = (Counts(rcs), Counts(displs));
-                let v = VData {
-                    addr: r.addr,
-                    counts: &counts,
-                    displs: &displs,
-                    dtype: rt.0,
-                };
-                op(|| {
+                let rb = Blocks::new(rcs, rt);
+                let (s, r) = self.data_pair(sc, st, rb.total, rt, 1)?;
+                let v = rb.of(&r);
+                mpi::as_call(|| {
                     if action == "gatherv" {
                         collective::gatherv(world, s, &v, root)
                     } else {
@@ -651,18 +644,10 @@ impl Rank {
                 let root = self.root(words, n + 1)?;
                 let st = self.dtype(words, n + 2)?;
                 let rt = self.dtype(words, n + 3)?;
-                let total: i64 = scs.iter().map(|&c| i64::from(c)).sum();
-                let (s, r) = self.data_pair(total, st, rc, rt, 1)?;
-                let scs = if st.1 { scs } else { vec![0; n] };
-                let displs = displacements(&scs);
-                let (counts, displs) = (Counts(scs), Counts(displs));
-                let v = VData {
-                    addr: s.addr,
-                    counts: &counts,
-                    displs: &displs,
-                    dtype: st.0,
-                };
-                op(|| collective::scatterv(world, &v, r, root)).map_err(mpi_err)?;
+                let sb = Blocks::new(scs, st);
+                let (s, r) = self.data_pair(sb.total, st, rc, rt, 1)?;
+                let v = sb.of(&s);
+                mpi::as_call(|| collective::scatterv(world, &v, r, root)).map_err(mpi_err)?;
             }
             "reducescatter" => {
                 let rcs = self.counts(words, 0, "receive count")?;
@@ -672,7 +657,8 @@ impl Rank {
                 let red = self.reduction(total, t)?;
                 let rcs = if t.1 { rcs } else { vec![0; n] };
                 let counts = Counts(rcs);
-                op(|| collective::reduce_scatter(world, &red, &counts)).map_err(mpi_err)?;
+                mpi::as_call(|| collective::reduce_scatter(world, &red, &counts))
+                    .map_err(mpi_err)?;
                 self.compute(flops);
             }
             "alltoallv" => {
@@ -680,26 +666,10 @@ impl Rank {
                 let rcs = self.counts(words, n + 2, "receive count")?;
                 let st = self.dtype(words, 2 * n + 2)?;
                 let rt = self.dtype(words, 2 * n + 3)?;
-                let stotal: i64 = scs.iter().map(|&c| i64::from(c)).sum();
-                let rtotal: i64 = rcs.iter().map(|&c| i64::from(c)).sum();
-                let (s, r) = self.data_pair(stotal, st, rtotal, rt, 1)?;
-                let scs = if st.1 { scs } else { vec![0; n] };
-                let rcs = if rt.1 { rcs } else { vec![0; n] };
-                let (sd, rd) = (displacements(&scs), displacements(&rcs));
-                let (sc, sd, rc, rd) = (Counts(scs), Counts(sd), Counts(rcs), Counts(rd));
-                let send = VData {
-                    addr: s.addr,
-                    counts: &sc,
-                    displs: &sd,
-                    dtype: st.0,
-                };
-                let recv = VData {
-                    addr: r.addr,
-                    counts: &rc,
-                    displs: &rd,
-                    dtype: rt.0,
-                };
-                op(|| collective::alltoallv(world, &send, &recv)).map_err(mpi_err)?;
+                let (sb, rb) = (Blocks::new(scs, st), Blocks::new(rcs, rt));
+                let (s, r) = self.data_pair(sb.total, st, rb.total, rt, 1)?;
+                let (send, recv) = (sb.of(&s), rb.of(&r));
+                mpi::as_call(|| collective::alltoallv(world, &send, &recv)).map_err(mpi_err)?;
             }
             other => {
                 return Err(format!(
@@ -725,28 +695,42 @@ impl Rank {
     }
 }
 
-/// Blocks laid end to end.
-fn displacements(counts: &[i32]) -> Vec<i32> {
-    let mut at = 0i32;
-    counts
-        .iter()
-        .map(|&c| {
-            let d = at;
-            at = at.saturating_add(c);
-            d
-        })
-        .collect()
+/// One side of a collective of per-rank counts: the blocks laid end to
+/// end in a scratch buffer (none for a derived type, which has no size).
+struct Blocks {
+    counts: Counts,
+    displs: Counts,
+    /// The elements of all blocks, as the trace gives them.
+    total: i64,
 }
 
-/// Runs one action's MPI work as a call of the program would: weak
-/// progress first, the receive overheads it owes after.
-fn op<R>(body: impl FnOnce() -> R) -> R {
-    mpi::nbc::progress();
-    let result = body();
-    let owed = sim::mpi(|w| {
-        let cur = w.core.current();
-        std::mem::take(&mut w.mpi.ranks[cur].pending_overhead)
-    });
-    sim::sleep(owed, "receive overhead");
-    result
+impl Blocks {
+    fn new(counts: Vec<i32>, (_, sized): (i32, bool)) -> Self {
+        let total = counts.iter().map(|&c| i64::from(c)).sum();
+        let counts = if sized { counts } else { vec![0; counts.len()] };
+        let mut at = 0i32;
+        let displs = counts
+            .iter()
+            .map(|&c| {
+                let d = at;
+                at = at.saturating_add(c);
+                d
+            })
+            .collect();
+        Self {
+            counts: Counts(counts),
+            displs: Counts(displs),
+            total,
+        }
+    }
+
+    /// The blocks in `buffer`, of its datatype.
+    fn of(&self, buffer: &Data) -> VData<'_> {
+        VData {
+            addr: buffer.addr,
+            counts: &self.counts,
+            displs: &self.displs,
+            dtype: buffer.dtype,
+        }
+    }
 }

@@ -1372,39 +1372,19 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             }
         }
     }
-    let code = match stats_written {
-        Err(e) => {
-            eprintln!("smpirun: {e:#}");
-            if code == 0 {
-                1
-            } else {
-                code
-            }
+    // An output that could not be written fails the run, after the others.
+    let outputs = [
+        stats_written.map_err(|e| format!("{e:#}")),
+        trace_result.map_err(|e| format!("the trace could not be written completely: {e}")),
+        profile_result.map_err(|e| e.to_string()),
+    ];
+    let mut code = code;
+    for message in outputs.into_iter().filter_map(std::result::Result::err) {
+        eprintln!("smpirun: {message}");
+        if code == 0 {
+            code = 1;
         }
-        _ => code,
-    };
-    let code = match trace_result {
-        Err(e) => {
-            eprintln!("smpirun: the trace could not be written completely: {e}");
-            if code == 0 {
-                1
-            } else {
-                code
-            }
-        }
-        _ => code,
-    };
-    let code = match profile_result {
-        Err(e) => {
-            eprintln!("smpirun: {e}");
-            if code == 0 {
-                1
-            } else {
-                code
-            }
-        }
-        Ok(()) => code,
-    };
+    }
     if code != 0 && !opts.quiet {
         // SimGrid's smpirun ends every failed simulation with this line.
         println!("Execution failed with code {code}.");

@@ -308,15 +308,7 @@ fn call_described(
                 s.tracers.call_enter(at, who, name, traced.as_ref());
             });
         }
-        // Weak progress: every MPI call advances the caller's non-blocking
-        // collectives.
-        mpi::nbc::progress();
-        let result = body();
-        let owed = sim::mpi(|w| {
-            let cur = w.core.current();
-            std::mem::take(&mut w.mpi.ranks[cur].pending_overhead)
-        });
-        sim::sleep(owed, "receive overhead");
+        let result = mpi::as_call(body);
         let code = match result {
             Ok(()) => mpi::class::SUCCESS,
             Err(e) => handle_error(name, scope, e),

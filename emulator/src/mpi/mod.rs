@@ -252,3 +252,17 @@ pub struct Ctx<'a> {
     pub mpi: &'a mut Mpi,
     pub mem: &'a Memory,
 }
+
+/// Runs `body`, the work of an MPI call, as every call runs it: weak
+/// progress first (every MPI call advances the caller's non-blocking
+/// collectives), then the receive overheads the call owes.
+pub fn as_call<R>(body: impl FnOnce() -> R) -> R {
+    nbc::progress();
+    let result = body();
+    let owed = crate::sim::mpi(|w| {
+        let cur = w.core.current();
+        std::mem::take(&mut w.mpi.ranks[cur].pending_overhead)
+    });
+    crate::sim::sleep(owed, "receive overhead");
+    result
+}
