@@ -3,8 +3,8 @@
 //! thread track per rank under it; a slice per MPI call with its
 //! arguments (peer, tag, count, datatype, root: SimGrid's `Traced`
 //! description), a slice per computation with its flops, and flow arrows
-//! from each send to the blocking receive or the wait that completes its
-//! message.
+//! from each traced send to the call that takes its message out of a
+//! completed receive (a blocking receive, a wait, a test).
 //!
 //! The file is a `perfetto.protos.Trace`: a sequence of `TracePacket`s,
 //! each written as field 1 of the outer message, so packets stream to the
@@ -20,11 +20,8 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
-use super::{Args, Traced, Tracer, NO_PEER};
+use super::{Args, Traced, Tracer};
 use crate::engine::observe::Observer;
-
-/// The tag under which sendrecvs' messages pair (no program tag is this).
-const SENDRECV_TAG: i32 = i32::MIN;
 
 /// The one packet sequence of the trace (any non-zero number).
 const SEQUENCE: u64 = 1;
@@ -133,22 +130,14 @@ pub struct RankHost {
     pub name: String,
 }
 
-/// A call a rank is in, for its flow at the end.
-struct OpenCall {
-    /// The (src, dst, tag) of the message it receives, if it is a
-    /// blocking receive or a wait on one.
-    receives: Option<(i32, i32, i32)>,
-}
-
 /// Writes a Perfetto trace.
 pub struct PerfettoWriter {
     out: BufWriter<File>,
     /// Interned strings (event and annotation names share the numbering).
     interned: HashMap<&'static str, u64>,
-    /// Each rank's open call.
-    open: Vec<Option<OpenCall>>,
-    /// Flows of messages sent and not yet received, by (src, dst, tag).
-    flows: HashMap<(i32, i32, i32), VecDeque<u64>>,
+    /// Flows of messages sent and not yet received, by (src, dst, tag),
+    /// oldest first (MPI's order between two ranks with one tag).
+    flows: HashMap<(usize, usize, i32), VecDeque<u64>>,
     next_flow: u64,
     error: Option<io::Error>,
 }
@@ -173,7 +162,6 @@ impl PerfettoWriter {
         let mut w = Self {
             out: BufWriter::new(File::create(path)?),
             interned: HashMap::new(),
-            open: (0..hosts.len()).map(|_| None).collect(),
             flows: HashMap::new(),
             next_flow: 1,
             error: None,
@@ -385,7 +373,6 @@ impl Observer for PerfettoWriter {
 
 impl Tracer for PerfettoWriter {
     fn call_enter(&mut self, at: f64, rank: usize, name: &'static str, traced: Option<&Traced>) {
-        let me = rank as i32;
         let ints = traced
             .map(|t| {
                 let mut v = annotations(&t.args);
@@ -398,62 +385,35 @@ impl Tracer for PerfettoWriter {
         let mut e = Event::new(at, rank, SLICE_BEGIN);
         e.name = Some(name);
         e.ints = &ints;
-        let mut receives = None;
-        if let Some(t) = traced {
-            match (&t.args, t.action) {
-                (
-                    Args::P2p { peer, tag, .. },
-                    "send" | "isend" | "Ssend" | "ISsend" | "bsend" | "ibsend",
-                ) if *peer != NO_PEER => {
-                    let f = self.next_flow;
-                    self.next_flow += 1;
-                    self.flows
-                        .entry((me, *peer, *tag))
-                        .or_default()
-                        .push_back(f);
-                    e.flow = Some(f);
-                }
-                // SimGrid's description of a sendrecv has no tags: its
-                // halves pair with other sendrecvs' only.
-                (Args::SendRecv { dst, src, .. }, _) => {
-                    if *dst != NO_PEER {
-                        let f = self.next_flow;
-                        self.next_flow += 1;
-                        let key = (me, *dst, SENDRECV_TAG);
-                        self.flows.entry(key).or_default().push_back(f);
-                        e.flow = Some(f);
-                    }
-                    if *src != NO_PEER {
-                        receives = Some((*src, me, SENDRECV_TAG));
-                    }
-                }
-                (Args::P2p { peer, tag, .. }, "recv") if *peer != NO_PEER => {
-                    receives = Some((*peer, me, *tag));
-                }
-                (Args::Wait { src, dst, tag }, "wait") if *dst == me && *src != NO_PEER => {
-                    receives = Some((*src, *dst, *tag));
-                }
-                _ => {}
-            }
+        // A message to a rank starts an arrow, which its receive ends.
+        if let Some(sent) = traced.and_then(|t| t.sent) {
+            let f = self.next_flow;
+            self.next_flow += 1;
+            self.flows
+                .entry((rank, sent.dst, sent.tag))
+                .or_default()
+                .push_back(f);
+            e.flow = Some(f);
         }
         self.event(e);
-        if let Some(slot) = self.open.get_mut(rank) {
-            *slot = Some(OpenCall { receives });
-        }
     }
 
     fn call_exit(&mut self, at: f64, rank: usize, _name: &'static str, _code: i32) {
-        let open = self.open.get_mut(rank).and_then(Option::take);
-        if let Some(key) = open.and_then(|o| o.receives) {
-            // The message has arrived: its arrow ends here.
-            if let Some(f) = self.flows.get_mut(&key).and_then(VecDeque::pop_front) {
-                let mut e = Event::new(at, rank, INSTANT);
-                e.name = Some("message arrived");
-                e.terminating_flow = Some(f);
-                self.event(e);
-            }
-        }
         self.event(Event::new(at, rank, SLICE_END));
+    }
+
+    fn received(&mut self, at: f64, rank: usize, src: usize, tag: i32) {
+        // The message is taken out of its receive: its arrow ends here.
+        if let Some(f) = self
+            .flows
+            .get_mut(&(src, rank, tag))
+            .and_then(VecDeque::pop_front)
+        {
+            let mut e = Event::new(at, rank, INSTANT);
+            e.name = Some("message received");
+            e.terminating_flow = Some(f);
+            self.event(e);
+        }
     }
 
     fn finish(&mut self, _end: f64) -> io::Result<()> {
