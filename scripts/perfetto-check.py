@@ -9,6 +9,9 @@ holds, one `key value` per line, for the tests to check:
   unended RANK N     slices begun and not ended on a rank's track
   name NAME N        slices of each name, names resolved through interning
   flows N            flow ids that start on one slice and end on another
+  counter_tracks N   link utilisation tracks described
+  counters N         link utilisation values
+  counter_max X      the largest of them (a fraction of the bandwidth)
   unresolved N       events whose interned name is unknown (must be 0)
 
 Usage: perfetto-check.py TRACE
@@ -30,6 +33,8 @@ def main(path):
     by_name = collections.Counter()
     started, ended = set(), set()
     unresolved = 0
+    counter_tracks = set()
+    counters, counter_max = 0, 0.0
     for p in trace.packet:
         if p.sequence_flags & 1:
             names.clear()
@@ -39,9 +44,17 @@ def main(path):
             d = p.track_descriptor
             if d.HasField("thread"):
                 rank_of_track[d.uuid] = d.thread.tid - 1
+            if d.HasField("counter"):
+                counter_tracks.add(d.uuid)
         if not p.HasField("track_event"):
             continue
         e = p.track_event
+        if e.type == pb.TrackEvent.TYPE_COUNTER:
+            if e.track_uuid not in counter_tracks:
+                unresolved += 1
+            counters += 1
+            counter_max = max(counter_max, e.double_counter_value)
+            continue
         rank = rank_of_track.get(e.track_uuid)
         if e.type == pb.TrackEvent.TYPE_SLICE_BEGIN:
             slices[rank] += 1
@@ -65,6 +78,9 @@ def main(path):
     for name, n in sorted(by_name.items()):
         print("name", name.replace(" ", "_"), n)
     print("flows", len(started & ended))
+    print("counter_tracks", len(counter_tracks))
+    print("counters", counters)
+    print("counter_max", counter_max)
     print("unresolved", unresolved)
 
 

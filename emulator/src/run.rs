@@ -1218,7 +1218,8 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     let network_stats = Some(cfg.text("smpi/network-stats"))
         .filter(|f| !f.is_empty())
         .map(PathBuf::from);
-    if network_stats.is_some() {
+    // Perfetto traces show the links' loads, which the statistics sample.
+    if network_stats.is_some() || trace.perfetto.is_some() {
         sim.core.count_network();
     }
     if let Some(file) = &trace.perfetto {

@@ -259,6 +259,14 @@ fn perfetto_traces_decode_with_perfettos_schema_one_slice_per_call() {
     // An arrow per message, each iteration: every rank's ring isend and
     // tag-9 isend and sendrecv, and half of them a tag-3 send.
     assert_eq!(value("flows"), 2 * 4 * 3 + 2 * 2, "{text}");
+    // The links' loads: the 4 hosts' links both ways, and the backbone.
+    assert_eq!(value("counter_tracks"), 2 * 4 + 1, "{text}");
+    assert!(value("counters") > 100, "{text}");
+    let max: f64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("counter_max ")?.parse().ok())
+        .unwrap();
+    assert!(max > 0.5 && max <= 1.0 + 1e-9, "{text}");
     // The same run writes the same bytes.
     let first = std::fs::read(&file).unwrap();
     assert!(run(&[

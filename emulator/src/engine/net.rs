@@ -393,8 +393,29 @@ impl Core {
                 Some(b) => stats.flow_started(r, b, now),
                 None => stats.flow_ended(r, now),
             }
-            if usage.is_finite() {
-                stats.sample_usage(r, usage);
+            if !usage.is_finite() {
+                continue;
+            }
+            stats.sample_usage(r, usage);
+            if !self.observers.is_empty() {
+                let pair = self.link_resources[u.link.0 as usize];
+                let direction = match (pair[0] == pair[1], u.direction) {
+                    (true, _) => "both",
+                    (false, Direction::Down) => "down",
+                    (false, _) => "up",
+                };
+                let capacity = self.fluid.capacity(r);
+                let load = super::observe::LinkLoad {
+                    resource: r.0,
+                    link: &self.platform.link(u.link).name,
+                    direction,
+                    utilisation: if capacity > 0.0 {
+                        usage / capacity
+                    } else {
+                        0.0
+                    },
+                };
+                self.observers.each(|o| o.link_load(now, &load));
             }
         }
     }

@@ -18,6 +18,20 @@ pub struct TransferStart {
     pub latency: f64,
 }
 
+/// The load of a link direction, sampled when a flow starts or ends on it
+/// (only while the core keeps network statistics).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LinkLoad<'a> {
+    /// The fluid resource: one per link, or per direction of a
+    /// split-duplex link.
+    pub resource: u32,
+    pub link: &'a str,
+    /// `both`, `up` or `down`.
+    pub direction: &'static str,
+    /// What its flows use of its bandwidth, from 0 to 1.
+    pub utilisation: f64,
+}
+
 /// Something that watches a simulation. Every method has an empty
 /// default, so an observer implements what it needs; `at` is the
 /// simulated date in seconds.
@@ -26,6 +40,7 @@ pub trait Observer {
     fn transfer_end(&mut self, _at: f64, _id: TransferId) {}
     fn compute_start(&mut self, _at: f64, _rank: usize, _flops: f64) {}
     fn compute_end(&mut self, _at: f64, _rank: usize) {}
+    fn link_load(&mut self, _at: f64, _load: &LinkLoad<'_>) {}
 }
 
 /// The observers attached to a simulation.

@@ -223,6 +223,9 @@ impl Observer for Forward {
     fn compute_end(&mut self, at: f64, rank: usize) {
         self.0.borrow_mut().compute_end(at, rank);
     }
+    fn link_load(&mut self, at: f64, load: &crate::engine::observe::LinkLoad<'_>) {
+        self.0.borrow_mut().link_load(at, load);
+    }
 }
 
 /// The tracers of a simulation.

@@ -39,6 +39,7 @@ const TRACK_NAME: u32 = 2;
 const TRACK_PROCESS: u32 = 3;
 const TRACK_THREAD: u32 = 4;
 const TRACK_PARENT: u32 = 5;
+const TRACK_COUNTER: u32 = 8;
 const PROCESS_PID: u32 = 1;
 const PROCESS_NAME: u32 = 6;
 const THREAD_PID: u32 = 1;
@@ -50,6 +51,7 @@ const EVENT_NAME_IID: u32 = 10;
 const EVENT_TRACK: u32 = 11;
 const EVENT_FLOWS: u32 = 47;
 const EVENT_TERMINATING_FLOWS: u32 = 48;
+const EVENT_DOUBLE_COUNTER: u32 = 44;
 const ANNOTATION_NAME_IID: u32 = 1;
 const ANNOTATION_INT: u32 = 4;
 const ANNOTATION_DOUBLE: u32 = 5;
@@ -61,6 +63,7 @@ const INTERNED_NAME: u32 = 2;
 const SLICE_BEGIN: u64 = 1;
 const SLICE_END: u64 = 2;
 const INSTANT: u64 = 3;
+const COUNTER: u64 = 4;
 /// SEQ_INCREMENTAL_STATE_CLEARED: the first packet, which starts interning.
 const STATE_CLEARED: u64 = 1;
 /// SEQ_NEEDS_INCREMENTAL_STATE: packets that use interned names.
@@ -139,6 +142,8 @@ pub struct PerfettoWriter {
     /// oldest first (MPI's order between two ranks with one tag).
     flows: HashMap<(usize, usize, i32), VecDeque<u64>>,
     next_flow: u64,
+    /// The link directions whose counter track is described.
+    counted: std::collections::HashSet<u32>,
     error: Option<io::Error>,
 }
 
@@ -149,6 +154,11 @@ fn host_track(index: usize) -> u64 {
 
 fn rank_track(rank: usize) -> u64 {
     (2 << 40) + rank as u64
+}
+
+/// The uuid of a link direction's counter track.
+fn link_track(resource: u32) -> u64 {
+    (3 << 40) + u64::from(resource)
 }
 
 /// Nanoseconds of simulated date `at` (Perfetto's timestamps).
@@ -164,6 +174,7 @@ impl PerfettoWriter {
             interned: HashMap::new(),
             flows: HashMap::new(),
             next_flow: 1,
+            counted: std::collections::HashSet::new(),
             error: None,
         };
         let mut first = true;
@@ -368,6 +379,37 @@ impl Observer for PerfettoWriter {
 
     fn compute_end(&mut self, at: f64, rank: usize) {
         self.event(Event::new(at, rank, SLICE_END));
+    }
+
+    fn link_load(&mut self, at: f64, load: &crate::engine::observe::LinkLoad<'_>) {
+        let track = link_track(load.resource);
+        if self.counted.insert(load.resource) {
+            let mut d = Message::default();
+            d.uint(TRACK_UUID, track)
+                .string(
+                    TRACK_NAME,
+                    &format!("{} ({}) utilisation", load.link, load.direction),
+                )
+                .message(TRACK_COUNTER, &Message::default());
+            let mut p = Message::default();
+            p.uint(PACKET_SEQUENCE_ID, SEQUENCE)
+                .message(PACKET_TRACK_DESCRIPTOR, &d);
+            if let Err(e) = self.packet(&p) {
+                self.error.get_or_insert(e);
+            }
+        }
+        let mut ev = Message::default();
+        ev.uint(EVENT_TYPE, COUNTER)
+            .uint(EVENT_TRACK, track)
+            .double(EVENT_DOUBLE_COUNTER, load.utilisation);
+        let mut p = Message::default();
+        p.uint(PACKET_TIMESTAMP, nanos(at))
+            .uint(PACKET_SEQUENCE_ID, SEQUENCE)
+            .uint(PACKET_SEQUENCE_FLAGS, NEEDS_STATE)
+            .message(PACKET_TRACK_EVENT, &ev);
+        if let Err(e) = self.packet(&p) {
+            self.error.get_or_insert(e);
+        }
     }
 }
 
