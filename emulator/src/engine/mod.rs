@@ -243,6 +243,9 @@ pub struct Core {
     ib: Option<ib::Ib>,
     /// The network's statistics, when asked for (`smpi/network-stats`).
     net_stats: Option<netstats::NetStats>,
+    /// Links whose flows changed at this date, to sample once solved:
+    /// (resource, the link's use, the flow that started, if one did).
+    load_samples: Vec<(ResourceId, platforms::LinkUse, Option<ActionId>)>,
     /// The transfers whose IB bound an event changed (reused buffer).
     ib_changed: Vec<(TransferId, f64)>,
     /// Set when the simulation cannot go on (for example a missing route).
@@ -335,6 +338,7 @@ impl Core {
             scratch: FlowScratch::default(),
             ib,
             net_stats: None,
+            load_samples: Vec::new(),
             ib_changed: Vec::new(),
             failure: None,
             live: n,
@@ -768,6 +772,10 @@ impl Core {
     pub fn next_event(&mut self) -> Option<f64> {
         let timer = self.timers.next();
         let flow = self.fluid.next_completion();
+        if !self.load_samples.is_empty() {
+            // The rates are solved now.
+            self.sample_loads();
+        }
         match (timer, flow) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),

@@ -370,22 +370,13 @@ impl Core {
     }
 
     /// The network statistics of a flow on `route` that starts (with its
-    /// `bytes`) or ends (`None`): the links' counters, and their usage
-    /// now. A FATPIPE only bounds each flow: its usage is the flow's.
+    /// `bytes`) or ends (`None`): the links' counters now, and their usage
+    /// noted for [`Core::sample_loads`], once the rates are solved (a
+    /// solve per flow would make a date's many flows cost one solve each).
     fn count_flow(&mut self, route: &[LinkUse], bytes: Option<usize>, action: fluidnet::ActionId) {
         let now = self.now;
-        let own_rate = if bytes.is_some() {
-            self.fluid.rate(action)
-        } else {
-            0.0
-        };
         for u in route {
             let r = self.resource_of(u);
-            let usage = if self.fatpipe[r.0 as usize] {
-                own_rate
-            } else {
-                self.fluid.usage(r)
-            };
             let Some(stats) = self.net_stats.as_mut() else {
                 return;
             };
@@ -393,10 +384,41 @@ impl Core {
                 Some(b) => stats.flow_started(r, b, now),
                 None => stats.flow_ended(r, now),
             }
+            self.load_samples.push((r, *u, bytes.map(|_| action)));
+        }
+    }
+
+    /// Samples the usage of the links whose flows changed at this date,
+    /// after the solve that gave the new rates: into the statistics, and
+    /// to the observers. A FATPIPE only bounds each flow: its usage is
+    /// its fastest new flow's.
+    pub(super) fn sample_loads(&mut self) {
+        let mut samples = std::mem::take(&mut self.load_samples);
+        samples.sort_by_key(|(r, _, _)| r.0);
+        let now = self.now;
+        let mut i = 0;
+        while i < samples.len() {
+            let (r, u, _) = samples[i];
+            let mut j = i;
+            let mut fastest: f64 = 0.0;
+            while j < samples.len() && samples[j].0 == r {
+                if let Some(a) = samples[j].2 {
+                    fastest = fastest.max(self.fluid.rate(a));
+                }
+                j += 1;
+            }
+            i = j;
+            let usage = if self.fatpipe[r.0 as usize] {
+                fastest
+            } else {
+                self.fluid.usage(r)
+            };
             if !usage.is_finite() {
                 continue;
             }
-            stats.sample_usage(r, usage);
+            if let Some(stats) = self.net_stats.as_mut() {
+                stats.sample_usage(r, usage);
+            }
             if !self.observers.is_empty() {
                 let pair = self.link_resources[u.link.0 as usize];
                 let direction = match (pair[0] == pair[1], u.direction) {
@@ -418,6 +440,8 @@ impl Core {
                 self.observers.each(|o| o.link_load(now, &load));
             }
         }
+        samples.clear();
+        self.load_samples = samples;
     }
 
     /// Keeps the network statistics from now on.

@@ -8,9 +8,10 @@
 //! Kept by the core only when asked for: each flow start and arrival
 //! updates the counters of the links on its route, so the cost is
 //! proportional to the route's length, and nothing when off.
-//! Peak utilisation is sampled when a flow starts or ends on the link
-//! (rates change only when flows start or end, but a flow ending
-//! elsewhere can raise a link's usage between two of its own samples).
+//! Peak utilisation is sampled at the dates a flow starts or ends on the
+//! link, once the rates are solved (rates change only when flows start or
+//! end, but a flow ending elsewhere can raise a link's usage between two
+//! of its own samples).
 
 use std::io::{self, Write};
 
