@@ -32,10 +32,10 @@ const CHUNK: usize = 64 << 10;
 /// A trace's index could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum IndexError {
-    #[error("cannot read the trace index {path}: {source}")]
+    #[error("cannot read the trace index {path}: {error}")]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error(
         "the trace index {path} lists {files} file(s), one per rank, and {ranks} ranks are \
@@ -56,9 +56,9 @@ pub enum IndexError {
 /// The per-rank files an index lists (its non-empty lines, as SimGrid
 /// reads them), for `ranks` ranks.
 pub fn read_index(index: &Path, ranks: usize) -> Result<Vec<PathBuf>, IndexError> {
-    let text = std::fs::read_to_string(index).map_err(|source| IndexError::Read {
+    let text = std::fs::read_to_string(index).map_err(|error| IndexError::Read {
         path: index.to_path_buf(),
-        source,
+        error,
     })?;
     let files: Vec<PathBuf> = text
         .lines()
@@ -732,5 +732,53 @@ impl Blocks {
             displs: &self.displs,
             dtype: buffer.dtype,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_index_is_read_as_simgrid_reads_it_and_its_errors_say_it_once() {
+        let dir = std::env::temp_dir().join(format!("smpi-rs-replay-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let index = dir.join("index.txt");
+        std::fs::write(&index, "a.txt\n\n  b.txt  \nc.txt").unwrap();
+        let files = read_index(&index, 3).unwrap();
+        assert_eq!(files, ["a.txt", "b.txt", "c.txt"].map(PathBuf::from));
+        let short = read_index(&index, 4).unwrap_err().to_string();
+        assert!(
+            short.contains("lists 3 file(s), one per rank, and 4 ranks"),
+            "{short}"
+        );
+        let missing = dir.join("missing.txt");
+        let e = read_index(&missing, 1).unwrap_err();
+        // The I/O error is in the message, not also a source that anyhow
+        // would print a second time.
+        assert!(std::error::Error::source(&e).is_none());
+        assert_eq!(e.to_string().matches("No such file").count(), 1, "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn lines_come_in_chunks_with_a_last_line_without_newline() {
+        let dir = std::env::temp_dir().join(format!("smpi-rs-lines-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("rank.txt");
+        let long: String = (0..20_000).map(|i| format!("0 compute {i}\n")).collect();
+        std::fs::write(&file, format!("{long}0 finalize")).unwrap();
+        let mut lines = Lines::new(&file);
+        let mut n = 0;
+        let mut last = String::new();
+        while let Some(l) = lines.next_line().unwrap() {
+            n += 1;
+            last = l;
+        }
+        assert_eq!(
+            (n, last.as_str(), lines.number),
+            (20_001, "0 finalize", 20_001)
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
