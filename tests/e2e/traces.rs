@@ -1,6 +1,8 @@
 //! Traces: SimGrid's time-independent traces (`-trace-ti`), byte for
 //! byte as SimGrid 3.32 writes them, and its Paje traces (`-trace`), read
-//! back with Debian's `pj_dump` (package pajeng, which .ci/run installs).
+//! back with Debian's `pj_dump` (package pajeng, which scripts/pajeng.sh
+//! installs when missing), and Perfetto timelines, decoded with Perfetto's
+//! own schema (scripts/perfetto-venv.sh).
 
 use std::path::Path;
 use std::process::Command;
@@ -202,15 +204,24 @@ fn replay_names_the_line_it_cannot_replay_and_a_short_index() {
     );
 }
 
-/// The python of the environment with Perfetto's schema (made by
-/// scripts/perfetto-venv.sh on first use).
-fn perfetto_python() -> String {
-    let o = std::process::Command::new("sh")
-        .arg(crate::repo().join("scripts/perfetto-venv.sh"))
+/// The path a project script prints of an outside tool it makes ready
+/// (installing it on first use).
+fn tool(script: &str) -> String {
+    let o = Command::new("sh")
+        .arg(crate::repo().join(script))
         .output()
         .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "{script}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     String::from_utf8(o.stdout).unwrap().trim().to_string()
+}
+
+/// The python of the environment with Perfetto's schema.
+fn perfetto_python() -> String {
+    tool("scripts/perfetto-venv.sh")
 }
 
 #[test]
@@ -411,10 +422,10 @@ fn paje_traces_read_back_with_pj_dump_and_are_deterministic() {
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.starts_with("#This file was generated using SimGrid-3.32.0\n#[smpirun "));
     assert!(text.contains("\n0 1 0 MPI\n2 2 1 MPI_STATE\n4 3 0 1 1 MPI_LINK\n"));
-    let dump = match Command::new("pj_dump").arg(&file).output() {
-        Ok(d) => d,
-        Err(e) => panic!("cannot run pj_dump ({e}): install Debian's pajeng, as .ci/run does"),
-    };
+    let dump = Command::new(tool("scripts/pajeng.sh"))
+        .arg(&file)
+        .output()
+        .expect("run pj_dump");
     let out = String::from_utf8_lossy(&dump.stdout);
     assert!(
         dump.status.success(),
