@@ -12,6 +12,7 @@ holds, one `key value` per line, for the tests to check:
   counter_tracks N   link utilisation tracks described
   counters N         link utilisation values
   counter_max X      the largest of them (a fraction of the bandwidth)
+  communicators N    slices whose communicator is named (MPI_COMM_WORLD...)
   unresolved N       events whose interned name is unknown (must be 0)
 
 Usage: perfetto-check.py TRACE
@@ -35,11 +36,15 @@ def main(path):
     unresolved = 0
     counter_tracks = set()
     counters, counter_max = 0, 0.0
+    annotation_names = {}
+    communicators = 0
     for p in trace.packet:
         if p.sequence_flags & 1:
             names.clear()
         for n in p.interned_data.event_names:
             names[n.iid] = n.name
+        for n in p.interned_data.debug_annotation_names:
+            annotation_names[n.iid] = n.name
         if p.HasField("track_descriptor"):
             d = p.track_descriptor
             if d.HasField("thread"):
@@ -58,6 +63,11 @@ def main(path):
         rank = rank_of_track.get(e.track_uuid)
         if e.type == pb.TrackEvent.TYPE_SLICE_BEGIN:
             slices[rank] += 1
+            for a in e.debug_annotations:
+                if a.name_iid not in annotation_names:
+                    unresolved += 1
+                elif annotation_names[a.name_iid] == "communicator" and a.string_value:
+                    communicators += 1
             depth[rank] += 1
             name = names.get(e.name_iid)
             if name is None:
@@ -81,6 +91,7 @@ def main(path):
     print("counter_tracks", len(counter_tracks))
     print("counters", counters)
     print("counter_max", counter_max)
+    print("communicators", communicators)
     print("unresolved", unresolved)
 
 

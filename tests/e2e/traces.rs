@@ -267,6 +267,9 @@ fn perfetto_traces_decode_with_perfettos_schema_one_slice_per_call() {
     }
     assert_eq!(value("name MPI_Allreduce"), 8);
     assert_eq!(value("name compute"), 8);
+    // The calls SimGrid traces name their communicator: all of them but
+    // MPI_Comm_rank and MPI_Comm_size, per rank, and the computations.
+    assert_eq!(value("communicators"), 4 * (50 - 2 - 2), "{text}");
     // An arrow per message, each iteration: every rank's ring isend and
     // tag-9 isend and sendrecv, and half of them a tag-3 send.
     assert_eq!(value("flows"), 2 * 4 * 3 + 2 * 2, "{text}");

@@ -303,7 +303,10 @@ fn call_described(
         let observed = sim::fast(|f| f.observed());
         if observed {
             sim::with(|s| {
-                let traced = describe(&s.mpi());
+                let mut traced = describe(&s.mpi());
+                if let (Some(t), ErrScope::Comm(c)) = (traced.as_mut(), scope) {
+                    t.comm = Some(c);
+                }
                 let (at, who) = (s.core.now(), (s.core.current(), s.core.current_actor()));
                 s.tracers.call_enter(at, who, name, traced.as_ref());
             });

@@ -41,6 +41,9 @@ pub struct Traced {
     /// The message the call sends to a rank, if it sends one: Paje traces
     /// draw a link from it to the receive that takes it.
     pub sent: Option<Sent>,
+    /// The communicator the call is on (set by the bindings' call
+    /// wrapper; SimGrid's formats have no place for it, Perfetto's has).
+    pub comm: Option<i32>,
 }
 
 /// A message a traced call sends.
@@ -61,6 +64,7 @@ impl Traced {
             args,
             bytes: 0,
             sent: None,
+            comm: None,
         }
     }
 

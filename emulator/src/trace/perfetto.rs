@@ -55,6 +55,7 @@ const EVENT_DOUBLE_COUNTER: u32 = 44;
 const ANNOTATION_NAME_IID: u32 = 1;
 const ANNOTATION_INT: u32 = 4;
 const ANNOTATION_DOUBLE: u32 = 5;
+const ANNOTATION_STRING: u32 = 6;
 const INTERNED_EVENT_NAMES: u32 = 2;
 const INTERNED_ANNOTATION_NAMES: u32 = 3;
 const INTERNED_IID: u32 = 1;
@@ -259,6 +260,13 @@ impl PerfettoWriter {
                 .double(ANNOTATION_DOUBLE, value);
             ev.message(EVENT_ANNOTATIONS, &a);
         }
+        if let Some((name, value)) = &e.text {
+            let i = self.iid(name, INTERNED_ANNOTATION_NAMES, &mut interned);
+            let mut a = Message::default();
+            a.uint(ANNOTATION_NAME_IID, i)
+                .string(ANNOTATION_STRING, value);
+            ev.message(EVENT_ANNOTATIONS, &a);
+        }
         if let Some(f) = e.flow {
             ev.fixed64(EVENT_FLOWS, f);
         }
@@ -287,6 +295,7 @@ struct Event<'a> {
     name: Option<&'static str>,
     ints: &'a [(&'static str, i64)],
     double: Option<(&'static str, f64)>,
+    text: Option<(&'static str, String)>,
     flow: Option<u64>,
     terminating_flow: Option<u64>,
 }
@@ -300,6 +309,7 @@ impl Event<'_> {
             name: None,
             ints: &[],
             double: None,
+            text: None,
             flow: None,
             terminating_flow: None,
         }
@@ -427,6 +437,9 @@ impl Tracer for PerfettoWriter {
         let mut e = Event::new(at, rank, SLICE_BEGIN);
         e.name = Some(name);
         e.ints = &ints;
+        e.text = traced
+            .and_then(|t| t.comm)
+            .map(|c| ("communicator", crate::mpi::comm_name(c)));
         // A message to a rank starts an arrow, which its receive ends.
         if let Some(sent) = traced.and_then(|t| t.sent) {
             let f = self.next_flow;
