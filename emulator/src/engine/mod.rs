@@ -425,13 +425,6 @@ impl Core {
         &mut self.observers
     }
 
-    /// Calls MPI-level hooks: `f` with the date and the running rank on
-    /// every observer.
-    pub fn observe(&mut self, mut f: impl FnMut(&mut dyn observe::Observer, f64, usize)) {
-        let (at, rank) = (self.now, self.current());
-        self.observers.each(|o| f(o, at, rank));
-    }
-
     /// The rank of the running actor.
     pub fn current(&self) -> usize {
         self.actors[self.current].rank

@@ -132,11 +132,7 @@ impl Core {
     /// the transfers around it, its own included.
     fn ib_start(&mut self, id: TransferId, src: HostId, dst: HostId, route: &[LinkUse]) {
         let mut links = std::mem::take(&mut self.scratch.links);
-        links.clear();
-        links.extend(route.iter().map(|u| {
-            let l = self.platform.link(u.link);
-            (l.bandwidth, l.latency)
-        }));
+        self.route_links(route, &mut links);
         let initial = self.model.flow_bound(&links);
         self.scratch.links = links;
         // A route with neither links nor latency has no bound to penalize
@@ -286,11 +282,7 @@ impl Core {
         };
         let mut sc = std::mem::take(&mut self.scratch);
         self.platform_route(src, dst, valiant, &mut sc.route);
-        sc.links.clear();
-        sc.links.extend(sc.route.iter().map(|u| {
-            let l = self.platform.link(u.link);
-            (l.bandwidth, l.latency)
-        }));
+        self.route_links(&sc.route, &mut sc.links);
         sc.uses.clear();
         sc.uses
             .extend(sc.route.iter().map(|u| (self.resource_of(u), 1.0)));
@@ -349,15 +341,11 @@ impl Core {
     /// How long `bytes` would take over `route` alone on an idle network,
     /// after a latency phase of `delay`: the flow at the rate of the
     /// route's narrowest link (or its bound), times its factor.
-    fn alone_time(&self, bytes: usize, route: &[LinkUse], delay: f64) -> f64 {
-        let links: Vec<(f64, f64)> = route
-            .iter()
-            .map(|u| {
-                let l = self.platform.link(u.link);
-                (l.bandwidth, l.latency)
-            })
-            .collect();
+    fn alone_time(&mut self, bytes: usize, route: &[LinkUse], delay: f64) -> f64 {
+        let mut links = std::mem::take(&mut self.scratch.links);
+        self.route_links(route, &mut links);
         let flow = self.model.flow(bytes, &links);
+        self.scratch.links = links;
         let rate = route
             .iter()
             .map(|u| self.fluid.capacity(self.resource_of(u)))
@@ -467,6 +455,15 @@ impl Core {
             }
         }
         Some((rows, stats))
+    }
+
+    /// The (bandwidth, latency) of each link of `route`, into `out`.
+    fn route_links(&self, route: &[LinkUse], out: &mut Vec<(f64, f64)>) {
+        out.clear();
+        out.extend(route.iter().map(|u| {
+            let l = self.platform.link(u.link);
+            (l.bandwidth, l.latency)
+        }));
     }
 
     /// Under UGAL, adds (or removes) a message on each resource of `route`.
