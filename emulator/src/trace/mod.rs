@@ -243,6 +243,11 @@ impl Tracers {
         self.0.push(t);
     }
 
+    /// Adds `writer`, which nothing else needs to reach (see [`Self::attach`]).
+    pub fn add(&mut self, writer: impl Tracer + 'static, core: &mut crate::engine::Core) {
+        self.attach(Rc::new(RefCell::new(writer)), core);
+    }
+
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
@@ -450,12 +455,11 @@ pub fn send(w: &Ctx<'_>, action: &'static str, m: &mpi::Message) -> Traced {
 /// will fail).
 pub fn sent(w: &Ctx<'_>, m: &mpi::Message) -> Option<Sent> {
     let dst = usize::try_from(world_peer(w, m.comm, m.peer)).ok()?;
-    let size = w.mpi.datatype(m.datatype).ok()?.size;
-    let count = u64::try_from(m.count).unwrap_or(0);
+    w.mpi.datatype(m.datatype).ok()?;
     Some(Sent {
         dst,
         tag: m.tag,
-        bytes: count.saturating_mul(size as u64),
+        bytes: bytes(w, m.datatype, m.count),
     })
 }
 

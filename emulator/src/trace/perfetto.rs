@@ -248,23 +248,21 @@ impl PerfettoWriter {
             ev.uint(EVENT_NAME_IID, i);
         }
         for &(name, value) in e.ints {
-            let i = self.iid(name, INTERNED_ANNOTATION_NAMES, &mut interned);
-            let mut a = Message::default();
-            a.uint(ANNOTATION_NAME_IID, i).int(ANNOTATION_INT, value);
+            let a = self.annotation(name, &mut interned, |a| {
+                a.int(ANNOTATION_INT, value);
+            });
             ev.message(EVENT_ANNOTATIONS, &a);
         }
         if let Some((name, value)) = e.double {
-            let i = self.iid(name, INTERNED_ANNOTATION_NAMES, &mut interned);
-            let mut a = Message::default();
-            a.uint(ANNOTATION_NAME_IID, i)
-                .double(ANNOTATION_DOUBLE, value);
+            let a = self.annotation(name, &mut interned, |a| {
+                a.double(ANNOTATION_DOUBLE, value);
+            });
             ev.message(EVENT_ANNOTATIONS, &a);
         }
         if let Some((name, value)) = &e.text {
-            let i = self.iid(name, INTERNED_ANNOTATION_NAMES, &mut interned);
-            let mut a = Message::default();
-            a.uint(ANNOTATION_NAME_IID, i)
-                .string(ANNOTATION_STRING, value);
+            let a = self.annotation(name, &mut interned, |a| {
+                a.string(ANNOTATION_STRING, value);
+            });
             ev.message(EVENT_ANNOTATIONS, &a);
         }
         if let Some(f) = e.flow {
@@ -273,14 +271,34 @@ impl PerfettoWriter {
         if let Some(f) = e.terminating_flow {
             ev.fixed64(EVENT_TERMINATING_FLOWS, f);
         }
+        self.track_event(e.at, &ev, &interned);
+    }
+
+    /// A debug annotation named `name` (interned into `interned` if new),
+    /// whose value `value` writes.
+    fn annotation(
+        &mut self,
+        name: &'static str,
+        interned: &mut Message,
+        value: impl FnOnce(&mut Message),
+    ) -> Message {
+        let i = self.iid(name, INTERNED_ANNOTATION_NAMES, interned);
+        let mut a = Message::default();
+        a.uint(ANNOTATION_NAME_IID, i);
+        value(&mut a);
+        a
+    }
+
+    /// Writes track event `ev` at `at`, with the names it interns.
+    fn track_event(&mut self, at: f64, ev: &Message, interned: &Message) {
         let mut p = Message::default();
-        p.uint(PACKET_TIMESTAMP, nanos(e.at))
+        p.uint(PACKET_TIMESTAMP, nanos(at))
             .uint(PACKET_SEQUENCE_ID, SEQUENCE)
             .uint(PACKET_SEQUENCE_FLAGS, NEEDS_STATE);
         if !interned.0.is_empty() {
-            p.message(PACKET_INTERNED_DATA, &interned);
+            p.message(PACKET_INTERNED_DATA, interned);
         }
-        p.message(PACKET_TRACK_EVENT, &ev);
+        p.message(PACKET_TRACK_EVENT, ev);
         if let Err(err) = self.packet(&p) {
             self.error.get_or_insert(err);
         }
@@ -401,10 +419,7 @@ impl Observer for PerfettoWriter {
                     &format!("{} ({}) utilisation", load.link, load.direction),
                 )
                 .message(TRACK_COUNTER, &Message::default());
-            let mut p = Message::default();
-            p.uint(PACKET_SEQUENCE_ID, SEQUENCE)
-                .message(PACKET_TRACK_DESCRIPTOR, &d);
-            if let Err(e) = self.packet(&p) {
+            if let Err(e) = self.descriptor(&d, &mut false) {
                 self.error.get_or_insert(e);
             }
         }
@@ -412,14 +427,7 @@ impl Observer for PerfettoWriter {
         ev.uint(EVENT_TYPE, COUNTER)
             .uint(EVENT_TRACK, track)
             .double(EVENT_DOUBLE_COUNTER, load.utilisation);
-        let mut p = Message::default();
-        p.uint(PACKET_TIMESTAMP, nanos(at))
-            .uint(PACKET_SEQUENCE_ID, SEQUENCE)
-            .uint(PACKET_SEQUENCE_FLAGS, NEEDS_STATE)
-            .message(PACKET_TRACK_EVENT, &ev);
-        if let Err(e) = self.packet(&p) {
-            self.error.get_or_insert(e);
-        }
+        self.track_event(at, &ev, &Message::default());
     }
 }
 

@@ -174,10 +174,13 @@ fn type_field(t: Option<i32>) -> String {
     t.map_or(String::new(), |t| t.to_string())
 }
 
-/// Whether SimGrid writes the root (`root > 0 || (root == 0 && send_type
-/// not empty)`).
-fn root_written(root: i32, send_type: Option<i32>) -> bool {
-    root > 0 || (root == 0 && send_type.is_some())
+/// The end of a collective's line: the root when SimGrid writes it
+/// (`root > 0 || (root == 0 && send_type not empty)`), then both types.
+fn write_root_and_types(out: &mut String, root: i32, send: Option<i32>, recv: Option<i32>) {
+    if root > 0 || (root == 0 && send.is_some()) {
+        let _ = write!(out, "{root} ");
+    }
+    let _ = write!(out, "{} {}", type_field(send), type_field(recv));
 }
 
 fn write_coll(out: &mut String, c: &Coll) {
@@ -188,15 +191,7 @@ fn write_coll(out: &mut String, c: &Coll) {
     if c.amount >= 0.0 {
         let _ = write!(out, "{} ", g6(c.amount));
     }
-    if root_written(c.root, c.send_type) {
-        let _ = write!(out, "{} ", c.root);
-    }
-    let _ = write!(
-        out,
-        "{} {}",
-        type_field(c.send_type),
-        type_field(c.recv_type)
-    );
+    write_root_and_types(out, c.root, c.send_type, c.recv_type);
 }
 
 fn write_var_coll(out: &mut String, v: &VarColl) {
@@ -213,15 +208,7 @@ fn write_var_coll(out: &mut String, v: &VarColl) {
     for c in v.recv_counts.iter().flatten() {
         let _ = write!(out, "{c} ");
     }
-    if root_written(v.root, v.send_type) {
-        let _ = write!(out, "{} ", v.root);
-    }
-    let _ = write!(
-        out,
-        "{} {}",
-        type_field(v.send_type),
-        type_field(v.recv_type)
-    );
+    write_root_and_types(out, v.root, v.send_type, v.recv_type);
 }
 
 /// `x` as C++ streams write a double by default (`%g`: 6 significant
