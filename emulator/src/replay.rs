@@ -19,7 +19,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use crate::engine::context::{self, RankCoroutine, RankStack};
+use crate::engine::context::{self, RankCoroutine};
 use crate::mpi::check::ArgArray;
 use crate::mpi::collective::{self, Data, Reduce, VData};
 use crate::mpi::{self, p2p, request, Message, MpiResult, ReqId, SendMode};
@@ -103,7 +103,7 @@ impl Replayer {
 
 impl RankFactory for Replayer {
     fn create(&mut self, rank: usize) -> Result<(RankCoroutine, (usize, usize)), String> {
-        let stack = RankStack::new(self.stack_bytes).map_err(|e| e.to_string())?;
+        let stack = crate::run::rank_stack(self.stack_bytes, &format!("rank {rank}"), rank)?;
         let guard = stack.guard();
         let path = self.files[rank].clone();
         let simulate = self.simulate;
@@ -113,10 +113,8 @@ impl RankFactory for Replayer {
         ))
     }
 
-    fn spawn(&mut self, _rank: usize, body: crate::actors::Body) -> Result<Coroutine, String> {
-        let stack = RankStack::new(self.stack_bytes).map_err(|e| e.to_string())?;
-        let guard = stack.guard();
-        Ok((context::spawn(stack, body), guard))
+    fn spawn(&mut self, rank: usize, body: crate::actors::Body) -> Result<Coroutine, String> {
+        crate::run::spawn_actor(self.stack_bytes, rank, body)
     }
 }
 
@@ -268,16 +266,10 @@ fn fail(message: &str) -> ! {
     crate::abi::abort_simulation(1)
 }
 
+/// An integer argument: SimGrid's parse_integer, strtod truncated (so
+/// 1e6 is accepted).
 fn int(words: &[&str], i: usize, what: &str) -> Result<i64, Failure> {
-    let w = words
-        .get(i)
-        .ok_or_else(|| format!("the {what} (argument {}) is missing", i + 1))?;
-    // SimGrid's parse_integer: strtod, truncated (so 1e6 is accepted).
-    w.parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite())
-        .map(|v| v.trunc() as i64)
-        .ok_or_else(|| format!("the {what} '{w}' is not a number"))
+    float(words, i, what).map(|v| v.trunc() as i64)
 }
 
 fn float(words: &[&str], i: usize, what: &str) -> Result<f64, Failure> {

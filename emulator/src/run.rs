@@ -125,33 +125,48 @@ extern "C" {
     static mut environ: *mut *mut c_char;
 }
 
-impl Factory {
-    /// A stack of the configured size for `who` ("rank 3"), when `made`
-    /// stacks were made before it.
-    fn stack(&self, who: &str, made: usize) -> std::result::Result<RankStack, String> {
-        RankStack::new(self.stack_bytes).map_err(|e| {
-            // Each stack is two mappings (guard zone and stack): running out
-            // of mappings is the usual cause at scale, not memory.
-            let limit = std::fs::read_to_string("/proc/sys/vm/max_map_count")
-                .ok()
-                .and_then(|t| t.trim().parse::<u64>().ok());
-            let maps = match limit {
-                Some(l) if 2 * made as u64 + 1024 >= l => format!(
-                    "; {made} stacks already use about {} memory mappings and \
-                     vm.max_map_count is {l}: raise it, e.g. `sysctl -w \
-                     vm.max_map_count={}`",
-                    2 * made,
-                    (4 * sim::with(|s| s.core.actors().len()) as u64).max(1 << 20)
-                ),
-                _ => String::new(),
-            };
-            format!(
-                "smpirun: cannot allocate the {} KiB stack of {who}: {e}{maps} (or lower \
-                 --cfg=contexts/stack-size, or run fewer ranks)",
-                self.stack_bytes / 1024
-            )
-        })
-    }
+/// A rank stack of `bytes` for `who` ("rank 3"), when `made` stacks were
+/// made before it; its error says what to change.
+pub(crate) fn rank_stack(
+    bytes: usize,
+    who: &str,
+    made: usize,
+) -> std::result::Result<RankStack, String> {
+    RankStack::new(bytes).map_err(|e| {
+        // Each stack is two mappings (guard zone and stack): running out
+        // of mappings is the usual cause at scale, not memory.
+        let limit = std::fs::read_to_string("/proc/sys/vm/max_map_count")
+            .ok()
+            .and_then(|t| t.trim().parse::<u64>().ok());
+        let maps = match limit {
+            Some(l) if 2 * made as u64 + 1024 >= l => format!(
+                "; {made} stacks already use about {} memory mappings and \
+                 vm.max_map_count is {l}: raise it, e.g. `sysctl -w \
+                 vm.max_map_count={}`",
+                2 * made,
+                (4 * sim::with(|s| s.core.actors().len()) as u64).max(1 << 20)
+            ),
+            _ => String::new(),
+        };
+        format!(
+            "smpirun: cannot allocate the {} KiB stack of {who}: {e}{maps} (or lower \
+             --cfg=contexts/stack-size, or run fewer ranks)",
+            bytes / 1024
+        )
+    })
+}
+
+/// The coroutine of an actor that rank `rank` starts (a thread, an
+/// actor of SimGrid's API), on a stack of `bytes`.
+pub(crate) fn spawn_actor(
+    bytes: usize,
+    rank: usize,
+    body: Body,
+) -> std::result::Result<sim::Coroutine, String> {
+    let made = sim::with(|s| s.core.actors().len());
+    let stack = rank_stack(bytes, &format!("an actor of rank {rank}"), made)?;
+    let guard = stack.guard();
+    Ok((context::spawn(stack, body), guard))
 }
 
 impl RankFactory for Factory {
@@ -165,7 +180,7 @@ impl RankFactory for Factory {
             .map_err(|e| format!("smpirun: {e}"))?;
         self.replacements.apply(&app)?;
         sim::with(|s| s.mem.set_thread_locals(rank, app.thread_locals()));
-        let stack = self.stack(&format!("rank {rank}"), rank)?;
+        let stack = rank_stack(self.stack_bytes, &format!("rank {rank}"), rank)?;
         let guard = stack.guard();
         let mut owned: Vec<CString> = Vec::with_capacity(self.args.len() + 1);
         let name = CString::new(self.program.as_os_str().as_bytes())
@@ -199,10 +214,7 @@ impl RankFactory for Factory {
     }
 
     fn spawn(&mut self, rank: usize, body: Body) -> std::result::Result<sim::Coroutine, String> {
-        let made = sim::with(|s| s.core.actors().len());
-        let stack = self.stack(&format!("an actor of rank {rank}"), made)?;
-        let guard = stack.guard();
-        Ok((context::spawn(stack, body), guard))
+        spawn_actor(self.stack_bytes, rank, body)
     }
 }
 
@@ -740,7 +752,6 @@ fn privatization_summary(asked: Privatization, loader: &AppLoader) -> String {
     }
 }
 
-/// Runs smpirun with `args` (without the program name); returns the exit code.
 /// What runs the ranks of a program: its loaded copies and the functions
 /// replaced in them; and the program's globals, when swapped.
 fn program_factory(
@@ -798,6 +809,7 @@ fn program_factory(
     Ok((factory, segment))
 }
 
+/// Runs smpirun with `args` (without the program name); returns the exit code.
 pub fn run(args: Vec<OsString>) -> Result<i32> {
     let wall = Instant::now();
     let mut opts = parse_args(args.clone())?;
@@ -1225,18 +1237,12 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     if let Some(file) = &trace.perfetto {
         let writer = crate::trace::perfetto::PerfettoWriter::new(file, &rank_hosts)
             .with_context(|| format!("cannot write the trace {}", file.display()))?;
-        sim.tracers.attach(
-            std::rc::Rc::new(std::cell::RefCell::new(writer)),
-            &mut sim.core,
-        );
+        sim.tracers.add(writer, &mut sim.core);
     }
     if let Some(index) = &trace.ti {
         let writer = crate::trace::ti::TiWriter::new(index, np, trace.computing)
             .with_context(|| format!("cannot write the trace {}", index.display()))?;
-        sim.tracers.attach(
-            std::rc::Rc::new(std::cell::RefCell::new(writer)),
-            &mut sim.core,
-        );
+        sim.tracers.add(writer, &mut sim.core);
     }
     // Attached only when asked for: a run without it pays nothing.
     let profiler = profile.as_ref().map(|_| {
@@ -1255,10 +1261,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             .collect();
         let writer = crate::trace::paje::PajeWriter::new(options, np, &command)
             .with_context(|| format!("cannot write the trace {}", options.file.display()))?;
-        sim.tracers.attach(
-            std::rc::Rc::new(std::cell::RefCell::new(writer)),
-            &mut sim.core,
-        );
+        sim.tracers.add(writer, &mut sim.core);
     }
     sim::install(sim);
     context::install_crash_handler(stack_kib);
