@@ -804,14 +804,23 @@ impl FatTree {
         while current != dst as usize {
             let level = self.nodes[current].level as usize;
             let mut i = (source.position % self.count[level - 1] * self.down[level - 1]) as usize;
-            while i < self.nodes[current].children.len() {
-                let level = self.nodes[current].level as usize;
-                if i as u32 % self.down[level - 1] == target.label[level - 1] {
-                    let link = &self.links[self.nodes[current].children[i] as usize];
-                    out.push(link.pair.down);
-                    out.extend(self.nodes[current].limiter);
-                    current = link.down_node as usize;
+            loop {
+                let node = &self.nodes[current];
+                if node.level == 0 {
+                    break;
                 }
+                // The first port from i on that leads towards the target
+                // (SimGrid tests them one by one).
+                let ports = self.down[node.level as usize - 1] as usize;
+                let want = target.label[node.level as usize - 1] as usize;
+                i += (want + ports - i % ports) % ports;
+                let Some(&child) = node.children.get(i) else {
+                    break;
+                };
+                let link = &self.links[child as usize];
+                out.push(link.pair.down);
+                out.extend(node.limiter);
+                current = link.down_node as usize;
                 i += 1;
             }
         }
