@@ -200,62 +200,103 @@ pub enum Local {
 /// wait for every operation of `comm` and for the deferred operations of
 /// earlier rounds that are due in this one; then apply `local` in order.
 /// `comm` may be empty (a purely local step, or one that only waits).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Round {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Round<'a> {
     /// Operations posted together.
-    pub comm: Vec<Comm>,
+    pub comm: &'a [Comm],
     /// Operations applied in order once every operation due in this round
     /// completed.
-    pub local: Vec<Local>,
+    pub local: &'a [Local],
     /// Operations posted after `comm` that may stay in flight: `(op, d)`
     /// completes by the end of the round `d` (at least 1) rounds after
     /// this one, before that round's locals. This is how pipelines post
     /// the receive of the next segment before waiting for the current one,
     /// as MPI implementations do. A block in flight is not touched by the
     /// rounds in between, and nothing is due after the last round.
-    pub deferred: Vec<(Comm, usize)>,
+    pub deferred: &'a [(Comm, usize)],
+}
+
+/// Where a round's operations end in the schedule's flat lists (they
+/// start where the previous round's end).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Ends {
+    comm: u32,
+    local: u32,
+    deferred: u32,
 }
 
 /// Everything one rank does for one collective call.
+///
+/// The rounds' operations sit in three flat lists, in round order, rather
+/// than in vectors of their own: an all-to-all schedules one round per
+/// peer, and thousands of ranks run theirs at once, one round at a time
+/// each, so every round read is a cache miss; one list read in order keeps
+/// them few, and building costs no allocation per round.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Schedule {
     /// Element count (receive datatype) of each scratch buffer
     /// [`Buf::Tmp`]`(i)`.
     pub tmp: Vec<usize>,
-    /// The rounds, executed one after the other.
-    pub rounds: Vec<Round>,
+    ends: Vec<Ends>,
+    comm: Vec<Comm>,
+    local: Vec<Local>,
+    deferred: Vec<(Comm, usize)>,
 }
 
 impl Schedule {
     /// Whether the rank has nothing at all to do.
     pub fn is_empty(&self) -> bool {
-        self.rounds.is_empty()
+        self.ends.is_empty()
+    }
+
+    /// The number of rounds, executed one after the other.
+    pub fn round_count(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Round `r`.
+    ///
+    /// # Panics
+    /// If there is no round `r`.
+    pub fn round(&self, r: usize) -> Round<'_> {
+        let start = if r == 0 {
+            Ends::default()
+        } else {
+            self.ends[r - 1]
+        };
+        let end = self.ends[r];
+        let span = |a: u32, b: u32| a as usize..b as usize;
+        Round {
+            comm: &self.comm[span(start.comm, end.comm)],
+            local: &self.local[span(start.local, end.local)],
+            deferred: &self.deferred[span(start.deferred, end.deferred)],
+        }
+    }
+
+    /// The rounds, in order.
+    pub fn rounds(&self) -> impl Iterator<Item = Round<'_>> + '_ {
+        (0..self.ends.len()).map(|r| self.round(r))
     }
 
     /// Total number of point-to-point operations over all rounds.
     pub fn comm_count(&self) -> usize {
-        self.rounds
-            .iter()
-            .map(|r| r.comm.len() + r.deferred.len())
-            .sum()
+        self.comm.len() + self.deferred.len()
     }
 
     /// Iterates over every block referenced by the schedule (communications
     /// and local operations).
     pub fn blocks(&self) -> impl Iterator<Item = &Block> + '_ {
-        self.rounds.iter().flat_map(|r| {
-            r.comm
-                .iter()
-                .chain(r.deferred.iter().map(|(c, _)| c))
-                .map(Comm::block)
-                .chain(r.local.iter().flat_map(|l| {
-                    let (a, b) = match l {
-                        Local::Copy { from, to } => (from, to),
-                        Local::Reduce { input, inout } => (input, inout),
-                    };
-                    [a, b]
-                }))
-        })
+        self.comm
+            .iter()
+            .chain(self.deferred.iter().map(|(c, _)| c))
+            .map(Comm::block)
+            .chain(self.local.iter().flat_map(|l| {
+                let (a, b) = match l {
+                    Local::Copy { from, to } => (from, to),
+                    Local::Reduce { input, inout } => (input, inout),
+                };
+                [a, b]
+            }))
     }
 
     /// One past the highest element of `buf` the schedule touches (0 when it
@@ -266,6 +307,24 @@ impl Schedule {
             .map(Block::end)
             .max()
             .unwrap_or(0)
+    }
+
+    /// Appends a round of these operations.
+    fn push_round(
+        &mut self,
+        comm: impl IntoIterator<Item = Comm>,
+        local: impl IntoIterator<Item = Local>,
+        deferred: impl IntoIterator<Item = (Comm, usize)>,
+    ) {
+        self.comm.extend(comm);
+        self.local.extend(local);
+        self.deferred.extend(deferred);
+        let end = |n: usize| u32::try_from(n).expect("fewer than 2^32 operations in a schedule");
+        self.ends.push(Ends {
+            comm: end(self.comm.len()),
+            local: end(self.local.len()),
+            deferred: end(self.deferred.len()),
+        });
     }
 }
 
@@ -291,11 +350,7 @@ impl Builder {
     /// Appends a round; empty rounds are dropped.
     pub(crate) fn round(&mut self, comm: Vec<Comm>, local: Vec<Local>) {
         if !comm.is_empty() || !local.is_empty() {
-            self.sched.rounds.push(Round {
-                comm,
-                local,
-                deferred: Vec::new(),
-            });
+            self.sched.push_round(comm, local, []);
         }
     }
 
@@ -310,11 +365,7 @@ impl Builder {
         deferred: Vec<(Comm, usize)>,
     ) {
         debug_assert!(deferred.iter().all(|&(_, d)| d >= 1));
-        self.sched.rounds.push(Round {
-            comm,
-            local,
-            deferred,
-        });
+        self.sched.push_round(comm, local, deferred);
     }
 
     /// Appends a local operation to run after everything scheduled so far.
@@ -322,13 +373,14 @@ impl Builder {
     /// free round (locals run after the round's communications) and keeps
     /// schedules short.
     pub(crate) fn local(&mut self, op: Local) {
-        match self.sched.rounds.last_mut() {
-            Some(r) => r.local.push(op),
-            None => self.sched.rounds.push(Round {
-                comm: Vec::new(),
-                local: vec![op],
-                deferred: Vec::new(),
-            }),
+        let sched = &mut self.sched;
+        match sched.ends.last_mut() {
+            // The last round's locals are the last of the list.
+            Some(last) => {
+                sched.local.push(op);
+                last.local += 1;
+            }
+            None => sched.push_round([], [op], []),
         }
     }
 
@@ -383,29 +435,21 @@ impl Builder {
                 data: map(data),
             },
         };
-        for r in sub.rounds {
-            self.sched.rounds.push(Round {
-                comm: r.comm.into_iter().map(rename).collect(),
-                local: r
-                    .local
-                    .into_iter()
-                    .map(|l| match l {
-                        Local::Copy { from, to } => Local::Copy {
-                            from: map(from),
-                            to: map(to),
-                        },
-                        Local::Reduce { input, inout } => Local::Reduce {
-                            input: map(input),
-                            inout: map(inout),
-                        },
-                    })
-                    .collect(),
-                deferred: r
-                    .deferred
-                    .into_iter()
-                    .map(|(c, d)| (rename(c), d))
-                    .collect(),
-            });
+        for r in sub.rounds() {
+            self.sched.push_round(
+                r.comm.iter().cloned().map(rename),
+                r.local.iter().map(|l| match *l {
+                    Local::Copy { from, to } => Local::Copy {
+                        from: map(from),
+                        to: map(to),
+                    },
+                    Local::Reduce { input, inout } => Local::Reduce {
+                        input: map(input),
+                        inout: map(inout),
+                    },
+                }),
+                r.deferred.iter().cloned().map(|(c, d)| (rename(c), d)),
+            );
         }
     }
 

@@ -209,10 +209,12 @@ pub fn run_late(scheds: &[Schedule], mems: &mut [Mem], late: Option<usize>) -> V
 
     loop {
         while let Some(r) = work.pop_front() {
-            while let Some(round) = scheds[r].rounds.get(cur[r]) {
+            while let Some(round) =
+                (cur[r] < scheds[r].round_count()).then(|| scheds[r].round(cur[r]))
+            {
                 if !posted[r] {
                     posted[r] = true;
-                    check_round_races(r, &round.comm);
+                    check_round_races(r, round.comm);
                     let ops = round
                         .comm
                         .iter()
@@ -220,7 +222,7 @@ pub fn run_late(scheds: &[Schedule], mems: &mut [Mem], late: Option<usize>) -> V
                         .chain(round.deferred.iter().map(|(c, d)| (c, cur[r] + d)));
                     for (c, when) in ops {
                         assert!(
-                            when < scheds[r].rounds.len(),
+                            when < scheds[r].round_count(),
                             "rank {r}: {c:?} is due after the last round"
                         );
                         *due[r].entry(when).or_default() += 1;
@@ -272,7 +274,7 @@ pub fn run_late(scheds: &[Schedule], mems: &mut [Mem], late: Option<usize>) -> V
                 if due[r].get(&cur[r]).is_some_and(|&n| n > 0) {
                     break;
                 }
-                for op in &round.local {
+                for op in round.local {
                     mems[r].apply(r, op);
                 }
                 cur[r] += 1;
@@ -281,7 +283,7 @@ pub fn run_late(scheds: &[Schedule], mems: &mut [Mem], late: Option<usize>) -> V
         }
         match late.take() {
             Some(l) => {
-                finished_before_late = (0..p).map(|r| cur[r] == scheds[r].rounds.len()).collect();
+                finished_before_late = (0..p).map(|r| cur[r] == scheds[r].round_count()).collect();
                 work.push_back(l);
             }
             None => break,
@@ -289,11 +291,12 @@ pub fn run_late(scheds: &[Schedule], mems: &mut [Mem], late: Option<usize>) -> V
     }
 
     let stuck: Vec<String> = (0..p)
-        .filter(|&r| cur[r] < scheds[r].rounds.len())
+        .filter(|&r| cur[r] < scheds[r].round_count())
         .map(|r| {
             format!(
                 "rank {r} in round {}: {:?}",
-                cur[r], scheds[r].rounds[cur[r]].comm
+                cur[r],
+                scheds[r].round(cur[r]).comm
             )
         })
         .collect();

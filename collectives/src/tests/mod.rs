@@ -113,9 +113,9 @@ fn barrier_completes_and_synchronizes() {
 #[test]
 fn barrier_shape_matches_simgrid() {
     let s0 = barrier(Position { rank: 0, size: 4 }).unwrap();
-    assert_eq!(s0.rounds.len(), 2);
+    assert_eq!(s0.round_count(), 2);
     assert_eq!(
-        s0.rounds[0].comm,
+        s0.round(0).comm,
         (1..4)
             .map(|r| Comm::Recv {
                 from: r,
@@ -123,14 +123,11 @@ fn barrier_shape_matches_simgrid() {
             })
             .collect::<Vec<_>>()
     );
-    assert!(matches!(s0.rounds[1].comm[2], Comm::Send { to: 3, .. }));
+    assert!(matches!(s0.round(1).comm[2], Comm::Send { to: 3, .. }));
     let s2 = barrier(Position { rank: 2, size: 4 }).unwrap();
-    assert_eq!(s2.rounds.len(), 2);
-    assert!(matches!(s2.rounds[0].comm[..], [Comm::Send { to: 0, .. }]));
-    assert!(matches!(
-        s2.rounds[1].comm[..],
-        [Comm::Recv { from: 0, .. }]
-    ));
+    assert_eq!(s2.round_count(), 2);
+    assert!(matches!(s2.round(0).comm[..], [Comm::Send { to: 0, .. }]));
+    assert!(matches!(s2.round(1).comm[..], [Comm::Recv { from: 0, .. }]));
     assert!(barrier(Position { rank: 0, size: 1 }).unwrap().is_empty());
 }
 
@@ -222,11 +219,11 @@ fn bcast_is_binomial_tree() {
         )
         .unwrap();
         assert!(
-            s.rounds.len() <= 8,
+            s.round_count() <= 8,
             "rank {rank}: {} rounds",
-            s.rounds.len()
+            s.round_count()
         );
-        assert!(s.rounds.iter().all(|r| r.comm.len() == 1));
+        assert!(s.rounds().all(|r| r.comm.len() == 1));
     }
     let root = bcast(
         RootedPosition {
@@ -237,7 +234,7 @@ fn bcast_is_binomial_tree() {
         1,
     )
     .unwrap();
-    let children: Vec<usize> = root.rounds.iter().map(|r| r.comm[0].peer()).collect();
+    let children: Vec<usize> = root.rounds().map(|r| r.comm[0].peer()).collect();
     assert_eq!(children, [4, 2, 1]);
     let six = bcast(
         RootedPosition {
@@ -249,17 +246,17 @@ fn bcast_is_binomial_tree() {
     )
     .unwrap();
     assert!(matches!(
-        six.rounds[0].comm[..],
+        six.round(0).comm[..],
         [Comm::Recv { from: 4, .. }]
     ));
-    assert!(matches!(six.rounds[1].comm[..], [Comm::Send { to: 7, .. }]));
+    assert!(matches!(six.round(1).comm[..], [Comm::Send { to: 7, .. }]));
     // A leaf: odd ranks have no children.
     let leaf = RootedPosition {
         rank: 5,
         size: 8,
         root: 0,
     };
-    assert_eq!(bcast(leaf, 1).unwrap().rounds.len(), 1);
+    assert_eq!(bcast(leaf, 1).unwrap().round_count(), 1);
     // Root 3: rank 1 is relative rank 6, with parent 4 (rank 7) and child 7
     // (rank 2).
     let s = bcast(
@@ -271,8 +268,8 @@ fn bcast_is_binomial_tree() {
         1,
     )
     .unwrap();
-    assert!(matches!(s.rounds[0].comm[..], [Comm::Recv { from: 7, .. }]));
-    assert!(matches!(s.rounds[1].comm[..], [Comm::Send { to: 2, .. }]));
+    assert!(matches!(s.round(0).comm[..], [Comm::Recv { from: 7, .. }]));
+    assert!(matches!(s.round(1).comm[..], [Comm::Send { to: 2, .. }]));
 }
 
 // ----------------------------------------------------------------- reduce
@@ -404,8 +401,7 @@ fn round_ops(s: &Schedule) -> Vec<String> {
         Comm::Send { to, data } => format!("s{to}x{}", data.count),
         Comm::Recv { from, data } => format!("r{from}x{}", data.count),
     };
-    s.rounds
-        .iter()
+    s.rounds()
         .map(|r| {
             r.comm
                 .iter()
@@ -529,8 +525,7 @@ fn reduce_basic_linear_receives_one_at_a_time_from_the_top() {
     };
     let s = reduce_with(ReduceAlgorithm::OmpiBasicLinear, at, reduction, tuning).unwrap();
     let sources: Vec<usize> = s
-        .rounds
-        .iter()
+        .rounds()
         .flat_map(|r| {
             assert!(r.comm.len() <= 1);
             r.comm.iter().map(Comm::peer)
@@ -556,8 +551,8 @@ fn reduce_commutative_default_posts_everything_at_once() {
         in_place: false,
     };
     let s = reduce(at, reduction).unwrap();
-    assert_eq!(s.rounds.len(), 1);
-    let sources: Vec<usize> = s.rounds[0].comm.iter().map(Comm::peer).collect();
+    assert_eq!(s.round_count(), 1);
+    let sources: Vec<usize> = s.round(0).comm.iter().map(Comm::peer).collect();
     assert_eq!(sources, [0, 2, 3, 4]);
     assert_eq!(s.tmp, [16]);
 }
@@ -820,8 +815,7 @@ fn allreduce_all_algorithms() {
 /// (peer, element count) pairs, sends positive and receives negative
 /// (`-0` cannot be told apart, so counts are shifted by one).
 fn messages(s: &Schedule) -> Vec<Vec<(usize, isize)>> {
-    s.rounds
-        .iter()
+    s.rounds()
         .filter(|r| !r.comm.is_empty())
         .map(|r| {
             r.comm
@@ -1790,8 +1784,9 @@ fn alltoall_basic_linear_posting_order() {
         in_place: false,
     };
     let s = alltoall(Position { rank: 1, size: 4 }, blocks).unwrap();
-    assert_eq!(s.rounds.len(), 1);
-    let ops: Vec<(bool, usize)> = s.rounds[0]
+    assert_eq!(s.round_count(), 1);
+    let ops: Vec<(bool, usize)> = s
+        .round(0)
         .comm
         .iter()
         .map(|c| (matches!(c, Comm::Send { .. }), c.peer()))
@@ -2113,7 +2108,7 @@ fn scan_linear_is_a_chain() {
         )
         .unwrap();
         assert!(s.comm_count() <= 2);
-        assert!(s.rounds.iter().all(|x| x.comm.len() <= 1));
+        assert!(s.rounds().all(|x| x.comm.len() <= 1));
     }
 }
 
@@ -2373,7 +2368,7 @@ fn schedules_stay_small_for_huge_communicators() {
             size: p,
             root: 0,
         };
-        assert!(bcast(from_0, 8).unwrap().rounds.len() <= 21);
+        assert!(bcast(from_0, 8).unwrap().round_count() <= 21);
         assert_eq!(gather(from_0, one).unwrap().comm_count(), 1);
         assert_eq!(scatterv(from_0, scattered).unwrap().comm_count(), 1);
         assert_eq!(reduce(from_0, sum_of_1).unwrap().comm_count(), 1);

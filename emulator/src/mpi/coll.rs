@@ -359,7 +359,7 @@ pub fn execute(
     }
     let run = Run::new(comm, sched, bufs, reduction)?;
     let mut in_flight = Vec::new();
-    for r in 0..run.sched.rounds.len() {
+    for r in 0..run.sched.round_count() {
         let ids = run.post(r, &mut in_flight)?;
         if !ids.is_empty() {
             if sim::mpi(|w| w.mpi.protocol.recv_overhead.is_free()) {
@@ -582,7 +582,7 @@ impl Run {
     /// of earlier rounds, with the round they are due in) due now, which
     /// leave the list as the round's own deferred ones join it.
     pub fn post(&self, r: usize, in_flight: &mut Vec<(ReqId, usize)>) -> MpiResult<Vec<ReqId>> {
-        let round = &self.sched.rounds[r];
+        let round = self.sched.round(r);
         let mut ids = self.start(round.comm.iter())?;
         let deferred = self.start(round.deferred.iter().map(|(c, _)| c))?;
         in_flight.retain(|&(id, due)| {
@@ -625,7 +625,7 @@ impl Run {
     pub fn locals(&self, r: usize) -> MpiResult<usize> {
         let ctx = self.layout();
         let mut reduced = 0;
-        for local in &self.sched.rounds[r].local {
+        for local in self.sched.round(r).local {
             match local {
                 Local::Copy { from, to } => copy_block(&ctx, from, to),
                 Local::Reduce { input, inout } => {

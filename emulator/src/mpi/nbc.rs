@@ -48,7 +48,7 @@ pub enum Stage {
 impl Stage {
     fn rounds(&self) -> usize {
         match self {
-            Stage::Schedule(run) => run.sched.rounds.len(),
+            Stage::Schedule(run) => run.sched.round_count(),
             Stage::Transfers(_) => 1,
         }
     }
