@@ -38,8 +38,9 @@ pub(super) struct Transfer {
     alone: f64,
 }
 
-/// Reused buffers for computing a flow: the route, the reverse route, the
-/// links' (bandwidth, latency) and the fluid resources used.
+/// Reused buffers for computing a flow: the two routes UGAL compares, the
+/// reverse route, the links' (bandwidth, latency) and the fluid resources
+/// used.
 #[derive(Default)]
 pub(super) struct FlowScratch {
     route: Vec<LinkUse>,
@@ -75,7 +76,11 @@ impl Core {
                 TransferId((self.transfers.len() - 1) as u32)
             }
         };
-        let mut route = std::mem::take(&mut self.scratch.route);
+        if self.routes.len() <= id.0 as usize {
+            self.routes.resize_with(id.0 as usize + 1, Vec::new);
+        }
+        let mut route = std::mem::take(&mut self.routes[id.0 as usize]);
+        route.clear();
         self.platform_route(src, dst, valiant, &mut route);
         let latency: f64 = route
             .iter()
@@ -86,7 +91,7 @@ impl Core {
                 .iter()
                 .map(|u| self.platform.link(u.link).bandwidth)
                 .fold(f64::INFINITY, f64::min);
-            self.scratch.route = route;
+            self.routes[id.0 as usize] = route;
             let duration = latency + bytes as f64 / bandwidth;
             self.timers
                 .add(self.now + duration, TimerEvent::TransferDone(id));
@@ -113,7 +118,7 @@ impl Core {
         if self.ib.is_some() && src != dst {
             self.ib_start(id, src, dst, &route);
         }
-        self.scratch.route = route;
+        self.routes[id.0 as usize] = route;
         self.observe_start(id, src, dst, bytes, delay);
         // An empty message still carries SMPI's 16-byte envelope, which
         // shares the links with every other flow once the latency is paid,
@@ -281,11 +286,11 @@ impl Core {
             (t.src_host, t.dst_host, t.bytes, t.valiant, t.ib_bound)
         };
         let mut sc = std::mem::take(&mut self.scratch);
-        self.platform_route(src, dst, valiant, &mut sc.route);
-        self.route_links(&sc.route, &mut sc.links);
+        let route = std::mem::take(&mut self.routes[id.0 as usize]);
+        self.route_links(&route, &mut sc.links);
         sc.uses.clear();
         sc.uses
-            .extend(sc.route.iter().map(|u| (self.resource_of(u), 1.0)));
+            .extend(route.iter().map(|u| (self.resource_of(u), 1.0)));
         if self.model.crosstraffic {
             self.platform_route(dst, src, valiant, &mut sc.back);
             sc.uses
@@ -329,8 +334,9 @@ impl Core {
             uses,
         });
         if self.net_stats.is_some() {
-            self.count_flow(&sc.route, Some(bytes), action);
+            self.count_flow(&route, Some(bytes), action);
         }
+        self.routes[id.0 as usize] = route;
         self.scratch = sc;
         self.owners.insert(action, ActionOwner::Transfer(id));
         if let Some(t) = self.transfers[id.0 as usize].as_mut() {
@@ -484,7 +490,7 @@ impl Core {
     /// Marks transfer `id` arrived; whether it was live (and must be
     /// reported to its owner).
     pub(super) fn arrive(&mut self, id: TransferId) -> bool {
-        let (src, dst, valiant, in_ib, action) = match self
+        let (src, dst, in_ib, action) = match self
             .transfers
             .get_mut(id.0 as usize)
             .and_then(Option::as_mut)
@@ -494,7 +500,6 @@ impl Core {
                 (
                     t.src_host,
                     t.dst_host,
-                    t.valiant,
                     t.ib_bound.is_some(),
                     t.action.take(),
                 )
@@ -502,10 +507,9 @@ impl Core {
             None => return false,
         };
         if let (Some(action), true) = (action, self.net_stats.is_some()) {
-            let mut route = std::mem::take(&mut self.scratch.route);
-            self.platform_route(src, dst, valiant, &mut route);
+            let route = std::mem::take(&mut self.routes[id.0 as usize]);
             self.count_flow(&route, None, action);
-            self.scratch.route = route;
+            self.routes[id.0 as usize] = route;
             let t = self.transfers[id.0 as usize].as_ref();
             if let (Some(t), Some(stats)) = (t, self.net_stats.as_mut()) {
                 stats.message(t.bytes, self.now - t.started, t.alone);
@@ -523,10 +527,9 @@ impl Core {
             self.observers.each(|o| o.transfer_end(at, id));
         }
         if !self.in_flight.is_empty() {
-            let mut route = std::mem::take(&mut self.scratch.route);
-            self.platform_route(src, dst, valiant, &mut route);
+            let route = std::mem::take(&mut self.routes[id.0 as usize]);
             self.count_in_flight(&route, false);
-            self.scratch.route = route;
+            self.routes[id.0 as usize] = route;
         }
         true
     }
