@@ -98,6 +98,17 @@ struct Region {
     split: std::collections::BTreeSet<usize>,
 }
 
+/// How much of a range of memory is folded (see [`Folding::cover`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cover {
+    /// None of it.
+    Private,
+    /// All of it.
+    Folded,
+    /// Some of it.
+    Mixed,
+}
+
 /// A call site's buffer (local strategy).
 #[derive(Debug)]
 struct Site {
@@ -555,11 +566,47 @@ impl Folding {
         parts
     }
 
+    /// Whether `addr .. addr + len` is all private, all folded, or both:
+    /// one lookup and no allocation, for the copies of every message (most
+    /// buffers are wholly one or the other).
+    pub fn cover(&self, addr: usize, len: usize) -> Cover {
+        if len == 0 {
+            return Cover::Private;
+        }
+        let end = addr + len;
+        // Regions are disjoint: if the last one starting before `end` ends
+        // before `addr`, so do all the others.
+        let Some((&base, region)) = self.regions.range(..end).next_back() else {
+            return Cover::Private;
+        };
+        if base + region.len <= addr {
+            return Cover::Private;
+        }
+        if base > addr || end > base + region.len {
+            return Cover::Mixed;
+        }
+        let (lo, hi) = (addr - base, end - base);
+        let folded: usize = region
+            .folded
+            .iter()
+            .map(|&(a, b)| b.min(hi).saturating_sub(a.max(lo)))
+            .sum();
+        if folded == 0 {
+            Cover::Private
+        } else if folded == len {
+            Cover::Folded
+        } else {
+            Cover::Mixed
+        }
+    }
+
     /// `addr .. addr + len` cut into consecutive pieces, as offsets from
     /// `addr`, each with whether it is private (true) or folded (false).
     pub fn pieces(&self, addr: usize, len: usize) -> Vec<(usize, usize, bool)> {
-        if self.regions.is_empty() || len == 0 {
-            return vec![(0, len, true)];
+        match self.cover(addr, len) {
+            Cover::Private => return vec![(0, len, true)],
+            Cover::Folded => return vec![(0, len, false)],
+            Cover::Mixed => {}
         }
         let mut pieces = Vec::new();
         let mut at = 0;
@@ -583,6 +630,11 @@ impl Folding {
     /// folded memory is pointless: its content is meaningless, and the
     /// block it maps is overwritten by every other user.)
     pub fn private_parts(&self, addr: usize, len: usize) -> Vec<(usize, usize)> {
+        match self.cover(addr, len) {
+            Cover::Private => return vec![(0, len)],
+            Cover::Folded => return Vec::new(),
+            Cover::Mixed => {}
+        }
         self.pieces(addr, len)
             .into_iter()
             .filter_map(|(lo, hi, private)| private.then_some((lo, hi)))
@@ -829,6 +881,15 @@ mod tests {
             f.private_parts(a + 2 * page, 2 * page),
             vec![(page, 2 * page)]
         );
+        // The one-lookup summary agrees with the pieces.
+        assert_eq!(f.cover(plain, 4 * page), Cover::Private);
+        assert_eq!(f.cover(a, page), Cover::Private);
+        assert_eq!(f.cover(a + page, 2 * page), Cover::Folded);
+        assert_eq!(f.cover(a + page - 1, 2), Cover::Mixed);
+        assert_eq!(f.cover(a, 4 * page), Cover::Mixed);
+        assert_eq!(f.cover(c + 10, 4 * page), Cover::Folded);
+        assert_eq!(f.cover(c + 8 * page - 1, 2), Cover::Mixed, "past its end");
+        assert_eq!(f.cover(c, 0), Cover::Private);
         for p in [a, c] {
             f.free(p as *mut u8).unwrap();
         }
