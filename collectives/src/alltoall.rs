@@ -484,9 +484,9 @@ fn alltoallv_linear(
 }
 
 /// SimGrid's `alltoall__pair`: in step i = 1..p-1, a sendrecv with peer
-/// rank XOR i (step 0 is the local copy). In place, the outgoing block is
-/// first copied to a one-block scratch buffer since the same block is
-/// received into.
+/// rank XOR i (step 0 is the local copy), the steps generated when read.
+/// In place, the outgoing block is first copied to a one-block scratch
+/// buffer since the same block is received into.
 fn alltoall_pair(
     rank: usize,
     size: usize,
@@ -500,23 +500,19 @@ fn alltoall_pair(
             Buf::Send.block(rank * sendcount, sendcount),
             Buf::Recv.block(rank * recvcount, recvcount),
         );
+        b.xor_exchanges(rank, size, sendcount, recvcount);
+        return b.finish();
     }
-    let scratch = if in_place && size > 1 {
-        Some(b.tmp(recvcount).block(0, recvcount))
-    } else {
-        None
-    };
-    for i in 1..size {
-        let peer = rank ^ i;
-        let into = Buf::Recv.block(peer * recvcount, recvcount);
-        let out = match scratch {
-            Some(s) => {
-                b.copy(into, s);
-                s
-            }
-            None => Buf::Send.block(peer * sendcount, sendcount),
-        };
-        b.round(vec![send(peer, out), recv(peer, into)], vec![]);
+    // In place, each outgoing block goes through a one-block scratch
+    // buffer, since the same block is received into.
+    if size > 1 {
+        let scratch = b.tmp(recvcount).block(0, recvcount);
+        for i in 1..size {
+            let peer = rank ^ i;
+            let into = Buf::Recv.block(peer * recvcount, recvcount);
+            b.copy(into, scratch);
+            b.round(vec![send(peer, scratch), recv(peer, into)], vec![]);
+        }
     }
     b.finish()
 }

@@ -134,7 +134,7 @@ impl Layout<'_> {
 
 /// A point-to-point operation of a round. Peers are ranks in the
 /// communicator and are never the calling rank itself.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Comm {
     /// Send the content of `data` to rank `to`.
     Send {
@@ -171,7 +171,7 @@ impl Comm {
 
 /// A local operation, applied after all of its round's communications
 /// completed.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Local {
     /// Copy `from` into `to`. The blocks never overlap. `from.count` and
     /// `to.count` are each in their own buffer's datatype (see the module
@@ -203,7 +203,7 @@ pub enum Local {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Round<'a> {
     /// Operations posted together.
-    pub comm: &'a [Comm],
+    pub comm: Ops<'a>,
     /// Operations applied in order once every operation due in this round
     /// completed.
     pub local: &'a [Local],
@@ -216,6 +216,27 @@ pub struct Round<'a> {
     pub deferred: &'a [(Comm, usize)],
 }
 
+/// A round's communications, read as a slice: stored in the schedule, or
+/// generated when the round is asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ops<'a> {
+    /// Kept in the schedule's list.
+    Stored(&'a [Comm]),
+    /// A send and a receive worked out from the round's number.
+    Exchange([Comm; 2]),
+}
+
+impl std::ops::Deref for Ops<'_> {
+    type Target = [Comm];
+
+    fn deref(&self) -> &[Comm] {
+        match self {
+            Ops::Stored(ops) => ops,
+            Ops::Exchange(ops) => ops,
+        }
+    }
+}
+
 /// Where a round's operations end in the schedule's flat lists (they
 /// start where the previous round's end).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -225,13 +246,50 @@ struct Ends {
     deferred: u32,
 }
 
+/// Rounds that follow the stored ones and are worked out when asked for:
+/// in step i (1 to `size` - 1), a send of the calling rank's block for
+/// rank `rank` XOR i and a receive of that rank's block, blocks laid out
+/// one after the other (`send` and `recv` elements each), in the send and
+/// the receive buffer. This is SimGrid's pair-wise all-to-all, which
+/// takes one round per peer: stored, its rounds would cost every rank
+/// memory in proportion to the ranks, and every round read a cache miss.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct XorExchanges {
+    rank: usize,
+    size: usize,
+    send: usize,
+    recv: usize,
+}
+
+impl XorExchanges {
+    fn steps(&self) -> usize {
+        self.size.saturating_sub(1)
+    }
+
+    /// The operations of step `i` (from 1).
+    fn step(&self, i: usize) -> [Comm; 2] {
+        let peer = self.rank ^ i;
+        [
+            Comm::Send {
+                to: peer,
+                data: Buf::Send.block(peer * self.send, self.send),
+            },
+            Comm::Recv {
+                from: peer,
+                data: Buf::Recv.block(peer * self.recv, self.recv),
+            },
+        ]
+    }
+}
+
 /// Everything one rank does for one collective call.
 ///
 /// The rounds' operations sit in three flat lists, in round order, rather
 /// than in vectors of their own: an all-to-all schedules one round per
 /// peer, and thousands of ranks run theirs at once, one round at a time
 /// each, so every round read is a cache miss; one list read in order keeps
-/// them few, and building costs no allocation per round.
+/// them few, and building costs no allocation per round. Rounds that
+/// follow a rule may instead be generated when read (see `XorExchanges`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Schedule {
     /// Element count (receive datatype) of each scratch buffer
@@ -241,17 +299,19 @@ pub struct Schedule {
     comm: Vec<Comm>,
     local: Vec<Local>,
     deferred: Vec<(Comm, usize)>,
+    /// Rounds generated after the stored ones.
+    tail: Option<XorExchanges>,
 }
 
 impl Schedule {
     /// Whether the rank has nothing at all to do.
     pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
+        self.round_count() == 0
     }
 
     /// The number of rounds, executed one after the other.
     pub fn round_count(&self) -> usize {
-        self.ends.len()
+        self.ends.len() + self.tail.map_or(0, |t| t.steps())
     }
 
     /// Round `r`.
@@ -259,6 +319,16 @@ impl Schedule {
     /// # Panics
     /// If there is no round `r`.
     pub fn round(&self, r: usize) -> Round<'_> {
+        if r >= self.ends.len() {
+            let tail = self.tail.as_ref().expect("a round of the schedule");
+            let i = r - self.ends.len() + 1;
+            assert!(i <= tail.steps(), "a round of the schedule");
+            return Round {
+                comm: Ops::Exchange(tail.step(i)),
+                local: &[],
+                deferred: &[],
+            };
+        }
         let start = if r == 0 {
             Ends::default()
         } else {
@@ -267,7 +337,7 @@ impl Schedule {
         let end = self.ends[r];
         let span = |a: u32, b: u32| a as usize..b as usize;
         Round {
-            comm: &self.comm[span(start.comm, end.comm)],
+            comm: Ops::Stored(&self.comm[span(start.comm, end.comm)]),
             local: &self.local[span(start.local, end.local)],
             deferred: &self.deferred[span(start.deferred, end.deferred)],
         }
@@ -275,23 +345,29 @@ impl Schedule {
 
     /// The rounds, in order.
     pub fn rounds(&self) -> impl Iterator<Item = Round<'_>> + '_ {
-        (0..self.ends.len()).map(|r| self.round(r))
+        (0..self.round_count()).map(|r| self.round(r))
     }
 
     /// Total number of point-to-point operations over all rounds.
     pub fn comm_count(&self) -> usize {
-        self.comm.len() + self.deferred.len()
+        self.comm.len() + self.deferred.len() + 2 * self.tail.map_or(0, |t| t.steps())
     }
 
     /// Iterates over every block referenced by the schedule (communications
     /// and local operations).
-    pub fn blocks(&self) -> impl Iterator<Item = &Block> + '_ {
+    pub fn blocks(&self) -> impl Iterator<Item = Block> + '_ {
+        let tail = self
+            .tail
+            .iter()
+            .flat_map(|t| (1..=t.steps()).flat_map(|i| t.step(i)));
         self.comm
             .iter()
-            .chain(self.deferred.iter().map(|(c, _)| c))
-            .map(Comm::block)
+            .copied()
+            .chain(self.deferred.iter().map(|&(c, _)| c))
+            .chain(tail)
+            .map(|c| *c.block())
             .chain(self.local.iter().flat_map(|l| {
-                let (a, b) = match l {
+                let (a, b) = match *l {
                     Local::Copy { from, to } => (from, to),
                     Local::Reduce { input, inout } => (input, inout),
                 };
@@ -304,7 +380,7 @@ impl Schedule {
     pub fn extent(&self, buf: Buf) -> usize {
         self.blocks()
             .filter(|b| b.buf == buf && b.count > 0)
-            .map(Block::end)
+            .map(|b| b.end())
             .max()
             .unwrap_or(0)
     }
@@ -316,6 +392,7 @@ impl Schedule {
         local: impl IntoIterator<Item = Local>,
         deferred: impl IntoIterator<Item = (Comm, usize)>,
     ) {
+        self.store_tail();
         self.comm.extend(comm);
         self.local.extend(local);
         self.deferred.extend(deferred);
@@ -325,6 +402,15 @@ impl Schedule {
             local: end(self.local.len()),
             deferred: end(self.deferred.len()),
         });
+    }
+
+    /// Turns generated rounds into stored ones, so that more can follow.
+    fn store_tail(&mut self) {
+        if let Some(tail) = self.tail.take() {
+            for i in 1..=tail.steps() {
+                self.push_round(tail.step(i), [], []);
+            }
+        }
     }
 }
 
@@ -368,12 +454,28 @@ impl Builder {
         self.sched.push_round(comm, local, deferred);
     }
 
+    /// Appends SimGrid's pair-wise exchange steps: in step i = 1 ..
+    /// `size` - 1, a send of block `rank` XOR i of the send buffer to that
+    /// rank and a receive of its block into the same block of the receive
+    /// buffer (blocks of `send` and `recv` elements). The rounds are
+    /// generated when read, not stored.
+    pub(crate) fn xor_exchanges(&mut self, rank: usize, size: usize, send: usize, recv: usize) {
+        self.sched.store_tail();
+        self.sched.tail = Some(XorExchanges {
+            rank,
+            size,
+            send,
+            recv,
+        });
+    }
+
     /// Appends a local operation to run after everything scheduled so far.
     /// Attaching it to the last round is equivalent to a new communication-
     /// free round (locals run after the round's communications) and keeps
     /// schedules short.
     pub(crate) fn local(&mut self, op: Local) {
         let sched = &mut self.sched;
+        sched.store_tail();
         match sched.ends.last_mut() {
             // The last round's locals are the last of the list.
             Some(last) => {

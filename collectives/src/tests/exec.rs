@@ -214,7 +214,7 @@ pub fn run_late(scheds: &[Schedule], mems: &mut [Mem], late: Option<usize>) -> V
             {
                 if !posted[r] {
                     posted[r] = true;
-                    check_round_races(r, round.comm);
+                    check_round_races(r, &round.comm);
                     let ops = round
                         .comm
                         .iter()

@@ -115,7 +115,7 @@ fn barrier_shape_matches_simgrid() {
     let s0 = barrier(Position { rank: 0, size: 4 }).unwrap();
     assert_eq!(s0.round_count(), 2);
     assert_eq!(
-        s0.round(0).comm,
+        s0.round(0).comm.to_vec(),
         (1..4)
             .map(|r| Comm::Recv {
                 from: r,
@@ -528,7 +528,7 @@ fn reduce_basic_linear_receives_one_at_a_time_from_the_top() {
         .rounds()
         .flat_map(|r| {
             assert!(r.comm.len() <= 1);
-            r.comm.iter().map(Comm::peer)
+            r.comm.iter().map(Comm::peer).collect::<Vec<_>>()
         })
         .collect();
     assert_eq!(sources, [4, 3, 1, 0]);
@@ -2450,4 +2450,57 @@ fn schedule_helpers() {
     assert!(Buf::Recv.block(2, 2).overlaps(&Buf::Recv.block(3, 3)));
     assert!(!Buf::Recv.block(2, 2).overlaps(&Buf::Send.block(2, 2)));
     let _ = UNSET;
+}
+
+#[test]
+fn generated_exchange_rounds_read_as_the_stored_ones() {
+    use crate::schedule::{recv, send, Builder};
+    for size in [1usize, 2, 3, 5, 8, 13] {
+        for rank in 0..size {
+            let stored = {
+                let mut b = Builder::new();
+                b.copy(Buf::Send.block(rank * 2, 2), Buf::Recv.block(rank * 3, 3));
+                for i in 1..size {
+                    let peer = rank ^ i;
+                    b.round(
+                        vec![
+                            send(peer, Buf::Send.block(peer * 2, 2)),
+                            recv(peer, Buf::Recv.block(peer * 3, 3)),
+                        ],
+                        vec![],
+                    );
+                }
+                b.finish()
+            };
+            let mut b = Builder::new();
+            b.copy(Buf::Send.block(rank * 2, 2), Buf::Recv.block(rank * 3, 3));
+            b.xor_exchanges(rank, size, 2, 3);
+            let generated = b.finish();
+            assert_eq!(generated.round_count(), stored.round_count());
+            for (g, s) in generated.rounds().zip(stored.rounds()) {
+                assert_eq!(
+                    (&*g.comm, g.local, g.deferred),
+                    (&*s.comm, s.local, s.deferred)
+                );
+            }
+            assert_eq!(generated.comm_count(), stored.comm_count());
+            for buf in [Buf::Send, Buf::Recv] {
+                assert_eq!(generated.extent(buf), stored.extent(buf), "{size} {rank}");
+            }
+            // Whatever follows the generated rounds stores them first.
+            let mut b = Builder::new();
+            b.xor_exchanges(rank, size, 2, 3);
+            b.local(Local::Copy {
+                from: Buf::Recv.block(0, 3),
+                to: Buf::Recv.block(3, 3),
+            });
+            let more = b.finish();
+            assert_eq!(more.round_count(), size.saturating_sub(1).max(1));
+            let last = more.round(more.round_count() - 1);
+            assert_eq!(last.local.len(), 1);
+            if size > 1 {
+                assert_eq!(&*last.comm, &*stored.round(size - 1).comm);
+            }
+        }
+    }
 }

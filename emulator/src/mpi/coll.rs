@@ -346,7 +346,7 @@ pub fn execute(
 ) -> MpiResult<()> {
     if sim::mpi(|w| w.mpi.ranks[w.core.current()].recording.is_some()) {
         let run = Run::new(comm, sched, bufs, reduction)?;
-        let recorded = super::nbc::record(super::nbc::Stage::Schedule(run));
+        let recorded = super::nbc::record(super::nbc::Stage::Schedule(Box::new(run)));
         debug_assert!(recorded.is_none(), "the rank is recording");
         return Ok(());
     }

@@ -40,7 +40,7 @@ impl Transfers {
 /// One step of a non-blocking collective.
 pub enum Stage {
     /// A schedule, round by round.
-    Schedule(Run),
+    Schedule(Box<Run>),
     /// Transfers between the groups of an intercommunicator, one round.
     Transfers(Transfers),
 }
@@ -146,7 +146,7 @@ pub fn start(
 ) -> MpiResult<ReqId> {
     let run = Run::new(comm, sched, bufs, reduction)?;
     let recording = Recording {
-        stages: vec![Stage::Schedule(run)],
+        stages: vec![Stage::Schedule(Box::new(run))],
         keep: Vec::new(),
     };
     Ok(start_stages(comm, recording, call))
