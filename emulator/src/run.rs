@@ -134,18 +134,36 @@ pub(crate) fn rank_stack(
 ) -> std::result::Result<RankStack, String> {
     RankStack::new(bytes).map_err(|e| {
         // Each stack is two mappings (guard zone and stack): running out
-        // of mappings is the usual cause at scale, not memory.
+        // of mappings is the usual cause at scale, not memory; folded
+        // SMPI_SHARED_MALLOC buffers take one mapping per block.
         let limit = std::fs::read_to_string("/proc/sys/vm/max_map_count")
             .ok()
             .and_then(|t| t.trim().parse::<u64>().ok());
+        let mapped = std::fs::read_to_string("/proc/self/maps")
+            .map(|t| t.lines().count() as u64)
+            .unwrap_or(2 * made as u64);
+        let stacks = 2 * made as u64;
         let maps = match limit {
-            Some(l) if 2 * made as u64 + 1024 >= l => format!(
-                "; {made} stacks already use about {} memory mappings and \
-                 vm.max_map_count is {l}: raise it, e.g. `sysctl -w \
-                 vm.max_map_count={}`",
-                2 * made,
-                (4 * sim::with(|s| s.core.actors().len()) as u64).max(1 << 20)
-            ),
+            Some(l) if mapped + 1024 >= l => {
+                let others = if mapped > stacks + 4096 {
+                    format!(
+                        "; the other {} are mostly folded SMPI_SHARED_MALLOC buffers, one \
+                         mapping per block: a larger --cfg=smpi/shared-malloc-blocksize \
+                         (at least the largest buffer) needs one per buffer",
+                        mapped - stacks
+                    )
+                } else {
+                    String::new()
+                };
+                format!(
+                    "; the process has {mapped} memory mappings and vm.max_map_count is {l} \
+                     ({stacks} for the {made} stacks made so far{others}): raise it, e.g. \
+                     `sysctl -w vm.max_map_count={}`",
+                    (4 * sim::with(|s| s.core.actors().len()) as u64)
+                        .max(1 << 20)
+                        .max(2 * mapped)
+                )
+            }
             _ => String::new(),
         };
         format!(
