@@ -813,7 +813,12 @@ impl FatTree {
                 // (SimGrid tests them one by one).
                 let ports = self.down[node.level as usize - 1] as usize;
                 let want = target.label[node.level as usize - 1] as usize;
-                i += (want + ports - i % ports) % ports;
+                let at = i % ports;
+                i += if want >= at {
+                    want - at
+                } else {
+                    want + ports - at
+                };
                 let Some(&child) = node.children.get(i) else {
                     break;
                 };
