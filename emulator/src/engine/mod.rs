@@ -230,10 +230,6 @@ pub struct Core {
     owners: FxHashMap<ActionId, ActionOwner>,
     transfers: Vec<Option<Transfer>>,
     free_transfers: Vec<u32>,
-    /// The route of the transfer in each slot of `transfers`, computed
-    /// once when it starts (its flow and its arrival need it again); the
-    /// vector stays with the slot, so that reusing it allocates nothing.
-    routes: Vec<Vec<platforms::LinkUse>>,
     /// Under UGAL routing, the messages in flight (latency phase or flow)
     /// whose route crosses each fluid resource.
     in_flight: Vec<u32>,
@@ -337,7 +333,6 @@ impl Core {
             owners: FxHashMap::default(),
             transfers: Vec::new(),
             free_transfers: Vec::new(),
-            routes: Vec::new(),
             in_flight,
             route_draws: 0,
             scratch: FlowScratch::default(),

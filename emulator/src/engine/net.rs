@@ -38,9 +38,8 @@ pub(super) struct Transfer {
     alone: f64,
 }
 
-/// Reused buffers for computing a flow: the two routes UGAL compares, the
-/// reverse route, the links' (bandwidth, latency) and the fluid resources
-/// used.
+/// Reused buffers for computing a flow: the route, the reverse route, the
+/// links' (bandwidth, latency) and the fluid resources used.
 #[derive(Default)]
 pub(super) struct FlowScratch {
     route: Vec<LinkUse>,
@@ -76,11 +75,7 @@ impl Core {
                 TransferId((self.transfers.len() - 1) as u32)
             }
         };
-        if self.routes.len() <= id.0 as usize {
-            self.routes.resize_with(id.0 as usize + 1, Vec::new);
-        }
-        let mut route = std::mem::take(&mut self.routes[id.0 as usize]);
-        route.clear();
+        let mut route = std::mem::take(&mut self.scratch.route);
         self.platform_route(src, dst, valiant, &mut route);
         let latency: f64 = route
             .iter()
@@ -91,7 +86,7 @@ impl Core {
                 .iter()
                 .map(|u| self.platform.link(u.link).bandwidth)
                 .fold(f64::INFINITY, f64::min);
-            self.routes[id.0 as usize] = route;
+            self.scratch.route = route;
             let duration = latency + bytes as f64 / bandwidth;
             self.timers
                 .add(self.now + duration, TimerEvent::TransferDone(id));
@@ -118,7 +113,7 @@ impl Core {
         if self.ib.is_some() && src != dst {
             self.ib_start(id, src, dst, &route);
         }
-        self.routes[id.0 as usize] = route;
+        self.scratch.route = route;
         self.observe_start(id, src, dst, bytes, delay);
         // An empty message still carries SMPI's 16-byte envelope, which
         // shares the links with every other flow once the latency is paid,
@@ -286,11 +281,11 @@ impl Core {
             (t.src_host, t.dst_host, t.bytes, t.valiant, t.ib_bound)
         };
         let mut sc = std::mem::take(&mut self.scratch);
-        let route = std::mem::take(&mut self.routes[id.0 as usize]);
-        self.route_links(&route, &mut sc.links);
+        self.platform_route(src, dst, valiant, &mut sc.route);
+        self.route_links(&sc.route, &mut sc.links);
         sc.uses.clear();
         sc.uses
-            .extend(route.iter().map(|u| (self.resource_of(u), 1.0)));
+            .extend(sc.route.iter().map(|u| (self.resource_of(u), 1.0)));
         if self.model.crosstraffic {
             self.platform_route(dst, src, valiant, &mut sc.back);
             sc.uses
@@ -334,9 +329,8 @@ impl Core {
             uses,
         });
         if self.net_stats.is_some() {
-            self.count_flow(&route, Some(bytes), action);
+            self.count_flow(&sc.route, Some(bytes), action);
         }
-        self.routes[id.0 as usize] = route;
         self.scratch = sc;
         self.owners.insert(action, ActionOwner::Transfer(id));
         if let Some(t) = self.transfers[id.0 as usize].as_mut() {
@@ -490,7 +484,7 @@ impl Core {
     /// Marks transfer `id` arrived; whether it was live (and must be
     /// reported to its owner).
     pub(super) fn arrive(&mut self, id: TransferId) -> bool {
-        let (src, dst, in_ib, action) = match self
+        let (src, dst, valiant, in_ib, action) = match self
             .transfers
             .get_mut(id.0 as usize)
             .and_then(Option::as_mut)
@@ -500,6 +494,7 @@ impl Core {
                 (
                     t.src_host,
                     t.dst_host,
+                    t.valiant,
                     t.ib_bound.is_some(),
                     t.action.take(),
                 )
@@ -507,9 +502,10 @@ impl Core {
             None => return false,
         };
         if let (Some(action), true) = (action, self.net_stats.is_some()) {
-            let route = std::mem::take(&mut self.routes[id.0 as usize]);
+            let mut route = std::mem::take(&mut self.scratch.route);
+            self.platform_route(src, dst, valiant, &mut route);
             self.count_flow(&route, None, action);
-            self.routes[id.0 as usize] = route;
+            self.scratch.route = route;
             let t = self.transfers[id.0 as usize].as_ref();
             if let (Some(t), Some(stats)) = (t, self.net_stats.as_mut()) {
                 stats.message(t.bytes, self.now - t.started, t.alone);
@@ -527,9 +523,10 @@ impl Core {
             self.observers.each(|o| o.transfer_end(at, id));
         }
         if !self.in_flight.is_empty() {
-            let route = std::mem::take(&mut self.routes[id.0 as usize]);
+            let mut route = std::mem::take(&mut self.scratch.route);
+            self.platform_route(src, dst, valiant, &mut route);
             self.count_in_flight(&route, false);
-            self.routes[id.0 as usize] = route;
+            self.scratch.route = route;
         }
         true
     }
