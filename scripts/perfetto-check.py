@@ -13,6 +13,9 @@ holds, one `key value` per line, for the tests to check:
   counters N         link utilisation values
   counter_max X      the largest of them (a fraction of the bandwidth)
   communicators N    slices whose communicator is named (MPI_COMM_WORLD...)
+  algorithm NAME:ALGORITHMS N
+                     slices of each name whose end names the collective
+                     algorithms the call ran ("allreduce rdb"; spaces as _)
   unresolved N       events whose interned name is unknown (must be 0)
 
 Usage: perfetto-check.py TRACE
@@ -38,6 +41,8 @@ def main(path):
     counters, counter_max = 0, 0.0
     annotation_names = {}
     communicators = 0
+    open_names = collections.defaultdict(list)
+    algorithms = collections.Counter()
     for p in trace.packet:
         if p.sequence_flags & 1:
             names.clear()
@@ -70,12 +75,17 @@ def main(path):
                     communicators += 1
             depth[rank] += 1
             name = names.get(e.name_iid)
+            open_names[rank].append(name)
             if name is None:
                 unresolved += 1
             else:
                 by_name[name] += 1
         elif e.type == pb.TrackEvent.TYPE_SLICE_END:
             depth[rank] -= 1
+            name = open_names[rank].pop() if open_names[rank] else None
+            for a in e.debug_annotations:
+                if annotation_names.get(a.name_iid) == "algorithm":
+                    algorithms[(name, a.string_value)] += 1
         elif e.type == pb.TrackEvent.TYPE_INSTANT and e.name_iid not in names:
             unresolved += 1
         started.update(e.flow_ids)
@@ -92,6 +102,8 @@ def main(path):
     print("counters", counters)
     print("counter_max", counter_max)
     print("communicators", communicators)
+    for (name, chosen), n in sorted(algorithms.items()):
+        print("algorithm", "%s:%s" % (name, chosen.replace(" ", "_")), n)
     print("unresolved", unresolved)
 
 

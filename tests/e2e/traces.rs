@@ -238,6 +238,7 @@ fn perfetto_traces_decode_with_perfettos_schema_one_slice_per_call() {
         "--cfg=tracing/smpi:yes",
         "--cfg=tracing/smpi/format:perfetto",
         &format!("--cfg=tracing/filename:{}", file.display()),
+        "--cfg=smpi/allreduce:rdb",
         app.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -270,6 +271,15 @@ fn perfetto_traces_decode_with_perfettos_schema_one_slice_per_call() {
     // The calls SimGrid traces name their communicator: all of them but
     // MPI_Comm_rank and MPI_Comm_size, per rank, and the computations.
     assert_eq!(value("communicators"), 4 * (50 - 2 - 2), "{text}");
+    // Every collective's slice ends naming the algorithm it ran: the one
+    // asked for, or the one the selector chose.
+    assert_eq!(value("algorithm MPI_Allreduce:allreduce_rdb"), 8, "{text}");
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("algorithm MPI_Bcast:bcast_")
+                || l.starts_with("algorithm MPI_Barrier:barrier_")),
+        "{text}"
+    );
     // An arrow per message, each iteration: every rank's ring isend and
     // tag-9 isend and sendrecv, and half of them a tag-3 send.
     assert_eq!(value("flows"), 2 * 4 * 3 + 2 * 2, "{text}");
@@ -291,6 +301,7 @@ fn perfetto_traces_decode_with_perfettos_schema_one_slice_per_call() {
         "--cfg=tracing/smpi:yes",
         "--cfg=tracing/smpi/format:perfetto",
         &format!("--cfg=tracing/filename:{}", file.display()),
+        "--cfg=smpi/allreduce:rdb",
         app.to_str().unwrap(),
     ])
     .status

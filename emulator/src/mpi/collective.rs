@@ -103,10 +103,23 @@ fn named_or_selected<A: algo::Algorithm + Default>(
     select: impl FnOnce(algo::Selector) -> MpiResult<A>,
 ) -> MpiResult<A> {
     let a = algorithms();
-    match named(&a) {
-        n if n == A::default() => select(a.selectors[A::COLLECTIVE as usize]),
-        n => Ok(n),
-    }
+    let chosen = match named(&a) {
+        n if n == A::default() => select(a.selectors[A::COLLECTIVE as usize])?,
+        n => n,
+    };
+    trace_algorithm(chosen);
+    Ok(chosen)
+}
+
+/// Tells the tracers which algorithm the current call runs.
+fn trace_algorithm<A: algo::Algorithm>(chosen: A) {
+    sim::with(|s| {
+        if !s.tracers.is_empty() {
+            let (at, rank) = (s.core.now(), s.core.current());
+            s.tracers
+                .algorithm(at, rank, A::COLLECTIVE.name(), chosen.name());
+        }
+    });
 }
 
 /// The algorithms chosen with `smpi/<collective>`.
@@ -1009,6 +1022,7 @@ impl AllreduceCall<'_> {
             elem_bytes: self.ty.size,
             radix: algorithms().radix,
         };
+        trace_algorithm(alg);
         if alg == A::Redbcast {
             // SimGrid's redbcast runs the selected reduce and bcast.
             let reduce = named_or_selected(

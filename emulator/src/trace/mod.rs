@@ -198,6 +198,17 @@ pub trait Tracer: Observer {
     ) {
         self.call_exit(at, rank, name, code);
     }
+    /// Rank `rank`'s current call runs `algorithm` for `collective` (once
+    /// per collective the call runs: SimGrid's redbcast allreduce runs a
+    /// reduce and a bcast), after its entry and before its exit.
+    fn algorithm(
+        &mut self,
+        _at: f64,
+        _rank: usize,
+        _collective: &'static str,
+        _algorithm: &'static str,
+    ) {
+    }
     /// Rank `rank` took a message of rank `src` with `tag` out of a
     /// completed receive of its program (a blocking receive, or a wait or
     /// test of a request), during an MPI call.
@@ -270,6 +281,18 @@ impl Tracers {
     pub fn call_exit(&self, at: f64, (rank, actor): (usize, usize), name: &'static str, code: i32) {
         for t in &self.0 {
             t.borrow_mut().actor_call_exit(at, rank, actor, name, code);
+        }
+    }
+
+    pub fn algorithm(
+        &self,
+        at: f64,
+        rank: usize,
+        collective: &'static str,
+        algorithm: &'static str,
+    ) {
+        for t in &self.0 {
+            t.borrow_mut().algorithm(at, rank, collective, algorithm);
         }
     }
 

@@ -142,6 +142,9 @@ pub struct PerfettoWriter {
     /// Flows of messages sent and not yet received, by (src, dst, tag),
     /// oldest first (MPI's order between two ranks with one tag).
     flows: HashMap<(usize, usize, i32), VecDeque<u64>>,
+    /// The algorithms each rank's current collective call chose so far
+    /// ("allreduce rdb"), written on its slice's end.
+    algorithms: HashMap<usize, String>,
     next_flow: u64,
     /// The link directions whose counter track is described.
     counted: std::collections::HashSet<u32>,
@@ -174,6 +177,7 @@ impl PerfettoWriter {
             out: BufWriter::new(File::create(path)?),
             interned: HashMap::new(),
             flows: HashMap::new(),
+            algorithms: HashMap::new(),
             next_flow: 1,
             counted: std::collections::HashSet::new(),
             error: None,
@@ -462,7 +466,30 @@ impl Tracer for PerfettoWriter {
     }
 
     fn call_exit(&mut self, at: f64, rank: usize, _name: &'static str, _code: i32) {
-        self.event(Event::new(at, rank, SLICE_END));
+        let mut e = Event::new(at, rank, SLICE_END);
+        // Known only once the call chose them: on the end of its slice,
+        // whose arguments Perfetto merges with its beginning's.
+        e.text = self
+            .algorithms
+            .remove(&rank)
+            .map(|chosen| ("algorithm", chosen));
+        self.event(e);
+    }
+
+    fn algorithm(
+        &mut self,
+        _at: f64,
+        rank: usize,
+        collective: &'static str,
+        algorithm: &'static str,
+    ) {
+        let chosen = self.algorithms.entry(rank).or_default();
+        if !chosen.is_empty() {
+            chosen.push_str(", ");
+        }
+        chosen.push_str(collective);
+        chosen.push(' ');
+        chosen.push_str(algorithm);
     }
 
     fn received(&mut self, at: f64, rank: usize, src: usize, tag: i32) {
