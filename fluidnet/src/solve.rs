@@ -98,6 +98,8 @@ pub(crate) struct Scratch {
     touched: Vec<u32>,
     marked: Vec<bool>,
     levels: BinaryHeap<Level>,
+    /// Actions of the component not fixed yet.
+    unfixed_actions: usize,
 }
 
 impl Scratch {
@@ -215,8 +217,16 @@ impl System {
             sc.version.push(0);
             sc.closed.push(false);
             sc.marked.push(false);
-            sc.push_level(l);
         }
+        // One heap built at once (linear) rather than a push per resource.
+        let mut levels = std::mem::take(&mut sc.levels).into_vec();
+        levels.extend((0..sc.resources.len()).map(|l| Level {
+            level: sc.level(l),
+            local: l as u32,
+            version: 0,
+        }));
+        sc.levels = BinaryHeap::from(levels);
+        sc.unfixed_actions = sc.actions.len();
         for (i, &a) in sc.actions.iter().enumerate() {
             let act = self.slots[a as usize]
                 .action
@@ -234,6 +244,10 @@ impl System {
         let mut next_bound = 0;
         loop {
             let sc = &mut self.scratch;
+            // The resources left only close: nothing more to fix.
+            if sc.unfixed_actions == 0 {
+                break;
+            }
             while next_bound < sc.bounds.len()
                 && !sc.rates[sc.bounds[next_bound].1 as usize].is_nan()
             {
@@ -305,7 +319,9 @@ impl System {
     /// push once.
     fn fix_quietly(&mut self, i: usize, rate: f64) {
         let sc = &mut self.scratch;
+        debug_assert!(sc.rates[i].is_nan(), "an action fixed twice");
         sc.rates[i] = rate;
+        sc.unfixed_actions -= 1;
         let act = self.slots[sc.actions[i] as usize]
             .action
             .as_ref()
