@@ -359,8 +359,9 @@ pub fn execute(
     }
     let run = Run::new(comm, sched, bufs, reduction)?;
     let mut in_flight = Vec::new();
+    let mut ids = Vec::new();
     for r in 0..run.sched.round_count() {
-        let ids = run.post(r, &mut in_flight)?;
+        run.post_into(r, &mut in_flight, &mut ids)?;
         if !ids.is_empty() {
             if sim::mpi(|w| w.mpi.protocol.recv_overhead.is_free()) {
                 wait_for(&ids, call, |w| ids.iter().all(|&id| is_complete(w, id)));
@@ -467,14 +468,27 @@ pub fn start_transfers(
     tag: i32,
     transfers: impl ExactSizeIterator<Item = Transfer>,
 ) -> MpiResult<Vec<ReqId>> {
+    let mut ids = Vec::with_capacity(transfers.len());
+    start_transfers_into(view, tag, transfers, &mut ids)?;
+    Ok(ids)
+}
+
+/// [`start_transfers`], appending the requests to `ids` (a buffer a
+/// schedule reuses from round to round).
+fn start_transfers_into(
+    view: &CommView,
+    tag: i32,
+    transfers: impl ExactSizeIterator<Item = Transfer>,
+    ids: &mut Vec<ReqId>,
+) -> MpiResult<()> {
     if sim::mpi(|w| w.mpi.protocol.isend_overhead.is_free()) {
         return sim::mpi(|w| {
-            transfers
-                .map(|t| w.start_collective_request(view, tag, t, None))
-                .collect()
+            for t in transfers {
+                ids.push(w.start_collective_request(view, tag, t, None)?);
+            }
+            Ok(())
         });
     }
-    let mut ids = Vec::with_capacity(transfers.len());
     for t in transfers {
         // A send's protocol is decided before its overhead is paid, once.
         let plan = if t.send {
@@ -489,7 +503,7 @@ pub fn start_transfers(
             w.start_collective_request(view, tag, t, plan)
         })?);
     }
-    Ok(ids)
+    Ok(())
 }
 
 /// Posts `transfers` at once (in order) on `view`'s collective context
@@ -582,25 +596,54 @@ impl Run {
     /// of earlier rounds, with the round they are due in) due now, which
     /// leave the list as the round's own deferred ones join it.
     pub fn post(&self, r: usize, in_flight: &mut Vec<(ReqId, usize)>) -> MpiResult<Vec<ReqId>> {
-        let round = self.sched.round(r);
-        let mut ids = self.start(round.comm.iter())?;
-        let deferred = self.start(round.deferred.iter().map(|(c, _)| c))?;
-        in_flight.retain(|&(id, due)| {
-            if due == r {
-                ids.push(id);
-            }
-            due != r
-        });
-        in_flight.extend(
-            deferred
-                .into_iter()
-                .zip(round.deferred.iter().map(|&(_, d)| r + d)),
-        );
+        let mut ids = Vec::new();
+        self.post_into(r, in_flight, &mut ids)?;
         Ok(ids)
     }
 
-    /// Starts `ops`, in order; their requests.
-    fn start<'a>(&self, ops: impl ExactSizeIterator<Item = &'a Comm>) -> MpiResult<Vec<ReqId>> {
+    /// [`Self::post`] into `ids` (emptied first), a buffer reused from
+    /// round to round.
+    pub fn post_into(
+        &self,
+        r: usize,
+        in_flight: &mut Vec<(ReqId, usize)>,
+        ids: &mut Vec<ReqId>,
+    ) -> MpiResult<()> {
+        ids.clear();
+        let round = self.sched.round(r);
+        self.start(round.comm.iter(), ids)?;
+        if !round.deferred.is_empty() {
+            let first = ids.len();
+            self.start(round.deferred.iter().map(|(c, _)| c), ids)?;
+            let deferred: Vec<ReqId> = ids.drain(first..).collect();
+            in_flight.retain(|&(id, due)| {
+                if due == r {
+                    ids.push(id);
+                }
+                due != r
+            });
+            in_flight.extend(
+                deferred
+                    .into_iter()
+                    .zip(round.deferred.iter().map(|&(_, d)| r + d)),
+            );
+        } else if !in_flight.is_empty() {
+            in_flight.retain(|&(id, due)| {
+                if due == r {
+                    ids.push(id);
+                }
+                due != r
+            });
+        }
+        Ok(())
+    }
+
+    /// Starts `ops`, in order, appending their requests to `ids`.
+    fn start<'a>(
+        &self,
+        ops: impl ExactSizeIterator<Item = &'a Comm>,
+        ids: &mut Vec<ReqId>,
+    ) -> MpiResult<()> {
         let ctx = self.layout();
         let transfers = ops.map(|c| {
             let (send, peer, block) = match c {
@@ -616,7 +659,7 @@ impl Run {
                 dtype: Rc::clone(ty),
             }
         });
-        start_transfers(&self.comm, self.tag, transfers)
+        start_transfers_into(&self.comm, self.tag, transfers, ids)
     }
 
     /// The local copies and reductions of round `r` (outside any borrow
