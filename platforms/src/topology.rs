@@ -791,9 +791,9 @@ impl FatTree {
             let level = node.level as usize;
             let mut d = target.position as usize;
             for i in 0..level {
-                d /= self.up[i] as usize;
+                d = quotient(d, self.up[i] as usize);
             }
-            d %= (self.up[level] * self.count[level]) as usize;
+            d = remainder(d, (self.up[level] * self.count[level]) as usize);
             let link = &self.links[node.parents[d] as usize];
             out.extend(node.limiter);
             out.push(link.pair.up);
@@ -803,7 +803,8 @@ impl FatTree {
         // and goes on testing the new switch's ports; so do we.
         while current != dst as usize {
             let level = self.nodes[current].level as usize;
-            let mut i = (source.position % self.count[level - 1] * self.down[level - 1]) as usize;
+            let mut i = remainder(source.position as usize, self.count[level - 1] as usize)
+                * self.down[level - 1] as usize;
             loop {
                 let node = &self.nodes[current];
                 if node.level == 0 {
@@ -813,7 +814,7 @@ impl FatTree {
                 // (SimGrid tests them one by one).
                 let ports = self.down[node.level as usize - 1] as usize;
                 let want = target.label[node.level as usize - 1] as usize;
-                let at = i % ports;
+                let at = remainder(i, ports);
                 i += if want >= at {
                     want - at
                 } else {
@@ -830,6 +831,25 @@ impl FatTree {
             }
         }
         out.extend(self.nodes[current].limiter);
+    }
+}
+
+/// `a / b`, by a shift when `b` is a power of two (fat trees' port counts
+/// usually are; a division costs tens of cycles, and a route several).
+fn quotient(a: usize, b: usize) -> usize {
+    if b.is_power_of_two() {
+        a >> b.trailing_zeros()
+    } else {
+        a / b
+    }
+}
+
+/// `a % b`, by a mask when `b` is a power of two.
+fn remainder(a: usize, b: usize) -> usize {
+    if b.is_power_of_two() {
+        a & (b - 1)
+    } else {
+        a % b
     }
 }
 
