@@ -52,6 +52,12 @@ pub struct Bench {
 pub struct Fast {
     simulate_computation: Cell<bool>,
     bench_wall_clock: Cell<bool>,
+    /// `smpi/cpu-threshold`.
+    bench_threshold: Cell<f64>,
+    /// The running actor's bench mark (`Actor::cpu_mark`, kept here while
+    /// it runs: the maestro swaps it around each resume), so that a call
+    /// measures its burst without entering the simulation.
+    bench_mark: Cell<f64>,
     /// The running rank may have modelled kernel time to spend
     /// (`Rank::pending_flops`).
     pending_flops: Cell<bool>,
@@ -77,6 +83,8 @@ thread_local! {
         Fast {
             simulate_computation: Cell::new(true),
             bench_wall_clock: Cell::new(false),
+            bench_threshold: Cell::new(0.0),
+            bench_mark: Cell::new(0.0),
             pending_flops: Cell::new(false),
             pending_nbc: Cell::new(0),
             auto_fold_threshold: Cell::new(0),
@@ -102,6 +110,22 @@ impl Fast {
     /// Whether bursts are measured on the monotonic clock.
     pub fn wall_clock(&self) -> bool {
         self.bench_wall_clock.get()
+    }
+
+    /// `smpi/cpu-threshold`: shorter bursts are not simulated.
+    pub fn threshold(&self) -> f64 {
+        self.bench_threshold.get()
+    }
+
+    /// The running actor's bench mark: where its burst started on the
+    /// bench clock.
+    pub fn mark(&self) -> f64 {
+        self.bench_mark.get()
+    }
+
+    /// Sets the running actor's bench mark.
+    pub fn set_mark(&self, mark: f64) {
+        self.bench_mark.set(mark);
     }
 
     /// Notes that the running rank has modelled kernel time to spend.
@@ -589,6 +613,7 @@ pub fn install(sim: Sim) {
     fast(|f| {
         f.simulate_computation.set(sim.bench.simulate);
         f.bench_wall_clock.set(sim.bench.wall_clock);
+        f.bench_threshold.set(sim.bench.threshold);
         f.auto_fold_threshold.set(sim.mem.auto_fold_threshold);
         f.pending_flops.set(false);
         f.pending_nbc.set(0);
@@ -820,11 +845,14 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
                 s.core.set_current(actor);
                 s.mem.activate(rank);
                 s.mem.run_actor(rank, actor);
+                fast(|f| f.set_mark(s.core.running().cpu_mark));
             });
             let Some((co, guard)) = coroutines[actor].as_mut() else {
                 continue;
             };
             let why = context::resume(co, rank, *guard);
+            let mark = fast(Fast::mark);
+            with(|s| s.core.running_mut().cpu_mark = mark);
             if let Suspend::Exit(code) = why {
                 let ending = with(|s| {
                     s.actor_ended(actor, code);
