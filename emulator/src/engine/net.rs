@@ -36,16 +36,20 @@ pub(super) struct Transfer {
     /// network (kept for the network statistics only).
     started: f64,
     alone: f64,
+    /// Its flow and the fluid resources it uses, computed once from the
+    /// route when it starts (a buffer of `Core::spare_uses`, given back
+    /// when the flow starts).
+    flow: Option<super::netmodel::Flow>,
+    uses: Vec<(ResourceId, f64)>,
 }
 
-/// Reused buffers for computing a flow: the route, the reverse route, the
-/// links' (bandwidth, latency) and the fluid resources used.
+/// Reused buffers for computing a flow: the route, the reverse route and
+/// the links' (bandwidth, latency).
 #[derive(Default)]
 pub(super) struct FlowScratch {
     route: Vec<LinkUse>,
     back: Vec<LinkUse>,
     links: Vec<(f64, f64)>,
-    uses: Vec<(ResourceId, f64)>,
 }
 
 impl Core {
@@ -64,6 +68,8 @@ impl Core {
             ib_bound: None,
             started: self.now,
             alone: 0.0,
+            flow: None,
+            uses: Vec::new(),
         };
         let id = match self.free_transfers.pop() {
             Some(i) => {
@@ -112,6 +118,12 @@ impl Core {
         }
         if self.ib.is_some() && src != dst {
             self.ib_start(id, src, dst, &route);
+        }
+        let mut uses = self.spare_uses.pop().unwrap_or_default();
+        let flow = self.flow_of(src, dst, valiant, bytes, &route, &mut uses);
+        if let Some(t) = self.transfers[id.0 as usize].as_mut() {
+            t.flow = Some(flow);
+            t.uses = uses;
         }
         self.scratch.route = route;
         self.observe_start(id, src, dst, bytes, delay);
@@ -272,29 +284,29 @@ impl Core {
         }
     }
 
-    /// The flow phase of a transfer: enters the max-min system.
-    pub(super) fn start_flow(&mut self, id: TransferId) {
-        let (src, dst, bytes, valiant, ib_bound) = {
-            let t = self.transfers[id.0 as usize]
-                .as_ref()
-                .expect("flow of a live transfer");
-            (t.src_host, t.dst_host, t.bytes, t.valiant, t.ib_bound)
-        };
+    /// The flow of `bytes` from `src` to `dst` over `route` (and the
+    /// reverse route under cross-traffic), and the fluid resources it
+    /// uses, into `uses`: a resource on both the route and the reverse
+    /// route (a SHARED link used both ways) carries the sum of both
+    /// coefficients; a FATPIPE bounds each flow by its largest use
+    /// (SimGrid's rules).
+    fn flow_of(
+        &mut self,
+        src: HostId,
+        dst: HostId,
+        valiant: Option<u64>,
+        bytes: usize,
+        route: &[LinkUse],
+        uses: &mut Vec<(ResourceId, f64)>,
+    ) -> super::netmodel::Flow {
         let mut sc = std::mem::take(&mut self.scratch);
-        self.platform_route(src, dst, valiant, &mut sc.route);
-        self.route_links(&sc.route, &mut sc.links);
-        sc.uses.clear();
-        sc.uses
-            .extend(sc.route.iter().map(|u| (self.resource_of(u), 1.0)));
+        self.route_links(route, &mut sc.links);
+        uses.clear();
+        uses.extend(route.iter().map(|u| (self.resource_of(u), 1.0)));
         if self.model.crosstraffic {
             self.platform_route(dst, src, valiant, &mut sc.back);
-            sc.uses
-                .extend(sc.back.iter().map(|u| (self.resource_of(u), 0.05)));
+            uses.extend(sc.back.iter().map(|u| (self.resource_of(u), 0.05)));
         }
-        let uses = &mut sc.uses;
-        // A resource on both the route and the reverse route (a SHARED
-        // link used both ways) carries the sum of both coefficients; a
-        // FATPIPE bounds each flow by its largest use (SimGrid's rules).
         uses.sort_by_key(|(r, _)| r.0);
         uses.dedup_by(|later, kept| {
             if later.0 != kept.0 {
@@ -307,7 +319,30 @@ impl Core {
             }
             true
         });
-        let mut flow = self.model.flow(bytes, &sc.links);
+        let flow = self.model.flow(bytes, &sc.links);
+        self.scratch = sc;
+        flow
+    }
+
+    /// The flow phase of a transfer: enters the max-min system.
+    pub(super) fn start_flow(&mut self, id: TransferId) {
+        let (src, dst, bytes, valiant, ib_bound, flow, uses) = {
+            let t = self.transfers[id.0 as usize]
+                .as_mut()
+                .expect("flow of a live transfer");
+            (
+                t.src_host,
+                t.dst_host,
+                t.bytes,
+                t.valiant,
+                t.ib_bound,
+                t.flow
+                    .take()
+                    .expect("a transfer's flow is computed when it starts"),
+                std::mem::take(&mut t.uses),
+            )
+        };
+        let mut flow = flow;
         if ib_bound.is_some() {
             flow.bound = ib_bound;
         }
@@ -326,12 +361,15 @@ impl Core {
             penalty: flow.penalty,
             bound: flow.bound,
             factor: flow.factor,
-            uses,
+            uses: &uses,
         });
+        self.spare_uses.push(uses);
         if self.net_stats.is_some() {
-            self.count_flow(&sc.route, Some(bytes), action);
+            let mut route = std::mem::take(&mut self.scratch.route);
+            self.platform_route(src, dst, valiant, &mut route);
+            self.count_flow(&route, Some(bytes), action);
+            self.scratch.route = route;
         }
-        self.scratch = sc;
         self.owners.insert(action, ActionOwner::Transfer(id));
         if let Some(t) = self.transfers[id.0 as usize].as_mut() {
             t.action = Some(action);
