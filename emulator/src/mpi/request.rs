@@ -173,6 +173,19 @@ fn handle_of(id: ReqId) -> i32 {
 /// Waits (blocking the current rank) until `done` holds; `ids` are the
 /// requests to be woken by. `call` names the MPI call for reports.
 pub fn wait_for(ids: &[ReqId], call: &'static str, done: impl Fn(&Ctx) -> bool) {
+    wait_for_then(ids, call, done, |_| ());
+}
+
+/// [`wait_for`], then `then` on the MPI layer in the same access as the
+/// check that found `done` (a blocking call's completion costs no second
+/// access).
+pub fn wait_for_then<R>(
+    ids: &[ReqId],
+    call: &'static str,
+    done: impl Fn(&Ctx) -> bool,
+    then: impl FnOnce(&mut Ctx) -> R,
+) -> R {
+    let mut then = Some(then);
     loop {
         nbc::progress();
         let finished = sim::mpi(|w| {
@@ -182,7 +195,7 @@ pub fn wait_for(ids: &[ReqId], call: &'static str, done: impl Fn(&Ctx) -> bool) 
                         r.waiting = false;
                     }
                 }
-                return true;
+                return then.take().map(|f| f(w));
             }
             let mut first = None;
             let mut pending = 0;
@@ -200,10 +213,10 @@ pub fn wait_for(ids: &[ReqId], call: &'static str, done: impl Fn(&Ctx) -> bool) 
                 None => Detail::None,
             };
             w.core.block_current(call, detail);
-            false
+            None
         });
-        if finished {
-            return;
+        if let Some(r) = finished {
+            return r;
         }
         sim::park();
     }
