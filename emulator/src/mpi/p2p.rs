@@ -329,20 +329,31 @@ impl Ctx<'_> {
                 // Folded destination bytes (SMPI_SHARED_MALLOC) are left
                 // alone: their content is meaningless.
                 let folding = &self.mem.folding;
-                datatype::unpack_with(&rty, r.buf, &data[..n], |piece, dst| {
-                    for (lo, hi) in folding.private_parts(dst, piece.len()) {
-                        // SAFETY: the receive buffer holds `count` elements
-                        // of `rty` (MPI's contract); the piece's place lies
-                        // in it, within `capacity` bytes.
+                if folding.folds_nothing() && rty.is_contiguous() {
+                    if n > 0 {
+                        // SAFETY: the receive buffer holds `count` elements of
+                        // `rty` (MPI's contract), `capacity` bytes from its
+                        // start for a contiguous type, and n <= capacity.
                         unsafe {
-                            std::ptr::copy_nonoverlapping(
-                                piece[lo..].as_ptr(),
-                                (dst + lo) as *mut u8,
-                                hi - lo,
-                            )
+                            std::ptr::copy_nonoverlapping(data.as_ptr(), r.buf as *mut u8, n)
                         };
                     }
-                });
+                } else {
+                    datatype::unpack_with(&rty, r.buf, &data[..n], |piece, dst| {
+                        for (lo, hi) in folding.private_parts(dst, piece.len()) {
+                            // SAFETY: the receive buffer holds `count` elements
+                            // of `rty` (MPI's contract); the piece's place lies
+                            // in it, within `capacity` bytes.
+                            unsafe {
+                                std::ptr::copy_nonoverlapping(
+                                    piece[lo..].as_ptr(),
+                                    (dst + lo) as *mut u8,
+                                    hi - lo,
+                                )
+                            };
+                        }
+                    });
+                }
             }
             Payload::InSendBuffer(sid) => {
                 let s = self.mpi.request(*sid);
@@ -356,6 +367,13 @@ impl Ctx<'_> {
                     // meaningless; folded source bytes arrive as zeros.
                     let folding = &self.mem.folding;
                     let copy = |src: usize, dst: usize, len: usize| {
+                        if folding.folds_nothing() {
+                            if len > 0 {
+                                // SAFETY: as below, with every byte private.
+                                unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len) };
+                            }
+                            return;
+                        }
                         for (lo, hi) in folding.private_parts(dst, len) {
                             for (a, b, private) in folding.pieces(src + lo, hi - lo) {
                                 let (a, b) = (lo + a, lo + b);
@@ -668,6 +686,18 @@ impl Ctx<'_> {
     /// meaningless, and reading them would fault in every page of their
     /// mappings. They travel as zeros.
     fn pack_private(&self, ty: &Datatype, buf: usize, count: usize, out: &mut Vec<u8>) {
+        if self.mem.folding.folds_nothing() && ty.is_contiguous() {
+            let bytes = count * ty.size;
+            if bytes > 0 {
+                // SAFETY: the application passed a buffer of `count`
+                // elements of `ty` (MPI's contract for send buffers): a
+                // contiguous type's are `bytes` bytes from `buf`.
+                out.extend_from_slice(unsafe {
+                    std::slice::from_raw_parts(buf as *const u8, bytes)
+                });
+            }
+            return;
+        }
         datatype::pack_with(ty, buf, count, out, |start, len, out| {
             for (lo, hi, private) in self.mem.folding.pieces(start, len) {
                 if !private {
