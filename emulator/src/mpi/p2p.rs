@@ -146,12 +146,12 @@ impl Ctx<'_> {
         mode: SendMode,
         plan: Option<SendPlan>,
     ) -> MpiResult<()> {
-        let r = self.mpi.request(id).clone();
+        let r = self.mpi.request(id).head();
         if r.peer == PROC_NULL {
             self.complete(id, Status::empty());
             return Ok(());
         }
-        let ty = Rc::clone(&r.dtype);
+        let ty = Rc::clone(&self.mpi.request(id).dtype);
         let bytes = r.count * ty.size;
         let dest_world = r.peer_world;
         let detached = plan
@@ -264,7 +264,7 @@ impl Ctx<'_> {
     }
 
     pub(super) fn start_recv(&mut self, id: ReqId) {
-        let r = self.mpi.request(id).clone();
+        let r = self.mpi.request(id).head();
         if r.peer == PROC_NULL {
             self.complete(
                 id,
@@ -290,8 +290,8 @@ impl Ctx<'_> {
     /// Matches envelope `env` with receive `rid`: copies the data and
     /// starts (or joins) the transfer that completes them.
     pub(super) fn deliver(&mut self, env: Envelope, rid: ReqId) {
-        let r = self.mpi.request(rid).clone();
-        let rty = Rc::clone(&r.dtype);
+        let r = self.mpi.request(rid).head();
+        let rty = Rc::clone(&self.mpi.request(rid).dtype);
         let capacity = r.count * rty.size;
         let mut status = Status {
             source: env.source,

@@ -137,6 +137,37 @@ pub struct Request {
     pub owned: Option<Vec<u8>>,
 }
 
+/// The fields of a request that matching and delivery read, copied out
+/// (cloning the whole request would also clone its datatype's `Rc` and
+/// its vectors, on every message).
+#[derive(Debug, Clone, Copy)]
+pub struct ReqHead {
+    pub owner: usize,
+    pub ctx: u32,
+    pub peer: i32,
+    pub tag: i32,
+    pub peer_world: usize,
+    pub my_rank: i32,
+    pub buf: usize,
+    pub count: usize,
+}
+
+impl Request {
+    /// Its [`ReqHead`].
+    pub fn head(&self) -> ReqHead {
+        ReqHead {
+            owner: self.owner,
+            ctx: self.ctx,
+            peer: self.peer,
+            tag: self.tag,
+            peer_world: self.peer_world,
+            my_rank: self.my_rank,
+            buf: self.buf,
+            count: self.count,
+        }
+    }
+}
+
 /// A point-to-point operation as the program asked for it, unchecked.
 #[derive(Debug, Clone, Copy)]
 pub struct Message {
