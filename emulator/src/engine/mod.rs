@@ -244,6 +244,8 @@ pub struct Core {
     spare_uses: Vec<Vec<(ResourceId, f64)>>,
     /// The fluid actions that ended at an advance (reused buffer).
     done: Vec<ActionId>,
+    /// The flows of the pairs of hosts that exchanged messages lately.
+    known_flows: Vec<Option<net::KnownFlow>>,
     /// The IB model's nodes, under `network/model:IB`.
     ib: Option<ib::Ib>,
     /// The network's statistics, when asked for (`smpi/network-stats`).
@@ -343,6 +345,7 @@ impl Core {
             scratch: FlowScratch::default(),
             spare_uses: Vec::new(),
             done: Vec::new(),
+            known_flows: (0..net::KNOWN_FLOWS).map(|_| None).collect(),
             ib,
             net_stats: None,
             load_samples: Vec::new(),

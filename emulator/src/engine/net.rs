@@ -43,6 +43,30 @@ pub(super) struct Transfer {
     uses: Vec<(ResourceId, f64)>,
 }
 
+/// How many pairs' flows are remembered ([`KnownFlow`]).
+pub(super) const KNOWN_FLOWS: usize = 64;
+
+/// The slot of pair (`src`, `dst`) among the known flows.
+fn known_slot(src: HostId, dst: HostId) -> usize {
+    (src.0 as usize)
+        .wrapping_mul(31)
+        .wrapping_add(dst.0 as usize)
+        % KNOWN_FLOWS
+}
+
+/// What a transfer between a pair of hosts needs of its route, kept for
+/// the pair's next messages (a direct-mapped table of [`KNOWN_FLOWS`]
+/// pairs, `Core::known_flows`): the route's latency and length, its
+/// links' (bandwidth, latency) and the fluid resources its flow uses.
+#[derive(Default)]
+pub(super) struct KnownFlow {
+    pair: Option<(HostId, HostId)>,
+    latency: f64,
+    route_len: usize,
+    links: Vec<(f64, f64)>,
+    uses: Vec<(ResourceId, f64)>,
+}
+
 /// Reused buffers for computing a flow: the route, the reverse route and
 /// the links' (bandwidth, latency).
 #[derive(Default)]
@@ -81,6 +105,10 @@ impl Core {
                 TransferId((self.transfers.len() - 1) as u32)
             }
         };
+        let plain = self.plain_flows() && valiant.is_none();
+        if plain && self.start_known_flow(id, src, dst, bytes) {
+            return id;
+        }
         let mut route = std::mem::take(&mut self.scratch.route);
         self.platform_route(src, dst, valiant, &mut route);
         let latency: f64 = route
@@ -121,11 +149,78 @@ impl Core {
         }
         let mut uses = self.spare_uses.pop().unwrap_or_default();
         let flow = self.flow_of(src, dst, valiant, bytes, &route, &mut uses);
+        if plain && self.failure.is_none() {
+            let k = known_slot(src, dst);
+            let mut known = self.known_flows[k].take().unwrap_or_default();
+            known.pair = Some((src, dst));
+            known.latency = latency;
+            known.route_len = route.len();
+            known.links.clone_from(&self.scratch.links);
+            known.uses.clone_from(&uses);
+            self.known_flows[k] = Some(known);
+        }
         if let Some(t) = self.transfers[id.0 as usize].as_mut() {
             t.flow = Some(flow);
             t.uses = uses;
         }
         self.scratch.route = route;
+        self.latency_phase(id, src, dst, bytes, delay);
+        id
+    }
+
+    /// Whether transfers may take their flows from [`KnownFlow`]s: under
+    /// SMPI's model (or IB's) with minimal routes, no IB penalties, no
+    /// UGAL counts and no network statistics, a pair's route, links and
+    /// fluid resources are the same for every message.
+    fn plain_flows(&self) -> bool {
+        !self.model.constant
+            && self.model.routing == RoutingChoice::Minimal
+            && self.ib.is_none()
+            && self.net_stats.is_none()
+            && self.in_flight.is_empty()
+    }
+
+    /// Starts transfer `id`'s latency phase from the known flow of its
+    /// pair, if there is one (the same flow a route would give, bit for
+    /// bit: same links, same arithmetic); whether there was.
+    fn start_known_flow(&mut self, id: TransferId, src: HostId, dst: HostId, bytes: usize) -> bool {
+        let Some(known) = self.known_flows[known_slot(src, dst)]
+            .as_ref()
+            .filter(|k| k.pair == Some((src, dst)))
+        else {
+            return false;
+        };
+        let mut uses = self.spare_uses.pop().unwrap_or_default();
+        uses.clear();
+        uses.extend_from_slice(&known.uses);
+        let flow = self.model.flow(bytes, &known.links);
+        let delay = known.latency * self.model.latency_factor(bytes);
+        debug!(
+            target: NETWORK,
+            "transfer {}: {bytes} B from '{}' to '{}' over {} links, latency phase {delay:e} s",
+            id.0,
+            self.platform.host(src).name,
+            self.platform.host(dst).name,
+            known.route_len,
+        );
+        if let Some(t) = self.transfers[id.0 as usize].as_mut() {
+            t.flow = Some(flow);
+            t.uses = uses;
+        }
+        self.latency_phase(id, src, dst, bytes, delay);
+        true
+    }
+
+    /// Tells the observers that transfer `id` starts, and starts its
+    /// latency phase of `delay` (or its flow at once).
+    fn latency_phase(
+        &mut self,
+        id: TransferId,
+        src: HostId,
+        dst: HostId,
+        bytes: usize,
+        delay: f64,
+    ) {
         self.observe_start(id, src, dst, bytes, delay);
         // An empty message still carries SMPI's 16-byte envelope, which
         // shares the links with every other flow once the latency is paid,
@@ -136,7 +231,6 @@ impl Core {
         } else {
             self.start_flow(id);
         }
-        id
     }
 
     /// Under the IB model, transfer `id` from `src` to `dst` over `route`
