@@ -76,6 +76,9 @@ pub struct Fast {
     /// A rank started a simulated thread (`crate::pthreads`): from then
     /// on the threads interface accounts computation bursts.
     threads_started: Cell<bool>,
+    /// A receive overhead (`smpi/or`) was owed: from then on every call
+    /// takes its rank's (`mpi::as_call`).
+    overhead_owed: Cell<bool>,
 }
 
 thread_local! {
@@ -92,6 +95,7 @@ thread_local! {
             any_folded: Cell::new(false),
             analysing: Cell::new(false),
             threads_started: Cell::new(false),
+            overhead_owed: Cell::new(false),
         }
     };
 }
@@ -142,6 +146,16 @@ impl Fast {
     /// clears the note.
     pub fn take_pending_flops(&self) -> bool {
         self.pending_flops.replace(false)
+    }
+
+    /// Notes that a receive overhead is owed.
+    pub fn note_overhead_owed(&self) {
+        self.overhead_owed.set(true);
+    }
+
+    /// Whether a receive overhead was ever owed.
+    pub fn overhead_owed(&self) -> bool {
+        self.overhead_owed.get()
     }
 
     /// Notes that a rank started a simulated thread.
@@ -621,6 +635,7 @@ pub fn install(sim: Sim) {
         f.observed.set(!sim.core.observers_ref().is_empty());
         f.analysing.set(sim.allocs.is_some());
         f.threads_started.set(sim.threads.any());
+        f.overhead_owed.set(false);
     });
     SIM.with(|cell| *cell.borrow_mut() = Some(sim));
 }
@@ -852,7 +867,6 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
             };
             let why = context::resume(co, rank, *guard);
             let mark = fast(Fast::mark);
-            with(|s| s.core.running_mut().cpu_mark = mark);
             if let Suspend::Exit(code) = why {
                 let ending = with(|s| {
                     s.actor_ended(actor, code);
@@ -871,12 +885,18 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
                     }
                 }
             }
-            if let Some(message) = with(|s| s.core.take_failure()) {
+            // One access for what every resume ends with: the actor's mark
+            // kept, and whether the run must stop.
+            let (failure, aborted, stop) = with(|s| {
+                s.core.running_mut().cpu_mark = mark;
+                (s.core.take_failure(), s.aborted, s.core.stop_raised())
+            });
+            if let Some(message) = failure {
                 let simulated = with(|s| s.core.now());
                 discard_all(&mut coroutines);
                 return Outcome::Failed { message, simulated };
             }
-            if let Some((rank, code)) = with(|s| s.aborted) {
+            if let Some((rank, code)) = aborted {
                 let simulated = with(|s| s.core.now());
                 discard_all(&mut coroutines);
                 return Outcome::Aborted {
@@ -885,7 +905,7 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
                     simulated,
                 };
             }
-            if with(|s| s.core.stop_raised()) {
+            if stop {
                 discard_all(&mut coroutines);
                 return stopped(LimitKind::Wall);
             }

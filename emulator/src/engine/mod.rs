@@ -791,7 +791,9 @@ impl Core {
         let t = t.max(self.now);
         let mut done = std::mem::take(&mut self.done);
         self.fluid.advance(t, &mut done);
-        self.ended.extend(done.drain(..));
+        for a in done.drain(..) {
+            self.ended.push_back(a);
+        }
         self.done = done;
         self.now = t;
         context::publish_time(t);

@@ -482,6 +482,9 @@ impl Ctx<'_> {
             let cost = self.mpi.protocol.recv_overhead.cost(r.status.bytes as f64);
             let owner = r.owner;
             self.mpi.ranks[owner].pending_overhead += cost;
+            if cost != 0.0 {
+                sim::fast(|f| f.note_overhead_owed());
+            }
         }
     }
 
