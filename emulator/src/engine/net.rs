@@ -65,6 +65,9 @@ pub(super) struct KnownFlow {
     route_len: usize,
     links: Vec<(f64, f64)>,
     uses: Vec<(ResourceId, f64)>,
+    /// The size of the pair's last message, its flow and latency phase (a
+    /// pair's messages are often all of one size).
+    last: Option<(usize, super::netmodel::Flow, f64)>,
 }
 
 /// Reused buffers for computing a flow: the route, the reverse route and
@@ -157,6 +160,7 @@ impl Core {
             known.route_len = route.len();
             known.links.clone_from(&self.scratch.links);
             known.uses.clone_from(&uses);
+            known.last = Some((bytes, flow, delay));
             self.known_flows[k] = Some(known);
         }
         if let Some(t) = self.transfers[id.0 as usize].as_mut() {
@@ -193,15 +197,23 @@ impl Core {
         let mut uses = self.spare_uses.pop().unwrap_or_default();
         uses.clear();
         uses.extend_from_slice(&known.uses);
-        let flow = self.model.flow(bytes, &known.links);
-        let delay = known.latency * self.model.latency_factor(bytes);
+        let (flow, delay) = match known.last {
+            Some((b, flow, delay)) if b == bytes => (flow, delay),
+            _ => (
+                self.model.flow(bytes, &known.links),
+                known.latency * self.model.latency_factor(bytes),
+            ),
+        };
+        let route_len = known.route_len;
+        if let Some(known) = self.known_flows[known_slot(src, dst)].as_mut() {
+            known.last = Some((bytes, flow, delay));
+        }
         debug!(
             target: NETWORK,
-            "transfer {}: {bytes} B from '{}' to '{}' over {} links, latency phase {delay:e} s",
+            "transfer {}: {bytes} B from '{}' to '{}' over {route_len} links, latency phase {delay:e} s",
             id.0,
             self.platform.host(src).name,
             self.platform.host(dst).name,
-            known.route_len,
         );
         if let Some(t) = self.transfers[id.0 as usize].as_mut() {
             t.flow = Some(flow);
