@@ -32,7 +32,7 @@
 //!   (`while(1);` shell loops): a program doing 2,000 bursts of 3 us,
 //!   30 us or 300 us between 1-byte ping-pongs is predicted within 4% of
 //!   its figures without the hogs (SimGrid's exact reading at every call:
-//!   within 4% too; `smpi/bench-clock:wall`: 3 to 6 times more).
+//!   within 5%; `smpi/bench-clock:wall`: 3 to 6 times more).
 //! - The emulator's own work lies outside every burst: a call reads the
 //!   clock first thing on entry and last thing on exit; what the ranks'
 //!   shared thread does in between (other ranks, the maestro) is never in
