@@ -52,6 +52,12 @@ pub struct Bench {
 pub struct Fast {
     simulate_computation: Cell<bool>,
     bench_wall_clock: Cell<bool>,
+    /// `smpi/cpu-threshold`.
+    bench_threshold: Cell<f64>,
+    /// The running actor's bench mark (`Actor::cpu_mark`, kept here while
+    /// it runs: the maestro swaps it around each resume), so that a call
+    /// measures its burst without entering the simulation.
+    bench_mark: Cell<f64>,
     /// The running rank may have modelled kernel time to spend
     /// (`Rank::pending_flops`).
     pending_flops: Cell<bool>,
@@ -70,6 +76,9 @@ pub struct Fast {
     /// A rank started a simulated thread (`crate::pthreads`): from then
     /// on the threads interface accounts computation bursts.
     threads_started: Cell<bool>,
+    /// A receive overhead (`smpi/or`) was owed: from then on every call
+    /// takes its rank's (`mpi::as_call`).
+    overhead_owed: Cell<bool>,
 }
 
 thread_local! {
@@ -77,6 +86,8 @@ thread_local! {
         Fast {
             simulate_computation: Cell::new(true),
             bench_wall_clock: Cell::new(false),
+            bench_threshold: Cell::new(0.0),
+            bench_mark: Cell::new(0.0),
             pending_flops: Cell::new(false),
             pending_nbc: Cell::new(0),
             auto_fold_threshold: Cell::new(0),
@@ -84,6 +95,7 @@ thread_local! {
             any_folded: Cell::new(false),
             analysing: Cell::new(false),
             threads_started: Cell::new(false),
+            overhead_owed: Cell::new(false),
         }
     };
 }
@@ -104,6 +116,22 @@ impl Fast {
         self.bench_wall_clock.get()
     }
 
+    /// `smpi/cpu-threshold`: shorter bursts are not simulated.
+    pub fn threshold(&self) -> f64 {
+        self.bench_threshold.get()
+    }
+
+    /// The running actor's bench mark: where its burst started on the
+    /// bench clock.
+    pub fn mark(&self) -> f64 {
+        self.bench_mark.get()
+    }
+
+    /// Sets the running actor's bench mark.
+    pub fn set_mark(&self, mark: f64) {
+        self.bench_mark.set(mark);
+    }
+
     /// Notes that the running rank has modelled kernel time to spend.
     pub fn note_pending_flops(&self) {
         self.pending_flops.set(true);
@@ -118,6 +146,16 @@ impl Fast {
     /// clears the note.
     pub fn take_pending_flops(&self) -> bool {
         self.pending_flops.replace(false)
+    }
+
+    /// Notes that a receive overhead is owed.
+    pub fn note_overhead_owed(&self) {
+        self.overhead_owed.set(true);
+    }
+
+    /// Whether a receive overhead was ever owed.
+    pub fn overhead_owed(&self) -> bool {
+        self.overhead_owed.get()
     }
 
     /// Notes that a rank started a simulated thread.
@@ -589,6 +627,7 @@ pub fn install(sim: Sim) {
     fast(|f| {
         f.simulate_computation.set(sim.bench.simulate);
         f.bench_wall_clock.set(sim.bench.wall_clock);
+        f.bench_threshold.set(sim.bench.threshold);
         f.auto_fold_threshold.set(sim.mem.auto_fold_threshold);
         f.pending_flops.set(false);
         f.pending_nbc.set(0);
@@ -596,6 +635,7 @@ pub fn install(sim: Sim) {
         f.observed.set(!sim.core.observers_ref().is_empty());
         f.analysing.set(sim.allocs.is_some());
         f.threads_started.set(sim.threads.any());
+        f.overhead_owed.set(false);
     });
     SIM.with(|cell| *cell.borrow_mut() = Some(sim));
 }
@@ -820,11 +860,13 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
                 s.core.set_current(actor);
                 s.mem.activate(rank);
                 s.mem.run_actor(rank, actor);
+                fast(|f| f.set_mark(s.core.running().cpu_mark));
             });
             let Some((co, guard)) = coroutines[actor].as_mut() else {
                 continue;
             };
             let why = context::resume(co, rank, *guard);
+            let mark = fast(Fast::mark);
             if let Suspend::Exit(code) = why {
                 let ending = with(|s| {
                     s.actor_ended(actor, code);
@@ -843,12 +885,18 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
                     }
                 }
             }
-            if let Some(message) = with(|s| s.core.take_failure()) {
+            // One access for what every resume ends with: the actor's mark
+            // kept, and whether the run must stop.
+            let (failure, aborted, stop) = with(|s| {
+                s.core.running_mut().cpu_mark = mark;
+                (s.core.take_failure(), s.aborted, s.core.stop_raised())
+            });
+            if let Some(message) = failure {
                 let simulated = with(|s| s.core.now());
                 discard_all(&mut coroutines);
                 return Outcome::Failed { message, simulated };
             }
-            if let Some((rank, code)) = with(|s| s.aborted) {
+            if let Some((rank, code)) = aborted {
                 let simulated = with(|s| s.core.now());
                 discard_all(&mut coroutines);
                 return Outcome::Aborted {
@@ -857,7 +905,7 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
                     simulated,
                 };
             }
-            if with(|s| s.core.stop_raised()) {
+            if stop {
                 discard_all(&mut coroutines);
                 return stopped(LimitKind::Wall);
             }

@@ -11,6 +11,7 @@
 
 mod actor;
 mod attr;
+mod benchclock;
 pub(crate) mod blas;
 mod callers;
 mod check;
@@ -42,7 +43,7 @@ use crate::actors;
 use crate::engine::context::{self, Suspend};
 use crate::log::{self, Priority, SimGrid};
 use crate::mpi::{self, MpiError, MpiResult};
-use crate::sim::{self, Bench};
+use crate::sim;
 use crate::trace;
 
 use actor::*;
@@ -65,45 +66,15 @@ use topo::*;
 use types::*;
 use xbt::*;
 
-/// The bench clock, in seconds: the thread's CPU time (a system call), or
-/// the monotonic clock (read in user space through the vDSO).
+/// The bench clock, in seconds, read exactly: the thread's CPU time (a
+/// system call), or the monotonic clock (read in user space through the
+/// vDSO). The bursts between MPI calls are read through [`benchclock`].
 fn bench_clock() -> f64 {
     interpose::real_clock(if sim::fast(|f| f.wall_clock()) {
         libc::CLOCK_MONOTONIC
     } else {
         libc::CLOCK_THREAD_CPUTIME_ID
     })
-}
-
-/// How long the thread's CPU time may be taken to advance with the
-/// monotonic clock between two readings of it (see [`cpu_time`]).
-const CPU_READ_WINDOW: f64 = 100e-6;
-
-thread_local! {
-    /// The last reading of the thread's CPU time and the monotonic date of
-    /// it (NaN before the first).
-    static CPU_SYNC: std::cell::Cell<(f64, f64)> = const { std::cell::Cell::new((f64::NAN, f64::NAN)) };
-}
-
-/// The bench clock for the bursts between MPI calls. On the CPU clock,
-/// a system call per reading made MPI_Wtime and MPI_Test loops 14x
-/// slower than without computation timing (420 ns a call against 30):
-/// within CPU_READ_WINDOW of wall time after a reading, the thread's CPU
-/// time is taken to have advanced as the monotonic clock did, which is
-/// exact unless the thread was preempted meanwhile (CPU time never
-/// advances faster), and `exact` asks for a reading.
-fn cpu_time(exact: bool) -> f64 {
-    if sim::fast(|f| f.wall_clock()) {
-        return bench_clock();
-    }
-    let now = interpose::real_clock(libc::CLOCK_MONOTONIC);
-    let (cpu, at) = CPU_SYNC.with(std::cell::Cell::get);
-    if !exact && now - at < CPU_READ_WINDOW {
-        return cpu + (now - at);
-    }
-    let cpu = bench_clock();
-    CPU_SYNC.with(|c| c.set((cpu, now)));
-    cpu
 }
 
 /// Adds `flops` to the running actor's pending flops (`Actor::pending_flops`):
@@ -121,38 +92,29 @@ pub(crate) fn add_pending_flops(flops: f64) {
 }
 
 /// The application stops computing: simulate the burst since its last
-/// MPI call on its host, with the modelled kernels it called.
+/// MPI call on its host, with the modelled kernels it called. A burst
+/// under `smpi/cpu-threshold` with no kernel time pending (most bursts of
+/// a communication-bound program) costs a clock reading and no access to
+/// the simulation.
 pub(crate) fn bench_end() {
-    if !sim::fast(|f| f.simulating()) {
+    let (simulating, wall_clock, threshold, mark) =
+        sim::fast(|f| (f.simulating(), f.wall_clock(), f.threshold(), f.mark()));
+    if !simulating {
         // Only the modelled kernels and smpi_execute take time.
         spend_pending_flops();
         return;
     }
-    sim::fast(|f| f.take_pending_flops());
-    let mut now_cpu = cpu_time(false);
+    let burst = benchclock::end(mark, threshold, wall_clock);
+    let pending = sim::fast(|f| f.take_pending_flops());
+    if burst.is_none() && !pending {
+        return;
+    }
     let flops = sim::with(|s| {
-        let Bench {
-            threshold,
-            host_speed: speed,
-            ..
-        } = s.bench;
-        let actor = s.core.running_mut();
-        // A burst shorter than the threshold in wall time is shorter in
-        // CPU time: no reading needed. A longer one is read.
-        if now_cpu - actor.cpu_mark >= threshold {
-            now_cpu = cpu_time(true);
-        }
-        let burst = now_cpu - actor.cpu_mark;
-        let measured = if burst >= threshold {
-            burst * speed
-        } else {
-            0.0
-        };
-        let flops = measured + std::mem::take(&mut actor.pending_flops);
-        if measured > 0.0 {
-            s.computed_seconds += burst;
-        }
-        flops
+        let measured = burst.map_or(0.0, |b| {
+            s.computed_seconds += b;
+            b * s.bench.host_speed
+        });
+        measured + std::mem::take(&mut s.core.running_mut().pending_flops)
     });
     compute(flops, "computation");
 }
@@ -236,13 +198,15 @@ pub(crate) fn spend_pending_flops() {
     }
 }
 
-/// The application resumes computing.
+/// The application resumes computing: the mark its next burst is
+/// measured from (the last thing a call does).
 pub(crate) fn bench_begin() {
-    if !sim::fast(|f| f.simulating()) {
+    let (simulating, wall_clock) = sim::fast(|f| (f.simulating(), f.wall_clock()));
+    if !simulating {
         return;
     }
-    let now_cpu = cpu_time(false);
-    sim::with(|s| s.core.running_mut().cpu_mark = now_cpu);
+    let mark = benchclock::begin(wall_clock);
+    sim::fast(|f| f.set_mark(mark));
 }
 
 /// Ends the whole simulation from inside a rank (MPI_Abort or a fatal error).

@@ -130,11 +130,10 @@ fn region<R>(name: &CStr, cell: &OnceLock<usize>, call: impl FnOnce(usize) -> R)
             end.process - start.process,
             cores,
         );
-        let actor = s.core.running_mut();
         // The bench clock's share of the region leaves the burst...
-        actor.cpu_mark += seen;
+        sim::fast(|f| f.set_mark(f.mark() + seen));
         // ... and its model joins it.
-        actor.pending_flops += cost * s.bench.host_speed;
+        s.core.running_mut().pending_flops += cost * s.bench.host_speed;
     });
     sim::fast(|f| f.note_pending_flops());
     result

@@ -239,6 +239,13 @@ pub struct Core {
     /// Scratch buffers of `start_transfer` and `start_flow`, kept so that a
     /// message allocates nothing for its route.
     scratch: FlowScratch,
+    /// The fluid resources of transfers in their latency phase come from
+    /// here and go back when their flows start.
+    spare_uses: Vec<Vec<(ResourceId, f64)>>,
+    /// The fluid actions that ended at an advance (reused buffer).
+    done: Vec<ActionId>,
+    /// The flows of the pairs of hosts that exchanged messages lately.
+    known_flows: Vec<Option<net::KnownFlow>>,
     /// The IB model's nodes, under `network/model:IB`.
     ib: Option<ib::Ib>,
     /// The network's statistics, when asked for (`smpi/network-stats`).
@@ -336,6 +343,9 @@ impl Core {
             in_flight,
             route_draws: 0,
             scratch: FlowScratch::default(),
+            spare_uses: Vec::new(),
+            done: Vec::new(),
+            known_flows: (0..net::KNOWN_FLOWS).map(|_| None).collect(),
             ib,
             net_stats: None,
             load_samples: Vec::new(),
@@ -779,9 +789,12 @@ impl Core {
     /// [`Core::next_finished`], which the caller must drain.
     pub fn advance(&mut self, t: f64) {
         let t = t.max(self.now);
-        let mut done = Vec::new();
+        let mut done = std::mem::take(&mut self.done);
         self.fluid.advance(t, &mut done);
-        self.ended.extend(done);
+        for a in done.drain(..) {
+            self.ended.push_back(a);
+        }
+        self.done = done;
         self.now = t;
         context::publish_time(t);
         trace!(target: ENGINE, "the clock moves to {t:.9} s");

@@ -36,16 +36,47 @@ pub(super) struct Transfer {
     /// network (kept for the network statistics only).
     started: f64,
     alone: f64,
+    /// Its flow and the fluid resources it uses, computed once from the
+    /// route when it starts (a buffer of `Core::spare_uses`, given back
+    /// when the flow starts).
+    flow: Option<super::netmodel::Flow>,
+    uses: Vec<(ResourceId, f64)>,
 }
 
-/// Reused buffers for computing a flow: the route, the reverse route, the
-/// links' (bandwidth, latency) and the fluid resources used.
+/// How many pairs' flows are remembered ([`KnownFlow`]).
+pub(super) const KNOWN_FLOWS: usize = 64;
+
+/// The slot of pair (`src`, `dst`) among the known flows.
+fn known_slot(src: HostId, dst: HostId) -> usize {
+    (src.0 as usize)
+        .wrapping_mul(31)
+        .wrapping_add(dst.0 as usize)
+        % KNOWN_FLOWS
+}
+
+/// What a transfer between a pair of hosts needs of its route, kept for
+/// the pair's next messages (a direct-mapped table of [`KNOWN_FLOWS`]
+/// pairs, `Core::known_flows`): the route's latency and length, its
+/// links' (bandwidth, latency) and the fluid resources its flow uses.
+#[derive(Default)]
+pub(super) struct KnownFlow {
+    pair: Option<(HostId, HostId)>,
+    latency: f64,
+    route_len: usize,
+    links: Vec<(f64, f64)>,
+    uses: Vec<(ResourceId, f64)>,
+    /// The size of the pair's last message, its flow and latency phase (a
+    /// pair's messages are often all of one size).
+    last: Option<(usize, super::netmodel::Flow, f64)>,
+}
+
+/// Reused buffers for computing a flow: the route, the reverse route and
+/// the links' (bandwidth, latency).
 #[derive(Default)]
 pub(super) struct FlowScratch {
     route: Vec<LinkUse>,
     back: Vec<LinkUse>,
     links: Vec<(f64, f64)>,
-    uses: Vec<(ResourceId, f64)>,
 }
 
 impl Core {
@@ -64,6 +95,8 @@ impl Core {
             ib_bound: None,
             started: self.now,
             alone: 0.0,
+            flow: None,
+            uses: Vec::new(),
         };
         let id = match self.free_transfers.pop() {
             Some(i) => {
@@ -75,6 +108,10 @@ impl Core {
                 TransferId((self.transfers.len() - 1) as u32)
             }
         };
+        let plain = self.plain_flows() && valiant.is_none();
+        if plain && self.start_known_flow(id, src, dst, bytes) {
+            return id;
+        }
         let mut route = std::mem::take(&mut self.scratch.route);
         self.platform_route(src, dst, valiant, &mut route);
         let latency: f64 = route
@@ -113,7 +150,89 @@ impl Core {
         if self.ib.is_some() && src != dst {
             self.ib_start(id, src, dst, &route);
         }
+        let mut uses = self.spare_uses.pop().unwrap_or_default();
+        let flow = self.flow_of(src, dst, valiant, bytes, &route, &mut uses);
+        if plain && self.failure.is_none() {
+            let k = known_slot(src, dst);
+            let mut known = self.known_flows[k].take().unwrap_or_default();
+            known.pair = Some((src, dst));
+            known.latency = latency;
+            known.route_len = route.len();
+            known.links.clone_from(&self.scratch.links);
+            known.uses.clone_from(&uses);
+            known.last = Some((bytes, flow, delay));
+            self.known_flows[k] = Some(known);
+        }
+        if let Some(t) = self.transfers[id.0 as usize].as_mut() {
+            t.flow = Some(flow);
+            t.uses = uses;
+        }
         self.scratch.route = route;
+        self.latency_phase(id, src, dst, bytes, delay);
+        id
+    }
+
+    /// Whether transfers may take their flows from [`KnownFlow`]s: under
+    /// SMPI's model (or IB's) with minimal routes, no IB penalties, no
+    /// UGAL counts and no network statistics, a pair's route, links and
+    /// fluid resources are the same for every message.
+    fn plain_flows(&self) -> bool {
+        !self.model.constant
+            && self.model.routing == RoutingChoice::Minimal
+            && self.ib.is_none()
+            && self.net_stats.is_none()
+            && self.in_flight.is_empty()
+    }
+
+    /// Starts transfer `id`'s latency phase from the known flow of its
+    /// pair, if there is one (the same flow a route would give, bit for
+    /// bit: same links, same arithmetic); whether there was.
+    fn start_known_flow(&mut self, id: TransferId, src: HostId, dst: HostId, bytes: usize) -> bool {
+        let Some(known) = self.known_flows[known_slot(src, dst)]
+            .as_ref()
+            .filter(|k| k.pair == Some((src, dst)))
+        else {
+            return false;
+        };
+        let mut uses = self.spare_uses.pop().unwrap_or_default();
+        uses.clear();
+        uses.extend_from_slice(&known.uses);
+        let (flow, delay) = match known.last {
+            Some((b, flow, delay)) if b == bytes => (flow, delay),
+            _ => (
+                self.model.flow(bytes, &known.links),
+                known.latency * self.model.latency_factor(bytes),
+            ),
+        };
+        let route_len = known.route_len;
+        if let Some(known) = self.known_flows[known_slot(src, dst)].as_mut() {
+            known.last = Some((bytes, flow, delay));
+        }
+        debug!(
+            target: NETWORK,
+            "transfer {}: {bytes} B from '{}' to '{}' over {route_len} links, latency phase {delay:e} s",
+            id.0,
+            self.platform.host(src).name,
+            self.platform.host(dst).name,
+        );
+        if let Some(t) = self.transfers[id.0 as usize].as_mut() {
+            t.flow = Some(flow);
+            t.uses = uses;
+        }
+        self.latency_phase(id, src, dst, bytes, delay);
+        true
+    }
+
+    /// Tells the observers that transfer `id` starts, and starts its
+    /// latency phase of `delay` (or its flow at once).
+    fn latency_phase(
+        &mut self,
+        id: TransferId,
+        src: HostId,
+        dst: HostId,
+        bytes: usize,
+        delay: f64,
+    ) {
         self.observe_start(id, src, dst, bytes, delay);
         // An empty message still carries SMPI's 16-byte envelope, which
         // shares the links with every other flow once the latency is paid,
@@ -124,7 +243,6 @@ impl Core {
         } else {
             self.start_flow(id);
         }
-        id
     }
 
     /// Under the IB model, transfer `id` from `src` to `dst` over `route`
@@ -272,29 +390,29 @@ impl Core {
         }
     }
 
-    /// The flow phase of a transfer: enters the max-min system.
-    pub(super) fn start_flow(&mut self, id: TransferId) {
-        let (src, dst, bytes, valiant, ib_bound) = {
-            let t = self.transfers[id.0 as usize]
-                .as_ref()
-                .expect("flow of a live transfer");
-            (t.src_host, t.dst_host, t.bytes, t.valiant, t.ib_bound)
-        };
+    /// The flow of `bytes` from `src` to `dst` over `route` (and the
+    /// reverse route under cross-traffic), and the fluid resources it
+    /// uses, into `uses`: a resource on both the route and the reverse
+    /// route (a SHARED link used both ways) carries the sum of both
+    /// coefficients; a FATPIPE bounds each flow by its largest use
+    /// (SimGrid's rules).
+    fn flow_of(
+        &mut self,
+        src: HostId,
+        dst: HostId,
+        valiant: Option<u64>,
+        bytes: usize,
+        route: &[LinkUse],
+        uses: &mut Vec<(ResourceId, f64)>,
+    ) -> super::netmodel::Flow {
         let mut sc = std::mem::take(&mut self.scratch);
-        self.platform_route(src, dst, valiant, &mut sc.route);
-        self.route_links(&sc.route, &mut sc.links);
-        sc.uses.clear();
-        sc.uses
-            .extend(sc.route.iter().map(|u| (self.resource_of(u), 1.0)));
+        self.route_links(route, &mut sc.links);
+        uses.clear();
+        uses.extend(route.iter().map(|u| (self.resource_of(u), 1.0)));
         if self.model.crosstraffic {
             self.platform_route(dst, src, valiant, &mut sc.back);
-            sc.uses
-                .extend(sc.back.iter().map(|u| (self.resource_of(u), 0.05)));
+            uses.extend(sc.back.iter().map(|u| (self.resource_of(u), 0.05)));
         }
-        let uses = &mut sc.uses;
-        // A resource on both the route and the reverse route (a SHARED
-        // link used both ways) carries the sum of both coefficients; a
-        // FATPIPE bounds each flow by its largest use (SimGrid's rules).
         uses.sort_by_key(|(r, _)| r.0);
         uses.dedup_by(|later, kept| {
             if later.0 != kept.0 {
@@ -307,7 +425,30 @@ impl Core {
             }
             true
         });
-        let mut flow = self.model.flow(bytes, &sc.links);
+        let flow = self.model.flow(bytes, &sc.links);
+        self.scratch = sc;
+        flow
+    }
+
+    /// The flow phase of a transfer: enters the max-min system.
+    pub(super) fn start_flow(&mut self, id: TransferId) {
+        let (src, dst, bytes, valiant, ib_bound, flow, uses) = {
+            let t = self.transfers[id.0 as usize]
+                .as_mut()
+                .expect("flow of a live transfer");
+            (
+                t.src_host,
+                t.dst_host,
+                t.bytes,
+                t.valiant,
+                t.ib_bound,
+                t.flow
+                    .take()
+                    .expect("a transfer's flow is computed when it starts"),
+                std::mem::take(&mut t.uses),
+            )
+        };
+        let mut flow = flow;
         if ib_bound.is_some() {
             flow.bound = ib_bound;
         }
@@ -326,12 +467,15 @@ impl Core {
             penalty: flow.penalty,
             bound: flow.bound,
             factor: flow.factor,
-            uses,
+            uses: &uses,
         });
+        self.spare_uses.push(uses);
         if self.net_stats.is_some() {
-            self.count_flow(&sc.route, Some(bytes), action);
+            let mut route = std::mem::take(&mut self.scratch.route);
+            self.platform_route(src, dst, valiant, &mut route);
+            self.count_flow(&route, Some(bytes), action);
+            self.scratch.route = route;
         }
-        self.scratch = sc;
         self.owners.insert(action, ActionOwner::Transfer(id));
         if let Some(t) = self.transfers[id.0 as usize].as_mut() {
             t.action = Some(action);

@@ -146,12 +146,12 @@ impl Ctx<'_> {
         mode: SendMode,
         plan: Option<SendPlan>,
     ) -> MpiResult<()> {
-        let r = self.mpi.request(id).clone();
+        let r = self.mpi.request(id).head();
         if r.peer == PROC_NULL {
             self.complete(id, Status::empty());
             return Ok(());
         }
-        let ty = Rc::clone(&r.dtype);
+        let ty = Rc::clone(&self.mpi.request(id).dtype);
         let bytes = r.count * ty.size;
         let dest_world = r.peer_world;
         let detached = plan
@@ -264,7 +264,7 @@ impl Ctx<'_> {
     }
 
     pub(super) fn start_recv(&mut self, id: ReqId) {
-        let r = self.mpi.request(id).clone();
+        let r = self.mpi.request(id).head();
         if r.peer == PROC_NULL {
             self.complete(
                 id,
@@ -290,8 +290,8 @@ impl Ctx<'_> {
     /// Matches envelope `env` with receive `rid`: copies the data and
     /// starts (or joins) the transfer that completes them.
     pub(super) fn deliver(&mut self, env: Envelope, rid: ReqId) {
-        let r = self.mpi.request(rid).clone();
-        let rty = Rc::clone(&r.dtype);
+        let r = self.mpi.request(rid).head();
+        let rty = Rc::clone(&self.mpi.request(rid).dtype);
         let capacity = r.count * rty.size;
         let mut status = Status {
             source: env.source,
@@ -329,20 +329,31 @@ impl Ctx<'_> {
                 // Folded destination bytes (SMPI_SHARED_MALLOC) are left
                 // alone: their content is meaningless.
                 let folding = &self.mem.folding;
-                datatype::unpack_with(&rty, r.buf, &data[..n], |piece, dst| {
-                    for (lo, hi) in folding.private_parts(dst, piece.len()) {
-                        // SAFETY: the receive buffer holds `count` elements
-                        // of `rty` (MPI's contract); the piece's place lies
-                        // in it, within `capacity` bytes.
+                if folding.folds_nothing() && rty.is_contiguous() {
+                    if n > 0 {
+                        // SAFETY: the receive buffer holds `count` elements of
+                        // `rty` (MPI's contract), `capacity` bytes from its
+                        // start for a contiguous type, and n <= capacity.
                         unsafe {
-                            std::ptr::copy_nonoverlapping(
-                                piece[lo..].as_ptr(),
-                                (dst + lo) as *mut u8,
-                                hi - lo,
-                            )
+                            std::ptr::copy_nonoverlapping(data.as_ptr(), r.buf as *mut u8, n)
                         };
                     }
-                });
+                } else {
+                    datatype::unpack_with(&rty, r.buf, &data[..n], |piece, dst| {
+                        for (lo, hi) in folding.private_parts(dst, piece.len()) {
+                            // SAFETY: the receive buffer holds `count` elements
+                            // of `rty` (MPI's contract); the piece's place lies
+                            // in it, within `capacity` bytes.
+                            unsafe {
+                                std::ptr::copy_nonoverlapping(
+                                    piece[lo..].as_ptr(),
+                                    (dst + lo) as *mut u8,
+                                    hi - lo,
+                                )
+                            };
+                        }
+                    });
+                }
             }
             Payload::InSendBuffer(sid) => {
                 let s = self.mpi.request(*sid);
@@ -356,6 +367,13 @@ impl Ctx<'_> {
                     // meaningless; folded source bytes arrive as zeros.
                     let folding = &self.mem.folding;
                     let copy = |src: usize, dst: usize, len: usize| {
+                        if folding.folds_nothing() {
+                            if len > 0 {
+                                // SAFETY: as below, with every byte private.
+                                unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len) };
+                            }
+                            return;
+                        }
                         for (lo, hi) in folding.private_parts(dst, len) {
                             for (a, b, private) in folding.pieces(src + lo, hi - lo) {
                                 let (a, b) = (lo + a, lo + b);
@@ -464,6 +482,9 @@ impl Ctx<'_> {
             let cost = self.mpi.protocol.recv_overhead.cost(r.status.bytes as f64);
             let owner = r.owner;
             self.mpi.ranks[owner].pending_overhead += cost;
+            if cost != 0.0 {
+                sim::fast(|f| f.note_overhead_owed());
+            }
         }
     }
 
@@ -668,6 +689,18 @@ impl Ctx<'_> {
     /// meaningless, and reading them would fault in every page of their
     /// mappings. They travel as zeros.
     fn pack_private(&self, ty: &Datatype, buf: usize, count: usize, out: &mut Vec<u8>) {
+        if self.mem.folding.folds_nothing() && ty.is_contiguous() {
+            let bytes = count * ty.size;
+            if bytes > 0 {
+                // SAFETY: the application passed a buffer of `count`
+                // elements of `ty` (MPI's contract for send buffers): a
+                // contiguous type's are `bytes` bytes from `buf`.
+                out.extend_from_slice(unsafe {
+                    std::slice::from_raw_parts(buf as *const u8, bytes)
+                });
+            }
+            return;
+        }
         datatype::pack_with(ty, buf, count, out, |start, len, out| {
             for (lo, hi, private) in self.mem.folding.pieces(start, len) {
                 if !private {
@@ -740,9 +773,21 @@ impl Ctx<'_> {
 /// Starts a send of `m` in `mode` for the current rank: its protocol is
 /// decided once, and its overhead paid before the message is posted.
 fn start_send_call(m: &Message, mode: SendMode, nonblocking: bool) -> MpiResult<ReqId> {
-    let plan = sim::mpi(|w| w.send_plan(m, mode, nonblocking));
-    sim::sleep(plan.overhead, "send overhead");
-    sim::mpi(|w| w.post(ReqKind::Send(mode), m, Some(plan)))
+    // Without an overhead to pay (the default), one access does both.
+    let posted = sim::mpi(|w| {
+        let plan = w.send_plan(m, mode, nonblocking);
+        if plan.overhead > 0.0 {
+            return Ok(Err(plan));
+        }
+        w.post(ReqKind::Send(mode), m, Some(plan)).map(Ok)
+    })?;
+    match posted {
+        Ok(id) => Ok(id),
+        Err(plan) => {
+            sim::sleep(plan.overhead, "send overhead");
+            sim::mpi(|w| w.post(ReqKind::Send(mode), m, Some(plan)))
+        }
+    }
 }
 
 /// A blocking send (MPI_Send, MPI_Ssend, MPI_Bsend, MPI_Rsend); `call`
@@ -777,9 +822,7 @@ pub fn irecv(m: &Message) -> MpiResult<ReqId> {
 
 /// Waits for `id`, frees it (unless persistent), returns its status.
 fn finish(id: ReqId, call: &'static str) -> Status {
-    wait_for(&[id], call, |w| is_complete(w, id));
-    request::received(id);
-    sim::mpi(|w| {
+    let release = |w: &mut Ctx| {
         w.owe_recv_overhead(id);
         let r = w.mpi.request(id);
         let st = r.status;
@@ -789,7 +832,14 @@ fn finish(id: ReqId, call: &'static str) -> Status {
             w.mpi.remove_request(id);
         }
         st
-    })
+    };
+    if sim::fast(|f| f.observed()) {
+        // The tracers see the message taken before the request goes.
+        wait_for(&[id], call, |w| is_complete(w, id));
+        request::received(id);
+        return sim::mpi(release);
+    }
+    request::wait_for_then(&[id], call, |w| is_complete(w, id), release)
 }
 
 /// Waits for a send and a receive posted together; the receive's status.

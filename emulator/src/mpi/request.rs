@@ -137,6 +137,37 @@ pub struct Request {
     pub owned: Option<Vec<u8>>,
 }
 
+/// The fields of a request that matching and delivery read, copied out
+/// (cloning the whole request would also clone its datatype's `Rc` and
+/// its vectors, on every message).
+#[derive(Debug, Clone, Copy)]
+pub struct ReqHead {
+    pub owner: usize,
+    pub ctx: u32,
+    pub peer: i32,
+    pub tag: i32,
+    pub peer_world: usize,
+    pub my_rank: i32,
+    pub buf: usize,
+    pub count: usize,
+}
+
+impl Request {
+    /// Its [`ReqHead`].
+    pub fn head(&self) -> ReqHead {
+        ReqHead {
+            owner: self.owner,
+            ctx: self.ctx,
+            peer: self.peer,
+            tag: self.tag,
+            peer_world: self.peer_world,
+            my_rank: self.my_rank,
+            buf: self.buf,
+            count: self.count,
+        }
+    }
+}
+
 /// A point-to-point operation as the program asked for it, unchecked.
 #[derive(Debug, Clone, Copy)]
 pub struct Message {
@@ -173,6 +204,19 @@ fn handle_of(id: ReqId) -> i32 {
 /// Waits (blocking the current rank) until `done` holds; `ids` are the
 /// requests to be woken by. `call` names the MPI call for reports.
 pub fn wait_for(ids: &[ReqId], call: &'static str, done: impl Fn(&Ctx) -> bool) {
+    wait_for_then(ids, call, done, |_| ());
+}
+
+/// [`wait_for`], then `then` on the MPI layer in the same access as the
+/// check that found `done` (a blocking call's completion costs no second
+/// access).
+pub fn wait_for_then<R>(
+    ids: &[ReqId],
+    call: &'static str,
+    done: impl Fn(&Ctx) -> bool,
+    then: impl FnOnce(&mut Ctx) -> R,
+) -> R {
+    let mut then = Some(then);
     loop {
         nbc::progress();
         let finished = sim::mpi(|w| {
@@ -182,7 +226,7 @@ pub fn wait_for(ids: &[ReqId], call: &'static str, done: impl Fn(&Ctx) -> bool) 
                         r.waiting = false;
                     }
                 }
-                return true;
+                return then.take().map(|f| f(w));
             }
             let mut first = None;
             let mut pending = 0;
@@ -200,10 +244,10 @@ pub fn wait_for(ids: &[ReqId], call: &'static str, done: impl Fn(&Ctx) -> bool) 
                 None => Detail::None,
             };
             w.core.block_current(call, detail);
-            false
+            None
         });
-        if finished {
-            return;
+        if let Some(r) = finished {
+            return r;
         }
         sim::park();
     }
