@@ -157,6 +157,10 @@ impl System {
     /// Re-solves the component of resource `r0` and reschedules the actions
     /// whose rate changed.
     pub(crate) fn solve_component(&mut self, r0: u32) {
+        if let Some(a) = self.lone_action(r0) {
+            self.solve_lone(a);
+            return;
+        }
         self.epoch += 1;
         let epoch = self.epoch;
         let sc = &mut self.scratch;
@@ -311,6 +315,52 @@ impl System {
             if !act.rated || act.rate != rate {
                 self.set_rate(a, rate);
             }
+        }
+    }
+
+    /// The action alone in the component of resource `r0` (alone on every
+    /// resource it uses), if it is: a message on links nothing else
+    /// crosses, as most messages of a latency-bound program are.
+    fn lone_action(&self, r0: u32) -> Option<u32> {
+        let [e] = self.resources[r0 as usize].elements.as_slice() else {
+            return None;
+        };
+        let act = self.slots[e.action as usize].action.as_ref()?;
+        act.uses
+            .iter()
+            .all(|u| self.resources[u.resource as usize].elements.len() == 1)
+            .then_some(e.action)
+    }
+
+    /// Solves the component of action `a` alone: what progressive filling
+    /// gives, in the same arithmetic (so the same bits), without gathering
+    /// the component, building heaps or sorting: the lowest level of its
+    /// resources (capacity over its weight, 0 when saturated), or its
+    /// bound when that is lower in level units.
+    fn solve_lone(&mut self, a: u32) {
+        let maxmin = self.precision.maxmin;
+        let act = self.slots[a as usize]
+            .action
+            .as_ref()
+            .expect("a lone action is live");
+        let mut level = f64::INFINITY;
+        for u in &act.uses {
+            let res = &mut self.resources[u.resource as usize];
+            res.dirty = false;
+            let l = if res.capacity <= res.capacity * maxmin {
+                0.0
+            } else {
+                res.capacity / u.weight.max(f64::MIN_POSITIVE)
+            };
+            level = level.min(l);
+        }
+        let rate = if act.bound.is_finite() && act.bound * act.penalty <= level {
+            act.bound
+        } else {
+            level / act.penalty
+        };
+        if !act.rated || act.rate != rate {
+            self.set_rate(a, rate);
         }
     }
 
