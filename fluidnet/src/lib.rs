@@ -166,6 +166,9 @@ struct Element {
     action: u32,
     /// Index of the matching [`Use`] in the action's list.
     use_index: u32,
+    /// The use's weight, kept here too: a solve sums each resource's
+    /// weights without visiting its actions.
+    weight: f64,
 }
 
 struct Resource {
@@ -379,6 +382,7 @@ impl System {
             res.elements.push(Element {
                 action: index,
                 use_index: k as u32,
+                weight: u.weight,
             });
             if !res.dirty {
                 res.dirty = true;

@@ -208,11 +208,7 @@ impl System {
             let res = &self.resources[sc.resources[l] as usize];
             let mut usage = Sum::default();
             for e in &res.elements {
-                let act = self.slots[e.action as usize]
-                    .action
-                    .as_ref()
-                    .expect("an element's action is live");
-                usage.add(act.uses[e.use_index as usize].weight);
+                usage.add(e.weight);
             }
             sc.remaining.push(Sum::new(res.capacity));
             sc.usage.push(usage);
