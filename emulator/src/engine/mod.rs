@@ -246,6 +246,9 @@ pub struct Core {
     done: Vec<ActionId>,
     /// The flows of the pairs of hosts that exchanged messages lately.
     known_flows: Vec<Option<net::KnownFlow>>,
+    /// The last pair that missed each slot of `known_flows`: a pair is
+    /// remembered when it misses twice in a row.
+    known_seen: Vec<Option<(HostId, HostId)>>,
     /// The IB model's nodes, under `network/model:IB`.
     ib: Option<ib::Ib>,
     /// The network's statistics, when asked for (`smpi/network-stats`).
@@ -346,6 +349,7 @@ impl Core {
             spare_uses: Vec::new(),
             done: Vec::new(),
             known_flows: (0..net::KNOWN_FLOWS).map(|_| None).collect(),
+            known_seen: vec![None; net::KNOWN_FLOWS],
             ib,
             net_stats: None,
             load_samples: Vec::new(),

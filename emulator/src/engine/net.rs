@@ -152,8 +152,13 @@ impl Core {
         }
         let mut uses = self.spare_uses.pop().unwrap_or_default();
         let flow = self.flow_of(src, dst, valiant, bytes, &route, &mut uses);
-        if plain && self.failure.is_none() {
-            let k = known_slot(src, dst);
+        let k = known_slot(src, dst);
+        // A pair is remembered from its second message on: traffic whose
+        // pairs never repeat (an all-to-all) would only copy flows into
+        // the table.
+        let again =
+            std::mem::replace(&mut self.known_seen[k], Some((src, dst))) == Some((src, dst));
+        if plain && again && self.failure.is_none() {
             let mut known = self.known_flows[k].take().unwrap_or_default();
             known.pair = Some((src, dst));
             known.latency = latency;
