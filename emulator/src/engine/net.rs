@@ -156,8 +156,7 @@ impl Core {
         // A pair is remembered from its second message on: traffic whose
         // pairs never repeat (an all-to-all) would only copy flows into
         // the table.
-        let again =
-            std::mem::replace(&mut self.known_seen[k], Some((src, dst))) == Some((src, dst));
+        let again = self.known_seen[k].replace((src, dst)) == Some((src, dst));
         if plain && again && self.failure.is_none() {
             let mut known = self.known_flows[k].take().unwrap_or_default();
             known.pair = Some((src, dst));
