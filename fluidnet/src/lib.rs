@@ -42,6 +42,29 @@
 //! sit in a binary heap indexed by action, where a new rate moves the
 //! action's one entry (see `dates`).
 //!
+//! # Cost of a solve, and what is left to do
+//!
+//! A solve costs O(uses * log) in the size of the component it re-solves
+//! (see `solve`). Three cases are cheaper, with the same arithmetic and so
+//! the same results bit for bit: an action alone on its resources (most
+//! messages of a latency-bound program) is solved in closed form; the
+//! filling stops as soon as every action is fixed (the resources left
+//! would only close); and a resource's elements carry their weights, so
+//! usages are summed without visiting actions.
+//!
+//! What this does not fix: when thousands of flows share a bottleneck,
+//! every completion changes all their rates, so the whole component is
+//! solved again and every flow's date moves (10^5 flows through one
+//! backbone: a few tens of events per second). The way out, not taken yet,
+//! is to keep the actions a resource fixed as one group with a virtual
+//! clock (the integral of its level): an action ends when the clock reaches
+//! its join value plus its remaining work times penalty over factor, one
+//! date per group goes into the heap, and a change re-solves at the level
+//! of groups (per-resource sums of each group's weights), falling back to
+//! a full solve when a group's membership changes. Its dates differ from
+//! today's in the last bits, so it belongs above a component size that
+//! small runs never reach.
+//!
 //! # Time and completions
 //!
 //! Each action stores its amount, the progress made up to the date of its
