@@ -18,13 +18,21 @@ PW, H, L, R, T, B, GAP = 330, 360, 60, 20, 40, 50, 40
 W = 2 * PW + GAP + 110
 
 
+def nice(v):
+    """A round value at or above v, for the top of an axis."""
+    if v <= 0:
+        return 1.0
+    p = 10 ** math.floor(math.log10(v))
+    return next(m * p for m in (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10) if m * p >= v)
+
+
 def panel(x0, title, series, ylabel, bounds=None):
     """One panel at x0: series maps routing -> [(ranks, ms)], bounds the
     same for runs that were stopped (lower bounds, hollow markers)."""
     bounds = bounds or {}
     every = list(series.values()) + list(bounds.values())
     xs = sorted({p for v in every for p, _ in v})
-    top = max(t for v in every for _, t in v) * 1.1 or 1.0
+    top = nice(max(t for v in every for _, t in v))
     lx = [math.log2(x) for x in xs]
     span = (max(lx) - min(lx)) or 1.0
 
