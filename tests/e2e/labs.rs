@@ -280,3 +280,101 @@ fn routing_lab_minimal_saturates_one_blue_link_per_group_and_ugal_relieves_it() 
     assert_eq!(busy(&min_blue, 0.05), 8, "{min_blue:?}");
     assert!(busy(&ugal_blue, 0.05) > 16, "{ugal_blue:?}");
 }
+
+/// A 64-node dragonfly: 4 groups of 2 chassis of 4 routers of 2 nodes.
+const DRAGONFLY: &str = "dragonfly:4,1;2,1;4,1;2:bw=10Gbps:lat=1us";
+
+/// Runs an exascale lab on `ranks` ranks of DRAGONFLY with `routing`;
+/// its two times, after checking that it found its data right.
+fn exascale_lab(source: &str, ranks: &str, routing: &str, args: &[&str]) -> (f64, f64) {
+    let app = build(source);
+    let routing = format!("--cfg=network/routing:{routing}");
+    let mut all = vec!["-np", ranks, "-platform", DRAGONFLY, NO_COMPUTE, &routing];
+    all.push(app.to_str().unwrap());
+    all.extend_from_slice(args);
+    let o = run(&all);
+    let out = stdout(&o);
+    assert!(
+        o.status.success() && out.contains("data right"),
+        "{source} {routing} {args:?}: {out}{}",
+        stderr(&o)
+    );
+    let times: Vec<f64> = out
+        .split_whitespace()
+        .filter(|w| w.contains('.'))
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert_eq!(times.len(), 2, "{out}");
+    (times[0], times[1])
+}
+
+#[test]
+fn transpose_2d_checks_both_transpositions_and_valiant_changes_the_columns() {
+    let lab = |ranks, routing, args: &[&str]| {
+        exascale_lab("examples/labs/transpose_2d.c", ranks, routing, args)
+    };
+    // 8 x 8 ranks: each row is one chassis (no blue link), each column
+    // spans the four groups, so Valiant's detours change the columns' time.
+    let (rows, both) = lab("64", "minimal", &["8", "4096", "2"]);
+    assert!(rows > 0.0 && both > rows, "rows {rows}, both {both}");
+    let (v_rows, v_both) = lab("64", "valiant", &["8", "4096", "2"]);
+    assert!(
+        v_rows > 0.0 && v_both > v_rows,
+        "rows {v_rows}, both {v_both}"
+    );
+    assert!(
+        ((v_both - v_rows) - (both - rows)).abs() > 1e-3 * (both - rows),
+        "columns: minimal {}, valiant {}",
+        both - rows,
+        v_both - v_rows
+    );
+    // Uneven grids and blocks: 3 x 4 ranks, and one row.
+    lab("12", "minimal", &["3", "1000"]);
+    lab("5", "valiant", &["1", "77"]);
+    // Folded buffers: the times stay, the data is not checked.
+    let app = build("examples/labs/transpose_2d.c");
+    let o = run(&[
+        "-np",
+        "64",
+        "-platform",
+        DRAGONFLY,
+        NO_COMPUTE,
+        app.to_str().unwrap(),
+        "8",
+        "4096",
+        "2",
+        "shared",
+    ]);
+    let out = stdout(&o);
+    assert!(o.status.success() && out.contains("not checked"), "{out}");
+    assert!(
+        out.contains(&format!("rows {rows:.9} s, rows+columns {both:.9} s")),
+        "{out}"
+    );
+}
+
+#[test]
+fn halo_allreduce_checks_faces_and_sums_and_valiant_slows_the_allreduce() {
+    let lab = |ranks, routing| {
+        exascale_lab(
+            "examples/labs/halo_allreduce.c",
+            ranks,
+            routing,
+            &["512", "3"],
+        )
+    };
+    let (halo, allreduce) = lab("64", "minimal");
+    assert!(
+        halo > 0.0 && allreduce > 0.0,
+        "halo {halo}, allreduce {allreduce}"
+    );
+    // The allreduce's small messages are all latency: a detour through a
+    // third group makes each one longer.
+    let (_, v_allreduce) = lab("64", "valiant");
+    assert!(
+        v_allreduce > allreduce,
+        "valiant {v_allreduce}, minimal {allreduce}"
+    );
+    // 2 x 3 ranks: both neighbours along the short dimension are one rank.
+    lab("6", "minimal");
+}
