@@ -372,8 +372,12 @@ impl Folding {
                     failed_at: i,
                     reason: os_error(e),
                     max_map_count: max,
-                    suggested: (max + blocks).next_power_of_two(),
-                    larger: bs * 2 * blocks.div_ceil(max.max(1)).next_power_of_two(),
+                    // The limit is reached by every buffer so far, not by
+                    // this one alone: a few times more, and blocks large
+                    // enough that this buffer is one mapping (at most 1 GiB
+                    // of shared block).
+                    suggested: (4 * max).max(max + blocks).next_power_of_two(),
+                    larger: len.next_power_of_two().clamp(2 * bs, (1 << 30).max(2 * bs)),
                 });
             }
         }
