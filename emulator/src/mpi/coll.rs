@@ -481,6 +481,9 @@ fn start_transfers_into(
     transfers: impl ExactSizeIterator<Item = Transfer>,
     ids: &mut Vec<ReqId>,
 ) -> MpiResult<()> {
+    if transfers.len() == 0 {
+        return Ok(());
+    }
     if sim::mpi(|w| w.mpi.protocol.isend_overhead.is_free()) {
         return sim::mpi(|w| {
             for t in transfers {
@@ -612,29 +615,21 @@ impl Run {
         ids.clear();
         let round = self.sched.round(r);
         self.start(round.comm.iter(), ids)?;
-        if !round.deferred.is_empty() {
-            let first = ids.len();
-            self.start(round.deferred.iter().map(|(c, _)| c), ids)?;
-            let deferred: Vec<ReqId> = ids.drain(first..).collect();
-            in_flight.retain(|&(id, due)| {
-                if due == r {
-                    ids.push(id);
-                }
-                due != r
-            });
-            in_flight.extend(
-                deferred
-                    .into_iter()
-                    .zip(round.deferred.iter().map(|&(_, d)| r + d)),
-            );
-        } else if !in_flight.is_empty() {
-            in_flight.retain(|&(id, due)| {
-                if due == r {
-                    ids.push(id);
-                }
-                due != r
-            });
-        }
+        let first = ids.len();
+        self.start(round.deferred.iter().map(|(c, _)| c), ids)?;
+        // Empty for most rounds: collected without allocating.
+        let deferred: Vec<ReqId> = ids.drain(first..).collect();
+        in_flight.retain(|&(id, due)| {
+            if due == r {
+                ids.push(id);
+            }
+            due != r
+        });
+        in_flight.extend(
+            deferred
+                .into_iter()
+                .zip(round.deferred.iter().map(|&(_, d)| r + d)),
+        );
         Ok(())
     }
 
