@@ -604,12 +604,6 @@ impl Folding {
         }
     }
 
-    /// Whether nothing is folded (yet): every byte is private, and copies
-    /// need not ask [`Self::pieces`].
-    pub fn folds_nothing(&self) -> bool {
-        self.regions.is_empty()
-    }
-
     /// `addr .. addr + len` cut into consecutive pieces, as offsets from
     /// `addr`, each with whether it is private (true) or folded (false).
     pub fn pieces(&self, addr: usize, len: usize) -> Vec<(usize, usize, bool)> {

@@ -2,6 +2,7 @@
 //! and rendezvous messages, the transfers that carry them, probes,
 //! cancellation and buffered sends.
 
+use privatize::fold::Cover;
 use std::ffi::c_void;
 use std::rc::Rc;
 
@@ -329,7 +330,14 @@ impl Ctx<'_> {
                 // Folded destination bytes (SMPI_SHARED_MALLOC) are left
                 // alone: their content is meaningless.
                 let folding = &self.mem.folding;
-                if folding.folds_nothing() && rty.is_contiguous() {
+                // A contiguous buffer wholly private or wholly folded (most
+                // are) takes one copy or none.
+                let whole = if rty.is_contiguous() {
+                    folding.cover(r.buf, n)
+                } else {
+                    Cover::Mixed
+                };
+                if whole == Cover::Private {
                     if n > 0 {
                         // SAFETY: the receive buffer holds `count` elements of
                         // `rty` (MPI's contract), `capacity` bytes from its
@@ -338,7 +346,7 @@ impl Ctx<'_> {
                             std::ptr::copy_nonoverlapping(data.as_ptr(), r.buf as *mut u8, n)
                         };
                     }
-                } else {
+                } else if whole == Cover::Mixed {
                     datatype::unpack_with(&rty, r.buf, &data[..n], |piece, dst| {
                         for (lo, hi) in folding.private_parts(dst, piece.len()) {
                             // SAFETY: the receive buffer holds `count` elements
@@ -367,12 +375,18 @@ impl Ctx<'_> {
                     // meaningless; folded source bytes arrive as zeros.
                     let folding = &self.mem.folding;
                     let copy = |src: usize, dst: usize, len: usize| {
-                        if folding.folds_nothing() {
-                            if len > 0 {
-                                // SAFETY: as below, with every byte private.
-                                unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len) };
+                        match (folding.cover(dst, len), folding.cover(src, len)) {
+                            (Cover::Folded, _) => return,
+                            (Cover::Private, Cover::Private) => {
+                                if len > 0 {
+                                    // SAFETY: as below, with every byte private.
+                                    unsafe {
+                                        std::ptr::copy(src as *const u8, dst as *mut u8, len)
+                                    };
+                                }
+                                return;
                             }
-                            return;
+                            _ => {}
                         }
                         for (lo, hi) in folding.private_parts(dst, len) {
                             for (a, b, private) in folding.pieces(src + lo, hi - lo) {
@@ -689,17 +703,26 @@ impl Ctx<'_> {
     /// meaningless, and reading them would fault in every page of their
     /// mappings. They travel as zeros.
     fn pack_private(&self, ty: &Datatype, buf: usize, count: usize, out: &mut Vec<u8>) {
-        if self.mem.folding.folds_nothing() && ty.is_contiguous() {
+        if ty.is_contiguous() {
             let bytes = count * ty.size;
-            if bytes > 0 {
-                // SAFETY: the application passed a buffer of `count`
-                // elements of `ty` (MPI's contract for send buffers): a
-                // contiguous type's are `bytes` bytes from `buf`.
-                out.extend_from_slice(unsafe {
-                    std::slice::from_raw_parts(buf as *const u8, bytes)
-                });
+            match self.mem.folding.cover(buf, bytes) {
+                Cover::Private => {
+                    if bytes > 0 {
+                        // SAFETY: the application passed a buffer of `count`
+                        // elements of `ty` (MPI's contract for send buffers):
+                        // a contiguous type's are `bytes` bytes from `buf`.
+                        out.extend_from_slice(unsafe {
+                            std::slice::from_raw_parts(buf as *const u8, bytes)
+                        });
+                    }
+                    return;
+                }
+                Cover::Folded => {
+                    out.resize(out.len() + bytes, 0);
+                    return;
+                }
+                Cover::Mixed => {}
             }
-            return;
         }
         datatype::pack_with(ty, buf, count, out, |start, len, out| {
             for (lo, hi, private) in self.mem.folding.pieces(start, len) {
