@@ -156,8 +156,8 @@ impl Core {
         // A pair is remembered from its second message on: traffic whose
         // pairs never repeat (an all-to-all) would only copy flows into
         // the table.
-        let again = self.known_seen[k].replace((src, dst)) == Some((src, dst));
-        if plain && again && self.failure.is_none() {
+        let again = plain && self.known_seen[k].replace((src, dst)) == Some((src, dst));
+        if again && self.failure.is_none() {
             let mut known = self.known_flows[k].take().unwrap_or_default();
             known.pair = Some((src, dst));
             known.latency = latency;
@@ -193,7 +193,7 @@ impl Core {
     /// bit: same links, same arithmetic); whether there was.
     fn start_known_flow(&mut self, id: TransferId, src: HostId, dst: HostId, bytes: usize) -> bool {
         let Some(known) = self.known_flows[known_slot(src, dst)]
-            .as_ref()
+            .as_mut()
             .filter(|k| k.pair == Some((src, dst)))
         else {
             return false;
@@ -208,10 +208,8 @@ impl Core {
                 known.latency * self.model.latency_factor(bytes),
             ),
         };
+        known.last = Some((bytes, flow, delay));
         let route_len = known.route_len;
-        if let Some(known) = self.known_flows[known_slot(src, dst)].as_mut() {
-            known.last = Some((bytes, flow, delay));
-        }
         debug!(
             target: NETWORK,
             "transfer {}: {bytes} B from '{}' to '{}' over {route_len} links, latency phase {delay:e} s",
