@@ -73,18 +73,7 @@ struct Clock {
 }
 
 thread_local! {
-    static CLOCK: Clock = const {
-        Clock {
-            tsc: Cell::new(0),
-            origin: Cell::new((0, f64::NAN)),
-            base: Cell::new((0, f64::NAN)),
-            last: Cell::new(f64::NEG_INFINITY),
-            scale: Cell::new(0.0),
-            rebase_ticks: Cell::new(0),
-            sync: Cell::new((f64::NAN, f64::NAN)),
-            long: Cell::new(false),
-        }
-    };
+    static CLOCK: Clock = const { Clock::new() };
 }
 
 /// The time-stamp counter.
@@ -136,6 +125,20 @@ fn pair() -> (u64, f64) {
 }
 
 impl Clock {
+    /// Nothing decided, calibrated or read yet.
+    const fn new() -> Self {
+        Clock {
+            tsc: Cell::new(0),
+            origin: Cell::new((0, f64::NAN)),
+            base: Cell::new((0, f64::NAN)),
+            last: Cell::new(f64::NEG_INFINITY),
+            scale: Cell::new(0.0),
+            rebase_ticks: Cell::new(0),
+            sync: Cell::new((f64::NAN, f64::NAN)),
+            long: Cell::new(false),
+        }
+    }
+
     /// The wall clock, in seconds of `CLOCK_MONOTONIC`.
     fn wall(&self) -> f64 {
         if self.tsc.get() == 0 {
@@ -231,16 +234,7 @@ mod tests {
     fn the_wall_clock_follows_the_monotonic_clock() {
         // Past the calibration's baseline, then a few re-basings.
         let start = monotonic();
-        let c = Clock {
-            tsc: Cell::new(0),
-            origin: Cell::new((0, f64::NAN)),
-            base: Cell::new((0, f64::NAN)),
-            last: Cell::new(f64::NEG_INFINITY),
-            scale: Cell::new(0.0),
-            rebase_ticks: Cell::new(0),
-            sync: Cell::new((f64::NAN, f64::NAN)),
-            long: Cell::new(false),
-        };
+        let c = Clock::new();
         let mut last = c.wall();
         while monotonic() - start < 0.05 {
             let before = monotonic();
