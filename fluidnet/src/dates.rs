@@ -5,6 +5,9 @@
 //! a new date. With a plain heap every change left a stale entry behind:
 //! the heap held several entries per action and was swept over and over.
 //! Here each action has at most one entry, and changing it costs one sift.
+//!
+//! Groups (see `group`) use the same heap for their members' virtual ends
+//! and for the levels at which their other resources would saturate.
 
 /// One scheduled completion.
 #[derive(Clone, Copy, Debug)]
@@ -89,6 +92,11 @@ impl Dates {
     /// The earliest date, with its action's start order and slot.
     pub fn first(&self) -> Option<(f64, u64, u32)> {
         self.heap.first().map(|e| (e.date, e.seq, e.index))
+    }
+
+    /// The slots scheduled, in no particular order.
+    pub fn indices(&self) -> impl Iterator<Item = u32> + '_ {
+        self.heap.iter().map(|e| e.index)
     }
 
     fn swap(&mut self, a: usize, b: usize) {

@@ -17,20 +17,20 @@ use crate::System;
 /// usages lose many terms, and the naive difference of large sums would
 /// give the last actions of a resource a visibly wrong level.
 #[derive(Clone, Copy, Default)]
-struct Sum {
+pub(crate) struct Sum {
     high: f64,
     low: f64,
 }
 
 impl Sum {
-    fn new(value: f64) -> Self {
+    pub(crate) fn new(value: f64) -> Self {
         Self {
             high: value,
             low: 0.0,
         }
     }
 
-    fn add(&mut self, x: f64) {
+    pub(crate) fn add(&mut self, x: f64) {
         let t = self.high + x;
         if self.high.abs() >= x.abs() {
             self.low += (self.high - t) + x;
@@ -40,7 +40,7 @@ impl Sum {
         self.high = t;
     }
 
-    fn value(self) -> f64 {
+    pub(crate) fn value(self) -> f64 {
         self.high + self.low
     }
 }
@@ -79,7 +79,7 @@ impl Ord for Level {
 pub(crate) struct Scratch {
     /// The component's resources (global index by local index) and their
     /// state during the filling.
-    resources: Vec<u32>,
+    pub(crate) resources: Vec<u32>,
     remaining: Vec<Sum>,
     usage: Vec<Sum>,
     /// Remaining capacity at or below which a resource is saturated.
@@ -89,7 +89,7 @@ pub(crate) struct Scratch {
     closed: Vec<bool>,
     /// The component's actions (global index by local index) and their
     /// rates, NaN until fixed.
-    actions: Vec<u32>,
+    pub(crate) actions: Vec<u32>,
     rates: Vec<f64>,
     /// (bound * penalty, local action), ascending.
     bounds: Vec<(f64, u32)>,
@@ -100,6 +100,12 @@ pub(crate) struct Scratch {
     levels: BinaryHeap<Level>,
     /// Actions of the component not fixed yet.
     unfixed_actions: usize,
+    /// Actions fixed at their bound, resources that fixed actions, and
+    /// the last of those (local index, level): a component fixed by one
+    /// resource alone may become a group.
+    bound_fixes: usize,
+    fixing_resources: usize,
+    last_fixing: (usize, f64),
 }
 
 impl Scratch {
@@ -117,6 +123,8 @@ impl Scratch {
         self.touched.clear();
         self.marked.clear();
         self.levels.clear();
+        self.bound_fixes = 0;
+        self.fixing_resources = 0;
     }
 
     fn level(&self, l: usize) -> f64 {
@@ -265,6 +273,7 @@ impl System {
                 // equality both give the same rate, and the bound is exact.
                 Some(&(b, i)) if b <= level => {
                     next_bound += 1;
+                    sc.bound_fixes += 1;
                     let i = i as usize;
                     let bound = self.slots[sc.actions[i] as usize]
                         .action
@@ -280,6 +289,7 @@ impl System {
                     let l = top.local as usize;
                     sc.closed[l] = true;
                     let r = sc.resources[l] as usize;
+                    let unfixed = sc.unfixed_actions;
                     for e in 0..self.resources[r].elements.len() {
                         let act = self.slots[self.resources[r].elements[e].action as usize]
                             .action
@@ -291,12 +301,28 @@ impl System {
                             self.fix_quietly(i, rate);
                         }
                     }
+                    if self.scratch.unfixed_actions < unfixed {
+                        self.scratch.fixing_resources += 1;
+                        self.scratch.last_fixing = (l, top.level);
+                    }
                     // One new level per resource these fixes changed,
                     // rather than one per fix: the intermediate ones would
                     // all be stale before the next pop.
                     self.scratch.push_touched();
                 }
             }
+        }
+
+        let sc = &self.scratch;
+        let (l, level) = sc.last_fixing;
+        if self.grouping.is_some_and(|min| sc.actions.len() >= min)
+            && sc.bound_fixes == 0
+            && sc.fixing_resources == 1
+            && level > 0.0
+            && level.is_finite()
+        {
+            self.make_group(l, level);
+            return;
         }
 
         // New rates: an action whose rate did not change keeps its date.

@@ -785,9 +785,11 @@ impl RefSim {
 fn run_against_reference(
     resources: &[(f64, bool)],
     ops: &[Op],
+    grouping: Option<usize>,
 ) -> Result<Vec<(u64, Vec<ActionId>)>, TestCaseError> {
     let precision = Precision::default();
     let mut s = System::new(precision);
+    s.set_grouping(grouping);
     let res: Vec<ResourceId> = resources
         .iter()
         .map(|&(c, fat)| s.add_resource(c, sharing(fat)))
@@ -930,13 +932,209 @@ proptest! {
 
     #[test]
     fn event_sequences_match_the_reference((resources, ops) in ops_case()) {
-        run_against_reference(&resources, &ops)?;
+        run_against_reference(&resources, &ops, None)?;
     }
 
     #[test]
     fn same_inputs_same_outputs_bit_for_bit((resources, ops) in ops_case()) {
-        let first = run_against_reference(&resources, &ops)?;
-        let second = run_against_reference(&resources, &ops)?;
+        let first = run_against_reference(&resources, &ops, None)?;
+        let second = run_against_reference(&resources, &ops, None)?;
         prop_assert_eq!(first, second);
+    }
+
+    #[test]
+    fn grouped_event_sequences_match_the_reference((resources, ops) in ops_case()) {
+        run_against_reference(&resources, &ops, Some(2))?;
+    }
+
+    #[test]
+    fn grouped_backbone_sequences_match_the_reference((resources, ops) in backbone_ops_case()) {
+        run_against_reference(&resources, &ops, Some(2))?;
+    }
+
+    #[test]
+    fn grouped_runs_are_deterministic((resources, ops) in backbone_ops_case()) {
+        let first = run_against_reference(&resources, &ops, Some(2))?;
+        let second = run_against_reference(&resources, &ops, Some(2))?;
+        prop_assert_eq!(first, second);
+    }
+}
+
+/// Systems where groups form and live long: a backbone (resource 0) that
+/// most actions cross, host resources of varied capacity (some tight
+/// enough to take over from the backbone), bounds now and then.
+fn backbone_ops_case() -> impl Strategy<Value = (Vec<(f64, bool)>, Vec<Op>)> {
+    let resources = (
+        1.0f64..100.0,
+        prop::collection::vec(
+            (
+                prop_oneof![6 => 50.0f64..1000.0, 1 => 1.0f64..20.0],
+                Just(false),
+            ),
+            2..7,
+        ),
+    )
+        .prop_map(|(backbone, hosts)| {
+            let mut all = vec![(backbone, false)];
+            all.extend(hosts);
+            all
+        });
+    resources.prop_flat_map(|res| {
+        let n = res.len();
+        let action = (
+            prop::bool::weighted(0.9),
+            prop::collection::vec(1..n, 1..3),
+            prop_oneof![3 => Just(1.0), 1 => 0.1f64..10.0],
+            prop::option::weighted(0.15, 0.1f64..100.0),
+        )
+            .prop_map(|(backbone, hosts, penalty, bound)| {
+                let mut uses: Vec<(usize, f64)> = hosts.into_iter().map(|h| (h, 1.0)).collect();
+                if backbone {
+                    uses.push((0, 1.0));
+                }
+                RefAction {
+                    penalty,
+                    bound,
+                    uses,
+                }
+            });
+        let op = prop_oneof![
+            5 => (action, prop_oneof![8 => 1.0f64..1000.0, 1 => Just(100.0)])
+                .prop_map(|(a, amount)| Op::Start(a, amount)),
+            4 => prop_oneof![3 => Just(1.0), 1 => 0.0f64..0.99, 1 => 1.01f64..5.0]
+                .prop_map(Op::Advance),
+            1 => (0usize..64).prop_map(Op::Cancel),
+            1 => (0usize..64, prop::option::weighted(0.8, 0.1f64..500.0))
+                .prop_map(|(i, b)| Op::SetBound(i, b)),
+        ];
+        (Just(res), prop::collection::vec(op, 1..80))
+    })
+}
+
+/// A backbone system of `flows` flows kept in flight (one starts when one
+/// ends), run `events` completions with and without grouping: the
+/// completions must be the same actions at the same dates within 1e-9,
+/// and sampled rates and remaining work the same within 1e-9.
+fn grouped_against_ungrouped(flows: usize, events: usize, seed: u64) {
+    let mut state = seed | 1;
+    let mut next = move |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    };
+    let hosts = (flows / 4).max(8);
+    let mut systems = [
+        System::new(Precision::default()),
+        System::new(Precision::default()),
+    ];
+    systems[0].set_grouping(None);
+    systems[1].set_grouping(Some(64));
+    let mut links = Vec::new();
+    for s in &mut systems {
+        let mut ids: Vec<ResourceId> = (0..2 * hosts)
+            .map(|_| s.add_resource(1.25e9, Sharing::Shared))
+            .collect();
+        ids.push(s.add_resource(4e10, Sharing::Shared));
+        links = ids;
+    }
+    let backbone = links[2 * hosts];
+    let mut live: [Vec<ActionId>; 2] = [Vec::new(), Vec::new()];
+    let spec = |next: &mut dyn FnMut(u64) -> u64| {
+        let a = next(hosts as u64) as usize;
+        let b = (a + 1 + next(hosts as u64 - 1) as usize) % hosts;
+        let amount = 1e4 + next(1_000_000) as f64;
+        (
+            vec![
+                (links[2 * a], 1.0),
+                (links[2 * b + 1], 1.0),
+                (backbone, 1.0),
+            ],
+            amount,
+        )
+    };
+    let start = |systems: &mut [System; 2],
+                     live: &mut [Vec<ActionId>; 2],
+                     next: &mut dyn FnMut(u64) -> u64| {
+        let (uses, amount) = spec(next);
+        for (s, l) in systems.iter_mut().zip(live.iter_mut()) {
+            l.push(s.start(&ActionSpec {
+                amount,
+                penalty: 2.7e-5,
+                bound: Some(1.25e9),
+                factor: 1.0,
+                uses: &uses,
+            }));
+        }
+    };
+    for _ in 0..flows {
+        start(&mut systems, &mut live, &mut next);
+    }
+    for event in 0..events {
+        let dates: Vec<f64> = systems
+            .iter_mut()
+            .map(|s| s.next_completion().expect("flows complete"))
+            .collect();
+        assert!(
+            (dates[0] - dates[1]).abs() <= 1e-9 * dates[0],
+            "event {event}: next completion {} grouped vs {} solved",
+            dates[1],
+            dates[0]
+        );
+        for k in 0..8 {
+            let i = (event * 8 + k) % live[0].len();
+            let (r0, r1) = (systems[0].rate(live[0][i]), systems[1].rate(live[1][i]));
+            assert!(
+                close(r0, r1),
+                "event {event}: rate {r1} grouped vs {r0} solved"
+            );
+            let (w0, w1) = (
+                systems[0].remaining(live[0][i]),
+                systems[1].remaining(live[1][i]),
+            );
+            assert!(
+                (w0 - w1).abs() <= 1e-9 * w0.max(1.0),
+                "event {event}: remaining {w1} vs {w0}"
+            );
+        }
+        let mut done: [Vec<ActionId>; 2] = [Vec::new(), Vec::new()];
+        for (k, s) in systems.iter_mut().enumerate() {
+            s.advance(dates[0], &mut done[k]);
+        }
+        let positions = |live: &Vec<ActionId>, done: &Vec<ActionId>| -> Vec<usize> {
+            let mut p: Vec<usize> = done
+                .iter()
+                .map(|d| live.iter().position(|l| l == d).expect("a live flow"))
+                .collect();
+            p.sort_unstable();
+            p
+        };
+        let (p0, p1) = (positions(&live[0], &done[0]), positions(&live[1], &done[1]));
+        assert_eq!(p0, p1, "event {event}: different flows completed");
+        for &p in p0.iter().rev() {
+            live[0].swap_remove(p);
+            live[1].swap_remove(p);
+        }
+        for _ in 0..p0.len() {
+            start(&mut systems, &mut live, &mut next);
+        }
+        // A cancellation now and then, from the middle of the group.
+        if event % 37 == 0 {
+            let i = next(live[0].len() as u64) as usize;
+            systems[0].cancel(live[0].swap_remove(i));
+            systems[1].cancel(live[1].swap_remove(i));
+        }
+    }
+}
+
+#[test]
+fn grouping_matches_full_solves_on_ten_thousand_flows() {
+    grouped_against_ungrouped(10_000, 300, 0x9e37_79b9_7f4a_7c15);
+}
+
+#[test]
+fn grouping_matches_full_solves_on_random_backbones() {
+    for seed in 1..=6u64 {
+        grouped_against_ungrouped(200 * seed as usize, 400, seed * 0x2545_f491_4f6c_dd1d);
     }
 }
