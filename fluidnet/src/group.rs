@@ -247,6 +247,10 @@ impl System {
     /// weights) can join without a solve, if any; every group it touches
     /// otherwise is dissolved.
     pub(crate) fn group_to_join(&mut self, uses: &[crate::Use]) -> Option<u32> {
+        if self.free_groups.len() == self.groups.len() {
+            // No group at all: the common case, at no cost.
+            return None;
+        }
         let mut found = NONE;
         let mut joinable = true;
         let mut uses_bottleneck = false;

@@ -299,6 +299,8 @@ pub struct System {
     dirty_groups: Vec<u32>,
     /// Smallest component grouped, or None.
     grouping: Option<usize>,
+    /// Emptied use lists of removed actions, for the next starts.
+    spare_uses: Vec<Vec<Use>>,
 }
 
 impl System {
@@ -334,6 +336,7 @@ impl System {
             free_groups: Vec::new(),
             dirty_groups: Vec::new(),
             grouping: Some(DEFAULT_GROUPING),
+            spare_uses: Vec::new(),
         }
     }
 
@@ -402,7 +405,8 @@ impl System {
         let own = checked_bound(spec.bound);
         let mut pipe = f64::INFINITY;
         let instant = spec.amount <= self.precision.work;
-        let mut uses: Vec<Use> = Vec::with_capacity(spec.uses.len());
+        // A list of a removed action, so that a message does not allocate.
+        let mut uses: Vec<Use> = self.spare_uses.pop().unwrap_or_default();
         for &(r, coef) in spec.uses {
             assert!(
                 coef.is_finite() && coef >= 0.0,
@@ -706,6 +710,9 @@ impl System {
         if a.group != NONE {
             self.leave(a.group, index, &a.uses);
         }
+        let mut uses = a.uses;
+        uses.clear();
+        self.spare_uses.push(uses);
         self.free.push(index);
         self.live -= 1;
     }
@@ -752,7 +759,11 @@ impl System {
     fn solve(&mut self) {
         self.solve_groups();
         while let Some(r) = self.dirty.pop() {
-            if self.resources[r as usize].dirty {
+            let res = &mut self.resources[r as usize];
+            if res.elements.is_empty() {
+                // Emptied by a removal: nothing to solve there.
+                res.dirty = false;
+            } else if res.dirty {
                 self.solve_component(r);
             }
         }

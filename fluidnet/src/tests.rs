@@ -1054,8 +1054,8 @@ fn grouped_against_ungrouped(flows: usize, events: usize, seed: u64) {
         )
     };
     let start = |systems: &mut [System; 2],
-                     live: &mut [Vec<ActionId>; 2],
-                     next: &mut dyn FnMut(u64) -> u64| {
+                 live: &mut [Vec<ActionId>; 2],
+                 next: &mut dyn FnMut(u64) -> u64| {
         let (uses, amount) = spec(next);
         for (s, l) in systems.iter_mut().zip(live.iter_mut()) {
             l.push(s.start(&ActionSpec {
