@@ -458,6 +458,14 @@ impl System {
                 i
             }
         };
+        // An action alone on all its resources (a message on idle links)
+        // is solved at once, in the arithmetic its solve would use, rather
+        // than marking its resources for a solve.
+        let alone = join.is_none()
+            && !uses.is_empty()
+            && uses
+                .iter()
+                .all(|u| self.resources[u.resource as usize].elements.is_empty());
         for (k, u) in uses.iter_mut().enumerate() {
             let res = &mut self.resources[u.resource as usize];
             u.position = res.elements.len() as u32;
@@ -466,7 +474,7 @@ impl System {
                 use_index: k as u32,
                 weight: u.weight,
             });
-            if !res.dirty && join.is_none() {
+            if !res.dirty && join.is_none() && !alone {
                 res.dirty = true;
                 self.dirty.push(u.resource);
             }
@@ -508,6 +516,8 @@ impl System {
             self.join(g, index);
         } else if rated {
             self.schedule(index);
+        } else if alone {
+            self.solve_lone(index);
         }
         id
     }
@@ -703,7 +713,8 @@ impl System {
                     .expect("an element's action is live");
                 other.uses[moved.use_index as usize].position = u.position;
             }
-            if a.group == NONE {
+            // A resource left unused needs no solve.
+            if a.group == NONE && !elements.is_empty() {
                 self.touch(u.resource);
             }
         }

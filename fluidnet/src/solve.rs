@@ -359,7 +359,7 @@ impl System {
     /// the component, building heaps or sorting: the lowest level of its
     /// resources (capacity over its weight, 0 when saturated), or its
     /// bound when that is lower in level units.
-    fn solve_lone(&mut self, a: u32) {
+    pub(crate) fn solve_lone(&mut self, a: u32) {
         let maxmin = self.precision.maxmin;
         let act = self.slots[a as usize]
             .action
