@@ -194,6 +194,9 @@ fn all_headers() -> impl Iterator<Item = (&'static str, std::borrow::Cow<'static
 pub enum Lang {
     C,
     Cxx,
+    /// `smpif90`, `smpiff` or `smpif77` (the wrapper's name): the same
+    /// wrapper over gfortran.
+    Fortran(&'static str),
 }
 
 impl Lang {
@@ -201,16 +204,24 @@ impl Lang {
         match self {
             Lang::C => "smpicc",
             Lang::Cxx => "smpicxx",
+            Lang::Fortran(name) => name,
         }
     }
 
-    /// The real compiler: `$SMPI_CC`/`$SMPI_CXX`, else `cc`/`c++`. (Not
-    /// `$CC`: Makefiles set `CC=smpicc`, which would call us again.)
-    fn compiler(self) -> OsString {
-        let (var, default) = match self {
+    /// The variable naming the real compiler, and its default.
+    fn compiler_variable(self) -> (&'static str, &'static str) {
+        match self {
             Lang::C => ("SMPI_CC", "cc"),
             Lang::Cxx => ("SMPI_CXX", "c++"),
-        };
+            Lang::Fortran(_) => ("SMPI_FC", "gfortran"),
+        }
+    }
+
+    /// The real compiler: `$SMPI_CC`/`$SMPI_CXX`/`$SMPI_FC`, else
+    /// `cc`/`c++`/`gfortran`. (Not `$CC`: Makefiles set `CC=smpicc`, which
+    /// would call us again.)
+    fn compiler(self) -> OsString {
+        let (var, default) = self.compiler_variable();
         std::env::var_os(var)
             .filter(|v| !v.is_empty())
             .unwrap_or_else(|| default.into())
@@ -223,6 +234,106 @@ pub struct Toolkit {
     pub include_dir: PathBuf,
     pub shim_object: PathBuf,
     pub direct_run_object: PathBuf,
+}
+
+/// What Fortran programs need besides the [`Toolkit`], for one Fortran
+/// compiler (module files are its own): `mpif.h` and `mpi.mod`, the
+/// compiled bindings and the module's object.
+pub struct FortranKit {
+    pub include_dir: PathBuf,
+    pub bindings_object: PathBuf,
+    pub module_object: PathBuf,
+    /// gfortran 10 or later: it rejects one routine called with buffers
+    /// of different types in one file, which every program passing
+    /// buffers to MPI through mpif.h does, unless told
+    /// `-fallow-argument-mismatch` (MPICH's mpif90 tells it too).
+    pub needs_mismatch_flag: bool,
+}
+
+impl FortranKit {
+    /// Finds or builds the Fortran part next to `kit`, with the Fortran
+    /// compiler `fc` and the C compiler `cc`.
+    pub fn ensure(kit: &Toolkit, fc: &OsString, cc: &OsString) -> Result<FortranKit> {
+        let version = Command::new(fc)
+            .arg("-dumpfullversion")
+            .output()
+            .with_context(|| {
+                format!("cannot run the Fortran compiler {fc:?} (install gfortran, or set SMPI_FC)")
+            })?;
+        let mut h = fnv::FnvHasher::default();
+        h.write(fc.as_encoded_bytes());
+        h.write(&version.stdout);
+        let base = kit
+            .shim_object
+            .parent()
+            .context("the toolkit's directory")?
+            .to_path_buf();
+        let dir = base.join(format!("fortran-{:016x}", h.finish()));
+        let major: Option<u32> = String::from_utf8_lossy(&version.stdout)
+            .trim()
+            .split('.')
+            .next()
+            .and_then(|m| m.parse().ok());
+        let fkit = FortranKit {
+            include_dir: dir.join("include"),
+            bindings_object: dir.join("smpi_fortran.o"),
+            module_object: dir.join("smpi_mpi_module.o"),
+            needs_mismatch_flag: major.is_some_and(|m| m >= 10),
+        };
+        if fkit.bindings_object.is_file() && fkit.module_object.is_file() {
+            return Ok(fkit);
+        }
+        let tmp = base.join(format!(".tmp-fortran-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        let include = tmp.join("include");
+        std::fs::create_dir_all(&include)
+            .with_context(|| format!("cannot create {}", include.display()))?;
+        let mpi_h = HEADERS
+            .iter()
+            .find(|(name, _)| *name == "mpi.h")
+            .map(|&(_, text)| text)
+            .context("mpi.h is embedded")?;
+        std::fs::write(include.join("mpif.h"), crate::fortran::mpif_h(mpi_h))?;
+        let bindings = tmp.join("smpi_fortran.c");
+        std::fs::write(&bindings, crate::fortran::bindings_c(mpi_h))?;
+        let status = Command::new(cc)
+            .args(["-O2", "-fPIC", "-c", "-I"])
+            .arg(&kit.include_dir)
+            .arg(&bindings)
+            .arg("-o")
+            .arg(tmp.join("smpi_fortran.o"))
+            .status()
+            .with_context(|| format!("cannot run the compiler {cc:?}"))?;
+        if !status.success() {
+            bail!("compiling the Fortran bindings with {cc:?} failed ({status})");
+        }
+        let module = tmp.join("smpi_mpi_module.f90");
+        std::fs::write(&module, crate::fortran::MPI_MODULE_F90)?;
+        let status = Command::new(fc)
+            .args(["-fPIC", "-c", "-I"])
+            .arg(&include)
+            .arg("-J")
+            .arg(&include)
+            .arg(&module)
+            .arg("-o")
+            .arg(tmp.join("smpi_mpi_module.o"))
+            .status()
+            .with_context(|| format!("cannot run the Fortran compiler {fc:?}"))?;
+        if !status.success() {
+            bail!("compiling the mpi module with {fc:?} failed ({status})");
+        }
+        if std::fs::rename(&tmp, &dir).is_err() {
+            // Another wrapper finished first; use its copy.
+            let _ = std::fs::remove_dir_all(&tmp);
+        }
+        if !fkit.bindings_object.is_file() || !fkit.module_object.is_file() {
+            bail!(
+                "the smpif90 cache {} is incomplete; remove it and retry",
+                dir.display()
+            );
+        }
+        Ok(fkit)
+    }
 }
 
 fn cache_root() -> PathBuf {
@@ -493,27 +604,42 @@ fn build_command(lang: Lang, args: Vec<OsString>, pretend: bool) -> Result<Comma
         cmd.args(args);
         return Ok(cmd);
     }
-    let kit = Toolkit::ensure(&compiler)?;
     let library = args.iter().any(|a| a == "-shared");
-    cmd.arg("-fPIC")
-        // Line tables (only): the memory analysis names the source line of
-        // each allocation from the address its malloc returns to (the
-        // program's own -g or -g0, which come after, win).
-        .arg("-g1")
-        // Every allocation the program writes is made, as the interposed
-        // malloc family sees it, at its line: the compiler would otherwise
-        // drop the pairs it can prove unused (SimGrid's macros had the
-        // same effect).
-        .args([
-            "-fno-builtin-malloc",
-            "-fno-builtin-calloc",
-            "-fno-builtin-realloc",
-            "-fno-builtin-free",
-        ])
-        .arg("-I")
-        .arg(&kit.include_dir)
-        .arg("-include")
-        .arg(kit.include_dir.join("smpi_helpers.h"));
+    // Line tables (only): the memory analysis names the source line of
+    // each allocation from the address its malloc returns to (the
+    // program's own -g or -g0, which come after, win).
+    cmd.arg("-fPIC").arg("-g1");
+    let (kit, fortran) = match lang {
+        Lang::Fortran(_) => {
+            // The shim and the bindings are C.
+            let cc = Lang::C.compiler();
+            let kit = Toolkit::ensure(&cc)?;
+            let fkit = FortranKit::ensure(&kit, &compiler, &cc)?;
+            cmd.arg("-I").arg(&fkit.include_dir);
+            if fkit.needs_mismatch_flag {
+                cmd.arg("-fallow-argument-mismatch");
+            }
+            (kit, Some(fkit))
+        }
+        Lang::C | Lang::Cxx => {
+            let kit = Toolkit::ensure(&compiler)?;
+            // Every allocation the program writes is made, as the
+            // interposed malloc family sees it, at its line: the compiler
+            // would otherwise drop the pairs it can prove unused
+            // (SimGrid's macros had the same effect).
+            cmd.args([
+                "-fno-builtin-malloc",
+                "-fno-builtin-calloc",
+                "-fno-builtin-realloc",
+                "-fno-builtin-free",
+            ])
+            .arg("-I")
+            .arg(&kit.include_dir)
+            .arg("-include")
+            .arg(kit.include_dir.join("smpi_helpers.h"));
+            (kit, None)
+        }
+    };
     for arg in args {
         match arg.to_str() {
             // Position-independent executables cannot become shared objects.
@@ -532,6 +658,9 @@ fn build_command(lang: Lang, args: Vec<OsString>, pretend: bool) -> Result<Comma
         }
     }
     if mode == Mode::Link {
+        if let Some(fkit) = &fortran {
+            cmd.arg(&fkit.bindings_object).arg(&fkit.module_object);
+        }
         cmd.arg(&kit.shim_object);
         if !pretend {
             // -Bsymbolic: the program's references to its own globals bind
@@ -627,10 +756,7 @@ fn what_it_is(lang: Lang, compiler: &str) -> String {
 
 /// `-help`: the wrapper's own options; the rest are the compiler's.
 fn help(lang: Lang) -> String {
-    let (var, default) = match lang {
-        Lang::C => ("SMPI_CC ", "cc"),
-        Lang::Cxx => ("SMPI_CXX", "c++"),
-    };
+    let (var, default) = lang.compiler_variable();
     let compiler = lang.compiler().to_string_lossy().into_owned();
     let name = lang.wrapper_name();
     let what = what_it_is(lang, &compiler);
@@ -660,7 +786,7 @@ Options of {name} (every other option is the compiler's: {compiler} --help):
   -compiler-version  the compiler's version text alone
 
 Environment:
-  {var}           the compiler (default {default})
+  {var:<8}           the compiler (default {default})
   SMPIRUN            the smpirun of programs run directly, when none is
                      next to {name}
   SMPI_RS_CACHE      where the headers and the MPI shim are kept
@@ -753,11 +879,19 @@ pub fn run(lang: Lang) -> Result<i32> {
 
 /// After a failed link, says which MPI functions the emulator lacks.
 fn explain_missing_symbols(stderr: &str, lang: Lang) {
-    let mut missing: Vec<&str> = stderr
+    let mut missing: Vec<String> = stderr
         .lines()
         .filter_map(|l| l.split("undefined reference to `").nth(1))
         .filter_map(|rest| rest.split('\'').next())
-        .filter(|name| name.starts_with("MPI_") || name.starts_with("PMPI_"))
+        .filter_map(|name| {
+            if name.starts_with("MPI_") || name.starts_with("PMPI_") {
+                Some(name.to_string())
+            } else {
+                // A Fortran binding: mpi_comm_create_keyval_.
+                let f = name.strip_prefix("mpi_")?.strip_suffix('_')?;
+                Some(format!("MPI_{} (Fortran)", f.to_uppercase()))
+            }
+        })
         .collect();
     missing.sort_unstable();
     missing.dedup();

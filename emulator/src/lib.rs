@@ -9,6 +9,7 @@ pub mod calibrate;
 pub mod cc;
 pub mod config;
 pub mod engine;
+pub mod fortran;
 pub mod getopt;
 pub mod hostspeed;
 pub mod instr;

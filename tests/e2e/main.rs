@@ -5,6 +5,7 @@
 mod bad_inputs;
 mod failures;
 mod folding;
+mod fortran;
 mod front_door;
 mod golden;
 mod ib;
@@ -58,6 +59,21 @@ pub fn line_in(source: &str, marker: &str) -> usize {
         .position(|l| l.contains(marker))
         .unwrap_or_else(|| panic!("no {marker} in {source}"))
         + 1
+}
+
+/// The path a project script prints of an outside tool it makes ready
+/// (installing it on first use).
+pub fn tool(script: &str) -> String {
+    let o = Command::new("sh")
+        .arg(repo().join(script))
+        .output()
+        .expect("run a tool script");
+    assert!(
+        o.status.success(),
+        "{script}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8_lossy(&o.stdout).trim().to_string()
 }
 
 pub fn smpicc() -> Command {

@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::{build, run, scratch, simulated_time, stderr, NO_COMPUTE};
+use crate::{build, run, scratch, simulated_time, stderr, tool, NO_COMPUTE};
 
 /// What SimGrid 3.32 writes for rank 1 of tests/c/trace_pattern.c on 4
 /// ranks (its `-trace-ti`, computation timing off), trailing spaces kept.
@@ -202,21 +202,6 @@ fn replay_names_the_line_it_cannot_replay_and_a_short_index() {
         "{}",
         stderr(&o)
     );
-}
-
-/// The path a project script prints of an outside tool it makes ready
-/// (installing it on first use).
-fn tool(script: &str) -> String {
-    let o = Command::new("sh")
-        .arg(crate::repo().join(script))
-        .output()
-        .unwrap();
-    assert!(
-        o.status.success(),
-        "{script}: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout).unwrap().trim().to_string()
 }
 
 /// The python of the environment with Perfetto's schema.
