@@ -301,9 +301,7 @@ fn parse_param(decl: &str) -> Option<Param> {
     let array = bare.contains('[');
     let before_array = bare.split('[').next().unwrap_or(bare).trim();
     let stars = before_array.matches('*').count();
-    let name_start = before_array
-        .rfind([' ', '*'])
-        .map_or(0, |i| i + 1);
+    let name_start = before_array.rfind([' ', '*']).map_or(0, |i| i + 1);
     let name = before_array[name_start..].to_string();
     let base = before_array[..name_start]
         .trim_end_matches(['*', ' '])

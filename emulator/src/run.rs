@@ -82,6 +82,18 @@ struct Factory {
     args: Vec<OsString>,
     stack_bytes: usize,
     replacements: Replacements,
+    /// The argument vectors of the ranks whose main returned, kept to
+    /// the end of the run: a runtime shared by the ranks may hold on to
+    /// the last one it was given (libgfortran keeps main's argv for
+    /// GETARG), and other ranks still read it.
+    spent_argvs: Rc<std::cell::RefCell<Vec<RankArgv>>>,
+}
+
+/// A rank's argument vector: the strings and the NULL-terminated array
+/// of pointers to them that its main gets.
+struct RankArgv {
+    _strings: Vec<CString>,
+    _pointers: Vec<*mut c_char>,
 }
 
 /// The functions replaced in every copy of the program: the BLAS kernels
@@ -210,6 +222,7 @@ impl RankFactory for Factory {
                     .map_err(|_| "an argument contains a NUL byte".to_string())?,
             );
         }
+        let spent = Rc::clone(&self.spent_argvs);
         let co = context::spawn(stack, move || {
             // The program may modify argv in place: each rank owns its copy.
             let mut argv: Vec<*mut c_char> =
@@ -223,8 +236,10 @@ impl RankFactory for Factory {
             // the process environment, as the C runtime would.
             let code = unsafe { main(argc, argv.as_mut_ptr(), environ) };
             crate::abi::spend_pending_flops();
-            drop(argv);
-            drop(owned);
+            spent.borrow_mut().push(RankArgv {
+                _strings: owned,
+                _pointers: argv,
+            });
             drop(app);
             code
         });
@@ -823,6 +838,7 @@ fn program_factory(
         args: args.to_vec(),
         stack_bytes,
         replacements,
+        spent_argvs: Rc::default(),
     };
     Ok((factory, segment))
 }

@@ -99,6 +99,21 @@ fn fixed_form_with_mpif_h_handles_types_statuses_and_strings() {
 }
 
 #[test]
+fn every_rank_reads_its_arguments_after_the_others_have_ended() {
+    let program = build_fortran("arguments.f90");
+    let o = run(&[
+        "-np",
+        "4",
+        NO_COMPUTE,
+        program.to_str().unwrap(),
+        "alpha",
+        "42",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("arguments ok"), "{}", stdout(&o));
+}
+
+#[test]
 fn separate_compilation_links_modules_and_programs_like_fc_in_a_makefile() {
     tool("scripts/gfortran.sh");
     let dir = scratch().join("fortran-separate");
