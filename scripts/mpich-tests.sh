@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# mpich-tests.sh - build and run the C tests of the MPICH test suite with an
-# smpicc/smpirun pair (ours by default, SimGrid's on demand).
+# mpich-tests.sh - build and run the C and Fortran tests of the MPICH test
+# suite with an smpicc/smpif90/smpirun set (ours by default, SimGrid's on
+# demand).
 #
 # The MPICH sources are third-party code: they are fetched with
 # `apt-get source mpich` (Debian bookworm) into a scratch directory outside
@@ -14,6 +15,9 @@
 # Environment (all optional):
 #   SMPICC          compiler driver        (default: <repo>/target/release/smpicc)
 #   SMPIRUN         launcher               (default: <repo>/target/release/smpirun)
+#   SMPIF90         Fortran driver, for the f77/ and f90/ directories
+#                   (default: <repo>/target/release/smpif90; gfortran is
+#                   installed by scripts/gfortran.sh when missing)
 #   SMPIRUN_ARGS    extra launcher arguments, split on blanks, placed after
 #                   `-np N`, e.g. for SimGrid:
 #                   "-platform p.xml -hostfile h.txt --cfg=smpi/privatization:yes"
@@ -22,10 +26,12 @@
 #                   of SMPICC>), wiped and rebuilt on every run
 #   MPICH_TESTS_DIRS    test directories to run (default: "attr basic comm
 #                   datatype errhan group info init pt2pt rma topo"; also
-#                   e.g. "threads", whose testlist lists subdirectories)
+#                   e.g. "threads", whose testlist lists subdirectories,
+#                   or "f77 f90", the Fortran tests)
 #   MPICH_TESTS_TIMEOUT seconds per test when the testlist gives no timeLimit
 #                   (default: 180, MPICH's runtests' own default)
-#   MPICH_TESTS_CFLAGS  extra compiler flags (default: "-O1 -w")
+#   MPICH_TESTS_CFLAGS  extra compiler flags (default: "-O1 -w"), for
+#                   the Fortran compiler too
 #   MPICH_TESTS_RUN_XFAIL=1  also run lines marked xfail= (skipped by default,
 #                   as MPICH's runtests does unless configured otherwise)
 #   MPICH_TESTS_FAIL_ON_ERROR=1  exit 1 when any test fails (default: exit 0
@@ -95,6 +101,7 @@ REPO_DIR="$(cd -- "$SCRIPT_DIR/.." && pwd)"
 
 SMPICC="${SMPICC:-$REPO_DIR/target/release/smpicc}"
 SMPIRUN="${SMPIRUN:-$REPO_DIR/target/release/smpirun}"
+SMPIF90="${SMPIF90:-$REPO_DIR/target/release/smpif90}"
 SMPIRUN_ARGS="${SMPIRUN_ARGS:-}"
 MPICH_SCRATCH="${MPICH_SCRATCH:-/tmp/mpich-src}"
 DIRS="${MPICH_TESTS_DIRS:-attr basic comm datatype errhan group info init pt2pt rma topo}"
@@ -119,6 +126,12 @@ resolve_tool() { # name path -> absolute path or die
 }
 SMPICC="$(resolve_tool SMPICC "$SMPICC")"
 SMPIRUN="$(resolve_tool SMPIRUN "$SMPIRUN")"
+case " $DIRS " in
+    *" f77"*|*" f90"*)
+        SMPIF90="$(resolve_tool SMPIF90 "$SMPIF90")"
+        sh "$SCRIPT_DIR/gfortran.sh" >/dev/null || die "gfortran is needed for the Fortran tests"
+        ;;
+esac
 command -v timeout >/dev/null || die "'timeout' (coreutils) is needed"
 
 # ---------------------------------------------------------------------------
@@ -290,10 +303,55 @@ mkdir -p "$BUILD_LOG_DIR"
 
 declare -A BUILT=()   # "dir/prog" -> ok|fail
 
+# The Fortran tests: f77/ in fixed form (.f), f90/ in free form (.f90),
+# linked with MTest's Fortran helpers (util/mtest_f77.f, util/mtest_f90.f90)
+# and built by the Fortran driver, which also compiles their C sources.
+# Their configure-made headers (attraints.h from attraints.h.in...) get
+# the kinds configure would find: 8-byte addresses and offsets.
+fortran_ext() { # dir -> .f, .f90 or nothing for a C directory
+    case "$1" in
+        f77|f77/*) echo .f ;;
+        f90|f90/*) echo .f90 ;;
+    esac
+}
+declare -A FORTRAN_UTIL=()
+fortran_util() { # .f|.f90 -> path of MTest's helper object (empty if it fails)
+    local ext="$1" src obj
+    if [[ -z "${FORTRAN_UTIL[$ext]+set}" ]]; then
+        src="$T/util/mtest_f77.f"
+        [[ "$ext" == .f90 ]] && src="$T/util/mtest_f90.f90"
+        mkdir -p "$BUILD/util-objs"
+        obj="$BUILD/util-objs/$(basename "$src" "$ext")$ext.o"
+        if (cd "$BUILD/util-objs" && "$SMPIF90" "${CFLAGS_ARGV[@]}" -c "$src" -o "$obj") \
+                >"$BUILD/util-objs/$(basename "$src").log" 2>&1; then
+            FORTRAN_UTIL[$ext]="$obj"
+        else
+            note "could not compile $(basename "$src") (see $BUILD/util-objs/)"
+            FORTRAN_UTIL[$ext]=""
+        fi
+    fi
+    printf '%s\n' "${FORTRAN_UTIL[$ext]}"
+}
+configure_fortran_headers() { # dir
+    local h
+    mkdir -p "$BUILD/$1"
+    for h in "$T/$1"/*.h.in; do
+        [[ -f "$h" ]] || continue
+        sed -e 's/@F77_MPI_ADDRESS@/integer*8/g' -e 's/@F77_MPI_OFFSET@/integer*8/g' \
+            "$h" > "$BUILD/$1/$(basename "$h" .in)"
+    done
+}
+
 build_prog() { # dir prog -> 0 if built
     local dir="$1" prog="$2" key="$1/$2"
     if [[ -n "${BUILT[$key]:-}" ]]; then
         [[ "${BUILT[$key]}" == ok ]]
+        return
+    fi
+    local fext
+    fext="$(fortran_ext "$dir")"
+    if [[ -n "$fext" ]]; then
+        build_fortran_prog "$dir" "$prog" "$fext"
         return
     fi
     local var="${prog//[^A-Za-z0-9_]/_}"
@@ -324,6 +382,27 @@ build_prog() { # dir prog -> 0 if built
     log="$BUILD_LOG_DIR/$(log_name "$dir").$prog.build.log"
     if (cd "$BUILD/$dir" && "$SMPICC" "${CFLAGS_ARGV[@]}" "${INCLUDES[@]}" "${thr[@]}" "${cpp[@]}" \
             -o "$BUILD/$dir/$prog" "${paths[@]}" "${UTIL_FOR[@]}" "${extra[@]}" "${GC_LDFLAGS[@]}" -lm) >"$log" 2>&1 \
+        && [[ -x "$BUILD/$dir/$prog" ]]; then
+        BUILT[$key]=ok
+        return 0
+    fi
+    BUILT[$key]=fail
+    return 1
+}
+
+build_fortran_prog() { # dir prog ext -> 0 if built
+    local dir="$1" prog="$2" ext="$3" key="$1/$2"
+    local var="${prog//[^A-Za-z0-9_]/_}" srcs_s s util log
+    srcs_s="$(am_var "$dir" "${var}_SOURCES")"
+    [[ -n "$srcs_s" ]] || srcs_s="$prog$ext"
+    local -a srcs=() paths=()
+    read -r -a srcs <<< "$srcs_s"
+    for s in "${srcs[@]}"; do paths+=("$T/$dir/$s"); done
+    configure_fortran_headers "$dir"
+    util="$(fortran_util "$ext")"
+    log="$BUILD_LOG_DIR/$(log_name "$dir").$prog.build.log"
+    if (cd "$BUILD/$dir" && "$SMPIF90" "${CFLAGS_ARGV[@]}" -I"$BUILD/$dir" -I"$T/$dir" "${INCLUDES[@]}" \
+            -o "$BUILD/$dir/$prog" "${paths[@]}" ${util:+"$util"}) >"$log" 2>&1 \
         && [[ -x "$BUILD/$dir/$prog" ]]; then
         BUILT[$key]=ok
         return 0
@@ -388,14 +467,16 @@ declare -A AC_VALUE=(
     [rmadir]="rma"      # we implement one-sided communication
     [spawndir]=""       # MPI_NO_SPAWN=yes: no dynamic processes here
     [partdir]="#"       # MPI_NO_PART=yes: partitioned communication is MPI 4.0
+    [iodir]=""          # no MPI-IO yet: configure's --disable-romio
 )
 declare -A AC_WHY=(
     [largetest]="large tests are off by default (--enable-large-tests)"
     [spawndir]="no dynamic processes (MPI_Comm_spawn): configure with MPI_NO_SPAWN=yes"
     [partdir]="partitioned communication is MPI 4.0: configure with MPI_NO_PART=yes"
+    [iodir]="no MPI-IO (MPI_File_*) yet: configure with --disable-romio"
 )
 # The directory a marker stands for, to name a disabled directory line.
-declare -A AC_DIR=([rmadir]=rma [spawndir]=spawn [partdir]=part)
+declare -A AC_DIR=([rmadir]=rma [spawndir]=spawn [partdir]=part [iodir]=io)
 
 # resolve_markers LINE: sets RESOLVED (LINE with the known markers
 # substituted), UNKNOWN_MARKERS (1 if some marker is not in AC_VALUE) and

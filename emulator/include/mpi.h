@@ -271,6 +271,15 @@ typedef struct MPI_Status {
 #define MPI_COMBINER_SUBARRAY 11
 #define MPI_COMBINER_DARRAY 12
 #define MPI_COMBINER_RESIZED 13
+/* Combiners of the Fortran-only constructors (MPI-1's with INTEGER
+ * addresses, MPI_Type_create_f90_*): named for programs that compare
+ * against them; none of our types has them. */
+#define MPI_COMBINER_HVECTOR_INTEGER 14
+#define MPI_COMBINER_HINDEXED_INTEGER 15
+#define MPI_COMBINER_STRUCT_INTEGER 16
+#define MPI_COMBINER_F90_REAL 17
+#define MPI_COMBINER_F90_COMPLEX 18
+#define MPI_COMBINER_F90_INTEGER 19
 
 #define MPI_ORDER_C 56
 #define MPI_ORDER_FORTRAN 57

@@ -260,9 +260,21 @@ impl FortranKit {
             .with_context(|| {
                 format!("cannot run the Fortran compiler {fc:?} (install gfortran, or set SMPI_FC)")
             })?;
+        let mpi_h = HEADERS
+            .iter()
+            .find(|(name, _)| *name == "mpi.h")
+            .map(|&(_, text)| text)
+            .context("mpi.h is embedded")?;
+        let mpif_h = crate::fortran::mpif_h(mpi_h);
+        let bindings_c = crate::fortran::bindings_c(mpi_h);
+        // Keyed by the compiler (module files are its own) and by what is
+        // generated.
         let mut h = fnv::FnvHasher::default();
         h.write(fc.as_encoded_bytes());
         h.write(&version.stdout);
+        h.write(mpif_h.as_bytes());
+        h.write(bindings_c.as_bytes());
+        h.write(crate::fortran::MPI_MODULE_F90.as_bytes());
         let base = kit
             .shim_object
             .parent()
@@ -288,14 +300,9 @@ impl FortranKit {
         let include = tmp.join("include");
         std::fs::create_dir_all(&include)
             .with_context(|| format!("cannot create {}", include.display()))?;
-        let mpi_h = HEADERS
-            .iter()
-            .find(|(name, _)| *name == "mpi.h")
-            .map(|&(_, text)| text)
-            .context("mpi.h is embedded")?;
-        std::fs::write(include.join("mpif.h"), crate::fortran::mpif_h(mpi_h))?;
+        std::fs::write(include.join("mpif.h"), mpif_h)?;
         let bindings = tmp.join("smpi_fortran.c");
-        std::fs::write(&bindings, crate::fortran::bindings_c(mpi_h))?;
+        std::fs::write(&bindings, bindings_c)?;
         let status = Command::new(cc)
             .args(["-O2", "-fPIC", "-c", "-I"])
             .arg(&kit.include_dir)
@@ -615,7 +622,10 @@ fn build_command(lang: Lang, args: Vec<OsString>, pretend: bool) -> Result<Comma
             let cc = Lang::C.compiler();
             let kit = Toolkit::ensure(&cc)?;
             let fkit = FortranKit::ensure(&kit, &compiler, &cc)?;
+            // mpif.h and mpi.mod; then mpi.h, for C sources given to the
+            // Fortran driver.
             cmd.arg("-I").arg(&fkit.include_dir);
+            cmd.arg("-I").arg(&kit.include_dir);
             if fkit.needs_mismatch_flag {
                 cmd.arg("-fallow-argument-mismatch");
             }

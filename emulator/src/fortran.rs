@@ -141,6 +141,27 @@ const NOT_GENERATED: &[&str] = &[
     "Type_hvector",
     "Type_hindexed",
     "Type_struct",
+    "Waitany",
+    "Testany",
+    "Waitsome",
+    "Testsome",
+];
+
+/// The predefined attribute callbacks, procedures in Fortran (defined in
+/// [`HAND_WRITTEN`]).
+const PREDEFINED_CALLBACKS: &[&str] = &[
+    "MPI_COMM_NULL_COPY_FN",
+    "MPI_COMM_DUP_FN",
+    "MPI_COMM_NULL_DELETE_FN",
+    "MPI_TYPE_NULL_COPY_FN",
+    "MPI_TYPE_DUP_FN",
+    "MPI_TYPE_NULL_DELETE_FN",
+    "MPI_WIN_NULL_COPY_FN",
+    "MPI_WIN_DUP_FN",
+    "MPI_WIN_NULL_DELETE_FN",
+    "MPI_NULL_COPY_FN",
+    "MPI_DUP_FN",
+    "MPI_NULL_DELETE_FN",
 ];
 
 /// The bindings that need more than the generic translation.
@@ -152,27 +173,208 @@ void mpi_init_thread_(int *required, int *provided, int *ierr)
 }
 void mpi_pcontrol_(int *level, int *ierr) { *ierr = MPI_Pcontrol(*level); }
 
-/* Attribute values are INTEGER(KIND=MPI_ADDRESS_KIND) (INTEGER for the
- * MPI-1 MPI_ATTR_GET); the predefined ones are kept as C ints. */
-static int smpi_f_predefined(int keyval)
+/* Attributes. A value set from Fortran is kept as the pointer-sized C
+ * value itself: INTEGER(KIND=MPI_ADDRESS_KIND), or INTEGER for the MPI-1
+ * calls (MPI_ATTR_PUT, MPI_KEYVAL_CREATE). The predefined attributes are
+ * kept by C as pointers to ints (to an MPI_Aint for MPI_WIN_SIZE; the
+ * window's base is the value itself). */
+static int smpi_f_int_attribute(int keyval)
 {
     return keyval == MPI_TAG_UB || keyval == MPI_HOST || keyval == MPI_IO
         || keyval == MPI_WTIME_IS_GLOBAL || keyval == MPI_UNIVERSE_SIZE
         || keyval == MPI_APPNUM || keyval == MPI_LASTUSEDCODE;
+}
+static MPI_Aint smpi_f_attribute(void *p, int keyval, int win)
+{
+    if (win && keyval == MPI_WIN_SIZE)
+        return *(MPI_Aint *)p;
+    if (win && (keyval == MPI_WIN_DISP_UNIT || keyval == MPI_WIN_CREATE_FLAVOR
+                || keyval == MPI_WIN_MODEL))
+        return *(int *)p;
+    if (!win && smpi_f_int_attribute(keyval))
+        return *(int *)p;
+    return (MPI_Aint)p;
 }
 void mpi_comm_get_attr_(int *comm, int *keyval, MPI_Aint *value, int *flag, int *ierr)
 {
     void *p = 0;
     *ierr = MPI_Comm_get_attr(*comm, *keyval, &p, flag);
     if (*ierr == MPI_SUCCESS && *flag)
-        *value = smpi_f_predefined(*keyval) ? (MPI_Aint) * (int *)p : (MPI_Aint)p;
+        *value = smpi_f_attribute(p, *keyval, 0);
 }
 void mpi_attr_get_(int *comm, int *keyval, int *value, int *flag, int *ierr)
 {
     void *p = 0;
     *ierr = MPI_Attr_get(*comm, *keyval, &p, flag);
     if (*ierr == MPI_SUCCESS && *flag)
-        *value = smpi_f_predefined(*keyval) ? *(int *)p : (int)(MPI_Aint)p;
+        *value = (int)smpi_f_attribute(p, *keyval, 0);
+}
+void mpi_type_get_attr_(int *type, int *keyval, MPI_Aint *value, int *flag, int *ierr)
+{
+    void *p = 0;
+    *ierr = MPI_Type_get_attr(*type, *keyval, &p, flag);
+    if (*ierr == MPI_SUCCESS && *flag)
+        *value = (MPI_Aint)p;
+}
+void mpi_win_get_attr_(int *win, int *keyval, MPI_Aint *value, int *flag, int *ierr)
+{
+    void *p = 0;
+    *ierr = MPI_Win_get_attr(*win, *keyval, &p, flag);
+    if (*ierr == MPI_SUCCESS && *flag)
+        *value = smpi_f_attribute(p, *keyval, 1);
+}
+void mpi_comm_set_attr_(int *comm, int *keyval, MPI_Aint *value, int *ierr)
+{
+    *ierr = MPI_Comm_set_attr(*comm, *keyval, (void *)*value);
+}
+void mpi_attr_put_(int *comm, int *keyval, int *value, int *ierr)
+{
+    *ierr = MPI_Attr_put(*comm, *keyval, (void *)(MPI_Aint)*value);
+}
+void mpi_type_set_attr_(int *type, int *keyval, MPI_Aint *value, int *ierr)
+{
+    *ierr = MPI_Type_set_attr(*type, *keyval, (void *)*value);
+}
+void mpi_win_set_attr_(int *win, int *keyval, MPI_Aint *value, int *ierr)
+{
+    *ierr = MPI_Win_set_attr(*win, *keyval, (void *)*value);
+}
+
+/* Keyvals: the Fortran callbacks take everything by reference, so C gets
+ * trampolines, and the keyval's extra state is a record of the Fortran
+ * callbacks and extra state (from a pool: keyvals are few). */
+typedef void (*smpi_f_copy_fn)(int *, int *, void *, void *, void *, int *, int *);
+typedef void (*smpi_f_delete_fn)(int *, int *, void *, void *, int *);
+struct smpi_f_keyval {
+    smpi_f_copy_fn copy;
+    smpi_f_delete_fn del;
+    MPI_Aint extra;
+    int mpi1;
+};
+/* Small: a rank's globals are copied at each switch under swap
+ * privatization. */
+static struct smpi_f_keyval smpi_f_keyvals[32];
+static int smpi_f_keyvals_used;
+static struct smpi_f_keyval *smpi_f_new_keyval(void *copy, void *del, MPI_Aint extra, int mpi1)
+{
+    struct smpi_f_keyval *k = smpi_f_keyvals_used < 32 ? &smpi_f_keyvals[smpi_f_keyvals_used++]
+                                                       : malloc(sizeof *k);
+    k->copy = (smpi_f_copy_fn)copy;
+    k->del = (smpi_f_delete_fn)del;
+    k->extra = extra;
+    k->mpi1 = mpi1;
+    return k;
+}
+static int smpi_f_copy(int old, int keyval, void *extra, void *in, void *out, int *flag)
+{
+    struct smpi_f_keyval *k = extra;
+    int ierr = MPI_SUCCESS, fflag = 0;
+    if (k->mpi1) {
+        int e = (int)k->extra, vin = (int)(MPI_Aint)in, vout = 0;
+        k->copy(&old, &keyval, &e, &vin, &vout, &fflag, &ierr);
+        *(void **)out = (void *)(MPI_Aint)vout;
+    } else {
+        MPI_Aint e = k->extra, vin = (MPI_Aint)in, vout = 0;
+        k->copy(&old, &keyval, &e, &vin, &vout, &fflag, &ierr);
+        *(void **)out = (void *)vout;
+    }
+    *flag = fflag != 0;
+    return ierr;
+}
+static int smpi_f_delete(int obj, int keyval, void *value, void *extra)
+{
+    struct smpi_f_keyval *k = extra;
+    int ierr = MPI_SUCCESS;
+    if (k->mpi1) {
+        int v = (int)(MPI_Aint)value, e = (int)k->extra;
+        k->del(&obj, &keyval, &v, &e, &ierr);
+    } else {
+        MPI_Aint v = (MPI_Aint)value, e = k->extra;
+        k->del(&obj, &keyval, &v, &e, &ierr);
+    }
+    return ierr;
+}
+void mpi_comm_create_keyval_(void *copy, void *del, int *keyval, MPI_Aint *extra, int *ierr)
+{
+    *ierr = MPI_Comm_create_keyval((MPI_Comm_copy_attr_function *)smpi_f_copy,
+                                   (MPI_Comm_delete_attr_function *)smpi_f_delete, keyval,
+                                   smpi_f_new_keyval(copy, del, *extra, 0));
+}
+void mpi_type_create_keyval_(void *copy, void *del, int *keyval, MPI_Aint *extra, int *ierr)
+{
+    *ierr = MPI_Type_create_keyval((MPI_Type_copy_attr_function *)smpi_f_copy,
+                                   (MPI_Type_delete_attr_function *)smpi_f_delete, keyval,
+                                   smpi_f_new_keyval(copy, del, *extra, 0));
+}
+void mpi_win_create_keyval_(void *copy, void *del, int *keyval, MPI_Aint *extra, int *ierr)
+{
+    *ierr = MPI_Win_create_keyval((MPI_Win_copy_attr_function *)smpi_f_copy,
+                                  (MPI_Win_delete_attr_function *)smpi_f_delete, keyval,
+                                  smpi_f_new_keyval(copy, del, *extra, 0));
+}
+void mpi_keyval_create_(void *copy, void *del, int *keyval, int *extra, int *ierr)
+{
+    *ierr = MPI_Keyval_create((MPI_Copy_function *)smpi_f_copy,
+                              (MPI_Delete_function *)smpi_f_delete, keyval,
+                              smpi_f_new_keyval(copy, del, *extra, 1));
+}
+
+/* The predefined callbacks, as Fortran procedures. */
+#define SMPI_F_CALLBACKS(kind, T)                                                          \
+    void mpi_##kind##null_copy_fn_(int *o, int *k, T *e, T *in, T *out, int *flag, int *ierr) \
+    {                                                                                      \
+        (void)o, (void)k, (void)e, (void)in, (void)out;                                    \
+        *flag = 0;                                                                         \
+        *ierr = MPI_SUCCESS;                                                               \
+    }                                                                                      \
+    void mpi_##kind##dup_fn_(int *o, int *k, T *e, T *in, T *out, int *flag, int *ierr)    \
+    {                                                                                      \
+        (void)o, (void)k, (void)e;                                                         \
+        *out = *in;                                                                        \
+        *flag = 1;                                                                         \
+        *ierr = MPI_SUCCESS;                                                               \
+    }                                                                                      \
+    void mpi_##kind##null_delete_fn_(int *o, int *k, T *v, T *e, int *ierr)                \
+    {                                                                                      \
+        (void)o, (void)k, (void)v, (void)e;                                                \
+        *ierr = MPI_SUCCESS;                                                               \
+    }
+SMPI_F_CALLBACKS(comm_, MPI_Aint)
+SMPI_F_CALLBACKS(type_, MPI_Aint)
+SMPI_F_CALLBACKS(win_, MPI_Aint)
+SMPI_F_CALLBACKS(, int)
+
+/* Indices of requests count from 1 in Fortran. */
+static int smpi_f_index(int i) { return i == MPI_UNDEFINED ? i : i + 1; }
+static MPI_Status *smpi_f_statuses(MPI_Status *s)
+{
+    return (void *)s == (void *)smpi_f_statuses_ignore_ || (void *)s == (void *)smpi_f_status_ignore_
+        ? MPI_STATUSES_IGNORE : s;
+}
+void mpi_waitany_(int *count, MPI_Request *requests, int *index, MPI_Status *status, int *ierr)
+{
+    *ierr = MPI_Waitany(*count, requests, index, smpi_f_statuses(status));
+    *index = smpi_f_index(*index);
+}
+void mpi_testany_(int *count, MPI_Request *requests, int *index, int *flag, MPI_Status *status,
+                  int *ierr)
+{
+    *ierr = MPI_Testany(*count, requests, index, flag, smpi_f_statuses(status));
+    *index = smpi_f_index(*index);
+}
+void mpi_waitsome_(int *incount, MPI_Request *requests, int *outcount, int *indices,
+                   MPI_Status *statuses, int *ierr)
+{
+    *ierr = MPI_Waitsome(*incount, requests, outcount, indices, smpi_f_statuses(statuses));
+    for (int i = 0; *outcount != MPI_UNDEFINED && i < *outcount; i++)
+        indices[i] = smpi_f_index(indices[i]);
+}
+void mpi_testsome_(int *incount, MPI_Request *requests, int *outcount, int *indices,
+                   MPI_Status *statuses, int *ierr)
+{
+    *ierr = MPI_Testsome(*incount, requests, outcount, indices, smpi_f_statuses(statuses));
+    for (int i = 0; *outcount != MPI_UNDEFINED && i < *outcount; i++)
+        indices[i] = smpi_f_index(indices[i]);
 }
 
 /* MPI-1: addresses and extents are default INTEGERs. */
@@ -366,6 +568,26 @@ static void smpi_f_out(char *f, size_t len, const char *c)
     s.push_str(HAND_WRITTEN);
     for f in functions(mpi_h) {
         write_binding(&mut s, &f);
+    }
+    // Every MPI function also as PMPI_ (the profiling interface): the
+    // MPI_ name is weak, so that a profiling layer of the program defines
+    // its own and calls ours as PMPI_.
+    let names: Vec<String> = s
+        .lines()
+        .filter_map(|l| {
+            let rest = ["void ", "double ", "MPI_Aint "]
+                .iter()
+                .find_map(|t| l.strip_prefix(t))?;
+            let name = rest.split('(').next()?;
+            (name.starts_with("mpi_") && !name.ends_with("_fn_")).then(|| name.to_string())
+        })
+        .collect();
+    for name in names {
+        let _ = writeln!(
+            s,
+            "#pragma weak {name}
+extern __typeof__({name}) p{name} __attribute__((alias(\"{name}\")));"
+        );
     }
     s
 }
@@ -566,10 +788,12 @@ pub fn mpif_h(mpi_h: &str) -> String {
     }
     s.push_str(
         "      DOUBLE PRECISION MPI_WTIME, MPI_WTICK\n\
-         \x20     EXTERNAL MPI_WTIME, MPI_WTICK\n\
-         \x20     INTEGER(KIND=8) MPI_AINT_ADD, MPI_AINT_DIFF\n\
-         \x20     EXTERNAL MPI_AINT_ADD, MPI_AINT_DIFF\n",
+         \x20     EXTERNAL MPI_WTIME, MPI_WTICK\n",
     );
+    // The predefined attribute callbacks are procedures in Fortran.
+    for names in PREDEFINED_CALLBACKS.chunks(2) {
+        let _ = writeln!(s, "      EXTERNAL {}", names.join(", "));
+    }
     s
 }
 

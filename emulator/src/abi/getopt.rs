@@ -119,7 +119,7 @@ unsafe fn long_parse(
 }
 
 /// glibc's own `name` (`getopt_long` or `getopt_long_only`).
-fn glibc_long(name: &std::ffi::CStr, cell: &'static std::sync::OnceLock<usize>) -> LongParse {
+fn glibc_long(name: &std::ffi::CStr, cell: &'static super::interpose::Forward) -> LongParse {
     let addr = super::interpose::next(name, cell);
     // SAFETY: glibc's `name`, whose C type is LongParse.
     unsafe { std::mem::transmute::<usize, LongParse>(addr) }
@@ -138,7 +138,7 @@ pub unsafe extern "C" fn getopt_long(
     long_options: *const libc::option,
     index: *mut c_int,
 ) -> c_int {
-    static CELL: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    static CELL: super::interpose::Forward = super::interpose::Forward::new();
     let parse = glibc_long(c"getopt_long", &CELL);
     // SAFETY: per the contract.
     unsafe { long_parse(parse, argc, argv, options, long_options, index) }
@@ -156,7 +156,7 @@ pub unsafe extern "C" fn getopt_long_only(
     long_options: *const libc::option,
     index: *mut c_int,
 ) -> c_int {
-    static CELL: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    static CELL: super::interpose::Forward = super::interpose::Forward::new();
     let parse = glibc_long(c"getopt_long_only", &CELL);
     // SAFETY: per the contract.
     unsafe { long_parse(parse, argc, argv, options, long_options, index) }

@@ -31,39 +31,59 @@
 //! iterators.
 
 use std::ffi::{c_char, c_double, c_int, c_long, c_uint, c_void, CStr};
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::time;
 use crate::engine::context;
 use crate::libc_state::{self, RankLibc};
 use crate::sim;
 
+/// Where an interposer forwards to, found on first use. Not a `OnceLock`:
+/// a thread that finds it empty looks it up itself rather than waiting
+/// for another. The lookup (`dlsym`) takes the dynamic linker's lock, and
+/// a library's constructor run by `dlopen`, which holds that lock, may
+/// call an interposer (libgfortran's calls `pthread_key_create`) while a
+/// thread being born calls the same one: waiting on each other, they
+/// deadlocked.
+pub(crate) struct Forward(AtomicUsize);
+
+impl Forward {
+    pub(crate) const fn new() -> Self {
+        Self(AtomicUsize::new(0))
+    }
+}
+
 /// The definition of `name` after ours in the search order: libc's.
-pub(crate) fn next(name: &CStr, cell: &OnceLock<usize>) -> usize {
+pub(crate) fn next(name: &CStr, cell: &Forward) -> usize {
     forwarded(name, "libc", cell, || privatize::next_definition(name))
 }
 
 /// The address of `name` in `library` that an interposer forwards to,
-/// found once by `find` into `cell`. None found means no way to answer:
-/// stop rather than unwind across the C caller.
+/// found by `find` into `cell` on first use. None found means no way to
+/// answer: stop rather than unwind across the C caller.
 pub(crate) fn forwarded(
     name: &CStr,
     library: &str,
-    cell: &OnceLock<usize>,
+    cell: &Forward,
     find: impl FnOnce() -> Option<usize>,
 ) -> usize {
-    *cell.get_or_init(|| {
-        find().unwrap_or_else(|| {
-            eprintln!("smpirun: internal error: {library} has no {name:?}; please report it");
-            std::process::abort();
-        })
-    })
+    match cell.0.load(Ordering::Acquire) {
+        0 => {
+            let addr = find().unwrap_or_else(|| {
+                eprintln!("smpirun: internal error: {library} has no {name:?}; please report it");
+                std::process::abort();
+            });
+            cell.0.store(addr, Ordering::Release);
+            addr
+        }
+        addr => addr,
+    }
 }
 
 /// Calls libc's own `$name` of C type `$ty` with `$args`.
 macro_rules! libc_own {
     ($name:literal: $ty:ty, $($args:expr),*) => {{
-        static CELL: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+        static CELL: $crate::abi::interpose::Forward = $crate::abi::interpose::Forward::new();
         let addr = $crate::abi::interpose::next(
             match std::ffi::CStr::from_bytes_with_nul(concat!($name, "\0").as_bytes()) {
                 Ok(name) => name,

@@ -10,7 +10,6 @@
 //! interface is then the C library's) and are costed by `smpi/omp-model`.
 
 use std::ffi::{c_int, c_long, c_uint, c_void, CStr};
-use std::sync::OnceLock;
 
 use super::interpose::libc_own;
 use crate::engine::context;
@@ -95,7 +94,7 @@ type RegionBody = extern "C" fn(*mut c_void);
 /// and at least the rank's own thread's: that replaces what the bench
 /// clock saw of it on the rank's thread (its CPU time, or its wall time
 /// with `smpi/bench-clock:wall`).
-fn region<R>(name: &CStr, cell: &OnceLock<usize>, call: impl FnOnce(usize) -> R) -> R {
+fn region<R>(name: &CStr, cell: &super::interpose::Forward, call: impl FnOnce(usize) -> R) -> R {
     let addr = super::interpose::forwarded(name, "libgomp", cell, || {
         privatize::loaded_definition(c"libgomp.so.1", name)
     });
@@ -151,7 +150,7 @@ pub unsafe extern "C" fn GOMP_parallel(
     threads: c_uint,
     flags: c_uint,
 ) {
-    static CELL: OnceLock<usize> = OnceLock::new();
+    static CELL: super::interpose::Forward = super::interpose::Forward::new();
     region(c"GOMP_parallel", &CELL, |addr| {
         // SAFETY: libgomp's function of this C type; the caller's arguments.
         unsafe {
@@ -177,7 +176,7 @@ pub unsafe extern "C" fn GOMP_parallel_sections(
     count: c_uint,
     flags: c_uint,
 ) {
-    static CELL: OnceLock<usize> = OnceLock::new();
+    static CELL: super::interpose::Forward = super::interpose::Forward::new();
     region(c"GOMP_parallel_sections", &CELL, |addr| {
         // SAFETY: as in GOMP_parallel.
         unsafe {
@@ -202,7 +201,7 @@ pub unsafe extern "C" fn GOMP_parallel_reductions(
     threads: c_uint,
     flags: c_uint,
 ) -> c_uint {
-    static CELL: OnceLock<usize> = OnceLock::new();
+    static CELL: super::interpose::Forward = super::interpose::Forward::new();
     region(c"GOMP_parallel_reductions", &CELL, |addr| {
         // SAFETY: as in GOMP_parallel.
         unsafe {
@@ -236,7 +235,7 @@ macro_rules! parallel_loops {
                 $($extra: $ty,)*
                 flags: c_uint,
             ) {
-                static CELL: OnceLock<usize> = OnceLock::new();
+                static CELL: super::interpose::Forward = super::interpose::Forward::new();
                 let name = match CStr::from_bytes_with_nul(concat!(stringify!($name), "\0").as_bytes()) {
                     Ok(n) => n,
                     Err(_) => unreachable!("an identifier without NUL"),
