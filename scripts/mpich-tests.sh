@@ -210,6 +210,8 @@ cat > "$BUILD/include/mpitestconf.h" <<'EOF'
 #define STDC_HEADERS 1
 #define HAVE_MPI_WIN_CREATE 1
 #define HAVE_MPI_INTEGER16 1
+/* gfortran's names, for the C halves of the Fortran tests. */
+#define F77_NAME_LOWER_USCORE 1
 /* The thread package of the MTest thread helpers (mtest_thread.c, linked
    into the threaded tests): POSIX, what configure picks on Linux. */
 #define THREAD_PACKAGE_NAME THREAD_PACKAGE_POSIX
@@ -399,10 +401,28 @@ build_fortran_prog() { # dir prog ext -> 0 if built
     read -r -a srcs <<< "$srcs_s"
     for s in "${srcs[@]}"; do paths+=("$T/$dir/$s"); done
     configure_fortran_headers "$dir"
+    # AM_FFLAGS/AM_FCFLAGS += -I../attr: headers of a sibling directory.
+    local -a incs=()
+    local inc
+    for inc in $(sed -nE 's/^[[:space:]]*AM_F(C)?FLAGS[[:space:]]*\+?=(.*)$/\2/p' "$T/$dir/Makefile.am" 2>/dev/null); do
+        case "$inc" in
+            -I.|-I) ;;
+            -I*)
+                configure_fortran_headers "$(cd "$T/$dir/${inc#-I}" 2>/dev/null && pwd | sed "s|^$T/||")"
+                incs+=("-I$BUILD/$dir/${inc#-I}" "-I$T/$dir/${inc#-I}")
+                ;;
+        esac
+    done
     util="$(fortran_util "$ext")"
+    # C halves of a test use the C MTest helpers.
+    local -a cutil=()
+    if [[ " ${srcs[*]}" == *".c"* ]]; then
+        util_link_for single
+        cutil=("${UTIL_FOR[@]}" "${GC_LDFLAGS[@]}")
+    fi
     log="$BUILD_LOG_DIR/$(log_name "$dir").$prog.build.log"
-    if (cd "$BUILD/$dir" && "$SMPIF90" "${CFLAGS_ARGV[@]}" -I"$BUILD/$dir" -I"$T/$dir" "${INCLUDES[@]}" \
-            -o "$BUILD/$dir/$prog" "${paths[@]}" ${util:+"$util"}) >"$log" 2>&1 \
+    if (cd "$BUILD/$dir" && "$SMPIF90" "${CFLAGS_ARGV[@]}" -I"$BUILD/$dir" -I"$T/$dir" "${incs[@]}" "${INCLUDES[@]}" \
+            -o "$BUILD/$dir/$prog" "${paths[@]}" ${util:+"$util"} "${cutil[@]}") >"$log" 2>&1 \
         && [[ -x "$BUILD/$dir/$prog" ]]; then
         BUILT[$key]=ok
         return 0
@@ -421,8 +441,8 @@ MPI4_RE='MPI_(Session[A-Za-z_]*|SESSION_NULL|Group_from_session_pset|Comm_create
 # The MPI 4.0 names a failed build log complains about (undefined or
 # undeclared), comma-separated; empty when there are none.
 mpi4_names() { # build-log
-    grep -E "undefined reference|undeclared|implicit declaration|unknown type name" "$1" 2>/dev/null \
-        | grep -oE "\b${MPI4_RE}\b" | sort -u | paste -sd, - || true
+    grep -E "undefined reference|undeclared|implicit declaration|unknown type name|does not provide" "$1" 2>/dev/null \
+        | grep -oiE "\b${MPI4_RE}\b" | sort -u | paste -sd, - || true
 }
 
 MEM_GB="$(awk '/^MemTotal:/ { printf "%.1f", $2 / 1048576 }' /proc/meminfo 2>/dev/null || echo 0)"

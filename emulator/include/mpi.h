@@ -716,6 +716,8 @@ SMPI_CALL(MPI_Fint, Errhandler_c2f, (MPI_Errhandler errhandler))
 SMPI_CALL(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler))
 SMPI_CALL(MPI_Fint, Message_c2f, (MPI_Message message))
 SMPI_CALL(MPI_Message, Message_f2c, (MPI_Fint message))
+SMPI_CALL(MPI_Fint, Info_c2f, (MPI_Info info))
+SMPI_CALL(MPI_Info, Info_f2c, (MPI_Fint info))
 
 #ifdef __cplusplus
 }

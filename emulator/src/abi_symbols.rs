@@ -77,7 +77,7 @@ macro_rules! with_abi_symbols {
             MPI_Errhandler_free, MPI_Comm_c2f, MPI_Comm_f2c, MPI_Group_c2f, MPI_Group_f2c,
             MPI_Type_c2f, MPI_Type_f2c, MPI_Request_c2f, MPI_Request_f2c, MPI_Op_c2f,
             MPI_Op_f2c, MPI_Errhandler_c2f, MPI_Errhandler_f2c, MPI_Message_c2f,
-            MPI_Message_f2c,
+            MPI_Message_f2c, MPI_Info_c2f, MPI_Info_f2c,
             MPI_Alloc_mem, MPI_Free_mem, MPI_Win_create, MPI_Win_allocate,
             MPI_Win_allocate_shared, MPI_Win_create_dynamic, MPI_Win_shared_query,
             MPI_Win_attach, MPI_Win_detach, MPI_Win_free, MPI_Win_get_group, MPI_Win_set_info,

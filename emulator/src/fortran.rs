@@ -548,6 +548,10 @@ pub fn bindings_c(mpi_h: &str) -> String {
         r#"
 static char *smpi_f_in(const char *s, size_t len)
 {
+    /* Leading and trailing blanks are not part of a Fortran string
+     * argument (MPI 3.1, 9.1 and 17.2). */
+    while (len > 0 && s[0] == ' ')
+        s++, len--;
     while (len > 0 && s[len - 1] == ' ')
         len--;
     char *c = malloc(len + 1);
@@ -600,6 +604,14 @@ fn write_binding(s: &mut String, f: &Function) {
     let mut before: Vec<String> = Vec::new();
     let mut after: Vec<String> = Vec::new();
     let mut actuals: Vec<String> = Vec::new();
+    // An output string is written back only when the call succeeded and,
+    // for calls with a flag (MPI_INFO_GET), found something: the
+    // program's buffer is otherwise left alone.
+    let found = if f.params.iter().any(|p| p.name == "flag") {
+        "*ierr == MPI_SUCCESS && *flag"
+    } else {
+        "*ierr == MPI_SUCCESS"
+    };
     for p in &f.params {
         let n = &p.name;
         match &p.kind {
@@ -639,7 +651,7 @@ fn write_binding(s: &mut String, f: &Function) {
                 ));
                 actuals.push(format!("{n}_c"));
                 after.push(format!(
-                    "smpi_f_out({n}, {n}_len, {n}_c);\n    free({n}_c);"
+                    "if ({found})\n        smpi_f_out({n}, {n}_len, {n}_c);\n    free({n}_c);"
                 ));
             }
         }
@@ -788,7 +800,9 @@ pub fn mpif_h(mpi_h: &str) -> String {
     }
     s.push_str(
         "      DOUBLE PRECISION MPI_WTIME, MPI_WTICK\n\
-         \x20     EXTERNAL MPI_WTIME, MPI_WTICK\n",
+         \x20     EXTERNAL MPI_WTIME, MPI_WTICK\n\
+         \x20     DOUBLE PRECISION PMPI_WTIME, PMPI_WTICK\n\
+         \x20     EXTERNAL PMPI_WTIME, PMPI_WTICK\n",
     );
     // The predefined attribute callbacks are procedures in Fortran.
     for names in PREDEFINED_CALLBACKS.chunks(2) {
@@ -797,9 +811,83 @@ pub fn mpif_h(mpi_h: &str) -> String {
     s
 }
 
-/// The `mpi` module: `mpif.h` inside a module (no explicit interfaces).
-pub const MPI_MODULE_F90: &str =
-    "module mpi\n  implicit none\n  include 'mpif.h'\nend module mpi\n";
+/// The `mpi` module: `mpif.h` inside a module (no explicit interfaces),
+/// the types of the functions that `mpif.h` leaves to the program
+/// (Fortran 77 programs declare them themselves), and `MPI_SIZEOF`, a
+/// generic of the module alone (scalars and arrays of every rank:
+/// assumed-rank arguments).
+pub const MPI_MODULE_F90: &str = r"module mpi
+  implicit none
+  include 'mpif.h'
+  integer(kind=MPI_ADDRESS_KIND), external :: MPI_AINT_ADD, MPI_AINT_DIFF
+  interface MPI_SIZEOF
+    module procedure smpi_sizeof_i1, smpi_sizeof_i2, smpi_sizeof_i4, smpi_sizeof_i8
+    module procedure smpi_sizeof_r4, smpi_sizeof_r8, smpi_sizeof_c4, smpi_sizeof_c8
+    module procedure smpi_sizeof_l4, smpi_sizeof_ch
+  end interface
+contains
+  subroutine smpi_sizeof_i1(x, size, ierror)
+    integer(kind=1), dimension(..) :: x
+    integer :: size, ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine
+  subroutine smpi_sizeof_i2(x, size, ierror)
+    integer(kind=2), dimension(..) :: x
+    integer :: size, ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine
+  subroutine smpi_sizeof_i4(x, size, ierror)
+    integer(kind=4), dimension(..) :: x
+    integer :: size, ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine
+  subroutine smpi_sizeof_i8(x, size, ierror)
+    integer(kind=8), dimension(..) :: x
+    integer :: size, ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine
+  subroutine smpi_sizeof_r4(x, size, ierror)
+    real(kind=4), dimension(..) :: x
+    integer :: size, ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine
+  subroutine smpi_sizeof_r8(x, size, ierror)
+    real(kind=8), dimension(..) :: x
+    integer :: size, ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine
+  subroutine smpi_sizeof_c4(x, size, ierror)
+    complex(kind=4), dimension(..) :: x
+    integer :: size, ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine
+  subroutine smpi_sizeof_c8(x, size, ierror)
+    complex(kind=8), dimension(..) :: x
+    integer :: size, ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine
+  subroutine smpi_sizeof_l4(x, size, ierror)
+    logical(kind=4), dimension(..) :: x
+    integer :: size, ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine
+  subroutine smpi_sizeof_ch(x, size, ierror)
+    character(len=*), dimension(..) :: x
+    integer :: size, ierror
+    size = storage_size(x) / 8
+    ierror = MPI_SUCCESS
+  end subroutine
+end module mpi
+";
 
 #[cfg(test)]
 mod tests {

@@ -442,6 +442,7 @@ identity_conversions! {
     MPI_Errhandler_c2f, MPI_Errhandler_f2c;
     MPI_Message_c2f, MPI_Message_f2c;
     MPI_Win_c2f, MPI_Win_f2c;
+    MPI_Info_c2f, MPI_Info_f2c;
 }
 
 // The MPI-1 names of the error handler calls.

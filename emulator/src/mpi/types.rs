@@ -238,6 +238,8 @@ pub fn dup(old: i32) -> MpiResult<Duplicate> {
     let o = get(old)?;
     let mut t = (*o).clone();
     t.predefined = false;
+    // Names are not propagated (MPI 3.1, 6.8), as for communicators.
+    t.name = String::new();
     let new = store(
         t,
         Envelope::new(typector::COMBINER_DUP, vec![], vec![], vec![old]),
