@@ -128,6 +128,16 @@ pub struct ActionId {
     generation: u32,
 }
 
+impl ActionId {
+    /// The slot the action occupies, below the largest number of actions
+    /// ever running at once: callers can keep per-action data in a
+    /// vector indexed by it, with the id itself to tell a slot's later
+    /// actions apart.
+    pub fn slot(self) -> usize {
+        self.index as usize
+    }
+}
+
 /// How a resource shares its capacity among the actions using it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Sharing {

@@ -188,6 +188,33 @@ enum ActionOwner {
     Transfer(TransferId),
 }
 
+/// The owners of the running fluid actions, by the action's slot (a
+/// vector: a hash map cost a message a few hundred instructions).
+#[derive(Default)]
+struct Owners(Vec<Option<(ActionId, ActionOwner)>>);
+
+impl Owners {
+    fn insert(&mut self, id: ActionId, owner: ActionOwner) {
+        let slot = id.slot();
+        if self.0.len() <= slot {
+            self.0.resize(slot + 1, None);
+        }
+        self.0[slot] = Some((id, owner));
+    }
+
+    /// The owner of `id`, forgotten; None for an action nobody owns.
+    fn remove(&mut self, id: &ActionId) -> Option<ActionOwner> {
+        let entry = self.0.get_mut(id.slot())?;
+        match *entry {
+            Some((owned, owner)) if owned == *id => {
+                *entry = None;
+                Some(owner)
+            }
+            _ => None,
+        }
+    }
+}
+
 /// How a sleep began.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Sleep {
@@ -227,7 +254,7 @@ pub struct Core {
     energy: Option<Energy>,
     /// Whether each fluid resource (by index) is a FATPIPE.
     fatpipe: Vec<bool>,
-    owners: FxHashMap<ActionId, ActionOwner>,
+    owners: Owners,
     transfers: Vec<Option<Transfer>>,
     free_transfers: Vec<u32>,
     /// Under UGAL routing, the messages in flight (latency phase or flow)
@@ -340,7 +367,7 @@ impl Core {
             pstate_cpus: FxHashMap::default(),
             energy: None,
             fatpipe,
-            owners: FxHashMap::default(),
+            owners: Owners::default(),
             transfers: Vec::new(),
             free_transfers: Vec::new(),
             in_flight,
