@@ -274,7 +274,7 @@ impl FortranKit {
         h.write(&version.stdout);
         h.write(mpif_h.as_bytes());
         h.write(bindings_c.as_bytes());
-        h.write(crate::fortran::MPI_MODULE_F90.as_bytes());
+        h.write(crate::fortran::mpi_module_f90().as_bytes());
         let base = kit
             .shim_object
             .parent()
@@ -303,42 +303,25 @@ impl FortranKit {
         std::fs::write(include.join("mpif.h"), mpif_h)?;
         let bindings = tmp.join("smpi_fortran.c");
         std::fs::write(&bindings, bindings_c)?;
-        let status = Command::new(cc)
-            .args(["-O2", "-fPIC", "-c", "-I"])
+        let mut cmd = Command::new(cc);
+        cmd.args(["-O2", "-fPIC", "-c", "-I"])
             .arg(&kit.include_dir)
             .arg(&bindings)
             .arg("-o")
-            .arg(tmp.join("smpi_fortran.o"))
-            .status()
-            .with_context(|| format!("cannot run the compiler {cc:?}"))?;
-        if !status.success() {
-            bail!("compiling the Fortran bindings with {cc:?} failed ({status})");
-        }
+            .arg(tmp.join("smpi_fortran.o"));
+        compile(cmd, "the Fortran bindings")?;
         let module = tmp.join("smpi_mpi_module.f90");
-        std::fs::write(&module, crate::fortran::MPI_MODULE_F90)?;
-        let status = Command::new(fc)
-            .args(["-fPIC", "-c", "-I"])
+        std::fs::write(&module, crate::fortran::mpi_module_f90())?;
+        let mut cmd = Command::new(fc);
+        cmd.args(["-fPIC", "-c", "-I"])
             .arg(&include)
             .arg("-J")
             .arg(&include)
             .arg(&module)
             .arg("-o")
-            .arg(tmp.join("smpi_mpi_module.o"))
-            .status()
-            .with_context(|| format!("cannot run the Fortran compiler {fc:?}"))?;
-        if !status.success() {
-            bail!("compiling the mpi module with {fc:?} failed ({status})");
-        }
-        if std::fs::rename(&tmp, &dir).is_err() {
-            // Another wrapper finished first; use its copy.
-            let _ = std::fs::remove_dir_all(&tmp);
-        }
-        if !fkit.bindings_object.is_file() || !fkit.module_object.is_file() {
-            bail!(
-                "the smpif90 cache {} is incomplete; remove it and retry",
-                dir.display()
-            );
-        }
+            .arg(tmp.join("smpi_mpi_module.o"));
+        compile(cmd, "the mpi module")?;
+        publish(&tmp, &dir, &[&fkit.bindings_object, &fkit.module_object])?;
         Ok(fkit)
     }
 }
@@ -527,16 +510,12 @@ impl Toolkit {
         }
         let asm = tmp.join("smpi_shim.s");
         std::fs::write(&asm, shim_source()?)?;
-        let status = Command::new(compiler)
-            .arg("-c")
+        let mut cmd = Command::new(compiler);
+        cmd.arg("-c")
             .arg(&asm)
             .arg("-o")
-            .arg(tmp.join("smpi_shim.o"))
-            .status()
-            .with_context(|| format!("cannot run the compiler {compiler:?}"))?;
-        if !status.success() {
-            bail!("assembling the MPI shim with {compiler:?} failed ({status})");
-        }
+            .arg(tmp.join("smpi_shim.o"));
+        compile(cmd, "the MPI shim")?;
         let entry = tmp.join("smpi_direct_run.c");
         std::fs::write(
             &entry,
@@ -546,28 +525,47 @@ impl Toolkit {
                 c_string(dynamic_linker(compiler).as_bytes())
             ),
         )?;
-        let status = Command::new(compiler)
-            .args(["-x", "c", "-O2", "-fPIC", "-c"])
+        let mut cmd = Command::new(compiler);
+        cmd.args(["-x", "c", "-O2", "-fPIC", "-c"])
             .arg(&entry)
             .arg("-o")
-            .arg(tmp.join("smpi_direct_run.o"))
-            .status()
-            .with_context(|| format!("cannot run the compiler {compiler:?}"))?;
-        if !status.success() {
-            bail!("compiling the direct-run entry with {compiler:?} failed ({status})");
-        }
-        if std::fs::rename(&tmp, &dir).is_err() {
-            // Another smpicc finished first; use its copy.
-            let _ = std::fs::remove_dir_all(&tmp);
-        }
-        if !toolkit.shim_object.is_file() || !toolkit.direct_run_object.is_file() {
-            bail!(
-                "the smpicc cache {} is incomplete; remove it and retry",
-                dir.display()
-            );
-        }
+            .arg(tmp.join("smpi_direct_run.o"));
+        compile(cmd, "the direct-run entry")?;
+        publish(
+            &tmp,
+            &dir,
+            &[&toolkit.shim_object, &toolkit.direct_run_object],
+        )?;
         Ok(toolkit)
     }
+}
+
+/// Runs one compilation of the cache's construction.
+fn compile(mut cmd: Command, what: &str) -> Result<()> {
+    let compiler = cmd.get_program().to_owned();
+    let status = cmd
+        .status()
+        .with_context(|| format!("cannot run the compiler {compiler:?}"))?;
+    if !status.success() {
+        bail!("compiling {what} with {compiler:?} failed ({status})");
+    }
+    Ok(())
+}
+
+/// Moves a cache directory built in `tmp` into place as `dir` (if another
+/// wrapper finished first, its copy is used) and checks that the files
+/// `needed` are there.
+fn publish(tmp: &std::path::Path, dir: &std::path::Path, needed: &[&PathBuf]) -> Result<()> {
+    if std::fs::rename(tmp, dir).is_err() {
+        let _ = std::fs::remove_dir_all(tmp);
+    }
+    if needed.iter().any(|f| !f.is_file()) {
+        bail!(
+            "the wrappers' cache {} is incomplete; remove it and retry",
+            dir.display()
+        );
+    }
+    Ok(())
 }
 
 /// What a command line asks the compiler to do.

@@ -811,83 +811,46 @@ pub fn mpif_h(mpi_h: &str) -> String {
     s
 }
 
+/// The kinds `MPI_SIZEOF` answers for: (suffix, Fortran type).
+const SIZEOF_TYPES: &[(&str, &str)] = &[
+    ("i1", "integer(kind=1)"),
+    ("i2", "integer(kind=2)"),
+    ("i4", "integer(kind=4)"),
+    ("i8", "integer(kind=8)"),
+    ("r4", "real(kind=4)"),
+    ("r8", "real(kind=8)"),
+    ("c4", "complex(kind=4)"),
+    ("c8", "complex(kind=8)"),
+    ("l4", "logical(kind=4)"),
+    ("ch", "character(len=*)"),
+];
+
 /// The `mpi` module: `mpif.h` inside a module (no explicit interfaces),
 /// the types of the functions that `mpif.h` leaves to the program
 /// (Fortran 77 programs declare them themselves), and `MPI_SIZEOF`, a
 /// generic of the module alone (scalars and arrays of every rank:
 /// assumed-rank arguments).
-pub const MPI_MODULE_F90: &str = r"module mpi
-  implicit none
-  include 'mpif.h'
-  integer(kind=MPI_ADDRESS_KIND), external :: MPI_AINT_ADD, MPI_AINT_DIFF
-  interface MPI_SIZEOF
-    module procedure smpi_sizeof_i1, smpi_sizeof_i2, smpi_sizeof_i4, smpi_sizeof_i8
-    module procedure smpi_sizeof_r4, smpi_sizeof_r8, smpi_sizeof_c4, smpi_sizeof_c8
-    module procedure smpi_sizeof_l4, smpi_sizeof_ch
-  end interface
-contains
-  subroutine smpi_sizeof_i1(x, size, ierror)
-    integer(kind=1), dimension(..) :: x
-    integer :: size, ierror
-    size = storage_size(x) / 8
-    ierror = MPI_SUCCESS
-  end subroutine
-  subroutine smpi_sizeof_i2(x, size, ierror)
-    integer(kind=2), dimension(..) :: x
-    integer :: size, ierror
-    size = storage_size(x) / 8
-    ierror = MPI_SUCCESS
-  end subroutine
-  subroutine smpi_sizeof_i4(x, size, ierror)
-    integer(kind=4), dimension(..) :: x
-    integer :: size, ierror
-    size = storage_size(x) / 8
-    ierror = MPI_SUCCESS
-  end subroutine
-  subroutine smpi_sizeof_i8(x, size, ierror)
-    integer(kind=8), dimension(..) :: x
-    integer :: size, ierror
-    size = storage_size(x) / 8
-    ierror = MPI_SUCCESS
-  end subroutine
-  subroutine smpi_sizeof_r4(x, size, ierror)
-    real(kind=4), dimension(..) :: x
-    integer :: size, ierror
-    size = storage_size(x) / 8
-    ierror = MPI_SUCCESS
-  end subroutine
-  subroutine smpi_sizeof_r8(x, size, ierror)
-    real(kind=8), dimension(..) :: x
-    integer :: size, ierror
-    size = storage_size(x) / 8
-    ierror = MPI_SUCCESS
-  end subroutine
-  subroutine smpi_sizeof_c4(x, size, ierror)
-    complex(kind=4), dimension(..) :: x
-    integer :: size, ierror
-    size = storage_size(x) / 8
-    ierror = MPI_SUCCESS
-  end subroutine
-  subroutine smpi_sizeof_c8(x, size, ierror)
-    complex(kind=8), dimension(..) :: x
-    integer :: size, ierror
-    size = storage_size(x) / 8
-    ierror = MPI_SUCCESS
-  end subroutine
-  subroutine smpi_sizeof_l4(x, size, ierror)
-    logical(kind=4), dimension(..) :: x
-    integer :: size, ierror
-    size = storage_size(x) / 8
-    ierror = MPI_SUCCESS
-  end subroutine
-  subroutine smpi_sizeof_ch(x, size, ierror)
-    character(len=*), dimension(..) :: x
-    integer :: size, ierror
-    size = storage_size(x) / 8
-    ierror = MPI_SUCCESS
-  end subroutine
-end module mpi
-";
+pub fn mpi_module_f90() -> String {
+    let mut s = String::from(
+        "module mpi\n  implicit none\n  include 'mpif.h'\n  \
+         integer(kind=MPI_ADDRESS_KIND), external :: MPI_AINT_ADD, MPI_AINT_DIFF\n  \
+         interface MPI_SIZEOF\n",
+    );
+    for (suffix, _) in SIZEOF_TYPES {
+        let _ = writeln!(s, "    module procedure smpi_sizeof_{suffix}");
+    }
+    s.push_str("  end interface\ncontains\n");
+    for (suffix, ty) in SIZEOF_TYPES {
+        let _ = writeln!(
+            s,
+            "  subroutine smpi_sizeof_{suffix}(x, size, ierror)\n    \
+             {ty}, dimension(..) :: x\n    integer :: size, ierror\n    \
+             size = storage_size(x) / 8\n    ierror = MPI_SUCCESS\n  end subroutine"
+        );
+    }
+    s.push_str("end module mpi\n");
+    s
+}
 
 #[cfg(test)]
 mod tests {
