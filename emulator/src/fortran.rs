@@ -7,10 +7,12 @@
 //! program, next to the MPI shim.
 //!
 //! The bindings are generated from the `SMPI_CALL` declarations, so every
-//! C function has its Fortran twin unless its arguments have no plain
-//! Fortran form (callbacks with Fortran-specific signatures: keyvals,
-//! generalized requests; `char **`; varargs), which are then absent and
-//! fail at link time like any missing function. Fortran passes every
+//! C function has its Fortran twin; those whose Fortran form differs
+//! (callbacks with Fortran signatures: keyvals and generalized requests,
+//! bridged by C trampolines; 1-based request indices; MPI-1's INTEGER
+//! addresses) are written by hand, and those with no plain Fortran form
+//! (`char **`, varargs, MPI 4.0 additions) are absent and fail at link
+//! time like any missing function. Fortran passes every
 //! argument by reference: scalars (integers, handles, which are the C
 //! handles: `MPI_Comm_f2c` is the identity) are read through their
 //! pointer; arrays, outputs and buffers pass through, the addresses of
@@ -317,6 +319,55 @@ void mpi_keyval_create_(void *copy, void *del, int *keyval, int *extra, int *ier
     *ierr = MPI_Keyval_create((MPI_Copy_function *)smpi_f_copy,
                               (MPI_Delete_function *)smpi_f_delete, keyval,
                               smpi_f_new_keyval(copy, del, *extra, 1));
+}
+
+/* Generalized requests: the Fortran callbacks behind C trampolines, with
+ * the address of the program's extra-state variable (the callbacks update
+ * it in place, as MPICH's bindings let them), in a record that the free
+ * callback releases. */
+typedef void (*smpi_f_query_fn)(MPI_Aint *, MPI_Status *, int *);
+typedef void (*smpi_f_free_fn)(MPI_Aint *, int *);
+typedef void (*smpi_f_cancel_fn)(MPI_Aint *, int *, int *);
+struct smpi_f_grequest {
+    smpi_f_query_fn query;
+    smpi_f_free_fn free;
+    smpi_f_cancel_fn cancel;
+    MPI_Aint *extra;
+};
+static int smpi_f_grequest_query(void *record, MPI_Status *status)
+{
+    struct smpi_f_grequest *g = record;
+    int ierr = MPI_SUCCESS;
+    g->query(g->extra, status, &ierr);
+    return ierr;
+}
+static int smpi_f_grequest_free(void *record)
+{
+    struct smpi_f_grequest *g = record;
+    int ierr = MPI_SUCCESS;
+    g->free(g->extra, &ierr);
+    free(g);
+    return ierr;
+}
+static int smpi_f_grequest_cancel(void *record, int complete)
+{
+    struct smpi_f_grequest *g = record;
+    int ierr = MPI_SUCCESS, fcomplete = complete != 0;
+    g->cancel(g->extra, &fcomplete, &ierr);
+    return ierr;
+}
+void mpi_grequest_start_(void *query, void *free_fn, void *cancel, MPI_Aint *extra,
+                         MPI_Request *request, int *ierr)
+{
+    struct smpi_f_grequest *g = malloc(sizeof *g);
+    g->query = (smpi_f_query_fn)query;
+    g->free = (smpi_f_free_fn)free_fn;
+    g->cancel = (smpi_f_cancel_fn)cancel;
+    g->extra = extra;
+    *ierr = MPI_Grequest_start(smpi_f_grequest_query, smpi_f_grequest_free, smpi_f_grequest_cancel,
+                               g, request);
+    if (*ierr != MPI_SUCCESS)
+        free(g);
 }
 
 /* The predefined callbacks, as Fortran procedures. */

@@ -1,8 +1,9 @@
 ! Fortran callbacks and Fortran conventions: keyvals with user copy and
 ! delete callbacks (called with everything by reference), the predefined
 ! MPI_COMM_DUP_FN and MPI_NULL_DELETE_FN procedures, MPI-1 attributes
-! with INTEGER values, and the 1-based request indices of MPI_WAITANY and
-! MPI_WAITSOME. Prints "attributes ok" on rank 0.
+! with INTEGER values, a generalized request whose callbacks update the
+! program's extra state in place, and the 1-based request indices of
+! MPI_WAITANY and MPI_WAITSOME. Prints "attributes ok" on rank 0.
 module callback_counts
   implicit none
   integer :: copies = 0, deletes = 0
@@ -31,13 +32,45 @@ subroutine count_delete(comm, keyval, val, extra, ierr)
   ierr = MPI_SUCCESS
 end subroutine count_delete
 
+subroutine greq_query(extra, status, ierr)
+  use mpi
+  implicit none
+  integer(kind=MPI_ADDRESS_KIND) :: extra
+  integer :: status(MPI_STATUS_SIZE), ierr
+  call MPI_Status_set_elements(status, MPI_INTEGER, 3, ierr)
+  call MPI_Status_set_cancelled(status, .false., ierr)
+  status(MPI_SOURCE) = MPI_UNDEFINED
+  status(MPI_TAG) = MPI_UNDEFINED
+  extra = extra + 10
+  ierr = MPI_SUCCESS
+end subroutine greq_query
+
+subroutine greq_free(extra, ierr)
+  use mpi
+  implicit none
+  integer(kind=MPI_ADDRESS_KIND) :: extra
+  integer :: ierr
+  extra = extra + 100
+  ierr = MPI_SUCCESS
+end subroutine greq_free
+
+subroutine greq_cancel(extra, complete, ierr)
+  use mpi
+  implicit none
+  integer(kind=MPI_ADDRESS_KIND) :: extra
+  logical :: complete
+  integer :: ierr
+  ierr = MPI_SUCCESS
+end subroutine greq_cancel
+
 program attributes_indices
   use mpi
   use callback_counts
   implicit none
-  external copy_plus_one, count_delete
+  external copy_plus_one, count_delete, greq_query, greq_free, greq_cancel
   integer :: rank, nprocs, ierr, bad, total, key, key2, old_key, dup, index, outcount
-  integer :: reqs(3), indices(3), bufs(3), old_val, i
+  integer :: reqs(3), indices(3), bufs(3), old_val, i, greq, count
+  integer :: status(MPI_STATUS_SIZE)
   integer(kind=MPI_ADDRESS_KIND) :: val, extra
   logical :: flag
 
@@ -69,6 +102,13 @@ program attributes_indices
   call MPI_Comm_free_keyval(key, ierr)
   call MPI_Comm_free_keyval(key2, ierr)
   call MPI_Keyval_free(old_key, ierr)
+
+  extra = 1
+  call MPI_Grequest_start(greq_query, greq_free, greq_cancel, extra, greq, ierr)
+  call MPI_Grequest_complete(greq, ierr)
+  call MPI_Wait(greq, status, ierr)
+  call MPI_Get_count(status, MPI_INTEGER, count, ierr)
+  if (extra /= 111 .or. count /= 3) bad = bad + 1
 
   ! Requests 1 and 3 are never satisfied by anyone (null), 2 completes.
   reqs(1) = MPI_REQUEST_NULL
