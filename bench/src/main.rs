@@ -294,21 +294,7 @@ fn compile_all(emulators: &[Emulator], source: &Path, scratch: &Path) -> Result<
     let mut programs = Vec::new();
     for e in emulators {
         let out = scratch.join(format!("{stem}-{}", e.name));
-        let o = Command::new(&e.smpicc)
-            .arg("-O2")
-            .arg("-o")
-            .arg(&out)
-            .arg(source)
-            .output()
-            .with_context(|| format!("cannot run {}", e.smpicc.display()))?;
-        if !o.status.success() {
-            bail!(
-                "{} failed on {}:\n{}",
-                e.smpicc.display(),
-                source.display(),
-                String::from_utf8_lossy(&o.stderr)
-            );
-        }
+        smpi_bench::build_program(&e.smpicc, source, &out)?;
         programs.push(out);
     }
     Ok(programs)

@@ -124,16 +124,7 @@ fn main() -> Result<()> {
     let scratch = std::env::temp_dir().join(format!("coll-algorithms-{}", std::process::id()));
     std::fs::create_dir_all(&scratch)?;
     let program = scratch.join("collective");
-    let o = Command::new(&smpicc)
-        .arg("-O2")
-        .arg("-o")
-        .arg(&program)
-        .arg(repo.join("bench/c/collective.c"))
-        .output()
-        .context("cannot run smpicc")?;
-    if !o.status.success() {
-        bail!("smpicc failed:\n{}", String::from_utf8_lossy(&o.stderr));
-    }
+    smpi_bench::build_program(&smpicc, &repo.join("bench/c/collective.c"), &program)?;
 
     let cases: Vec<(&str, usize, Vec<Variant>)> = vec![
         (

@@ -115,7 +115,7 @@ fn main() -> Result<()> {
         }
     }
     for e in &emulators {
-        compile(e, &source)?;
+        smpi_bench::build_program(&e.smpicc, &source, &e.program)?;
     }
     let messages = 2 * opts.round_trips;
     println!(
@@ -226,23 +226,4 @@ fn measure(
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
-}
-
-fn compile(e: &Emulator, source: &Path) -> Result<()> {
-    let o = Command::new(&e.smpicc)
-        .arg("-O2")
-        .arg("-o")
-        .arg(&e.program)
-        .arg(source)
-        .output()
-        .with_context(|| format!("cannot run {}", e.smpicc.display()))?;
-    if !o.status.success() {
-        bail!(
-            "{} failed on {}:\n{}",
-            e.smpicc.display(),
-            source.display(),
-            String::from_utf8_lossy(&o.stderr)
-        );
-    }
-    Ok(())
 }
