@@ -7,9 +7,8 @@
 
 use std::path::PathBuf;
 use std::process::Command;
-use std::sync::Mutex;
 
-use crate::{repo, run, scratch, stderr, stdout, tool, with_env, NO_COMPUTE};
+use crate::{build_with, run, scratch, stderr, stdout, tool, with_env, NO_COMPUTE};
 
 fn smpif90() -> Command {
     with_env(Command::new(env!("CARGO_BIN_EXE_smpif90")))
@@ -17,27 +16,14 @@ fn smpif90() -> Command {
 
 /// Builds tests/fortran/`source` into the scratch directory once per run.
 fn build_fortran(source: &str) -> PathBuf {
-    static BUILT: Mutex<Vec<String>> = Mutex::new(Vec::new());
-    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    tool("scripts/gfortran.sh");
     let stem = source.split('.').next().expect("a file name");
-    let out = scratch().join(format!("fortran-{stem}"));
-    if !built.iter().any(|s| s == source) {
-        tool("scripts/gfortran.sh");
-        let o = smpif90()
-            .arg("-O2")
-            .arg(repo().join("tests/fortran").join(source))
-            .arg("-o")
-            .arg(&out)
-            .output()
-            .expect("run smpif90");
-        assert!(
-            o.status.success(),
-            "smpif90 {source} failed:\n{}",
-            stderr(&o)
-        );
-        built.push(source.to_string());
-    }
-    out
+    build_with(
+        smpif90,
+        &format!("tests/fortran/{source}"),
+        &format!("fortran-{stem}"),
+        &["-O2"],
+    )
 }
 
 #[test]

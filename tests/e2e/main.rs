@@ -108,26 +108,32 @@ pub fn build(source: &str) -> PathBuf {
 /// program another one is still writing. A name stands for one source
 /// and one set of flags.
 pub fn build_as(source: &str, name: &str, flags: &[&str]) -> PathBuf {
+    build_with(smpicc, source, name, flags)
+}
+
+/// [`build_as`] with another compiler wrapper (`smpif90`...).
+pub fn build_with(wrapper: fn() -> Command, source: &str, name: &str, flags: &[&str]) -> PathBuf {
     static BUILT: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
     let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
     let out = scratch().join(name);
-    let inputs = format!("{source} {flags:?}");
+    let mut cmd = wrapper();
+    let inputs = format!("{:?} {source} {flags:?}", cmd.get_program());
     if let Some((_, earlier)) = built.iter().find(|(n, _)| n == name) {
         assert_eq!(
             *earlier, inputs,
             "two builds named {name} from different inputs"
         );
     } else {
-        let o = smpicc()
+        let o = cmd
             .args(flags)
             .arg(repo().join(source))
             .arg("-o")
             .arg(&out)
             .output()
-            .expect("run smpicc");
+            .expect("run the compiler wrapper");
         assert!(
             o.status.success(),
-            "smpicc {source} failed:\n{}",
+            "{inputs} failed:\n{}",
             String::from_utf8_lossy(&o.stderr)
         );
         built.push((name.to_string(), inputs));
