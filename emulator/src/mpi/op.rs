@@ -504,7 +504,8 @@ mod tests {
             let a = ld(2.0);
             let mut b = ld(3.0);
             assert!(apply(Builtin::Sum, Basic::LongDouble, &a, &mut b));
-            assert_eq!(b, ld(5.0));
+            // An x87 store writes 10 bytes: the padding holds anything.
+            assert_eq!(b[..10], ld(5.0)[..10]);
             let mut x = ld(0.0);
             assert!(apply(Builtin::Lxor, Basic::LongDouble, &a, &mut x));
             assert_eq!(x[..10], ld(1.0)[..10], "2 xor 0 is true, 1.0");
