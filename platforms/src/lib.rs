@@ -132,7 +132,7 @@ pub use cluster::MAX_CLUSTER_HOSTS;
 pub use compact::is_compact;
 pub use error::{PlatformError, Problem, RouteError};
 pub use hostfile::{parse_hostfile, HostfileEntry};
-pub use model::{Direction, Host, HostId, Link, LinkId, LinkUse, Sharing};
+pub use model::{Direction, Disk, Host, HostId, Link, LinkId, LinkUse, Sharing};
 pub use platform::{
     Platform, DEFAULT_LOOPBACK_BANDWIDTH, DEFAULT_LOOPBACK_LATENCY, GLOBAL_LOOPBACK_NAME,
 };

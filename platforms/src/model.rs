@@ -75,6 +75,26 @@ impl LinkUse {
     }
 }
 
+/// A host's disk (SimGrid's `<disk>`): what its I/O costs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Disk {
+    /// Its name, unique among the disks of its host.
+    pub name: String,
+    /// The host it belongs to.
+    pub host: HostId,
+    /// Read bandwidth, in bytes/s.
+    pub read_bw: f64,
+    /// Write bandwidth, in bytes/s.
+    pub write_bw: f64,
+    /// Its capacity in bytes (the `size` property), if given.
+    pub size: Option<f64>,
+    /// The path prefix its files live under (the `mount` property), if
+    /// given.
+    pub mount: Option<String>,
+    /// `<prop id value/>` pairs, in file order (`size` and `mount` too).
+    pub properties: Vec<(String, String)>,
+}
+
 /// A simulated machine.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Host {

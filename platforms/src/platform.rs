@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::cluster::{self, ClusterRouting, ClusterSpec, LinkSpec, SameHost};
 use crate::error::{PlatformError, Problem, RouteError};
 use crate::graph::GraphRoutes;
-use crate::model::{Direction, Host, HostId, Link, LinkId, LinkUse, Sharing};
+use crate::model::{Direction, Disk, Host, HostId, Link, LinkId, LinkUse, Sharing};
 use crate::topology::TopologyRouting;
 use crate::units::{format_bandwidth, format_time};
 
@@ -33,6 +33,8 @@ pub struct Platform {
     routers: Vec<Router>,
     hosts: Vec<Host>,
     links: Vec<Link>,
+    /// The disks of all hosts, by host then in file order.
+    disks: Vec<Disk>,
     host_index: HashMap<String, HostId>,
     config: Vec<(String, String)>,
     global_loopback: LinkId,
@@ -194,6 +196,7 @@ pub(crate) struct Builder {
     links: Vec<Link>,
     link_index: HashMap<String, LinkId>,
     link_lines: Vec<u32>,
+    disks: Vec<Disk>,
     global_loopback: LinkId,
     zones: Vec<Zone>,
     zone_index: HashMap<String, u32>,
@@ -217,6 +220,7 @@ impl Builder {
             links: Vec::new(),
             link_index: HashMap::default(),
             link_lines: Vec::new(),
+            disks: Vec::new(),
             global_loopback: LinkId(0),
             zones: Vec::new(),
             zone_index: HashMap::default(),
@@ -277,6 +281,23 @@ impl Builder {
             c.push(Point::Host(id));
         }
         Ok(id)
+    }
+
+    /// Adds a disk to its host (declared last).
+    pub fn add_disk(&mut self, disk: Disk) -> Result<(), Problem> {
+        if self
+            .disks
+            .iter()
+            .any(|d| d.host == disk.host && d.name == disk.name)
+        {
+            return Err(Problem::Duplicate {
+                kind: "disk",
+                name: disk.name,
+                first: "its host has another disk of that id".to_string(),
+            });
+        }
+        self.disks.push(disk);
+        Ok(())
     }
 
     /// Opens a zone nested in `parent` (`None`: the top-level one); hosts
@@ -490,6 +511,7 @@ impl Builder {
             routers: self.routers,
             hosts: self.hosts,
             links: self.links,
+            disks: self.disks,
             host_index: self.host_index,
             config,
             global_loopback: self.global_loopback,
@@ -587,6 +609,19 @@ impl Platform {
     /// All hosts; `HostId(i)` is `hosts()[i]`.
     pub fn hosts(&self) -> &[Host] {
         &self.hosts
+    }
+
+    /// The disks of every host, grouped by host, each host's in file
+    /// order.
+    pub fn disks(&self) -> &[Disk] {
+        &self.disks
+    }
+
+    /// The disks of `host`, in file order.
+    pub fn disks_of(&self, host: HostId) -> &[Disk] {
+        let start = self.disks.partition_point(|d| d.host < host);
+        let end = self.disks.partition_point(|d| d.host <= host);
+        &self.disks[start..end]
     }
 
     /// All links; `LinkId(i)` is `links()[i]`. Link 0 is the global loopback.

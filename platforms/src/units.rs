@@ -30,6 +30,8 @@ pub enum Quantity {
     Bandwidth,
     /// A duration (latencies), in seconds.
     Time,
+    /// An amount of storage (disk sizes), in bytes.
+    Size,
 }
 
 impl Quantity {
@@ -39,6 +41,7 @@ impl Quantity {
             Quantity::Speed => "f",
             Quantity::Bandwidth => "Bps",
             Quantity::Time => "s",
+            Quantity::Size => "B",
         }
     }
 
@@ -54,6 +57,10 @@ impl Quantity {
                  TiBps, PiBps, EiBps, ZiBps, YiBps, or the same with bps for bits"
             }
             Quantity::Time => "s, ms, us, ns, ps, m, h, d, w",
+            Quantity::Size => {
+                "B, kB, MB, GB, TB, PB, EB, ZB, YB, KiB, MiB, GiB, TiB, PiB, EiB, ZiB, YiB, or \
+                 the same with b for bits"
+            }
         }
     }
 
@@ -63,6 +70,7 @@ impl Quantity {
             Quantity::Speed => "1Gf",
             Quantity::Bandwidth => "1.25GBps",
             Quantity::Time => "10us",
+            Quantity::Size => "500GiB",
         }
     }
 }
@@ -73,6 +81,7 @@ impl fmt::Display for Quantity {
             Quantity::Speed => "speed",
             Quantity::Bandwidth => "bandwidth",
             Quantity::Time => "time",
+            Quantity::Size => "size",
         })
     }
 }
@@ -134,6 +143,11 @@ pub fn parse_bandwidth(text: &str) -> Result<f64, UnitError> {
 /// Reads a time such as `10us` or `1.5ms` into seconds.
 pub fn parse_time(text: &str) -> Result<f64, UnitError> {
     parse(Quantity::Time, text).map(|p| p.value)
+}
+
+/// Reads a size such as `500GiB` or `4kB` into bytes.
+pub fn parse_size(text: &str) -> Result<f64, UnitError> {
+    parse(Quantity::Size, text).map(|p| p.value)
 }
 
 /// Reads a quantity of the given kind, and tells whether a unit was written.
@@ -242,6 +256,16 @@ fn unit_factor(quantity: Quantity, unit: &str) -> Option<f64> {
                 (p, 1.0)
             } else {
                 (unit.strip_suffix("bps")?, 0.125)
+            };
+            decimal_prefix(prefix)
+                .or_else(|| binary_prefix(prefix))
+                .map(|m| m * base)
+        }
+        Quantity::Size => {
+            let (prefix, base) = if let Some(p) = unit.strip_suffix('B') {
+                (p, 1.0)
+            } else {
+                (unit.strip_suffix('b')?, 0.125)
             };
             decimal_prefix(prefix)
                 .or_else(|| binary_prefix(prefix))

@@ -11,7 +11,7 @@ use roxmltree::{Document, Node, NodeType, ParsingOptions};
 use crate::cluster::{self, ClusterSpec, LinkSpec, SameHost};
 use crate::error::{PlatformError, Problem};
 use crate::graph::GraphRoutes;
-use crate::model::{Direction, Host, Link, LinkUse, Sharing};
+use crate::model::{Direction, Disk, Host, HostId, Link, LinkUse, Sharing};
 use crate::platform::{Builder, FullRoutes, Platform, Point, Routing, ZoneInfo};
 use crate::topology::{self, Topology};
 
@@ -28,7 +28,6 @@ const UNSUPPORTED_ELEMENTS: &[&str] = &[
     "actor",
     "backbone",
     "cabinet",
-    "disk",
     "host_link",
     "include",
     "mount",
@@ -583,8 +582,14 @@ impl<'a> Loader<'a> {
 
     /// Properties of a host, link or cluster: its `<prop>` children.
     fn properties(&self, node: Node, parent: &str) -> Res<Vec<(String, String)>> {
+        self.property_list(&self.elements(node)?, parent)
+    }
+
+    /// The `<prop>`s among `children` of a `<parent>`, which may hold
+    /// nothing else.
+    fn property_list(&self, children: &[Node], parent: &str) -> Res<Vec<(String, String)>> {
         let mut properties = Vec::new();
-        for child in self.elements(node)? {
+        for &child in children {
             match child.tag_name().name() {
                 "prop" => properties.push(self.prop(child)?),
                 other if UNSUPPORTED_ELEMENTS.contains(&other) => {
@@ -613,7 +618,11 @@ impl<'a> Loader<'a> {
         let what = format!("host '{id}'");
         let (pstates, pstate) = self.pstates(node, &what)?;
         let cores = self.cores(node, &what)?;
-        let properties = self.properties(node, "host")?;
+        let (disks, others): (Vec<Node>, Vec<Node>) = self
+            .elements(node)?
+            .into_iter()
+            .partition(|c| c.tag_name().name() == "disk");
+        let properties = self.property_list(&others, "host")?;
         let host = Host {
             name: id.to_string(),
             speed: pstates[pstate],
@@ -623,10 +632,46 @@ impl<'a> Loader<'a> {
             properties,
         };
         let line = self.line(node);
-        self.builder
+        let host = self
+            .builder
             .add_host(host, line)
             .map_err(|p| self.error(line, p))?;
+        for d in disks {
+            self.disk(d, host)?;
+        }
         Ok(())
+    }
+
+    /// A `<disk>` of `host` (SimGrid 3.32's: `read_bw`, `write_bw`, and
+    /// the `size` and `mount` properties).
+    fn disk(&mut self, node: Node, host: HostId) -> Res<()> {
+        self.check_attributes(node, "<disk>", &["id", "read_bw", "write_bw"], &[])?;
+        let id = self.required(node, "<disk>", "id")?;
+        let what = format!("disk '{id}'");
+        let read = self.required(node, &what, "read_bw")?;
+        let read_bw = self.quantity(node, &what, "read_bw", Quantity::Bandwidth, read)?;
+        let write = self.required(node, &what, "write_bw")?;
+        let write_bw = self.quantity(node, &what, "write_bw", Quantity::Bandwidth, write)?;
+        let properties = self.properties(node, "disk")?;
+        let size = match properties.iter().find(|(k, _)| k == "size") {
+            Some((_, v)) => Some(self.quantity(node, &what, "size", Quantity::Size, v)?),
+            None => None,
+        };
+        let mount = properties
+            .iter()
+            .find(|(k, _)| k == "mount")
+            .map(|(_, v)| v.clone());
+        let disk = Disk {
+            name: id.to_string(),
+            host,
+            read_bw,
+            write_bw,
+            size,
+            mount,
+            properties,
+        };
+        let line = self.line(node);
+        self.builder.add_disk(disk).map_err(|p| self.error(line, p))
     }
 
     fn link(&mut self, node: Node) -> Res<()> {

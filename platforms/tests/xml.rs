@@ -554,7 +554,9 @@ fn malformed_inputs() {
         (zone("<host id=\"a\" speed=\"1Gf,2Gf\" pstate=\"-1\"/>"), 3, "host 'a': pstate '-1' is not one of its power states: its speed lists 2"),
         (zone("<host id=\"a\" speed=\"1Gf\" core=\"0\"/>"), 3, "host 'a': core '0': expected a whole number of cores >= 1"),
         (zone("<host id=\"a\" speed=\"1Gf\" speed_file=\"f\"/>"), 3, "<host>: attribute 'speed_file' (speed profiles) is not supported yet"),
-        (zone("<host id=\"a\" speed=\"1Gf\"><disk id=\"d\" read_bw=\"1\" write_bw=\"1\"/></host>"), 3, "<disk> in <host> is not supported yet"),
+        (zone("<host id=\"a\" speed=\"1Gf\"><disk id=\"d\" read_bw=\"1MBps\"/></host>"), 3, "disk 'd': missing required attribute 'write_bw'"),
+        (zone("<host id=\"a\" speed=\"1Gf\"><disk id=\"d\" read_bw=\"1MBps\" write_bw=\"1MBps\"><prop id=\"size\" value=\"5GiBs\"/></disk></host>"), 3, "disk 'd': size '5GiBs': unknown unit 'GiBs' (expected B, kB,"),
+        (zone("<host id=\"a\" speed=\"1Gf\"><disk id=\"d\" read_bw=\"1MBps\" write_bw=\"1MBps\"/><disk id=\"d\" read_bw=\"1MBps\" write_bw=\"1MBps\"/></host>"), 3, "duplicate disk name 'd'"),
         (zone("<host id=\"a\" speed=\"1Gf\"><prop id=\"x\"/></host>"), 3, "prop 'x': missing required attribute 'value'"),
         (zone("<host id=\"a\" speed=\"1Gf\"/>\n<host id=\"a\" speed=\"2Gf\"/>"), 4, "duplicate host name 'a' (first defined at line 3)"),
         (zone("<link id=\"l3\" bandwidth=\"10Gbs\"/>"), 3, "link 'l3': bandwidth '10Gbs': unknown unit 'Gbs' (expected Bps, bps, kBps,"),
@@ -658,5 +660,40 @@ fn cluster_hosts_have_the_clusters_pstates_and_properties() {
             "wattage_per_state".to_string(),
             "90:100:200, 80:90:150, 70:75:100".to_string()
         )]
+    );
+}
+
+#[test]
+fn disks_belong_to_their_hosts_with_bandwidths_size_and_mount() {
+    let p = load(
+        r#"<platform version="4.1"><zone id="z" routing="Full">
+        <host id="bob" speed="1Gf">
+          <prop id="ram" value="100B"/>
+          <disk id="Disk1" read_bw="100MBps" write_bw="40MBps">
+            <prop id="size" value="500GiB"/><prop id="mount" value="/scratch"/>
+          </disk>
+          <disk id="Disk2" read_bw="200MBps" write_bw="80MBps"/>
+        </host>
+        <host id="carl" speed="1Gf"/>
+        <host id="alice" speed="1Gf"><disk id="Disk1" read_bw="1GBps" write_bw="2Gbps"/></host>
+        </zone></platform>"#,
+    );
+    let bob = p.disks_of(host(&p, "bob"));
+    assert_eq!(bob.len(), 2);
+    assert_eq!(bob[0].name, "Disk1");
+    assert_eq!(bob[0].read_bw, 100e6);
+    assert_eq!(bob[0].write_bw, 40e6);
+    assert_eq!(bob[0].size, Some(500.0 * 1024f64.powi(3)));
+    assert_eq!(bob[0].mount.as_deref(), Some("/scratch"));
+    assert_eq!(
+        (bob[1].name.as_str(), bob[1].mount.as_deref()),
+        ("Disk2", None)
+    );
+    assert!(p.disks_of(host(&p, "carl")).is_empty());
+    let alice = p.disks_of(host(&p, "alice"));
+    assert_eq!((alice.len(), alice[0].write_bw), (1, 0.25e9));
+    assert_eq!(
+        p.host(host(&p, "bob")).properties,
+        vec![("ram".to_string(), "100B".to_string())]
     );
 }
