@@ -718,6 +718,21 @@ pub fn execute(flops: f64, call: &'static str) {
     }
 }
 
+/// Moves `bytes` to or from disk `disk` (an index in `Platform::disks`)
+/// for the running actor, which waits until the operation ends.
+pub fn disk_io(disk: usize, bytes: f64, kind: crate::engine::io::IoKind, call: &'static str) {
+    if !with(|s| s.core.start_io(disk, bytes, kind, call)) {
+        return;
+    }
+    loop {
+        park();
+        if with(|s| !s.core.running().doing_io()) {
+            break;
+        }
+        with(|s| s.core.block_current(call, Detail::Text("disk I/O")));
+    }
+}
+
 /// How a simulation ended.
 #[derive(Debug)]
 pub enum Outcome {

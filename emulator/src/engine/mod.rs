@@ -24,6 +24,7 @@
 pub mod context;
 pub mod energy;
 mod ib;
+pub mod io;
 pub mod limit;
 mod net;
 pub mod netmodel;
@@ -108,6 +109,8 @@ pub struct Actor {
     exit_code: Option<i32>,
     /// A computation in progress on the actor's host.
     exec: Option<ActionId>,
+    /// A disk operation in progress.
+    io: bool,
     /// Set while the actor sleeps until a timer.
     sleeping: bool,
     /// The timer of that sleep.
@@ -137,6 +140,7 @@ impl Actor {
             blocked_in: BlockedIn::default(),
             exit_code: None,
             exec: None,
+            io: false,
             sleeping: false,
             sleep_timer: None,
             polling: false,
@@ -170,6 +174,10 @@ impl Actor {
     }
 
     /// Whether the actor sleeps until a timer.
+    pub fn doing_io(&self) -> bool {
+        self.io
+    }
+
     pub fn sleeping(&self) -> bool {
         self.sleeping
     }
@@ -186,6 +194,8 @@ enum ActionOwner {
     /// A computation of this actor.
     Exec(usize),
     Transfer(TransferId),
+    /// A disk operation of this actor.
+    Io(usize),
 }
 
 /// The owners of the running fluid actions, by the action's slot (a
@@ -245,6 +255,8 @@ pub struct Core {
     /// Fluid resources of each platform link: [shared or up half, down half].
     link_resources: Vec<[ResourceId; 2]>,
     host_cpus: Vec<ResourceId>,
+    /// The fluid resources of each platform disk.
+    disk_resources: Vec<io::DiskResources>,
     /// Each host's power state (SimGrid's pstate), and the CPU resources
     /// of the pstates a host has been in (a pstate's speed is its
     /// resource's capacity).
@@ -340,6 +352,7 @@ impl Core {
                 fatpipe[pair[0].0 as usize] = true;
             }
         }
+        let disk_resources = io::disk_resources(&platform, &mut fluid);
         let pstates = platform.hosts().iter().map(|h| h.pstate).collect();
         let ib = model
             .ib
@@ -363,6 +376,7 @@ impl Core {
             ended: VecDeque::new(),
             link_resources,
             host_cpus,
+            disk_resources,
             pstates,
             pstate_cpus: FxHashMap::default(),
             energy: None,
@@ -849,6 +863,10 @@ impl Core {
                         let (at, rank) = (self.now, self.actors[actor].rank);
                         self.observers.each(|o| o.compute_end(at, rank));
                     }
+                }
+                Some(ActionOwner::Io(actor)) => {
+                    self.actors[actor].io = false;
+                    self.wake_actor(actor);
                 }
                 Some(ActionOwner::Transfer(id)) if self.arrive(id) => return Some(id),
                 Some(ActionOwner::Transfer(_)) | None => {}
