@@ -392,14 +392,43 @@ build_prog() { # dir prog -> 0 if built
     return 1
 }
 
+# The I/O tests that MPICH's make generates (nodist_*_SOURCES): f77/io's
+# from its ioharness template with maint/testmerge, and f90/io's from those
+# with maint/f77tof90, as MPICH's autogen makes f90/ from f77/, into
+# $BUILD/generated/<dir>; once per run (GENERATED_IO: ok or failed).
+GENERATED_IO=""
+generate_io_sources() {
+    local gen="$BUILD/generated"
+    if [[ -z "$GENERATED_IO" ]]; then
+        GENERATED_IO=failed
+        mkdir -p "$gen/f77/io" "$gen/f90/io"
+        sed 's|@PERL@|/usr/bin/env perl|' "$T/maint/testmerge.in" > "$gen/testmerge"
+        if (cd "$gen/f77/io" && perl "$gen/testmerge" -defn="$T/maint/common.defn" \
+                "$T/f77/io/ioharness.defn" "$T/f77/io/ioharness.tlt" \
+                && perl "$T/maint/f77tof90" "$gen/f77/io" "$gen/f90/io") >"$gen/log" 2>&1; then
+            GENERATED_IO=ok
+        else
+            note "could not generate the I/O tests' sources (see $gen/log)"
+        fi
+    fi
+}
+
 build_fortran_prog() { # dir prog ext -> 0 if built
     local dir="$1" prog="$2" ext="$3" key="$1/$2"
-    local var="${prog//[^A-Za-z0-9_]/_}" srcs_s s util log
+    local var="${prog//[^A-Za-z0-9_]/_}" srcs_s s util log generated="$BUILD/generated/$1"
     srcs_s="$(am_var "$dir" "${var}_SOURCES")"
+    [[ -n "$srcs_s" ]] || srcs_s="$(am_var "$dir" "nodist_${var}_SOURCES")"
     [[ -n "$srcs_s" ]] || srcs_s="$prog$ext"
     local -a srcs=() paths=()
     read -r -a srcs <<< "$srcs_s"
-    for s in "${srcs[@]}"; do paths+=("$T/$dir/$s"); done
+    for s in "${srcs[@]}"; do
+        [[ ! -f "$T/$dir/$s" && "$dir" == f*/io ]] && generate_io_sources
+        if [[ ! -f "$T/$dir/$s" && -f "$generated/$s" ]]; then
+            paths+=("$generated/$s")
+        else
+            paths+=("$T/$dir/$s")
+        fi
+    done
     configure_fortran_headers "$dir"
     # AM_FFLAGS/AM_FCFLAGS += -I../attr: headers of a sibling directory.
     local -a incs=()
@@ -487,13 +516,12 @@ declare -A AC_VALUE=(
     [rmadir]="rma"      # we implement one-sided communication
     [spawndir]=""       # MPI_NO_SPAWN=yes: no dynamic processes here
     [partdir]="#"       # MPI_NO_PART=yes: partitioned communication is MPI 4.0
-    [iodir]=""          # no MPI-IO yet: configure's --disable-romio
+    [iodir]="io"        # we implement MPI-IO
 )
 declare -A AC_WHY=(
     [largetest]="large tests are off by default (--enable-large-tests)"
     [spawndir]="no dynamic processes (MPI_Comm_spawn): configure with MPI_NO_SPAWN=yes"
     [partdir]="partitioned communication is MPI 4.0: configure with MPI_NO_PART=yes"
-    [iodir]="no MPI-IO (MPI_File_*) yet: configure with --disable-romio"
 )
 # The directory a marker stands for, to name a disabled directory line.
 declare -A AC_DIR=([rmadir]=rma [spawndir]=spawn [partdir]=part [iodir]=io)

@@ -611,8 +611,8 @@ SMPI_CALL(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler))
 SMPI_CALL(int, Errhandler_get, (MPI_Comm comm, MPI_Errhandler *errhandler))
 SMPI_CALL(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
 SMPI_CALL(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
-/* File error handlers: MPI-IO is not provided, so MPI_FILE_NULL (whose
-   handler is the default for files) is the only file they accept. */
+/* File error handlers (MPI_FILE_NULL's is the default of files opened
+   next; it starts as MPI_ERRORS_RETURN, as MPI says). */
 typedef void(MPI_File_errhandler_function)(MPI_File *file, int *error_code, ...);
 typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
 SMPI_CALL(int, File_create_errhandler, (MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler))
@@ -718,6 +718,84 @@ SMPI_CALL(MPI_Fint, Message_c2f, (MPI_Message message))
 SMPI_CALL(MPI_Message, Message_f2c, (MPI_Fint message))
 SMPI_CALL(MPI_Fint, Info_c2f, (MPI_Info info))
 SMPI_CALL(MPI_Info, Info_f2c, (MPI_Fint info))
+
+/* MPI-IO: real files, simulated disks. */
+#define MPI_MODE_CREATE 1
+#define MPI_MODE_RDONLY 2
+#define MPI_MODE_WRONLY 4
+#define MPI_MODE_RDWR 8
+#define MPI_MODE_DELETE_ON_CLOSE 16
+#define MPI_MODE_UNIQUE_OPEN 32
+#define MPI_MODE_EXCL 64
+#define MPI_MODE_APPEND 128
+#define MPI_MODE_SEQUENTIAL 256
+#define MPI_SEEK_SET 600
+#define MPI_SEEK_CUR 602
+#define MPI_SEEK_END 604
+#define MPI_DISPLACEMENT_CURRENT (-54278278)
+#define MPI_MAX_DATAREP_STRING 128
+SMPI_CALL(int, File_open, (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh))
+SMPI_CALL(int, File_close, (MPI_File *fh))
+SMPI_CALL(int, File_delete, (const char *filename, MPI_Info info))
+SMPI_CALL(int, File_set_size, (MPI_File fh, MPI_Offset size))
+SMPI_CALL(int, File_preallocate, (MPI_File fh, MPI_Offset size))
+SMPI_CALL(int, File_get_size, (MPI_File fh, MPI_Offset *size))
+SMPI_CALL(int, File_get_group, (MPI_File fh, MPI_Group *group))
+SMPI_CALL(int, File_get_amode, (MPI_File fh, int *amode))
+SMPI_CALL(int, File_set_info, (MPI_File fh, MPI_Info info))
+SMPI_CALL(int, File_get_info, (MPI_File fh, MPI_Info *info_used))
+SMPI_CALL(int, File_set_view, (MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info))
+SMPI_CALL(int, File_get_view, (MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep))
+SMPI_CALL(int, File_get_type_extent, (MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent))
+SMPI_CALL(int, File_set_atomicity, (MPI_File fh, int flag))
+SMPI_CALL(int, File_get_atomicity, (MPI_File fh, int *flag))
+SMPI_CALL(int, File_sync, (MPI_File fh))
+SMPI_CALL(int, File_seek, (MPI_File fh, MPI_Offset offset, int whence))
+SMPI_CALL(int, File_get_position, (MPI_File fh, MPI_Offset *offset))
+SMPI_CALL(int, File_seek_shared, (MPI_File fh, MPI_Offset offset, int whence))
+SMPI_CALL(int, File_get_position_shared, (MPI_File fh, MPI_Offset *offset))
+SMPI_CALL(int, File_get_byte_offset, (MPI_File fh, MPI_Offset offset, MPI_Offset *disp))
+SMPI_CALL(int, File_read_at, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+SMPI_CALL(int, File_read_at_all, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+SMPI_CALL(int, File_write_at, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+SMPI_CALL(int, File_write_at_all, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+SMPI_CALL(int, File_iread_at, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+SMPI_CALL(int, File_iread_at_all, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+SMPI_CALL(int, File_iwrite_at, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+SMPI_CALL(int, File_iwrite_at_all, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+SMPI_CALL(int, File_read, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+SMPI_CALL(int, File_read_all, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+SMPI_CALL(int, File_write, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+SMPI_CALL(int, File_write_all, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+SMPI_CALL(int, File_iread, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+SMPI_CALL(int, File_iread_all, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+SMPI_CALL(int, File_iwrite, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+SMPI_CALL(int, File_iwrite_all, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+SMPI_CALL(int, File_read_shared, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+SMPI_CALL(int, File_write_shared, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+SMPI_CALL(int, File_iread_shared, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+SMPI_CALL(int, File_iwrite_shared, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+SMPI_CALL(int, File_read_ordered, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+SMPI_CALL(int, File_write_ordered, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+SMPI_CALL(int, File_read_at_all_begin, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype))
+SMPI_CALL(int, File_read_at_all_end, (MPI_File fh, void *buf, MPI_Status *status))
+SMPI_CALL(int, File_write_at_all_begin, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype))
+SMPI_CALL(int, File_write_at_all_end, (MPI_File fh, const void *buf, MPI_Status *status))
+SMPI_CALL(int, File_read_all_begin, (MPI_File fh, void *buf, int count, MPI_Datatype datatype))
+SMPI_CALL(int, File_read_all_end, (MPI_File fh, void *buf, MPI_Status *status))
+SMPI_CALL(int, File_write_all_begin, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype))
+SMPI_CALL(int, File_write_all_end, (MPI_File fh, const void *buf, MPI_Status *status))
+SMPI_CALL(int, File_read_ordered_begin, (MPI_File fh, void *buf, int count, MPI_Datatype datatype))
+SMPI_CALL(int, File_read_ordered_end, (MPI_File fh, void *buf, MPI_Status *status))
+SMPI_CALL(int, File_write_ordered_begin, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype))
+SMPI_CALL(int, File_write_ordered_end, (MPI_File fh, const void *buf, MPI_Status *status))
+SMPI_CALL(MPI_Fint, File_c2f, (MPI_File fh))
+SMPI_CALL(MPI_File, File_f2c, (MPI_Fint fh))
+/* ROMIO's names of MPI-1 days, which MPI-IO programs still use. */
+typedef MPI_Request MPIO_Request;
+#define MPIO_Wait MPI_Wait
+#define MPIO_Test MPI_Test
+#define MPIO_REQUEST_NULL MPI_REQUEST_NULL
 
 #ifdef __cplusplus
 }

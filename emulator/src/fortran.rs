@@ -812,7 +812,9 @@ pub fn mpif_h(mpi_h: &str) -> String {
         let _ = writeln!(s, "      PARAMETER ({name}={value})");
     };
     for (name, value) in constants(mpi_h) {
-        if i32::try_from(value).is_ok() {
+        // An offset, whatever its value.
+        let wide = name == "MPI_DISPLACEMENT_CURRENT";
+        if i32::try_from(value).is_ok() && !wide {
             declare(&mut s, "INTEGER", &name, &value.to_string());
         } else {
             declare(&mut s, "INTEGER*8", &name, &format!("{value}_8"));

@@ -1394,6 +1394,15 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     if display {
         eprintln!("smpirun: simulated time {simulated:.6} s, wall time {wall:.3} s, {np} ranks");
     }
+    if let Some(sim) = &finished {
+        let (ops, bytes) = sim.mpi.diskless_io;
+        if ops > 0 && !opts.quiet {
+            eprintln!(
+                "smpirun: {ops} file accesses ({bytes} bytes) ran on hosts without a <disk> in \
+                 the platform and cost no simulated time"
+            );
+        }
+    }
     // SimGrid's memory analysis closes a simulation that ran to its end.
     if let (Some(sim), Outcome::Finished { .. } | Outcome::Aborted { .. }) = (&finished, &outcome) {
         if let Some(allocs) = &sim.allocs {

@@ -45,7 +45,8 @@ int main(int argc, char **argv)
     MPI_Comm_call_errhandler(MPI_COMM_WORLD, mycode);
     CHECK(calls == 2 && last_code == mycode, "call_errhandler: calls %d code %d", calls, last_code);
 
-    /* Files: MPI_FILE_NULL's handler is MPI_ERRORS_RETURN until set. */
+    /* Files: MPI_FILE_NULL's handler is MPI_ERRORS_RETURN until set; it also
+     * judges calls on invalid file handles. */
     MPI_File_get_errhandler(MPI_FILE_NULL, &got);
     CHECK(got == MPI_ERRORS_RETURN, "default file handler %d", got);
     rc = MPI_File_call_errhandler(MPI_FILE_NULL, mycode);

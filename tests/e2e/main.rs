@@ -9,6 +9,7 @@ mod fortran;
 mod front_door;
 mod golden;
 mod ib;
+mod io;
 mod labs;
 mod leaks;
 mod models;

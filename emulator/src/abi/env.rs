@@ -381,7 +381,7 @@ pub(crate) unsafe extern "C" fn MPI_File_create_errhandler(
 }
 
 pub(crate) unsafe extern "C" fn MPI_File_set_errhandler(file: c_int, errhandler: c_int) -> c_int {
-    call("MPI_File_set_errhandler", mpi::COMM_WORLD, || {
+    call_in("MPI_File_set_errhandler", ErrScope::File(file), || {
         sim::mpi(|w| w.set_file_errhandler(file, errhandler))
     })
 }
@@ -390,7 +390,7 @@ pub(crate) unsafe extern "C" fn MPI_File_get_errhandler(
     file: c_int,
     errhandler: *mut c_int,
 ) -> c_int {
-    call("MPI_File_get_errhandler", mpi::COMM_WORLD, || {
+    call_in("MPI_File_get_errhandler", ErrScope::File(file), || {
         let eh = sim::mpi(|w| w.file_errhandler(file))?;
         // SAFETY: the caller's output argument.
         unsafe { out(errhandler, eh, "errhandler") }
@@ -403,7 +403,7 @@ pub(crate) unsafe extern "C" fn MPI_File_call_errhandler(file: c_int, errorcode:
         "MPI_File_call_errhandler",
         handler,
         file,
-        ErrScope::Comm(mpi::COMM_WORLD),
+        ErrScope::File(file),
         errorcode,
     )
 }

@@ -18,6 +18,7 @@ mod check;
 mod coll;
 mod comm;
 mod env;
+mod file;
 mod getopt;
 mod host;
 mod info;
@@ -51,6 +52,7 @@ use attr::*;
 use coll::*;
 use comm::*;
 use env::*;
+use file::*;
 use getopt::*;
 use host::*;
 use info::*;
@@ -226,6 +228,8 @@ pub(crate) fn abort_simulation(code: i32) -> ! {
 pub(crate) enum ErrScope {
     Comm(c_int),
     Win(c_int),
+    /// A file (MPI_FILE_NULL for MPI_File_open and MPI_File_delete).
+    File(c_int),
 }
 
 /// Runs the body of MPI call `name`: accounts computation, then applies
@@ -306,6 +310,17 @@ fn handle_error(name: &'static str, scope: ErrScope, e: MpiError) -> c_int {
                 mpi::comm_name(mpi::COMM_WORLD),
             ),
         },
+        ErrScope::File(f) => {
+            let handler = w
+                .file_errhandler(f)
+                .or_else(|_| w.file_errhandler(mpi::file::FILE_NULL))
+                .unwrap_or(mpi::ERRORS_RETURN);
+            let what = match w.mpi.files.path(f) {
+                Some(path) => format!("file '{path}'"),
+                None => "MPI_FILE_NULL (the default for files)".to_string(),
+            };
+            (w.core.current(), handler, f, what)
+        }
     });
     if handler == mpi::ERRORS_RETURN {
         // SimGrid's MPI_* wrappers say so (hidden with

@@ -243,6 +243,8 @@ pub fn element_unit(ty: &Datatype) -> usize {
 pub const BYTE: i32 = 4;
 /// MPI_INT's handle.
 pub const INT: i32 = 8;
+/// MPI_INT64_T.
+pub const INT64: i32 = 20;
 /// MPI_DOUBLE's handle.
 pub const DOUBLE: i32 = 15;
 

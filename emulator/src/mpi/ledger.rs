@@ -34,6 +34,7 @@ pub enum Kind {
     Op,
     Request,
     Win,
+    File,
     Info,
     Errhandler,
 }
@@ -48,6 +49,7 @@ impl Kind {
             Kind::Op => "MPI_Op",
             Kind::Request => "MPI_Request",
             Kind::Win => "MPI_Win",
+            Kind::File => "MPI_File",
             Kind::Info => "MPI_Info",
             Kind::Errhandler => "MPI_Errhandler",
         }

@@ -14,6 +14,7 @@ pub mod crystal;
 pub mod datatype;
 pub mod error;
 pub mod external32;
+pub mod file;
 pub mod group;
 pub mod info;
 pub mod intercoll;
@@ -136,6 +137,10 @@ pub struct Mpi {
     free_messages: Vec<usize>,
     pub comms: comm::Comms,
     pub windows: win::Windows,
+    pub files: file::Files,
+    /// I/O done on hosts without a disk, which costs no simulated time:
+    /// (operations, bytes).
+    pub diskless_io: (u64, u64),
     /// Functions of user error handlers (handle FIRST_USER_ERRHANDLER + i).
     errhandler_fns: Vec<usize>,
     /// The algorithm of each collective (`smpi/<collective>`).
@@ -203,6 +208,8 @@ impl Mpi {
             free_messages: Vec::new(),
             comms: comm::Comms::new(),
             windows: win::Windows::default(),
+            files: file::Files::default(),
+            diskless_io: (0, 0),
             keyvals: Vec::new(),
             errhandler_fns: Vec::new(),
             algorithms: coll::Algorithms::default(),

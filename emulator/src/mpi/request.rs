@@ -614,9 +614,15 @@ impl Ctx<'_> {
     /// A request that is complete already (a non-blocking collective with
     /// nothing to do).
     pub fn new_completed_request(&mut self) -> ReqId {
+        self.new_completed_request_with(Status::empty())
+    }
+
+    /// A request that is complete already with `status` (an I/O done
+    /// when it was started).
+    pub fn new_completed_request_with(&mut self, status: Status) -> ReqId {
         let view = self.comm(COMM_WORLD).expect("MPI_COMM_WORLD exists");
         let id = self.new_nbc_request(&view);
-        self.complete(id, Status::empty());
+        self.complete(id, status);
         id
     }
 
