@@ -60,6 +60,7 @@ pub const REGISTRY: &[config::Options] = &[
     crate::engine::netstats::OPTIONS,
     crate::mpi::protocol::OPTIONS,
     crate::mpi::coll::OPTIONS,
+    crate::mpi::file::OPTIONS,
     crate::memory::OPTIONS,
     crate::leaks::OPTIONS,
     crate::progress::OPTIONS,
@@ -1183,6 +1184,10 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         mpi.default_errhandler = crate::mpi::ERRORS_RETURN;
     }
     mpi.init_seconds = cfg.float("smpi/init");
+    let io_dir = cfg.text("smpi/io-dir");
+    if !io_dir.is_empty() {
+        mpi.files.stand_in.configured = Some(std::path::PathBuf::from(io_dir));
+    }
     let mem = Memory::from_config(&cfg, segment)?;
     let analysis = leaks::Settings::from_config(&cfg)?;
     let mut sim = Sim::new(Core::new(platform, model, hosts), mpi, mem, bench);

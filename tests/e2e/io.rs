@@ -166,3 +166,52 @@ fn the_checkpoint_lab_shows_aggregators_and_disk_bandwidth_at_work() {
         "disks twice as fast: {faster_disks} s vs {eight} s"
     );
 }
+
+#[test]
+fn simulated_mount_points_and_remote_disks_work_as_in_simgrid_platforms() {
+    // SimGrid's platforms mount disks at paths this machine lacks, and
+    // give diskless hosts a remote disk (`remote_disk`, MOUNT:DISK:HOST).
+    let mount = "/smpi-rs-simulated-scratch";
+    assert!(!std::path::Path::new(mount).exists());
+    let xml = format!(
+        "<?xml version='1.0'?>\n<platform version=\"4.1\"><zone id=\"z\" routing=\"Full\">\n\
+         <host id=\"bob\" speed=\"1Gf\"><disk id=\"Disk1\" read_bw=\"100MBps\" write_bw=\"40MBps\">\
+         <prop id=\"mount\" value=\"{mount}\"/></disk></host>\n\
+         <host id=\"carl\" speed=\"1Gf\"><prop id=\"remote_disk\" value=\"{mount}:Disk1:bob\"/></host>\n\
+         <link id=\"l\" bandwidth=\"125MBps\" latency=\"150us\"/>\n\
+         <route src=\"bob\" dst=\"carl\"><link_ctn id=\"l\"/></route></zone></platform>\n"
+    );
+    let platform = write_scratch("io_remote.xml", &xml);
+    let app = build("tests/c/mpi_io.c");
+    let keep = scratch().join("io_dir");
+    let _ = std::fs::remove_dir_all(&keep);
+    let io_dir = format!("--cfg=smpi/io-dir:{}", keep.display());
+    let data = format!("{mount}/mpi_io.dat");
+    let o = run(&[
+        "-np",
+        "2",
+        "-platform",
+        platform.to_str().unwrap(),
+        NO_COMPUTE,
+        "--log=smpi_mpi.thres:error",
+        &io_dir,
+        app.to_str().unwrap(),
+        &data,
+    ]);
+    let out = stdout(&o);
+    assert!(
+        o.status.success() && out.contains(" No Errors"),
+        "{out}{}",
+        stderr(&o)
+    );
+    // Both ranks' 256 KiB go to bob's disk at 40 MBps.
+    let t = seconds(&out, "write_time");
+    assert!(t >= 2.0 * 262_144.0 / 40e6, "{t} s");
+    assert!(!std::path::Path::new(mount).exists());
+    assert!(
+        keep.join(&mount[1..]).is_dir(),
+        "nothing kept in {}",
+        keep.display()
+    );
+    assert!(!stderr(&o).contains("without a <disk>"), "{}", stderr(&o));
+}

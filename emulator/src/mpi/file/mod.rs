@@ -107,6 +107,8 @@ pub struct FileObj {
     pub group: Group,
     /// The name the program opened it by.
     pub path: String,
+    /// The OS file's path.
+    real: PathBuf,
     pub amode: i32,
     os: std::fs::File,
     pub members: Vec<Member>,
@@ -125,6 +127,7 @@ pub struct Files {
     table: Vec<Option<FileObj>>,
     /// Files being opened, by their private communicator.
     opening: Vec<(i32, i32)>,
+    pub stand_in: StandIn,
 }
 
 impl Files {
@@ -226,28 +229,127 @@ fn absolute(path: &Path) -> PathBuf {
 }
 
 /// The disk of `host` that holds `path`: the one whose mount point is the
-/// longest prefix of the path, else the host's first disk; None for a
-/// host without disks. An index in `Platform::disks`.
+/// longest prefix of the path, or the remote disk whose mount point is
+/// (SimGrid's `remote_disk` host property, `MOUNT:DISK:HOST`), else the
+/// host's first disk; None for a host without disks. An index in
+/// `Platform::disks`.
 pub fn disk_of(platform: &platforms::Platform, host: HostId, path: &str) -> Option<usize> {
-    let disks = platform.disks_of(host);
-    let first = disks.first()?;
-    let base = platform
+    let abs = absolute(Path::new(path));
+    let index = |d: &platforms::Disk| {
+        platform
+            .disks()
+            .iter()
+            .position(|x| std::ptr::eq(x, d))
+            .expect("a disk of the platform")
+    };
+    let under = |m: &str| {
+        abs.starts_with(Path::new(m))
+            .then_some(Path::new(m).components().count())
+    };
+    let local = platform
+        .disks_of(host)
+        .iter()
+        .filter_map(|d| Some((index(d), under(d.mount.as_deref()?)?)));
+    let remote = platform
+        .host(host)
+        .properties
+        .iter()
+        .filter(|(k, _)| k == "remote_disk")
+        .filter_map(|(_, v)| {
+            let mut parts = v.splitn(3, ':');
+            let (mount, disk, owner) = (parts.next()?, parts.next()?, parts.next()?);
+            let owner = platform.host_by_name(owner)?;
+            let d = platform.disks_of(owner).iter().find(|d| d.name == disk)?;
+            Some((index(d), under(mount)?))
+        });
+    let best = local
+        .chain(remote)
+        .enumerate()
+        .max_by_key(|&(order, (_, depth))| (depth, std::cmp::Reverse(order)))
+        .map(|(_, (d, _))| d);
+    best.or_else(|| platform.disks_of(host).first().map(index))
+}
+
+/// Whether `path` lies under a disk's mount point that this machine does
+/// not have as a directory.
+fn under_missing_mount(platform: &platforms::Platform, path: &Path) -> bool {
+    let abs = absolute(path);
+    let remote_mounts = platform
+        .hosts()
+        .iter()
+        .flat_map(|h| &h.properties)
+        .filter(|(k, _)| k == "remote_disk")
+        .filter_map(|(_, v)| v.split(':').next());
+    platform
         .disks()
         .iter()
-        .position(|d| std::ptr::eq(d, first))
-        .expect("a disk of the platform");
-    let abs = absolute(Path::new(path));
-    let best = disks
-        .iter()
-        .enumerate()
-        .filter_map(|(i, d)| {
-            let m = d.mount.as_deref()?;
-            abs.starts_with(Path::new(m))
-                .then_some((i, Path::new(m).components().count()))
-        })
-        .max_by_key(|&(i, depth)| (depth, std::cmp::Reverse(i)))
-        .map_or(0, |(i, _)| i);
-    Some(base + best)
+        .filter_map(|d| d.mount.as_deref())
+        .chain(remote_mounts)
+        .any(|m| abs.starts_with(Path::new(m)) && !Path::new(m).is_dir())
+}
+
+/// Where files under mount points this machine lacks are kept.
+#[derive(Debug, Default)]
+pub struct StandIn {
+    /// `smpi/io-dir`, when given.
+    pub configured: Option<PathBuf>,
+    /// The run's own directory, made when first needed and removed when
+    /// the run ends.
+    made: Option<PathBuf>,
+}
+
+impl StandIn {
+    /// The directory standing in for missing mount points.
+    fn dir(&mut self) -> MpiResult<PathBuf> {
+        if let Some(d) = self.configured.as_ref().or(self.made.as_ref()) {
+            return Ok(d.clone());
+        }
+        let d = std::env::temp_dir().join(format!("smpirun-io-{}", std::process::id()));
+        std::fs::create_dir_all(&d)
+            .map_err(|e| os_error("create the directory of", &d.display().to_string(), &e))?;
+        self.made = Some(d.clone());
+        Ok(d)
+    }
+}
+
+impl Drop for StandIn {
+    fn drop(&mut self) {
+        if let Some(d) = self.made.take() {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// The options of MPI-IO.
+pub const OPTIONS: crate::config::Options = &[crate::config::OptionSpec {
+    name: "smpi/io-dir",
+    kind: crate::config::Kind::Text,
+    default: "",
+    help: "where files under a disk's mount point that this machine lacks (SimGrid's platforms \
+           mount simulated disks, such as /scratch) are kept, under their full path: this \
+           directory, or, when empty, one of the run's own, removed at its end",
+}];
+
+impl Ctx<'_> {
+    /// The disk of the current rank's host that holds file `name`, and
+    /// the path of the OS file: `name` itself, or, under a mount point
+    /// this machine lacks, its stand-in (see [`StandIn`]).
+    pub fn place_file(&mut self, name: &str) -> MpiResult<(Option<usize>, PathBuf)> {
+        let host = self.core.host_of(self.core.current());
+        let path = os_path(name);
+        let disk = disk_of(self.core.platform(), host, path);
+        if !under_missing_mount(self.core.platform(), Path::new(path)) {
+            return Ok((disk, PathBuf::from(path)));
+        }
+        let abs = absolute(Path::new(path));
+        let relative = abs.strip_prefix("/").unwrap_or(&abs);
+        let stand_in = self.mpi.files.stand_in.dir()?.join(relative);
+        if let Some(parent) = stand_in.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| os_error("create the directory of", name, &e))?;
+        }
+        Ok((disk, stand_in))
+    }
 }
 
 fn check_amode(amode: i32) -> MpiResult<()> {
@@ -279,7 +381,8 @@ fn check_amode(amode: i32) -> MpiResult<()> {
     Ok(())
 }
 
-fn open_os(path: &str, amode: i32) -> MpiResult<std::fs::File> {
+/// Opens the OS file `real` for the program's file `path`.
+fn open_os(real: &Path, path: &str, amode: i32) -> MpiResult<std::fs::File> {
     let mut o = std::fs::OpenOptions::new();
     o.read(amode & (MODE_RDONLY | MODE_RDWR) != 0)
         .write(amode & (MODE_WRONLY | MODE_RDWR) != 0);
@@ -289,13 +392,13 @@ fn open_os(path: &str, amode: i32) -> MpiResult<std::fs::File> {
         } else {
             o.create(true);
         }
-    } else if amode & MODE_EXCL != 0 && Path::new(path).exists() {
+    } else if amode & MODE_EXCL != 0 && real.exists() {
         return Err(err(
             class::FILE_EXISTS,
             format!("file '{path}' exists and MPI_MODE_EXCL was given"),
         ));
     }
-    let f = o.open(path).map_err(|e| os_error("open", path, &e))?;
+    let f = o.open(real).map_err(|e| os_error("open", path, &e))?;
     if f.metadata().is_ok_and(|m| m.is_dir()) {
         return Err(err(
             class::BAD_FILE,
@@ -410,8 +513,7 @@ pub fn close(file: i32, call: &'static str) -> MpiResult<()> {
                 .take()
                 .expect("the file is open");
             if obj.amode & MODE_DELETE_ON_CLOSE != 0 {
-                std::fs::remove_file(os_path(&obj.path))
-                    .map_err(|e| os_error("delete", &obj.path, &e))?;
+                std::fs::remove_file(&obj.real).map_err(|e| os_error("delete", &obj.path, &e))?;
             }
         }
         w.note_freed(Kind::File, file);
@@ -421,7 +523,8 @@ pub fn close(file: i32, call: &'static str) -> MpiResult<()> {
 
 /// MPI_File_delete.
 pub fn delete(path: &str) -> MpiResult<()> {
-    std::fs::remove_file(os_path(path)).map_err(|e| os_error("delete", path, &e))
+    let (_, real) = sim::mpi(|w| w.place_file(path))?;
+    std::fs::remove_file(real).map_err(|e| os_error("delete", path, &e))
 }
 
 /// MPI_File_set_view for the current rank (collective). Every member's
@@ -550,7 +653,7 @@ impl Ctx<'_> {
         let view = self.comm(comm)?;
         let me = self.core.current();
         let host = self.core.host_of(me);
-        let disk = disk_of(self.core.platform(), host, os_path(spec.path));
+        let (disk, real) = self.place_file(spec.path)?;
         let errhandler = self.mpi.ranks[me]
             .file_errhandler
             .unwrap_or(super::ERRORS_RETURN);
@@ -588,12 +691,13 @@ impl Ctx<'_> {
                 file
             }
             None => {
-                let os = open_os(os_path(spec.path), spec.amode)?;
+                let os = open_os(&real, spec.path, spec.amode)?;
                 let size = view.size();
                 let obj = FileObj {
                     comm,
                     group: view.group.clone(),
                     path: spec.path.to_string(),
+                    real,
                     amode: spec.amode,
                     os,
                     members: Vec::with_capacity(size),
