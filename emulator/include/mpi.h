@@ -271,9 +271,9 @@ typedef struct MPI_Status {
 #define MPI_COMBINER_SUBARRAY 11
 #define MPI_COMBINER_DARRAY 12
 #define MPI_COMBINER_RESIZED 13
-/* Combiners of the Fortran-only constructors (MPI-1's with INTEGER
- * addresses, MPI_Type_create_f90_*): named for programs that compare
- * against them; none of our types has them. */
+/* Combiners of the Fortran-only constructors: MPI-1's with INTEGER
+ * addresses (named for programs that compare against them; none of our
+ * types has them) and MPI_Type_create_f90_*. */
 #define MPI_COMBINER_HVECTOR_INTEGER 14
 #define MPI_COMBINER_HINDEXED_INTEGER 15
 #define MPI_COMBINER_STRUCT_INTEGER 16
@@ -484,6 +484,9 @@ SMPI_CALL(int, Unpack_external, (const char datarep[], const void *inbuf, MPI_Ai
 SMPI_CALL(int, Type_create_darray, (int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype))
 SMPI_CALL(int, Type_get_contents, (MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]))
 SMPI_CALL(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype))
+SMPI_CALL(int, Type_create_f90_real, (int p, int r, MPI_Datatype *newtype))
+SMPI_CALL(int, Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype))
+SMPI_CALL(int, Type_create_f90_integer, (int r, MPI_Datatype *newtype))
 SMPI_CALL(int, Type_create_subarray, (int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype))
 SMPI_CALL(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size))
 SMPI_CALL(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm))

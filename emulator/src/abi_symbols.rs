@@ -52,7 +52,7 @@ macro_rules! with_abi_symbols {
             MPI_Type_dup, MPI_Type_commit, MPI_Type_free, MPI_Type_get_true_extent,
             MPI_Type_get_extent_x, MPI_Type_get_true_extent_x, MPI_Type_size_x,
             MPI_Type_get_envelope, MPI_Type_set_name, MPI_Type_get_name, MPI_Get_address, MPI_Address, MPI_Aint_add, MPI_Aint_diff,
-            MPI_Pack_size, MPI_Pack, MPI_Unpack, MPI_Type_create_subarray, MPI_Type_match_size, MPI_Type_create_darray, MPI_Type_get_contents, MPI_Pack_external_size,
+            MPI_Pack_size, MPI_Pack, MPI_Unpack, MPI_Type_create_subarray, MPI_Type_match_size, MPI_Type_create_f90_real, MPI_Type_create_f90_complex, MPI_Type_create_f90_integer, MPI_Type_create_darray, MPI_Type_get_contents, MPI_Pack_external_size,
             MPI_Pack_external, MPI_Unpack_external,
             MPI_Barrier, MPI_Bcast, MPI_Gather, MPI_Gatherv, MPI_Scatter, MPI_Scatterv,
             MPI_Allgather, MPI_Allgatherv, MPI_Alltoall, MPI_Alltoallv, MPI_Alltoallw, MPI_Reduce,

@@ -1,12 +1,14 @@
 ! Fixed-form Fortran 77 with mpif.h: derived datatypes, statuses (the
 ! sources and tags of wildcard receives, MPI_GET_COUNT, MPI_STATUS_IGNORE,
-! MPI_STATUSES_IGNORE), strings in and out, and a predefined attribute.
+! MPI_STATUSES_IGNORE), strings in and out, a predefined attribute, and
+! the types of MPI_TYPE_CREATE_F90_*.
 ! Prints "types ok" on rank 0. Needs at least 2 ranks.
       PROGRAM TYPES
       IMPLICIT NONE
       INCLUDE 'mpif.h'
       INTEGER RANK, NPROCS, IERR, BAD, TOTAL, I, J, COUNT, LEN
       INTEGER VEC, COL, REQS(2), STATUS(MPI_STATUS_SIZE)
+      INTEGER F90A, F90B, F90R, SZ, NI, NA, ND, COMB
       INTEGER STATS(MPI_STATUS_SIZE, 2)
       INTEGER GRID(4, 3), ROW(3), BUF(8)
       INTEGER(KIND=MPI_ADDRESS_KIND) TAGUB
@@ -64,6 +66,18 @@
       END IF
       CALL MPI_TYPE_FREE(VEC, IERR)
       CALL MPI_TYPE_FREE(COL, IERR)
+! SELECTED_INT_KIND(9) is 4 bytes; asking twice gives the same handle.
+      CALL MPI_TYPE_CREATE_F90_INTEGER(9, F90A, IERR)
+      CALL MPI_TYPE_CREATE_F90_INTEGER(9, F90B, IERR)
+      CALL MPI_TYPE_SIZE(F90A, SZ, IERR)
+      IF (SZ .NE. 4 .OR. F90A .NE. F90B) BAD = BAD + 1
+      CALL MPI_TYPE_GET_ENVELOPE(F90A, NI, NA, ND, COMB, IERR)
+      IF (COMB .NE. MPI_COMBINER_F90_INTEGER) BAD = BAD + 1
+      IF (NI .NE. 1) BAD = BAD + 1
+! SELECTED_REAL_KIND(15) is 8 bytes.
+      CALL MPI_TYPE_CREATE_F90_REAL(15, MPI_UNDEFINED, F90R, IERR)
+      CALL MPI_TYPE_SIZE(F90R, SZ, IERR)
+      IF (SZ .NE. 8) BAD = BAD + 1
 ! Strings: a name set and read back, the processor's name.
       CALL MPI_COMM_SET_NAME(MPI_COMM_WORLD, 'the world   ', IERR)
       CALL MPI_COMM_GET_NAME(MPI_COMM_WORLD, NAME, LEN, IERR)

@@ -404,6 +404,28 @@ pub(crate) unsafe extern "C" fn MPI_Type_get_contents(
 }
 
 /// MPI_Type_match_size: the Fortran sized type of a class and size.
+/// MPI_Type_create_f90_real, _complex and _integer.
+macro_rules! f90_types {
+    ($($name:ident, $combiner:ident, ($($arg:ident),*));* $(;)?) => {$(
+        pub(crate) unsafe extern "C" fn $name($($arg: c_int,)* newtype: *mut c_int) -> c_int {
+            call(stringify!($name), mpi::COMM_WORLD, || {
+                let (p, r) = f90_types!(@args $($arg),*);
+                let h = types::create_f90(crate::mpi::typector::$combiner, p, r)?;
+                // SAFETY: the caller's output argument.
+                unsafe { out(newtype, h, "newtype") }
+            })
+        }
+    )*};
+    (@args $r:ident) => { (0, $r) };
+    (@args $p:ident, $r:ident) => { ($p, $r) };
+}
+
+f90_types! {
+    MPI_Type_create_f90_real, COMBINER_F90_REAL, (p, r);
+    MPI_Type_create_f90_complex, COMBINER_F90_COMPLEX, (p, r);
+    MPI_Type_create_f90_integer, COMBINER_F90_INTEGER, (r);
+}
+
 pub(crate) unsafe extern "C" fn MPI_Type_match_size(
     typeclass: c_int,
     size: c_int,

@@ -138,6 +138,8 @@ pub struct Mpi {
     pub comms: comm::Comms,
     pub windows: win::Windows,
     pub files: file::Files,
+    /// The types of MPI_Type_create_f90_*, by (combiner, arguments).
+    pub f90_types: Vec<((i32, Vec<i32>), i32)>,
     /// I/O done on hosts without a disk, which costs no simulated time:
     /// (operations, bytes).
     pub diskless_io: (u64, u64),
@@ -209,6 +211,7 @@ impl Mpi {
             comms: comm::Comms::new(),
             windows: win::Windows::default(),
             files: file::Files::default(),
+            f90_types: Vec::new(),
             diskless_io: (0, 0),
             keyvals: Vec::new(),
             errhandler_fns: Vec::new(),

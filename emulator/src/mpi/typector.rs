@@ -31,6 +31,9 @@ pub const COMBINER_STRUCT: i32 = 10;
 pub const COMBINER_SUBARRAY: i32 = 11;
 pub const COMBINER_DARRAY: i32 = 12;
 pub const COMBINER_RESIZED: i32 = 13;
+pub const COMBINER_F90_REAL: i32 = 17;
+pub const COMBINER_F90_COMPLEX: i32 = 18;
+pub const COMBINER_F90_INTEGER: i32 = 19;
 
 impl Envelope {
     /// The envelope of a constructor called with these arguments.

@@ -12,7 +12,7 @@ use super::datatype::{self, Datatype};
 use super::external32;
 use super::ledger::Kind;
 use super::typector::{self, DarrayDim, Envelope, Piece, SubarrayDim};
-use super::{attr, check, class, MpiError, MpiResult};
+use super::{attr, check, class, MpiError, MpiResult, UNDEFINED};
 use crate::sim;
 
 /// The datatype behind a handle, committed or not.
@@ -440,6 +440,63 @@ pub fn contents(dt: i32, room: &ContentsRoom) -> MpiResult<Contents> {
         integers: e.integers.clone(),
         addresses: e.addresses.clone(),
         datatypes,
+    })
+}
+
+/// MPI_Type_create_f90_real (`combiner` MPI_COMBINER_F90_REAL), _complex
+/// and _integer (`p` unused): the Fortran type of at least `p` decimal
+/// digits and a decimal exponent range of at least `r` (MPI_UNDEFINED:
+/// any), as gfortran's `selected_real_kind` and `selected_int_kind` pick
+/// it. One handle per (combiner, p, r), predefined, made once.
+pub fn create_f90(combiner: i32, p: i32, r: i32) -> MpiResult<i32> {
+    let any = |v: i32, limit: i32| v == UNDEFINED || v <= limit;
+    let (class_, size) = match combiner {
+        typector::COMBINER_F90_INTEGER => {
+            let size = [(2, 1), (4, 2), (9, 4), (18, 8)]
+                .iter()
+                .find(|&&(range, _)| r <= range)
+                .map(|&(_, s)| s);
+            (datatype::TYPECLASS_INTEGER, size)
+        }
+        _ => {
+            let size = [(6, 37, 4), (15, 307, 8), (33, 4931, 16)]
+                .iter()
+                .find(|&&(digits, range, _)| any(p, digits) && any(r, range))
+                .map(|&(_, _, s)| s);
+            if combiner == typector::COMBINER_F90_COMPLEX {
+                (datatype::TYPECLASS_COMPLEX, size.map(|s| 2 * s))
+            } else {
+                (datatype::TYPECLASS_REAL, size)
+            }
+        }
+    };
+    let size = size.ok_or_else(|| {
+        MpiError::new(
+            class::ARG,
+            format!("no Fortran type has {p} digits and an exponent range of {r}"),
+        )
+    })?;
+    let name = datatype::sized_type_name(class_, size)?;
+    let integers = if combiner == typector::COMBINER_F90_INTEGER {
+        vec![r]
+    } else {
+        vec![p, r]
+    };
+    sim::mpi(|w| -> MpiResult<i32> {
+        let key = (combiner, integers.clone());
+        if let Some(&(_, h)) = w.mpi.f90_types.iter().find(|(k, _)| *k == key) {
+            return Ok(h);
+        }
+        let base = w.mpi.predefined_datatype(name)?;
+        let mut t = (**w.mpi.datatype(base)?).clone();
+        t.envelope = typector::Envelope {
+            combiner,
+            integers,
+            ..Default::default()
+        };
+        let h = w.mpi.add_datatype(t);
+        w.mpi.f90_types.push((key, h));
+        Ok(h)
     })
 }
 
