@@ -708,6 +708,8 @@ pub enum SimGrid {
     SmpiUtils,
     /// Trace replay (`-replay`).
     SmpiReplay,
+    /// MPI-IO: file pointers moved and data read and written (VERBOSE).
+    SmpiIo,
     Xbt,
     /// The configuration system.
     XbtCfg,
@@ -716,7 +718,7 @@ pub enum SimGrid {
 }
 
 impl SimGrid {
-    const ALL: [SimGrid; 12] = [
+    const ALL: [SimGrid; 13] = [
         SimGrid::Smpi,
         SimGrid::SmpiConfig,
         SimGrid::SmpiKernel,
@@ -726,6 +728,7 @@ impl SimGrid {
         SimGrid::SmpiColls,
         SimGrid::SmpiUtils,
         SimGrid::SmpiReplay,
+        SimGrid::SmpiIo,
         SimGrid::Xbt,
         SimGrid::XbtCfg,
         SimGrid::HostEnergy,
@@ -742,6 +745,7 @@ impl SimGrid {
             SimGrid::SmpiColls => "smpi_colls",
             SimGrid::SmpiUtils => "smpi_utils",
             SimGrid::SmpiReplay => "smpi_replay",
+            SimGrid::SmpiIo => "smpi_io",
             SimGrid::Xbt => "xbt",
             SimGrid::XbtCfg => "xbt_cfg",
             SimGrid::HostEnergy => "host_energy",

@@ -215,3 +215,28 @@ fn simulated_mount_points_and_remote_disks_work_as_in_simgrid_platforms() {
     );
     assert!(!stderr(&o).contains("without a <disk>"), "{}", stderr(&o));
 }
+
+#[test]
+fn smpi_io_verbose_lines_narrate_pointer_moves_and_accesses() {
+    let app = build("tests/c/mpi_io.c");
+    let data = scratch().join("mpi_io_log.dat");
+    let o = run(&[
+        "-np",
+        "2",
+        NO_COMPUTE,
+        "--log=smpi_mpi.thres:error",
+        "--log=smpi_io.thres:verbose",
+        app.to_str().unwrap(),
+        data.to_str().unwrap(),
+        "16",
+    ]);
+    let err = stderr(&o);
+    let path = data.display();
+    for line in [
+        format!("] [smpi_io/VERBOSE] Write in MPI_File {path}, 64 bytes written, count 16, writesize 64 bytes, movesize 64"),
+        format!("] [smpi_io/VERBOSE] Position after write in MPI_File {path} : 128"),
+        format!("] [smpi_io/VERBOSE] Seeking in MPI_File {path}, setting offset 4"),
+    ] {
+        assert!(err.contains(&line), "no '{line}' in:\n{err}");
+    }
+}

@@ -217,9 +217,7 @@ pub(crate) unsafe extern "C" fn MPI_File_sync(fh: c_int) -> c_int {
 }
 
 pub(crate) unsafe extern "C" fn MPI_File_seek(fh: c_int, offset: Offset, whence: c_int) -> c_int {
-    on_file("MPI_File_seek", fh, || {
-        sim::mpi(|w| w.file_seek(fh, offset, whence))
-    })
+    on_file("MPI_File_seek", fh, || file::seek(fh, offset, whence))
 }
 
 pub(crate) unsafe extern "C" fn MPI_File_get_position(fh: c_int, offset: *mut Offset) -> c_int {

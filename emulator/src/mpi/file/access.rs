@@ -102,6 +102,10 @@ pub fn access(a: Access) -> MpiResult<Status> {
     } else {
         read_data(&a, &plan)?
     };
+    if count > 0 && crate::log::enabled(crate::log::SimGrid::SmpiIo, crate::log::Priority::Verbose)
+    {
+        log_access(&a, &plan, moved);
+    }
     if a.position == Position::Individual {
         sim::mpi(|w| -> MpiResult<()> {
             w.file_member_mut(a.file)?.pos = start_etype + moved.div_ceil(plan.etype_size) as i64;
@@ -118,6 +122,39 @@ pub fn access(a: Access) -> MpiResult<Status> {
         bytes: moved as usize,
         ..Status::empty()
     })
+}
+
+/// SimGrid's `smpi_io` VERBOSE lines of an access: what moved, and the
+/// file offset just after it.
+fn log_access(a: &Access, p: &Plan, moved: u64) {
+    let Ok(path) = sim::mpi(|w| w.file(a.file).map(|(f, _)| f.path.clone())) else {
+        return;
+    };
+    let mut left = moved;
+    let mut after = p.pieces.first().map_or(0, |x| x.0);
+    for &(off, len) in &p.pieces {
+        let n = len.min(left);
+        after = off + n;
+        left -= n;
+        if left == 0 {
+            break;
+        }
+    }
+    let (what, done, size) = if a.write {
+        ("Write", "written", "writesize")
+    } else {
+        ("Read", "read", "readsize")
+    };
+    let (count, bytes) = (p.count, p.bytes);
+    let movesize = count as i64 * p.dtype.extent as i64;
+    super::say(&format!(
+        "{what} in MPI_File {path}, {moved} bytes {done}, count {count}, {size} {bytes} bytes, \
+         movesize {movesize}"
+    ));
+    super::say(&format!(
+        "Position after {} in MPI_File {path} : {after}",
+        what.to_lowercase()
+    ));
 }
 
 /// Checks `a` against the file and its arguments: the datatype, the

@@ -575,17 +575,65 @@ pub fn synchronize(
     file_barrier(file, call)
 }
 
+/// SimGrid's `smpi_io` VERBOSE line of a pointer that moves `offset`
+/// etypes of `extent` bytes from `whence`.
+pub(crate) fn log_seek(path: &str, offset: i64, extent: i64, whence: i32) {
+    if !crate::log::enabled(crate::log::SimGrid::SmpiIo, crate::log::Priority::Verbose) {
+        return;
+    }
+    let bytes = offset.saturating_mul(extent);
+    let how = match whence {
+        SEEK_SET => "setting offset",
+        SEEK_CUR => "current offset +",
+        _ => "end offset +",
+    };
+    say(&format!("Seeking in MPI_File {path}, {how} {bytes}"));
+}
+
+/// A line of the running rank's in SimGrid's `smpi_io` category, at
+/// VERBOSE.
+pub(crate) fn say(message: &str) {
+    sim::with(|s| {
+        let actor = crate::actors::log_actor(s, s.core.current_actor());
+        crate::log::simgrid(
+            crate::log::SimGrid::SmpiIo,
+            crate::log::Priority::Verbose,
+            crate::log::Source::Actor(actor),
+            s.core.now(),
+            message,
+        );
+    });
+}
+
+/// MPI_File_seek.
+pub fn seek(file: i32, offset: i64, whence: i32) -> MpiResult<()> {
+    let (path, extent) = sim::mpi(|w| -> MpiResult<(String, i64)> {
+        w.file_seek(file, offset, whence)?;
+        let (obj, me) = w.file(file)?;
+        Ok((obj.path.clone(), obj.members[me].view.etype.extent as i64))
+    })?;
+    log_seek(&path, offset, extent, whence);
+    Ok(())
+}
+
 /// MPI_File_seek_shared (collective): every member gives the same offset.
 pub fn seek_shared(file: i32, offset: i64, whence: i32, call: &'static str) -> MpiResult<()> {
     let view = sim::mpi(|w| -> MpiResult<CommView> {
         let comm = w.file(file)?.0.comm;
         w.comm(comm)
     })?;
-    let target = sim::mpi(|w| -> MpiResult<i64> {
+    let (target, path, extent) = sim::mpi(|w| -> MpiResult<(i64, String, i64)> {
         let (obj, me) = w.file(file)?;
         let current = obj.shared;
-        w.seek_target(file, me, current, offset, whence)
+        let extent = obj.members[me].view.etype.extent as i64;
+        let path = obj.path.clone();
+        Ok((
+            w.seek_target(file, me, current, offset, whence)?,
+            path,
+            extent,
+        ))
     })?;
+    log_seek(&path, offset, extent, whence);
     // Everyone reads the pointer before anyone moves it.
     let all = allgather_i64(&view, &[target], call)?;
     if all.iter().any(|&t| t != target) {
