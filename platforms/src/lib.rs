@@ -35,6 +35,10 @@
 //! as in SimGrid; a bypass is looked up for the zones directly below the
 //! closest common zone (SimGrid also tries pairs of outer zones).
 //!
+//! A `<host>` may hold `<disk>`s (SimGrid 3.32's: `read_bw`, `write_bw`,
+//! and the `size` and `mount` properties), listed by
+//! [`Platform::disks_of`].
+//!
 //! A host's `speed` may list the speeds of its power states (SimGrid's
 //! pstates, `speed="100Mf,50Mf"`, the initial one by `pstate`); a
 //! cluster's may not. Anything else SimGrid accepts (Vivaldi and Wifi
