@@ -16,6 +16,7 @@ pub mod error;
 pub mod external32;
 pub mod file;
 pub mod group;
+pub mod handles;
 pub mod info;
 pub mod intercoll;
 pub mod ledger;

@@ -28,6 +28,7 @@ use std::rc::Rc;
 use platforms::HostId;
 
 use super::datatype::{self, Datatype};
+use super::handles::HandleTable;
 use super::ledger::Kind;
 use super::{class, CommView, Ctx, Group, MpiError, MpiResult};
 use crate::sim;
@@ -124,46 +125,16 @@ pub struct FileObj {
 /// Files by handle (0 is MPI_FILE_NULL).
 #[derive(Debug, Default)]
 pub struct Files {
-    table: Vec<Option<FileObj>>,
+    table: HandleTable<FileObj>,
     /// Files being opened, by their private communicator.
     opening: Vec<(i32, i32)>,
     pub stand_in: StandIn,
 }
 
 impl Files {
-    fn get(&self, file: i32) -> Option<&FileObj> {
-        usize::try_from(file)
-            .ok()
-            .and_then(|i| self.table.get(i))
-            .and_then(Option::as_ref)
-    }
-
-    fn get_mut(&mut self, file: i32) -> Option<&mut FileObj> {
-        usize::try_from(file)
-            .ok()
-            .and_then(|i| self.table.get_mut(i))
-            .and_then(Option::as_mut)
-    }
-
-    fn insert(&mut self, obj: FileObj) -> i32 {
-        if self.table.is_empty() {
-            self.table.push(None); // MPI_FILE_NULL
-        }
-        match self.table.iter().skip(1).position(Option::is_none) {
-            Some(i) => {
-                self.table[i + 1] = Some(obj);
-                (i + 1) as i32
-            }
-            None => {
-                self.table.push(Some(obj));
-                (self.table.len() - 1) as i32
-            }
-        }
-    }
-
     /// The name the program opened `file` by, if it is open.
     pub fn path(&self, file: i32) -> Option<&str> {
-        self.get(file).map(|f| f.path.as_str())
+        self.table.get(file).map(|f| f.path.as_str())
     }
 }
 
@@ -509,9 +480,7 @@ pub fn close(file: i32, call: &'static str) -> MpiResult<()> {
         obj.refs -= 1;
         let comm = obj.comm;
         if obj.refs == 0 {
-            let obj = w.mpi.files.table[file as usize]
-                .take()
-                .expect("the file is open");
+            let obj = w.mpi.files.table.remove(file).expect("the file is open");
             if obj.amode & MODE_DELETE_ON_CLOSE != 0 {
                 std::fs::remove_file(&obj.real).map_err(|e| os_error("delete", &obj.path, &e))?;
             }
@@ -654,6 +623,7 @@ impl Ctx<'_> {
         let obj = self
             .mpi
             .files
+            .table
             .get(file)
             .ok_or_else(|| err(class::FILE, format!("invalid file handle {file}")))?;
         let me = obj
@@ -675,7 +645,7 @@ impl Ctx<'_> {
 
     pub fn file_mut(&mut self, file: i32) -> MpiResult<(&mut FileObj, usize)> {
         let (_, me) = self.file(file)?;
-        let obj = self.mpi.files.get_mut(file).expect("checked above");
+        let obj = self.mpi.files.table.get_mut(file).expect("checked above");
         Ok((obj, me))
     }
 
@@ -722,7 +692,7 @@ impl Ctx<'_> {
         let file = match found {
             Some(i) => {
                 let file = self.mpi.files.opening[i].1;
-                let obj = self.mpi.files.get_mut(file).expect("being opened");
+                let obj = self.mpi.files.table.get_mut(file).expect("being opened");
                 if obj.amode != spec.amode {
                     return Err(err(
                         class::NOT_SAME,
@@ -754,14 +724,14 @@ impl Ctx<'_> {
                     refs: size,
                     joining: size - 1,
                 };
-                let file = self.mpi.files.insert(obj);
+                let file = self.mpi.files.table.insert(obj);
                 if size > 1 {
                     self.mpi.files.opening.push((comm, file));
                 }
                 file
             }
         };
-        let obj = self.mpi.files.get_mut(file).expect("just found");
+        let obj = self.mpi.files.table.get_mut(file).expect("just found");
         // Members are stored by their rank in the file's group; they join
         // in any order, so the table is filled as they come.
         while obj.members.len() <= view.my_rank {

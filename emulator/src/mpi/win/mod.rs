@@ -38,6 +38,7 @@ use std::rc::Rc;
 use platforms::HostId;
 
 use super::datatype::Datatype;
+use super::handles::HandleTable;
 use super::op::Builtin;
 use super::Ctx;
 use super::{class, Group, MpiError, MpiResult, ReqId, PROC_NULL};
@@ -150,7 +151,7 @@ pub struct WinObj {
 /// Windows by handle (0 is MPI_WIN_NULL).
 #[derive(Debug, Default)]
 pub struct Windows {
-    table: Vec<Option<WinObj>>,
+    table: HandleTable<WinObj>,
     /// Windows being created, by their private communicator.
     creating: Vec<(i32, i32)>,
 }
@@ -226,41 +227,11 @@ fn zeroed_block(bytes: usize) -> Box<[u128]> {
 }
 
 impl Windows {
-    fn get(&self, win: i32) -> Option<&WinObj> {
-        usize::try_from(win)
-            .ok()
-            .and_then(|i| self.table.get(i))
-            .and_then(Option::as_ref)
-    }
-
-    fn get_mut(&mut self, win: i32) -> Option<&mut WinObj> {
-        usize::try_from(win)
-            .ok()
-            .and_then(|i| self.table.get_mut(i))
-            .and_then(Option::as_mut)
-    }
-
     /// The name world rank `rank` gave window `win` (empty: none).
     pub fn member_name(&self, win: i32, rank: usize) -> Option<String> {
-        let obj = self.get(win)?;
+        let obj = self.table.get(win)?;
         let me = obj.group.rank_of(rank)?;
         obj.members.get(me).map(|m| m.name.clone())
-    }
-
-    fn insert(&mut self, obj: WinObj) -> i32 {
-        if self.table.is_empty() {
-            self.table.push(None); // MPI_WIN_NULL
-        }
-        match self.table.iter().skip(1).position(Option::is_none) {
-            Some(i) => {
-                self.table[i + 1] = Some(obj);
-                (i + 1) as i32
-            }
-            None => {
-                self.table.push(Some(obj));
-                (self.table.len() - 1) as i32
-            }
-        }
     }
 }
 
@@ -270,6 +241,7 @@ impl Ctx<'_> {
         let obj = self
             .mpi
             .windows
+            .table
             .get(win)
             .ok_or_else(|| err(class::WIN, format!("invalid window handle {win}")))?;
         let me = obj
@@ -290,7 +262,7 @@ impl Ctx<'_> {
 
     fn window_mut(&mut self, win: i32) -> MpiResult<(&mut WinObj, usize)> {
         let (_, me) = self.window(win)?;
-        let obj = self.mpi.windows.get_mut(win).expect("checked above");
+        let obj = self.mpi.windows.table.get_mut(win).expect("checked above");
         Ok((obj, me))
     }
 
@@ -364,7 +336,7 @@ impl Ctx<'_> {
                         freed: false,
                     })
                     .collect();
-                let h = self.mpi.windows.insert(WinObj {
+                let h = self.mpi.windows.table.insert(WinObj {
                     comm,
                     group,
                     flavor,
@@ -381,12 +353,22 @@ impl Ctx<'_> {
                 h
             }
         };
-        let obj = self.mpi.windows.get_mut(handle).expect("window just found");
+        let obj = self
+            .mpi
+            .windows
+            .table
+            .get_mut(handle)
+            .expect("window just found");
         obj.joining -= 1;
         if obj.joining == 0 {
             self.mpi.windows.creating.retain(|&(c, _)| c != comm);
         }
-        let obj = self.mpi.windows.get_mut(handle).expect("window just found");
+        let obj = self
+            .mpi
+            .windows
+            .table
+            .get_mut(handle)
+            .expect("window just found");
         let m = &mut obj.members[view.my_rank];
         m.base = base;
         m.size = size;
@@ -409,7 +391,7 @@ impl Ctx<'_> {
     /// Lays out a shared window's single block once every member has
     /// joined: members' parts follow each other in rank order.
     fn place_shared(&mut self, win: i32) {
-        let Some(obj) = self.mpi.windows.get_mut(win) else {
+        let Some(obj) = self.mpi.windows.table.get_mut(win) else {
             return;
         };
         if obj.shared_block.is_some() {

@@ -250,7 +250,7 @@ impl Ctx<'_> {
     }
 
     fn count_inflight(&mut self, win: i32, origin: usize, target: usize, delta: isize) {
-        let Some(obj) = self.mpi.windows.get_mut(win) else {
+        let Some(obj) = self.mpi.windows.table.get_mut(win) else {
             return;
         };
         let list = &mut obj.members[origin].inflight;
@@ -291,7 +291,7 @@ impl Ctx<'_> {
 
     /// Wakes every rank waiting for a change on `win`.
     pub(super) fn notify_window(&mut self, win: i32) {
-        let Some(obj) = self.mpi.windows.get_mut(win) else {
+        let Some(obj) = self.mpi.windows.table.get_mut(win) else {
             return;
         };
         for r in std::mem::take(&mut obj.waiters) {

@@ -22,7 +22,7 @@ fn wait_on_window(
                 return true;
             }
             let me = w.core.current();
-            if let Some(obj) = w.mpi.windows.get_mut(win) {
+            if let Some(obj) = w.mpi.windows.table.get_mut(win) {
                 obj.waiters.push(me);
             }
             w.core
@@ -140,7 +140,7 @@ pub fn free(win: i32) -> MpiResult<()> {
         obj.members[me].alloc = None;
         obj.refs -= 1;
         if obj.refs == 0 {
-            w.mpi.windows.table[win as usize] = None;
+            w.mpi.windows.table.remove(win);
         }
         w.note_freed(Kind::Win, win);
         w.comm_free(comm)
