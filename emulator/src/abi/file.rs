@@ -338,24 +338,20 @@ unsafe fn end(name: &'static str, begun: &str, fh: c_int, status: *mut CStatus) 
     })
 }
 
-fn access(
-    call: &'static str,
-    fh: c_int,
-    (buf, count, dtype): (*const c_void, c_int, c_int),
-    position: Position,
-    write: bool,
-    collective: bool,
-) -> Access {
-    Access {
-        file: fh,
-        buf: buf as usize,
-        count: i64::from(count),
-        dtype,
-        position,
-        write,
-        collective,
-        call,
-    }
+/// The access of call `$name` on `$fh` with the program's buffer triple.
+macro_rules! access {
+    ($name:ident, $fh:ident, ($buf:ident, $count:ident, $dtype:ident), $pos:expr, $write:expr, $coll:expr) => {
+        Access {
+            file: $fh,
+            buf: $buf as usize,
+            count: i64::from($count),
+            dtype: $dtype,
+            position: $pos,
+            write: $write,
+            collective: $coll,
+            call: stringify!($name),
+        }
+    };
 }
 
 /// The blocking and non-blocking calls at explicit offsets.
@@ -369,14 +365,7 @@ macro_rules! at_calls {
             datatype: c_int,
             out: *mut c_void,
         ) -> c_int {
-            let a = access(
-                stringify!($name),
-                fh,
-                (buf, count, datatype),
-                Position::Explicit(offset),
-                $write,
-                $coll,
-            );
+            let a = access!($name, fh, (buf, count, datatype), Position::Explicit(offset), $write, $coll);
             // SAFETY: `out` is the status or request argument of the call.
             unsafe { at_calls!(@$kind a, out) }
         }
@@ -406,14 +395,7 @@ macro_rules! pointer_calls {
             datatype: c_int,
             out: *mut c_void,
         ) -> c_int {
-            let a = access(
-                stringify!($name),
-                fh,
-                (buf, count, datatype),
-                Position::$pos,
-                $write,
-                $coll,
-            );
+            let a = access!($name, fh, (buf, count, datatype), Position::$pos, $write, $coll);
             // SAFETY: `out` is the status or request argument of the call.
             unsafe { at_calls!(@$kind a, out) }
         }
@@ -437,41 +419,24 @@ pointer_calls! {
     MPI_File_write_ordered, Ordered, true, true, status;
 }
 
-pub(crate) unsafe extern "C" fn MPI_File_read_at_all_begin(
-    fh: c_int,
-    offset: Offset,
-    buf: *mut c_void,
-    count: c_int,
-    datatype: c_int,
-) -> c_int {
-    let args = (buf as *const c_void, count, datatype);
-    let a = access(
-        "MPI_File_read_at_all_begin",
-        fh,
-        args,
-        Position::Explicit(offset),
-        false,
-        true,
-    );
-    begin(a)
+/// The `_begin` calls at explicit offsets.
+macro_rules! at_begin_calls {
+    ($($name:ident, $write:expr);* $(;)?) => {$(
+        pub(crate) unsafe extern "C" fn $name(
+            fh: c_int,
+            offset: Offset,
+            buf: *mut c_void,
+            count: c_int,
+            datatype: c_int,
+        ) -> c_int {
+            begin(access!($name, fh, (buf, count, datatype), Position::Explicit(offset), $write, true))
+        }
+    )*};
 }
 
-pub(crate) unsafe extern "C" fn MPI_File_write_at_all_begin(
-    fh: c_int,
-    offset: Offset,
-    buf: *const c_void,
-    count: c_int,
-    datatype: c_int,
-) -> c_int {
-    let a = access(
-        "MPI_File_write_at_all_begin",
-        fh,
-        (buf, count, datatype),
-        Position::Explicit(offset),
-        true,
-        true,
-    );
-    begin(a)
+at_begin_calls! {
+    MPI_File_read_at_all_begin, false;
+    MPI_File_write_at_all_begin, true;
 }
 
 /// The `_begin` calls at a file pointer.
@@ -483,8 +448,7 @@ macro_rules! begin_calls {
             count: c_int,
             datatype: c_int,
         ) -> c_int {
-            let args = (buf as *const c_void, count, datatype);
-            begin(access(stringify!($name), fh, args, Position::$pos, $write, true))
+            begin(access!($name, fh, (buf, count, datatype), Position::$pos, $write, true))
         }
     )*};
 }
