@@ -43,6 +43,7 @@ const OPTIONS: config::Options = &[
     OptionSpec { name: "plugin", kind: Kind::Text, default: "", help: "a SimGrid plugin to activate (may be given several times): host_energy counts the energy of hosts (their wattage_per_state properties) and reports it at the end; SimGrid's others are accepted with a warning" },
     OptionSpec { name: "path", kind: Kind::Text, default: "", help: "a directory where a -platform or -hostfile file not found as given is looked for (SimGrid's; may be given several times)" },
     OptionSpec { name: "smpi/display-timing", kind: Kind::Bool, default: "no", help: "print SimGrid's summary when the run ends (simulated time, wall time, time the application computed), then smpirun's one-line summary" },
+    OptionSpec { name: "smpi/summary-file", kind: Kind::Text, default: "", help: "write what the run ended with to this file as JSON: outcome, exit code, simulated time, wall time, ranks, peak memory (for tools that run many simulations)" },
     OptionSpec { name: "smpi/display-summary", kind: Kind::Bool, default: "no", help: "print smpirun's one-line summary when the run ends (simulated time, wall time, ranks; printed anyway when stderr is a terminal, unless -quiet)" },
     OptionSpec { name: "smpi/map", kind: Kind::Text, default: "hostfile", help: "rank placement: hostfile (rank i on slot i mod slots), round-robin (over hosts), block (consecutive ranks per host), random:SEED (the hostfile placement shuffled); yes/1 (SimGrid's meaning) prints the hostfile placement as -map does" },
     OptionSpec { name: "smpi/privatization", kind: Kind::Text, default: "auto", help: "give each rank its own globals: swap (one copy, globals swapped at each switch; alias mmap), dlopen (yes: one copy per rank), no, or auto (swap when the program allows it, else dlopen)" },
@@ -74,6 +75,7 @@ pub fn config() -> Config {
 }
 
 mod cli;
+mod summary;
 pub use cli::{parse as parse_args, Options};
 
 /// Loads application copies and makes rank coroutines on demand.
@@ -1435,6 +1437,29 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         eprintln!("smpirun: {message}");
         if code == 0 {
             code = 1;
+        }
+    }
+    let summary_file = cfg.text("smpi/summary-file");
+    if !summary_file.is_empty() {
+        let summary = summary::Summary {
+            outcome: match &outcome {
+                Outcome::Finished { .. } => "finished",
+                Outcome::Aborted { .. } => "aborted",
+                Outcome::Deadlock { .. } => "deadlock",
+                Outcome::Failed { .. } => "failed",
+                Outcome::TimeLimit { .. } => "time-limit",
+            },
+            exit_code: code,
+            simulated_time_s: simulated,
+            wall_s: wall,
+            ranks: np,
+            peak_rss_kb: summary::peak_rss_kb(),
+        };
+        if let Err(e) = summary.write(summary_file) {
+            eprintln!("smpirun: the summary file {summary_file} could not be written: {e}");
+            if code == 0 {
+                code = 1;
+            }
         }
     }
     if code != 0 && !opts.quiet {

@@ -329,3 +329,41 @@ fn a_bad_mpiexec_timeout_is_refused() {
         stderr(&o)
     );
 }
+
+#[test]
+fn the_summary_file_says_how_the_run_ended() {
+    let read = |name: &str, app: &str, extra: &[&str]| {
+        let file = scratch().join(name);
+        let _ = std::fs::remove_file(&file);
+        let opt = format!("--cfg=smpi/summary-file:{}", file.display());
+        let mut args = vec!["-np", "3", NO_COMPUTE, &opt, app];
+        args.extend_from_slice(extra);
+        let o = run(&args);
+        let text = std::fs::read_to_string(&file)
+            .unwrap_or_else(|e| panic!("no summary ({e}):\n{}", stderr(&o)));
+        let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        (o, v)
+    };
+    let ring = build("examples/ring.c");
+    let (o, v) = read("summary_ok.json", ring.to_str().unwrap(), &[]);
+    assert!(o.status.success());
+    assert_eq!(
+        (v["outcome"].as_str(), v["exit_code"].as_i64()),
+        (Some("finished"), Some(0))
+    );
+    assert_eq!(v["ranks"].as_u64(), Some(3));
+    assert!(
+        v["simulated_time_s"].as_f64().is_some_and(|t| t > 0.0),
+        "{v}"
+    );
+    assert!(v["peak_rss_kb"].as_u64().is_some_and(|k| k > 0), "{v}");
+    let deadlock = build("tests/c/deadlock.c");
+    let (o, v) = read("summary_deadlock.json", deadlock.to_str().unwrap(), &[]);
+    assert!(!o.status.success());
+    assert_eq!(v["outcome"].as_str(), Some("deadlock"), "{v}");
+    assert_eq!(
+        v["exit_code"].as_i64(),
+        o.status.code().map(i64::from),
+        "{v}"
+    );
+}
