@@ -17,6 +17,7 @@ mod profile;
 mod programs;
 mod simgrid;
 mod simgrid_cli;
+mod sweep;
 mod threads;
 mod tools;
 mod traces;

@@ -1,0 +1,224 @@
+//! smpi-sweep: run one MPI program under smpirun over the cross product
+//! of a spec's axes, gather the results in a CSV, and plot them.
+//!
+//! The binary is built with the emulator's (`emulator/src/bin/smpi-sweep.rs`
+//! calls [`main`]), so that it lands next to smpirun; this crate knows
+//! nothing of the emulator but smpirun's command line and its summary
+//! file.
+
+mod plot;
+mod results;
+mod run;
+mod spec;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand, ValueEnum};
+
+use results::{Outputs, Status};
+use spec::Spec;
+
+#[derive(Parser)]
+#[command(
+    name = "smpi-sweep",
+    version,
+    about = "Run an MPI program under smpirun over a grid of machines and settings; \
+             results in a CSV, plots from it"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Backend {
+    /// smpirun processes on this machine.
+    Local,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run the points of SPEC that have no result yet (or failed).
+    Run {
+        spec: PathBuf,
+        /// Where the results go (default: SPEC's name without .toml,
+        /// plus -sweep, in the current directory).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Points run at once.
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
+        #[arg(long, value_enum, default_value_t = Backend::Local)]
+        backend: Backend,
+        /// Print what would run (the commands; for Slurm, the batch
+        /// script) and run nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Start over when OUT holds the results of another spec.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Plot a column of DIR's results against an axis.
+    Plot {
+        dir: PathBuf,
+        /// The axis (or column) along x.
+        #[arg(long)]
+        x: String,
+        /// The column along y (simulated_time_s, wall_s, peak_rss_kb or
+        /// a capture).
+        #[arg(long)]
+        y: String,
+        /// One line per value of this axis.
+        #[arg(long)]
+        series: Option<String>,
+        /// The picture: .png or .svg (default: DIR/Y-vs-X.png).
+        #[arg(short = 'o', long = "output")]
+        output: Option<PathBuf>,
+    },
+    /// How many points of DIR are done, failed and pending.
+    Status { dir: PathBuf },
+}
+
+fn default_out(spec: &Path) -> PathBuf {
+    let stem = spec
+        .file_stem()
+        .map_or("sweep".into(), |s| s.to_string_lossy().into_owned());
+    PathBuf::from(format!("{stem}-sweep"))
+}
+
+/// The smpi-sweep command: parses the process's arguments, runs, and
+/// exits 1 with a message on failure.
+pub fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Cmd::Run {
+            spec,
+            out,
+            jobs,
+            backend,
+            dry_run,
+            force,
+        } => {
+            let out = out.unwrap_or_else(|| default_out(&spec));
+            run(&RunArgs {
+                spec,
+                out,
+                jobs,
+                backend,
+                dry_run,
+                force,
+            })
+        }
+        Cmd::Plot {
+            dir,
+            x,
+            y,
+            series,
+            output,
+        } => plot::plot(&plot::PlotArgs {
+            dir,
+            x,
+            y,
+            series,
+            output,
+        }),
+        Cmd::Status { dir } => status(&dir),
+    };
+    if let Err(e) = result {
+        eprintln!("smpi-sweep: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+struct RunArgs {
+    spec: PathBuf,
+    out: PathBuf,
+    jobs: usize,
+    backend: Backend,
+    dry_run: bool,
+    force: bool,
+}
+
+fn run(a: &RunArgs) -> Result<()> {
+    let spec = Spec::load(&a.spec)?;
+    let out = Outputs::new(&a.out);
+    let points = spec.points();
+    if a.dry_run {
+        for p in &points {
+            let dir = out.point_dir(p.index);
+            println!("{}", run::command_line(&spec, p, &dir).join(" "));
+        }
+        return Ok(());
+    }
+    let Backend::Local = a.backend;
+    out.claim(&spec, a.force)?;
+    let mut kept: Vec<results::Row> = out
+        .rows(&spec)?
+        .into_iter()
+        .filter(|r| r.status == Status::Ok)
+        .collect();
+    out.rewrite(&spec, &mut kept)?;
+    let pending: Vec<_> = points
+        .into_iter()
+        .filter(|p| !kept.iter().any(|r| r.point == p.index))
+        .collect();
+    if pending.is_empty() {
+        println!(
+            "all {} points are done: {}",
+            kept.len(),
+            out.results().display()
+        );
+        return Ok(());
+    }
+    println!(
+        "{} points to run ({} done already), {} at a time",
+        pending.len(),
+        kept.len(),
+        a.jobs
+    );
+    let t = run::run_local(&spec, &out, pending, a.jobs)?;
+    println!(
+        "{} ok, {} failed, {} timed out: {}",
+        t.ok,
+        t.failed,
+        t.timeout,
+        out.results().display()
+    );
+    Ok(())
+}
+
+fn status(dir: &Path) -> Result<()> {
+    let out = Outputs::new(dir);
+    let info = out
+        .info()?
+        .with_context(|| format!("{} holds no sweep (no sweep.json)", dir.display()))?;
+    let spec = Spec::parse(
+        &std::fs::read_to_string(dir.join("spec.toml"))
+            .with_context(|| format!("reading {}/spec.toml", dir.display()))?,
+        &info.spec,
+    )?;
+    let rows = out.rows(&spec)?;
+    let count = |s: Status| rows.iter().filter(|r| r.status == s).count();
+    let (ok, failed, timeout) = (
+        count(Status::Ok),
+        count(Status::Failed),
+        count(Status::Timeout),
+    );
+    println!(
+        "{}: {} points: {ok} done, {failed} failed, {timeout} timed out, {} pending",
+        info.spec.display(),
+        info.points,
+        info.points.saturating_sub(rows.len())
+    );
+    for r in rows.iter().filter(|r| r.status != Status::Ok) {
+        println!(
+            "  point {} ({}): {}, exit code {}",
+            r.point,
+            run::describe(&spec, r),
+            r.status.name(),
+            r.exit_code.map_or("none".to_string(), |c| c.to_string())
+        );
+    }
+    Ok(())
+}
