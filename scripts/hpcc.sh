@@ -5,7 +5,7 @@
 # into a scratch directory.
 #
 #   scripts/hpcc.sh [-n N] [-nb NB] [-p P] [-q Q] [--all | --models]
-#                   [-- SMPIRUN_OPTIONS...]
+#                   [--prepare DIR] [-- SMPIRUN_OPTIONS...]
 #
 # Runs P x Q ranks on HPL's N x N system (default N=2000, NB=80, 2 x 2),
 # prints HPL's result line and its residual check, and fails unless the
@@ -22,7 +22,13 @@
 # (smpi/bench-clock:wall: HPL makes millions of calls, and the thread's CPU
 # clock costs a system call per reading; pass --cfg=smpi/bench-clock:cpu
 # after -- on a busy machine). No value is computed, so HPL's residual check
-# is switched off. Environment:
+# is switched off.
+#
+# --prepare DIR runs nothing: it puts in DIR what a run needs, for runs
+# made another way (smpi-sweep, see examples/hpl/hpl-capacity.toml): the
+# program (xhpl), the input file for N, NB, P and Q (hpccinf.txt) and, with
+# --models, the model library (hpl_models.so) and the kernel models
+# (blas-models.toml). Environment:
 #   HPCC_SCRATCH  where the source is unpacked and built (default /tmp/smpi-hpcc)
 #   SMPICC, SMPIRUN  our tools (default: target/release of this checkout)
 # It installs libopenblas-dev (HPL's BLAS) with apt-get when missing.
@@ -32,7 +38,7 @@ die() { echo "hpcc: error: $*" >&2; exit 2; }
 note() { echo "hpcc: $*" >&2; }
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-N=2000 NB=80 P=2 Q=2 ALL=0 MODELS=0
+N=2000 NB=80 P=2 Q=2 ALL=0 MODELS=0 PREPARE=""
 RUN_ARGS=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -42,6 +48,7 @@ while [[ $# -gt 0 ]]; do
         -q) Q="$2"; shift 2 ;;
         --all) ALL=1; shift ;;
         --models) MODELS=1; shift ;;
+        --prepare) PREPARE="$2"; shift 2 ;;
         --) shift; RUN_ARGS=("$@"); break ;;
         -h|--help) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument '$1' (see --help)" ;;
@@ -172,9 +179,18 @@ fi
 # HPCC reads hpccinf.txt (HPL's input format) from the current directory.
 RUN="$SCRATCH/run-$N-$NB-${P}x$Q"
 if [[ "$MODELS" == 1 ]]; then RUN="$RUN-models"; fi
+[[ -z "$PREPARE" ]] || RUN="$PREPARE"
 mkdir -p "$RUN"
 sed -e "6s/^[0-9]*/$N/" -e "8s/^[0-9]*/$NB/" -e "11s/^[0-9]*/$P/" -e "12s/^[0-9]*/$Q/" \
     -e "13s/^[-0-9.]*/$THRESHOLD/" "$SRC/_hpccinf.txt" >"$RUN/hpccinf.txt"
+if [[ -n "$PREPARE" ]]; then
+    cp "$PROGRAM" "$PREPARE/xhpl"
+    if [[ "$MODELS" == 1 ]]; then
+        cp "$SCRATCH/hpl_models.so" "$SCRATCH/blas-models.toml" "$PREPARE/"
+    fi
+    note "prepared $PREPARE for $((P * Q)) ranks, N=$N NB=$NB"
+    exit 0
+fi
 rm -f "$RUN/hpccoutf.txt"
 note "running $((P * Q)) ranks, N=$N NB=$NB ($RUN)"
 # Peak memory: the run goes into a memory cgroup of its own when one can be

@@ -9,6 +9,7 @@
 mod plot;
 mod results;
 mod run;
+mod slurm;
 mod spec;
 
 use std::path::{Path, PathBuf};
@@ -35,6 +36,9 @@ struct Cli {
 enum Backend {
     /// smpirun processes on this machine.
     Local,
+    /// One Slurm job array, a task per point (the output directory must be
+    /// on a file system the nodes share).
+    Slurm,
 }
 
 #[derive(Subcommand)]
@@ -78,6 +82,9 @@ enum Cmd {
     },
     /// How many points of DIR are done, failed and pending.
     Status { dir: PathBuf },
+    /// Run point INDEX of the sweep in DIR (what a Slurm task does).
+    #[command(hide = true)]
+    RunPoint { dir: PathBuf, index: usize },
 }
 
 fn default_out(spec: &Path) -> PathBuf {
@@ -124,6 +131,7 @@ pub fn main() {
             output,
         }),
         Cmd::Status { dir } => status(&dir),
+        Cmd::RunPoint { dir, index } => slurm::run_point_task(&dir, index),
     };
     if let Err(e) = result {
         eprintln!("smpi-sweep: {e:#}");
@@ -145,13 +153,17 @@ fn run(a: &RunArgs) -> Result<()> {
     let out = Outputs::new(&a.out);
     let points = spec.points();
     if a.dry_run {
-        for p in &points {
-            let dir = out.point_dir(p.index);
-            println!("{}", run::command_line(&spec, p, &dir).join(" "));
+        match a.backend {
+            Backend::Local => {
+                for p in &points {
+                    let dir = out.point_dir(p.index);
+                    println!("{}", run::command_line(&spec, p, &dir).join(" "));
+                }
+            }
+            Backend::Slurm => print!("{}", slurm::batch_script(&spec, &out, &points, a.jobs)?),
         }
         return Ok(());
     }
-    let Backend::Local = a.backend;
     out.claim(&spec, a.force)?;
     let mut kept: Vec<results::Row> = out
         .rows(&spec)?
@@ -177,7 +189,10 @@ fn run(a: &RunArgs) -> Result<()> {
         kept.len(),
         a.jobs
     );
-    let t = run::run_local(&spec, &out, pending, a.jobs)?;
+    let t = match a.backend {
+        Backend::Local => run::run_local(&spec, &out, pending, a.jobs)?,
+        Backend::Slurm => slurm::run_slurm(&spec, &out, pending, a.jobs)?,
+    };
     println!(
         "{} ok, {} failed, {} timed out: {}",
         t.ok,
@@ -188,16 +203,22 @@ fn run(a: &RunArgs) -> Result<()> {
     Ok(())
 }
 
-fn status(dir: &Path) -> Result<()> {
-    let out = Outputs::new(dir);
+/// The spec of the sweep in `out`, as it was when its results began
+/// (its copy in the directory), with the original's path.
+fn load_sweep_spec(out: &Outputs) -> Result<Spec> {
+    let dir = &out.dir;
     let info = out
         .info()?
         .with_context(|| format!("{} holds no sweep (no sweep.json)", dir.display()))?;
-    let spec = Spec::parse(
-        &std::fs::read_to_string(dir.join("spec.toml"))
-            .with_context(|| format!("reading {}/spec.toml", dir.display()))?,
-        &info.spec,
-    )?;
+    let text = std::fs::read_to_string(dir.join("spec.toml"))
+        .with_context(|| format!("reading {}/spec.toml", dir.display()))?;
+    Ok(Spec::parse(&text, &info.spec)?)
+}
+
+fn status(dir: &Path) -> Result<()> {
+    let out = Outputs::new(dir);
+    let spec = load_sweep_spec(&out)?;
+    let info = out.info()?.context("no sweep.json")?;
     let rows = out.rows(&spec)?;
     let count = |s: Status| rows.iter().filter(|r| r.status == s).count();
     let (ok, failed, timeout) = (

@@ -75,12 +75,7 @@ fn spans_decades(lo: f64, hi: f64) -> bool {
 
 pub fn plot(a: &PlotArgs) -> Result<()> {
     let out = Outputs::new(&a.dir);
-    let info = out
-        .info()?
-        .with_context(|| format!("{} holds no sweep (no sweep.json)", a.dir.display()))?;
-    let text = std::fs::read_to_string(a.dir.join("spec.toml"))
-        .with_context(|| format!("reading {}/spec.toml", a.dir.display()))?;
-    let spec = Spec::parse(&text, &info.spec)?;
+    let spec = crate::load_sweep_spec(&out)?;
     let rows: Vec<Row> = out
         .rows(&spec)?
         .into_iter()
@@ -268,10 +263,12 @@ impl Chart<'_> {
         } else {
             pad(x0, x1)
         };
+        // Room above the lines for the legend (upper left).
         let (ya, yb) = if log_y {
-            (y0 / 1.2, y1 * 1.2)
+            (y0 / 1.2, y1 * 4.0)
         } else {
-            pad(y0, y1)
+            let (a, b) = pad(y0, y1);
+            (a, b + (b - a) * 0.25)
         };
         match (log_x, log_y) {
             (false, false) => finish!(builder.build_cartesian_2d(xa..xb, ya..yb)?),

@@ -75,7 +75,7 @@ fn opt<T: ToString>(v: Option<T>) -> String {
 }
 
 impl Row {
-    fn record(&self) -> Vec<String> {
+    pub fn record(&self) -> Vec<String> {
         std::iter::once(self.point.to_string())
             .chain(self.values.iter().cloned())
             .chain([
@@ -90,7 +90,7 @@ impl Row {
             .collect()
     }
 
-    fn from_record(r: &csv::StringRecord, axes: usize, captures: usize) -> Option<Row> {
+    pub fn from_record(r: &csv::StringRecord, axes: usize, captures: usize) -> Option<Row> {
         let f = |i: usize| r.get(i).unwrap_or("");
         let m = 1 + axes;
         if r.len() != m + MEASURES.len() + captures {

@@ -111,7 +111,11 @@ pub fn run_point(spec: &Spec, point: &Point, dir: &Path) -> (Row, Option<String>
                     row.peak_rss_kb = s.peak_rss_kb;
                 }
             }
-            let out = std::fs::read_to_string(dir.join("stdout.txt")).unwrap_or_default();
+            let read = match &spec.output {
+                Some(o) => dir.join(spec.fill(o, point)),
+                None => dir.join("stdout.txt"),
+            };
+            let out = std::fs::read_to_string(read).unwrap_or_default();
             for (k, (_, re)) in spec.captures.iter().enumerate() {
                 if let Some(c) = re.captures(&out).and_then(|c| c.get(1)) {
                     row.captures[k] = c.as_str().to_string();
@@ -156,6 +160,18 @@ fn execute(spec: &Spec, point: &Point, dir: &Path) -> Result<Ended> {
              {})",
             spec.dir().display()
         );
+    }
+    for input in &spec.inputs {
+        let from = spec.dir().join(spec.fill(input, point));
+        let name = from
+            .file_name()
+            .with_context(|| format!("{}: not a file name", from.display()))?;
+        std::fs::copy(&from, dir.join(name)).with_context(|| {
+            format!(
+                "copying the input {} into the point's directory",
+                from.display()
+            )
+        })?;
     }
     let stdout = std::fs::File::create(dir.join("stdout.txt"))?;
     let stderr = std::fs::File::create(dir.join("stderr.txt"))?;

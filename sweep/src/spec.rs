@@ -52,6 +52,17 @@ impl std::fmt::Display for Scalar {
     }
 }
 
+/// The `[slurm]` table: where the job array's tasks run.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SlurmSettings {
+    pub partition: Option<String>,
+    /// Slurm's `--time` of each task (`10:00`, `1-00:00:00`...).
+    pub time: Option<String>,
+    /// Slurm's `--mem` of each task (`4G`...).
+    pub mem: Option<String>,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawSpec {
@@ -70,8 +81,17 @@ struct RawSpec {
     /// The smpirun to use (default: the one beside smpi-sweep, else
     /// `$SMPIRUN`, else `smpirun` on the PATH).
     smpirun: Option<Spanned<String>>,
+    /// Files copied into each point's directory before it runs (the
+    /// input files a program reads from its working directory).
+    #[serde(default)]
+    inputs: Vec<Spanned<String>>,
+    /// The file, in the point's directory, that the captures read
+    /// (default: the program's standard output).
+    output: Option<Spanned<String>>,
     axes: Option<Spanned<toml::Table>>,
     capture: Option<Spanned<toml::Table>>,
+    #[serde(default)]
+    slurm: SlurmSettings,
 }
 
 /// One string of the spec that may hold placeholders, with where it was.
@@ -96,10 +116,13 @@ pub struct Spec {
     pub repeat: usize,
     pub timeout: Option<f64>,
     pub smpirun: Option<PathBuf>,
+    pub inputs: Vec<Template>,
+    pub output: Option<Template>,
     /// The axes in the spec's order, each with its values.
     pub axes: Vec<(String, Vec<String>)>,
     /// Named regular expressions applied to each run's output.
     pub captures: Vec<(String, Regex)>,
+    pub slurm: SlurmSettings,
     /// The spec's text, whose hash tells a changed spec.
     pub text: String,
 }
@@ -118,6 +141,10 @@ pub struct Point {
 fn line_of(text: &str, at: usize) -> usize {
     text[..at.min(text.len())].matches('\n').count() + 1
 }
+
+/// The placeholder of the spec's own directory (absolute), for paths in
+/// `cfg` values, which smpirun reads from the point's directory.
+pub const SPEC_DIR: &str = "spec_dir";
 
 fn placeholder() -> Regex {
     Regex::new(r"\{([A-Za-z_][A-Za-z0-9_]*)\}").expect("a valid pattern")
@@ -180,6 +207,13 @@ impl Spec {
         let raw_capture = raw.capture.as_ref().unwrap_or(&empty);
         let mut axes = Vec::new();
         for (axis, values) in raw_axes.get_ref() {
+            if axis == SPEC_DIR {
+                return Err(at(
+                    raw_axes.span(),
+                    &format!("axes.{axis}"),
+                    "{spec_dir} is the spec's directory: give the axis another name".to_string(),
+                ));
+            }
             let list = values.as_array().ok_or_else(|| {
                 at(
                     raw_axes.span(),
@@ -275,8 +309,16 @@ impl Spec {
             repeat,
             timeout,
             smpirun: raw.smpirun.as_ref().map(|s| dir.join(s.get_ref())),
+            inputs: raw
+                .inputs
+                .iter()
+                .enumerate()
+                .map(|(i, f)| template(f, &format!("inputs[{i}]")))
+                .collect(),
+            output: raw.output.as_ref().map(|o| template(o, "output")),
             axes,
             captures,
+            slurm: raw.slurm,
             text: text.to_string(),
         };
         spec.check_placeholders()?;
@@ -305,6 +347,8 @@ impl Spec {
             .chain(&self.platform)
             .chain(&self.hostfile)
             .chain(&self.cfg)
+            .chain(&self.inputs)
+            .chain(&self.output)
     }
 
     fn check_placeholders(&self) -> Result<(), SpecError> {
@@ -312,7 +356,7 @@ impl Spec {
         for t in self.templates() {
             for c in re.captures_iter(&t.text) {
                 let name = &c[1];
-                if !self.axes.iter().any(|(a, _)| a == name) {
+                if name != SPEC_DIR && !self.axes.iter().any(|(a, _)| a == name) {
                     let known: Vec<&str> = self.axes.iter().map(|(a, _)| a.as_str()).collect();
                     return Err(self.error(
                         t,
@@ -358,6 +402,10 @@ impl Spec {
     pub fn fill(&self, t: &Template, point: &Point) -> String {
         placeholder()
             .replace_all(&t.text, |c: &regex::Captures| {
+                if &c[1] == SPEC_DIR {
+                    let dir = std::path::absolute(self.dir()).unwrap_or(self.dir().to_path_buf());
+                    return dir.display().to_string();
+                }
                 let k = self
                     .axes
                     .iter()
@@ -451,6 +499,23 @@ time = "took ([0-9.e+-]+) s"
         assert_eq!(s.fill(&s.args[0], p), "1024");
         assert_eq!(s.fill(&s.args[1], p), "3");
         assert_eq!(s.captures[0].0, "time");
+    }
+
+    #[test]
+    fn inputs_output_and_the_spec_directory() {
+        let s = Spec::parse(
+            "program = \"p\"\nnp = 2\ninputs = [\"in-{n}.txt\"]\noutput = \"out.txt\"\n\
+             cfg = [\"smpi/blas-model-file:{spec_dir}/m.toml\"]\n[axes]\nn = [1]\n",
+            Path::new("/some/where/s.toml"),
+        )
+        .unwrap();
+        let p = &s.points()[0];
+        assert_eq!(s.fill(&s.inputs[0], p), "in-1.txt");
+        assert_eq!(s.output.as_ref().unwrap().text, "out.txt");
+        assert_eq!(
+            s.fill(&s.cfg[0], p),
+            "smpi/blas-model-file:/some/where/m.toml"
+        );
     }
 
     #[test]

@@ -199,3 +199,73 @@ fn failures_and_timeouts_are_rows_and_the_sweep_goes_on() {
         stderr(&o)
     );
 }
+
+#[test]
+fn the_slurm_backend_gives_the_rows_of_the_local_one() {
+    let partition = tool("scripts/slurm.sh");
+    let app = build("examples/sweeps/allreduce.c");
+    let spec = write(
+        "sweep_slurm.toml",
+        &format!(
+            "program = \"{}\"\nargs = [\"{{bytes}}\"]\nnp = \"{{np}}\"\n\
+             platform = \"fat-tree:2;4,4;1,4;1,1:bw={{bw}}\"\n\
+             cfg = [\"smpi/simulate-computation:no\"]\n\
+             [axes]\nnp = [4, 8]\nbw = [\"1Gbps\", \"10Gbps\"]\nbytes = [4096]\n\
+             [capture]\nper_call_s = \"per call: ([0-9.e+-]+) s\"\n\
+             [slurm]\npartition = \"{partition}\"\ntime = \"10:00\"\n",
+            app.display()
+        ),
+    );
+    let rows_of = |backend: &str| {
+        let out = scratch().join(format!("sweep_slurm_{backend}"));
+        let _ = std::fs::remove_dir_all(&out);
+        let o = sweep()
+            .args([
+                "run",
+                spec.to_str().unwrap(),
+                "--jobs",
+                "2",
+                "--backend",
+                backend,
+            ])
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{backend}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
+        assert!(stdout(&o).contains("4 ok, 0 failed"), "{}", stdout(&o));
+        let mut rows = csv_rows(&out);
+        // Wall time and memory are the machine's; the rest must agree.
+        for r in rows.iter_mut() {
+            r.drain(6..8);
+        }
+        rows.sort();
+        rows
+    };
+    assert_eq!(rows_of("slurm"), rows_of("local"));
+    let o = sweep()
+        .args([
+            "run",
+            spec.to_str().unwrap(),
+            "--jobs",
+            "2",
+            "--backend",
+            "slurm",
+            "--dry-run",
+        ])
+        .output()
+        .unwrap();
+    let script = stdout(&o);
+    assert!(
+        script.contains("#SBATCH --array=0-3%2")
+            && script.contains(&format!("#SBATCH --partition={partition}"))
+            && script.contains("#SBATCH --time=10:00")
+            && script.contains("run-point"),
+        "{script}"
+    );
+}
