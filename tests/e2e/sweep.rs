@@ -1,7 +1,7 @@
 //! smpi-sweep: specs, local runs, results.csv, resuming, plots and the
 //! failures a sweep must survive.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
@@ -15,6 +15,22 @@ fn write(name: &str, text: &str) -> std::path::PathBuf {
     let p = scratch().join(name);
     std::fs::write(&p, text).unwrap();
     p
+}
+
+/// `smpi-sweep run SPEC --out <scratch>/OUT ARGS...` on a fresh output
+/// directory: the output and the directory.
+fn run_fresh(spec: &Path, out: &str, args: &[&str]) -> (std::process::Output, PathBuf) {
+    let out = scratch().join(out);
+    let _ = std::fs::remove_dir_all(&out);
+    let o = sweep()
+        .arg("run")
+        .arg(spec)
+        .args(args)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    (o, out)
 }
 
 fn csv_rows(dir: &Path) -> Vec<Vec<String>> {
@@ -35,13 +51,7 @@ fn a_sweep_runs_every_point_once_resumes_and_plots() {
             &format!("program = \"{}\"", app.display()),
         ),
     );
-    let out = scratch().join("sweep_allreduce");
-    let _ = std::fs::remove_dir_all(&out);
-    let o = sweep()
-        .args(["run", spec.to_str().unwrap(), "--jobs", "2", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
+    let (o, out) = run_fresh(&spec, "sweep_allreduce", &["--jobs", "2"]);
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
     assert!(
         stdout(&o).contains("8 ok, 0 failed, 0 timed out"),
@@ -149,13 +159,7 @@ fn failures_and_timeouts_are_rows_and_the_sweep_goes_on() {
             endless.display()
         ),
     );
-    let out = scratch().join("sweep_failures");
-    let _ = std::fs::remove_dir_all(&out);
-    let o = sweep()
-        .args(["run", spec.to_str().unwrap(), "--jobs", "2", "--out"])
-        .arg(&out)
-        .output()
-        .unwrap();
+    let (o, out) = run_fresh(&spec, "sweep_failures", &["--jobs", "2"]);
     assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
     assert!(
         stdout(&o).contains("0 ok, 3 failed, 1 timed out"),
