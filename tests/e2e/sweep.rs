@@ -5,10 +5,16 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use crate::{build, repo, scratch, stderr, stdout, tool, with_env};
+use crate::{build, build_as, repo, scratch, stderr, stdout, tool, with_env};
 
 fn sweep() -> Command {
     with_env(Command::new(env!("CARGO_BIN_EXE_smpi-sweep")))
+}
+
+/// examples/sweeps/allreduce.c, built under a name of its own
+/// (bench/c/allreduce.c is "allreduce").
+fn allreduce_app() -> PathBuf {
+    build_as("examples/sweeps/allreduce.c", "allreduce_for_sweeps", &["-O2"])
 }
 
 fn write(name: &str, text: &str) -> std::path::PathBuf {
@@ -42,7 +48,7 @@ fn csv_rows(dir: &Path) -> Vec<Vec<String>> {
 
 #[test]
 fn a_sweep_runs_every_point_once_resumes_and_plots() {
-    let app = build("examples/sweeps/allreduce.c");
+    let app = allreduce_app();
     let example = std::fs::read_to_string(repo().join("examples/sweeps/allreduce.toml")).unwrap();
     let spec = write(
         "sweep_allreduce.toml",
@@ -207,7 +213,7 @@ fn failures_and_timeouts_are_rows_and_the_sweep_goes_on() {
 #[test]
 fn the_slurm_backend_gives_the_rows_of_the_local_one() {
     let partition = tool("scripts/slurm.sh");
-    let app = build("examples/sweeps/allreduce.c");
+    let app = allreduce_app();
     let spec = write(
         "sweep_slurm.toml",
         &format!(
