@@ -14,7 +14,11 @@ fn sweep() -> Command {
 /// examples/sweeps/allreduce.c, built under a name of its own
 /// (bench/c/allreduce.c is "allreduce").
 fn allreduce_app() -> PathBuf {
-    build_as("examples/sweeps/allreduce.c", "allreduce_for_sweeps", &["-O2"])
+    build_as(
+        "examples/sweeps/allreduce.c",
+        "allreduce_for_sweeps",
+        &["-O2"],
+    )
 }
 
 fn write(name: &str, text: &str) -> std::path::PathBuf {
