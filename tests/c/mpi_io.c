@@ -6,7 +6,9 @@
  * Usage: mpi_io PATH [INTS_PER_RANK]   (self-checking, prints the time of
  *        the collective write as "write_time SECONDS")
  *        mpi_io PATH fatal            (opens a missing file under
- *        MPI_ERRORS_ARE_FATAL) */
+ *        MPI_ERRORS_ARE_FATAL)
+ *        mpi_io PATH nospace          (writes 4 KiB, which a disk of 1 KiB
+ *        refuses: prints "nospace ok" on rank 0) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +38,22 @@ int main(int argc, char **argv) {
         MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_ARE_FATAL);
         MPI_File_open(MPI_COMM_WORLD, missing, MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
         printf("rank %d: not reached\n", rank);
+        MPI_Finalize();
+        return 0;
+    }
+    if (argc > 2 && strcmp(argv[2], "nospace") == 0) {
+        MPI_File fh;
+        MPI_Status st;
+        static char block[4096];
+        MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR, MPI_INFO_NULL, &fh);
+        int rc = MPI_File_write_at(fh, 0, block, rank == 0 ? 512 : 4096, MPI_BYTE, &st);
+        int want = rank == 0 ? MPI_SUCCESS : MPI_ERR_NO_SPACE;
+        CHECK(class_of(rc) == want, "write: class %d, expected %d", class_of(rc), want);
+        MPI_File_close(&fh);
+        int bad;
+        MPI_Reduce(&errors, &bad, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+        if (rank == 0 && bad == 0)
+            printf("nospace ok\n");
         MPI_Finalize();
         return 0;
     }

@@ -240,3 +240,19 @@ fn smpi_io_verbose_lines_narrate_pointer_moves_and_accesses() {
         assert!(err.contains(&line), "no '{line}' in:\n{err}");
     }
 }
+
+#[test]
+fn a_disk_refuses_a_file_larger_than_its_size() {
+    let xml = std::fs::read_to_string(disks_platform())
+        .unwrap()
+        .replace("value=\"1TiB\"", "value=\"1KiB\"");
+    let platform = write_scratch("io_small_disks.xml", &xml);
+    let o = mpi_io("2", Some(platform.to_str().unwrap()), &["nospace"]);
+    assert!(o.status.success(), "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stdout(&o).contains("nospace ok"),
+        "{}{}",
+        stdout(&o),
+        stderr(&o)
+    );
+}

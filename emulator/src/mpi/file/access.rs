@@ -244,6 +244,22 @@ fn write_data(a: &Access, p: &Plan) -> MpiResult<u64> {
     unsafe { datatype::pack(&p.dtype, a.buf as *const c_void, p.count, &mut data) };
     sim::mpi(|w| -> MpiResult<u64> {
         let obj = w.file(a.file)?.0;
+        // The disk's `size`: a file may not grow past it.
+        let end = p.pieces.iter().map(|&(o, l)| o + l).max().unwrap_or(0);
+        if let Some(disk) = p.disk.map(|d| &w.core.platform().disks()[d]) {
+            let len = obj.os.metadata().map(|m| m.len()).unwrap_or(0);
+            if let Some(size) = disk.size.filter(|&s| end > len && end as f64 > s) {
+                let host = &w.core.platform().host(disk.host).name;
+                return Err(err(
+                    class::NO_SPACE,
+                    format!(
+                        "{}: file '{}' would grow to {end} bytes, past the {size} bytes of disk \
+                         '{}' of host '{host}' (its size property)",
+                        a.call, obj.path, disk.name
+                    ),
+                ));
+            }
+        }
         let mut at = 0usize;
         for &(off, len) in &p.pieces {
             let len = len as usize;
