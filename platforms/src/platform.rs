@@ -619,9 +619,14 @@ impl Platform {
 
     /// The disks of `host`, in file order.
     pub fn disks_of(&self, host: HostId) -> &[Disk] {
+        &self.disks[self.disk_ids(host)]
+    }
+
+    /// Where the disks of `host` are in [`Platform::disks`].
+    pub fn disk_ids(&self, host: HostId) -> std::ops::Range<usize> {
         let start = self.disks.partition_point(|d| d.host < host);
         let end = self.disks.partition_point(|d| d.host <= host);
-        &self.disks[start..end]
+        start..end
     }
 
     /// All links; `LinkId(i)` is `links()[i]`. Link 0 is the global loopback.

@@ -55,8 +55,6 @@ pub struct Access {
 
 /// What an access needs once it is checked.
 struct Plan {
-    /// First byte of the view's data stream.
-    start: u64,
     bytes: u64,
     etype_size: u64,
     dtype: Rc<Datatype>,
@@ -87,7 +85,6 @@ pub fn access(a: Access) -> MpiResult<Status> {
             .map_err(|_| err(class::ARG, format!("invalid offset {start_etype}")))?
             * etype_size;
         Ok(Plan {
-            start,
             bytes,
             etype_size,
             dtype,
@@ -96,7 +93,6 @@ pub fn access(a: Access) -> MpiResult<Status> {
             disk: m.disk,
         })
     })?;
-    let _ = plan.start;
     let moved = if a.write {
         write_data(&a, &plan)?
     } else {
@@ -357,17 +353,15 @@ fn two_phase(a: &Access, p: &Plan, kind: IoKind) -> MpiResult<()> {
         };
         obj.deposits[i].pieces[me] = Some(Rc::from(p.pieces.as_slice()));
         let aggregators = super::aggregator_ranks(obj, &hints);
-        let disks: Vec<Option<usize>> = obj.members.iter().map(|m| m.disk).collect();
         let comm = obj.comm;
-        Ok((seq, me, disabled, aggregators, disks, w.comm(comm)?))
+        Ok((seq, me, disabled, aggregators, w.comm(comm)?))
     })?;
-    let (seq, me, disabled, aggregators, disks, view) = setup;
+    let (seq, me, disabled, aggregators, view) = setup;
     // The members' ranges, as ROMIO gathers them: everyone has deposited
-    // its pieces once this is over.
-    let (lo, hi) = match (p.pieces.first(), p.pieces.iter().map(|&(o, l)| o + l).max()) {
-        (Some(_), Some(hi)) => (p.pieces.iter().map(|x| x.0).min().unwrap_or(0), hi),
-        _ => (u64::MAX, 0),
-    };
+    // its pieces once this is over. (A member with nothing to access
+    // gives an empty range.)
+    let lo = p.pieces.iter().map(|x| x.0).min().unwrap_or(u64::MAX);
+    let hi = p.pieces.iter().map(|&(o, l)| o + l).max().unwrap_or(0);
     let ranges = allgather_i64(&view, &[lo as i64, hi as i64], a.call)?;
     let all: Vec<Pieces> = sim::mpi(|w| -> MpiResult<_> {
         let obj = w.file_mut(a.file)?.0;
@@ -389,7 +383,7 @@ fn two_phase(a: &Access, p: &Plan, kind: IoKind) -> MpiResult<()> {
         Ok(all)
     })?;
     if disabled {
-        spend(disks[me], p.bytes, kind, a.call);
+        spend(p.disk, p.bytes, kind, a.call);
         return Ok(());
     }
     let glo = ranges.chunks(2).map(|r| r[0] as u64).min().unwrap_or(0);
@@ -445,15 +439,15 @@ fn two_phase(a: &Access, p: &Plan, kind: IoKind) -> MpiResult<()> {
             }
         })
         .collect();
-    let disk = my_domain.and_then(|k| disks[aggregators[k]]);
+    // An aggregator moves its domain on its own disk.
     if kind == IoKind::Read && my_domain.is_some() {
-        spend(disk, domain_bytes, kind, a.call);
+        spend(p.disk, domain_bytes, kind, a.call);
     }
     if !messages.is_empty() {
         post_and_wait(&view, tag, messages, a.call)?;
     }
     if kind == IoKind::Write && my_domain.is_some() {
-        spend(disk, domain_bytes, kind, a.call);
+        spend(p.disk, domain_bytes, kind, a.call);
     }
     Ok(())
 }

@@ -64,7 +64,7 @@ fn err(class: i32, message: impl Into<String>) -> MpiError {
 }
 
 /// One member's view of a file, its individual pointer and its settings.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Member {
     pub view: View,
     /// The individual file pointer, in etypes of the view.
@@ -206,21 +206,14 @@ fn absolute(path: &Path) -> PathBuf {
 /// `Platform::disks`.
 pub fn disk_of(platform: &platforms::Platform, host: HostId, path: &str) -> Option<usize> {
     let abs = absolute(Path::new(path));
-    let index = |d: &platforms::Disk| {
-        platform
-            .disks()
-            .iter()
-            .position(|x| std::ptr::eq(x, d))
-            .expect("a disk of the platform")
-    };
+    let disks = platform.disks();
     let under = |m: &str| {
         abs.starts_with(Path::new(m))
             .then_some(Path::new(m).components().count())
     };
     let local = platform
-        .disks_of(host)
-        .iter()
-        .filter_map(|d| Some((index(d), under(d.mount.as_deref()?)?)));
+        .disk_ids(host)
+        .filter_map(|i| Some((i, under(disks[i].mount.as_deref()?)?)));
     let remote = platform
         .host(host)
         .properties
@@ -230,15 +223,18 @@ pub fn disk_of(platform: &platforms::Platform, host: HostId, path: &str) -> Opti
             let mut parts = v.splitn(3, ':');
             let (mount, disk, owner) = (parts.next()?, parts.next()?, parts.next()?);
             let owner = platform.host_by_name(owner)?;
-            let d = platform.disks_of(owner).iter().find(|d| d.name == disk)?;
-            Some((index(d), under(mount)?))
+            let i = platform.disk_ids(owner).find(|&i| disks[i].name == disk)?;
+            Some((i, under(mount)?))
         });
     let best = local
         .chain(remote)
         .enumerate()
         .max_by_key(|&(order, (_, depth))| (depth, std::cmp::Reverse(order)))
         .map(|(_, (d, _))| d);
-    best.or_else(|| platform.disks_of(host).first().map(index))
+    best.or_else(|| {
+        let own = platform.disk_ids(host);
+        (!own.is_empty()).then_some(own.start)
+    })
 }
 
 /// Whether `path` lies under a disk's mount point that this machine does
@@ -735,19 +731,11 @@ impl Ctx<'_> {
         // Members are stored by their rank in the file's group; they join
         // in any order, so the table is filled as they come.
         while obj.members.len() <= view.my_rank {
-            let filler = Member {
-                view: View::bytes(Rc::clone(&member.view.etype)),
-                pos: 0,
-                errhandler,
-                info: Vec::new(),
-                disk: None,
-                host,
-                split: None,
-                collectives: 0,
-                atomic: false,
+            // A stand-in until that rank joins.
+            obj.members.push(Member {
                 closed: true,
-            };
-            obj.members.push(filler);
+                ..member.clone()
+            });
         }
         obj.members[view.my_rank] = member;
         if spec.amode & MODE_APPEND != 0 {
@@ -775,7 +763,7 @@ impl Ctx<'_> {
     pub fn resize_file(&mut self, file: i32, size: i64, grow_only: bool) -> MpiResult<()> {
         let size = u64::try_from(size)
             .map_err(|_| err(class::ARG, format!("invalid file size {size}")))?;
-        let (obj, me) = self.file(file)?;
+        let (obj, _) = self.file(file)?;
         if obj.amode & MODE_RDONLY != 0 {
             return Err(err(
                 class::ACCESS,
@@ -788,7 +776,6 @@ impl Ctx<'_> {
                 format!("file '{}' is open with MPI_MODE_SEQUENTIAL", obj.path),
             ));
         }
-        let _ = me;
         let current = obj.os.metadata().map(|m| m.len()).unwrap_or(0);
         if grow_only && current >= size {
             return Ok(());
