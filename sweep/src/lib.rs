@@ -44,42 +44,9 @@ enum Backend {
 #[derive(Subcommand)]
 enum Cmd {
     /// Run the points of SPEC that have no result yet (or failed).
-    Run {
-        spec: PathBuf,
-        /// Where the results go (default: SPEC's name without .toml,
-        /// plus -sweep, in the current directory).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Points run at once.
-        #[arg(long, default_value_t = 1)]
-        jobs: usize,
-        #[arg(long, value_enum, default_value_t = Backend::Local)]
-        backend: Backend,
-        /// Print what would run (the commands; for Slurm, the batch
-        /// script) and run nothing.
-        #[arg(long)]
-        dry_run: bool,
-        /// Start over when OUT holds the results of another spec.
-        #[arg(long)]
-        force: bool,
-    },
+    Run(RunArgs),
     /// Plot a column of DIR's results against an axis.
-    Plot {
-        dir: PathBuf,
-        /// The axis (or column) along x.
-        #[arg(long)]
-        x: String,
-        /// The column along y (simulated_time_s, wall_s, peak_rss_kb or
-        /// a capture).
-        #[arg(long)]
-        y: String,
-        /// One line per value of this axis.
-        #[arg(long)]
-        series: Option<String>,
-        /// The picture: .png or .svg (default: DIR/Y-vs-X.png).
-        #[arg(short = 'o', long = "output")]
-        output: Option<PathBuf>,
-    },
+    Plot(plot::PlotArgs),
     /// How many points of DIR are done, failed and pending.
     Status { dir: PathBuf },
     /// Run point INDEX of the sweep in DIR (what a Slurm task does).
@@ -87,49 +54,45 @@ enum Cmd {
     RunPoint { dir: PathBuf, index: usize },
 }
 
-fn default_out(spec: &Path) -> PathBuf {
-    let stem = spec
-        .file_stem()
-        .map_or("sweep".into(), |s| s.to_string_lossy().into_owned());
-    PathBuf::from(format!("{stem}-sweep"))
+#[derive(clap::Args)]
+struct RunArgs {
+    spec: PathBuf,
+    /// Where the results go (default: SPEC's name without .toml, plus
+    /// -sweep, in the current directory).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Points run at once.
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
+    #[arg(long, value_enum, default_value_t = Backend::Local)]
+    backend: Backend,
+    /// Print what would run (the commands; for Slurm, the batch script)
+    /// and run nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Start over when OUT holds the results of another spec.
+    #[arg(long)]
+    force: bool,
+}
+
+impl RunArgs {
+    fn out(&self) -> PathBuf {
+        self.out.clone().unwrap_or_else(|| {
+            let stem = self
+                .spec
+                .file_stem()
+                .map_or("sweep".into(), |s| s.to_string_lossy().into_owned());
+            PathBuf::from(format!("{stem}-sweep"))
+        })
+    }
 }
 
 /// The smpi-sweep command: parses the process's arguments, runs, and
 /// exits 1 with a message on failure.
 pub fn main() {
-    let cli = Cli::parse();
-    let result = match cli.command {
-        Cmd::Run {
-            spec,
-            out,
-            jobs,
-            backend,
-            dry_run,
-            force,
-        } => {
-            let out = out.unwrap_or_else(|| default_out(&spec));
-            run(&RunArgs {
-                spec,
-                out,
-                jobs,
-                backend,
-                dry_run,
-                force,
-            })
-        }
-        Cmd::Plot {
-            dir,
-            x,
-            y,
-            series,
-            output,
-        } => plot::plot(&plot::PlotArgs {
-            dir,
-            x,
-            y,
-            series,
-            output,
-        }),
+    let result = match Cli::parse().command {
+        Cmd::Run(a) => run(&a),
+        Cmd::Plot(a) => plot::plot(&a),
         Cmd::Status { dir } => status(&dir),
         Cmd::RunPoint { dir, index } => slurm::run_point_task(&dir, index),
     };
@@ -139,18 +102,9 @@ pub fn main() {
     }
 }
 
-struct RunArgs {
-    spec: PathBuf,
-    out: PathBuf,
-    jobs: usize,
-    backend: Backend,
-    dry_run: bool,
-    force: bool,
-}
-
 fn run(a: &RunArgs) -> Result<()> {
     let spec = Spec::load(&a.spec)?;
-    let out = Outputs::new(&a.out);
+    let out = Outputs::new(&a.out());
     let points = spec.points();
     if a.dry_run {
         match a.backend {

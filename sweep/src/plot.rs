@@ -11,11 +11,21 @@ use plotters::prelude::*;
 use crate::results::{Outputs, Row, Status};
 use crate::spec::Spec;
 
+#[derive(clap::Args)]
 pub struct PlotArgs {
     pub dir: PathBuf,
+    /// The axis (or column) along x.
+    #[arg(long)]
     pub x: String,
+    /// The column along y (simulated_time_s, wall_s, peak_rss_kb or a
+    /// capture).
+    #[arg(long)]
     pub y: String,
+    /// One line per value of this axis.
+    #[arg(long)]
     pub series: Option<String>,
+    /// The picture: .png or .svg (default: DIR/Y-vs-X.png).
+    #[arg(short = 'o', long = "output")]
     pub output: Option<PathBuf>,
 }
 

@@ -207,6 +207,27 @@ pub struct Tally {
     pub timeout: usize,
 }
 
+impl Tally {
+    pub fn add(&mut self, status: Status) {
+        match status {
+            Status::Ok => self.ok += 1,
+            Status::Failed => self.failed += 1,
+            Status::Timeout => self.timeout += 1,
+        }
+    }
+}
+
+/// The line saying how a point that did not succeed ended, and why.
+pub fn failure_line(spec: &Spec, row: &Row, why: Option<&str>) -> String {
+    format!(
+        "point {} ({}): {}{}",
+        row.point,
+        describe(spec, row),
+        row.status.name(),
+        why.map_or(String::new(), |w| format!(" - {w}"))
+    )
+}
+
 /// Runs `points` `jobs` at a time, appending their rows to results.csv.
 pub fn run_local(spec: &Spec, out: &Outputs, points: Vec<Point>, jobs: usize) -> Result<Tally> {
     let total = points.len();
@@ -236,18 +257,9 @@ pub fn run_local(spec: &Spec, out: &Outputs, points: Vec<Point>, jobs: usize) ->
         let mut done = 0;
         for (row, why) in rx {
             done += 1;
-            match row.status {
-                Status::Ok => tally.ok += 1,
-                Status::Failed => tally.failed += 1,
-                Status::Timeout => tally.timeout += 1,
-            }
+            tally.add(row.status);
             if let Some(why) = why {
-                let line = format!(
-                    "point {} ({}): {} - {why}",
-                    row.point,
-                    describe(spec, &row),
-                    row.status.name()
-                );
+                let line = failure_line(spec, &row, Some(&why));
                 if bar.is_hidden() {
                     eprintln!("{line}");
                 } else {

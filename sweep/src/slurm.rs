@@ -13,7 +13,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 
 use crate::results::{Outputs, Row, Status};
-use crate::run::{describe, Tally};
+use crate::run::{failure_line, Tally};
 use crate::spec::{Point, Spec};
 
 /// The row file a task writes in its point's directory.
@@ -86,11 +86,7 @@ pub fn run_point_task(dir: &Path, index: usize) -> Result<()> {
     let pdir = out.point_dir(index);
     let (row, why) = crate::run::run_point(&spec, &point, &pdir);
     if let Some(why) = why {
-        eprintln!(
-            "point {index} ({}): {} - {why}",
-            describe(&spec, &row),
-            row.status.name()
-        );
+        eprintln!("{}", failure_line(&spec, &row, Some(&why)));
     }
     let mut w = csv::WriterBuilder::new()
         .has_headers(false)
@@ -212,19 +208,9 @@ pub fn run_slurm(spec: &Spec, out: &Outputs, points: Vec<Point>, jobs: usize) ->
 }
 
 fn count(tally: &mut Tally, spec: &Spec, row: &Row, why: Option<&str>) {
-    match row.status {
-        Status::Ok => tally.ok += 1,
-        Status::Failed => tally.failed += 1,
-        Status::Timeout => tally.timeout += 1,
-    }
+    tally.add(row.status);
     if row.status != Status::Ok {
-        eprintln!(
-            "point {} ({}): {}{}",
-            row.point,
-            describe(spec, row),
-            row.status.name(),
-            why.map_or(String::new(), |w| format!(" - {w}"))
-        );
+        eprintln!("{}", failure_line(spec, row, why));
     }
 }
 
