@@ -62,6 +62,7 @@ pub const REGISTRY: &[config::Options] = &[
     crate::mpi::protocol::OPTIONS,
     crate::mpi::coll::OPTIONS,
     crate::mpi::file::OPTIONS,
+    crate::mpi::verify::OPTIONS,
     crate::memory::OPTIONS,
     crate::leaks::OPTIONS,
     crate::progress::OPTIONS,
@@ -1186,6 +1187,11 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         mpi.default_errhandler = crate::mpi::ERRORS_RETURN;
     }
     mpi.init_seconds = cfg.float("smpi/init");
+    let checks = crate::mpi::verify::Checks::parse(cfg.text("smpi/check"))?;
+    mpi.verify = crate::mpi::verify::Verify::new(checks);
+    if checks != crate::mpi::verify::Checks::default() {
+        mpi.ledger.track_locations(np);
+    }
     let io_dir = cfg.text("smpi/io-dir");
     if !io_dir.is_empty() {
         mpi.files.stand_in.configured = Some(std::path::PathBuf::from(io_dir));
@@ -1343,7 +1349,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         );
     }
     let wall = wall.elapsed().as_secs_f64();
-    let (code, simulated) = match &outcome {
+    let (mut code, simulated) = match &outcome {
         Outcome::Finished { code, simulated } => (*code, *simulated),
         Outcome::Aborted {
             code, simulated, ..
@@ -1410,6 +1416,16 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             );
         }
     }
+    if let Some(sim) = &mut finished {
+        let ended = matches!(outcome, Outcome::Finished { .. } | Outcome::Deadlock { .. });
+        let written = end_checks(sim, ended, cfg.text("smpi/check-report"));
+        if let Err(e) = written {
+            eprintln!("smpirun: {e:#}");
+            if code == 0 {
+                code = 1;
+            }
+        }
+    }
     // SimGrid's memory analysis closes a simulation that ran to its end.
     if let (Some(sim), Outcome::Finished { .. } | Outcome::Aborted { .. }) = (&finished, &outcome) {
         if let Some(allocs) = &sim.allocs {
@@ -1432,7 +1448,6 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         trace_result.map_err(|e| format!("the trace could not be written completely: {e}")),
         profile_result.map_err(|e| e.to_string()),
     ];
-    let mut code = code;
     for message in outputs.into_iter().filter_map(std::result::Result::err) {
         eprintln!("smpirun: {message}");
         if code == 0 {
@@ -1467,4 +1482,26 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         println!("Execution failed with code {code}.");
     }
     Ok(code)
+}
+
+/// The correctness checks' end of run: the collective calls some members
+/// never made (when every rank ended), the summary line, and the report file (`smpi/check-report`)
+/// when one is asked for.
+fn end_checks(sim: &mut Sim, ended: bool, report: &str) -> Result<()> {
+    let mut ctx = sim.mpi();
+    if ended && ctx.mpi.verify.on.collectives {
+        ctx.report_unmatched_collectives();
+    }
+    if ended && ctx.mpi.verify.on.requests {
+        ctx.report_unreceived();
+    }
+    let verify = &sim.mpi.verify;
+    if let Some(line) = verify.summary() {
+        eprintln!("{line}");
+    }
+    if !report.is_empty() {
+        std::fs::write(report, verify.json())
+            .with_context(|| format!("cannot write the check report {report}"))?;
+    }
+    Ok(())
 }

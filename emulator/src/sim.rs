@@ -73,6 +73,9 @@ pub struct Fast {
     /// The memory analysis runs (`Sim::allocs`): allocations and call
     /// locations are noted.
     analysing: Cell<bool>,
+    /// Call locations are noted (the memory analysis or the correctness
+    /// checks run).
+    locating: Cell<bool>,
     /// A rank started a simulated thread (`crate::pthreads`): from then
     /// on the threads interface accounts computation bursts.
     threads_started: Cell<bool>,
@@ -94,6 +97,7 @@ thread_local! {
             observed: Cell::new(false),
             any_folded: Cell::new(false),
             analysing: Cell::new(false),
+            locating: Cell::new(false),
             threads_started: Cell::new(false),
             overhead_owed: Cell::new(false),
         }
@@ -201,6 +205,11 @@ impl Fast {
     /// `smpi/list-leaks`).
     pub fn analysing(&self) -> bool {
         self.analysing.get()
+    }
+
+    /// Whether call locations are noted (`smpi_trace_set_call_location`).
+    pub fn locating(&self) -> bool {
+        self.locating.get()
     }
 
     /// Whether a folded allocation was ever made.
@@ -553,6 +562,11 @@ pub fn note_call(name: &'static str) {
     CURRENT_CALL.with(|c| c.set(name));
 }
 
+/// The MPI call the running rank entered last ("" before its first).
+pub fn current_call() -> &'static str {
+    CURRENT_CALL.with(Cell::get)
+}
+
 /// An MPI call from a thread without the simulation: from a real thread
 /// started on a rank (OpenMP's workers, a threaded library's), the run
 /// ends with one line (the rank, the call, what to do) and
@@ -634,6 +648,7 @@ pub fn install(sim: Sim) {
         f.any_folded.set(false);
         f.observed.set(!sim.core.observers_ref().is_empty());
         f.analysing.set(sim.allocs.is_some());
+        f.locating.set(sim.mpi.ledger.tracks_locations());
         f.threads_started.set(sim.threads.any());
         f.overhead_owed.set(false);
     });

@@ -90,6 +90,7 @@ pub(crate) unsafe extern "C" fn MPI_Finalize() -> c_int {
             mpi::collective::barrier(mpi::COMM_WORLD)?;
         }
         sim::mpi(|w| {
+            w.finalize_pending();
             let me = w.core.current();
             w.mpi.ranks[me].finalized = true;
         });

@@ -260,7 +260,7 @@ pub(crate) unsafe extern "C" fn TRACE_host_pop_state(host: *const c_char, state:
 /// next calls are at `line` of `file`, the place the memory analysis gives
 /// the handles they make (noted only while it runs).
 pub(crate) unsafe extern "C" fn smpi_trace_set_call_location(file: *const c_char, line: c_int) {
-    if file.is_null() || !sim::fast(|f| f.analysing()) {
+    if file.is_null() || !sim::fast(|f| f.locating()) {
         return;
     }
     // SAFETY: the macro passes __FILE__, a NUL-terminated literal.

@@ -15,6 +15,8 @@ use super::coll::{coll_error, execute, Algorithms, Buffers, Reduction, Transfer}
 use super::datatype::{self, Datatype};
 use super::intercoll::{self, Contribution, Rooted};
 use super::op::{ReduceOp, UserFunction, FIRST_USER_OP};
+use super::verify::collectives::{nonblocking_name, Call};
+use super::verify::signature::Summary;
 use super::{check, class, CommView, Ctx, MpiError, MpiResult, ReqId, ReqKind, SendMode};
 use crate::sim;
 
@@ -127,6 +129,46 @@ fn algorithms() -> Algorithms {
     sim::mpi(|w| w.mpi.algorithms)
 }
 
+/// The collective-matching check of the current call on `c` (see
+/// `verify::collectives`): `data` is the (datatype, count) of the block
+/// every member must agree on, where MPI requires it.
+fn verify_call(
+    c: &CommView,
+    name: &'static str,
+    root: Option<usize>,
+    op: Option<i32>,
+    data: Option<(i32, usize)>,
+) -> MpiResult<()> {
+    sim::mpi(|w| {
+        if !w.mpi.verify.on.collectives {
+            return Ok(());
+        }
+        let data = match data {
+            Some((dt, n)) => Some(Summary::of(&*w.mpi.committed(dt)?, n)),
+            None => None,
+        };
+        let me = &w.mpi.ranks[w.core.current()];
+        if me.reserved_coll_tag.is_some() {
+            // A persistent collective's start: MPI matches persistent
+            // collectives by their MPI_<collective>_init calls, whatever
+            // the order of the starts.
+            return Ok(());
+        }
+        let name = if me.nonblocking.is_some() || me.recording.is_some() {
+            nonblocking_name(name)
+        } else {
+            name
+        };
+        let call = Call {
+            name,
+            root: root.map(|r| r as i32),
+            op,
+            data,
+        };
+        w.check_collective(c, call)
+    })
+}
+
 /// The buffers of a schedule that moves one datatype each way.
 fn buffers(send: usize, send_type: i32, recv: usize, recv_type: i32) -> Buffers {
     Buffers {
@@ -142,6 +184,7 @@ pub fn barrier(comm: i32) -> MpiResult<()> {
     if c.remote.is_some() {
         return intercoll::barrier(&c);
     }
+    verify_call(&c, "MPI_Barrier", None, None, None)?;
     let alg = named_or_selected(|a| a.barrier, |sel| Ok(algo::select_barrier(sel, c.size())))?;
     let s = algo::barrier_with(
         alg,
@@ -163,6 +206,7 @@ pub fn bcast(comm: i32, data: Data, root: i32) -> MpiResult<()> {
     let ty = committed(data.dtype)?;
     check::buffer(data.addr, n, &ty, "buffer")?;
     let root = check::root(&c, root)?;
+    verify_call(&c, "MPI_Bcast", Some(root), None, Some((data.dtype, n)))?;
     let alg = named_or_selected(
         |a| a.bcast,
         |sel| Ok(algo::select_bcast(sel, c.size(), n.saturating_mul(ty.size))),
@@ -250,6 +294,8 @@ pub fn gather(comm: i32, send: Data, recv: Data, root: i32) -> MpiResult<()> {
     let recv_type = committed(rt)?;
     check::buffer(send.addr, sc, &send_type, "sendbuf")?;
     check::buffer(recv.addr, rc, &recv_type, "recvbuf")?;
+    let block = if at_root { (rt, rc) } else { (st, sc) };
+    verify_call(&c, NAME, Some(root), None, Some(block))?;
     let alg = named_or_selected(
         |a| a.gather,
         |sel| {
@@ -325,6 +371,7 @@ pub fn gatherv(comm: i32, send: Data, recv: &VData, root: i32) -> MpiResult<()> 
     let recv_type = committed(rt)?;
     check::buffer(send.addr, sc, &send_type, "sendbuf")?;
     check::buffer(recv.addr, rcs.iter().sum(), &recv_type, "recvbuf")?;
+    verify_call(&c, NAME, Some(root), None, None)?;
     let s = algo::gatherv_with(
         algorithms().gatherv,
         algo::RootedPosition {
@@ -382,6 +429,8 @@ pub fn scatter(comm: i32, send: Data, recv: Data, root: i32) -> MpiResult<()> {
     let recv_type = committed(rt)?;
     check::buffer(send.addr, sc, &send_type, "sendbuf")?;
     check::buffer(recv.addr, rc, &recv_type, "recvbuf")?;
+    let block = if at_root { (st, sc) } else { (rt, rc) };
+    verify_call(&c, NAME, Some(root), None, Some(block))?;
     let alg = named_or_selected(
         |a| a.scatter,
         |sel| {
@@ -452,6 +501,7 @@ pub fn scatterv(comm: i32, send: &VData, recv: Data, root: i32) -> MpiResult<()>
     let recv_type = committed(rt)?;
     check::buffer(send.addr, scs.iter().sum(), &send_type, "sendbuf")?;
     check::buffer(recv.addr, rc, &recv_type, "recvbuf")?;
+    verify_call(&c, NAME, Some(root), None, None)?;
     let s = algo::scatterv_with(
         algorithms().scatterv,
         algo::RootedPosition {
@@ -503,6 +553,8 @@ pub fn allgather(comm: i32, send: Data, recv: Data) -> MpiResult<()> {
     let recv_type = committed(recv.dtype)?;
     check::buffer(send.addr, sc, &send_type, "sendbuf")?;
     check::buffer(recv.addr, rc, &recv_type, "recvbuf")?;
+    let block = if in_place { (recv.dtype, rc) } else { (st, sc) };
+    verify_call(&c, NAME, None, None, Some(block))?;
     let alg = named_or_selected(
         |a| a.allgather,
         |sel| {
@@ -561,6 +613,7 @@ pub fn allgatherv(comm: i32, send: Data, recv: &VData) -> MpiResult<()> {
     let recv_type = committed(recv.dtype)?;
     check::buffer(send.addr, sc, &send_type, "sendbuf")?;
     check::buffer(recv.addr, rcs.iter().sum(), &recv_type, "recvbuf")?;
+    verify_call(&c, NAME, None, None, None)?;
     let total: usize = rcs.iter().sum();
     let rty = committed(recv.dtype)?;
     let alg = named_or_selected(
@@ -657,6 +710,8 @@ pub fn alltoall(comm: i32, send: Data, recv: Data) -> MpiResult<()> {
     let recv_type = committed(recv.dtype)?;
     check::buffer(send.addr, sc, &send_type, "sendbuf")?;
     check::buffer(recv.addr, rc, &recv_type, "recvbuf")?;
+    let block = if in_place { (recv.dtype, rc) } else { (st, sc) };
+    verify_call(&c, NAME, None, None, Some(block))?;
     let alg = named_or_selected(
         |a| a.alltoall,
         |sel| {
@@ -721,6 +776,7 @@ pub fn alltoallv(comm: i32, send: &VData, recv: &VData) -> MpiResult<()> {
     let recv_type = committed(recv.dtype)?;
     check::buffer(send.addr, scs.iter().sum(), &send_type, "sendbuf")?;
     check::buffer(recv.addr, rcs.iter().sum(), &recv_type, "recvbuf")?;
+    verify_call(&c, NAME, None, None, None)?;
     let mut alg = named_or_selected(|a| a.alltoallv, |sel| Ok(algo::select_alltoallv(sel, p)))?;
     if alg == algo::AlltoallvAlgorithm::CrystalRouter {
         // Its messages depend on what arrives: it runs imperatively, as a
@@ -825,6 +881,7 @@ fn reduction(
     name: &'static str,
     comm: i32,
     r: &Reduce,
+    root: Option<i32>,
     build: impl FnOnce(&CommView, bool, bool) -> MpiResult<collectives::Schedule>,
     inter: impl FnOnce(&CommView, Contribution) -> MpiResult<()>,
 ) -> MpiResult<()> {
@@ -842,6 +899,16 @@ fn reduction(
         };
         return inter(&c, x);
     }
+    let root = match root {
+        Some(root) => Some(check::root(&c, root)?),
+        None => None,
+    };
+    // MPI_Reduce_scatter's counts differ by member.
+    let data = usize::try_from(r.count)
+        .ok()
+        .filter(|_| name != "MPI_Reduce_scatter")
+        .map(|n| (r.dtype, n));
+    verify_call(&c, name, root, Some(r.op), data)?;
     let b = buffers(r.send, r.dtype, r.recv, r.dtype);
     let s = build(&c, in_place, op.commutative())?;
     execute(&c, s, b, Reduction::Op(op), name)
@@ -852,6 +919,7 @@ pub fn reduce(comm: i32, r: &Reduce, root: i32) -> MpiResult<()> {
         "MPI_Reduce",
         comm,
         r,
+        Some(root),
         |c, in_place, commutative| {
             let n = count(r.count, "count")?;
             let root = check::root(c, root)?;
@@ -903,6 +971,7 @@ pub fn allreduce(comm: i32, r: &Reduce) -> MpiResult<()> {
         "MPI_Allreduce",
         comm,
         r,
+        None,
         |c, in_place, commutative| {
             let n = count(r.count, "count")?;
             let ty = committed(r.dtype)?;
@@ -1084,6 +1153,7 @@ pub fn reduce_scatter_block(comm: i32, r: &Reduce) -> MpiResult<()> {
         "MPI_Reduce_scatter_block",
         comm,
         r,
+        None,
         |c, in_place, commutative| {
             let n = count(r.count, "recvcount")?;
             if !in_place {
@@ -1119,6 +1189,7 @@ pub fn reduce_scatter(comm: i32, r: &Reduce, recvcounts: &dyn ArgArray<i32>) -> 
         "MPI_Reduce_scatter",
         comm,
         r,
+        None,
         |c, in_place, commutative| {
             let rcs = entries(recvcounts, c.size(), "recvcounts")?;
             if !in_place {
@@ -1165,6 +1236,7 @@ pub fn scan(comm: i32, r: &Reduce) -> MpiResult<()> {
         "MPI_Scan",
         comm,
         r,
+        None,
         |c, in_place, commutative| {
             let n = count(r.count, "count")?;
             if !in_place {
@@ -1194,6 +1266,7 @@ pub fn exscan(comm: i32, r: &Reduce) -> MpiResult<()> {
         "MPI_Exscan",
         comm,
         r,
+        None,
         |c, in_place, commutative| {
             let n = count(r.count, "count")?;
             if !in_place {
@@ -1279,6 +1352,9 @@ fn alltoallw_plan(
             send.addr,
         )
     };
+    if c.remote.is_none() {
+        verify_call(&c, name, None, None, None)?;
+    }
     let mut transfers = Vec::with_capacity(2 * p);
     for i in 0..p {
         let t = committed(rts[i])?;

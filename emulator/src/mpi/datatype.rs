@@ -66,6 +66,9 @@ pub struct Datatype {
     /// The basic elements of one element in type-map order as external32
     /// sees them, run-length encoded (a complex number is two reals).
     pub external: Vec<(Ext32, u64)>,
+    /// The kinds of the basic elements of one element in type-map order,
+    /// run-length encoded: its type signature (`verify::signature`).
+    pub signature: Vec<(Basic, u64)>,
     /// Alignment of the most strictly aligned basic element (a struct's
     /// extent is padded to a multiple of it, as a C compiler pads).
     pub align: usize,
@@ -120,6 +123,7 @@ impl Datatype {
             align: alignment_of(parts, basic),
             elements: element_runs(parts, basic),
             external: external_runs(name, parts, basic),
+            signature: super::verify::signature::of_basic(basic, size),
             predefined: true,
             explicit_lb: name == "MPI_LB",
             explicit_ub: name == "MPI_UB",

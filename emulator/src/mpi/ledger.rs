@@ -168,6 +168,24 @@ impl Ledger {
         self.on
     }
 
+    /// Keeps each of `nranks` ranks' last call location (for the
+    /// correctness checks' reports) without noting handles.
+    pub fn track_locations(&mut self, nranks: usize) {
+        if self.here.len() < nranks {
+            self.here = vec![None; nranks];
+        }
+    }
+
+    /// Whether call locations are kept.
+    pub fn tracks_locations(&self) -> bool {
+        !self.here.is_empty()
+    }
+
+    /// `rank`'s last call location, if known.
+    pub fn here(&self, rank: usize) -> Option<&Site> {
+        self.here.get(rank).and_then(Option::as_ref)
+    }
+
     /// `smpi_trace_set_call_location`: `rank`'s next MPI calls are at
     /// `line` of `file` (line 0: nowhere, as in SimGrid).
     pub fn set_location(&mut self, rank: usize, file: &str, line: u32) {

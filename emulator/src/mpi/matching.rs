@@ -184,6 +184,14 @@ impl<T> MatchQueue<T> {
             .and_then(|n| n.item.as_ref())
     }
 
+    /// The item at `slot`, to change, if it was not taken.
+    pub fn get_mut(&mut self, slot: Slot) -> Option<&mut T> {
+        self.nodes
+            .get_mut(slot.node as usize)
+            .filter(|n| n.seq == slot.seq)
+            .and_then(|n| n.item.as_mut())
+    }
+
     /// Removes the item at `slot`.
     pub fn take(&mut self, slot: Slot) -> Option<T> {
         let n = self.nodes.get_mut(slot.node as usize)?;
@@ -211,6 +219,21 @@ impl<T> MatchQueue<T> {
         }
         self.free.push(slot.node);
         Some(item)
+    }
+
+    /// Removes every item; they come in arrival order.
+    pub fn drain(&mut self) -> Vec<T> {
+        let mut items: Vec<(u64, T)> = self
+            .nodes
+            .iter_mut()
+            .filter_map(|n| n.item.take().map(|item| (n.seq, item)))
+            .collect();
+        items.sort_by_key(|&(seq, _)| seq);
+        *self = Self {
+            next_seq: self.next_seq,
+            ..Self::default()
+        };
+        items.into_iter().map(|(_, item)| item).collect()
     }
 
     /// Number of items queued.

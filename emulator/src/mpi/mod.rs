@@ -32,6 +32,7 @@ pub mod split;
 pub mod topo;
 pub mod typector;
 pub mod types;
+pub mod verify;
 pub mod win;
 
 #[cfg(test)]
@@ -106,6 +107,8 @@ pub struct RankMpi {
     pub recording: Option<nbc::Recording>,
     /// Collective sequence number per communicator context.
     pub coll_seq: Vec<(u32, u32)>,
+    /// Requests of the program's (`Request::call`) not freed yet.
+    pub live_requests: u32,
     /// Error handlers set on communicators (absent: `Mpi::default_errhandler`).
     pub errhandlers: Vec<(i32, i32)>,
     /// The error handler of MPI_FILE_NULL, the default for files (None:
@@ -193,6 +196,8 @@ pub struct Mpi {
     /// The handles the program holds, for the leak report (off unless
     /// asked for).
     pub ledger: ledger::Ledger,
+    /// The correctness checks (`smpi/check`) and their findings.
+    pub verify: verify::Verify,
 }
 
 impl Mpi {
@@ -250,6 +255,7 @@ impl Mpi {
                 LAST_PREDEFINED_CODE,
             ]),
             ledger: ledger::Ledger::new(),
+            verify: verify::Verify::default(),
         }
     }
 }

@@ -11,6 +11,7 @@ use crate::log::{self, Priority, SimGrid, MPI};
 use crate::sim;
 
 use super::datatype::Datatype;
+use super::verify;
 use super::{
     check, class, comm_name, datatype, is_complete, matching, request, wait_for, win, Ctx,
     Internal, Message, Mpi, MpiError, MpiResult, ReqId, ReqKind, Request, SendMode, SendPlan,
@@ -43,6 +44,17 @@ pub(super) struct Envelope {
     send: Option<ReqId>,
     /// Set when the transfer started before the receive (async-small-thresh).
     transfer: Option<TransferId>,
+    /// What the program sent, for the type signature check.
+    sent: Option<Box<Sent>>,
+}
+
+/// A program's send as the checks see it (`verify`).
+#[derive(Debug)]
+pub(super) struct Sent {
+    dtype: Rc<Datatype>,
+    count: usize,
+    call: &'static str,
+    site: Option<super::ledger::Site>,
 }
 
 /// What a transfer completes when it ends.
@@ -211,7 +223,20 @@ impl Ctx<'_> {
             payload,
             send: None,
             transfer: None,
+            sent: None,
         };
+        let on = self.mpi.verify.on;
+        if on.types || on.requests {
+            let s = self.mpi.request(id);
+            if let Some(call) = s.call {
+                env.sent = Some(Box::new(Sent {
+                    dtype: Rc::clone(&ty),
+                    count: r.count,
+                    call,
+                    site: s.site.clone(),
+                }));
+            }
+        }
         // A detached standard send completes at once; a buffered send
         // completes locally too but holds its buffer space until delivery.
         let completes_now = detached;
@@ -313,6 +338,13 @@ impl Ctx<'_> {
         );
         if env.bytes > capacity {
             status.error = class::TRUNCATE;
+        } else if let Some(sent) = env.sent.as_ref().filter(|_| self.mpi.verify.on.types) {
+            if let Some(recv_call) = self.mpi.request(rid).call {
+                if let Err(m) = verify::signature::check(&sent.dtype, sent.count, &rty, r.count) {
+                    status.error = class::TYPE;
+                    self.type_mismatch(&env, sent, rid, recv_call, &m);
+                }
+            }
         }
         if env.bytes > 0 && log::enabled(SimGrid::SmpiKernel, Priority::Verbose) {
             self.note_folded_copy(&env, r.buf, env.bytes.min(capacity));
@@ -462,6 +494,40 @@ impl Ctx<'_> {
         }
     }
 
+    /// Reports a message whose type signature the receive `rid` does not
+    /// match.
+    fn type_mismatch(
+        &mut self,
+        env: &Envelope,
+        sent: &Sent,
+        rid: ReqId,
+        recv_call: &'static str,
+        m: &verify::signature::Mismatch,
+    ) {
+        let r = self.mpi.request(rid);
+        let (owner, count) = (r.owner, r.count);
+        let rname = verify::signature::type_name(&r.dtype);
+        let sname = verify::signature::type_name(&sent.dtype);
+        let message = format!(
+            "receives as {count} x {rname} the message rank {} sent with {} as {} x {sname} \
+             (tag {}): basic element {} is {} in the message and {} in the receive \
+             [MPI_ERR_TYPE]",
+            env.source_world,
+            sent.call,
+            sent.count,
+            env.tag,
+            m.element,
+            verify::signature::kind_name(m.sent),
+            verify::signature::kind_name(m.received),
+        );
+        self.finding(
+            verify::Kind::DatatypeMatching,
+            vec![owner, env.source_world],
+            recv_call,
+            message,
+        );
+    }
+
     /// SimGrid's VERBOSE note of a copy it skips because the sender's
     /// buffer (read in place, not copied at the send) or the receiver's
     /// lies wholly in folded memory (`SMPI_SHARED_MALLOC`).
@@ -564,6 +630,55 @@ impl Ctx<'_> {
                 }
             }
         }
+    }
+
+    /// Send `id` of the current rank, which is finishing: if its message
+    /// still waits for its receive with the data in the rank's buffer
+    /// (rendezvous), the data is copied into the message now, so that a
+    /// later receive never reads the memory of a rank that has ended.
+    pub(super) fn detach_pending_send(&mut self, id: ReqId) {
+        let r = self.mpi.request(id);
+        let (dest, ctx, source, buf, count) = (r.peer_world, r.ctx, r.my_rank, r.buf, r.count);
+        let ty = Rc::clone(&r.dtype);
+        let q = &self.mpi.ranks[dest].unexpected;
+        let Some(slot) = q.find_newest(
+            ctx,
+            source,
+            |e| matches!(e.payload, Payload::InSendBuffer(s) if s == id),
+        ) else {
+            return;
+        };
+        let mut data = Vec::with_capacity(count * ty.size);
+        self.pack_private(&ty, buf, count, &mut data);
+        if let Some(env) = self.mpi.ranks[dest].unexpected.get_mut(slot) {
+            env.payload = Payload::Buffered(data);
+        }
+    }
+
+    /// The program's messages no receive took (at the end of the run):
+    /// (sender, receiver, what the report says, where it was sent).
+    pub(super) fn unreceived_messages(&mut self) -> Vec<verify::requests::Unreceived> {
+        let mut out = Vec::new();
+        for dest in 0..self.mpi.ranks.len() {
+            for env in self.mpi.ranks[dest].unexpected.drain() {
+                let Some(sent) = env.sent else {
+                    continue;
+                };
+                out.push(verify::requests::Unreceived {
+                    from: env.source_world,
+                    to: dest,
+                    call: sent.call,
+                    what: format!(
+                        "{} x {} (tag {})",
+                        sent.count,
+                        verify::signature::type_name(&sent.dtype),
+                        env.tag
+                    ),
+                    site: sent.site,
+                });
+            }
+        }
+        out
     }
 
     pub(super) fn release_bsend(&mut self, id: ReqId) {

@@ -69,7 +69,13 @@ pub struct Status {
 impl Status {
     /// The error a completed receive reports: its message was truncated.
     pub fn outcome(&self) -> MpiResult<()> {
-        if self.error != 0 {
+        if self.error == class::TYPE {
+            Err(MpiError::new(
+                self.error,
+                "the message's type signature does not match the receive's (see the \
+                 DatatypeMatching line above)",
+            ))
+        } else if self.error != 0 {
             Err(MpiError::new(
                 self.error,
                 format!(
@@ -135,6 +141,10 @@ pub struct Request {
     /// Data the request owns while it is pending (the packed send buffer
     /// of MPI_Isendrecv_replace).
     pub owned: Option<Vec<u8>>,
+    /// The program's call that made it (none for the runtime's own), for
+    /// the correctness checks' reports, and where it is when known.
+    pub call: Option<&'static str>,
+    pub site: Option<super::ledger::Site>,
 }
 
 /// The fields of a request that matching and delivery read, copied out
@@ -266,6 +276,16 @@ impl Mpi {
         self.requests[id].as_ref().expect("live request")
     }
 
+    /// Request `id`, if it is live.
+    pub fn request_opt(&self, id: ReqId) -> Option<&Request> {
+        self.requests.get(id).and_then(Option::as_ref)
+    }
+
+    /// The number of request slots (live or free): ids are below it.
+    pub fn request_slots(&self) -> usize {
+        self.requests.len()
+    }
+
     pub fn request_mut(&mut self, id: ReqId) -> &mut Request {
         self.requests[id].as_mut().expect("live request")
     }
@@ -300,6 +320,17 @@ impl Mpi {
         id
     }
 
+    /// Notes that request `id` is the program's, made by `call` (at the
+    /// owner's call location when known).
+    pub fn program_request(&mut self, id: ReqId, call: &'static str) {
+        let owner = self.request(id).owner;
+        let site = self.ledger.here(owner).cloned();
+        let r = self.request_mut(id);
+        r.call = Some(call);
+        r.site = site;
+        self.ranks[owner].live_requests += 1;
+    }
+
     /// Removes a request (and the parts of a compound one).
     pub fn remove_request(&mut self, id: ReqId) {
         // Only the fields needed, taken out in place: moving the whole
@@ -309,11 +340,16 @@ impl Mpi {
             owner,
             kind,
             children,
+            call,
             ..
         }) = self.requests[id].take()
         else {
             return;
         };
+        if call.is_some() {
+            let live = &mut self.ranks[owner].live_requests;
+            *live = live.saturating_sub(1);
+        }
         self.ledger.close(Kind::Request, handle_of(id), owner);
         if matches!(kind, ReqKind::PersistentColl) {
             self.persistent_starts.remove(&id);
@@ -403,6 +439,7 @@ impl Ctx<'_> {
             },
         );
         self.mpi.request_mut(id).persistent = persistent;
+        self.mpi.program_request(id, sim::current_call());
         Ok(id)
     }
 
@@ -462,6 +499,8 @@ impl Ctx<'_> {
             parent: None,
             children: Vec::new(),
             owned: None,
+            call: None,
+            site: None,
         })
     }
 
@@ -608,6 +647,8 @@ impl Ctx<'_> {
     pub fn new_nbc_request(&mut self, view: &CommView) -> ReqId {
         let id = self.new_dataless_request(ReqKind::Nbc, view, view.ctx, 0);
         self.mpi.request_mut(id).active = true;
+        let call = super::verify::collectives::nonblocking_name(sim::current_call());
+        self.mpi.program_request(id, call);
         id
     }
 

@@ -4,6 +4,7 @@
 //! constructors first choose the elements of a global array ([`Grid`]).
 
 use super::datatype::Datatype;
+use super::verify::signature;
 use super::{class, MpiError, MpiResult};
 
 /// How a datatype was made, for MPI_Type_get_envelope/get_contents.
@@ -81,6 +82,7 @@ pub fn build(pieces: &[Piece<'_>]) -> Datatype {
     let mut align = 1usize;
     let mut elements: Vec<(u32, u64)> = Vec::new();
     let mut external: Vec<(super::external32::Ext32, u64)> = Vec::new();
+    let mut signature: Vec<(super::datatype::Basic, u64)> = Vec::new();
     // Bounds set by MPI_LB/MPI_UB markers (or resized children): they win
     // over the bounds of the data.
     let (mut marked_lb, mut marked_ub): (Option<isize>, Option<isize>) = (None, None);
@@ -120,6 +122,15 @@ pub fn build(pieces: &[Piece<'_>]) -> Datatype {
             for _ in 0..p.blocklen {
                 for &(kind, count) in &c.external {
                     super::external32::push_run(&mut external, kind, count);
+                }
+            }
+        }
+        if let [(kind, count)] = c.signature[..] {
+            signature::push(&mut signature, kind, count * p.blocklen as u64);
+        } else {
+            for _ in 0..p.blocklen {
+                for &(kind, count) in &c.signature {
+                    signature::push(&mut signature, kind, count);
                 }
             }
         }
@@ -181,6 +192,7 @@ pub fn build(pieces: &[Piece<'_>]) -> Datatype {
         align,
         elements,
         external,
+        signature,
         predefined: false,
         explicit_lb,
         explicit_ub,
