@@ -128,6 +128,11 @@ impl Allocs {
         }
     }
 
+    /// The size of the program's live block that starts at `ptr`, if any.
+    pub fn block_size(&self, ptr: usize) -> Option<usize> {
+        self.live.get(&ptr).map(|b| b.size)
+    }
+
     /// The program freed `ptr`.
     pub fn freed(&mut self, ptr: usize) {
         self.live.remove(&ptr);

@@ -1189,7 +1189,9 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     mpi.init_seconds = cfg.float("smpi/init");
     let checks = crate::mpi::verify::Checks::parse(cfg.text("smpi/check"))?;
     mpi.verify = crate::mpi::verify::Verify::new(checks);
-    if checks != crate::mpi::verify::Checks::default() {
+    if checks.leaks {
+        mpi.ledger.enable(np, false);
+    } else if checks != crate::mpi::verify::Checks::default() {
         mpi.ledger.track_locations(np);
     }
     let io_dir = cfg.text("smpi/io-dir");
@@ -1207,6 +1209,10 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     sim.limits = limits;
     if analysis.on {
         sim.analyse_memory(analysis.whole_paths);
+    }
+    if sim.mpi.verify.on.rma {
+        // Window buffers are checked against the blocks they lie in.
+        sim.follow_allocations();
     }
     sim.kernels = kernel_models;
     for plugin in plugins(&opts)? {
@@ -1428,7 +1434,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     }
     // SimGrid's memory analysis closes a simulation that ran to its end.
     if let (Some(sim), Outcome::Finished { .. } | Outcome::Aborted { .. }) = (&finished, &outcome) {
-        if let Some(allocs) = &sim.allocs {
+        if let Some(allocs) = sim.allocs.as_ref().filter(|_| analysis.on) {
             let no_loc = log::categories().no_loc();
             let handles = sim.mpi.handle_leaks(no_loc);
             for (priority, line) in leaks::report(&analysis, &handles, allocs, no_loc) {
@@ -1494,6 +1500,9 @@ fn end_checks(sim: &mut Sim, ended: bool, report: &str) -> Result<()> {
     }
     if ended && ctx.mpi.verify.on.requests {
         ctx.report_unreceived();
+    }
+    if ended && ctx.mpi.verify.on.leaks {
+        ctx.report_leaks();
     }
     let verify = &sim.mpi.verify;
     if let Some(line) = verify.summary() {

@@ -297,6 +297,14 @@ impl Sim {
         self.mpi.ledger.enable(n, whole_paths);
     }
 
+    /// Follows the program's allocations (for the correctness checks)
+    /// without the memory analysis's report.
+    pub fn follow_allocations(&mut self) {
+        if self.allocs.is_none() {
+            self.allocs = Some(Allocs::new(false));
+        }
+    }
+
     /// The MPI layer over this simulation's core and memory.
     pub fn mpi(&mut self) -> mpi::Ctx<'_> {
         mpi::Ctx {

@@ -119,6 +119,8 @@ impl Files {
 #[derive(Debug, Clone)]
 struct Entry {
     site: Option<Site>,
+    /// The MPI call that made it.
+    call: &'static str,
     /// The object behind the handle, for groups: a communicator's group and
     /// the handles MPI_Comm_group gives for it are one object.
     object: u64,
@@ -211,8 +213,9 @@ impl Ledger {
         let site = self.here.get(rank).cloned().flatten();
         self.objects += 1;
         let object = self.objects;
+        let call = crate::sim::current_call();
         self.live
-            .insert((kind, handle, rank), Entry { site, object });
+            .insert((kind, handle, rank), Entry { site, call, object });
     }
 
     /// `rank` got group handle `group` for the group of its communicator
@@ -279,6 +282,47 @@ impl Ledger {
             unplaced,
             by_origin: counts.into_iter().collect(),
         }
+    }
+}
+
+/// One live handle, as the leak check reports it.
+#[derive(Debug, Clone)]
+pub struct Live {
+    pub kind: Kind,
+    pub rank: usize,
+    pub call: &'static str,
+    pub site: Option<Site>,
+}
+
+impl Ledger {
+    /// The live handles the program made, by rank, family and handle; a
+    /// group that is a live communicator's own (MPI_Comm_group) is counted
+    /// with it.
+    pub fn live(&self) -> Vec<Live> {
+        let comm_objects: FxHashSet<u64> = self
+            .live
+            .iter()
+            .filter(|(k, _)| k.0 == Kind::Comm)
+            .map(|(_, e)| e.object)
+            .collect();
+        let mut keys: Vec<&(Kind, i32, usize)> = self
+            .live
+            .iter()
+            .filter(|(k, e)| k.0 != Kind::Group || !comm_objects.contains(&e.object))
+            .map(|(k, _)| k)
+            .collect();
+        keys.sort_by_key(|&&(kind, handle, rank)| (rank, kind as u8, handle));
+        keys.into_iter()
+            .map(|k| {
+                let e = &self.live[k];
+                Live {
+                    kind: k.0,
+                    rank: k.2,
+                    call: e.call,
+                    site: e.site.clone(),
+                }
+            })
+            .collect()
     }
 }
 

@@ -13,7 +13,9 @@
 //! the others are warnings only.
 
 pub mod collectives;
+pub mod leaks;
 pub mod requests;
+pub mod rma;
 pub mod signature;
 
 use std::fmt::Write as _;
@@ -176,6 +178,9 @@ pub enum Kind {
     GlobalConcurrency,
     /// A wildcard receive that more than one message could match.
     MessageRace,
+    /// A one-sided epoch opened inside another (a lock inside the epoch
+    /// a fence opened), or operations no synchronization completed.
+    RmaEpoch,
 }
 
 /// One finding.
@@ -219,6 +224,7 @@ pub struct Verify {
     pub on: Checks,
     findings: Vec<Finding>,
     pub collectives: collectives::Log,
+    pub rma: rma::Log,
 }
 
 impl Verify {

@@ -10,6 +10,18 @@ use crate::mpi::op::{self, Builtin};
 use crate::mpi::{class, Ctx, MpiResult, ReqId, ReqKind, Status};
 
 use super::{err, Buffer, OpKind, RmaHooks, TargetSpec};
+use crate::mpi::verify::rma::{Epoch, Mode, Range};
+
+/// The bytes `count` elements of `ty` at `addr` span: [lo, hi).
+fn span(addr: usize, count: usize, ty: &Datatype) -> (usize, usize) {
+    if count == 0 || ty.size == 0 {
+        return (addr, addr);
+    }
+    let reach = (count as isize - 1) * ty.extent;
+    let lo = addr as isize + ty.true_lb + reach.min(0);
+    let hi = addr as isize + ty.true_lb + ty.true_extent + reach.max(0);
+    (lo.max(0) as usize, hi.max(0) as usize)
+}
 
 impl Ctx<'_> {
     /// Issues an RMA operation for the current rank. With `want_request`,
@@ -147,7 +159,7 @@ impl Ctx<'_> {
                 (obytes, 0)
             }
             OpKind::GetAccumulate { op, .. } => {
-                let (raddr, rcount, rty) = result.expect("result of a fetching operation");
+                let (raddr, rcount, rty) = result.clone().expect("result of a fetching operation");
                 let rbytes = rcount * rty.size;
                 if rbytes != tbytes {
                     return Err(mismatch("result", rbytes, tbytes));
@@ -200,6 +212,18 @@ impl Ctx<'_> {
                 (2 * n, n)
             }
         };
+        if self.mpi.verify.on.rma {
+            let epoch = self.rma_epoch(win, t)?;
+            let ranges = self.rma_ranges(
+                &kind,
+                &origin,
+                ocount,
+                &oty,
+                result.as_ref(),
+                (taddr, tcount, &tty),
+            );
+            self.note_rma_accesses(win, epoch, crate::sim::current_call(), &ranges);
+        }
         let request = want_request.then(|| self.new_rma_request(comm));
         let origin_host = self.core.host_of(self.core.current());
         let target_host = self.core.host_of(target_world);
@@ -234,6 +258,68 @@ impl Ctx<'_> {
             },
         );
         Ok(request)
+    }
+
+    /// The epoch of the current rank an operation to window rank `t` of
+    /// `win` belongs to (it was checked to be in one).
+    fn rma_epoch(&self, win: i32, t: usize) -> MpiResult<Epoch> {
+        let (obj, me) = self.window(win)?;
+        let m = &obj.members[me];
+        Ok(if m.locks.iter().any(|&(x, _)| x == t) {
+            Epoch::Lock(t)
+        } else if m.lock_all {
+            Epoch::LockAll
+        } else if m.access.is_some() {
+            Epoch::Access
+        } else {
+            Epoch::Fence
+        })
+    }
+
+    /// The memory an operation of `kind` reads and writes, origin side
+    /// first (for check `rma`).
+    fn rma_ranges(
+        &self,
+        kind: &OpKind,
+        origin: &Buffer,
+        ocount: usize,
+        oty: &Datatype,
+        result: Option<&(usize, usize, Rc<Datatype>)>,
+        (taddr, tcount, tty): (usize, usize, &Datatype),
+    ) -> Vec<Range> {
+        let range = |addr: usize, count: usize, ty: &Datatype, mode: Mode, local: bool| {
+            let (lo, hi) = span(addr, count, ty);
+            Range {
+                lo,
+                hi,
+                mode,
+                local,
+                unstable: self.may_touch_globals(addr, ty, count),
+            }
+        };
+        let (origin_mode, target_mode) = match kind {
+            OpKind::Put => (Some(Mode::Read), Mode::Write),
+            OpKind::Get => (Some(Mode::Write), Mode::Read),
+            OpKind::Accumulate(_) => (Some(Mode::Read), Mode::Accumulate),
+            OpKind::GetAccumulate {
+                op: Builtin::NoOp, ..
+            } => (None, Mode::Read),
+            OpKind::GetAccumulate { .. } | OpKind::CompareAndSwap { .. } => {
+                (Some(Mode::Read), Mode::Accumulate)
+            }
+        };
+        let mut ranges = Vec::with_capacity(3);
+        if let Some(mode) = origin_mode {
+            ranges.push(range(origin.addr, ocount, oty, mode, true));
+        }
+        if let Some((raddr, rcount, rty)) = result {
+            ranges.push(range(*raddr, *rcount, rty, Mode::Write, true));
+        }
+        if let OpKind::CompareAndSwap { result, .. } = kind {
+            ranges.push(range(*result, 1, tty, Mode::Write, true));
+        }
+        ranges.push(range(taddr, tcount, tty, target_mode, false));
+        ranges
     }
 
     fn new_rma_request(&mut self, comm: i32) -> ReqId {

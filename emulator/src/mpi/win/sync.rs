@@ -3,6 +3,7 @@
 
 use crate::engine::Detail;
 use crate::mpi::ledger::Kind;
+use crate::mpi::verify::{rma::Epoch, Kind as Check};
 use crate::mpi::{class, CommView, Ctx, MpiResult};
 use crate::sim;
 
@@ -76,6 +77,35 @@ fn check_assert(assert: i32) -> MpiResult<()> {
     Ok(())
 }
 
+/// Checks the memory the program gives a window: not NULL when it has a
+/// size (MPI_ERR_BUFFER, as SimGrid), and, under check `rma`, within the
+/// block the program allocated there (a smaller block would let other
+/// ranks' accesses write past it into the C library's heap).
+fn check_window_memory(base: usize, size: usize) -> MpiResult<()> {
+    if base == 0 && size > 0 {
+        return Err(err(
+            class::BUFFER,
+            format!("the window's base is NULL but its size is {size} bytes"),
+        ));
+    }
+    let block = sim::with(|s| {
+        s.allocs
+            .as_ref()
+            .filter(|_| s.mpi.verify.on.rma)
+            .and_then(|a| a.block_size(base))
+    });
+    match block {
+        Some(block) if block < size => Err(err(
+            class::BUFFER,
+            format!(
+                "the window's size is {size} bytes but its base is a block of {block} bytes \
+                 (from malloc): accesses past the block would corrupt the heap"
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Creates a window on `comm` (collective); its handle. `call` names the
 /// MPI call.
 pub fn create(comm: i32, spec: WindowSpec, call: &'static str) -> MpiResult<i32> {
@@ -92,6 +122,9 @@ pub fn create(comm: i32, spec: WindowSpec, call: &'static str) -> MpiResult<i32>
         .ok()
         .filter(|&d| d > 0)
         .ok_or_else(|| err(class::ARG, format!("invalid displacement unit {disp_unit}")))?;
+    if flavor == Flavor::Create {
+        check_window_memory(base, size)?;
+    }
     let hints = sim::mpi(|w| -> MpiResult<_> {
         let v = w.comm(comm)?;
         if v.remote.is_some() {
@@ -129,6 +162,15 @@ pub fn free(win: i32) -> MpiResult<()> {
                 format!("window {win} is freed inside an epoch (unlock, complete or wait first)"),
             ));
         }
+        if let Some(call) = w.rma_unclosed(win) {
+            let message = format!(
+                "window {win} is freed while this rank's {call} was never completed by a \
+                 synchronization (call MPI_Win_fence first)"
+            );
+            let me = w.core.current();
+            w.finding(Check::RmaEpoch, vec![me], "MPI_Win_free", message.clone());
+            return Err(err(class::RMA_SYNC, message));
+        }
         Ok(())
     })?;
     wait_quiet(win, None, "MPI_Win_free");
@@ -147,6 +189,23 @@ pub fn free(win: i32) -> MpiResult<()> {
     })
 }
 
+impl Ctx<'_> {
+    /// Check `rma`: a lock (`call`) while the epoch a fence opened may
+    /// still be open (the fence did not say MPI_MODE_NOSUCCEED) is
+    /// reported; MPI forbids mixing the two.
+    fn lock_in_fence_epoch(&mut self, win: i32, call: &'static str) -> MpiResult<()> {
+        if self.mpi.verify.on.rma && self.win_member(win)?.fence_epoch {
+            let me = self.core.current();
+            let message = format!(
+                "an epoch of window {win} is opened by a lock inside the epoch MPI_Win_fence \
+                 opened (end fence epochs with a fence of assertion MPI_MODE_NOSUCCEED first)"
+            );
+            self.finding(Check::RmaEpoch, vec![me], call, message);
+        }
+        Ok(())
+    }
+}
+
 /// MPI_Win_fence.
 pub fn fence(win: i32, assert: i32) -> MpiResult<()> {
     check_assert(assert)?;
@@ -156,6 +215,10 @@ pub fn fence(win: i32, assert: i32) -> MpiResult<()> {
                 class::RMA_SYNC,
                 format!("MPI_Win_fence on window {win} inside a lock or post/start epoch"),
             ));
+        }
+        if w.mpi.verify.on.rma {
+            let size = w.window(win)?.0.group.size();
+            w.rma_fence_entered(win, size);
         }
         Ok(())
     })?;
@@ -188,6 +251,7 @@ pub fn lock(win: i32, lock_type: i32, rank: i32, assert: i32) -> MpiResult<()> {
                 ));
             }
         }
+        w.lock_in_fence_epoch(win, "MPI_Win_lock")?;
         Ok(t)
     })?;
     let Some(t) = target else { return Ok(()) };
@@ -243,6 +307,9 @@ pub fn unlock(win: i32, rank: i32) -> MpiResult<()> {
     let Some(t) = target else { return Ok(()) };
     wait_quiet(win, Some(t), "MPI_Win_unlock");
     sim::mpi(|w| -> MpiResult<()> {
+        if w.mpi.verify.on.rma {
+            w.rma_epoch_closed(win, Epoch::Lock(t));
+        }
         let (obj, me) = w.window_mut(win)?;
         let m = &mut obj.members[me];
         let pos = m
@@ -274,7 +341,7 @@ pub fn lock_all(win: i32, assert: i32) -> MpiResult<()> {
                 format!("MPI_Win_lock_all: this rank already holds locks on window {win}"),
             ));
         }
-        Ok(())
+        w.lock_in_fence_epoch(win, "MPI_Win_lock_all")
     })?;
     wait_on_window(
         win,
@@ -308,6 +375,9 @@ pub fn unlock_all(win: i32) -> MpiResult<()> {
     })?;
     wait_quiet(win, None, "MPI_Win_unlock_all");
     sim::mpi(|w| -> MpiResult<()> {
+        if w.mpi.verify.on.rma {
+            w.rma_epoch_closed(win, Epoch::LockAll);
+        }
         let (obj, me) = w.window_mut(win)?;
         obj.members[me].lock_all = false;
         obj.lock_all_holders -= 1;
@@ -446,6 +516,9 @@ pub fn complete(win: i32) -> MpiResult<()> {
     })?;
     wait_quiet(win, None, "MPI_Win_complete");
     sim::mpi(|w| -> MpiResult<()> {
+        if w.mpi.verify.on.rma {
+            w.rma_epoch_closed(win, Epoch::Access);
+        }
         let (obj, me) = w.window_mut(win)?;
         obj.members[me].access = None;
         for &t in &targets {

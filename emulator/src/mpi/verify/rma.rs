@@ -1,0 +1,244 @@
+//! One-sided concurrency (check `rma`): conflicting accesses within one
+//! epoch, and the program's stores to memory an epoch's operations still
+//! use.
+//!
+//! Every operation notes the memory it reads or writes, on both sides:
+//! the origin's buffers (read by a put, written by a get or into the
+//! result of a fetching operation) and the target's window range. Two
+//! accesses of open epochs that overlap, at least one of them a write, and
+//! not both accumulates, conflict: MPI leaves the outcome undefined. A
+//! conflict of one rank's own buffers is `LocalConcurrency`, any other
+//! `GlobalConcurrency`. Each access also keeps a checksum of its bytes as
+//! the operation left them (the target's side only in fence epochs: in a
+//! passive target epoch the target itself runs unsynchronized); when its
+//! epoch closes (the fence every member
+//! reached, the origin's unlock, unlock_all or complete) a different
+//! checksum means the program stored into that memory during the epoch.
+//! Loads cannot be seen.
+//!
+//! Addresses are absolute: every rank's memory is in this one process, so
+//! equal addresses are the same memory, except the globals under swap
+//! privatization, which are left out of the checksums.
+
+use std::hash::Hasher;
+
+use rustc_hash::FxHasher;
+
+use super::Kind;
+use crate::mpi::ledger::Site;
+use crate::mpi::Ctx;
+
+/// How an access uses its memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Read,
+    Write,
+    /// An accumulate's update (concurrent accumulates are allowed).
+    Accumulate,
+}
+
+/// The epoch an operation belongs to, as its origin sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Epoch {
+    Fence,
+    /// A lock on this window rank.
+    Lock(usize),
+    LockAll,
+    /// MPI_Win_start .. MPI_Win_complete.
+    Access,
+}
+
+/// One side of an operation.
+#[derive(Debug, Clone, Copy)]
+pub struct Range {
+    pub lo: usize,
+    pub hi: usize,
+    pub mode: Mode,
+    /// The origin's own buffer (not window memory of the target).
+    pub local: bool,
+    /// Not to be checksummed (globals under swap privatization).
+    pub unstable: bool,
+}
+
+#[derive(Debug, Clone)]
+struct Access {
+    win: i32,
+    epoch: Epoch,
+    /// The origin (world rank).
+    who: usize,
+    call: &'static str,
+    range: Range,
+    sum: Option<u64>,
+    site: Option<Site>,
+}
+
+/// The accesses of the epochs still open, and each window's fence
+/// arrivals.
+#[derive(Debug, Default)]
+pub struct Log {
+    open: Vec<Access>,
+    fences: rustc_hash::FxHashMap<i32, usize>,
+}
+
+/// The checksum of the bytes in `[lo, hi)`.
+fn checksum(lo: usize, hi: usize) -> u64 {
+    if hi <= lo {
+        return 0;
+    }
+    // SAFETY: the range is the span of a buffer an RMA call was given
+    // (origin or result buffer, or a window range checked against the
+    // window), which MPI requires to be valid memory for the whole epoch;
+    // reading it only hashes the bytes.
+    let bytes = unsafe { std::slice::from_raw_parts(lo as *const u8, hi - lo) };
+    let mut h = FxHasher::default();
+    h.write(bytes);
+    h.finish()
+}
+
+fn conflict(a: &Range, b: &Range) -> bool {
+    a.lo < b.hi
+        && b.lo < a.hi
+        && (a.mode == Mode::Write || b.mode == Mode::Write)
+        && !(a.mode == Mode::Accumulate && b.mode == Mode::Accumulate)
+}
+
+fn verb(m: Mode) -> &'static str {
+    match m {
+        Mode::Read => "reads",
+        Mode::Write => "writes",
+        Mode::Accumulate => "accumulates into",
+    }
+}
+
+impl Ctx<'_> {
+    /// Notes the accesses of an operation `call` the current rank issued
+    /// on `win` in `epoch`, after it moved its data; reports the first
+    /// conflict with an open epoch's access.
+    pub fn note_rma_accesses(
+        &mut self,
+        win: i32,
+        epoch: Epoch,
+        call: &'static str,
+        ranges: &[Range],
+    ) {
+        let me = self.core.current();
+        let site = self.mpi.ledger.here(me).cloned();
+        for r in ranges.iter().filter(|r| r.hi > r.lo) {
+            let clash = self
+                .mpi
+                .verify
+                .rma
+                .open
+                .iter()
+                .find(|a| conflict(&a.range, r))
+                .map(|a| (a.who, a.call, a.range, a.site.clone()));
+            if let Some((who, other, theirs, at)) = clash {
+                let local = r.local && theirs.local && who == me;
+                let kind = if local {
+                    Kind::LocalConcurrency
+                } else {
+                    Kind::GlobalConcurrency
+                };
+                let whose = if who == me {
+                    "this rank's".to_string()
+                } else {
+                    format!("rank {who}'s")
+                };
+                let at = at.map_or(String::new(), |s| format!(" at {s}"));
+                let message = format!(
+                    "{} bytes {:#x}..{:#x} that {whose} {other}{at} {} in the same epoch (the \
+                     outcome is undefined: separate them by a synchronization)",
+                    verb(r.mode),
+                    r.lo,
+                    r.hi,
+                    verb(theirs.mode)
+                );
+                let ranks = if who == me { vec![me] } else { vec![me, who] };
+                self.finding(kind, ranks, call, message);
+            }
+            // A target's own stores are in the epoch only between fences:
+            // in a passive target epoch the target runs unsynchronized,
+            // and its stores before or after may interleave with the
+            // operation without any error of the program's.
+            let watched = !r.unstable && (r.local || epoch == Epoch::Fence);
+            let sum = watched.then(|| checksum(r.lo, r.hi));
+            self.mpi.verify.rma.open.push(Access {
+                win,
+                epoch,
+                who: me,
+                call,
+                range: *r,
+                sum,
+                site: site.clone(),
+            });
+        }
+    }
+
+    /// The current rank enters MPI_Win_fence on `win` (of `size`
+    /// members): when the last member enters, the fence epoch's accesses
+    /// close.
+    pub fn rma_fence_entered(&mut self, win: i32, size: usize) {
+        let log = &mut self.mpi.verify.rma;
+        let n = log.fences.entry(win).or_default();
+        *n += 1;
+        if *n >= size {
+            log.fences.remove(&win);
+            self.close_rma_accesses(|a| a.win == win && a.epoch == Epoch::Fence);
+        }
+    }
+
+    /// The current rank's epoch `epoch` on `win` ended (unlock,
+    /// unlock_all, complete).
+    pub fn rma_epoch_closed(&mut self, win: i32, epoch: Epoch) {
+        let me = self.core.current();
+        self.close_rma_accesses(|a| a.win == win && a.who == me && a.epoch == epoch);
+    }
+
+    /// Whether the current rank has operations on `win` whose epoch never
+    /// closed (at MPI_Win_free).
+    pub fn rma_unclosed(&self, win: i32) -> Option<&'static str> {
+        let me = self.core.current();
+        self.mpi
+            .verify
+            .rma
+            .open
+            .iter()
+            .find(|a| a.win == win && a.who == me)
+            .map(|a| a.call)
+    }
+
+    /// Closes the accesses `which` selects: a checksum that changed
+    /// means a store during the epoch.
+    fn close_rma_accesses(&mut self, which: impl Fn(&Access) -> bool) {
+        let (closing, open): (Vec<Access>, Vec<Access>) =
+            std::mem::take(&mut self.mpi.verify.rma.open)
+                .into_iter()
+                .partition(|a| which(a));
+        self.mpi.verify.rma.open = open;
+        for a in closing {
+            let Some(sum) = a.sum else { continue };
+            if checksum(a.range.lo, a.range.hi) == sum {
+                continue;
+            }
+            let (kind, whose) = if a.range.local {
+                (Kind::LocalConcurrency, "its origin buffer")
+            } else {
+                (Kind::GlobalConcurrency, "the target's window memory")
+            };
+            let message = format!(
+                "{whose} {:#x}..{:#x}, which this call {}, changed before the epoch ended (a \
+                 store to memory an RMA operation still uses)",
+                a.range.lo,
+                a.range.hi,
+                verb(a.range.mode)
+            );
+            self.finding_at(
+                kind,
+                vec![a.who],
+                a.call,
+                message,
+                a.site.map(|s| s.to_string()),
+            );
+        }
+    }
+}
