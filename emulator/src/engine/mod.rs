@@ -200,27 +200,45 @@ enum ActionOwner {
 
 /// The owners of the running fluid actions, by the action's slot (a
 /// vector: a hash map cost a message a few hundred instructions).
+///
+/// The solver frees an action's slot as soon as the action ends, while
+/// its owner waits in [`Core::ended`] until [`Core::next_finished`] gets
+/// to it; an action started meanwhile (by the owner of a transfer that
+/// arrived first) may take that slot. The owner it displaces is kept in
+/// `displaced`, so that ids are told apart as the hash map did.
 #[derive(Default)]
-struct Owners(Vec<Option<(ActionId, ActionOwner)>>);
+struct Owners {
+    by_slot: Vec<Option<(ActionId, ActionOwner)>>,
+    displaced: FxHashMap<ActionId, ActionOwner>,
+}
 
 impl Owners {
     fn insert(&mut self, id: ActionId, owner: ActionOwner) {
         let slot = id.slot();
-        if self.0.len() <= slot {
-            self.0.resize(slot + 1, None);
+        if self.by_slot.len() <= slot {
+            self.by_slot.resize(slot + 1, None);
         }
-        self.0[slot] = Some((id, owner));
+        if let Some((old, old_owner)) = self.by_slot[slot].replace((id, owner)) {
+            if old != id {
+                self.displaced.insert(old, old_owner);
+            }
+        }
     }
 
     /// The owner of `id`, forgotten; None for an action nobody owns.
     fn remove(&mut self, id: &ActionId) -> Option<ActionOwner> {
-        let entry = self.0.get_mut(id.slot())?;
-        match *entry {
-            Some((owned, owner)) if owned == *id => {
-                *entry = None;
-                Some(owner)
+        if let Some(entry) = self.by_slot.get_mut(id.slot()) {
+            if let Some((owned, owner)) = *entry {
+                if owned == *id {
+                    *entry = None;
+                    return Some(owner);
+                }
             }
-            _ => None,
+        }
+        if self.displaced.is_empty() {
+            None
+        } else {
+            self.displaced.remove(id)
         }
     }
 }

@@ -397,3 +397,29 @@ fn ib_bounds_hold_from_the_start_and_stay_when_the_sender_is_left_alone() {
     // Under SMPI's model, each would run at the link's bandwidth.
     assert!(end(small) > lone_message(small) + 1e-4);
 }
+
+#[test]
+fn an_action_started_while_others_wait_to_be_finished_loses_none_of_them() {
+    // Two equal messages end together: the solver frees both actions'
+    // slots at once, and the owner of the first to arrive starts a
+    // computation before the second is handed out. The computation may
+    // take the second's slot; the second must arrive all the same (a
+    // lost owner left MPICH's RMA tests waiting forever in unlock).
+    let mut core = core_on_three(&[0, 1], &["network/crosstraffic:no"]);
+    while core.pop_ready().is_some() {}
+    let a = core.start_transfer(HostId(0), HostId(1), 1_000_000);
+    let b = core.start_transfer(HostId(0), HostId(1), 1_000_000);
+    let mut arrived = Vec::new();
+    while let Some(t) = core.next_event() {
+        core.advance(t);
+        while let Some(id) = core.next_finished() {
+            if arrived.is_empty() {
+                core.set_current(0);
+                core.start_exec(1e9, "computation");
+            }
+            arrived.push(id);
+        }
+    }
+    assert_eq!(arrived, [a, b]);
+    assert!(!core.actor(0).computing(), "the computation ended too");
+}
