@@ -352,6 +352,14 @@ pub fn execute(
     }
     if let Some(request) = take_nonblocking() {
         let id = super::nbc::start(comm, sched, bufs, reduction, call)?;
+        sim::mpi(|w| {
+            let me = w.core.current();
+            let spans = std::mem::take(&mut w.mpi.ranks[me].nbc_guards);
+            if !spans.is_empty() {
+                let name = super::verify::collectives::nonblocking_name(call);
+                w.guard_buffers(id, name, &spans);
+            }
+        });
         // SAFETY: the pointer is the request argument of this rank's MPI_I*
         // call, checked non-null there and still live (we are inside it).
         unsafe { *request = (id + 1) as i32 };
@@ -419,6 +427,11 @@ pub unsafe fn start_nonblocking(request: *mut i32, blocking: impl FnOnce() -> i3
         w.mpi.ranks[me].nonblocking = Some(request);
     });
     let code = blocking();
+    // Guards stashed for a request that was never made (nothing to do).
+    sim::mpi(|w| {
+        let me = w.core.current();
+        w.mpi.ranks[me].nbc_guards.clear();
+    });
     if take_nonblocking().is_some() && code == class::SUCCESS {
         let id = sim::mpi(|w| w.new_completed_request());
         // SAFETY: valid for writes, by this function's contract.

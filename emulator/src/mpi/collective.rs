@@ -15,6 +15,7 @@ use super::coll::{coll_error, execute, Algorithms, Buffers, Reduction, Transfer}
 use super::datatype::{self, Datatype};
 use super::intercoll::{self, Contribution, Rooted};
 use super::op::{ReduceOp, UserFunction, FIRST_USER_OP};
+use super::verify;
 use super::verify::collectives::{nonblocking_name, Call};
 use super::verify::signature::Summary;
 use super::{check, class, CommView, Ctx, MpiError, MpiResult, ReqId, ReqKind, SendMode};
@@ -169,6 +170,37 @@ fn verify_call(
     })
 }
 
+/// Check `concurrency`: inside MPI_I<collective>, the buffers
+/// (address, datatype, count, what) to guard until its request completes
+/// (`coll::execute` attaches them once the request exists).
+fn guard_nonblocking(bufs: &[(usize, i32, usize, &'static str)]) {
+    sim::mpi(|w| {
+        let me = w.core.current();
+        let rank = &w.mpi.ranks[me];
+        // Persistent collectives' runs are the persistent request's.
+        if !w.mpi.verify.on.concurrency
+            || rank.nonblocking.is_none()
+            || rank.reserved_coll_tag.is_some()
+        {
+            return;
+        }
+        let mut spans = Vec::new();
+        for &(addr, dt, n, what) in bufs {
+            if addr == IN_PLACE || addr == 0 || n == 0 {
+                continue;
+            }
+            let Ok(ty) = w.mpi.committed(dt) else {
+                continue;
+            };
+            if !w.may_touch_globals(addr, &ty, n) {
+                let (lo, hi) = verify::span(addr, n, &ty);
+                spans.push((lo, hi, what));
+            }
+        }
+        w.mpi.ranks[me].nbc_guards = spans;
+    })
+}
+
 /// The buffers of a schedule that moves one datatype each way.
 fn buffers(send: usize, send_type: i32, recv: usize, recv_type: i32) -> Buffers {
     Buffers {
@@ -207,6 +239,7 @@ pub fn bcast(comm: i32, data: Data, root: i32) -> MpiResult<()> {
     check::buffer(data.addr, n, &ty, "buffer")?;
     let root = check::root(&c, root)?;
     verify_call(&c, "MPI_Bcast", Some(root), None, Some((data.dtype, n)))?;
+    guard_nonblocking(&[(data.addr, data.dtype, n, "buffer")]);
     let alg = named_or_selected(
         |a| a.bcast,
         |sel| Ok(algo::select_bcast(sel, c.size(), n.saturating_mul(ty.size))),
@@ -296,6 +329,10 @@ pub fn gather(comm: i32, send: Data, recv: Data, root: i32) -> MpiResult<()> {
     check::buffer(recv.addr, rc, &recv_type, "recvbuf")?;
     let block = if at_root { (rt, rc) } else { (st, sc) };
     verify_call(&c, NAME, Some(root), None, Some(block))?;
+    guard_nonblocking(&[
+        (send.addr, st, sc, "send buffer"),
+        (recv.addr, rt, rc * c.size(), "receive buffer"),
+    ]);
     let alg = named_or_selected(
         |a| a.gather,
         |sel| {
@@ -431,6 +468,10 @@ pub fn scatter(comm: i32, send: Data, recv: Data, root: i32) -> MpiResult<()> {
     check::buffer(recv.addr, rc, &recv_type, "recvbuf")?;
     let block = if at_root { (st, sc) } else { (rt, rc) };
     verify_call(&c, NAME, Some(root), None, Some(block))?;
+    guard_nonblocking(&[
+        (send.addr, st, sc * c.size(), "send buffer"),
+        (recv.addr, rt, rc, "receive buffer"),
+    ]);
     let alg = named_or_selected(
         |a| a.scatter,
         |sel| {
@@ -555,6 +596,10 @@ pub fn allgather(comm: i32, send: Data, recv: Data) -> MpiResult<()> {
     check::buffer(recv.addr, rc, &recv_type, "recvbuf")?;
     let block = if in_place { (recv.dtype, rc) } else { (st, sc) };
     verify_call(&c, NAME, None, None, Some(block))?;
+    guard_nonblocking(&[
+        (send.addr, st, sc, "send buffer"),
+        (recv.addr, recv.dtype, rc * c.size(), "receive buffer"),
+    ]);
     let alg = named_or_selected(
         |a| a.allgather,
         |sel| {
@@ -712,6 +757,10 @@ pub fn alltoall(comm: i32, send: Data, recv: Data) -> MpiResult<()> {
     check::buffer(recv.addr, rc, &recv_type, "recvbuf")?;
     let block = if in_place { (recv.dtype, rc) } else { (st, sc) };
     verify_call(&c, NAME, None, None, Some(block))?;
+    guard_nonblocking(&[
+        (send.addr, st, sc * c.size(), "send buffer"),
+        (recv.addr, recv.dtype, rc * c.size(), "receive buffer"),
+    ]);
     let alg = named_or_selected(
         |a| a.alltoall,
         |sel| {
@@ -909,6 +958,16 @@ fn reduction(
         .filter(|_| name != "MPI_Reduce_scatter")
         .map(|n| (r.dtype, n));
     verify_call(&c, name, root, Some(r.op), data)?;
+    if let Some((dt, n)) = data {
+        let recv_n = match root {
+            Some(root) if root != c.my_rank => 0,
+            _ => n,
+        };
+        guard_nonblocking(&[
+            (r.send, dt, n, "send buffer"),
+            (r.recv, dt, recv_n, "receive buffer"),
+        ]);
+    }
     let b = buffers(r.send, r.dtype, r.recv, r.dtype);
     let s = build(&c, in_place, op.commutative())?;
     execute(&c, s, b, Reduction::Op(op), name)

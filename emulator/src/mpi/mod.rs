@@ -109,6 +109,9 @@ pub struct RankMpi {
     pub coll_seq: Vec<(u32, u32)>,
     /// Requests of the program's (`Request::call`) not freed yet.
     pub live_requests: u32,
+    /// Inside MPI_I<collective> under check `concurrency`: the buffers to
+    /// guard once its request exists.
+    pub nbc_guards: Vec<verify::concurrency::Span>,
     /// Error handlers set on communicators (absent: `Mpi::default_errhandler`).
     pub errhandlers: Vec<(i32, i32)>,
     /// The error handler of MPI_FILE_NULL, the default for files (None:

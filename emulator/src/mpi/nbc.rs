@@ -199,6 +199,17 @@ pub fn progress() {
             }
             w.mpi.ranks[me].nbc.clone()
         });
+        // Check `concurrency`: the collectives' local copies and
+        // reductions write the guarded buffers.
+        let guarded = !pending.is_empty()
+            && sim::mpi(|w| {
+                let me = w.core.current();
+                let on = w.mpi.verify.guards.contains_key(&me);
+                if on {
+                    w.guards_before_write(me, None);
+                }
+                on
+            });
         for slot in pending {
             // Taken out while it runs: a program's reduction operation
             // that calls MPI would otherwise progress it again from inside.
@@ -206,6 +217,12 @@ pub fn progress() {
                 continue;
             };
             advance(slot, *state);
+        }
+        if guarded {
+            sim::mpi(|w| {
+                let me = w.core.current();
+                w.guards_after_write(me, None);
+            });
         }
         if sim::parks() == parks {
             return;

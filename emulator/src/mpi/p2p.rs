@@ -55,6 +55,8 @@ pub(super) struct Sent {
     count: usize,
     call: &'static str,
     site: Option<super::ledger::Site>,
+    /// Sent after a collective the receiver had not called.
+    after: Option<verify::collectives::After>,
 }
 
 /// What a transfer completes when it ends.
@@ -226,14 +228,21 @@ impl Ctx<'_> {
             sent: None,
         };
         let on = self.mpi.verify.on;
-        if on.types || on.requests {
+        if on.types || on.requests || on.collectives {
             let s = self.mpi.request(id);
             if let Some(call) = s.call {
+                let site = s.site.clone();
+                let after = if on.collectives {
+                    self.sent_after_collective(dest_world)
+                } else {
+                    None
+                };
                 env.sent = Some(Box::new(Sent {
                     dtype: Rc::clone(&ty),
                     count: r.count,
                     call,
-                    site: s.site.clone(),
+                    site,
+                    after,
                 }));
             }
         }
@@ -336,6 +345,9 @@ impl Ctx<'_> {
             env.tag,
             env.ctx
         );
+        if let Some(after) = env.sent.as_ref().and_then(|s| s.after) {
+            self.received_after(rid, after);
+        }
         if env.bytes > capacity {
             status.error = class::TRUNCATE;
         } else if let Some(sent) = env.sent.as_ref().filter(|_| self.mpi.verify.on.types) {
@@ -348,6 +360,12 @@ impl Ctx<'_> {
         }
         if env.bytes > 0 && log::enabled(SimGrid::SmpiKernel, Priority::Verbose) {
             self.note_folded_copy(&env, r.buf, env.bytes.min(capacity));
+        }
+        let guarded =
+            self.mpi.verify.on.concurrency && self.mpi.verify.guards.contains_key(&r.owner);
+        let written = verify::span(r.buf, r.count, &rty);
+        if guarded {
+            self.guards_before_write(r.owner, Some(written));
         }
         // Under swap privatization the sender's and the receiver's globals
         // are not in place at once: whichever buffer lies in them is read
@@ -467,6 +485,9 @@ impl Ctx<'_> {
         if let Some(rank) = in_place {
             self.mem.activate(rank);
         }
+        if guarded {
+            self.guards_after_write(r.owner, Some(written));
+        }
         {
             let rr = self.mpi.request_mut(rid);
             rr.status = status;
@@ -492,6 +513,27 @@ impl Ctx<'_> {
                 self.start_transfer(src_host, dst_host, env.bytes, hooks);
             }
         }
+    }
+
+    /// Check `concurrency`: guards the buffer of the program's
+    /// non-blocking send or receive `id` until the program sees it
+    /// complete (see `verify::concurrency`).
+    pub fn guard_request(&mut self, id: ReqId) {
+        if !self.mpi.verify.on.concurrency {
+            return;
+        }
+        let r = self.mpi.request(id);
+        let Some(call) = r.call else { return };
+        if self.may_touch_globals(r.buf, &r.dtype, r.count) {
+            return;
+        }
+        let (lo, hi) = verify::span(r.buf, r.count, &r.dtype);
+        let what = if matches!(r.kind, ReqKind::Recv) {
+            "receive buffer"
+        } else {
+            "send buffer"
+        };
+        self.guard_buffers(id, call, &[(lo, hi, what)]);
     }
 
     /// Reports a message whose type signature the receive `rid` does not
@@ -938,7 +980,9 @@ pub fn send(m: &Message, mode: SendMode, call: &'static str) -> MpiResult<()> {
 
 /// A non-blocking send (MPI_Isend and its modes); its request.
 pub fn isend(m: &Message, mode: SendMode) -> MpiResult<ReqId> {
-    start_send_call(m, mode, true)
+    let id = start_send_call(m, mode, true)?;
+    sim::mpi(|w| w.guard_request(id));
+    Ok(id)
 }
 
 /// A persistent send or receive (MPI_Send_init, MPI_Recv_init...): an
@@ -955,13 +999,18 @@ pub fn recv(m: &Message, call: &'static str) -> MpiResult<Status> {
 
 /// A non-blocking receive; its request.
 pub fn irecv(m: &Message) -> MpiResult<ReqId> {
-    sim::mpi(|w| w.post(ReqKind::Recv, m, None))
+    sim::mpi(|w| {
+        let id = w.post(ReqKind::Recv, m, None)?;
+        w.guard_request(id);
+        Ok(id)
+    })
 }
 
 /// Waits for `id`, frees it (unless persistent), returns its status.
 fn finish(id: ReqId, call: &'static str) -> Status {
     let release = |w: &mut Ctx| {
         w.owe_recv_overhead(id);
+        w.check_receive_order(id);
         let r = w.mpi.request(id);
         let st = r.status;
         if r.persistent {
@@ -987,6 +1036,7 @@ fn finish_pair(sid: ReqId, rid: ReqId, call: &'static str) -> Status {
     });
     request::received(rid);
     sim::mpi(|w| {
+        w.check_receive_order(rid);
         let st = w.mpi.request(rid).status;
         w.mpi.remove_request(rid);
         w.mpi.remove_request(sid);

@@ -349,6 +349,7 @@ impl Mpi {
         if call.is_some() {
             let live = &mut self.ranks[owner].live_requests;
             *live = live.saturating_sub(1);
+            Ctx::forget_request(&mut self.verify.collectives, id);
         }
         self.ledger.close(Kind::Request, handle_of(id), owner);
         if matches!(kind, ReqKind::PersistentColl) {
@@ -692,6 +693,10 @@ impl Ctx<'_> {
         let owner = r.owner;
         // The program lets go of it, even if it is still running.
         self.mpi.ledger.close(Kind::Request, handle_of(id), owner);
+        if self.mpi.verify.on.concurrency {
+            self.release_guards(owner, id, false);
+        }
+        self.request_freed_unseen(id);
         let r = self.mpi.request_mut(id);
         if r.active && !r.complete {
             r.freed = true;
@@ -783,6 +788,11 @@ pub fn take_completed(id: ReqId) -> Taken {
     received(id);
     sim::mpi(|w| {
         w.owe_recv_overhead(id);
+        if w.mpi.verify.on.concurrency {
+            let owner = w.mpi.request(id).owner;
+            w.release_guards(owner, id, true);
+        }
+        w.check_receive_order(id);
         let r = w.mpi.request(id);
         let status = r.status;
         let released = !r.persistent;
@@ -875,7 +885,9 @@ pub fn start_persistent(handle: i32, call: &str) -> MpiResult<()> {
         if matches!(r.kind, ReqKind::PersistentColl) {
             return Ok(Some((id, w.activate_persistent_collective(id)?)));
         }
-        w.start(id).map(|()| None)
+        w.start(id)?;
+        w.guard_request(id);
+        Ok(None)
     })?;
     let Some((id, start)) = collective else {
         return Ok(());

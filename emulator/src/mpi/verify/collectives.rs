@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 use super::signature::Summary;
 use super::Kind;
 use crate::mpi::ledger::Site;
-use crate::mpi::{class, comm_name, CommView, Ctx, Group, MpiError, MpiResult};
+use crate::mpi::{class, comm_name, CommView, Ctx, Group, MpiError, MpiResult, ReqId};
 
 /// What members of one collective call must agree on.
 #[derive(Debug, Clone, Default)]
@@ -48,6 +48,20 @@ pub struct Log {
     /// Collective calls made, by (context, world rank).
     made: FxHashMap<(u32, usize), u64>,
     pending: BTreeMap<(u32, u64), Entry>,
+    /// Receives that took a message sent after a blocking collective
+    /// their rank had not called then.
+    received_after: FxHashMap<ReqId, After>,
+}
+
+/// A message sent after the sender's blocking collective call `k` on
+/// context `ctx`, which its receiver had not made.
+#[derive(Debug, Clone, Copy)]
+pub struct After {
+    ctx: u32,
+    k: u64,
+    name: &'static str,
+    comm: i32,
+    sender: usize,
 }
 
 impl Ctx<'_> {
@@ -139,6 +153,79 @@ impl Ctx<'_> {
                 Err(MpiError::new(class, message))
             }
         }
+    }
+
+    /// A program's message the current rank sends to `dest`: the blocking
+    /// collective it made and `dest`, a member, has not (the message can
+    /// only be received because the collective did not synchronize).
+    pub fn sent_after_collective(&self, dest: usize) -> Option<After> {
+        let log = &self.mpi.verify.collectives;
+        if log.pending.is_empty() {
+            return None;
+        }
+        let me = self.core.current();
+        let made = |ctx: u32, rank: usize| log.made.get(&(ctx, rank)).copied().unwrap_or(0);
+        log.pending.iter().find_map(|(&(ctx, k), e)| {
+            let blocking = !e.call.name.starts_with("MPI_I");
+            (blocking
+                && made(ctx, me) > k
+                && made(ctx, dest) <= k
+                && e.group.rank_of(dest).is_some())
+            .then_some(After {
+                ctx,
+                k,
+                name: e.call.name,
+                comm: e.comm,
+                sender: me,
+            })
+        })
+    }
+
+    /// Forgets request `id` (removed: its id may be reused).
+    pub fn forget_request(log: &mut Log, id: ReqId) {
+        if !log.received_after.is_empty() {
+            log.received_after.remove(&id);
+        }
+    }
+
+    /// Receive `rid` took a message sent `after` a collective.
+    pub fn received_after(&mut self, rid: ReqId, after: After) {
+        self.mpi
+            .verify
+            .collectives
+            .received_after
+            .insert(rid, after);
+    }
+
+    /// The program sees receive `rid` complete: if it took a message sent
+    /// after a blocking collective its rank has still not called, the
+    /// two ranks' calls are in an order that deadlocks whenever the
+    /// collective synchronizes, which MPI allows.
+    pub fn check_receive_order(&mut self, rid: ReqId) {
+        let log = &mut self.mpi.verify.collectives;
+        let Some(a) = log.received_after.remove(&rid) else {
+            return;
+        };
+        let me = self.core.current();
+        if log.made.get(&(a.ctx, me)).copied().unwrap_or(0) > a.k {
+            return;
+        }
+        let call = self
+            .mpi
+            .request_opt(rid)
+            .and_then(|r| r.call)
+            .unwrap_or("receive");
+        let message = format!(
+            "completes the receive of a message rank {} sent after its {} (the {} collective \
+             call on {}), which this rank has not called yet: were {} to synchronize, as MPI \
+             allows, the two ranks would wait for each other",
+            a.sender,
+            a.name,
+            ordinal(a.k + 1),
+            comm_name(a.comm),
+            a.name
+        );
+        self.finding(Kind::CallMatching, vec![me, a.sender], call, message);
     }
 
     /// The collective calls some members never made (at the end of the

@@ -13,12 +13,16 @@
 //! the others are warnings only.
 
 pub mod collectives;
+pub mod concurrency;
 pub mod leaks;
 pub mod requests;
 pub mod rma;
 pub mod signature;
 
 use std::fmt::Write as _;
+use std::hash::Hasher;
+
+use rustc_hash::{FxHashMap, FxHasher};
 
 use serde::Serialize;
 
@@ -27,7 +31,7 @@ use crate::config::{Kind as OptKind, OptionSpec};
 /// The options of the checks.
 #[rustfmt::skip]
 pub const OPTIONS: &[OptionSpec] = &[
-    OptionSpec { name: "smpi/check", kind: OptKind::Text, default: "default", help: "correctness checks, a comma-separated list of: default (types, collectives, requests), all, none, types (send and receive type signatures), collectives (every member calls the same collectives with the same root, op and signatures), requests (requests and messages left pending at MPI_Finalize), leaks (handles never freed), concurrency (buffers of pending non-blocking calls touched), rma (conflicting one-sided accesses in an epoch), wildcard (races on MPI_ANY_SOURCE receives); a name after '-' is removed (default,-types)" },
+    OptionSpec { name: "smpi/check", kind: OptKind::Text, default: "default", help: "correctness checks, a comma-separated list of: default (types, collectives, requests), all, none, types (send and receive type signatures), collectives (every member calls the same collectives with the same root, op and signatures), requests (requests and messages left pending at MPI_Finalize), leaks (handles never freed), concurrency (buffers of pending non-blocking calls touched), rma (conflicting one-sided accesses in an epoch), wildcard (races on MPI_ANY_SOURCE receives), free (MPI_Request_free on a request whose completion was never seen); a name after '-' is removed (default,-types)" },
     OptionSpec { name: "smpi/check-report", kind: OptKind::Text, default: "", help: "write the findings of the correctness checks to this file as JSON" },
 ];
 
@@ -41,13 +45,16 @@ pub struct Checks {
     pub concurrency: bool,
     pub rma: bool,
     pub wildcard: bool,
+    /// MPI_Request_free on a request whose completion the program never
+    /// saw (legal MPI, but its buffer is then never known to be free).
+    pub free: bool,
 }
 
 /// A value of `smpi/check` that names no check.
 #[derive(Debug, thiserror::Error)]
 #[error(
     "option 'smpi/check': unknown check '{0}' (known: default, all, none, types, collectives, \
-     requests, leaks, concurrency, rma, wildcard)"
+     requests, leaks, concurrency, rma, wildcard, free)"
 )]
 pub struct UnknownCheck(String);
 
@@ -62,6 +69,7 @@ impl Checks {
         concurrency: false,
         rma: false,
         wildcard: false,
+        free: false,
     };
 
     pub const ALL: Checks = Checks {
@@ -72,6 +80,7 @@ impl Checks {
         concurrency: true,
         rma: true,
         wildcard: true,
+        free: true,
     };
 
     /// Parses a value of `smpi/check`.
@@ -103,6 +112,7 @@ impl Checks {
                         "concurrency" => &mut c.concurrency,
                         "rma" => &mut c.rma,
                         "wildcard" => &mut c.wildcard,
+                        "free" => &mut c.free,
                         _ => return Err(UnknownCheck(name.to_string())),
                     };
                     *flag = on;
@@ -112,7 +122,7 @@ impl Checks {
         Ok(c)
     }
 
-    fn fields(self) -> [bool; 7] {
+    fn fields(self) -> [bool; 8] {
         [
             self.types,
             self.collectives,
@@ -121,10 +131,11 @@ impl Checks {
             self.concurrency,
             self.rma,
             self.wildcard,
+            self.free,
         ]
     }
 
-    fn from_fields(f: [bool; 7]) -> Checks {
+    fn from_fields(f: [bool; 8]) -> Checks {
         Checks {
             types: f[0],
             collectives: f[1],
@@ -133,6 +144,7 @@ impl Checks {
             concurrency: f[4],
             rma: f[5],
             wildcard: f[6],
+            free: f[7],
         }
     }
 
@@ -225,6 +237,8 @@ pub struct Verify {
     findings: Vec<Finding>,
     pub collectives: collectives::Log,
     pub rma: rma::Log,
+    /// The buffers of pending non-blocking calls, by rank.
+    pub guards: FxHashMap<usize, Vec<concurrency::Guard>>,
 }
 
 impl Verify {
@@ -275,6 +289,32 @@ impl Verify {
         })
         .unwrap_or_default()
     }
+}
+
+/// The checksum of the bytes in `[lo, hi)`.
+pub fn checksum(lo: usize, hi: usize) -> u64 {
+    if hi <= lo {
+        return 0;
+    }
+    // SAFETY: the range is the span of a buffer an RMA call was given
+    // (origin or result buffer, or a window range checked against the
+    // window), which MPI requires to be valid memory for the whole epoch;
+    // reading it only hashes the bytes.
+    let bytes = unsafe { std::slice::from_raw_parts(lo as *const u8, hi - lo) };
+    let mut h = FxHasher::default();
+    h.write(bytes);
+    h.finish()
+}
+
+/// The bytes `count` elements of `ty` at `addr` span: [lo, hi).
+pub fn span(addr: usize, count: usize, ty: &crate::mpi::datatype::Datatype) -> (usize, usize) {
+    if count == 0 || ty.size == 0 {
+        return (addr, addr);
+    }
+    let reach = (count as isize - 1) * ty.extent;
+    let lo = addr as isize + ty.true_lb + reach.min(0);
+    let hi = addr as isize + ty.true_lb + ty.true_extent + reach.max(0);
+    (lo.max(0) as usize, hi.max(0) as usize)
 }
 
 impl crate::mpi::Ctx<'_> {

@@ -30,6 +30,7 @@ impl Ctx<'_> {
         let me = self.core.current();
         // Dropping them is enough: the requests stay, incomplete.
         let withdrawn = self.mpi.ranks[me].posted.drain();
+        self.drop_guards(me);
         if self.mpi.ranks[me].live_requests == 0 {
             return;
         }
@@ -52,6 +53,31 @@ impl Ctx<'_> {
                 self.report_left_request(id);
             }
         }
+    }
+
+    /// Check `free`: MPI_Request_free on request `id`, whose completion
+    /// the program never saw (a wait or test would have released it).
+    pub fn request_freed_unseen(&mut self, id: ReqId) {
+        if !self.mpi.verify.on.free {
+            return;
+        }
+        let r = self.mpi.request(id);
+        let (Some(call), false) = (r.call, r.persistent) else {
+            return;
+        };
+        let (owner, site) = (r.owner, r.site.clone());
+        let what = self.mpi.describe_request(id);
+        let message = format!(
+            "MPI_Request_free on the request of {what}, whose completion the program never saw \
+             (its buffer is never known to be free: wait for it instead)"
+        );
+        self.finding_at(
+            Kind::MissingWait,
+            vec![owner],
+            call,
+            message,
+            site.map(|s| s.to_string()),
+        );
     }
 
     /// Reports request `id`, left behind by its rank at MPI_Finalize.

@@ -20,11 +20,7 @@
 //! equal addresses are the same memory, except the globals under swap
 //! privatization, which are left out of the checksums.
 
-use std::hash::Hasher;
-
-use rustc_hash::FxHasher;
-
-use super::Kind;
+use super::{checksum, Kind};
 use crate::mpi::ledger::Site;
 use crate::mpi::Ctx;
 
@@ -78,21 +74,6 @@ struct Access {
 pub struct Log {
     open: Vec<Access>,
     fences: rustc_hash::FxHashMap<i32, usize>,
-}
-
-/// The checksum of the bytes in `[lo, hi)`.
-fn checksum(lo: usize, hi: usize) -> u64 {
-    if hi <= lo {
-        return 0;
-    }
-    // SAFETY: the range is the span of a buffer an RMA call was given
-    // (origin or result buffer, or a window range checked against the
-    // window), which MPI requires to be valid memory for the whole epoch;
-    // reading it only hashes the bytes.
-    let bytes = unsafe { std::slice::from_raw_parts(lo as *const u8, hi - lo) };
-    let mut h = FxHasher::default();
-    h.write(bytes);
-    h.finish()
 }
 
 fn conflict(a: &Range, b: &Range) -> bool {

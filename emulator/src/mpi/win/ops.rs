@@ -11,17 +11,7 @@ use crate::mpi::{class, Ctx, MpiResult, ReqId, ReqKind, Status};
 
 use super::{err, Buffer, OpKind, RmaHooks, TargetSpec};
 use crate::mpi::verify::rma::{Epoch, Mode, Range};
-
-/// The bytes `count` elements of `ty` at `addr` span: [lo, hi).
-fn span(addr: usize, count: usize, ty: &Datatype) -> (usize, usize) {
-    if count == 0 || ty.size == 0 {
-        return (addr, addr);
-    }
-    let reach = (count as isize - 1) * ty.extent;
-    let lo = addr as isize + ty.true_lb + reach.min(0);
-    let hi = addr as isize + ty.true_lb + ty.true_extent + reach.max(0);
-    (lo.max(0) as usize, hi.max(0) as usize)
-}
+use crate::mpi::verify::span;
 
 impl Ctx<'_> {
     /// Issues an RMA operation for the current rank. With `want_request`,
