@@ -3,6 +3,7 @@
 //! simulated times are deterministic.
 
 mod bad_inputs;
+mod checks;
 mod failures;
 mod folding;
 mod fortran;

@@ -317,9 +317,49 @@ impl Ctx<'_> {
             .find(r.ctx, r.peer, r.tag)
             .and_then(|slot| rm.unexpected.take(slot))
         {
-            Some(env) => self.deliver(env, id),
+            Some(env) => {
+                if r.peer == ANY_SOURCE && self.mpi.verify.on.wildcard {
+                    self.wildcard_race(id, &env);
+                }
+                self.deliver(env, id)
+            }
             None => rm.posted.push(r.ctx, r.peer, r.tag, id),
         }
+    }
+
+    /// Check `wildcard`: receive `id` (from MPI_ANY_SOURCE) takes `env`
+    /// while a message from another source could have matched it too:
+    /// which one it gets depends on the order of arrival (a message race).
+    fn wildcard_race(&mut self, id: ReqId, env: &Envelope) {
+        let r = self.mpi.request(id);
+        let Some(call) = r.call else { return };
+        let (owner, ctx, tag) = (r.owner, r.ctx, r.tag);
+        let q = &self.mpi.ranks[owner].unexpected;
+        let Some(other) = q
+            .find(ctx, ANY_SOURCE, tag)
+            .and_then(|slot| q.get(slot))
+            .filter(|o| o.source_world != env.source_world)
+            .map(|o| o.source_world)
+        else {
+            return;
+        };
+        let tag = if tag == ANY_TAG {
+            "MPI_ANY_TAG".to_string()
+        } else {
+            format!("tag {tag}")
+        };
+        let message = format!(
+            "a receive from MPI_ANY_SOURCE ({tag}) could take the message of rank {} or of rank \
+             {other}; it takes rank {}'s, as they happened to arrive (the outcome may change \
+             with the timing: name the source, or make the order not matter)",
+            env.source_world, env.source_world
+        );
+        self.finding(
+            verify::Kind::MessageRace,
+            vec![owner, env.source_world, other],
+            call,
+            message,
+        );
     }
 
     /// Matches envelope `env` with receive `rid`: copies the data and

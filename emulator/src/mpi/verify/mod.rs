@@ -219,7 +219,8 @@ impl Finding {
             }
             [r, rest @ ..] => {
                 let others: Vec<String> = rest.iter().map(ToString::to_string).collect();
-                let _ = write!(s, "rank {r} (with rank {}): ", others.join(", "));
+                let plural = if rest.len() > 1 { "s" } else { "" };
+                let _ = write!(s, "rank {r} (with rank{plural} {}): ", others.join(", "));
             }
         }
         let _ = write!(s, "{}: {}", self.call, self.message);

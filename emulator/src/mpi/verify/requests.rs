@@ -88,18 +88,18 @@ impl Ctx<'_> {
         let (kind, state) = if r.freed {
             return;
         } else if r.active && !r.complete {
-            (Kind::MissingWait, "is still pending")
+            (Kind::MissingWait, "is still pending at MPI_Finalize")
         } else if r.persistent {
             (Kind::RequestLeak, "(persistent) was never freed")
         } else {
             (
                 Kind::MissingWait,
-                "completed but was never waited for, tested or freed",
+                "completed, but no wait or test saw it before MPI_Finalize",
             )
         };
         let message = format!(
-            "the request of {what} {state} at MPI_Finalize (complete it with MPI_Wait or \
-             MPI_Test, or release it with MPI_Request_free)"
+            "the request of {what} {state} (complete it with MPI_Wait or MPI_Test, or release \
+             it with MPI_Request_free)"
         );
         self.finding_at(
             kind,

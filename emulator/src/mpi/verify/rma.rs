@@ -137,6 +137,15 @@ impl Ctx<'_> {
                 let ranks = if who == me { vec![me] } else { vec![me, who] };
                 self.finding(kind, ranks, call, message);
             }
+            // The operation's writes renew the checksums of the open
+            // accesses it overlaps (concurrent accumulates are legal).
+            if r.mode != Mode::Read {
+                for a in &mut self.mpi.verify.rma.open {
+                    if a.sum.is_some() && a.range.lo < r.hi && r.lo < a.range.hi {
+                        a.sum = Some(checksum(a.range.lo, a.range.hi));
+                    }
+                }
+            }
             // A target's own stores are in the epoch only between fences:
             // in a passive target epoch the target runs unsynchronized,
             // and its stores before or after may interleave with the
