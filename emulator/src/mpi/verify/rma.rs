@@ -25,7 +25,7 @@ use crate::mpi::ledger::Site;
 use crate::mpi::Ctx;
 
 /// How an access uses its memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Mode {
     Read,
     Write,
@@ -34,7 +34,7 @@ pub enum Mode {
 }
 
 /// The epoch an operation belongs to, as its origin sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Epoch {
     Fence,
     /// A lock on this window rank.
@@ -73,7 +73,18 @@ struct Access {
 #[derive(Debug, Default)]
 pub struct Log {
     open: Vec<Access>,
+    /// The open accesses by what they are, so that an operation repeated
+    /// in one epoch (a loop of accumulates into one place) is noted once:
+    /// without it every operation would compare with all the others.
+    same: rustc_hash::FxHashMap<Key, usize>,
     fences: rustc_hash::FxHashMap<i32, usize>,
+}
+
+/// What makes two accesses the same: window, epoch, origin, bytes, use.
+type Key = (i32, Epoch, usize, usize, usize, Mode, bool);
+
+fn key(win: i32, epoch: Epoch, who: usize, r: &Range) -> Key {
+    (win, epoch, who, r.lo, r.hi, r.mode, r.local)
 }
 
 fn conflict(a: &Range, b: &Range) -> bool {
@@ -105,6 +116,21 @@ impl Ctx<'_> {
         let me = self.core.current();
         let site = self.mpi.ledger.here(me).cloned();
         for r in ranges.iter().filter(|r| r.hi > r.lo) {
+            // The operation's writes renew the checksums of the open
+            // accesses it overlaps (concurrent accumulates are legal).
+            if r.mode != Mode::Read {
+                for a in &mut self.mpi.verify.rma.open {
+                    if a.sum.is_some() && a.range.lo < r.hi && r.lo < a.range.hi {
+                        a.sum = Some(checksum(a.range.lo, a.range.hi));
+                    }
+                }
+            }
+            let k = key(win, epoch, me, r);
+            if self.mpi.verify.rma.same.contains_key(&k) {
+                // Repeated: its conflicts were reported the first time,
+                // and its bytes renewed above.
+                continue;
+            }
             let clash = self
                 .mpi
                 .verify
@@ -137,22 +163,15 @@ impl Ctx<'_> {
                 let ranks = if who == me { vec![me] } else { vec![me, who] };
                 self.finding(kind, ranks, call, message);
             }
-            // The operation's writes renew the checksums of the open
-            // accesses it overlaps (concurrent accumulates are legal).
-            if r.mode != Mode::Read {
-                for a in &mut self.mpi.verify.rma.open {
-                    if a.sum.is_some() && a.range.lo < r.hi && r.lo < a.range.hi {
-                        a.sum = Some(checksum(a.range.lo, a.range.hi));
-                    }
-                }
-            }
             // A target's own stores are in the epoch only between fences:
             // in a passive target epoch the target runs unsynchronized,
             // and its stores before or after may interleave with the
             // operation without any error of the program's.
             let watched = !r.unstable && (r.local || epoch == Epoch::Fence);
             let sum = watched.then(|| checksum(r.lo, r.hi));
-            self.mpi.verify.rma.open.push(Access {
+            let log = &mut self.mpi.verify.rma;
+            log.same.insert(k, log.open.len());
+            log.open.push(Access {
                 win,
                 epoch,
                 who: me,
@@ -204,7 +223,13 @@ impl Ctx<'_> {
             std::mem::take(&mut self.mpi.verify.rma.open)
                 .into_iter()
                 .partition(|a| which(a));
-        self.mpi.verify.rma.open = open;
+        let log = &mut self.mpi.verify.rma;
+        log.same = open
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (key(a.win, a.epoch, a.who, &a.range), i))
+            .collect();
+        log.open = open;
         for a in closing {
             let Some(sum) = a.sum else { continue };
             if checksum(a.range.lo, a.range.hi) == sum {
