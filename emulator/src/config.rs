@@ -51,7 +51,7 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("contexts/synchro", "the simulation runs on one thread"),
     ("cpu/", "hosts compute at their speed, shared between their ranks (one CPU model)"),
     ("debug/", "a debugging aid of SimGrid's own code"),
-    ("disk/", "disks are not simulated"),
+    ("disk/", "disks follow SimGrid 3.32's default model (S19) only"),
     ("exception/cutpath", "a debugging aid of SimGrid's own code"),
     ("help-nostop", "a debugging aid of SimGrid's own code"),
     ("host/model", "hosts compute at their speed, shared between their ranks (one host model)"),

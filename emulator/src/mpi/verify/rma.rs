@@ -126,9 +126,11 @@ impl Ctx<'_> {
                 }
             }
             let k = key(win, epoch, me, r);
-            if self.mpi.verify.rma.same.contains_key(&k) {
-                // Repeated: its conflicts were reported the first time,
-                // and its bytes renewed above.
+            if r.mode != Mode::Write && self.mpi.verify.rma.same.contains_key(&k) {
+                // Repeated (a read or an accumulate, which do not conflict
+                // with themselves): its conflicts were reported the first
+                // time, and its bytes renewed above. A repeated write
+                // conflicts with itself, and is reported below.
                 continue;
             }
             let clash = self
