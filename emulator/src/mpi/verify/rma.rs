@@ -205,6 +205,23 @@ impl Ctx<'_> {
         self.close_rma_accesses(|a| a.win == win && a.who == me && a.epoch == epoch);
     }
 
+    /// The current rank flushed its operations on `win` (to window rank
+    /// `target`, or all): they are complete, their accesses close.
+    pub fn rma_flushed(&mut self, win: i32, target: Option<usize>) {
+        let me = self.core.current();
+        self.close_rma_accesses(|a| {
+            a.win == win
+                && a.who == me
+                && match (target, a.epoch) {
+                    (None, _) => true,
+                    (Some(t), Epoch::Lock(l)) => l == t,
+                    // Under lock_all a flush to one target completes only
+                    // the operations to it, which the access does not say.
+                    (Some(_), _) => false,
+                }
+        });
+    }
+
     /// Whether the current rank has operations on `win` whose epoch never
     /// closed (at MPI_Win_free).
     pub fn rma_unclosed(&self, win: i32) -> Option<&'static str> {

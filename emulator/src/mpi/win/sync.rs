@@ -417,6 +417,12 @@ pub fn flush(win: i32, rank: Option<i32>, call: &'static str) -> MpiResult<()> {
         return Ok(()); // MPI_PROC_NULL
     }
     wait_quiet(win, target, call);
+    // The flushed operations are complete: their memory is free again.
+    sim::mpi(|w| {
+        if w.mpi.verify.on.rma {
+            w.rma_flushed(win, target);
+        }
+    });
     Ok(())
 }
 
