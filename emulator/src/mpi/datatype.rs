@@ -151,12 +151,21 @@ fn element_runs(parts: &[(isize, usize)], basic: Option<Basic>) -> Vec<(u32, u64
 
 /// Appends `count` elements of `size` bytes, merging with the last run.
 pub fn push_run(runs: &mut Vec<(u32, u64)>, size: u32, count: u64) {
-    if count == 0 || size == 0 {
+    if size > 0 {
+        push_same(runs, size, count);
+    }
+}
+
+/// Appends `count` items equal to `item` to run-length encoded `runs`,
+/// merging with the last run (the element sizes, external32 kinds and
+/// type signatures of datatypes).
+pub fn push_same<K: PartialEq>(runs: &mut Vec<(K, u64)>, item: K, count: u64) {
+    if count == 0 {
         return;
     }
     match runs.last_mut() {
-        Some(last) if last.0 == size => last.1 += count,
-        _ => runs.push((size, count)),
+        Some(last) if last.0 == item => last.1 += count,
+        _ => runs.push((item, count)),
     }
 }
 

@@ -115,13 +115,7 @@ fn push_big_endian(bytes: &[u8], out: &mut Vec<u8>) {
 /// Appends `count` elements of `kind` to a type's runs, merging with the
 /// last run.
 pub fn push_run(runs: &mut Vec<(Ext32, u64)>, kind: Ext32, count: u64) {
-    if count == 0 {
-        return;
-    }
-    match runs.last_mut() {
-        Some(last) if last.0 == kind => last.1 += count,
-        _ => runs.push((kind, count)),
-    }
+    super::datatype::push_same(runs, kind, count);
 }
 
 /// Bytes of one element of a type of these runs in external32.

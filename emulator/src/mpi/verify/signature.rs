@@ -56,13 +56,7 @@ pub fn of_basic(basic: Option<Basic>, size: usize) -> Vec<(Basic, u64)> {
 
 /// Appends `count` elements of kind `kind`, merging with the last run.
 pub fn push(runs: &mut Vec<(Basic, u64)>, kind: Basic, count: u64) {
-    if count == 0 {
-        return;
-    }
-    match runs.last_mut() {
-        Some(last) if last.0 == kind => last.1 += count,
-        _ => runs.push((kind, count)),
-    }
+    crate::mpi::datatype::push_same(runs, kind, count);
 }
 
 /// Whether `ty`'s signature holds raw bytes, which match anything.
