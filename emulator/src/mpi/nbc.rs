@@ -201,11 +201,16 @@ pub fn progress() {
         });
         // Check `concurrency`: the collectives' local copies and
         // reductions write the guarded buffers.
+        // A progress nested in this one (a program's reduction operation
+        // that calls MPI) comes in the middle of a write: it leaves the
+        // guards to the outer one.
         let guarded = !pending.is_empty()
             && sim::mpi(|w| {
                 let me = w.core.current();
-                let on = w.mpi.verify.guards.contains_key(&me);
+                let v = &mut w.mpi.verify;
+                let on = v.guards.contains_key(&me) && !v.progressing.contains(&me);
                 if on {
+                    v.progressing.push(me);
                     w.guards_before_write(me, None);
                 }
                 on
@@ -222,6 +227,7 @@ pub fn progress() {
             sim::mpi(|w| {
                 let me = w.core.current();
                 w.guards_after_write(me, None);
+                w.mpi.verify.progressing.retain(|&r| r != me);
             });
         }
         if sim::parks() == parks {

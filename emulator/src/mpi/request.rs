@@ -793,6 +793,9 @@ pub fn take_completed(id: ReqId) -> Taken {
             w.release_guards(owner, id, true);
         }
         w.check_receive_order(id);
+        if w.mpi.verify.on.rma && matches!(w.mpi.request(id).kind, ReqKind::Rma) {
+            w.rma_request_completed(id);
+        }
         let r = w.mpi.request(id);
         let status = r.status;
         let released = !r.persistent;

@@ -240,6 +240,8 @@ pub struct Verify {
     pub rma: rma::Log,
     /// The buffers of pending non-blocking calls, by rank.
     pub guards: FxHashMap<usize, Vec<concurrency::Guard>>,
+    /// Ranks inside a progress of their collectives that checks guards.
+    pub progressing: Vec<usize>,
 }
 
 impl Verify {

@@ -22,7 +22,7 @@
 
 use super::{checksum, Kind};
 use crate::mpi::ledger::Site;
-use crate::mpi::Ctx;
+use crate::mpi::{Ctx, ReqId};
 
 /// How an access uses its memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -56,9 +56,21 @@ pub struct Range {
     pub unstable: bool,
 }
 
+/// An operation as the check notes it.
+#[derive(Debug, Clone, Copy)]
+pub struct Operation<'a> {
+    pub win: i32,
+    pub epoch: Epoch,
+    pub call: &'static str,
+    /// Its request (MPI_Rput...), whose completion ends its accesses.
+    pub request: Option<ReqId>,
+    pub ranges: &'a [Range],
+}
+
 #[derive(Debug, Clone)]
 struct Access {
     win: i32,
+    request: Option<ReqId>,
     epoch: Epoch,
     /// The origin (world rank).
     who: usize,
@@ -103,16 +115,17 @@ fn verb(m: Mode) -> &'static str {
 }
 
 impl Ctx<'_> {
-    /// Notes the accesses of an operation `call` the current rank issued
-    /// on `win` in `epoch`, after it moved its data; reports the first
-    /// conflict with an open epoch's access.
-    pub fn note_rma_accesses(
-        &mut self,
-        win: i32,
-        epoch: Epoch,
-        call: &'static str,
-        ranges: &[Range],
-    ) {
+    /// Notes the accesses of operation `op` the current rank issued, after
+    /// it moved its data; reports the first conflict with an open epoch's
+    /// access.
+    pub fn note_rma_accesses(&mut self, op: &Operation<'_>) {
+        let Operation {
+            win,
+            epoch,
+            call,
+            request,
+            ranges,
+        } = *op;
         let me = self.core.current();
         let site = self.mpi.ledger.here(me).cloned();
         for r in ranges.iter().filter(|r| r.hi > r.lo) {
@@ -175,6 +188,7 @@ impl Ctx<'_> {
             log.same.insert(k, log.open.len());
             log.open.push(Access {
                 win,
+                request,
                 epoch,
                 who: me,
                 call,
@@ -203,6 +217,21 @@ impl Ctx<'_> {
     pub fn rma_epoch_closed(&mut self, win: i32, epoch: Epoch) {
         let me = self.core.current();
         self.close_rma_accesses(|a| a.win == win && a.who == me && a.epoch == epoch);
+    }
+
+    /// Request-based operation `request` completed (the program waited
+    /// for it): its accesses close.
+    pub fn rma_request_completed(&mut self, request: ReqId) {
+        if self
+            .mpi
+            .verify
+            .rma
+            .open
+            .iter()
+            .any(|a| a.request == Some(request))
+        {
+            self.close_rma_accesses(|a| a.request == Some(request));
+        }
     }
 
     /// The current rank flushed its operations on `win` (to window rank

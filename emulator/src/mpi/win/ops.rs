@@ -10,7 +10,7 @@ use crate::mpi::op::{self, Builtin};
 use crate::mpi::{class, Ctx, MpiResult, ReqId, ReqKind, Status};
 
 use super::{err, Buffer, OpKind, RmaHooks, TargetSpec};
-use crate::mpi::verify::rma::{Epoch, Mode, Range};
+use crate::mpi::verify::rma::{Epoch, Mode, Operation, Range};
 use crate::mpi::verify::span;
 
 impl Ctx<'_> {
@@ -202,6 +202,7 @@ impl Ctx<'_> {
                 (2 * n, n)
             }
         };
+        let request = want_request.then(|| self.new_rma_request(comm));
         if self.mpi.verify.on.rma {
             let epoch = self.rma_epoch(win, t)?;
             let ranges = self.rma_ranges(
@@ -212,9 +213,14 @@ impl Ctx<'_> {
                 result.as_ref(),
                 (taddr, tcount, &tty),
             );
-            self.note_rma_accesses(win, epoch, crate::sim::current_call(), &ranges);
+            self.note_rma_accesses(&Operation {
+                win,
+                epoch,
+                call: crate::sim::current_call(),
+                request,
+                ranges: &ranges,
+            });
         }
-        let request = want_request.then(|| self.new_rma_request(comm));
         let origin_host = self.core.host_of(self.core.current());
         let target_host = self.core.host_of(target_world);
         let legs: Vec<(HostId, HostId, usize)> = [
