@@ -160,7 +160,7 @@ impl Checks {
 }
 
 /// The kinds of findings, by the MPI Bugs Initiative's names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum Kind {
     /// A message or collective whose type signatures differ.
     DatatypeMatching,
@@ -231,6 +231,9 @@ impl Finding {
     }
 }
 
+/// What makes two findings the same: kind, ranks, call, place.
+type Same = (Kind, Vec<usize>, &'static str, Option<String>);
+
 /// The state of the checks: which run, what they found.
 #[derive(Debug, Default)]
 pub struct Verify {
@@ -242,6 +245,9 @@ pub struct Verify {
     pub guards: FxHashMap<usize, Vec<concurrency::Guard>>,
     /// Ranks inside a progress of their collectives that checks guards.
     pub progressing: Vec<usize>,
+    /// How often each finding was made, and the repeats not printed.
+    repeats: FxHashMap<Same, u32>,
+    repeated: u64,
 }
 
 impl Verify {
@@ -252,8 +258,17 @@ impl Verify {
         }
     }
 
-    /// Records `f` and prints its line.
+    /// Records `f` and prints its line, unless the same finding (kind,
+    /// ranks, call, place) was made already: a loop repeating a mistake
+    /// is reported once, and counted in the summary.
     pub fn report(&mut self, f: Finding) {
+        let key = (f.kind, f.ranks.clone(), f.call, f.location.clone());
+        let n = self.repeats.entry(key).or_default();
+        *n += 1;
+        if *n > 1 {
+            self.repeated += 1;
+            return;
+        }
         crate::flush_c_stdio();
         eprintln!("{}", f.line());
         self.findings.push(f);
@@ -273,8 +288,13 @@ impl Verify {
             *counts.entry(f.kind).or_default() += 1;
         }
         let kinds: Vec<String> = counts.iter().map(|(k, n)| format!("{k:?} {n}")).collect();
+        let repeats = if self.repeated > 0 {
+            format!("; {} repeats of them not shown", self.repeated)
+        } else {
+            String::new()
+        };
         Some(format!(
-            "smpirun: check: {} finding{} ({})",
+            "smpirun: check: {} finding{} ({}){repeats}",
             self.findings.len(),
             if self.findings.len() == 1 { "" } else { "s" },
             kinds.join(", ")

@@ -61,6 +61,8 @@ pub struct Range {
 pub struct Operation<'a> {
     pub win: i32,
     pub epoch: Epoch,
+    /// The target's window rank (a flush to it completes the operation).
+    pub target: usize,
     pub call: &'static str,
     /// Its request (MPI_Rput...), whose completion ends its accesses.
     pub request: Option<ReqId>,
@@ -70,6 +72,7 @@ pub struct Operation<'a> {
 #[derive(Debug, Clone)]
 struct Access {
     win: i32,
+    target: usize,
     request: Option<ReqId>,
     epoch: Epoch,
     /// The origin (world rank).
@@ -122,6 +125,7 @@ impl Ctx<'_> {
         let Operation {
             win,
             epoch,
+            target,
             call,
             request,
             ranges,
@@ -188,6 +192,7 @@ impl Ctx<'_> {
             log.same.insert(k, log.open.len());
             log.open.push(Access {
                 win,
+                target,
                 request,
                 epoch,
                 who: me,
@@ -239,15 +244,7 @@ impl Ctx<'_> {
     pub fn rma_flushed(&mut self, win: i32, target: Option<usize>) {
         let me = self.core.current();
         self.close_rma_accesses(|a| {
-            a.win == win
-                && a.who == me
-                && match (target, a.epoch) {
-                    (None, _) => true,
-                    (Some(t), Epoch::Lock(l)) => l == t,
-                    // Under lock_all a flush to one target completes only
-                    // the operations to it, which the access does not say.
-                    (Some(_), _) => false,
-                }
+            a.win == win && a.who == me && target.is_none_or(|t| a.target == t)
         });
     }
 

@@ -216,6 +216,7 @@ impl Ctx<'_> {
             self.note_rma_accesses(&Operation {
                 win,
                 epoch,
+                target: t,
                 call: crate::sim::current_call(),
                 request,
                 ranges: &ranges,
