@@ -143,21 +143,19 @@ impl Ctx<'_> {
                 }
             }
             let k = key(win, epoch, me, r);
-            if r.mode != Mode::Write && self.mpi.verify.rma.same.contains_key(&k) {
+            let log = &self.mpi.verify.rma;
+            let same = log.same.get(&k).map(|&i| &log.open[i]);
+            if same.is_some() && r.mode != Mode::Write {
                 // Repeated (a read or an accumulate, which do not conflict
                 // with themselves): its conflicts were reported the first
-                // time, and its bytes renewed above. A repeated write
-                // conflicts with itself, and is reported below.
+                // time, and its bytes renewed above.
                 continue;
             }
-            let clash = self
-                .mpi
-                .verify
-                .rma
-                .open
-                .iter()
-                .find(|a| conflict(&a.range, r))
+            // A repeated write conflicts with itself, and needs no search.
+            let clash = same
+                .or_else(|| log.open.iter().find(|a| conflict(&a.range, r)))
                 .map(|a| (a.who, a.call, a.range, a.site.clone()));
+            let repeated = same.is_some();
             if let Some((who, other, theirs, at)) = clash {
                 let local = r.local && theirs.local && who == me;
                 let kind = if local {
@@ -187,6 +185,9 @@ impl Ctx<'_> {
             // and its stores before or after may interleave with the
             // operation without any error of the program's.
             let watched = !r.unstable && (r.local || epoch == Epoch::Fence);
+            if repeated {
+                continue;
+            }
             let sum = watched.then(|| checksum(r.lo, r.hi));
             let log = &mut self.mpi.verify.rma;
             log.same.insert(k, log.open.len());
