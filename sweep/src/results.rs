@@ -75,6 +75,22 @@ fn opt<T: ToString>(v: Option<T>) -> String {
 }
 
 impl Row {
+    /// A failed row of `point`, nothing measured yet, with room for the
+    /// spec's captures.
+    pub fn failed(point: &crate::spec::Point, spec: &Spec) -> Row {
+        Row {
+            point: point.index,
+            values: point.values.clone(),
+            rep: point.rep,
+            simulated_time_s: None,
+            wall_s: 0.0,
+            peak_rss_kb: None,
+            status: Status::Failed,
+            exit_code: None,
+            captures: vec![String::new(); spec.captures.len()],
+        }
+    }
+
     pub fn record(&self) -> Vec<String> {
         std::iter::once(self.point.to_string())
             .chain(self.values.iter().cloned())

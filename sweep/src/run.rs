@@ -81,17 +81,7 @@ struct Summary {
 /// the point did not succeed.
 pub fn run_point(spec: &Spec, point: &Point, dir: &Path) -> (Row, Option<String>) {
     let started = Instant::now();
-    let mut row = Row {
-        point: point.index,
-        values: point.values.clone(),
-        rep: point.rep,
-        simulated_time_s: None,
-        wall_s: 0.0,
-        peak_rss_kb: None,
-        status: Status::Failed,
-        exit_code: None,
-        captures: vec![String::new(); spec.captures.len()],
-    };
+    let mut row = Row::failed(point, spec);
     let outcome = execute(spec, point, dir);
     row.wall_s = started.elapsed().as_secs_f64();
     let why = match outcome {

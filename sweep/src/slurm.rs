@@ -190,17 +190,7 @@ pub fn run_slurm(spec: &Spec, out: &Outputs, points: Vec<Point>, jobs: usize) ->
             )
         })
         .unwrap_or_else(|e| format!("the task left no row ({e:#})"));
-        let row = Row {
-            point: p.index,
-            values: p.values.clone(),
-            rep: p.rep,
-            simulated_time_s: None,
-            wall_s: 0.0,
-            peak_rss_kb: None,
-            status: Status::Failed,
-            exit_code: None,
-            captures: vec![String::new(); spec.captures.len()],
-        };
+        let row = Row::failed(&p, spec);
         count(&mut tally, spec, &row, Some(&why));
         out.append(&row)?;
     }
