@@ -25,6 +25,7 @@ use crate::log::{self, Priority, SimGrid, Source};
 use crate::mapping::Mapping;
 use crate::memory::Memory;
 use crate::mpi::coll::Algorithms;
+use crate::mpi::verify::wildcard;
 use crate::mpi::{Mpi, Protocol};
 use crate::sim::{self, Bench, Outcome, RankFactory, Sim};
 
@@ -75,6 +76,7 @@ pub fn config() -> Config {
     Config::new(REGISTRY)
 }
 
+mod alternatives;
 mod cli;
 mod summary;
 pub use cli::{parse as parse_args, Options};
@@ -961,6 +963,24 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         let name = cfg.set(name, value)?;
         log_option_set(name, value, origin);
     }
+    let alternatives = cfg.int("smpi/check/wildcard-alternatives");
+    if std::env::var_os(wildcard::FORCE_ENV).is_some() {
+        // A re-run of smpi/check/wildcard-alternatives: the first run
+        // wrote the files and the final lines.
+        for (name, value) in alternatives::RERUN_QUIET {
+            cfg.set(name, value)?;
+        }
+    } else if alternatives > 0
+        && opts.replay.is_none()
+        && std::env::var_os(wildcard::LOG_ENV).is_none()
+    {
+        // Not the first run of a supervisor: become one.
+        return alternatives::explore(&alternatives::Settings {
+            args: &args,
+            budget: usize::try_from(alternatives).unwrap_or(usize::MAX),
+            report: cfg.text("smpi/check-report"),
+        });
+    }
     let trace = crate::trace::Settings::from_config(&cfg)?;
     let profile = crate::trace::profile::Settings::from_config(&cfg)?;
     if let Some(p) = &profile {
@@ -1187,8 +1207,15 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         mpi.default_errhandler = crate::mpi::ERRORS_RETURN;
     }
     mpi.init_seconds = cfg.float("smpi/init");
-    let checks = crate::mpi::verify::Checks::parse(cfg.text("smpi/check"))?;
+    let mut checks = crate::mpi::verify::Checks::parse(cfg.text("smpi/check"))?;
+    let force = std::env::var(wildcard::FORCE_ENV)
+        .ok()
+        .and_then(|v| wildcard::Force::parse(&v));
+    if cfg.int("smpi/check/wildcard-alternatives") > 0 || force.is_some() {
+        checks.wildcard = true;
+    }
     mpi.verify = crate::mpi::verify::Verify::new(checks);
+    mpi.verify.races.force = force;
     if checks.leaks {
         mpi.ledger.enable(np, false);
     } else if checks != crate::mpi::verify::Checks::default() {
@@ -1511,6 +1538,12 @@ fn end_checks(sim: &mut Sim, ended: bool, report: &str) -> Result<()> {
     if !report.is_empty() {
         std::fs::write(report, verify.json())
             .with_context(|| format!("cannot write the check report {report}"))?;
+    }
+    if let Some(path) = std::env::var_os(wildcard::LOG_ENV) {
+        let text = serde_json::to_string(&verify.races.log).unwrap_or_default();
+        std::fs::write(&path, text).with_context(|| {
+            format!("cannot write the races of the wildcard receives to {path:?}")
+        })?;
     }
     Ok(())
 }

@@ -10,6 +10,8 @@
  *   reuse    a send buffer is refilled before MPI_Wait      (LocalConcurrency)
  *   nowait   a request is never completed                   (MissingWait)
  *   race     results depend on which message comes first    (MessageRace)
+ *            (add --cfg=smpi/check/wildcard-alternatives:4 to re-run with
+ *            the other message first and see the result change)
  * or "right", the same exchanges written correctly: no finding.
  *
  * Every mistake here runs to the end on most MPI libraries and prints

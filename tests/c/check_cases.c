@@ -99,6 +99,25 @@ int main(int argc, char **argv) {
         }
         if (rank == 1)
             MPI_Recv(w, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (!strcmp(c, "race_benign") || !strcmp(c, "race_deadlock")) {
+        /* Ranks 1 and 2 send before the barrier, rank 0 receives from
+         * MPI_ANY_SOURCE after it: both messages wait, a race. A sum does
+         * not care which comes first; the deadlocking variant expects
+         * rank 2's second and waits for another if it came first. */
+        if (rank == 0) {
+            MPI_Status st;
+            MPI_Barrier(MPI_COMM_WORLD);
+            MPI_Recv(&v[0], 1, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, &st);
+            if (!strcmp(c, "race_benign"))
+                MPI_Recv(&v[1], 1, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD, &st);
+            else
+                MPI_Recv(&v[1], 1, MPI_INT, 2, 0, MPI_COMM_WORLD, &st);
+            printf("sum %d\n", v[0] + v[1]);
+        } else {
+            v[0] = rank;
+            MPI_Send(v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD);
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
     } else if (strcmp(c, "none")) {
         fprintf(stderr, "unknown case %s\n", c);
         MPI_Abort(MPI_COMM_WORLD, 2);

@@ -266,3 +266,72 @@ fn correct_programs_give_no_finding_with_every_check_on() {
         assert!(findings(&o).is_empty(), "{source}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn wildcard_alternatives_rerun_each_race_and_report_the_outcomes_that_change() {
+    let app = cases();
+    let alternatives = |case: &str, extra: &[&str]| {
+        let mut args = vec![
+            "-np",
+            "3",
+            NO_COMPUTE,
+            "--cfg=smpi/check/wildcard-alternatives:4",
+        ];
+        args.extend_from_slice(extra);
+        args.push(app.to_str().unwrap());
+        args.push(case);
+        run(&args)
+    };
+    // A sum does not care which message comes first.
+    let o = alternatives("race_benign", &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "sum 3\n",
+        "the first run's output passes through"
+    );
+    assert!(
+        stderr(&o).contains(
+            "smpirun: check: wildcard alternatives: 1 race, 1 of 1 alternative re-run, 0 change \
+             the outcome"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        !stderr(&o).contains("changes the outcome"),
+        "{}",
+        stderr(&o)
+    );
+    // Taking rank 2's message first deadlocks; the first run's code stays.
+    let path = scratch().join("alternatives-report.json");
+    let report = format!("--cfg=smpi/check-report:{}", path.display());
+    let o = alternatives("race_deadlock", &[&report]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let line = findings(&o)
+        .into_iter()
+        .find(|l| l.contains("changes the outcome"))
+        .unwrap_or_else(|| panic!("no changed outcome in:\n{}", stderr(&o)));
+    assert!(
+        line.starts_with(
+            "smpirun: check: MessageRace: rank 0 (with ranks 1, 2): MPI_Recv: taking rank 2's \
+             message instead of rank 1's changes the outcome: the run exits with code 1 instead \
+             of 0; its output stops before line 1: 'sum 3'; it reports: smpirun: deadlock"
+        ),
+        "{line}"
+    );
+    assert!(line.contains("(at check_cases.c:"), "{line}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("the report")).expect("JSON");
+    assert_eq!(v["findings"][0]["kind"], "MessageRace");
+    let a = &v["alternatives"][0];
+    assert_eq!(
+        (a["race"].clone(), a["instead"].clone()),
+        (0.into(), 2.into())
+    );
+    assert_eq!(a["met"], true);
+    assert!(a["change"].as_str().unwrap().contains("deadlock"), "{a}");
+    // 0 (the default) re-runs nothing.
+    let o = alternatives("race_benign", &["--cfg=smpi/check/wildcard-alternatives:0"]);
+    assert!(!stderr(&o).contains("wildcard alternatives"), "0 is off");
+}

@@ -158,6 +158,20 @@ impl<T> MatchQueue<T> {
         }
     }
 
+    /// The oldest item of each source that matches (ctx, any source,
+    /// tag), in arrival order: what a wildcard-source query could take.
+    pub fn candidates(&self, ctx: u32, tag: i32) -> Vec<Slot> {
+        let mut slots: Vec<Slot> = self
+            .buckets
+            .iter()
+            .filter(|(key, _)| key.0 == ctx)
+            .filter_map(|(&key, ends)| self.oldest_from(key, ends.head, tag))
+            .collect();
+        // Arrival numbers are unique: the map's order does not show.
+        slots.sort_unstable_by_key(|slot| slot.seq);
+        slots
+    }
+
     /// The newest item of bucket (ctx, source) that satisfies `pred`.
     pub fn find_newest(&self, ctx: u32, source: i32, pred: impl Fn(&T) -> bool) -> Option<Slot> {
         let key = (ctx, source);
@@ -321,5 +335,28 @@ mod tests {
         assert_eq!(q.take(oldest_five), None, "a taken slot is stale");
         assert_eq!(q.find(1, ANY_SOURCE, 5).and_then(|s| q.get(s)), Some(&"c"));
         assert_eq!(q.find(2, ANY_SOURCE, ANY_TAG), None);
+    }
+
+    #[test]
+    fn candidates_are_the_oldest_match_of_each_source_by_arrival() {
+        let mut q = MatchQueue::default();
+        q.push(0, 2, 7, "2a");
+        q.push(0, 1, 8, "1 other tag");
+        q.push(0, 1, 7, "1a");
+        q.push(0, 2, 7, "2b");
+        q.push(1, 3, 7, "3 other context");
+        let got: Vec<&str> = q
+            .candidates(0, 7)
+            .into_iter()
+            .filter_map(|s| q.get(s).copied())
+            .collect();
+        assert_eq!(got, ["2a", "1a"]);
+        let first = q.find(0, ANY_SOURCE, 7).unwrap();
+        assert_eq!(
+            q.candidates(0, 7)[0],
+            first,
+            "the first candidate is the match"
+        );
+        assert_eq!(q.candidates(0, ANY_TAG).len(), 2);
     }
 }

@@ -11,7 +11,11 @@ use crate::log::{self, Priority, SimGrid, MPI};
 use crate::sim;
 
 use super::datatype::Datatype;
-use super::verify;
+use super::matching::Slot;
+use super::verify::{
+    self,
+    wildcard::{self, Candidate, Race},
+};
 use super::{
     check, class, comm_name, datatype, is_complete, matching, request, wait_for, win, Ctx,
     Internal, Message, Mpi, MpiError, MpiResult, ReqId, ReqKind, Request, SendMode, SendPlan,
@@ -311,55 +315,82 @@ impl Ctx<'_> {
             );
             return;
         }
-        let rm = &mut self.mpi.ranks[r.owner];
-        match rm
+        let mut slot = self.mpi.ranks[r.owner]
             .unexpected
-            .find(r.ctx, r.peer, r.tag)
-            .and_then(|slot| rm.unexpected.take(slot))
-        {
-            Some(env) => {
-                if r.peer == ANY_SOURCE && self.mpi.verify.on.wildcard {
-                    self.wildcard_race(id, &env);
-                }
-                self.deliver(env, id)
-            }
+            .find(r.ctx, r.peer, r.tag);
+        if r.peer == ANY_SOURCE && self.mpi.verify.on.wildcard {
+            slot = slot.map(|oldest| self.wildcard_race(id, oldest));
+        }
+        let rm = &mut self.mpi.ranks[r.owner];
+        match slot.and_then(|slot| rm.unexpected.take(slot)) {
+            Some(env) => self.deliver(env, id),
             None => rm.posted.push(r.ctx, r.peer, r.tag, id),
         }
     }
 
-    /// Check `wildcard`: receive `id` (from MPI_ANY_SOURCE) takes `env`
-    /// while a message from another source could have matched it too:
-    /// which one it gets depends on the order of arrival (a message race).
-    fn wildcard_race(&mut self, id: ReqId, env: &Envelope) {
+    /// Check `wildcard`: receive `id` (from MPI_ANY_SOURCE) would take the
+    /// message at `oldest`; if messages of other sources wait too, which
+    /// one it gets depends on the order of arrival (a message race): the
+    /// race is reported and logged, and the message it takes returned
+    /// (another than the oldest when a re-run forces this race).
+    fn wildcard_race(&mut self, id: ReqId, oldest: Slot) -> Slot {
         let r = self.mpi.request(id);
-        let Some(call) = r.call else { return };
+        let Some(call) = r.call else { return oldest };
         let (owner, ctx, tag) = (r.owner, r.ctx, r.tag);
         let q = &self.mpi.ranks[owner].unexpected;
-        let Some(other) = q
-            .find(ctx, ANY_SOURCE, tag)
-            .and_then(|slot| q.get(slot))
-            .filter(|o| o.source_world != env.source_world)
-            .map(|o| o.source_world)
-        else {
-            return;
-        };
-        let tag = if tag == ANY_TAG {
+        let (slots, candidates): (Vec<Slot>, Vec<Candidate>) = q
+            .candidates(ctx, tag)
+            .into_iter()
+            .filter_map(|slot| {
+                let env = q.get(slot)?;
+                let c = Candidate {
+                    source: env.source,
+                    world: env.source_world,
+                };
+                Some((slot, c))
+            })
+            .unzip();
+        if candidates.len() < 2 {
+            return oldest;
+        }
+        let pick = self.mpi.verify.races.pick(&candidates);
+        let taken = candidates[pick];
+        let tag_text = if tag == ANY_TAG {
             "MPI_ANY_TAG".to_string()
         } else {
             format!("tag {tag}")
         };
+        let how = if pick == 0 {
+            "as they happened to arrive"
+        } else {
+            "as this re-run forces"
+        };
         let message = format!(
-            "a receive from MPI_ANY_SOURCE ({tag}) could take the message of rank {} or of rank \
-             {other}; it takes rank {}'s, as they happened to arrive (the outcome may change \
-             with the timing: name the source, or make the order not matter)",
-            env.source_world, env.source_world
+            "a receive from MPI_ANY_SOURCE ({tag_text}) could take the message of {}; it takes \
+             rank {}'s, {how} (the outcome may change with the timing: name the source, or make \
+             the order not matter; smpi/check/wildcard-alternatives re-runs with the others)",
+            wildcard::senders(&candidates),
+            taken.world
         );
-        self.finding(
-            verify::Kind::MessageRace,
-            vec![owner, env.source_world, other],
-            call,
-            message,
-        );
+        let others: Vec<Candidate> = candidates
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != pick)
+            .map(|(_, c)| *c)
+            .collect();
+        let mut ranks = vec![owner, taken.world];
+        ranks.extend(others.iter().map(|c| c.world));
+        let location = self.mpi.ledger.here(owner).map(ToString::to_string);
+        self.mpi.verify.races.log.races.push(Race {
+            rank: owner,
+            call: call.to_string(),
+            tag,
+            taken,
+            others,
+            location,
+        });
+        self.finding(verify::Kind::MessageRace, ranks, call, message);
+        slots[pick]
     }
 
     /// Matches envelope `env` with receive `rid`: copies the data and

@@ -18,6 +18,7 @@ pub mod leaks;
 pub mod requests;
 pub mod rma;
 pub mod signature;
+pub mod wildcard;
 
 use std::fmt::Write as _;
 use std::hash::Hasher;
@@ -33,6 +34,7 @@ use crate::config::{Kind as OptKind, OptionSpec};
 pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "smpi/check", kind: OptKind::Text, default: "default", help: "correctness checks, a comma-separated list of: default (types, collectives, requests), all, none, types (send and receive type signatures), collectives (every member calls the same collectives with the same root, op and signatures), requests (requests and messages left pending at MPI_Finalize), leaks (handles never freed), concurrency (buffers of pending non-blocking calls touched), rma (conflicting one-sided accesses in an epoch), wildcard (races on MPI_ANY_SOURCE receives), free (MPI_Request_free on a request whose completion was never seen); a name after '-' is removed (default,-types)" },
     OptionSpec { name: "smpi/check-report", kind: OptKind::Text, default: "", help: "write the findings of the correctness checks to this file as JSON" },
+    OptionSpec { name: "smpi/check/wildcard-alternatives", kind: OptKind::Int, default: "0", help: "re-run the program up to this many times, each time giving one MPI_ANY_SOURCE receive that had messages of several sources waiting (a race of check 'wildcard', which this turns on) the message of another source, and report the races whose outcome (exit code, output, findings) changes; meaningful with smpi/simulate-computation:no, where runs repeat exactly" },
 ];
 
 /// Which checks run.
@@ -241,6 +243,8 @@ pub struct Verify {
     findings: Vec<Finding>,
     pub collectives: collectives::Log,
     pub rma: rma::Log,
+    /// The message races of wildcard receives (check `wildcard`).
+    pub races: wildcard::Races,
     /// The buffers of pending non-blocking calls, by rank.
     pub guards: FxHashMap<usize, Vec<concurrency::Guard>>,
     /// Ranks inside a progress of their collectives that checks guards.
