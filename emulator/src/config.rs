@@ -65,7 +65,6 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("plugin/", "SimGrid's DVFS plugin is not available here (host_energy is)"),
     ("smpi/buffering", "SimGrid's model checker is not part of smpi-rs"),
     ("smpi/comp-adjustment-file", "computation adjustments are not available yet"),
-    ("smpi/grow-injected-times", "MPI_Test and MPI_Iprobe cost their fixed smpi/test and smpi/iprobe times"),
     ("smpi/hostfile", "set by smpirun's -hostfile"),
     ("smpi/iprobe-cpu-usage", "MPI_Iprobe's cost is a sleep here: with host_energy its host draws idle power meanwhile, not a share of a busy core"),
     ("smpi/keep-temps", "smpirun writes no temporary files: the copies of the program live in memory"),

@@ -505,9 +505,7 @@ impl Rank {
                 if action == "wait" {
                     self.wait_all(vec![id]);
                 } else {
-                    let done = sim::mpi(|w| mpi::is_complete(w, id));
-                    request::test_cost(done);
-                    if done {
+                    if mpi::poll::test(id, "MPI_Test") {
                         request::take_completed(id);
                     } else {
                         self.pending

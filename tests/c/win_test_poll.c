@@ -1,8 +1,10 @@
 /* A target that polls MPI_Win_test for the end of its exposure epoch
  * while its origin puts: the polling must let the origin run (MPI_Win_test
- * costs what MPI_Test costs, smpi/test), or the run never ends. Prints
- * " No Errors". */
+ * costs what MPI_Test costs, smpi/test), or the run never ends. The
+ * origin starts 1 ms late, so that the target polls more than once (each
+ * poll is charged before it looks). Prints " No Errors". */
 #include <mpi.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -27,6 +29,7 @@ int main(int argc, char **argv) {
         CHECK(cell == 42, "the put arrived: %d", cell);
         CHECK(polls > 1, "polled %d times", polls);
     } else if (rank == 1) {
+        usleep(1000);
         MPI_Win_start(peer, 0, win);
         int value = 42;
         MPI_Put(&value, 1, MPI_INT, 0, 0, 1, MPI_INT, win);

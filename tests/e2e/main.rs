@@ -14,6 +14,7 @@ mod io;
 mod labs;
 mod leaks;
 mod models;
+mod polling;
 mod profile;
 mod programs;
 mod simgrid;

@@ -10,6 +10,7 @@ use super::check::{
 };
 use super::{call, call_traced};
 use crate::mpi::datatype::{element_unit, elements_in};
+use crate::mpi::poll::{self, Poll};
 use crate::mpi::{
     self, class, is_complete, p2p, request, wait_for, Grequest, Message, MpiError, MpiResult,
     ReqId, ReqKind, SendMode, Status,
@@ -539,10 +540,7 @@ pub(crate) unsafe extern "C" fn MPI_Test(
             // SAFETY: the caller's output argument.
             return unsafe { out(flag, 1, "flag") };
         };
-        // As SimGrid: look, and only a failed look costs time.
-        let done = sim::mpi(|w| is_complete(w, id));
-        request::test_cost(done);
-        if done {
+        if poll::test(id, "MPI_Test") {
             // SAFETY: the caller's request argument.
             let st = unsafe { take_completed(id, request) };
             // SAFETY: the caller's status and output arguments.
@@ -663,8 +661,10 @@ pub(crate) unsafe extern "C" fn MPI_Testall(
     call("MPI_Testall", mpi::COMM_WORLD, || {
         // SAFETY: the caller's array arguments.
         let active = unsafe { active_requests(count, requests) }?;
-        let all = sim::mpi(|w| active.iter().all(|&(_, id)| is_complete(w, id)));
-        request::test_cost(all);
+        let ids: Vec<ReqId> = active.iter().map(|&(_, id)| id).collect();
+        let all = poll::test_each(&ids, "MPI_Testall")
+            .into_iter()
+            .all(|seen| seen);
         if !all {
             // SAFETY: the caller's output argument.
             return unsafe { out(flag, 0, "flag") };
@@ -739,8 +739,9 @@ pub(crate) unsafe extern "C" fn MPI_Testany(
                 return out(flag, 1, "flag");
             }
         }
+        poll::charge(Poll::Testany, "MPI_Testany");
         let found = sim::mpi(|w| active.iter().find(|&&(_, id)| is_complete(w, id)).copied());
-        request::test_cost(found.is_some());
+        poll::looked(Poll::Testany, found.is_some());
         match found {
             Some((i, id)) => {
                 // SAFETY: index i within the user's array.
@@ -764,24 +765,18 @@ pub(crate) unsafe extern "C" fn MPI_Testany(
     })
 }
 
-/// Shared by Waitsome and Testsome: completes the finished requests.
+/// Shared by Waitsome and Testsome: completes the finished requests
+/// `done` (index, request).
 ///
 /// # Safety
 /// The caller's array arguments.
 unsafe fn some_done(
-    active: &[(usize, ReqId)],
+    done: &[(usize, ReqId)],
     requests: *mut c_int,
     outcount: *mut c_int,
     indices: *mut c_int,
     statuses: *mut CStatus,
 ) -> MpiResult<()> {
-    let done: Vec<(usize, ReqId)> = sim::mpi(|w| {
-        active
-            .iter()
-            .filter(|&&(_, id)| is_complete(w, id))
-            .copied()
-            .collect()
-    });
     let mut err = false;
     for (k, &(i, id)) in done.iter().enumerate() {
         // SAFETY: index i within the user's array.
@@ -817,8 +812,15 @@ pub(crate) unsafe extern "C" fn MPI_Waitsome(
         wait_for(&ids, "MPI_Waitsome", |w| {
             ids.iter().any(|&id| is_complete(w, id))
         });
+        let done: Vec<(usize, ReqId)> = sim::mpi(|w| {
+            active
+                .iter()
+                .filter(|&&(_, id)| is_complete(w, id))
+                .copied()
+                .collect()
+        });
         // SAFETY: the caller's arrays.
-        unsafe { some_done(&active, requests, outcount, indices, statuses) }
+        unsafe { some_done(&done, requests, outcount, indices, statuses) }
     })
 }
 
@@ -836,14 +838,15 @@ pub(crate) unsafe extern "C" fn MPI_Testsome(
             // SAFETY: the caller's output argument.
             return unsafe { out(outcount, mpi::UNDEFINED, "outcount") };
         }
-        let any = sim::mpi(|w| active.iter().any(|&(_, id)| is_complete(w, id)));
-        request::test_cost(any);
-        if !any {
-            // SAFETY: the caller's output argument.
-            return unsafe { out(outcount, 0, "outcount") };
-        }
+        let ids: Vec<ReqId> = active.iter().map(|&(_, id)| id).collect();
+        let seen = poll::test_each(&ids, "MPI_Testsome");
+        let done: Vec<(usize, ReqId)> = active
+            .iter()
+            .zip(seen)
+            .filter_map(|(&a, seen)| seen.then_some(a))
+            .collect();
         // SAFETY: the caller's arrays.
-        unsafe { some_done(&active, requests, outcount, indices, statuses) }
+        unsafe { some_done(&done, requests, outcount, indices, statuses) }
     })
 }
 

@@ -289,10 +289,13 @@ pub(crate) unsafe extern "C" fn MPI_Win_wait(win: c_int) -> c_int {
 
 pub(crate) unsafe extern "C" fn MPI_Win_test(win: c_int, flag: *mut c_int) -> c_int {
     on_win("MPI_Win_test", win, || {
+        // Costs what MPI_Test costs (smpi/test, charged before the look),
+        // so that a rank polling with it lets time pass and the origins
+        // complete.
+        use crate::mpi::poll::{self, Poll};
+        poll::charge(Poll::Test, "MPI_Win_test");
         let done = win::wait_exposure(win, false)?;
-        // Costs what MPI_Test costs (smpi/test), so that a rank polling
-        // with it lets time pass and the origins complete.
-        crate::mpi::request::test_cost(done);
+        poll::looked(Poll::Test, done);
         // SAFETY: the caller's output argument.
         unsafe { out(flag, c_int::from(done), "flag") }
     })

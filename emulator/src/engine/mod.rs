@@ -253,6 +253,13 @@ pub enum Sleep {
     Blocked,
 }
 
+/// Polls in a row with nothing else able to run and no event pending but
+/// the polls' own, after which the polling rank is a livelock: what it
+/// polls for can never come. (A loop polling until a deadline, with
+/// SimGrid's growing poll costs, has reached 5e9 s of simulated time by
+/// then.)
+pub const LIVELOCK_POLLS: u64 = 10_000_000;
+
 /// The discrete-event core.
 pub struct Core {
     now: f64,
@@ -317,6 +324,9 @@ pub struct Core {
     ib_changed: Vec<(TransferId, f64)>,
     /// Set when the simulation cannot go on (for example a missing route).
     failure: Option<String>,
+    /// Yields in a row with nothing else able to run and no event pending
+    /// (see [`LIVELOCK_YIELDS`]).
+    idle_yields: u64,
     /// Number of started actors not yet done.
     live: usize,
     observers: Observers,
@@ -414,6 +424,7 @@ impl Core {
             load_samples: Vec::new(),
             ib_changed: Vec::new(),
             failure: None,
+            idle_yields: 0,
             live: n,
             observers: Observers::default(),
             simulated_limit: f64::INFINITY,
@@ -780,6 +791,17 @@ impl Core {
         } else {
             self.next_event()
         };
+        let idle = wait.is_none() && (self.ready.is_empty() || all_polling);
+        self.idle_yields = if idle { self.idle_yields + 1 } else { 0 };
+        if self.idle_yields >= LIVELOCK_POLLS {
+            self.livelock(call, self.idle_yields);
+        }
+        if self.failure.is_some() {
+            // Back to the maestro, which ends the run.
+            self.actors[actor].state = RunState::Ready;
+            self.ready.push_back(actor);
+            return Sleep::Blocked;
+        }
         let how = match wait {
             Some(next) => self.start_sleep(next - self.now, call),
             None if self.ready.is_empty() => Sleep::InPlace,
@@ -791,6 +813,28 @@ impl Core {
         };
         self.actors[actor].polling = true;
         how
+    }
+
+    /// Nothing but the running actor can act: no other actor is ready and
+    /// no event is pending.
+    pub fn alone(&mut self) -> bool {
+        self.ready.is_empty() && self.next_event().is_none()
+    }
+
+    /// Ends the run (through [`Core::take_failure`]): the running actor
+    /// made `polls` polls with `call` in a row while nothing else could
+    /// happen.
+    pub fn livelock(&mut self, call: &'static str, polls: u64) {
+        if self.failure.is_some() {
+            return;
+        }
+        self.failure = Some(format!(
+            "smpirun: livelock at simulated time {:.6} s: rank {} polls with {call} ({polls} \
+             polls in a row) while every other rank is blocked or polls too and nothing else \
+             is pending: what it polls for can never come. Check what it waits for (a message \
+             never sent, a request never started)",
+            self.now, self.actors[self.current].rank
+        ));
     }
 
     /// Starts a computation of `flops` for the running actor on its host;

@@ -25,6 +25,7 @@ pub mod nbc;
 pub mod neighbor;
 pub mod op;
 pub mod p2p;
+pub mod poll;
 pub mod protocol;
 pub mod request;
 pub mod smp;
@@ -189,10 +190,9 @@ pub struct Mpi {
     infos: Vec<Option<Vec<(String, String)>>>,
     /// User keyvals: handle = KEYVAL_BASE + index.
     pub keyvals: Vec<Option<Keyval>>,
-    /// Failed MPI_Test/MPI_Iprobe calls in a row: their cost grows. One
-    /// counter per function for all ranks, as in SimGrid.
-    pub test_streak: u32,
-    pub iprobe_streak: u32,
+    /// Failed polls in a row, per family, for all ranks: their cost
+    /// grows (as SimGrid's).
+    pub polls: poll::Streaks,
     /// Values of the predefined attributes, indexed by key (MPI_TAG_UB = 1
     /// ... MPI_LASTUSEDCODE = 7); boxed so their addresses stay put.
     attribute_values: Box<[i32; 8]>,
@@ -245,8 +245,7 @@ impl Mpi {
                     ("thread_level".into(), "MPI_THREAD_MULTIPLE".into()),
                 ]),
             ],
-            test_streak: 0,
-            iprobe_streak: 0,
+            polls: poll::Streaks::default(),
             attribute_values: Box::new([
                 0,
                 TAG_UB,

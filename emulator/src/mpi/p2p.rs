@@ -12,6 +12,7 @@ use crate::sim;
 
 use super::datatype::Datatype;
 use super::matching::Slot;
+use super::poll::{self, Poll};
 use super::verify::{
     self,
     wildcard::{self, Candidate, Race},
@@ -1244,35 +1245,21 @@ pub fn buffer_detach() -> (usize, usize) {
     })
 }
 
-/// Charges an MPI_Iprobe-like call before it looks (as SimGrid does):
-/// smpi/iprobe times one more than the failed probes in a row.
-fn iprobe_cost() {
-    let cost = sim::mpi(|w| w.mpi.protocol.iprobe_cost * f64::from(w.mpi.iprobe_streak + 1));
-    sim::sleep(cost, "MPI_Iprobe");
-}
-
-fn iprobe_result(found: bool) {
-    sim::mpi(|w| {
-        let streak = &mut w.mpi.iprobe_streak;
-        *streak = if found { 0 } else { *streak + 1 };
-    });
-}
-
 /// MPI_Iprobe: the status of a matching message, if one arrived.
 pub fn iprobe(source: i32, tag: i32, comm: i32) -> MpiResult<Option<Status>> {
     sim::mpi(|w| w.comm(comm))?;
-    iprobe_cost();
+    poll::charge(Poll::Iprobe, "MPI_Iprobe");
     let found = sim::mpi(|w| w.iprobe(source, tag, comm))?;
-    iprobe_result(found.is_some());
+    poll::looked(Poll::Iprobe, found.is_some());
     Ok(found)
 }
 
 /// MPI_Improbe: a matching message taken out as a message handle.
 pub fn improbe(source: i32, tag: i32, comm: i32) -> MpiResult<Option<(i32, Status)>> {
     sim::mpi(|w| w.comm(comm))?;
-    iprobe_cost();
+    poll::charge(Poll::Iprobe, "MPI_Improbe");
     let found = sim::mpi(|w| w.improbe(source, tag, comm))?;
-    iprobe_result(found.is_some());
+    poll::looked(Poll::Iprobe, found.is_some());
     Ok(found)
 }
 
@@ -1286,7 +1273,9 @@ fn wait_for_envelope(call: &'static str, detail: String) {
     sim::park();
 }
 
-/// MPI_Probe: waits for a matching message; its status.
+/// MPI_Probe: waits for a matching message; its status. It blocks until
+/// the message comes (SimGrid's loops over charged iprobes instead: see
+/// `poll`).
 pub fn probe(source: i32, tag: i32, comm: i32) -> MpiResult<Status> {
     loop {
         if let Some(st) = sim::mpi(|w| w.iprobe(source, tag, comm))? {

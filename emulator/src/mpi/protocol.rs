@@ -14,7 +14,8 @@ pub const OPTIONS: Options = &[
     OptionSpec { name: "smpi/os", kind: Kind::Text, default: "", help: "send overhead by size, `size:a:b;...` (a + b*bytes seconds)" },
     OptionSpec { name: "smpi/send-is-detached-thresh", kind: Kind::Int, default: "65536", help: "standard sends smaller than this return at once (buffered)" },
     OptionSpec { name: "smpi/reduce-rate", kind: Kind::Text, default: "auto", help: "bytes per second a rank reduces in collectives and MPI_Reduce_local, charged as computation (auto: 2e9 when smpi/simulate-computation is on, else free; 0: free)" },
-    OptionSpec { name: "smpi/test", kind: Kind::Float, default: "1e-4", help: "simulated cost of each MPI_Test, in s" },
+    OptionSpec { name: "smpi/test", kind: Kind::Float, default: "1e-4", help: "simulated cost of each MPI_Test, in s (see smpi/grow-injected-times)" },
+    OptionSpec { name: "smpi/grow-injected-times", kind: Kind::Bool, default: "yes", help: "each failed MPI_Test or MPI_Iprobe in a row (over all ranks) costs one more smpi/test or smpi/iprobe than the previous one; a success resets it, as in SimGrid" },
     OptionSpec { name: "smpi/wtime", kind: Kind::Float, default: "1e-8", help: "simulated cost of each MPI_Wtime, in s" },
 ];
 
@@ -49,6 +50,8 @@ pub struct Protocol {
     pub test_cost: f64,
     pub iprobe_cost: f64,
     pub wtime_cost: f64,
+    /// `smpi/grow-injected-times`: failed polls in a row cost more and more.
+    pub grow_injected_times: bool,
     /// `smpi/reduce-rate`: bytes per second a rank reduces (local steps of
     /// reductions are charged as computation); 0 makes them free.
     pub reduce_rate: f64,
@@ -93,6 +96,7 @@ impl Protocol {
             test_cost: cfg.float("smpi/test"),
             iprobe_cost: cfg.float("smpi/iprobe"),
             wtime_cost: cfg.float("smpi/wtime"),
+            grow_injected_times: cfg.bool("smpi/grow-injected-times"),
             reduce_rate,
         })
     }

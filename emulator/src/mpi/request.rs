@@ -10,6 +10,7 @@ use crate::sim;
 
 use super::datatype::{Datatype, BYTE};
 use super::ledger::Kind;
+use super::poll::{self, Poll};
 use super::{
     check, class, comm_name, nbc, CommView, Ctx, Group, Mpi, MpiError, MpiResult, SendMode,
     SendPlan, ANY_SOURCE, ANY_TAG, COMM_SELF, COMM_WORLD, PROC_NULL,
@@ -145,6 +146,9 @@ pub struct Request {
     /// the correctness checks' reports, and where it is when known.
     pub call: Option<&'static str>,
     pub site: Option<super::ledger::Site>,
+    /// A test of MPI_Testall or MPI_Testsome saw it complete: SimGrid
+    /// frees it then, so later array tests do not charge it (`poll`).
+    pub tested_complete: bool,
 }
 
 /// The fields of a request that matching and delivery read, copied out
@@ -502,6 +506,7 @@ impl Ctx<'_> {
             owned: None,
             call: None,
             site: None,
+            tested_complete: false,
         })
     }
 
@@ -523,6 +528,7 @@ impl Ctx<'_> {
             }
             r.active = true;
             r.complete = false;
+            r.tested_complete = false;
             r.status = Status::empty();
             r.source_world = None;
         }
@@ -624,6 +630,7 @@ impl Ctx<'_> {
         }
         r.active = true;
         r.complete = false;
+        r.tested_complete = false;
         r.status = Status::empty();
         let reserved = (r.ctx, r.tag);
         let me = self.core.current();
@@ -710,24 +717,6 @@ impl Ctx<'_> {
 // The rank-side calls on requests: they run on the calling rank's
 // coroutine and may wait; program callbacks (generalized requests,
 // persistent collectives) run outside any borrow of the simulation.
-
-/// Charges a test-like call: the n-th failure in a row costs n times
-/// smpi/test, as in SimGrid, so busy-wait loops advance time fast; a
-/// success resets the count.
-pub fn test_cost(succeeded: bool) {
-    let cost = sim::mpi(|w| {
-        let per = w.mpi.protocol.test_cost;
-        let streak = &mut w.mpi.test_streak;
-        if succeeded {
-            *streak = 0;
-            0.0
-        } else {
-            *streak += 1;
-            per * f64::from(*streak)
-        }
-    });
-    sim::sleep(cost, "MPI_Test");
-}
 
 /// The request behind a program's handle, if it is active (None for an
 /// inactive persistent request).
@@ -971,7 +960,8 @@ pub fn grequest_complete(handle: i32) -> MpiResult<()> {
 
 /// MPI_Request_get_status: whether request `handle` (MPI_REQUEST_NULL: 0)
 /// is complete, and its status, without taking it; None for the null or
-/// an inactive request. A failed look costs what a failed test does.
+/// an inactive request. An active request costs an iprobe, which finds
+/// nothing (`poll`: SimGrid's MPI_Request_get_status iprobes).
 pub fn peek(handle: i32) -> MpiResult<Option<(bool, Status)>> {
     let state = if handle == 0 {
         None
@@ -982,10 +972,19 @@ pub fn peek(handle: i32) -> MpiResult<Option<(bool, Status)>> {
             Ok(r.active.then_some((r.complete, r.status)))
         })?
     };
-    if state.is_some_and(|(done, _)| !done) {
-        test_cost(false);
+    if state.is_some() {
+        poll::charge(Poll::Iprobe, "MPI_Request_get_status");
+        poll::looked(Poll::Iprobe, false);
     }
-    Ok(state)
+    // The look after the charge: the request may have completed meanwhile.
+    match state {
+        Some(_) => sim::mpi(|w| {
+            let id = w.mpi.request_id(handle)?;
+            let r = w.mpi.request(id);
+            Ok(Some((r.complete, r.status)))
+        }),
+        None => Ok(None),
+    }
 }
 
 /// MPI_Request_free.

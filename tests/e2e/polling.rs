@@ -1,0 +1,126 @@
+//! Polling (`mpi/poll.rs`): MPI_Test, MPI_Testall, MPI_Testany,
+//! MPI_Testsome and MPI_Iprobe loops cost what SimGrid 3.32 charges, to
+//! the nanosecond; free polls still let the others run; a rank polling
+//! for what never comes is reported as a livelock.
+
+use crate::{build, run, scratch, stderr, stdout, NO_COMPUTE};
+
+/// The platform the expectations were recorded on (SimGrid's cluster tag,
+/// which both simulators read).
+fn cluster() -> String {
+    let path = scratch().join("polling-cluster.xml");
+    std::fs::write(
+        &path,
+        r#"<?xml version='1.0'?>
+<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
+<platform version="4.1">
+  <cluster id="c" prefix="node-" suffix="" radical="0-7" speed="1Gf" bw="10Gbps" lat="1us"/>
+</platform>
+"#,
+    )
+    .expect("write the platform");
+    path.display().to_string()
+}
+
+/// tests/c/polling.c's output under SimGrid 3.32 (`smpirun -np 2
+/// -platform <cluster> --cfg=smpi/simulate-computation:no`), with
+/// smpi/grow-injected-times yes (the default) and no.
+const SIMGRID_GROWING: &str = "\
+before test of done          0.000108116
+test of done                 0.000208126
+test loop polls 5
+test loop                    0.001712181
+testall polls 5
+testall loop                 0.003916236
+testany polls 6
+testany loop                 0.005120291
+testsome polls 4
+testsome loop                0.006724346
+iprobe polls 6
+iprobe loop                  0.008832451
+";
+
+const SIMGRID_FIXED: &str = "\
+before test of done          0.000108116
+test of done                 0.000208126
+test loop polls 11
+test loop                    0.001312181
+testall polls 14
+testall loop                 0.003416236
+testany polls 6
+testany loop                 0.004620291
+testsome polls 10
+testsome loop                0.006124346
+iprobe polls 16
+iprobe loop                  0.007732451
+";
+
+#[test]
+fn polls_cost_what_simgrid_charges_call_by_call() {
+    let app = build("tests/c/polling.c");
+    let platform = cluster();
+    for (grow, expected) in [("yes", SIMGRID_GROWING), ("no", SIMGRID_FIXED)] {
+        let grow = format!("--cfg=smpi/grow-injected-times:{grow}");
+        let o = run(&[
+            "-np",
+            "2",
+            NO_COMPUTE,
+            "-platform",
+            &platform,
+            &grow,
+            app.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(stdout(&o), expected, "{grow}");
+    }
+}
+
+#[test]
+fn free_polls_let_the_others_run_and_the_clock_move() {
+    let app = build("tests/c/polling.c");
+    let o = run(&[
+        "-np",
+        "2",
+        NO_COMPUTE,
+        "-platform",
+        &cluster(),
+        "--cfg=smpi/test:0",
+        "--cfg=smpi/iprobe:0",
+        app.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    // The test loop ends when rank 1's message, sent 1 ms after the
+    // barrier, arrives: the clock moved to it.
+    let date = |label: &str| -> f64 {
+        out.lines()
+            .filter_map(|l| l.rsplit_once(' '))
+            .find(|(name, _)| name.trim() == label)
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or_else(|| panic!("no '{label}' in:\n{out}"))
+    };
+    assert!(
+        (date("test of done") - date("before test of done")).abs() < 1e-7,
+        "a free test of a complete request costs nothing:\n{out}"
+    );
+    let loop_end = date("test loop");
+    assert!(
+        (0.0011..0.0012).contains(&loop_end),
+        "the loop ends as the message arrives, 1 ms after the barrier:\n{out}"
+    );
+}
+
+#[test]
+fn a_rank_polling_for_what_never_comes_is_a_livelock_with_or_without_costs() {
+    let app = build("tests/c/poll_forever.c");
+    for cost in ["--cfg=smpi/test:0", "--cfg=smpi/test:1e-4"] {
+        let o = run(&["-np", "2", NO_COMPUTE, cost, app.to_str().unwrap()]);
+        assert!(!o.status.success(), "{cost}");
+        let err = stderr(&o);
+        assert!(
+            err.contains("smpirun: livelock at simulated time ")
+                && err.contains(": rank 0 polls with MPI_Test (10000000 polls in a row)"),
+            "{cost}: {err}"
+        );
+    }
+}
