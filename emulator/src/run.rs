@@ -64,6 +64,7 @@ pub const REGISTRY: &[config::Options] = &[
     crate::mpi::coll::OPTIONS,
     crate::mpi::file::OPTIONS,
     crate::mpi::verify::OPTIONS,
+    crate::mpi::win::OPTIONS,
     crate::memory::OPTIONS,
     crate::leaks::OPTIONS,
     crate::progress::OPTIONS,
@@ -1203,6 +1204,8 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     }
     mpi.algorithms = algorithms;
     mpi.finalization_barrier = cfg.bool("smpi/finalization-barrier");
+    mpi.windows.model =
+        crate::mpi::win::RmaModel::parse(cfg.text("smpi/rma-model")).map_err(|e| anyhow!(e))?;
     if !cfg.bool("smpi/errors-are-fatal") {
         mpi.default_errhandler = crate::mpi::ERRORS_RETURN;
     }

@@ -7,7 +7,7 @@ use crate::{build, run, scratch, stderr, stdout, NO_COMPUTE};
 
 /// The platform the expectations were recorded on (SimGrid's cluster tag,
 /// which both simulators read).
-fn cluster() -> String {
+pub(crate) fn cluster() -> String {
     let path = scratch().join("polling-cluster.xml");
     std::fs::write(
         &path,

@@ -316,7 +316,14 @@ fn issue(
                 return Err(MpiError::new(class::ARG, "request is a null pointer"));
             }
         }
-        let id = sim::mpi(|w| w.rma_issue(win, kind, origin, target, request.is_some()))?;
+        // Under SimGrid's model the accumulates and atomics block, some
+        // until their own transfer ends: they need a request of their own.
+        let simgrid = sim::mpi(|w| w.mpi.windows.model == win::RmaModel::SimGrid);
+        let own = simgrid && request.is_none() && !matches!(kind, OpKind::Put | OpKind::Get);
+        let id = sim::mpi(|w| w.rma_issue(win, kind, origin, target, request.is_some() || own))?;
+        if simgrid {
+            win::block_like_simgrid(win, &kind, target.rank, id, own, name)?;
+        }
         if let Some(r) = request {
             // SAFETY: non-null output argument (checked above).
             unsafe { out_request(r, id)? };

@@ -15,9 +15,21 @@
 //! the data arrive early: MPI forbids reading a location an operation
 //! writes before the synchronization that completes it.
 //!
-//! Synchronization itself: a fence is a barrier on the window's
-//! communicator; locks, posts and completions are granted or delivered
-//! without messages, at the simulated time the call is made.
+//! Synchronization follows one of two models (`smpi/rma-model`):
+//! - `simgrid` (the default), SimGrid 3.32's, whose RMA runs over its
+//!   point-to-point layer: a fence is a barrier (none after
+//!   `MPI_MODE_NOPRECEDE`), the wait for every operation the rank is part
+//!   of, and a second barrier; `MPI_Win_post` and `MPI_Win_complete` send
+//!   a 0-byte message to each member of the group, which `MPI_Win_start`
+//!   and `MPI_Win_wait` receive; flush, unlock and lock wait for the
+//!   operations between the two ranks in both directions; an accumulate
+//!   waits for its transfer, a get-accumulate (fetch-and-op) for a get
+//!   then an accumulate, a compare-and-swap for a get, then sends the new
+//!   value if it swapped.
+//! - `direct`, cheaper: a fence is one barrier after the rank's own
+//!   operations, locks, posts and completions are granted or delivered
+//!   without messages at the simulated time of the call, and no operation
+//!   blocks.
 //!
 //! The family is split in three: this module holds the windows' state and
 //! the lookups every call makes, `ops` issues and completes the
@@ -29,8 +41,8 @@ mod sync;
 
 pub use ops::{accumulate_op, get_accumulate_op};
 pub use sync::{
-    attach, complete, create, detach, fence, flush, free, lock, lock_all, post, shared_query,
-    start, sync, unlock, unlock_all, wait_exposure,
+    attach, block_like_simgrid, complete, create, detach, fence, flush, free, lock, lock_all, post,
+    shared_query, start, sync, unlock, unlock_all, wait_exposure,
 };
 
 use std::rc::Rc;
@@ -106,8 +118,11 @@ pub struct Member {
     /// Targets whose MPI_Win_post named this member, not yet consumed by
     /// an MPI_Win_start.
     posts: Vec<usize>,
-    /// Transfers in flight from this origin: (target, count).
-    inflight: Vec<(usize, usize)>,
+    /// Transfers in flight from this origin, by target and direction.
+    inflight: Vec<Inflight>,
+    /// The receives of the origins' completion messages of the exposure
+    /// epoch (`simgrid` model), posted by MPI_Win_post.
+    completions: Vec<ReqId>,
     /// Values the predefined attributes point to (stable addresses):
     /// size as MPI_Aint, then disp_unit, flavor and model as ints.
     attr_size: Box<isize>,
@@ -148,9 +163,37 @@ pub struct WinObj {
     joining: usize,
 }
 
+/// The option that chooses how synchronization and atomics cost.
+#[rustfmt::skip]
+pub const OPTIONS: &[crate::config::OptionSpec] = &[
+    crate::config::OptionSpec { name: "smpi/rma-model", kind: crate::config::Kind::Text, default: "simgrid", help: "how one-sided synchronization costs: simgrid (SimGrid 3.32's: fences are two barriers around the wait for the rank's operations, post/start and complete/wait exchange 0-byte messages, flushes and unlocks wait for both directions, accumulates and fetching operations block), direct (one barrier per fence, synchronization without messages, no blocking operation)" },
+];
+
+/// How synchronization and atomics cost (`smpi/rma-model`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RmaModel {
+    #[default]
+    SimGrid,
+    Direct,
+}
+
+impl RmaModel {
+    /// Parses a value of `smpi/rma-model`.
+    pub fn parse(text: &str) -> Result<RmaModel, String> {
+        match text {
+            "simgrid" => Ok(RmaModel::SimGrid),
+            "direct" => Ok(RmaModel::Direct),
+            other => Err(format!(
+                "option smpi/rma-model: '{other}' is not one of simgrid, direct"
+            )),
+        }
+    }
+}
+
 /// Windows by handle (0 is MPI_WIN_NULL).
 #[derive(Debug, Default)]
 pub struct Windows {
+    pub model: RmaModel,
     table: HandleTable<WinObj>,
     /// Windows being created, by their private communicator.
     creating: Vec<(i32, i32)>,
@@ -192,6 +235,40 @@ pub enum OpKind {
     },
 }
 
+/// Transfers in flight from one origin to one target in one direction.
+#[derive(Debug, Clone, Copy)]
+pub struct Inflight {
+    pub target: usize,
+    /// The data goes back to the origin (a get's).
+    pub back: bool,
+    pub count: usize,
+}
+
+/// One network transfer of an operation.
+#[derive(Debug, Clone, Copy)]
+pub struct Leg {
+    pub src: HostId,
+    pub dst: HostId,
+    pub bytes: usize,
+    /// From the target back to the origin.
+    pub back: bool,
+}
+
+/// Which transfers a synchronization waits for, besides none of its own
+/// in flight: SimGrid's requests are in the lists of the ranks their data
+/// goes to, and a detached send completes at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The rank's own operations (the `direct` model).
+    Mine,
+    /// Every transfer between the rank and the peer, both ways (SimGrid's
+    /// flush, unlock and lock).
+    Between,
+    /// The transfers whose data comes to the rank: its gets, the peer's
+    /// puts (SimGrid's flush_local, complete, wait and fence).
+    ToMe,
+}
+
 /// What the end of an RMA transfer completes.
 #[derive(Debug, Clone)]
 pub struct RmaHooks {
@@ -200,9 +277,14 @@ pub struct RmaHooks {
     pub target: usize,
     /// The request of MPI_Rput and friends.
     pub request: Option<ReqId>,
+    /// This transfer's data goes back to the origin.
+    pub back: bool,
     /// The transfer that follows this one (the answer of a fetching
-    /// operation): source host, destination host, bytes.
-    pub then: Option<(HostId, HostId, usize)>,
+    /// operation).
+    pub then: Option<Leg>,
+    /// The request completes with this transfer, before the one that
+    /// follows (SimGrid's compare-and-swap waits for its get only).
+    pub complete_early: bool,
 }
 
 /// What a window creation call asks for.
@@ -328,6 +410,7 @@ impl Ctx<'_> {
                         completes: 0,
                         posts: Vec::new(),
                         inflight: Vec::new(),
+                        completions: Vec::new(),
                         attr_size: Box::new(0),
                         attr_ints: Box::new([1, flavor as i32, WIN_UNIFIED]),
                         name: String::new(),

@@ -3,13 +3,11 @@
 use std::ffi::c_void;
 use std::rc::Rc;
 
-use platforms::HostId;
-
 use crate::mpi::datatype::{self, Basic, Datatype};
 use crate::mpi::op::{self, Builtin};
 use crate::mpi::{class, Ctx, MpiResult, ReqId, ReqKind, Status};
 
-use super::{err, Buffer, OpKind, RmaHooks, TargetSpec};
+use super::{err, Buffer, Inflight, Leg, OpKind, RmaHooks, RmaModel, Scope, TargetSpec};
 use crate::mpi::verify::rma::{Epoch, Mode, Operation, Range};
 use crate::mpi::verify::span;
 
@@ -101,6 +99,8 @@ impl Ctx<'_> {
                 ),
             )
         };
+        // Whether a compare-and-swap swapped.
+        let mut cas_swapped = None;
         // What travels: (bytes origin -> target, bytes target -> origin).
         let (to_target, to_origin) = match kind {
             OpKind::Put => {
@@ -196,6 +196,7 @@ impl Ctx<'_> {
                     if old == cmp {
                         std::ptr::copy(new.as_ptr(), taddr as *mut u8, n);
                     }
+                    cas_swapped = Some(old == cmp);
                     sides.origin();
                     std::ptr::copy_nonoverlapping(old.as_ptr(), result as *mut u8, n);
                 }
@@ -224,14 +225,41 @@ impl Ctx<'_> {
         }
         let origin_host = self.core.host_of(self.core.current());
         let target_host = self.core.host_of(target_world);
-        let legs: Vec<(HostId, HostId, usize)> = [
-            (origin_host, target_host, to_target),
-            (target_host, origin_host, to_origin),
-        ]
+        let out = Leg {
+            src: origin_host,
+            dst: target_host,
+            bytes: to_target,
+            back: false,
+        };
+        let back = Leg {
+            src: target_host,
+            dst: origin_host,
+            bytes: to_origin,
+            back: true,
+        };
+        let simgrid = self.mpi.windows.model == RmaModel::SimGrid;
+        // SimGrid's fetching operations get first, then accumulate (or
+        // put the new value, if a compare-and-swap swapped); a
+        // get-accumulate of MPI_NO_OP only gets.
+        let legs: Vec<Leg> = match kind {
+            OpKind::GetAccumulate {
+                op: Builtin::NoOp, ..
+            } if simgrid => vec![back],
+            OpKind::GetAccumulate { .. } if simgrid => vec![back, out],
+            OpKind::CompareAndSwap { .. } if simgrid => {
+                let n = to_origin;
+                let mut v = vec![back];
+                if cas_swapped.unwrap_or(false) {
+                    v.push(Leg { bytes: n, ..out });
+                }
+                v
+            }
+            _ => vec![out, back],
+        }
         .into_iter()
-        .filter(|l| l.2 > 0)
+        .filter(|l| l.bytes > 0)
         .collect();
-        let Some(&(src, dst, bytes)) = legs.first() else {
+        let Some(&first) = legs.first() else {
             if let Some(r) = request {
                 self.complete(r, Status::empty());
             }
@@ -242,13 +270,16 @@ impl Ctx<'_> {
             origin: me,
             target: t,
             request,
+            back: first.back,
             then: legs.get(1).copied(),
+            // SimGrid's compare-and-swap waits for its get only.
+            complete_early: simgrid && matches!(kind, OpKind::CompareAndSwap { .. }),
         };
-        self.count_inflight(win, me, t, 1);
+        self.count_inflight(win, me, t, first.back, 1);
         self.start_transfer(
-            src,
-            dst,
-            bytes,
+            first.src,
+            first.dst,
+            first.bytes,
             crate::mpi::TransferHooks {
                 rma: Some(hooks),
                 ..Default::default()
@@ -332,38 +363,58 @@ impl Ctx<'_> {
         id
     }
 
-    fn count_inflight(&mut self, win: i32, origin: usize, target: usize, delta: isize) {
+    /// Counts `delta` more transfers from `origin` to `target` in flight,
+    /// their data going back to the origin (`back`) or to the target.
+    fn count_inflight(&mut self, win: i32, origin: usize, target: usize, back: bool, delta: isize) {
         let Some(obj) = self.mpi.windows.table.get_mut(win) else {
             return;
         };
         let list = &mut obj.members[origin].inflight;
-        match list.iter_mut().find(|e| e.0 == target) {
-            Some(e) => e.1 = (e.1 as isize + delta).max(0) as usize,
-            None if delta > 0 => list.push((target, delta as usize)),
+        match list
+            .iter_mut()
+            .find(|e| e.target == target && e.back == back)
+        {
+            Some(e) => e.count = (e.count as isize + delta).max(0) as usize,
+            None if delta > 0 => list.push(Inflight {
+                target,
+                back,
+                count: delta as usize,
+            }),
             None => {}
         }
-        list.retain(|e| e.1 > 0);
+        list.retain(|e| e.count > 0);
     }
 
     /// The end of one leg of an RMA transfer (called by the engine).
     pub fn rma_transfer_done(&mut self, hooks: RmaHooks) {
-        if let Some((src, dst, bytes)) = hooks.then {
-            let next = RmaHooks {
+        self.count_inflight(hooks.win, hooks.origin, hooks.target, hooks.back, -1);
+        if let Some(leg) = hooks.then {
+            let mut next = RmaHooks {
                 then: None,
+                back: leg.back,
                 ..hooks
             };
+            self.count_inflight(next.win, next.origin, next.target, next.back, 1);
+            if hooks.complete_early {
+                if let Some(r) = next.request.take() {
+                    if self.mpi.requests.get(r).is_some_and(Option::is_some) {
+                        self.complete(r, Status::empty());
+                    }
+                }
+            }
             self.start_transfer(
-                src,
-                dst,
-                bytes,
+                leg.src,
+                leg.dst,
+                leg.bytes,
                 crate::mpi::TransferHooks {
                     rma: Some(next),
                     ..Default::default()
                 },
             );
+            // A flush waiting for the first leg's direction may go on.
+            self.notify_window(hooks.win);
             return;
         }
-        self.count_inflight(hooks.win, hooks.origin, hooks.target, -1);
         if let Some(r) = hooks.request {
             if self.mpi.requests.get(r).is_some_and(Option::is_some) {
                 self.complete(r, Status::empty());
@@ -382,16 +433,33 @@ impl Ctx<'_> {
         }
     }
 
-    /// Whether the current rank has no transfer in flight on `win` (to
-    /// `target`, or to anyone).
-    pub(super) fn quiet(&self, win: i32, target: Option<usize>) -> bool {
-        match self.window(win) {
-            Ok((obj, me)) => obj.members[me]
-                .inflight
-                .iter()
-                .all(|&(t, _)| target.is_some_and(|x| x != t)),
-            Err(_) => true,
+    /// Whether no transfer `scope` waits for is in flight on `win`
+    /// between the current rank and `peer` (or anyone).
+    pub(super) fn quiet(&self, win: i32, peer: Option<usize>, scope: Scope) -> bool {
+        let Ok((obj, me)) = self.window(win) else {
+            return true;
+        };
+        let matches = |x: usize| peer.is_none_or(|p| p == x);
+        // Mine to the peer (only those whose data comes back to me, for
+        // ToMe), then the peer's to me (only those whose data comes to
+        // me, for ToMe).
+        let mine = obj.members[me]
+            .inflight
+            .iter()
+            .filter(|e| matches(e.target))
+            .all(|e| scope == Scope::ToMe && !e.back);
+        if scope == Scope::Mine || !mine {
+            return mine;
         }
+        obj.members
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| i != me && matches(i))
+            .all(|(_, m)| {
+                m.inflight
+                    .iter()
+                    .all(|e| e.target != me || (scope == Scope::ToMe && e.back))
+            })
     }
 }
 

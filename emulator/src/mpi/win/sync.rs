@@ -2,12 +2,56 @@
 //! flushes, and creating, attaching and freeing windows.
 
 use crate::engine::Detail;
+use crate::mpi::coll::{self, Transfer};
+use crate::mpi::datatype::BYTE;
 use crate::mpi::ledger::Kind;
 use crate::mpi::verify::{rma::Epoch, Kind as Check};
-use crate::mpi::{class, CommView, Ctx, MpiResult};
+use crate::mpi::{class, is_complete, wait_for, CommView, Ctx, MpiResult, ReqId};
 use crate::sim;
 
-use super::{err, Flavor, WindowSpec, LOCK_EXCLUSIVE, LOCK_SHARED, MODE_ALL, MODE_NOSUCCEED};
+use super::{
+    err, Flavor, RmaModel, Scope, WindowSpec, LOCK_EXCLUSIVE, LOCK_SHARED, MODE_ALL,
+    MODE_NOPRECEDE, MODE_NOSUCCEED,
+};
+
+/// The tags of the `simgrid` model's synchronization messages on the
+/// window's collective context (collectives there use tags from 0 up).
+const POST_TAG: i32 = -4004;
+const COMPLETE_TAG: i32 = -4005;
+
+/// Whether windows follow SimGrid's model (`smpi/rma-model`).
+fn simgrid_model() -> bool {
+    sim::mpi(|w| w.mpi.windows.model == RmaModel::SimGrid)
+}
+
+/// The `simgrid` model's synchronization messages: a 0-byte message to
+/// (`send`) or from each of `peers` (window ranks) with `tag`; their
+/// requests.
+fn sync_messages(win: i32, peers: &[usize], send: bool, tag: i32) -> MpiResult<Vec<ReqId>> {
+    let (view, byte) = sim::mpi(|w| -> MpiResult<_> {
+        let comm = w.window(win)?.0.comm;
+        Ok((w.comm(comm)?, std::rc::Rc::clone(w.mpi.datatype(BYTE)?)))
+    })?;
+    let me = view.my_rank;
+    let transfers: Vec<Transfer> = peers
+        .iter()
+        .filter(|&&p| p != me)
+        .map(|&p| {
+            if send {
+                Transfer::send(p, 0, 0, &byte)
+            } else {
+                Transfer::recv(p, 0, 0, &byte)
+            }
+        })
+        .collect();
+    coll::start_transfers(&view, tag, transfers.into_iter())
+}
+
+/// Waits for the requests `ids` of synchronization messages, in `call`.
+fn finish_messages(ids: &[ReqId], call: &'static str) -> MpiResult<()> {
+    wait_for(ids, call, |w| ids.iter().all(|&id| is_complete(w, id)));
+    coll::collect_requests(ids, call)
+}
 
 /// Blocks the current rank until `ready` (which may also act, such as
 /// granting a lock) returns true; anything that changes `win` re-checks.
@@ -39,12 +83,15 @@ fn wait_on_window(
 
 /// Waits until the current rank's transfers on `win` (to `target`, or
 /// all) have arrived.
-fn wait_quiet(win: i32, target: Option<usize>, call: &'static str) {
+/// (`scope`: what SimGrid's model waits for; the `direct` model waits
+/// for the rank's own operations.)
+fn wait_quiet(win: i32, target: Option<usize>, scope: Scope, call: &'static str) {
+    let scope = if simgrid_model() { scope } else { Scope::Mine };
     let detail = match target {
         Some(t) => format!("RMA operations to rank {t} of window {win}"),
         None => format!("RMA operations on window {win}"),
     };
-    wait_on_window(win, call, &detail, |w| w.quiet(win, target));
+    wait_on_window(win, call, &detail, |w| w.quiet(win, target, scope));
 }
 
 /// A barrier on the window's communicator.
@@ -173,7 +220,11 @@ pub fn free(win: i32) -> MpiResult<()> {
         }
         Ok(())
     })?;
-    wait_quiet(win, None, "MPI_Win_free");
+    if simgrid_model() {
+        // SimGrid's: a barrier, the wait, a barrier.
+        window_barrier(win, "MPI_Win_free")?;
+    }
+    wait_quiet(win, None, Scope::ToMe, "MPI_Win_free");
     window_barrier(win, "MPI_Win_free")?;
     sim::mpi(|w| -> MpiResult<()> {
         let (obj, me) = w.window_mut(win)?;
@@ -222,7 +273,16 @@ pub fn fence(win: i32, assert: i32) -> MpiResult<()> {
         }
         Ok(())
     })?;
-    wait_quiet(win, None, "MPI_Win_fence");
+    if simgrid_model() {
+        // SimGrid's: a barrier, the wait for every operation the rank is
+        // part of, a barrier; only the second after MPI_MODE_NOPRECEDE.
+        if assert & MODE_NOPRECEDE == 0 {
+            window_barrier(win, "MPI_Win_fence")?;
+            wait_quiet(win, None, Scope::ToMe, "MPI_Win_fence");
+        }
+    } else {
+        wait_quiet(win, None, Scope::Mine, "MPI_Win_fence");
+    }
     window_barrier(win, "MPI_Win_fence")?;
     sim::mpi(|w| -> MpiResult<()> {
         w.win_member_mut(win)?.fence_epoch = assert & MODE_NOSUCCEED == 0;
@@ -286,6 +346,10 @@ pub fn lock(win: i32, lock_type: i32, rank: i32, assert: i32) -> MpiResult<()> {
             granted
         },
     );
+    if simgrid_model() {
+        // SimGrid's lock ends with a flush to the target.
+        wait_quiet(win, Some(t), Scope::Between, "MPI_Win_lock");
+    }
     Ok(())
 }
 
@@ -305,7 +369,7 @@ pub fn unlock(win: i32, rank: i32) -> MpiResult<()> {
         Ok(t)
     })?;
     let Some(t) = target else { return Ok(()) };
-    wait_quiet(win, Some(t), "MPI_Win_unlock");
+    wait_quiet(win, Some(t), Scope::Between, "MPI_Win_unlock");
     sim::mpi(|w| -> MpiResult<()> {
         if w.mpi.verify.on.rma {
             w.rma_epoch_closed(win, Epoch::Lock(t));
@@ -359,6 +423,10 @@ pub fn lock_all(win: i32, assert: i32) -> MpiResult<()> {
             true
         },
     );
+    if simgrid_model() {
+        // SimGrid's lock_all locks, then flushes, each member.
+        wait_quiet(win, None, Scope::Between, "MPI_Win_lock_all");
+    }
     Ok(())
 }
 
@@ -373,7 +441,7 @@ pub fn unlock_all(win: i32) -> MpiResult<()> {
         }
         Ok(())
     })?;
-    wait_quiet(win, None, "MPI_Win_unlock_all");
+    wait_quiet(win, None, Scope::Between, "MPI_Win_unlock_all");
     sim::mpi(|w| -> MpiResult<()> {
         if w.mpi.verify.on.rma {
             w.rma_epoch_closed(win, Epoch::LockAll);
@@ -416,13 +484,70 @@ pub fn flush(win: i32, rank: Option<i32>, call: &'static str) -> MpiResult<()> {
     if rank.is_some() && target.is_none() {
         return Ok(()); // MPI_PROC_NULL
     }
-    wait_quiet(win, target, call);
+    // SimGrid's flush_local waits for its own list only: the transfers
+    // whose data comes to this rank.
+    let scope = if call.contains("_local") {
+        Scope::ToMe
+    } else {
+        Scope::Between
+    };
+    wait_quiet(win, target, scope, call);
     // The flushed operations are complete: their memory is free again.
     sim::mpi(|w| {
         if w.mpi.verify.on.rma {
             w.rma_flushed(win, target);
         }
     });
+    Ok(())
+}
+
+/// After an operation of `kind` to window rank `rank`, issued with
+/// request `id` (made for the purpose when `own`): under the `simgrid`
+/// model, what SimGrid's blocking implementation of the accumulates and
+/// atomics waits for: an accumulate or get-accumulate flushes to the
+/// target, a get-accumulate of MPI_NO_OP and a compare-and-swap wait for
+/// their get. The request is removed when it was not the program's.
+pub fn block_like_simgrid(
+    win: i32,
+    kind: &super::OpKind,
+    rank: i32,
+    id: Option<ReqId>,
+    own: bool,
+    call: &'static str,
+) -> MpiResult<()> {
+    use super::OpKind;
+    use crate::mpi::op::Builtin;
+    if matches!(kind, OpKind::Put | OpKind::Get) {
+        return Ok(());
+    }
+    // The others block: for their own get, or for the flush SimGrid's
+    // accumulate ends with.
+    let flushes = !matches!(
+        kind,
+        OpKind::CompareAndSwap { .. }
+            | OpKind::GetAccumulate {
+                op: Builtin::NoOp,
+                ..
+            }
+    );
+    if flushes {
+        let t = sim::mpi(|w| -> MpiResult<Option<usize>> {
+            let (obj, _) = w.window(win)?;
+            Ctx::rma_target(obj, rank)
+        })?;
+        if let Some(t) = t {
+            wait_quiet(win, Some(t), Scope::Between, call);
+        }
+    } else if let Some(id) = id {
+        wait_for(&[id], call, |w| is_complete(w, id));
+    }
+    if let (Some(id), true) = (id, own) {
+        sim::mpi(|w| {
+            if w.mpi.request_opt(id).is_some() {
+                w.mpi.remove_request(id);
+            }
+        });
+    }
     Ok(())
 }
 
@@ -468,7 +593,23 @@ pub fn post(win: i32, group: i32, assert: i32) -> MpiResult<()> {
         obj.members[me].exposure = Some(origins);
         w.notify_window(win);
         Ok(())
-    })
+    })?;
+    if simgrid_model() {
+        // SimGrid's post sends each origin a message MPI_Win_start waits
+        // for; the receives of their completion messages are posted now,
+        // so that MPI_Win_test can look at them.
+        let origins = sim::mpi(|w| -> MpiResult<Vec<usize>> {
+            Ok(w.win_member(win)?.exposure.clone().unwrap_or_default())
+        })?;
+        let sent = sync_messages(win, &origins, true, POST_TAG)?;
+        finish_messages(&sent, "MPI_Win_post")?;
+        let completions = sync_messages(win, &origins, false, COMPLETE_TAG)?;
+        sim::mpi(|w| -> MpiResult<()> {
+            w.win_member_mut(win)?.completions = completions;
+            Ok(())
+        })?;
+    }
+    Ok(())
 }
 
 /// MPI_Win_start: waits until every target in `group` has posted.
@@ -484,6 +625,10 @@ pub fn start(win: i32, group: i32, assert: i32) -> MpiResult<()> {
         }
         Ok(targets)
     })?;
+    if simgrid_model() {
+        let posted = sync_messages(win, &targets, false, POST_TAG)?;
+        finish_messages(&posted, "MPI_Win_start")?;
+    }
     wait_on_window(
         win,
         "MPI_Win_start",
@@ -520,7 +665,11 @@ pub fn complete(win: i32) -> MpiResult<()> {
             )
         })
     })?;
-    wait_quiet(win, None, "MPI_Win_complete");
+    if simgrid_model() {
+        let sent = sync_messages(win, &targets, true, COMPLETE_TAG)?;
+        finish_messages(&sent, "MPI_Win_complete")?;
+    }
+    wait_quiet(win, None, Scope::ToMe, "MPI_Win_complete");
     sim::mpi(|w| -> MpiResult<()> {
         if w.mpi.verify.on.rma {
             w.rma_epoch_closed(win, Epoch::Access);
@@ -550,6 +699,27 @@ pub fn wait_exposure(win: i32, blocking: bool) -> MpiResult<bool> {
                 )
             })
     })?;
+    if simgrid_model() {
+        // The origins' completion messages, then the operations.
+        let ids =
+            sim::mpi(|w| -> MpiResult<Vec<ReqId>> { Ok(w.win_member(win)?.completions.clone()) })?;
+        if blocking {
+            finish_messages(&ids, "MPI_Win_wait")?;
+            wait_quiet(win, None, Scope::ToMe, "MPI_Win_wait");
+        } else {
+            let arrived = sim::mpi(|w| {
+                ids.iter().all(|&id| is_complete(w, id)) && w.quiet(win, None, Scope::ToMe)
+            });
+            if !arrived {
+                return Ok(false);
+            }
+            coll::collect_requests(&ids, "MPI_Win_test")?;
+        }
+        sim::mpi(|w| -> MpiResult<()> {
+            w.win_member_mut(win)?.completions.clear();
+            Ok(())
+        })?;
+    }
     let mut finished = false;
     let mut try_end = |w: &mut Ctx| {
         let Ok(m) = w.win_member_mut(win) else {

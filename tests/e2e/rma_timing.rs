@@ -1,0 +1,87 @@
+//! One-sided timings (`smpi/rma-model`): under the default `simgrid`
+//! model every epoch, lock, flush and atomic of tests/c/rma_timing.c takes
+//! SimGrid 3.32's simulated time to the nanosecond; `direct` keeps the
+//! cheaper model (no synchronization messages, no blocking atomics).
+
+use crate::polling::cluster;
+use crate::{build, run, stderr, stdout, NO_COMPUTE};
+
+/// tests/c/rma_timing.c under SimGrid 3.32 (`smpirun -np 4 -platform
+/// <cluster> --cfg=smpi/simulate-computation:no`), lines sorted.
+const SIMGRID: &str = "\
+accumulate         0.000008254
+compare_and_swap   0.000020433
+empty fence        0.000016317
+fence get nosucceed 0.000024471
+fence noprecede    0.000008163
+fence put 8        0.000016329
+fetch_and_op       0.000016370
+get_accumulate     0.000028549
+lock get 1048576   0.000915058
+lock get 65536     0.000079045
+lock get 8         0.000004063
+lock put 1048576   0.000915058
+lock put 65536     0.000079045
+lock put 8         0.000004100
+lockall put flush  0.000004191
+pscw origin        0.000008132
+pscw target        0.000010354
+unlock_all         0.000028559
+";
+
+fn sorted_output(model: &str) -> String {
+    let app = build("tests/c/rma_timing.c");
+    let model = format!("--cfg=smpi/rma-model:{model}");
+    let o = run(&[
+        "-np",
+        "4",
+        NO_COMPUTE,
+        "-platform",
+        &cluster(),
+        &model,
+        app.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let mut lines: Vec<&str> = out.lines().collect();
+    lines.sort_unstable();
+    lines.iter().map(|l| format!("{l}\n")).collect()
+}
+
+#[test]
+fn every_epoch_and_atomic_takes_simgrids_time_under_the_simgrid_model() {
+    assert_eq!(sorted_output("simgrid"), SIMGRID);
+}
+
+#[test]
+fn the_direct_model_synchronizes_without_messages_and_never_blocks_an_atomic() {
+    let out = sorted_output("direct");
+    let time = |label: &str| -> f64 {
+        out.lines()
+            .filter_map(|l| l.rsplit_once(' '))
+            .find(|(name, _)| name.trim() == label)
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or_else(|| panic!("no '{label}' in:\n{out}"))
+    };
+    // Transfers cost the same; a fence is one barrier, not two.
+    assert_eq!(time("lock put 65536"), 0.000079045);
+    assert!(time("empty fence") < 0.6 * 0.000016317, "{out}");
+    // The atomics return at once: the accumulate is not waited for.
+    assert!(
+        time("accumulate") - time("lockall put flush") < 1e-7,
+        "{out}"
+    );
+    let app = build("tests/c/rma_timing.c");
+    let o = run(&[
+        "-np",
+        "2",
+        NO_COMPUTE,
+        "--cfg=smpi/rma-model:fast",
+        app.to_str().unwrap(),
+    ]);
+    assert!(
+        stderr(&o).contains("option smpi/rma-model: 'fast' is not one of simgrid, direct"),
+        "{}",
+        stderr(&o)
+    );
+}
