@@ -65,6 +65,7 @@ pub const REGISTRY: &[config::Options] = &[
     crate::mpi::file::OPTIONS,
     crate::mpi::verify::OPTIONS,
     crate::mpi::win::OPTIONS,
+    crate::mpi::progression::OPTIONS,
     crate::memory::OPTIONS,
     crate::leaks::OPTIONS,
     crate::progress::OPTIONS,
@@ -1204,6 +1205,11 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     }
     mpi.algorithms = algorithms;
     mpi.finalization_barrier = cfg.bool("smpi/finalization-barrier");
+    mpi.progression = crate::mpi::progression::Progression::parse(
+        cfg.text("smpi/progress"),
+        cfg.float("smpi/progress-thread-share"),
+    )
+    .map_err(|e| anyhow!(e))?;
     mpi.windows.model =
         crate::mpi::win::RmaModel::parse(cfg.text("smpi/rma-model")).map_err(|e| anyhow!(e))?;
     if !cfg.bool("smpi/errors-are-fatal") {
@@ -1230,7 +1236,13 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     }
     let mem = Memory::from_config(&cfg, segment)?;
     let analysis = leaks::Settings::from_config(&cfg)?;
-    let mut sim = Sim::new(Core::new(platform, model, hosts), mpi, mem, bench);
+    let mut core = Core::new(platform, model, hosts);
+    core.set_progression(
+        mpi.progression.reserved_cores(),
+        mpi.progression.compute_scale(),
+    )
+    .map_err(|e| anyhow!(e))?;
+    let mut sim = Sim::new(core, mpi, mem, bench);
     sim.quiet = opts.quiet;
     sim.core.set_limits(
         limits.simulated.as_ref().map(|l| l.seconds),

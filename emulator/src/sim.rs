@@ -739,6 +739,11 @@ pub fn execute(flops: f64, call: &'static str) {
         }
         with(|s| s.core.block_current(call, Detail::Compute(flops)));
     }
+    // Back inside MPI: the handshakes that waited for this rank go on
+    // (`weak` progression).
+    if with(|s| !s.mpi.deferred.is_empty()) {
+        mpi(|w| w.start_deferred());
+    }
 }
 
 /// Moves `bytes` to or from disk `disk` (an index in `Platform::disks`)

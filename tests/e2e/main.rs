@@ -17,6 +17,7 @@ mod models;
 mod polling;
 mod profile;
 mod programs;
+mod progression;
 mod rma_timing;
 mod simgrid;
 mod simgrid_cli;

@@ -324,6 +324,11 @@ pub struct Core {
     ib_changed: Vec<(TransferId, f64)>,
     /// Set when the simulation cannot go on (for example a missing route).
     failure: Option<String>,
+    /// Cores of each host set aside for progression (`smpi/progress:
+    /// dedicated`).
+    reserved_cores: u32,
+    /// How much longer computations last (a progress thread's share).
+    compute_scale: f64,
     /// Yields in a row with nothing else able to run and no event pending
     /// (see [`LIVELOCK_YIELDS`]).
     idle_yields: u64,
@@ -424,6 +429,8 @@ impl Core {
             load_samples: Vec::new(),
             ib_changed: Vec::new(),
             failure: None,
+            reserved_cores: 0,
+            compute_scale: 1.0,
             idle_yields: 0,
             live: n,
             observers: Observers::default(),
@@ -559,7 +566,7 @@ impl Core {
         self.pstates[h] = pstate;
         self.pstate_cpus.insert((host, old), self.host_cpus[h]);
         let speed = self.host_speed(host);
-        let cores = f64::from(self.platform.host(host).cores.max(1));
+        let cores = f64::from(self.computing_cores(host));
         let fluid = &mut self.fluid;
         let cpu = *self
             .pstate_cpus
@@ -815,6 +822,39 @@ impl Core {
         how
     }
 
+    /// Sets the progression model's costs, before any actor runs: `cores`
+    /// of each host set aside (every host must have more), computations
+    /// `scale` times as long.
+    pub fn set_progression(&mut self, cores: u32, scale: f64) -> Result<(), String> {
+        if cores > 0 {
+            if let Some(h) = self.platform.hosts().iter().find(|h| h.cores <= cores) {
+                return Err(format!(
+                    "smpi/progress:dedicated sets {cores} core of every host aside for \
+                     progression, but host '{}' has {} (give the hosts more cores in the \
+                     platform: core=\"N\" in XML, cores=N in a compact spec)",
+                    h.name, h.cores
+                ));
+            }
+            self.reserved_cores = cores;
+            for i in 0..self.host_cpus.len() {
+                let host = HostId(i as u32);
+                let capacity = self.host_speed(host) * f64::from(self.computing_cores(host));
+                let cpu = self.fluid.add_resource(capacity, fluidnet::Sharing::Shared);
+                self.host_cpus[i] = cpu;
+                if self.fatpipe.len() <= cpu.0 as usize {
+                    self.fatpipe.resize(cpu.0 as usize + 1, false);
+                }
+            }
+        }
+        self.compute_scale = scale;
+        Ok(())
+    }
+
+    /// The cores of `host` that compute.
+    fn computing_cores(&self, host: HostId) -> u32 {
+        self.platform.host(host).cores.max(1) - self.reserved_cores
+    }
+
     /// Nothing but the running actor can act: no other actor is ready and
     /// no event is pending.
     pub fn alone(&mut self) -> bool {
@@ -840,6 +880,7 @@ impl Core {
     /// Starts a computation of `flops` for the running actor on its host;
     /// the actor is blocked in `call` until it ends.
     pub fn start_exec(&mut self, flops: f64, call: &'static str) {
+        let flops = flops * self.compute_scale;
         let actor = self.current;
         let Actor { rank, host, .. } = self.actors[actor];
         if let Some(e) = &mut self.energy {

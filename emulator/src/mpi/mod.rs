@@ -26,6 +26,7 @@ pub mod neighbor;
 pub mod op;
 pub mod p2p;
 pub mod poll;
+pub mod progression;
 pub mod protocol;
 pub mod request;
 pub mod smp;
@@ -193,6 +194,11 @@ pub struct Mpi {
     /// Failed polls in a row, per family, for all ranks: their cost
     /// grows (as SimGrid's).
     pub polls: poll::Streaks,
+    /// What communications do while ranks compute (`smpi/progress`).
+    pub progression: progression::Progression,
+    /// Rendezvous transfers waiting for their ranks to stop computing
+    /// (`weak` progression).
+    pub deferred: Vec<progression::Deferred>,
     /// Values of the predefined attributes, indexed by key (MPI_TAG_UB = 1
     /// ... MPI_LASTUSEDCODE = 7); boxed so their addresses stay put.
     attribute_values: Box<[i32; 8]>,
@@ -246,6 +252,8 @@ impl Mpi {
                 ]),
             ],
             polls: poll::Streaks::default(),
+            progression: progression::Progression::default(),
+            deferred: Vec::new(),
             attribute_values: Box::new([
                 0,
                 TAG_UB,

@@ -1,0 +1,132 @@
+//! Progression models (`smpi/progress`): what happens to a rank's
+//! communications while it computes.
+//!
+//! - `offload` (the default, SimGrid's): a posted transfer moves whatever
+//!   its ranks do, as with a NIC that offloads the protocol.
+//! - `weak`: as MPICH and Open MPI without an asynchronous progress
+//!   thread. A rendezvous message (at least `smpi/send-is-detached-thresh`
+//!   bytes) needs both ranks to take part in its handshake, which they do
+//!   only inside MPI calls: a transfer matched while either rank computes
+//!   starts when neither computes any more (an 8 MiB `MPI_Isend` posted
+//!   before 20 ms of computation on both sides ends at 20 ms plus the
+//!   transfer, not at the later of the two). Eager messages go at once.
+//! - `thread`: a progress thread per rank progresses continuously but
+//!   takes `smpi/progress-thread-share` of the rank's core: computations
+//!   last 1 / (1 - share) as long.
+//! - `dedicated`: one core per host is set aside for progression: ranks
+//!   progress continuously and their host computes with one core less
+//!   (hosts need at least 2 cores).
+//!
+//! Not modelled under `weak` yet: the steps of collectives (their
+//! messages are the runtime's own, started by the collective's
+//! schedule) and one-sided operations, which progress as under
+//! `offload`.
+
+use crate::config::{Kind, OptionSpec};
+
+use super::p2p::TransferHooks;
+
+/// The options of the progression models.
+#[rustfmt::skip]
+pub const OPTIONS: &[OptionSpec] = &[
+    OptionSpec { name: "smpi/progress", kind: Kind::Text, default: "offload", help: "what happens to communications while a rank computes: offload (they move, as in SimGrid), weak (a rendezvous message waits until neither rank computes, as without an asynchronous progress thread), thread (they move, a progress thread takes smpi/progress-thread-share of each rank's core), dedicated (they move, each host sets a core aside for progression)" },
+    OptionSpec { name: "smpi/progress-thread-share", kind: Kind::Float, default: "0.1", help: "share of its core a rank's progress thread takes under smpi/progress:thread, in [0, 1)" },
+];
+
+/// A progression model.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub enum Progression {
+    #[default]
+    Offload,
+    Weak,
+    /// A progress thread per rank taking this share of its core.
+    Thread(f64),
+    Dedicated,
+}
+
+impl Progression {
+    /// The model `smpi/progress` names, with `share` for `thread`.
+    pub fn parse(text: &str, share: f64) -> Result<Progression, String> {
+        match text {
+            "offload" => Ok(Progression::Offload),
+            "weak" => Ok(Progression::Weak),
+            "thread" if (0.0..1.0).contains(&share) => Ok(Progression::Thread(share)),
+            "thread" => Err(format!(
+                "option smpi/progress-thread-share: {share} is not in [0, 1) (the share of its \
+                 core a rank's progress thread takes)"
+            )),
+            "dedicated" => Ok(Progression::Dedicated),
+            other => Err(format!(
+                "option smpi/progress: '{other}' is not one of offload, weak, thread, dedicated"
+            )),
+        }
+    }
+
+    /// How much longer computations last (a progress thread's share).
+    pub fn compute_scale(self) -> f64 {
+        match self {
+            Progression::Thread(share) => 1.0 / (1.0 - share),
+            _ => 1.0,
+        }
+    }
+
+    /// The cores each host sets aside.
+    pub fn reserved_cores(self) -> u32 {
+        u32::from(self == Progression::Dedicated)
+    }
+}
+
+/// A rendezvous transfer waiting for its ranks to stop computing (`weak`).
+#[derive(Debug)]
+pub struct Deferred {
+    /// Sending and receiving world ranks.
+    pub from: usize,
+    pub to: usize,
+    pub bytes: usize,
+    pub hooks: TransferHooks,
+}
+
+impl super::Ctx<'_> {
+    /// Whether world rank `rank` computes now (its main actor runs a
+    /// computation: it is outside MPI).
+    pub fn rank_computing(&self, rank: usize) -> bool {
+        self.core.actor(rank).computing()
+    }
+
+    /// Starts the deferred transfers whose ranks both stopped computing.
+    pub fn start_deferred(&mut self) {
+        let mut i = 0;
+        while i < self.mpi.deferred.len() {
+            let d = &self.mpi.deferred[i];
+            if self.rank_computing(d.from) || self.rank_computing(d.to) {
+                i += 1;
+                continue;
+            }
+            let d = self.mpi.deferred.remove(i);
+            let src = self.core.host_of(d.from);
+            let dst = self.core.host_of(d.to);
+            self.start_transfer(src, dst, d.bytes, d.hooks);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn models_parse_with_their_parameters() {
+        assert_eq!(Progression::parse("offload", 0.1), Ok(Progression::Offload));
+        assert_eq!(Progression::parse("weak", 0.1), Ok(Progression::Weak));
+        let t = Progression::parse("thread", 0.2).unwrap();
+        assert!((t.compute_scale() - 1.25).abs() < 1e-12);
+        assert_eq!(Progression::Dedicated.reserved_cores(), 1);
+        assert_eq!(Progression::Weak.reserved_cores(), 0);
+        assert!(Progression::parse("thread", 1.0)
+            .unwrap_err()
+            .contains("[0, 1)"));
+        assert!(Progression::parse("async", 0.1)
+            .unwrap_err()
+            .contains("not one of offload, weak, thread, dedicated"));
+    }
+}
