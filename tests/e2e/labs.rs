@@ -378,3 +378,74 @@ fn halo_allreduce_checks_faces_and_sums_and_valiant_slows_the_allreduce() {
     // 2 x 3 ranks: both neighbours along the short dimension are one rank.
     lab("6", "minimal");
 }
+
+/// The progress_overlap lab on `ranks` ranks of 16 two-core hosts under
+/// `progress`: (overlapped, compute, exchange) seconds per step.
+fn overlap_lab(ranks: &str, progress: &str) -> (f64, f64, f64) {
+    let app = build("examples/labs/progress_overlap.c");
+    let progress = format!("--cfg=smpi/progress:{progress}");
+    let o = run(&[
+        "-np",
+        ranks,
+        "-platform",
+        "flat:16:speed=1Gf:cores=2:bw=10Gbps:lat=1us",
+        NO_COMPUTE,
+        &progress,
+        app.to_str().unwrap(),
+        "4194304",
+        "10000",
+        "4",
+    ]);
+    let out = stdout(&o);
+    assert!(
+        o.status.success() && out.contains("faces right"),
+        "{out}{}",
+        stderr(&o)
+    );
+    (
+        time_of(&out, "overlapped"),
+        time_of(&out, "compute"),
+        time_of(&out, "exchange"),
+    )
+}
+
+#[test]
+fn progress_overlap_hides_the_exchange_only_when_something_progresses_it() {
+    let (o, c, e) = overlap_lab("16", "offload");
+    assert_eq!(o, c.max(e), "offload: the larger of the two");
+    let (w, _, _) = overlap_lab("16", "weak");
+    assert!(
+        (w - (c + e)).abs() < 1e-5,
+        "weak: their sum, {w} vs {c} + {e}"
+    );
+    let (t, tc, _) = overlap_lab("16", "thread");
+    assert!((tc - c / 0.9).abs() < 1e-5 && t == tc, "thread: {t} {tc}");
+    // Two ranks per two-core host: a dedicated core leaves one to both.
+    let (d, dc, _) = overlap_lab("32", "dedicated");
+    let (_, oc, _) = overlap_lab("32", "offload");
+    assert!(
+        (dc - 2.0 * oc).abs() < 1e-5 && d >= dc,
+        "dedicated: {d} {dc} {oc}"
+    );
+}
+
+/// The gas_rma lab's time per operation on `ranks` ranks under `progress`.
+fn gas_lab(ranks: &str, progress: &str) -> f64 {
+    let progress = format!("--cfg=smpi/progress:{progress}");
+    let out = lab(
+        "examples/labs/gas_rma.c",
+        ranks,
+        &[&progress],
+        &["10", "50"],
+    );
+    assert!(out.contains("counters right"), "{out}");
+    time_of(&out, "per-operation")
+}
+
+#[test]
+fn gas_rma_remote_accesses_wait_for_busy_targets_under_weak_progression() {
+    let offload = gas_lab("64", "offload");
+    let weak = gas_lab("64", "weak");
+    assert!(offload > 50e-6 && offload < 100e-6, "{offload}");
+    assert!(weak > offload * 1.2, "weak {weak} vs offload {offload}");
+}

@@ -585,8 +585,9 @@ impl Ctx<'_> {
                 if weak && (self.rank_computing(env.source_world) || self.rank_computing(r.owner)) {
                     // The handshake waits for the computing rank.
                     self.mpi.deferred.push(Deferred {
-                        from: env.source_world,
-                        to: r.owner,
+                        ranks: [env.source_world, r.owner],
+                        src: self.core.host_of(env.source_world),
+                        dst: self.core.host_of(r.owner),
                         bytes: env.bytes,
                         hooks,
                     });

@@ -17,12 +17,17 @@
 //!   progress continuously and their host computes with one core less
 //!   (hosts need at least 2 cores).
 //!
+//!   A one-sided operation issued while its target computes likewise
+//!   starts when the target stops (passive target: the target's runtime
+//!   serves it only inside MPI).
+//!
 //! Not modelled under `weak` yet: the steps of collectives (their
 //! messages are the runtime's own, started by the collective's
-//! schedule) and one-sided operations, which progress as under
-//! `offload`.
+//! schedule), which progress as under `offload`.
 
 use crate::config::{Kind, OptionSpec};
+
+use platforms::HostId;
 
 use super::p2p::TransferHooks;
 
@@ -76,12 +81,14 @@ impl Progression {
     }
 }
 
-/// A rendezvous transfer waiting for its ranks to stop computing (`weak`).
+/// A transfer waiting for its ranks to stop computing (`weak`): a
+/// rendezvous message's, or a one-sided operation's first.
 #[derive(Debug)]
 pub struct Deferred {
-    /// Sending and receiving world ranks.
-    pub from: usize,
-    pub to: usize,
+    /// The two world ranks that must be inside MPI.
+    pub ranks: [usize; 2],
+    pub src: HostId,
+    pub dst: HostId,
     pub bytes: usize,
     pub hooks: TransferHooks,
 }
@@ -97,15 +104,13 @@ impl super::Ctx<'_> {
     pub fn start_deferred(&mut self) {
         let mut i = 0;
         while i < self.mpi.deferred.len() {
-            let d = &self.mpi.deferred[i];
-            if self.rank_computing(d.from) || self.rank_computing(d.to) {
+            let [a, b] = self.mpi.deferred[i].ranks;
+            if self.rank_computing(a) || self.rank_computing(b) {
                 i += 1;
                 continue;
             }
             let d = self.mpi.deferred.remove(i);
-            let src = self.core.host_of(d.from);
-            let dst = self.core.host_of(d.to);
-            self.start_transfer(src, dst, d.bytes, d.hooks);
+            self.start_transfer(d.src, d.dst, d.bytes, d.hooks);
         }
     }
 }

@@ -120,6 +120,11 @@ pub struct Member {
     posts: Vec<usize>,
     /// Transfers in flight from this origin, by target and direction.
     inflight: Vec<Inflight>,
+    /// Transfers in flight whose target this member is, data coming to it
+    /// ([0]) and going back to their origin ([1]): what the other members'
+    /// `inflight` hold for it, counted so that a wait on all of them
+    /// need not scan every member.
+    incoming: [usize; 2],
     /// The receives of the origins' completion messages of the exposure
     /// epoch (`simgrid` model), posted by MPI_Win_post.
     completions: Vec<ReqId>,
@@ -152,8 +157,10 @@ pub struct WinObj {
     locks: Vec<TargetLock>,
     lock_all_holders: usize,
     exclusive_holders: usize,
-    /// Ranks (world) blocked until something on this window changes.
-    waiters: Vec<usize>,
+    /// The actors blocked until something on this window changes, by
+    /// member (a thread of a rank may wait too): a transfer's end wakes
+    /// its two members' only.
+    waiters: Vec<Vec<usize>>,
     /// The single block of a shared window, once every member's size is
     /// known.
     shared_block: Option<Box<[u128]>>,
@@ -410,6 +417,7 @@ impl Ctx<'_> {
                         completes: 0,
                         posts: Vec::new(),
                         inflight: Vec::new(),
+                        incoming: [0; 2],
                         completions: Vec::new(),
                         attr_size: Box::new(0),
                         attr_ints: Box::new([1, flavor as i32, WIN_UNIFIED]),
@@ -427,7 +435,7 @@ impl Ctx<'_> {
                     locks: vec![TargetLock::default(); n],
                     lock_all_holders: 0,
                     exclusive_holders: 0,
-                    waiters: Vec::new(),
+                    waiters: vec![Vec::new(); n],
                     shared_block: None,
                     refs: n,
                     joining: n,

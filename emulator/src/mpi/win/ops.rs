@@ -276,15 +276,24 @@ impl Ctx<'_> {
             complete_early: simgrid && matches!(kind, OpKind::CompareAndSwap { .. }),
         };
         self.count_inflight(win, me, t, first.back, 1);
-        self.start_transfer(
-            first.src,
-            first.dst,
-            first.bytes,
-            crate::mpi::TransferHooks {
-                rma: Some(hooks),
-                ..Default::default()
-            },
-        );
+        let hooks = crate::mpi::TransferHooks {
+            rma: Some(hooks),
+            ..Default::default()
+        };
+        let weak = self.mpi.progression == crate::mpi::progression::Progression::Weak;
+        if weak && self.rank_computing(target_world) {
+            // Without asynchronous progress the target takes part only
+            // inside an MPI call.
+            self.mpi.deferred.push(crate::mpi::progression::Deferred {
+                ranks: [self.core.current(), target_world],
+                src: first.src,
+                dst: first.dst,
+                bytes: first.bytes,
+                hooks,
+            });
+            return Ok(request);
+        }
+        self.start_transfer(first.src, first.dst, first.bytes, hooks);
         Ok(request)
     }
 
@@ -370,19 +379,28 @@ impl Ctx<'_> {
             return;
         };
         let list = &mut obj.members[origin].inflight;
-        match list
+        let applied = match list
             .iter_mut()
             .find(|e| e.target == target && e.back == back)
         {
-            Some(e) => e.count = (e.count as isize + delta).max(0) as usize,
-            None if delta > 0 => list.push(Inflight {
-                target,
-                back,
-                count: delta as usize,
-            }),
-            None => {}
-        }
+            Some(e) => {
+                let before = e.count as isize;
+                e.count = (before + delta).max(0) as usize;
+                e.count as isize - before
+            }
+            None if delta > 0 => {
+                list.push(Inflight {
+                    target,
+                    back,
+                    count: delta as usize,
+                });
+                delta
+            }
+            None => 0,
+        };
         list.retain(|e| e.count > 0);
+        let incoming = &mut obj.members[target].incoming[usize::from(back)];
+        *incoming = (*incoming as isize + applied).max(0) as usize;
     }
 
     /// The end of one leg of an RMA transfer (called by the engine).
@@ -412,7 +430,7 @@ impl Ctx<'_> {
                 },
             );
             // A flush waiting for the first leg's direction may go on.
-            self.notify_window(hooks.win);
+            self.notify_members(hooks.win, [hooks.origin, hooks.target]);
             return;
         }
         if let Some(r) = hooks.request {
@@ -420,7 +438,7 @@ impl Ctx<'_> {
                 self.complete(r, Status::empty());
             }
         }
-        self.notify_window(hooks.win);
+        self.notify_members(hooks.win, [hooks.origin, hooks.target]);
     }
 
     /// Wakes every rank waiting for a change on `win`.
@@ -428,8 +446,23 @@ impl Ctx<'_> {
         let Some(obj) = self.mpi.windows.table.get_mut(win) else {
             return;
         };
-        for r in std::mem::take(&mut obj.waiters) {
-            self.core.wake(r);
+        for list in &mut obj.waiters {
+            for a in std::mem::take(list) {
+                self.core.wake(a);
+            }
+        }
+    }
+
+    /// Wakes the actors of `members` waiting on `win` (only they can
+    /// wait for what changed: a transfer between them).
+    fn notify_members(&mut self, win: i32, members: [usize; 2]) {
+        let Some(obj) = self.mpi.windows.table.get_mut(win) else {
+            return;
+        };
+        for m in members {
+            for a in std::mem::take(&mut obj.waiters[m]) {
+                self.core.wake(a);
+            }
         }
     }
 
@@ -451,15 +484,20 @@ impl Ctx<'_> {
         if scope == Scope::Mine || !mine {
             return mine;
         }
-        obj.members
-            .iter()
-            .enumerate()
-            .filter(|&(i, _)| i != me && matches(i))
-            .all(|(_, m)| {
-                m.inflight
-                    .iter()
-                    .all(|e| e.target != me || (scope == Scope::ToMe && e.back))
-            })
+        let theirs_done = |m: &super::Member| {
+            m.inflight
+                .iter()
+                .all(|e| e.target != me || (scope == Scope::ToMe && e.back))
+        };
+        match peer {
+            Some(p) => p == me || theirs_done(&obj.members[p]),
+            // Every member's: the counts of what comes in (its own
+            // transfers to itself are among them, and done: `mine`).
+            None => {
+                let [data_in, back_out] = obj.members[me].incoming;
+                data_in == 0 && (scope == Scope::ToMe || back_out == 0)
+            }
+        }
     }
 }
 

@@ -66,9 +66,9 @@ fn wait_on_window(
             if ready(w) {
                 return true;
             }
-            let me = w.core.current();
-            if let Some(obj) = w.mpi.windows.table.get_mut(win) {
-                obj.waiters.push(me);
+            let actor = w.core.current();
+            if let Ok((obj, me)) = w.window_mut(win) {
+                obj.waiters[me].push(actor);
             }
             w.core
                 .block_current(call, Detail::Owned(detail.to_string()));
