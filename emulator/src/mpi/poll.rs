@@ -27,10 +27,12 @@
 //! to turn a probe-based exchange from the fastest into the slowest);
 //! ours blocks until the message comes, as a real MPI_Probe does.
 //!
-//! A poll that costs nothing (`smpi/test:0`) yields instead: the other
-//! ranks run and, if they are all blocked or polling too, the clock moves
-//! to the next event; polls with no event left are a livelock, which the
-//! engine reports (`Core::start_yield`).
+//! A poll that costs nothing (`smpi/test:0`) takes no time, as in SimGrid;
+//! but where SimGrid spins forever on a loop of free polls, here past
+//! 1,000 of them at one date each yields: the other ranks run and, if
+//! they are all blocked or polling too, the clock moves to the next
+//! event; polls with no event left are a livelock, which the engine
+//! reports (`Core::start_yield`).
 
 use crate::engine::LIVELOCK_POLLS;
 use crate::sim;
@@ -53,7 +55,13 @@ pub struct Streaks {
     iprobe: u32,
     /// Polls in a row made while nothing else could happen.
     alone: u64,
+    /// Free polls made at one date: (date, count).
+    free: (f64, u32),
 }
+
+/// Free polls at one date after which each one yields: past it a loop of
+/// free polls lets the others run and the clock move.
+const FREE_POLLS_PER_DATE: u32 = 1000;
 
 impl Streaks {
     fn of(&mut self, kind: Poll) -> &mut u32 {
@@ -76,8 +84,22 @@ pub fn charge(kind: Poll, call: &'static str) {
         unit * f64::from(*w.mpi.polls.of(kind) + 1)
     });
     if cost <= 0.0 {
-        // The engine tells a livelock of free polls.
-        sim::yield_now(call);
+        // A free poll takes no time, as in SimGrid (a loop that also
+        // sleeps or computes keeps its dates). Only polls that go on at
+        // one date without end let the others run and the clock move to
+        // the next event; the engine tells a livelock of those.
+        let stalled = sim::with(|s| {
+            let now = s.core.now();
+            let free = &mut s.mpi.polls.free;
+            if free.0 != now {
+                *free = (now, 0);
+            }
+            free.1 += 1;
+            free.1 >= FREE_POLLS_PER_DATE
+        });
+        if stalled {
+            sim::yield_now(call);
+        }
         return;
     }
     let stuck = sim::with(|s| {
