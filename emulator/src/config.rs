@@ -74,7 +74,6 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("smpi/privatize-libs", "only the program's own globals are privatized"),
     ("smpi/replay", "trace replay is not available yet"),
     ("smpi/tmpdir", "smpirun writes no temporary files: the copies of the program live in memory"),
-    ("smpi/trace-call-location", "traces do not record call locations yet"),
     ("storage/", "disks are not simulated"),
     ("tracing/actor", NOT_TRACED),
     ("tracing/basic", NOT_TRACED),

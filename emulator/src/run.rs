@@ -1227,7 +1227,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     mpi.verify.races.force = force;
     if checks.leaks {
         mpi.ledger.enable(np, false);
-    } else if checks != crate::mpi::verify::Checks::default() {
+    } else if checks != crate::mpi::verify::Checks::default() || trace.call_location {
         mpi.ledger.track_locations(np);
     }
     let io_dir = cfg.text("smpi/io-dir");
@@ -1335,7 +1335,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         sim.tracers.add(writer, &mut sim.core);
     }
     if let Some(index) = &trace.ti {
-        let writer = crate::trace::ti::TiWriter::new(index, np, trace.computing)
+        let writer = crate::trace::ti::TiWriter::new(index, np, &trace)
             .with_context(|| format!("cannot write the trace {}", index.display()))?;
         sim.tracers.add(writer, &mut sim.core);
     }

@@ -462,3 +462,73 @@ fn paje_traces_read_back_with_pj_dump_and_are_deterministic() {
     assert!(paje_pattern(&file).status.success());
     assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
 }
+
+#[test]
+fn call_locations_name_each_states_file_and_line_in_paje_and_ti() {
+    let app = crate::build_as(
+        "tests/c/call_location.c",
+        "call_location",
+        &["-trace-call-location"],
+    );
+    let send = crate::line_in("tests/c/call_location.c", "the send");
+    let barrier = crate::line_in("tests/c/call_location.c", "the barrier");
+    let dir = scratch().join("call-location");
+    std::fs::create_dir_all(&dir).unwrap();
+    let paje = dir.join("loc.trace");
+    let o = run(&[
+        "-np",
+        "2",
+        NO_COMPUTE,
+        "--cfg=smpi/trace-call-location:yes",
+        "-trace",
+        "-trace-file",
+        paje.to_str().unwrap(),
+        app.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&paje).unwrap();
+    assert!(
+        text.contains("%       Value string\n%       Fname string\n%       Lnumber int\n"),
+        "{text}"
+    );
+    // Rank 0 (container 2) pushes its send at the send's line.
+    let pushes: Vec<&str> = text.lines().filter(|l| l.starts_with("12 ")).collect();
+    assert!(
+        pushes
+            .iter()
+            .any(|l| l.ends_with(&format!(" \"call_location.c\" {send}"))),
+        "{pushes:?}"
+    );
+    let dump = Command::new(tool("scripts/pajeng.sh"))
+        .arg(&paje)
+        .output()
+        .expect("run pj_dump");
+    assert!(
+        dump.status.success(),
+        "pj_dump: {}",
+        String::from_utf8_lossy(&dump.stderr)
+    );
+    let ti = dir.join("loc-ti.txt");
+    let o = run(&[
+        "-np",
+        "2",
+        NO_COMPUTE,
+        "--cfg=smpi/trace-call-location:yes",
+        "-trace-ti",
+        "-trace-file",
+        ti.to_str().unwrap(),
+        app.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rank0 = std::fs::read_to_string(dir.join("loc-ti.txt_files/rank-0.txt")).unwrap();
+    assert!(
+        rank0.contains(&format!(
+            "0 location call_location.c {send}\n0 send 1 0 1 1\n0 location call_location.c \
+             {barrier}\n0 barrier\n"
+        )),
+        "{rank0}"
+    );
+    // Our replay reads the location lines.
+    let o = run(&["-np", "2", "-replay", ti.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}

@@ -269,5 +269,12 @@ pub(crate) unsafe extern "C" fn smpi_trace_set_call_location(file: *const c_char
     sim::with(|s| {
         let me = s.core.current();
         s.mpi.ledger.set_location(me, &file, line);
+        if !s.tracers.is_empty() && line > 0 {
+            // Traces name files by their base name, as SimGrid's do.
+            if let Some(site) = s.mpi.ledger.here(me) {
+                let file: std::rc::Rc<str> = crate::mpi::ledger::base_name(&site.file).into();
+                s.tracers.call_location(me, &file, line);
+            }
+        }
     });
 }

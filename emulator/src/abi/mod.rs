@@ -537,6 +537,7 @@ mod tests {
             comment: String::new(),
             display_sizes: false,
             computing: false,
+            call_location: false,
         };
         let writer = crate::trace::paje::PajeWriter::new(&options, 2, &[]).unwrap();
         let writer = Rc::new(RefCell::new(writer));

@@ -215,6 +215,9 @@ pub trait Tracer: Observer {
     fn received(&mut self, _at: f64, _rank: usize, _src: usize, _tag: i32) {}
     /// Rank `rank`'s program ended (its main thread returned or exited).
     fn rank_ended(&mut self, _at: f64, _rank: usize) {}
+    /// Rank `rank`'s next MPI calls are at `line` of `file`
+    /// (`smpi_trace_set_call_location`, with `smpi/trace-call-location`).
+    fn call_location(&mut self, _rank: usize, _file: &Rc<str>, _line: u32) {}
     /// The run ended at simulated date `end`: write what is left.
     fn finish(&mut self, end: f64) -> std::io::Result<()>;
 }
@@ -308,6 +311,12 @@ impl Tracers {
         }
     }
 
+    pub fn call_location(&self, rank: usize, file: &Rc<str>, line: u32) {
+        for t in &self.0 {
+            t.borrow_mut().call_location(rank, file, line);
+        }
+    }
+
     /// Ends every trace; the first error, if any.
     pub fn finish(&self, end: f64) -> std::io::Result<()> {
         let mut result = Ok(());
@@ -326,6 +335,7 @@ impl Tracers {
 #[rustfmt::skip]
 pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "tracing", kind: Kind::Bool, default: "no", help: "write a trace of the run (with tracing/smpi); smpirun's -trace and -trace-ti set it" },
+    OptionSpec { name: "smpi/trace-call-location", kind: Kind::Bool, default: "no", help: "record the source file and line of each MPI call in the traces (Paje: Fname and Lnumber of the states; TI: location lines), from programs built with smpicc -trace-call-location" },
     OptionSpec { name: "tracing/smpi", kind: Kind::Bool, default: "no", help: "trace the MPI calls" },
     OptionSpec { name: "tracing/smpi/format", kind: Kind::Text, default: "Paje", help: "the trace's format: Paje, perfetto (a timeline for ui.perfetto.dev), or TI (time-independent, SimGrid's replay input; any other word means TI, as in SimGrid)" },
     OptionSpec { name: "tracing/filename", kind: Kind::Text, default: "simgrid.trace", help: "the trace file (TI: the index file, which lists one file per rank in <filename>_files/)" },
@@ -359,6 +369,8 @@ pub struct Settings {
     pub paje: Option<paje::Options>,
     /// `compute` lines (`tracing/smpi/computing`).
     pub computing: bool,
+    /// Each call's source file and line (`smpi/trace-call-location`).
+    pub call_location: bool,
 }
 
 impl Settings {
@@ -372,6 +384,7 @@ impl Settings {
         let on = cfg.bool("tracing") && cfg.bool("tracing/smpi");
         let file = std::path::PathBuf::from(cfg.text("tracing/filename"));
         let computing = cfg.bool("tracing/smpi/computing");
+        let call_location = cfg.bool("smpi/trace-call-location");
         let format = cfg.text("tracing/smpi/format");
         let (paje_format, perfetto) = (format == "Paje", format == "perfetto");
         Ok(Self {
@@ -384,8 +397,10 @@ impl Settings {
                 comment: cfg.text("tracing/comment").to_string(),
                 display_sizes: cfg.bool("tracing/smpi/display-sizes"),
                 computing,
+                call_location,
             }),
             computing,
+            call_location,
         })
     }
 }

@@ -31,6 +31,7 @@ use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
+use std::rc::Rc;
 
 use super::{Args, Sent, Traced, Tracer};
 use crate::engine::observe::Observer;
@@ -52,6 +53,9 @@ pub struct Options {
     pub display_sizes: bool,
     /// Computations as `computing` states (`tracing/smpi/computing`).
     pub computing: bool,
+    /// The source file and line of each state (`smpi/trace-call-location`,
+    /// from `smpicc -trace-call-location`).
+    pub call_location: bool,
 }
 
 /// The version SimGrid's traces name in their first line.
@@ -96,6 +100,10 @@ pub struct PajeWriter {
     last_link: u64,
     /// The first error met, reported at the end.
     error: Option<io::Error>,
+    /// States carry the place of their call (`Options::call_location`).
+    call_location: bool,
+    /// Each rank's current call location (file, line).
+    locations: Vec<Option<(Rc<str>, u32)>>,
 }
 
 /// An MPI call or computation of a rank, in progress.
@@ -128,6 +136,8 @@ impl PajeWriter {
             containers: vec![None; ranks],
             next_container: 1,
             frames: (0..ranks).map(|_| Vec::new()).collect(),
+            call_location: options.call_location,
+            locations: vec![None; if options.call_location { ranks } else { 0 }],
             links: HashMap::new(),
             last_link: 0,
             error: None,
@@ -172,24 +182,41 @@ impl PajeWriter {
 
     /// Pushes state `name` on `rank`'s container `cid` at `at`, with
     /// `size` when sizes are shown.
-    fn push(&mut self, at: f64, cid: usize, name: &str, size: &str) {
+    fn push(&mut self, at: f64, (rank, cid): (usize, usize), name: &str, size: &str) {
         let value = self.value(name);
         let p = self.precision;
         let _ = write!(self.events, "12 {at:.p$} {STATE_TYPE} {cid} {value}");
         if self.display_sizes {
             let _ = write!(self.events, " {size}");
         }
+        self.location(rank);
         self.event_done();
     }
 
-    fn pop(&mut self, at: f64, cid: usize) {
+    fn pop(&mut self, at: f64, (rank, cid): (usize, usize)) {
         let p = self.precision;
         let _ = write!(self.events, "13 {at:.p$} {STATE_TYPE} {cid}");
-        if self.display_sizes {
-            // SimGrid writes a pop's missing size too.
+        if self.display_sizes && !self.call_location {
+            // SimGrid writes a pop's missing size too (an empty last
+            // field; not before a location, which would misplace it).
             self.events.push(' ');
         }
+        self.location(rank);
         self.event_done();
+    }
+
+    /// Appends `rank`'s call location to a state event, when asked for
+    /// (`"" 0` where unknown, as SimGrid's default location).
+    fn location(&mut self, rank: usize) {
+        if !self.call_location {
+            return;
+        }
+        match self.locations.get(rank).and_then(Option::as_ref) {
+            Some((file, line)) => {
+                let _ = write!(self.events, " \"{file}\" {line}");
+            }
+            None => self.events.push_str(" \"\" 0"),
+        }
     }
 
     /// Starts the link of message `m` sent by `rank` (container `cid`).
@@ -242,8 +269,8 @@ impl PajeWriter {
         self.containers[rank] = Some(cid);
         let p = self.precision;
         self.define(&format!("6 {at:.p$} {cid} {RANK_TYPE} 0 \"rank-{rank}\"\n"));
-        self.push(at, cid, name, &traced.args.display_size());
-        self.pop(at, cid);
+        self.push(at, (rank, cid), name, &traced.args.display_size());
+        self.pop(at, (rank, cid));
         if self.computing {
             self.value(COMPUTING);
         }
@@ -265,7 +292,7 @@ impl PajeWriter {
         let cid = self.container(rank);
         let pop = |w: &mut Self| {
             if let (true, Some(cid)) = (frame.pushed, cid) {
-                w.pop(at, cid);
+                w.pop(at, (rank, cid));
             }
         };
         if frame.pop_first {
@@ -292,17 +319,24 @@ pub fn prologue(options: &Options, command: &[String]) -> String {
     if !options.comment.is_empty() {
         let _ = writeln!(s, "# {}", options.comment);
     }
-    s.push_str(&header(options.display_sizes));
+    s.push_str(&header(options.display_sizes, options.call_location));
     s.push_str(TYPES);
     s
 }
 
-/// SimGrid's event definitions (`paje::dump_header`, not basic, no call
-/// locations): `Size` fields in PushState and StartLink with
-/// `display_sizes`.
-pub fn header(display_sizes: bool) -> String {
+/// SimGrid's event definitions (`paje::dump_header`, not basic): `Size`
+/// fields in PushState and StartLink with `display_sizes`; with
+/// `call_location`, `Fname` and `Lnumber` in PushState, and in PopState
+/// too, whose lines SimGrid writes with them but defines without (so
+/// that `pj_dump` refuses its traces).
+pub fn header(display_sizes: bool, call_location: bool) -> String {
     const TIMED: &[&str] = &["Time date", "Type string", "Container string"];
     let size: &[&str] = if display_sizes { &["Size int"] } else { &[] };
+    let place: &[&str] = if call_location {
+        &["Fname string", "Lnumber int"]
+    } else {
+        &[]
+    };
     let value = |kind| [TIMED, &["Value string"], kind].concat();
     let variable = [TIMED, &["Value double"]].concat();
     let link_fields = |end: &'static str, sized: &[&'static str]| {
@@ -357,8 +391,8 @@ pub fn header(display_sizes: bool) -> String {
         ("PajeAddVariable", variable.clone()),
         ("PajeSubVariable", variable),
         ("PajeSetState", value(&[])),
-        ("PajePushState", value(size)),
-        ("PajePopState", TIMED.to_vec()),
+        ("PajePushState", [value(size).as_slice(), place].concat()),
+        ("PajePopState", [TIMED, place].concat()),
         ("PajeResetState", TIMED.to_vec()),
         ("PajeStartLink", link_fields("StartContainer string", size)),
         ("PajeEndLink", link_fields("EndContainer string", &[])),
@@ -447,7 +481,12 @@ impl Observer for PajeWriter {
         }
         let cid = self.container(rank);
         if let Some(cid) = cid {
-            self.push(at, cid, COMPUTING, &Args::Amount(flops).display_size());
+            self.push(
+                at,
+                (rank, cid),
+                COMPUTING,
+                &Args::Amount(flops).display_size(),
+            );
         }
         self.frames[rank].push(Frame {
             pushed: cid.is_some(),
@@ -479,7 +518,7 @@ impl Tracer for PajeWriter {
             // A second MPI_Init fails before SimGrid traces it.
             (Some(t), Some(_)) if t.action == "init" => {}
             (Some(t), Some(cid)) => {
-                self.push(at, cid, &state_name(name), &t.args.display_size());
+                self.push(at, (rank, cid), &state_name(name), &t.args.display_size());
                 frame.pushed = true;
                 if let Some(m) = &t.sent {
                     self.start_link(at, rank, cid, m);
@@ -505,6 +544,12 @@ impl Tracer for PajeWriter {
 
     fn rank_ended(&mut self, at: f64, rank: usize) {
         self.destroy(at, rank);
+    }
+
+    fn call_location(&mut self, rank: usize, file: &Rc<str>, line: u32) {
+        if let Some(l) = self.locations.get_mut(rank) {
+            *l = Some((Rc::clone(file), line));
+        }
     }
 
     fn finish(&mut self, end: f64) -> io::Result<()> {
@@ -575,6 +620,7 @@ mod tests {
             comment: comment.into(),
             display_sizes,
             computing: false,
+            call_location: false,
         }
     }
 

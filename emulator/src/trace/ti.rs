@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use super::{Args, Coll, Traced, Tracer, VarColl};
 use crate::engine::observe::Observer;
@@ -34,11 +35,14 @@ pub struct TiWriter {
     buffered: usize,
     /// The first error met, reported at the end.
     error: Option<io::Error>,
+    /// Each rank's current call location, written before its lines
+    /// (`smpi/trace-call-location`; empty when off).
+    locations: Vec<Option<(Rc<str>, u32)>>,
 }
 
 impl TiWriter {
     /// A writer of `ranks` ranks' traces, indexed in `index`.
-    pub fn new(index: &Path, ranks: usize, computing: bool) -> io::Result<Self> {
+    pub fn new(index: &Path, ranks: usize, settings: &super::Settings) -> io::Result<Self> {
         let mut dir = index.as_os_str().to_owned();
         dir.push("_files");
         let dir = PathBuf::from(dir);
@@ -46,7 +50,8 @@ impl TiWriter {
         Ok(Self {
             index: index.to_path_buf(),
             dir,
-            computing,
+            computing: settings.computing,
+            locations: vec![None; if settings.call_location { ranks } else { 0 }],
             pending: vec![String::new(); ranks],
             started: vec![false; ranks],
             buffered: 0,
@@ -64,6 +69,10 @@ impl TiWriter {
             return;
         };
         let before = buf.len();
+        if let Some(Some((file, line))) = self.locations.get(rank) {
+            // SimGrid's line before each action.
+            let _ = writeln!(buf, "{rank} location {file} {line}");
+        }
         write_line(buf, rank, action, args);
         self.buffered += buf.len() - before;
         if self.buffered >= BUDGET {
@@ -116,6 +125,12 @@ impl Tracer for TiWriter {
     }
 
     fn call_exit(&mut self, _at: f64, _rank: usize, _name: &'static str, _code: i32) {}
+
+    fn call_location(&mut self, rank: usize, file: &Rc<str>, line: u32) {
+        if let Some(l) = self.locations.get_mut(rank) {
+            *l = Some((Rc::clone(file), line));
+        }
+    }
 
     fn finish(&mut self, _end: f64) -> io::Result<()> {
         self.flush();
