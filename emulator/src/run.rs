@@ -1227,7 +1227,10 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     mpi.verify.races.force = force;
     if checks.leaks {
         mpi.ledger.enable(np, false);
-    } else if checks != crate::mpi::verify::Checks::default() || trace.call_location {
+    } else if checks != crate::mpi::verify::Checks::default()
+        || trace.call_location
+        || profile.is_some()
+    {
         mpi.ledger.track_locations(np);
     }
     let io_dir = cfg.text("smpi/io-dir");

@@ -191,3 +191,48 @@ fn the_threads_of_a_rank_are_profiled_together() {
     }
     assert!(rows.iter().all(|r| r.max_s <= end + 1e-6), "{rows:?}");
 }
+
+#[test]
+fn a_program_built_with_call_locations_gets_its_top_call_sites() {
+    let app = crate::build_as(
+        "tests/c/call_location.c",
+        "call_location_profiled",
+        &["-trace-call-location"],
+    );
+    let barrier = crate::line_in("tests/c/call_location.c", "the barrier");
+    let receive = crate::line_in("tests/c/call_location.c", "the receive");
+    let o = run(&[
+        "-np",
+        "2",
+        NO_COMPUTE,
+        "--cfg=smpi/profile:yes",
+        app.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    let table: Vec<&str> = err.lines().skip_while(|l| !l.starts_with("Top ")).collect();
+    assert_eq!(
+        table.first(),
+        Some(&"Top 6 of 6 call sites by time:"),
+        "{err}"
+    );
+    // The barrier waits the longest (both ranks), then the receive.
+    assert!(
+        table[2].starts_with(&format!("MPI_Barrier at call_location.c:{barrier}  ")),
+        "{err}"
+    );
+    assert!(
+        table[3].starts_with(&format!("MPI_Recv at call_location.c:{receive}  ")),
+        "{err}"
+    );
+    // Without the locations, no call-site table.
+    let plain = crate::build_as("tests/c/call_location.c", "call_location_plain", &[]);
+    let o = run(&[
+        "-np",
+        "2",
+        NO_COMPUTE,
+        "--cfg=smpi/profile:yes",
+        plain.to_str().unwrap(),
+    ]);
+    assert!(!stderr(&o).contains("call sites by time"), "{}", stderr(&o));
+}

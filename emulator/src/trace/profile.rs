@@ -19,6 +19,7 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -139,14 +140,22 @@ impl Stat {
     }
 }
 
+/// A place in the program's sources: file and line.
+type Place = (Rc<str>, u32);
+
 /// A call an actor is inside.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Open {
     rank: usize,
     name: &'static str,
     since: f64,
     bytes: u64,
+    /// Where the program made it (`smpicc -trace-call-location`).
+    site: Option<Place>,
 }
+
+/// How many call sites the table lists.
+const SITES_SHOWN: usize = 10;
 
 /// Collects the profile of a run.
 #[derive(Debug)]
@@ -158,6 +167,10 @@ pub struct Profiler {
     open: FxHashMap<usize, Vec<Open>>,
     /// The date the run ended (0 until it did).
     end: f64,
+    /// Each rank's current call location, when the program tells it.
+    here: Vec<Option<Place>>,
+    /// Each function's figures by call site, over all ranks.
+    sites: FxHashMap<(&'static str, Place), Stat>,
 }
 
 /// One function's line of the table: all ranks together.
@@ -201,15 +214,19 @@ impl Profiler {
             ranks: vec![FxHashMap::default(); ranks],
             open: FxHashMap::default(),
             end: 0.0,
+            here: vec![None; ranks],
+            sites: FxHashMap::default(),
         }
     }
 
     fn enter(&mut self, at: f64, rank: usize, actor: usize, name: &'static str, bytes: u64) {
+        let site = self.here.get(rank).cloned().flatten();
         self.open.entry(actor).or_default().push(Open {
             rank,
             name,
             since: at,
             bytes,
+            site,
         });
     }
 
@@ -228,6 +245,29 @@ impl Profiler {
         if let Some(calls) = self.ranks.get_mut(o.rank) {
             calls.entry(o.name).or_default().add(o.bytes, at - o.since);
         }
+        if let Some(site) = o.site {
+            self.sites
+                .entry((o.name, site))
+                .or_default()
+                .add(o.bytes, at - o.since);
+        }
+    }
+
+    /// The call sites by time, the most first (then by function, file
+    /// and line): function, file, line, figures over all ranks.
+    pub fn sites(&self) -> Vec<(&'static str, Place, Stat)> {
+        let mut all: Vec<_> = self
+            .sites
+            .iter()
+            .map(|((call, place), s)| (*call, place.clone(), *s))
+            .collect();
+        all.sort_by(|a, b| {
+            b.2.time
+                .total_cmp(&a.2.time)
+                .then(a.0.cmp(b.0))
+                .then(a.1.cmp(&b.1))
+        });
+        all
     }
 
     /// The simulated date the run ended.
@@ -278,7 +318,12 @@ impl Profiler {
 
     /// The table `smpi/profile` prints (see [`table`]).
     pub fn table(&self) -> String {
-        table(&self.summaries(), &self.rank_totals(), self.end)
+        let mut out = table(&self.summaries(), &self.rank_totals(), self.end);
+        out.push_str(&sites_table(
+            &self.sites(),
+            self.end * self.ranks.len() as f64,
+        ));
+        out
     }
 
     /// Each rank's time in MPI calls, in all.
@@ -388,6 +433,12 @@ impl Tracer for Profiler {
 
     fn actor_call_exit(&mut self, at: f64, _rank: usize, actor: usize, name: &'static str, _: i32) {
         self.exit(at, actor, name);
+    }
+
+    fn call_location(&mut self, rank: usize, file: &Rc<str>, line: u32) {
+        if let Some(h) = self.here.get_mut(rank) {
+            *h = Some((Rc::clone(file), line));
+        }
     }
 
     fn finish(&mut self, end: f64) -> std::io::Result<()> {
@@ -513,6 +564,51 @@ pub fn table(summaries: &[Summary], rank_totals: &[f64], end: f64) -> String {
          simulated time;\nMax/mean: the time of the busiest rank (Max rank) over the mean of \
          all ranks.\n",
     );
+    out
+}
+
+/// The call sites of the most time (`sites`, sorted), at most
+/// [`SITES_SHOWN`], with their share of `capacity` (ranks x the simulated
+/// time); empty when no call site is known.
+pub fn sites_table(sites: &[(&'static str, Place, Stat)], capacity: f64) -> String {
+    if sites.is_empty() {
+        return String::new();
+    }
+    let mut rows: Vec<[String; 5]> = vec![[
+        "Call site".into(),
+        "Calls".into(),
+        "Time".into(),
+        "Share".into(),
+        "Per call".into(),
+    ]];
+    for (call, (file, line), s) in sites.iter().take(SITES_SHOWN) {
+        rows.push([
+            format!("{call} at {file}:{line}"),
+            s.calls.to_string(),
+            format_seconds(s.time),
+            if capacity > 0.0 {
+                format!("{:.2}%", 100.0 * s.time / capacity)
+            } else {
+                "-".into()
+            },
+            format_seconds(s.time / s.calls.max(1) as f64),
+        ]);
+    }
+    let mut widths = [0; 5];
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let shown = (rows.len() - 1).min(SITES_SHOWN);
+    let mut out = format!("Top {shown} of {} call sites by time:\n", sites.len());
+    for row in &rows {
+        let mut line = format!("{:<w$}", row[0], w = widths[0]);
+        for (cell, w) in row.iter().zip(widths).skip(1) {
+            let _ = write!(line, "  {cell:>w$}");
+        }
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
     out
 }
 
