@@ -948,12 +948,33 @@ impl Core {
         trace!(target: ENGINE, "the clock moves to {t:.9} s");
     }
 
-    /// Handles what ends at the current date, in order (fluid actions in
-    /// the solver's order, then timers by date and age): ends computations
-    /// and sleeps (their actors become ready) and starts the flows of
-    /// transfers whose latency is over, until a transfer arrives, which it
-    /// returns for its owner to complete.
+    /// Handles what ends at the current date, in order (timers by date
+    /// and age, then fluid actions in the solver's order: SimGrid wakes the
+    /// actors whose sleeps end before those whose communications do, which
+    /// decides the order in which polls read its shared counters, see
+    /// `mpi::poll`): ends computations and sleeps (their actors become
+    /// ready) and starts the flows of transfers whose latency is over,
+    /// until a transfer arrives, which it returns for its owner to
+    /// complete.
     pub fn next_finished(&mut self) -> Option<TransferId> {
+        while let Some(event) = self.timers.pop_due(self.now) {
+            match event {
+                TimerEvent::Wake(actor) => {
+                    self.actors[actor].sleeping = false;
+                    self.actors[actor].sleep_timer = None;
+                    self.wake_actor(actor);
+                }
+                TimerEvent::Timeout(actor) => {
+                    let a = &mut self.actors[actor];
+                    a.timeout = None;
+                    a.timed_out = true;
+                    self.wake_actor(actor);
+                }
+                TimerEvent::LatencyDone(id) => self.start_flow(id),
+                TimerEvent::TransferDone(id) if self.arrive(id) => return Some(id),
+                TimerEvent::TransferDone(_) => {}
+            }
+        }
         while let Some(action) = self.ended.pop_front() {
             match self.owners.remove(&action) {
                 Some(ActionOwner::Exec(actor)) => {
@@ -973,24 +994,6 @@ impl Core {
                 }
                 Some(ActionOwner::Transfer(id)) if self.arrive(id) => return Some(id),
                 Some(ActionOwner::Transfer(_)) | None => {}
-            }
-        }
-        while let Some(event) = self.timers.pop_due(self.now) {
-            match event {
-                TimerEvent::Wake(actor) => {
-                    self.actors[actor].sleeping = false;
-                    self.actors[actor].sleep_timer = None;
-                    self.wake_actor(actor);
-                }
-                TimerEvent::Timeout(actor) => {
-                    let a = &mut self.actors[actor];
-                    a.timeout = None;
-                    a.timed_out = true;
-                    self.wake_actor(actor);
-                }
-                TimerEvent::LatencyDone(id) => self.start_flow(id),
-                TimerEvent::TransferDone(id) if self.arrive(id) => return Some(id),
-                TimerEvent::TransferDone(_) => {}
             }
         }
         None
