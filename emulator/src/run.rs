@@ -1428,16 +1428,19 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         || cfg.bool("smpi/display-summary")
         || (!opts.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()));
     let mut profile_result = Ok(());
+    let failed = matches!(outcome, Outcome::Failed { .. });
     if let (Some(settings), Some(p)) = (&profile, &profiler) {
         let p = p.borrow();
-        if settings.table {
+        if settings.table && !failed {
             eprint!("{}", p.table());
         }
         if let Some((path, format)) = &settings.file {
             profile_result = p.write(path, *format);
         }
     }
-    if cfg.bool("smpi/display-timing") {
+    // After a fatal error the error is the last word: no figures of a run
+    // that did not happen (the profile file is still written).
+    if cfg.bool("smpi/display-timing") && !failed {
         // SimGrid's summary, in its words and number format.
         let g = crate::trace::ti::g6;
         let computed = finished.as_ref().map_or(0.0, |s| s.computed_seconds);
@@ -1455,7 +1458,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             ),
         );
     }
-    if display {
+    if display && !failed {
         eprintln!("smpirun: simulated time {simulated:.6} s, wall time {wall:.3} s, {np} ranks");
     }
     if let Some(sim) = &finished {

@@ -114,9 +114,18 @@ fn free_polls_let_the_others_run_and_the_clock_move() {
 fn a_rank_polling_for_what_never_comes_is_a_livelock_with_or_without_costs() {
     let app = build("tests/c/poll_forever.c");
     for cost in ["--cfg=smpi/test:0", "--cfg=smpi/test:1e-4"] {
-        let o = run(&["-np", "2", NO_COMPUTE, cost, app.to_str().unwrap()]);
+        let o = run(&[
+            "-np",
+            "2",
+            NO_COMPUTE,
+            cost,
+            "--cfg=smpi/display-summary:yes",
+            app.to_str().unwrap(),
+        ]);
         assert!(!o.status.success(), "{cost}");
         let err = stderr(&o);
+        // The error is the last word: no closing figures of a failed run.
+        assert!(!err.contains("smpirun: simulated time"), "{cost}: {err}");
         assert!(
             err.contains("smpirun: livelock at simulated time ")
                 && err.contains(": rank 0 polls with MPI_Test (10000000 polls in a row)"),
