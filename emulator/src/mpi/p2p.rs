@@ -13,7 +13,6 @@ use crate::sim;
 use super::datatype::Datatype;
 use super::matching::Slot;
 use super::poll::{self, Poll};
-use super::progression::{Deferred, Progression};
 use super::verify::{
     self,
     wildcard::{self, Candidate, Race},
@@ -581,21 +580,18 @@ impl Ctx<'_> {
                     send: env.send,
                     rma: None,
                 };
-                let weak = self.mpi.progression == Progression::Weak;
-                if weak && (self.rank_computing(env.source_world) || self.rank_computing(r.owner)) {
-                    // The handshake waits for the computing rank.
-                    self.mpi.deferred.push(Deferred {
-                        ranks: [env.source_world, r.owner],
-                        src: self.core.host_of(env.source_world),
-                        dst: self.core.host_of(r.owner),
-                        bytes: env.bytes,
-                        hooks,
-                    });
-                    return;
-                }
-                let src_host = self.core.host_of(env.source_world);
-                let dst_host = self.core.host_of(r.owner);
-                self.start_transfer(src_host, dst_host, env.bytes, hooks);
+                let hosts = (
+                    self.core.host_of(env.source_world),
+                    self.core.host_of(r.owner),
+                );
+                // Under weak progression the handshake waits for a
+                // computing rank.
+                self.start_transfer_progressing(
+                    [env.source_world, r.owner],
+                    hosts,
+                    env.bytes,
+                    hooks,
+                );
             }
         }
     }

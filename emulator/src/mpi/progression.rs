@@ -100,6 +100,30 @@ impl super::Ctx<'_> {
         self.core.actor(rank).computing()
     }
 
+    /// Starts a transfer of `bytes` from host `src` to `dst` between world
+    /// ranks `ranks`, or, under `weak` progression while one of them
+    /// computes, defers it until neither does.
+    pub fn start_transfer_progressing(
+        &mut self,
+        ranks: [usize; 2],
+        (src, dst): (HostId, HostId),
+        bytes: usize,
+        hooks: TransferHooks,
+    ) {
+        let weak = self.mpi.progression == Progression::Weak;
+        if weak && ranks.iter().any(|&r| self.rank_computing(r)) {
+            self.mpi.deferred.push(Deferred {
+                ranks,
+                src,
+                dst,
+                bytes,
+                hooks,
+            });
+            return;
+        }
+        self.start_transfer(src, dst, bytes, hooks);
+    }
+
     /// Starts the deferred transfers whose ranks both stopped computing.
     pub fn start_deferred(&mut self) {
         let mut i = 0;

@@ -280,20 +280,14 @@ impl Ctx<'_> {
             rma: Some(hooks),
             ..Default::default()
         };
-        let weak = self.mpi.progression == crate::mpi::progression::Progression::Weak;
-        if weak && self.rank_computing(target_world) {
-            // Without asynchronous progress the target takes part only
-            // inside an MPI call.
-            self.mpi.deferred.push(crate::mpi::progression::Deferred {
-                ranks: [self.core.current(), target_world],
-                src: first.src,
-                dst: first.dst,
-                bytes: first.bytes,
-                hooks,
-            });
-            return Ok(request);
-        }
-        self.start_transfer(first.src, first.dst, first.bytes, hooks);
+        // Without asynchronous progress the target takes part only inside
+        // an MPI call (the origin is in one).
+        self.start_transfer_progressing(
+            [self.core.current(), target_world],
+            (first.src, first.dst),
+            first.bytes,
+            hooks,
+        );
         Ok(request)
     }
 
