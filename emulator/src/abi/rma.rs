@@ -243,25 +243,25 @@ pub(crate) unsafe extern "C" fn MPI_Win_unlock_all(win: c_int) -> c_int {
 
 pub(crate) unsafe extern "C" fn MPI_Win_flush(rank: c_int, win: c_int) -> c_int {
     on_win("MPI_Win_flush", win, || {
-        win::flush(win, Some(rank), "MPI_Win_flush")
+        win::flush(win, Some(rank), false, "MPI_Win_flush")
     })
 }
 
 pub(crate) unsafe extern "C" fn MPI_Win_flush_local(rank: c_int, win: c_int) -> c_int {
     on_win("MPI_Win_flush_local", win, || {
-        win::flush(win, Some(rank), "MPI_Win_flush_local")
+        win::flush(win, Some(rank), true, "MPI_Win_flush_local")
     })
 }
 
 pub(crate) unsafe extern "C" fn MPI_Win_flush_all(win: c_int) -> c_int {
     on_win("MPI_Win_flush_all", win, || {
-        win::flush(win, None, "MPI_Win_flush_all")
+        win::flush(win, None, false, "MPI_Win_flush_all")
     })
 }
 
 pub(crate) unsafe extern "C" fn MPI_Win_flush_local_all(win: c_int) -> c_int {
     on_win("MPI_Win_flush_local_all", win, || {
-        win::flush(win, None, "MPI_Win_flush_local_all")
+        win::flush(win, None, true, "MPI_Win_flush_local_all")
     })
 }
 

@@ -455,8 +455,10 @@ pub fn unlock_all(win: i32) -> MpiResult<()> {
 }
 
 /// MPI_Win_flush(_local)(_all): completes operations inside a passive
-/// target epoch. Local completion is waited for as remote completion.
-pub fn flush(win: i32, rank: Option<i32>, call: &'static str) -> MpiResult<()> {
+/// target epoch. Local completion (`local`) is waited for as remote
+/// completion, except that SimGrid's model waits then for the transfers
+/// whose data comes to this rank only.
+pub fn flush(win: i32, rank: Option<i32>, local: bool, call: &'static str) -> MpiResult<()> {
     let target = sim::mpi(|w| -> MpiResult<Option<usize>> {
         let (obj, me) = w.window(win)?;
         let m = &obj.members[me];
@@ -486,11 +488,7 @@ pub fn flush(win: i32, rank: Option<i32>, call: &'static str) -> MpiResult<()> {
     }
     // SimGrid's flush_local waits for its own list only: the transfers
     // whose data comes to this rank.
-    let scope = if call.contains("_local") {
-        Scope::ToMe
-    } else {
-        Scope::Between
-    };
+    let scope = if local { Scope::ToMe } else { Scope::Between };
     wait_quiet(win, target, scope, call);
     // The flushed operations are complete: their memory is free again.
     sim::mpi(|w| {
