@@ -269,10 +269,16 @@ pub(crate) unsafe extern "C" fn smpi_trace_set_call_location(file: *const c_char
     sim::with(|s| {
         let me = s.core.current();
         s.mpi.ledger.set_location(me, &file, line);
-        if !s.tracers.is_empty() && line > 0 {
-            // Traces name files by their base name, as SimGrid's do.
-            if let Some(site) = s.mpi.ledger.here(me) {
-                let file: std::rc::Rc<str> = crate::mpi::ledger::base_name(&site.file).into();
+        if !s.tracers.is_empty() {
+            // The ledger's interned name, no copy: the base name, or the
+            // whole path with smpi/trace-call-use-absolute-path, as in
+            // SimGrid.
+            if let Some(file) = s
+                .mpi
+                .ledger
+                .here(me)
+                .map(|site| std::rc::Rc::clone(&site.file))
+            {
                 s.tracers.call_location(me, &file, line);
             }
         }
