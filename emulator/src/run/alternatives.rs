@@ -22,7 +22,7 @@
 
 use std::ffi::OsString;
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -153,7 +153,7 @@ fn schedule(races: &[Race]) -> Vec<(usize, usize)> {
 fn run_once(
     me: &Path,
     args: &[OsString],
-    log_path: &PathBuf,
+    log_path: &Path,
     force: Option<Force>,
     limit: Option<Duration>,
 ) -> Result<Ended> {
