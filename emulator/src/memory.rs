@@ -1,7 +1,14 @@
 //! The memory ranks' data lives in, as messages and one-sided operations
 //! must see it: the program's globals when they are swapped between ranks
-//! (`smpi/privatization:swap`), and folded allocations
+//! (`smpi/privatization:swap`), the ranks' stacks when they share one
+//! (`contexts/stack-mode:copy`), and folded allocations
 //! (`SMPI_SHARED_MALLOC`, `smpi/auto-shared-malloc-thresh`).
+//!
+//! Swapped globals and a shared stack are *placed* memory: at one address,
+//! each rank's own contents, whichever rank's are in place. Code that
+//! touches another rank's placed memory calls [`Memory::activate`] for it
+//! first, and again for the rank that was in place ([`Memory::placed`])
+//! after.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -10,6 +17,8 @@ use privatize::fold::{FoldError, Folding, Strategy};
 use privatize::getopt_globals::GetoptGlobals;
 use privatize::tls::ThreadLocals;
 use privatize::DataSegment;
+
+use crate::engine::shared_stack::SharedStack;
 use rustc_hash::FxHashMap;
 
 use crate::config::{Config, ConfigError, Kind, OptionSpec, Options};
@@ -28,6 +37,11 @@ pub struct Memory {
     /// now running has its own in place, and code touching another rank's
     /// memory calls [`Memory::activate`] first.
     pub segment: Option<Rc<DataSegment>>,
+    /// The stack the ranks share (`contexts/stack-mode:copy`): the rank in
+    /// place has its frames there.
+    pub shared_stack: Option<SharedStack>,
+    /// The rank whose placed memory is in place (last activated).
+    placed: Cell<Option<usize>>,
     /// The allocations of `SMPI_SHARED_MALLOC` (`smpi/shared-malloc`).
     pub folding: Folding,
     /// `smpi/auto-shared-malloc-thresh`: plain allocations of at least
@@ -64,6 +78,8 @@ impl Default for Memory {
     fn default() -> Self {
         Self {
             segment: None,
+            shared_stack: None,
+            placed: Cell::new(None),
             folding: Folding::new(Strategy::Global, 1 << 20),
             auto_fold_threshold: 0,
             getopt: RefCell::new(None),
@@ -112,6 +128,8 @@ impl Memory {
         }
         Ok(Self {
             segment,
+            shared_stack: None,
+            placed: Cell::new(None),
             folding,
             auto_fold_threshold,
             getopt: RefCell::new(None),
@@ -119,11 +137,16 @@ impl Memory {
         })
     }
 
-    /// Puts `rank`'s globals in place (swap privatization; nothing to do
-    /// otherwise).
+    /// Puts `rank`'s placed memory in place: its globals (swap
+    /// privatization) and its frames (a shared stack); nothing to do
+    /// otherwise.
     pub fn activate(&self, rank: usize) {
+        self.placed.set(Some(rank));
         if let Some(s) = &self.segment {
             s.activate(rank);
+        }
+        if let Some(s) = &self.shared_stack {
+            s.make_resident(rank);
         }
         if let Some(swap) = self.getopt.borrow_mut().as_mut() {
             if swap.active != rank {
@@ -131,6 +154,32 @@ impl Memory {
                 swap.saved[rank].write();
                 swap.active = rank;
             }
+        }
+    }
+
+    /// The rank whose placed memory is in place, if any is.
+    pub fn placed(&self) -> Option<usize> {
+        self.placed.get()
+    }
+
+    /// Whether some memory is placed (swapped globals, a shared stack).
+    pub fn has_placed(&self) -> bool {
+        self.segment.is_some() || self.shared_stack.is_some()
+    }
+
+    /// Whether `[addr, addr + len)` overlaps placed memory.
+    pub fn placed_contains(&self, addr: usize, len: usize) -> bool {
+        self.segment.as_ref().is_some_and(|s| s.contains(addr, len))
+            || self
+                .shared_stack
+                .as_ref()
+                .is_some_and(|s| s.contains(addr, len))
+    }
+
+    /// Forgets what rank `rank`'s main actor kept here: it ended.
+    pub fn rank_ended(&self, rank: usize) {
+        if let Some(s) = &self.shared_stack {
+            s.forget(rank);
         }
     }
 

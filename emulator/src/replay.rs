@@ -103,7 +103,7 @@ impl Replayer {
 
 impl RankFactory for Replayer {
     fn create(&mut self, rank: usize) -> Result<(RankCoroutine, (usize, usize)), String> {
-        let stack = crate::run::rank_stack(self.stack_bytes, &format!("rank {rank}"), rank)?;
+        let stack = crate::run::main_stack(self.stack_bytes, rank)?;
         let guard = stack.guard();
         let path = self.files[rank].clone();
         let simulate = self.simulate;

@@ -16,9 +16,10 @@ use crate::abi::ABI_TABLE;
 use crate::abi_symbols::abi_hash;
 use crate::actors::Body;
 use crate::config::{self, Config, Kind, OptionSpec};
-use crate::engine::context::{self, RankStack};
+use crate::engine::context::{self, CoStack, RankStack};
 use crate::engine::limit::{self, Limits, Watchdog};
 use crate::engine::netmodel::{NetModel, RoutingChoice};
+use crate::engine::shared_stack::SharedStack;
 use crate::engine::Core;
 use crate::leaks;
 use crate::log::{self, Priority, SimGrid, Source};
@@ -34,6 +35,7 @@ use crate::sim::{self, Bench, Outcome, RankFactory, Sim};
 #[rustfmt::skip]
 const OPTIONS: config::Options = &[
     OptionSpec { name: "contexts/stack-size", kind: Kind::Int, default: "8192", help: "stack size of each rank, in KiB (address space, committed lazily)" },
+    OptionSpec { name: "contexts/stack-mode", kind: Kind::Text, default: "auto", help: "guard (each rank has its own stack above a guard zone: two memory mappings per rank), copy (the ranks take turns on one stack, each rank's frames copied out while another runs: no mapping per rank, and only the bytes the frames use) or auto (guard while the mappings fit vm.max_map_count, copy beyond)" },
     OptionSpec { name: "network/loopback-bw", kind: Kind::Float, default: "10e9", help: "bandwidth of the same-host loopback link, in B/s" },
     OptionSpec { name: "network/loopback-lat", kind: Kind::Float, default: "0", help: "latency of the same-host loopback link, in s" },
     OptionSpec { name: "smpi/omp-model", kind: Kind::Text, default: "cpu", help: "what an OpenMP parallel region of a rank costs (its threads are real, not simulated): cpu (the CPU time of all its threads over the simulated host's cores, at least that of the rank's own thread: a 2-core laptop predicts a 64-core node) or wall (what the bench clock measures on the rank's thread, which depends on this machine's cores)" },
@@ -177,7 +179,8 @@ pub(crate) fn rank_stack(
                 };
                 format!(
                     "; the process has {mapped} memory mappings and vm.max_map_count is {l} \
-                     ({stacks} for the {made} stacks made so far{others}): raise it, e.g. \
+                     ({stacks} for the {made} stacks made so far{others}): let the ranks \
+                     share one stack (--cfg=contexts/stack-mode:copy) or raise the limit, e.g. \
                      `sysctl -w vm.max_map_count={}`",
                     (4 * sim::with(|s| s.core.actors().len()) as u64)
                         .max(1 << 20)
@@ -194,6 +197,15 @@ pub(crate) fn rank_stack(
     })
 }
 
+/// The stack of rank `rank`'s main actor: a turn on the shared stack when
+/// the ranks share one, its own otherwise.
+pub(crate) fn main_stack(bytes: usize, rank: usize) -> std::result::Result<CoStack, String> {
+    if let Some(turn) = sim::with(|s| s.mem.shared_stack.as_ref().map(|st| st.claim(rank))) {
+        return Ok(turn);
+    }
+    rank_stack(bytes, &format!("rank {rank}"), rank).map(CoStack::Own)
+}
+
 /// The coroutine of an actor that rank `rank` starts (a thread, an
 /// actor of SimGrid's API), on a stack of `bytes`.
 pub(crate) fn spawn_actor(
@@ -202,7 +214,11 @@ pub(crate) fn spawn_actor(
     body: Body,
 ) -> std::result::Result<sim::Coroutine, String> {
     let made = sim::with(|s| s.core.actors().len());
-    let stack = rank_stack(bytes, &format!("an actor of rank {rank}"), made)?;
+    let stack = CoStack::Own(rank_stack(
+        bytes,
+        &format!("an actor of rank {rank}"),
+        made,
+    )?);
     let guard = stack.guard();
     Ok((context::spawn(stack, body), guard))
 }
@@ -218,7 +234,7 @@ impl RankFactory for Factory {
             .map_err(|e| format!("smpirun: {e}"))?;
         self.replacements.apply(&app)?;
         sim::with(|s| s.mem.set_thread_locals(rank, app.thread_locals()));
-        let stack = rank_stack(self.stack_bytes, &format!("rank {rank}"), rank)?;
+        let stack = main_stack(self.stack_bytes, rank)?;
         let guard = stack.guard();
         let mut owned: Vec<CString> = Vec::with_capacity(self.args.len() + 1);
         let name = CString::new(self.program.as_os_str().as_bytes())
@@ -256,6 +272,67 @@ impl RankFactory for Factory {
 
     fn spawn(&mut self, rank: usize, body: Body) -> std::result::Result<sim::Coroutine, String> {
         spawn_actor(self.stack_bytes, rank, body)
+    }
+}
+
+/// How the ranks' main actors get their stacks (`contexts/stack-mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StackMode {
+    /// A mapping per rank, above a guard zone of its own.
+    Guard,
+    /// One stack for all, each rank's frames copied out while another runs.
+    Copy,
+}
+
+/// Mappings kept free for everything but the ranks' stacks (the program's
+/// copies, folded buffers, threads' stacks, the allocator's arenas) when
+/// `contexts/stack-mode:auto` checks that guard stacks fit.
+const MAPPINGS_BESIDES_STACKS: u64 = 8192;
+
+/// Whether `ranks` guard stacks (two mappings each) fit under the
+/// mappings `limit` when the process has `mapped` already, with room for
+/// the rest of the run.
+fn guard_stacks_fit(ranks: usize, mapped: u64, limit: u64) -> bool {
+    (2 * ranks as u64)
+        .saturating_add(mapped)
+        .saturating_add(MAPPINGS_BESIDES_STACKS)
+        <= limit
+}
+
+/// Resolves `contexts/stack-mode` for `ranks` ranks: `auto` takes guard
+/// stacks while their two mappings per rank fit `vm.max_map_count`, and
+/// says so when it takes copied stacks instead.
+fn stack_mode(cfg: &Config, ranks: usize) -> Result<StackMode> {
+    match cfg.text("contexts/stack-mode") {
+        "guard" => Ok(StackMode::Guard),
+        "copy" => Ok(StackMode::Copy),
+        "auto" => {
+            let limit = std::fs::read_to_string("/proc/sys/vm/max_map_count")
+                .ok()
+                .and_then(|t| t.trim().parse::<u64>().ok())
+                .unwrap_or(u64::MAX);
+            let mapped = std::fs::read_to_string("/proc/self/maps")
+                .map(|t| t.lines().count() as u64)
+                .unwrap_or(0);
+            let need = 2 * ranks as u64;
+            if guard_stacks_fit(ranks, mapped, limit) {
+                return Ok(StackMode::Guard);
+            }
+            log::simgrid(
+                SimGrid::SmpiConfig,
+                Priority::Info,
+                Source::Maestro,
+                0.0,
+                &format!(
+                    "contexts/stack-mode:auto: {ranks} ranks on stacks of their own would take \
+                     {need} memory mappings and vm.max_map_count is {limit}: the ranks take \
+                     turns on one stack instead, their frames copied at each switch \
+                     (contexts/stack-mode:copy)"
+                ),
+            );
+            Ok(StackMode::Copy)
+        }
+        other => bail!("option contexts/stack-mode: '{other}' is not one of auto, guard, copy"),
     }
 }
 
@@ -1237,7 +1314,15 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     if !io_dir.is_empty() {
         mpi.files.stand_in.configured = Some(std::path::PathBuf::from(io_dir));
     }
-    let mem = Memory::from_config(&cfg, segment)?;
+    let mut mem = Memory::from_config(&cfg, segment)?;
+    if stack_mode(&cfg, np)? == StackMode::Copy {
+        mem.shared_stack = Some(SharedStack::new(stack_bytes, np).with_context(|| {
+            format!(
+                "cannot allocate the {} KiB stack the ranks share",
+                stack_bytes / 1024
+            )
+        })?);
+    }
     let analysis = leaks::Settings::from_config(&cfg)?;
     let mut core = Core::new(platform, model, hosts);
     core.set_progression(
@@ -1567,4 +1652,35 @@ fn end_checks(sim: &mut Sim, ended: bool, report: &str) -> Result<()> {
         })?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_stacks_take_guard_stacks_while_their_mappings_fit() {
+        // Linux's default vm.max_map_count, a process with 300 mappings.
+        assert!(guard_stacks_fit(10_000, 300, 65_530));
+        assert!(guard_stacks_fit(28_000, 300, 65_530));
+        assert!(!guard_stacks_fit(29_000, 300, 65_530));
+        assert!(!guard_stacks_fit(1 << 20, 300, 65_530));
+        // Raised limits.
+        assert!(guard_stacks_fit(1 << 20, 300, 4 << 20));
+        assert!(guard_stacks_fit(usize::MAX / 4, 0, u64::MAX));
+    }
+
+    #[test]
+    fn stack_modes_resolve_and_unknown_ones_are_refused() {
+        let mut cfg = Config::new(&[OPTIONS]);
+        for (text, mode) in [("guard", StackMode::Guard), ("copy", StackMode::Copy)] {
+            cfg.set("contexts/stack-mode", text).unwrap();
+            assert_eq!(stack_mode(&cfg, 1 << 20).unwrap(), mode);
+        }
+        cfg.set("contexts/stack-mode", "auto").unwrap();
+        assert_eq!(stack_mode(&cfg, 2).unwrap(), StackMode::Guard);
+        cfg.set("contexts/stack-mode", "pooled").unwrap();
+        let e = stack_mode(&cfg, 2).unwrap_err().to_string();
+        assert!(e.contains("not one of auto, guard, copy"), "{e}");
+    }
 }

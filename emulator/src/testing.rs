@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use platforms::{HostId, Platform};
 
-use crate::engine::context::{self, RankCoroutine, RankStack};
+use crate::engine::context::{self, CoStack, RankCoroutine, RankStack};
 use crate::engine::limit::Limits;
 use crate::engine::netmodel::NetModel;
 use crate::engine::observe::Observer;
@@ -23,14 +23,14 @@ struct Closures(Program);
 
 impl RankFactory for Closures {
     fn create(&mut self, rank: usize) -> Result<(RankCoroutine, (usize, usize)), String> {
-        let stack = RankStack::new(1 << 20).map_err(|e| e.to_string())?;
+        let stack = CoStack::Own(RankStack::new(1 << 20).map_err(|e| e.to_string())?);
         let guard = stack.guard();
         let program = Rc::clone(&self.0);
         Ok((context::spawn(stack, move || program(rank)), guard))
     }
 
     fn spawn(&mut self, _rank: usize, body: crate::actors::Body) -> Result<Coroutine, String> {
-        let stack = RankStack::new(1 << 20).map_err(|e| e.to_string())?;
+        let stack = CoStack::Own(RankStack::new(1 << 20).map_err(|e| e.to_string())?);
         let guard = stack.guard();
         Ok((context::spawn(stack, body), guard))
     }

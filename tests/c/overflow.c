@@ -1,6 +1,8 @@
-/* Rank 0 recurses without bound: a stack overflow smpirun must name. */
+/* One rank (the first argument, 0 by default) recurses without bound: a
+ * stack overflow smpirun must name. */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static int depth(int n)
 {
@@ -14,7 +16,7 @@ int main(int argc, char **argv)
     int rank;
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank == 0)
+    if (rank == (argc > 1 ? atoi(argv[1]) : 0))
         printf("%d\n", depth(0));
     MPI_Finalize();
     return 0;

@@ -21,6 +21,7 @@ mod progression;
 mod rma_timing;
 mod simgrid;
 mod simgrid_cli;
+mod stacks;
 mod sweep;
 mod threads;
 mod tools;

@@ -25,7 +25,7 @@ pub enum Suspend {
     Exit(i32),
 }
 
-pub type RankCoroutine = Coroutine<(), Suspend, i32, RankStack>;
+pub type RankCoroutine = Coroutine<(), Suspend, i32, CoStack>;
 
 /// Size of the inaccessible zone below each stack: large enough that a big
 /// stack frame cannot jump over it into another mapping.
@@ -101,7 +101,54 @@ unsafe impl Stack for RankStack {
     }
 }
 
-fn page_size() -> usize {
+/// The stack a coroutine runs on.
+pub enum CoStack {
+    /// A mapping of its own, above a guard zone (`contexts/stack-mode:guard`).
+    Own(RankStack),
+    /// A turn on the one stack that ranks share, their frames copied out
+    /// while another rank has it (`contexts/stack-mode:copy`, see
+    /// [`super::shared_stack`]): `[limit, top)`, above the guard zone
+    /// `guard`.
+    Shared {
+        top: usize,
+        limit: usize,
+        guard: (usize, usize),
+    },
+}
+
+impl CoStack {
+    /// The guard zone below the stack: faults there are stack overflows.
+    pub fn guard(&self) -> (usize, usize) {
+        match self {
+            Self::Own(s) => s.guard(),
+            Self::Shared { guard, .. } => *guard,
+        }
+    }
+}
+
+// SAFETY: an own stack as RankStack's; a shared turn describes the shared
+// stack's mapping, which outlives every coroutine made on it (the
+// `SharedStack` is dropped after the coroutines), and whose bytes hold
+// this coroutine's frames whenever it runs (`SharedStack::make_resident`
+// runs before each resume).
+unsafe impl Stack for CoStack {
+    fn base(&self) -> StackPointer {
+        match self {
+            Self::Own(s) => s.base(),
+            Self::Shared { top, .. } => StackPointer::new(*top).expect("stack top is not null"),
+        }
+    }
+    fn limit(&self) -> StackPointer {
+        match self {
+            Self::Own(s) => s.limit(),
+            Self::Shared { limit, .. } => {
+                StackPointer::new(*limit).expect("stack limit is not null")
+            }
+        }
+    }
+}
+
+pub(super) fn page_size() -> usize {
     nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
         .ok()
         .flatten()
@@ -112,6 +159,57 @@ fn page_size() -> usize {
 thread_local! {
     /// The yielder of the coroutine now running (null on the maestro).
     static YIELDER: Cell<*const Yielder<(), Suspend>> = const { Cell::new(ptr::null()) };
+    /// The shared stack's usable range `[limit, top)` (empty without one).
+    static SHARED_RANGE: Cell<(usize, usize)> = const { Cell::new((0, 0)) };
+    /// The lowest address the frames on the shared stack may use: noted
+    /// each time code leaves that stack (a suspend, a call on the maestro's
+    /// stack), so that copying `[low, top)` out keeps every live frame.
+    static SHARED_LOW: Cell<usize> = const { Cell::new(0) };
+}
+
+/// How far below a local of the function that leaves a stack the frames
+/// of the switch itself may reach (corosensei's suspend or parent-stack
+/// call and the registers its switch pushes), besides the closure and
+/// result a call on the maestro's stack keeps there. Checked by
+/// `shared_stack`'s tests (which fill a stack with a pattern and look for
+/// the lowest byte written), in debug and release builds: corosensei 0.3's
+/// suspend uses 35 bytes below in release and about 900 in debug. Every
+/// byte here is copied at each switch under `contexts/stack-mode:copy`,
+/// and kept per rank.
+const SWITCH_FRAMES: usize = if cfg!(debug_assertions) { 2048 } else { 256 };
+
+/// Notes that code leaves the stack it runs on, from a local at `at`
+/// whose callees below may use `below` more bytes: on the shared stack,
+/// that bounds the live frames.
+#[inline(always)]
+fn note_leaving(at: usize, below: usize) {
+    let (lo, hi) = SHARED_RANGE.with(Cell::get);
+    if (lo..hi).contains(&at) {
+        SHARED_LOW.with(|c| c.set(at.saturating_sub(below).max(lo)));
+    }
+}
+
+/// Publishes the shared stack's usable range (an empty one: none).
+pub(super) fn set_shared_range(lo: usize, hi: usize) {
+    SHARED_RANGE.with(|c| c.set((lo, hi)));
+}
+
+/// The lowest address the frames of the shared stack's occupant use.
+pub(super) fn shared_low() -> usize {
+    SHARED_LOW.with(Cell::get)
+}
+
+/// Sets what [`shared_low`] answers (a new occupant's frames were put
+/// in place).
+pub(super) fn set_shared_low(low: usize) {
+    SHARED_LOW.with(|c| c.set(low));
+}
+
+/// The address of a local of the calling frame.
+#[inline(always)]
+fn here() -> usize {
+    let local = 0u8;
+    std::hint::black_box(&local) as *const u8 as usize
 }
 
 /// Whether the code running now is a rank's (or an actor's), on its own
@@ -121,8 +219,13 @@ pub fn in_rank() -> bool {
     YIELDER.with(|y| !y.get().is_null())
 }
 
-/// Creates the coroutine of a rank. `body` runs on the rank's stack.
-pub fn spawn(stack: RankStack, body: impl FnOnce() -> i32 + 'static) -> RankCoroutine {
+/// Creates the coroutine of a rank. `body` runs on the rank's stack (a
+/// shared one must have been claimed for this coroutine just before:
+/// corosensei writes the closure at its top).
+pub fn spawn<F: FnOnce() -> i32 + 'static>(stack: CoStack, body: F) -> RankCoroutine {
+    // `SharedStack::claim` keeps room for the closure and corosensei's
+    // first frame, which the coroutine's first run then covers.
+    debug_assert!(std::mem::size_of::<F>() < super::shared_stack::CLAIM_RESERVE / 2);
     Coroutine::with_stack(stack, move |yielder: &Yielder<(), Suspend>, ()| {
         YIELDER.with(|y| y.set(yielder));
         body()
@@ -186,6 +289,7 @@ pub fn suspend(why: Suspend) {
     // across a switch, as a process of its own would.
     let errno = nix::errno::Errno::last_raw();
     let regions = NATIVE_REGIONS.with(|c| c.replace(0));
+    note_leaving(here(), SWITCH_FRAMES);
     yielder.suspend(why);
     NATIVE_REGIONS.with(|c| c.set(regions));
     nix::errno::Errno::set_raw(errno);
@@ -201,7 +305,7 @@ pub fn suspend(why: Suspend) {
 ///
 /// `f` must not suspend; it is run with no yielder published, so a
 /// `suspend` inside it panics instead of switching from the wrong stack.
-pub fn off_rank_stack<R>(f: impl FnOnce() -> R) -> R {
+pub fn off_rank_stack<R, F: FnOnce() -> R>(f: F) -> R {
     let y = YIELDER.with(|y| y.get());
     if y.is_null() {
         return f();
@@ -211,6 +315,10 @@ pub fn off_rank_stack<R>(f: impl FnOnce() -> R) -> R {
     // for as long as the coroutine runs, which covers this call.
     let yielder = unsafe { &*y };
     let job = SameThread { f, yielder: y };
+    note_leaving(
+        here(),
+        SWITCH_FRAMES + 2 * std::mem::size_of::<SameThread<F>>() + std::mem::size_of::<R>(),
+    );
     yielder.on_parent_stack(move || job.run())
 }
 
@@ -251,7 +359,11 @@ impl Drop for RestoreYielder {
 /// Ends a rank that will never be resumed, freeing its stack without
 /// unwinding (its frames include C code that cannot be unwound).
 pub fn discard(mut co: RankCoroutine) {
-    if co.started() && !co.done() {
+    // A coroutine that never ran is abandoned too, its closure leaked:
+    // on the shared stack, the closure may lie under another rank's frames
+    // now; and only a failing run drops such a coroutine, right after
+    // making it.
+    if !co.done() {
         // SAFETY: the rank yielded Exit and is never resumed; the frames on
         // its stack are abandoned without running destructors, which is
         // what `exit` means for the C code on them. Rust frames of the
@@ -494,7 +606,7 @@ mod tests {
 
     #[test]
     fn coroutine_switches_and_returns() {
-        let stack = RankStack::new(256 * 1024).unwrap();
+        let stack = CoStack::Own(RankStack::new(256 * 1024).unwrap());
         let guard = stack.guard();
         let mut co = spawn(stack, || {
             suspend(Suspend::Park);
@@ -508,7 +620,7 @@ mod tests {
 
     #[test]
     fn exited_coroutine_is_discarded_without_unwinding() {
-        let stack = RankStack::new(256 * 1024).unwrap();
+        let stack = CoStack::Own(RankStack::new(256 * 1024).unwrap());
         let guard = stack.guard();
         let mut co = spawn(stack, || {
             suspend(Suspend::Exit(3));
@@ -529,7 +641,7 @@ mod tests {
 
     #[test]
     fn off_rank_stack_runs_on_the_maestro_stack_and_forbids_suspending() {
-        let stack = RankStack::new(256 * 1024).unwrap();
+        let stack = CoStack::Own(RankStack::new(256 * 1024).unwrap());
         let guard = stack.guard();
         // The guard zone sits right below the usable stack.
         let (lo, hi) = (guard.1, guard.1 + 256 * 1024);

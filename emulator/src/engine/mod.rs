@@ -30,6 +30,7 @@ mod net;
 pub mod netmodel;
 pub mod netstats;
 pub mod observe;
+pub mod shared_stack;
 mod timer;
 
 #[cfg(test)]

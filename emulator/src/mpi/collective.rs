@@ -192,7 +192,7 @@ fn guard_nonblocking(bufs: &[(usize, i32, usize, &'static str)]) {
             let Ok(ty) = w.mpi.committed(dt) else {
                 continue;
             };
-            if !w.may_touch_globals(addr, &ty, n) {
+            if !w.may_touch_placed(addr, &ty, n) {
                 let (lo, hi) = verify::span(addr, n, &ty);
                 spans.push((lo, hi, what));
             }

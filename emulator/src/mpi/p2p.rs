@@ -439,14 +439,14 @@ impl Ctx<'_> {
         if guarded {
             self.guards_before_write(r.owner, Some(written));
         }
-        // Under swap privatization the sender's and the receiver's globals
-        // are not in place at once: whichever buffer lies in them is read
-        // or written with its owner's in place, through a copy if both do.
-        let in_place = self.mem.segment.as_ref().and_then(|s| s.owner());
+        // Placed memory (swapped globals, a shared stack) holds one rank's
+        // contents at a time: whichever buffer lies in it is read or
+        // written with its owner's in place, through a copy if both do.
+        let in_place = self.mem.placed();
         match &env.payload {
             Payload::Buffered(data) => {
                 let n = data.len().min(capacity);
-                if self.may_touch_globals(r.buf, &rty, r.count) {
+                if self.may_touch_placed(r.buf, &rty, r.count) {
                     self.mem.activate(r.owner);
                 }
                 // Folded destination bytes (SMPI_SHARED_MALLOC) are left
@@ -488,8 +488,8 @@ impl Ctx<'_> {
             Payload::InSendBuffer(sid) => {
                 let s = self.mpi.request(*sid);
                 let n = env.bytes.min(capacity);
-                let send_globals = self.may_touch_globals(s.buf, &s.dtype, s.count);
-                let recv_globals = self.may_touch_globals(r.buf, &rty, r.count);
+                let send_globals = self.may_touch_placed(s.buf, &s.dtype, s.count);
+                let recv_globals = self.may_touch_placed(r.buf, &rty, r.count);
                 let contiguous = s.dtype.is_contiguous() && rty.is_contiguous();
                 if !send_globals && !recv_globals {
                     // Straight from buffer to buffer, except into folded
@@ -605,7 +605,7 @@ impl Ctx<'_> {
         }
         let r = self.mpi.request(id);
         let Some(call) = r.call else { return };
-        if self.may_touch_globals(r.buf, &r.dtype, r.count) {
+        if self.may_touch_placed(r.buf, &r.dtype, r.count) {
             return;
         }
         let (lo, hi) = verify::span(r.buf, r.count, &r.dtype);
@@ -978,14 +978,16 @@ impl Ctx<'_> {
         });
     }
 
-    /// Whether `count` elements of `ty` at `buf` may lie in the globals
-    /// swapped between ranks (always assumed for non-contiguous layouts).
-    pub fn may_touch_globals(&self, buf: usize, ty: &Datatype, count: usize) -> bool {
-        let Some(segment) = self.mem.segment.as_ref() else {
+    /// Whether `count` elements of `ty` at `buf` may lie in placed memory
+    /// (the globals swapped between ranks, the stack they share), which
+    /// holds one rank's contents at a time.
+    pub fn may_touch_placed(&self, buf: usize, ty: &Datatype, count: usize) -> bool {
+        if !self.mem.has_placed() {
             return false;
-        };
+        }
+        let placed = |addr, len| self.mem.placed_contains(addr, len);
         if ty.is_contiguous() {
-            return segment.contains(buf, count * ty.size);
+            return placed(buf, count * ty.size);
         }
         // The span from the lowest to the highest byte first (HPL's struct
         // types of absolute addresses lie far from the globals), then each
@@ -996,13 +998,13 @@ impl Ctx<'_> {
         if lo < 0 || hi < lo {
             return true;
         }
-        if !segment.contains(lo as usize, (hi - lo) as usize) {
+        if !placed(lo as usize, (hi - lo) as usize) {
             return false;
         }
         if count.saturating_mul(ty.blocks.len()) > 64 {
             return true;
         }
-        datatype::runs(ty, buf, count).any(|(start, len)| segment.contains(start, len))
+        datatype::runs(ty, buf, count).any(|(start, len)| placed(start, len))
     }
 }
 

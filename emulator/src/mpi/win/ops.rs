@@ -76,16 +76,13 @@ impl Ctx<'_> {
         }
         let taddr = self.target_address(obj, t, target.disp, tcount, &tty)?;
         let target_world = obj.group.world(t);
-        // Under swap privatization a target range in the globals is touched
-        // with the target's globals in place, the origin's buffers with the
-        // origin's.
+        // A target range in placed memory (swapped globals, a shared
+        // stack) is touched with the target's in place, the origin's
+        // buffers with the origin's.
         let sides = Sides {
-            segment: self
-                .mem
-                .segment
-                .as_deref()
+            mem: Some(self.mem)
                 .filter(|_| target_world != self.core.current())
-                .filter(|_| self.may_touch_globals(taddr, &tty, tcount)),
+                .filter(|_| self.may_touch_placed(taddr, &tty, tcount)),
             origin: self.core.current(),
             target: target_world,
         };
@@ -325,7 +322,7 @@ impl Ctx<'_> {
                 hi,
                 mode,
                 local,
-                unstable: self.may_touch_globals(addr, ty, count),
+                unstable: self.may_touch_placed(addr, ty, count),
             }
         };
         let (origin_mode, target_mode) = match kind {
@@ -499,21 +496,21 @@ impl Ctx<'_> {
 /// operation: `segment` is set when the target range lies in the globals
 /// swapped between ranks and the target is another rank.
 struct Sides<'a> {
-    segment: Option<&'a privatize::DataSegment>,
+    mem: Option<&'a crate::memory::Memory>,
     origin: usize,
     target: usize,
 }
 
 impl Sides<'_> {
     fn target(&self) {
-        if let Some(s) = self.segment {
-            s.activate(self.target);
+        if let Some(m) = self.mem {
+            m.activate(self.target);
         }
     }
 
     fn origin(&self) {
-        if let Some(s) = self.segment {
-            s.activate(self.origin);
+        if let Some(m) = self.mem {
+            m.activate(self.origin);
         }
     }
 }
