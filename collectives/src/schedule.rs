@@ -555,7 +555,15 @@ impl Builder {
         }
     }
 
-    pub(crate) fn finish(self) -> Schedule {
+    pub(crate) fn finish(mut self) -> Schedule {
+        // A schedule lives as long as its collective, on every rank at
+        // once: no capacity left over from growing it.
+        let s = &mut self.sched;
+        s.tmp.shrink_to_fit();
+        s.ends.shrink_to_fit();
+        s.comm.shrink_to_fit();
+        s.local.shrink_to_fit();
+        s.deferred.shrink_to_fit();
         self.sched
     }
 }

@@ -249,8 +249,8 @@ impl RankFactory for Factory {
         let spent = Rc::clone(&self.spent_argvs);
         let co = context::spawn(stack, move || {
             // The program may modify argv in place: each rank owns its copy.
-            let mut argv: Vec<*mut c_char> =
-                owned.iter().map(|c| c.as_ptr() as *mut c_char).collect();
+            let mut argv: Vec<*mut c_char> = Vec::with_capacity(owned.len() + 1);
+            argv.extend(owned.iter().map(|c| c.as_ptr() as *mut c_char));
             argv.push(std::ptr::null_mut());
             let argc = owned.len() as i32;
             let main = app.main();

@@ -381,6 +381,12 @@ impl System {
         ResourceId(id)
     }
 
+    /// Makes room for `more` resources at once (a platform's links and
+    /// hosts), so that the table takes no spare capacity from growing.
+    pub fn reserve_resources(&mut self, more: usize) {
+        self.resources.reserve_exact(more);
+    }
+
     /// The current date, in seconds.
     pub fn now(&self) -> f64 {
         self.now
@@ -479,6 +485,12 @@ impl System {
         for (k, u) in uses.iter_mut().enumerate() {
             let res = &mut self.resources[u.resource as usize];
             u.position = res.elements.len() as u32;
+            // Most resources (a host's private link, its CPU) never carry
+            // more than one action at a time: the first takes no room for
+            // three more, for the whole run.
+            if res.elements.capacity() == 0 {
+                res.elements.reserve_exact(1);
+            }
             res.elements.push(Element {
                 action: index,
                 use_index: k as u32,

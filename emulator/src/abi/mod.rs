@@ -269,14 +269,18 @@ fn call_described(
     let code = traced(name, || {
         bench_end();
         let observed = sim::fast(|f| f.observed());
+        // The tracing runs in frames of its own, not in every call's (see
+        // `context::outlined`).
         if observed {
-            sim::with(|s| {
-                let mut traced = describe(&s.mpi());
-                if let (Some(t), ErrScope::Comm(c)) = (traced.as_mut(), scope) {
-                    t.comm = Some(c);
-                }
-                let (at, who) = (s.core.now(), (s.core.current(), s.core.current_actor()));
-                s.tracers.call_enter(at, who, name, traced.as_ref());
+            crate::engine::context::outlined(|| {
+                sim::with(|s| {
+                    let mut traced = describe(&s.mpi());
+                    if let (Some(t), ErrScope::Comm(c)) = (traced.as_mut(), scope) {
+                        t.comm = Some(c);
+                    }
+                    let (at, who) = (s.core.now(), (s.core.current(), s.core.current_actor()));
+                    s.tracers.call_enter(at, who, name, traced.as_ref());
+                })
             });
         }
         let result = mpi::as_call(body);
@@ -285,9 +289,11 @@ fn call_described(
             Err(e) => handle_error(name, scope, e),
         };
         if observed {
-            sim::with(|s| {
-                let (at, who) = (s.core.now(), (s.core.current(), s.core.current_actor()));
-                s.tracers.call_exit(at, who, name, code);
+            crate::engine::context::outlined(|| {
+                sim::with(|s| {
+                    let (at, who) = (s.core.now(), (s.core.current(), s.core.current_actor()));
+                    s.tracers.call_exit(at, who, name, code);
+                })
             });
         }
         code
@@ -297,6 +303,8 @@ fn call_described(
 }
 
 /// Applies the error handler: fatal (the default) prints and aborts.
+#[cold]
+#[inline(never)]
 fn handle_error(name: &'static str, scope: ErrScope, e: MpiError) -> c_int {
     let (rank, handler, object, what) = sim::mpi(|w| match scope {
         ErrScope::Comm(c) => (w.core.current(), w.errhandler(c), c, mpi::comm_name(c)),

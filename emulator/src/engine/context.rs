@@ -176,7 +176,7 @@ thread_local! {
 /// suspend uses 35 bytes below in release and about 900 in debug. Every
 /// byte here is copied at each switch under `contexts/stack-mode:copy`,
 /// and kept per rank.
-const SWITCH_FRAMES: usize = if cfg!(debug_assertions) { 2048 } else { 256 };
+const SWITCH_FRAMES: usize = if cfg!(debug_assertions) { 2048 } else { 128 };
 
 /// Notes that code leaves the stack it runs on, from a local at `at`
 /// whose callees below may use `below` more bytes: on the shared stack,
@@ -320,6 +320,15 @@ pub fn off_rank_stack<R, F: FnOnce() -> R>(f: F) -> R {
         SWITCH_FRAMES + 2 * std::mem::size_of::<SameThread<F>>() + std::mem::size_of::<R>(),
     );
     yielder.on_parent_stack(move || job.run())
+}
+
+/// Calls `f` in a frame of its own: for the parts of an MPI call that do
+/// not wait, so that their locals are gone by the time the call waits and
+/// do not sit in the rank's suspended frames (which are copied at each
+/// switch, and kept per rank, under `contexts/stack-mode:copy`).
+#[inline(never)]
+pub fn outlined<R>(f: impl FnOnce() -> R) -> R {
+    f()
 }
 
 /// A closure run by `on_parent_stack`, which asks for `Send` so that a

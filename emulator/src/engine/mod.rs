@@ -347,6 +347,12 @@ impl Core {
     /// The core for `hosts.len()` ranks, rank i on `hosts[i]`, all ready.
     pub fn new(platform: Platform, model: NetModel, hosts: Vec<HostId>) -> Self {
         let mut fluid = fluidnet::System::new(model.precision);
+        let split = platform
+            .links()
+            .iter()
+            .filter(|l| l.sharing == platforms::Sharing::SplitDuplex)
+            .count();
+        fluid.reserve_resources(platform.links().len() + split + platform.hosts().len());
         let link_resources: Vec<[ResourceId; 2]> = platform
             .links()
             .iter()

@@ -78,9 +78,9 @@ pub enum Kind {
 fn list<'a>(w: &'a mut Ctx<'_>, kind: Kind) -> &'a mut Vec<(i32, i32, usize)> {
     let me = w.core.current();
     match kind {
-        Kind::Comm => &mut w.mpi.ranks[me].attrs,
-        Kind::Type => &mut w.mpi.ranks[me].type_attrs,
-        Kind::Win => &mut w.mpi.ranks[me].win_attrs,
+        Kind::Comm => &mut w.mpi.ranks[me].cold_mut().attrs,
+        Kind::Type => &mut w.mpi.ranks[me].cold_mut().type_attrs,
+        Kind::Win => &mut w.mpi.ranks[me].cold_mut().win_attrs,
     }
 }
 

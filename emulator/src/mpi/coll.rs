@@ -259,6 +259,7 @@ impl Algorithms {
 
 /// Charges the current rank the computation of reducing `bytes`
 /// (smpi/reduce-rate): large reductions are not free.
+#[inline(never)]
 pub fn charge_reduction(bytes: usize) {
     if bytes > 0 {
         let flops = sim::mpi(|w| w.reduction_flops(bytes));
@@ -344,28 +345,39 @@ pub fn execute(
     reduction: Reduction,
     call: &'static str,
 ) -> MpiResult<()> {
+    // The branches that do not wait run in frames of their own (see
+    // `context::outlined`).
     if sim::mpi(|w| w.mpi.ranks[w.core.current()].recording.is_some()) {
-        let run = Run::new(comm, sched, bufs, reduction)?;
-        let recorded = super::nbc::record(super::nbc::Stage::Schedule(Box::new(run)));
-        debug_assert!(recorded.is_none(), "the rank is recording");
-        return Ok(());
+        return crate::engine::context::outlined(move || {
+            let run = Run::new(comm, sched, bufs, reduction)?;
+            let recorded = super::nbc::record(super::nbc::Stage::Schedule(Box::new(run)));
+            debug_assert!(recorded.is_none(), "the rank is recording");
+            Ok(())
+        });
     }
     if let Some(request) = take_nonblocking() {
-        let id = super::nbc::start(comm, sched, bufs, reduction, call)?;
-        sim::mpi(|w| {
-            let me = w.core.current();
-            let spans = std::mem::take(&mut w.mpi.ranks[me].nbc_guards);
-            if !spans.is_empty() {
-                let name = super::verify::collectives::nonblocking_name(call);
-                w.guard_buffers(id, name, &spans);
-            }
+        return crate::engine::context::outlined(move || {
+            let id = super::nbc::start(comm, sched, bufs, reduction, call)?;
+            sim::mpi(|w| {
+                let me = w.core.current();
+                let spans = std::mem::take(&mut w.mpi.ranks[me].nbc_guards);
+                if !spans.is_empty() {
+                    let name = super::verify::collectives::nonblocking_name(call);
+                    w.guard_buffers(id, name, &spans);
+                }
+            });
+            // SAFETY: the pointer is the request argument of this rank's
+            // MPI_I* call, checked non-null there and still live (we are
+            // inside it).
+            unsafe { *request = (id + 1) as i32 };
+            Ok(())
         });
-        // SAFETY: the pointer is the request argument of this rank's MPI_I*
-        // call, checked non-null there and still live (we are inside it).
-        unsafe { *request = (id + 1) as i32 };
-        return Ok(());
     }
-    let run = Run::new(comm, sched, bufs, reduction)?;
+    // The run lives on the heap, built in a frame of its own: the frame
+    // that waits keeps a pointer, not the run and its temporaries (see
+    // `context::outlined`).
+    let run =
+        crate::engine::context::outlined(|| Run::new(comm, sched, bufs, reduction).map(Box::new))?;
     let mut in_flight = Vec::new();
     let mut ids = Vec::new();
     for r in 0..run.sched.round_count() {
@@ -374,18 +386,7 @@ pub fn execute(
             if sim::mpi(|w| w.mpi.protocol.recv_overhead.is_free()) {
                 wait_for(&ids, call, |w| ids.iter().all(|&id| is_complete(w, id)));
             } else {
-                // As SimGrid's waitall: the requests in order, each
-                // receive paying smpi/or as soon as it is complete, while
-                // the later ones go on.
-                for &id in &ids {
-                    wait_for(&[id], call, |w| is_complete(w, id));
-                    let owed = sim::mpi(|w| {
-                        w.owe_recv_overhead(id);
-                        let me = w.core.current();
-                        std::mem::take(&mut w.mpi.ranks[me].pending_overhead)
-                    });
-                    sim::sleep(owed, "receive overhead");
-                }
+                wait_each_paying_overhead(&ids, call);
             }
             collect_requests(&ids, call)?;
         }
@@ -393,6 +394,23 @@ pub fn execute(
         charge_reduction(reduced);
     }
     Ok(())
+}
+
+/// Waits for `ids` as SimGrid's waitall does when receives cost
+/// `smpi/or`: in order, each receive paying it as soon as it is complete,
+/// while the later ones go on. A frame of its own (see
+/// `context::outlined`).
+#[inline(never)]
+fn wait_each_paying_overhead(ids: &[ReqId], call: &'static str) {
+    for &id in ids {
+        wait_for(&[id], call, |w| is_complete(w, id));
+        let owed = sim::mpi(|w| {
+            w.owe_recv_overhead(id);
+            let me = w.core.current();
+            std::mem::take(&mut w.mpi.ranks[me].pending_overhead)
+        });
+        sim::sleep(owed, "receive overhead");
+    }
 }
 
 /// Whether the current call starts a non-blocking collective (or is
@@ -537,6 +555,7 @@ pub fn post_and_wait(
 
 /// Removes the completed requests `ids` of a collective, failing with the
 /// first one's error if a message was truncated.
+#[inline(never)]
 pub fn collect_requests(ids: &[ReqId], call: &str) -> MpiResult<()> {
     let err = sim::mpi(|w| {
         let mut err = None;
@@ -619,6 +638,7 @@ impl Run {
 
     /// [`Self::post`] into `ids` (emptied first), a buffer reused from
     /// round to round.
+    #[inline(never)]
     pub fn post_into(
         &self,
         r: usize,
@@ -673,6 +693,7 @@ impl Run {
     /// The local copies and reductions of round `r` (outside any borrow
     /// of the world: a reduction may call the program's operation); the
     /// bytes reduced, for the caller to charge.
+    #[inline(never)]
     pub fn locals(&self, r: usize) -> MpiResult<usize> {
         let ctx = self.layout();
         let mut reduced = 0;
@@ -845,6 +866,10 @@ impl Ctx<'_> {
                 (*s & 0x3fff_ffff) as i32
             }
             None => {
+                // Most ranks use one communicator: no room for three more.
+                if seqs.capacity() == 0 {
+                    seqs.reserve_exact(1);
+                }
                 seqs.push((ctx, 0));
                 0
             }

@@ -133,6 +133,7 @@ fn algorithms() -> Algorithms {
 /// The collective-matching check of the current call on `c` (see
 /// `verify::collectives`): `data` is the (datatype, count) of the block
 /// every member must agree on, where MPI requires it.
+#[inline(never)]
 fn verify_call(
     c: &CommView,
     name: &'static str,
@@ -173,6 +174,7 @@ fn verify_call(
 /// Check `concurrency`: inside MPI_I<collective>, the buffers
 /// (address, datatype, count, what) to guard until its request completes
 /// (`coll::execute` attaches them once the request exists).
+#[inline(never)]
 fn guard_nonblocking(bufs: &[(usize, i32, usize, &'static str)]) {
     sim::mpi(|w| {
         let me = w.core.current();
@@ -946,7 +948,7 @@ fn reduction(
             dt: r.dtype,
             op,
         };
-        return inter(&c, x);
+        return crate::engine::context::outlined(|| inter(&c, x));
     }
     let root = match root {
         Some(root) => Some(check::root(&c, root)?),
@@ -969,7 +971,7 @@ fn reduction(
         ]);
     }
     let b = buffers(r.send, r.dtype, r.recv, r.dtype);
-    let s = build(&c, in_place, op.commutative())?;
+    let s = crate::engine::context::outlined(|| build(&c, in_place, op.commutative()))?;
     execute(&c, s, b, Reduction::Op(op), name)
 }
 

@@ -854,8 +854,10 @@ impl Ctx<'_> {
         self.mpi.ranks[me]
             .coll_seq
             .retain(|(c, _)| *c != ctx && *c != local_ctx);
-        self.mpi.ranks[me].errhandlers.retain(|(c, _)| *c != comm);
-        self.mpi.ranks[me].names.retain(|(c, _)| *c != comm);
+        if let Some(cold) = self.mpi.ranks[me].cold.as_deref_mut() {
+            cold.errhandlers.retain(|(c, _)| *c != comm);
+            cold.names.retain(|(c, _)| *c != comm);
+        }
         self.note_freed(Kind::Comm, comm);
         if gone {
             self.mpi.comms.table[idx] = None;
@@ -895,6 +897,7 @@ impl Ctx<'_> {
         self.comm(comm)?;
         let me = self.core.current();
         Ok(self.mpi.ranks[me]
+            .cold()
             .names
             .iter()
             .find(|(c, _)| *c == comm)
@@ -911,7 +914,7 @@ impl Ctx<'_> {
         self.comm(comm)?;
         let name = check::object_name(name);
         let me = self.core.current();
-        let names = &mut self.mpi.ranks[me].names;
+        let names = &mut self.mpi.ranks[me].cold_mut().names;
         match names.iter_mut().find(|(c, _)| *c == comm) {
             Some(e) => e.1 = name,
             None => names.push((comm, name)),
@@ -1132,7 +1135,7 @@ impl Ctx<'_> {
     pub fn set_comm_hints(&mut self, comm: i32, mut hints: Vec<(String, String)>) {
         hints.retain(|(k, _)| COMM_HINTS.contains(&k.as_str()));
         let me = self.core.current();
-        let all = &mut self.mpi.ranks[me].comm_hints;
+        let all = &mut self.mpi.ranks[me].cold_mut().comm_hints;
         match all.iter_mut().find(|(c, _)| *c == comm) {
             Some(e) => e.1 = hints,
             None => all.push((comm, hints)),
@@ -1143,6 +1146,7 @@ impl Ctx<'_> {
     pub fn comm_hints(&self, comm: i32) -> Vec<(String, String)> {
         let me = self.core.current();
         self.mpi.ranks[me]
+            .cold()
             .comm_hints
             .iter()
             .find(|(c, _)| *c == comm)

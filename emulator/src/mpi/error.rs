@@ -267,7 +267,7 @@ impl Ctx<'_> {
         let eh = self.errhandler(parent);
         if eh != self.mpi.default_errhandler {
             let me = self.core.current();
-            let hs = &mut self.mpi.ranks[me].errhandlers;
+            let hs = &mut self.mpi.ranks[me].cold_mut().errhandlers;
             match hs.iter_mut().find(|(h, _)| *h == child) {
                 Some(e) => e.1 = eh,
                 None => hs.push((child, eh)),
@@ -277,7 +277,7 @@ impl Ctx<'_> {
 
     /// The error handler of `comm` for the current rank.
     pub fn errhandler(&self, comm: i32) -> i32 {
-        let hs = &self.mpi.ranks[self.core.current()].errhandlers;
+        let hs = &self.mpi.ranks[self.core.current()].cold().errhandlers;
         let find = |c: i32| hs.iter().find(|(h, _)| *h == c).map(|(_, e)| *e);
         let comm = if self.comm(comm).is_ok() {
             comm
@@ -330,7 +330,7 @@ impl Ctx<'_> {
         self.comm(comm)?;
         self.check_errhandler(eh)?;
         let me = self.core.current();
-        let hs = &mut self.mpi.ranks[me].errhandlers;
+        let hs = &mut self.mpi.ranks[me].cold_mut().errhandlers;
         match hs.iter_mut().find(|(h, _)| *h == comm) {
             Some(e) => e.1 = eh,
             None => hs.push((comm, eh)),

@@ -335,7 +335,7 @@ impl Mpi {
                 Kind::Comm => self
                     .ranks
                     .get(rank)
-                    .and_then(|r| r.names.iter().find(|(c, _)| *c == handle))
+                    .and_then(|r| r.cold().names.iter().find(|(c, _)| *c == handle))
                     .map(|(_, n)| n.clone()),
                 Kind::Datatype => self.datatype(handle).ok().map(|t| t.name.clone()),
                 Kind::Win => self.windows.member_name(handle, rank),
@@ -352,7 +352,7 @@ impl Mpi {
                 .ok()
                 .and_then(|id: ReqId| self.requests.get(id))
                 .and_then(Option::as_ref)
-                .is_some_and(|r| r.parent.is_none()),
+                .is_some_and(|r| r.parent().is_none()),
             _ => true,
         };
         self.ledger.leaks(name, listed, no_loc)

@@ -54,9 +54,64 @@ pub(crate) struct MatchQueue<T> {
     next_seq: u64,
     nodes: Vec<Node<T>>,
     free: Vec<u32>,
+    buckets: Buckets,
+}
+
+/// The buckets of a queue by (context, source). Most queues hold one
+/// bucket at a time (a rank waits for one message): it is kept inline, and
+/// a map (empty, so allocated only when needed) holds the others.
+#[derive(Debug, Default)]
+struct Buckets {
+    one: Option<((u32, i32), Ends)>,
     /// FxHash: SipHash's resistance to crafted keys buys nothing for these
     /// small integer keys and cost a visible share of a 4,096-rank run.
-    buckets: FxHashMap<(u32, i32), Ends>,
+    more: FxHashMap<(u32, i32), Ends>,
+}
+
+impl Buckets {
+    fn get(&self, key: &(u32, i32)) -> Option<&Ends> {
+        match &self.one {
+            Some((k, ends)) if k == key => Some(ends),
+            _ => self.more.get(key),
+        }
+    }
+
+    fn get_mut(&mut self, key: &(u32, i32)) -> Option<&mut Ends> {
+        match &mut self.one {
+            Some((k, ends)) if k == key => Some(ends),
+            _ => self.more.get_mut(key),
+        }
+    }
+
+    /// Adds bucket `key`, which is not there.
+    fn insert(&mut self, key: (u32, i32), ends: Ends) {
+        if self.one.is_none() {
+            self.one = Some((key, ends));
+        } else {
+            self.more.insert(key, ends);
+        }
+    }
+
+    fn remove(&mut self, key: &(u32, i32)) {
+        match &self.one {
+            Some((k, _)) if k == key => self.one = None,
+            _ => {
+                self.more.remove(key);
+            }
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.one.is_none() && self.more.is_empty()
+    }
+
+    /// Every bucket, in no particular order.
+    fn iter(&self) -> impl Iterator<Item = (&(u32, i32), &Ends)> {
+        self.one
+            .iter()
+            .map(|(key, ends)| (key, ends))
+            .chain(self.more.iter())
+    }
 }
 
 impl<T> Default for MatchQueue<T> {
@@ -65,7 +120,7 @@ impl<T> Default for MatchQueue<T> {
             next_seq: 0,
             nodes: Vec::new(),
             free: Vec::new(),
-            buckets: FxHashMap::default(),
+            buckets: Buckets::default(),
         }
     }
 }
@@ -92,6 +147,11 @@ impl<T> MatchQueue<T> {
                 i
             }
             None => {
+                // Most queues never hold more than one item: the first
+                // takes no room for three more (every rank has two queues).
+                if self.nodes.capacity() == 0 {
+                    self.nodes.reserve_exact(1);
+                }
                 self.nodes.push(node);
                 u32::try_from(self.nodes.len() - 1).expect("fewer than 2^32 queued items")
             }
@@ -231,7 +291,15 @@ impl<T> MatchQueue<T> {
                 self.buckets.remove(&slot.key);
             }
         }
-        self.free.push(slot.node);
+        if self.buckets.is_empty() {
+            // The queue is empty: every node is free, and the free list is
+            // not needed (a queue that holds one item at a time, as most
+            // do, never allocates one).
+            self.nodes.clear();
+            self.free.clear();
+        } else {
+            self.free.push(slot.node);
+        }
         Some(item)
     }
 

@@ -114,11 +114,19 @@ pub struct RankMpi {
     /// Inside MPI_I<collective> under check `concurrency`: the buffers to
     /// guard once its request exists.
     pub nbc_guards: Vec<verify::concurrency::Span>,
-    /// Error handlers set on communicators (absent: `Mpi::default_errhandler`).
-    pub errhandlers: Vec<(i32, i32)>,
     /// The error handler of MPI_FILE_NULL, the default for files (None:
     /// MPI_ERRORS_RETURN, as MPI specifies).
     pub file_errhandler: Option<i32>,
+    /// What few programs set (None: nothing set yet): a rank record stays
+    /// small, which a million ranks notice.
+    cold: Option<Box<RankCold>>,
+}
+
+/// The per-rank settings most programs never make.
+#[derive(Debug, Default)]
+pub struct RankCold {
+    /// Error handlers set on communicators (absent: `Mpi::default_errhandler`).
+    pub errhandlers: Vec<(i32, i32)>,
     /// Names set on communicators.
     pub names: Vec<(i32, String)>,
     /// Info hints set on communicators (MPI_Comm_set_info).
@@ -130,6 +138,28 @@ pub struct RankMpi {
     pub type_attrs: Vec<(i32, i32, usize)>,
     /// Attributes on windows, the same way.
     pub win_attrs: Vec<(i32, i32, usize)>,
+}
+
+/// What a rank that set nothing has.
+static NO_SETTINGS: RankCold = RankCold {
+    errhandlers: Vec::new(),
+    names: Vec::new(),
+    comm_hints: Vec::new(),
+    attrs: Vec::new(),
+    type_attrs: Vec::new(),
+    win_attrs: Vec::new(),
+};
+
+impl RankMpi {
+    /// The settings the rank made (none for most).
+    pub fn cold(&self) -> &RankCold {
+        self.cold.as_deref().unwrap_or(&NO_SETTINGS)
+    }
+
+    /// The settings of the rank, to change.
+    pub fn cold_mut(&mut self) -> &mut RankCold {
+        self.cold.get_or_insert_default()
+    }
 }
 
 /// All MPI state of the simulation.
@@ -290,10 +320,12 @@ pub fn as_call<R>(body: impl FnOnce() -> R) -> R {
         // No receive ever owed one (smpi/or is 0 by default).
         return result;
     }
-    let owed = crate::sim::mpi(|w| {
-        let cur = w.core.current();
-        std::mem::take(&mut w.mpi.ranks[cur].pending_overhead)
+    crate::engine::context::outlined(|| {
+        let owed = crate::sim::mpi(|w| {
+            let cur = w.core.current();
+            std::mem::take(&mut w.mpi.ranks[cur].pending_overhead)
+        });
+        crate::sim::sleep(owed, "receive overhead");
     });
-    crate::sim::sleep(owed, "receive overhead");
     result
 }

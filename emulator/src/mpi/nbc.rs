@@ -183,9 +183,15 @@ fn start_stages(comm: &CommView, recording: Recording, call: &'static str) -> Re
 /// completed messages allow.
 pub fn progress() {
     // With none in progress, the check every MPI call makes costs nothing.
-    if !sim::fast(|f| f.any_nbc()) {
-        return;
+    if sim::fast(|f| f.any_nbc()) {
+        progress_pending();
     }
+}
+
+/// [`progress`] with collectives pending, in a frame of its own (not in
+/// every call's: see `context::outlined`).
+#[inline(never)]
+fn progress_pending() {
     // A collective that parks the rank while it advances (the send
     // overhead before a message) lets the others' messages complete, and
     // their wakes are spent on that park: pass again until a pass runs

@@ -122,7 +122,7 @@ fn run(name: &'static str, comm: i32, recvs: Vec<Part>, sends: Vec<Part>) -> Mpi
         let bad = w
             .mpi
             .request(id)
-            .children
+            .children()
             .iter()
             .any(|&c| w.mpi.request(c).status.error != 0);
         w.mpi.remove_request(id);

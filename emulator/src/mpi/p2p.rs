@@ -212,7 +212,7 @@ impl Ctx<'_> {
                     ));
                 }
             }
-            self.mpi.request_mut(id).bsend_bytes = need;
+            self.mpi.request_mut(id).links_mut().bsend_bytes = need;
         }
         let payload = if detached {
             let mut data = Vec::with_capacity(bytes);
@@ -700,7 +700,7 @@ impl Ctx<'_> {
         }
         match r.kind {
             ReqKind::Compound => {
-                for c in r.children {
+                for &c in r.children() {
                     self.cancel(c);
                 }
             }
@@ -807,13 +807,13 @@ impl Ctx<'_> {
     pub(super) fn release_bsend(&mut self, id: ReqId) {
         let (owner, bytes) = {
             let r = self.mpi.request(id);
-            (r.owner, r.bsend_bytes)
+            (r.owner, r.bsend_bytes())
         };
         if bytes > 0 {
             if let Some((_, _, used)) = self.mpi.ranks[owner].bsend.as_mut() {
                 *used = used.saturating_sub(bytes);
             }
-            self.mpi.request_mut(id).bsend_bytes = 0;
+            self.mpi.request_mut(id).links_mut().bsend_bytes = 0;
             // Wake a rank blocked in MPI_Buffer_detach.
             self.core.wake(owner);
         }

@@ -128,20 +128,13 @@ pub struct Request {
     pub waiting: bool,
     /// MPI_Request_free was called: drop on completion.
     pub freed: bool,
-    /// Bytes held in the attached buffer by a buffered send.
-    pub bsend_bytes: usize,
     /// A receive matched with a detached send (it pays smpi/or).
     pub from_detached: bool,
     /// The world rank of the sender of the message a receive matched
     /// (for traces: a status holds a communicator rank).
     pub source_world: Option<usize>,
-    /// The compound request this one is part of.
-    pub parent: Option<ReqId>,
-    /// A compound's parts.
-    pub children: Vec<ReqId>,
-    /// Data the request owns while it is pending (the packed send buffer
-    /// of MPI_Isendrecv_replace).
-    pub owned: Option<Vec<u8>>,
+    /// Links to other requests and what few requests hold (None: none).
+    pub links: Option<Box<ReqLinks>>,
     /// The program's call that made it (none for the runtime's own), for
     /// the correctness checks' reports, and where it is when known.
     pub call: Option<&'static str>,
@@ -149,6 +142,42 @@ pub struct Request {
     /// A test of MPI_Testall or MPI_Testsome saw it complete: SimGrid
     /// frees it then, so later array tests do not charge it (`poll`).
     pub tested_complete: bool,
+}
+
+/// What few requests have, out of the record every message makes.
+#[derive(Debug, Clone, Default)]
+pub struct ReqLinks {
+    /// The compound request this one is part of.
+    pub parent: Option<ReqId>,
+    /// A compound's parts.
+    pub children: Vec<ReqId>,
+    /// Data the request owns while it is pending (the packed send buffer
+    /// of MPI_Isendrecv_replace).
+    pub owned: Option<Vec<u8>>,
+    /// Bytes held in the attached buffer by a buffered send.
+    pub bsend_bytes: usize,
+}
+
+impl Request {
+    /// The compound request this one is part of.
+    pub fn parent(&self) -> Option<ReqId> {
+        self.links.as_ref().and_then(|l| l.parent)
+    }
+
+    /// A compound's parts.
+    pub fn children(&self) -> &[ReqId] {
+        self.links.as_deref().map_or(&[], |l| &l.children)
+    }
+
+    /// Bytes held in the attached buffer by a buffered send.
+    pub fn bsend_bytes(&self) -> usize {
+        self.links.as_ref().map_or(0, |l| l.bsend_bytes)
+    }
+
+    /// The links, to change (made on first use).
+    pub fn links_mut(&mut self) -> &mut ReqLinks {
+        self.links.get_or_insert_default()
+    }
 }
 
 /// The fields of a request that matching and delivery read, copied out
@@ -343,7 +372,7 @@ impl Mpi {
         let Some(Request {
             owner,
             kind,
-            children,
+            links,
             call,
             ..
         }) = self.requests[id].take()
@@ -360,7 +389,7 @@ impl Mpi {
             self.persistent_starts.remove(&id);
         }
         self.free_requests.push(id);
-        for child in children {
+        for child in links.map(|l| l.children).unwrap_or_default() {
             self.remove_request(child);
         }
     }
@@ -374,7 +403,7 @@ impl Mpi {
         let r = self.requests.get(id)?.as_ref()?;
         let r = match r.kind {
             ReqKind::Recv => r,
-            ReqKind::Compound => self.requests.get(*r.children.first()?)?.as_ref()?,
+            ReqKind::Compound => self.requests.get(*r.children().first()?)?.as_ref()?,
             _ => return None,
         };
         if r.ctx % 2 == 1 || r.status.cancelled {
@@ -498,12 +527,9 @@ impl Ctx<'_> {
             status: Status::empty(),
             waiting: false,
             freed: false,
-            bsend_bytes: 0,
             from_detached: false,
             source_world: None,
-            parent: None,
-            children: Vec::new(),
-            owned: None,
+            links: None,
             call: None,
             site: None,
             tested_complete: false,
@@ -539,7 +565,7 @@ impl Ctx<'_> {
                 Ok(())
             }
             ReqKind::Compound => {
-                for child in self.mpi.request(id).children.clone() {
+                for child in self.mpi.request(id).children().to_vec() {
                     self.start(child)?;
                 }
                 Ok(())
@@ -563,7 +589,7 @@ impl Ctx<'_> {
             };
             (r.owner, r.waiting, r.freed, r.persistent)
         };
-        let parent = self.mpi.requests[id].as_ref().and_then(|r| r.parent);
+        let parent = self.mpi.requests[id].as_ref().and_then(Request::parent);
         if freed && !persistent {
             self.mpi.remove_request(id);
         }
@@ -583,10 +609,10 @@ impl Ctx<'_> {
         if parent.complete {
             return;
         }
-        let all = parent.children.iter().all(|&c| is_complete(self, c));
+        let all = parent.children().iter().all(|&c| is_complete(self, c));
         if all {
             let status = parent
-                .children
+                .children()
                 .first()
                 .and_then(|&c| self.mpi.requests.get(c).and_then(Option::as_ref))
                 .map_or(Status::empty(), |r| r.status);
@@ -595,7 +621,7 @@ impl Ctx<'_> {
             // A persistent collective's run is over: its request goes.
             if persistent {
                 if let Some(r) = self.mpi.requests.get_mut(p).and_then(Option::as_mut) {
-                    for c in std::mem::take(&mut r.children) {
+                    for c in std::mem::take(&mut r.links_mut().children) {
                         self.mpi.remove_request(c);
                     }
                 }
@@ -641,8 +667,8 @@ impl Ctx<'_> {
     /// Makes `run` (the request of one run's non-blocking collective) the
     /// child of persistent collective `id`, completing `id` if it is done.
     pub fn attach_persistent_run(&mut self, id: ReqId, run: ReqId) {
-        self.mpi.request_mut(run).parent = Some(id);
-        self.mpi.request_mut(id).children = vec![run];
+        self.mpi.request_mut(run).links_mut().parent = Some(id);
+        self.mpi.request_mut(id).links_mut().children = vec![run];
         if is_complete(self, run) {
             self.child_completed(id);
         }
@@ -686,11 +712,11 @@ impl Ctx<'_> {
         };
         let id = self.new_dataless_request(ReqKind::Compound, &view, first.ctx, first.tag);
         for &c in &children {
-            self.mpi.request_mut(c).parent = Some(id);
+            self.mpi.request_mut(c).links_mut().parent = Some(id);
         }
-        let r = self.mpi.request_mut(id);
-        r.children = children;
-        r.owned = data;
+        let links = self.mpi.request_mut(id).links_mut();
+        links.children = children;
+        links.owned = data;
         id
     }
 

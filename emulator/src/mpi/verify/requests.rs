@@ -40,7 +40,7 @@ impl Ctx<'_> {
             .filter(|&id| {
                 self.mpi
                     .request_opt(id)
-                    .is_some_and(|r| r.owner == me && r.call.is_some() && r.parent.is_none())
+                    .is_some_and(|r| r.owner == me && r.call.is_some() && r.parent().is_none())
             })
             .collect();
         for id in mine {
