@@ -20,71 +20,15 @@
 //! side-by-side check of a refactor; the runs of each case alternate
 //! between the emulators, so that a busy machine weighs on both alike).
 
-use std::io::Read;
-use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use fluidnet::{ActionId, ActionSpec, Precision, ResourceId, Sharing, System};
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-
-/// What one run of a command cost.
-struct Measured {
-    wall: f64,
-    /// CPU time in user and kernel mode, in seconds.
-    user: f64,
-    sys: f64,
-    peak_kib: u64,
-    stdout: String,
-    stderr: String,
-    success: bool,
-}
-
-/// Runs `cmd` to completion and reads its wall time and peak resident set
-/// (the kernel's `ru_maxrss` of that child alone, through `wait4`).
-fn measure(cmd: &mut Command) -> Result<Measured> {
-    let start = Instant::now();
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .with_context(|| format!("cannot start {cmd:?}"))?;
-    let mut out = child.stdout.take().context("stdout")?;
-    let mut err = child.stderr.take().context("stderr")?;
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
-    let mut stdout = String::new();
-    let _ = out.read_to_string(&mut stdout);
-    let stderr = reader.join().unwrap_or_default();
-    let pid = child.id() as libc::pid_t;
-    let mut status: libc::c_int = 0;
-    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our own child, not yet reaped (`Child::wait` is never
-    // called); status and usage point to live locals.
-    let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    if rc != pid {
-        bail!("wait4 on {cmd:?}: {}", std::io::Error::last_os_error());
-    }
-    let wall = start.elapsed().as_secs_f64();
-    let success = std::process::ExitStatus::from_raw(status).success();
-    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    Ok(Measured {
-        wall,
-        user: seconds(usage.ru_utime),
-        sys: seconds(usage.ru_stime),
-        peak_kib: u64::try_from(usage.ru_maxrss).unwrap_or(0),
-        stdout,
-        stderr,
-        success,
-    })
-}
+use smpi_bench::{measure, Measured};
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);

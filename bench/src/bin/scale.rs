@@ -12,10 +12,8 @@
 //! `--max-ranks N` (default 2^20; 2^23 wants raised limits and 24 GB),
 //! `--cfg NAME:VALUE` (passed on, for example `contexts/stack-mode:guard`).
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 
@@ -67,48 +65,6 @@ struct Row {
     stack_mode: &'static str,
 }
 
-/// Runs `cmd`, returning its wall time, peak resident set in KiB (the
-/// kernel's `ru_maxrss` of that child, through `wait4`), stdout and stderr.
-fn measure(cmd: &mut Command) -> Result<(f64, u64, String, String, bool)> {
-    let start = Instant::now();
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .with_context(|| format!("cannot start {cmd:?}"))?;
-    let mut err = child.stderr.take().context("stderr")?;
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = err.read_to_string(&mut s);
-        s
-    });
-    let mut stdout = String::new();
-    let _ = child
-        .stdout
-        .take()
-        .context("stdout")?
-        .read_to_string(&mut stdout);
-    let stderr = reader.join().unwrap_or_default();
-    let pid = child.id() as libc::pid_t;
-    let mut status: libc::c_int = 0;
-    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our own child, not yet reaped (`Child::wait` is never
-    // called); status and usage point to live locals.
-    let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    if rc != pid {
-        bail!("wait4 on {cmd:?}: {}", std::io::Error::last_os_error());
-    }
-    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
-    Ok((
-        start.elapsed().as_secs_f64(),
-        u64::try_from(usage.ru_maxrss).unwrap_or(0),
-        stdout,
-        stderr,
-        ok,
-    ))
-}
-
 fn main() -> Result<()> {
     let opts = parse_options()?;
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -148,17 +104,17 @@ fn main() -> Result<()> {
                 .arg("--cfg=smpi/simulate-computation:no")
                 .args(&opts.cfg)
                 .arg(&program);
-            let (wall, peak_kib, out, err, ok) = measure(&mut cmd)?;
-            if !ok || !out.contains("right") {
-                bail!("{ranks} ranks failed:\n{out}{err}");
+            let m = smpi_bench::measure(&mut cmd)?;
+            if !m.success || !m.stdout.contains("right") {
+                bail!("{ranks} ranks failed:\n{}{}", m.stdout, m.stderr);
             }
-            if err.contains("contexts/stack-mode:auto")
+            if m.stderr.contains("contexts/stack-mode:auto")
                 || opts.cfg.iter().any(|c| c.ends_with("stack-mode:copy"))
             {
                 mode = "copy";
             }
-            walls.push(wall);
-            peaks.push(peak_kib as f64 / 1024.0);
+            walls.push(m.wall);
+            peaks.push(m.peak_kib as f64 / 1024.0);
         }
         walls.sort_by(f64::total_cmp);
         peaks.sort_by(f64::total_cmp);
