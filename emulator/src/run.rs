@@ -870,6 +870,54 @@ fn privatization_summary(asked: Privatization, loader: &AppLoader) -> String {
     }
 }
 
+/// The fewest memory mappings a copy of a program loaded per rank takes
+/// (its read-only, code, read-only data and writable segments).
+const MAPPINGS_PER_COPY: u64 = 4;
+
+/// Whether `ranks` copies of the program, one per rank, fit under the
+/// mappings `limit` when the process has `mapped` already.
+fn per_rank_copies_fit(ranks: usize, mapped: u64, limit: u64) -> bool {
+    (ranks as u64)
+        .saturating_mul(MAPPINGS_PER_COPY)
+        .saturating_add(mapped)
+        .saturating_add(MAPPINGS_BESIDES_STACKS)
+        <= limit
+}
+
+/// Stops the run at once, saying why and what to do, when one copy of the
+/// program per rank cannot fit `vm.max_map_count` (it would fail after
+/// loading tens of thousands of copies otherwise).
+fn copies_fit(asked: Privatization, loader: &AppLoader, ranks: usize) -> Result<()> {
+    let Some(limit) = std::fs::read_to_string("/proc/sys/vm/max_map_count")
+        .ok()
+        .and_then(|t| t.trim().parse::<u64>().ok())
+    else {
+        return Ok(());
+    };
+    let mapped = std::fs::read_to_string("/proc/self/maps")
+        .map(|t| t.lines().count() as u64)
+        .unwrap_or(0);
+    if per_rank_copies_fit(ranks, mapped, limit) {
+        return Ok(());
+    }
+    let why = match (asked, loader.info().swap_obstacle()) {
+        (Privatization::Auto, Some(why)) => format!(
+            "smpi/privatization:auto cannot swap its globals between ranks since {why}, so \
+             each rank gets its own copy"
+        ),
+        _ => "smpi/privatization:dlopen gives each rank its own copy".to_string(),
+    };
+    let need = (ranks as u64).saturating_mul(MAPPINGS_PER_COPY);
+    bail!(
+        "{ranks} ranks cannot each load a copy of '{}': {why}, and {ranks} copies take at \
+         least {need} memory mappings while vm.max_map_count is {limit}. Raise it (`sysctl -w \
+         vm.max_map_count={}`), run fewer ranks, or let the ranks share the program's globals \
+         (-no-privatize)",
+        loader.info().path.display(),
+        (2 * need + MAPPINGS_BESIDES_STACKS).next_power_of_two()
+    )
+}
+
 /// What runs the ranks of a program: its loaded copies and the functions
 /// replaced in them; and the program's globals, when swapped.
 fn program_factory(
@@ -1259,6 +1307,9 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
                 &cfg,
                 stack_bytes,
             )?;
+            if f.loader.mode() == Privatization::PerRank {
+                copies_fit(privatization, &f.loader, np)?;
+            }
             (Box::new(f), segment)
         }
         (None, None) => unreachable!("checked above"),
@@ -1668,6 +1719,13 @@ mod tests {
         // Raised limits.
         assert!(guard_stacks_fit(1 << 20, 300, 4 << 20));
         assert!(guard_stacks_fit(usize::MAX / 4, 0, u64::MAX));
+    }
+
+    #[test]
+    fn per_rank_copies_fit_while_four_mappings_each_do() {
+        assert!(per_rank_copies_fit(10_000, 300, 65_530));
+        assert!(!per_rank_copies_fit(40_000, 300, 65_530));
+        assert!(per_rank_copies_fit(40_000, 300, 1 << 20));
     }
 
     #[test]

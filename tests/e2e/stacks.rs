@@ -90,3 +90,26 @@ fn an_unknown_stack_mode_is_refused_with_the_choices() {
         stderr(&o)
     );
 }
+
+#[test]
+fn per_rank_copies_that_cannot_fit_the_mappings_stop_at_once_saying_why() {
+    let limit: usize = std::fs::read_to_string("/proc/sys/vm/max_map_count")
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(65_530);
+    if limit > 4 << 20 {
+        eprintln!("vm.max_map_count is {limit}: too many ranks would be needed to pass it");
+        return;
+    }
+    // One more rank than four mappings each allow.
+    let ranks = (limit / 4 + 1).to_string();
+    let app = build_as("tests/c/tls_counter.c", "tls_counter", &["-O2"]);
+    let o = run(&["-np", &ranks, NO_COMPUTE, app.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(err.contains("cannot swap its globals"), "{err}");
+    assert!(err.contains("it has thread-local variables"), "{err}");
+    assert!(err.contains("vm.max_map_count"), "{err}");
+    assert!(err.contains("-no-privatize"), "{err}");
+    assert!(!stdout(&o).contains("ok 0"), "no rank ran");
+}
