@@ -69,8 +69,9 @@ pub(super) struct Sent {
 pub struct TransferHooks {
     pub recv: Option<ReqId>,
     pub send: Option<ReqId>,
-    /// Set for the transfers of one-sided operations.
-    pub rma: Option<win::RmaHooks>,
+    /// Set for the transfers of one-sided operations (boxed: every
+    /// message in flight has hooks, few are one-sided).
+    pub rma: Option<Box<win::RmaHooks>>,
 }
 
 impl Mpi {
@@ -131,7 +132,7 @@ impl Ctx<'_> {
         };
         if let Some(rma) = hooks.rma {
             self.release_transfer(id);
-            self.rma_transfer_done(rma);
+            self.rma_transfer_done(*rma);
             return;
         }
         if let Some(send) = hooks.send {

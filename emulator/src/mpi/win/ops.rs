@@ -274,7 +274,7 @@ impl Ctx<'_> {
         };
         self.count_inflight(win, me, t, first.back, 1);
         let hooks = crate::mpi::TransferHooks {
-            rma: Some(hooks),
+            rma: Some(Box::new(hooks)),
             ..Default::default()
         };
         // Without asynchronous progress the target takes part only inside
@@ -416,7 +416,7 @@ impl Ctx<'_> {
                 leg.dst,
                 leg.bytes,
                 crate::mpi::TransferHooks {
-                    rma: Some(next),
+                    rma: Some(Box::new(next)),
                     ..Default::default()
                 },
             );
