@@ -147,6 +147,26 @@ extern "C" {
     static mut environ: *mut *mut c_char;
 }
 
+/// The process's memory mappings and the kernel's limit on them
+/// (`vm.max_map_count`), when Linux says.
+struct Mappings {
+    mapped: Option<u64>,
+    limit: Option<u64>,
+}
+
+impl Mappings {
+    fn now() -> Self {
+        Self {
+            mapped: std::fs::read_to_string("/proc/self/maps")
+                .ok()
+                .map(|t| t.lines().count() as u64),
+            limit: std::fs::read_to_string("/proc/sys/vm/max_map_count")
+                .ok()
+                .and_then(|t| t.trim().parse::<u64>().ok()),
+        }
+    }
+}
+
 /// A rank stack of `bytes` for `who` ("rank 3"), when `made` stacks were
 /// made before it; its error says what to change.
 pub(crate) fn rank_stack(
@@ -158,12 +178,8 @@ pub(crate) fn rank_stack(
         // Each stack is two mappings (guard zone and stack): running out
         // of mappings is the usual cause at scale, not memory; folded
         // SMPI_SHARED_MALLOC buffers take one mapping per block.
-        let limit = std::fs::read_to_string("/proc/sys/vm/max_map_count")
-            .ok()
-            .and_then(|t| t.trim().parse::<u64>().ok());
-        let mapped = std::fs::read_to_string("/proc/self/maps")
-            .map(|t| t.lines().count() as u64)
-            .unwrap_or(2 * made as u64);
+        let Mappings { mapped, limit } = Mappings::now();
+        let mapped = mapped.unwrap_or(2 * made as u64);
         let stacks = 2 * made as u64;
         let maps = match limit {
             Some(l) if mapped + 1024 >= l => {
@@ -307,13 +323,8 @@ fn stack_mode(cfg: &Config, ranks: usize) -> Result<StackMode> {
         "guard" => Ok(StackMode::Guard),
         "copy" => Ok(StackMode::Copy),
         "auto" => {
-            let limit = std::fs::read_to_string("/proc/sys/vm/max_map_count")
-                .ok()
-                .and_then(|t| t.trim().parse::<u64>().ok())
-                .unwrap_or(u64::MAX);
-            let mapped = std::fs::read_to_string("/proc/self/maps")
-                .map(|t| t.lines().count() as u64)
-                .unwrap_or(0);
+            let Mappings { mapped, limit } = Mappings::now();
+            let (mapped, limit) = (mapped.unwrap_or(0), limit.unwrap_or(u64::MAX));
             let need = 2 * ranks as u64;
             if guard_stacks_fit(ranks, mapped, limit) {
                 return Ok(StackMode::Guard);
@@ -888,15 +899,11 @@ fn per_rank_copies_fit(ranks: usize, mapped: u64, limit: u64) -> bool {
 /// program per rank cannot fit `vm.max_map_count` (it would fail after
 /// loading tens of thousands of copies otherwise).
 fn copies_fit(asked: Privatization, loader: &AppLoader, ranks: usize) -> Result<()> {
-    let Some(limit) = std::fs::read_to_string("/proc/sys/vm/max_map_count")
-        .ok()
-        .and_then(|t| t.trim().parse::<u64>().ok())
-    else {
+    let Mappings { mapped, limit } = Mappings::now();
+    let Some(limit) = limit else {
         return Ok(());
     };
-    let mapped = std::fs::read_to_string("/proc/self/maps")
-        .map(|t| t.lines().count() as u64)
-        .unwrap_or(0);
+    let mapped = mapped.unwrap_or(0);
     if per_rank_copies_fit(ranks, mapped, limit) {
         return Ok(());
     }
