@@ -165,6 +165,17 @@ impl Mappings {
                 .and_then(|t| t.trim().parse::<u64>().ok()),
         }
     }
+
+    /// Whether `ranks` things of `per_rank` mappings each fit (yes when
+    /// Linux does not say).
+    fn fit(&self, ranks: usize, per_rank: u64) -> bool {
+        per_rank_mappings_fit(
+            ranks,
+            per_rank,
+            self.mapped.unwrap_or(0),
+            self.limit.unwrap_or(u64::MAX),
+        )
+    }
 }
 
 /// A rank stack of `bytes` for `who` ("rank 3"), when `made` stacks were
@@ -300,18 +311,22 @@ enum StackMode {
     Copy,
 }
 
-/// Mappings kept free for everything but the ranks' stacks (the program's
-/// copies, folded buffers, threads' stacks, the allocator's arenas) when
-/// `contexts/stack-mode:auto` checks that guard stacks fit.
-const MAPPINGS_BESIDES_STACKS: u64 = 8192;
+/// Mappings kept free for the rest of the run (folded buffers, threads'
+/// stacks, the allocator's arenas) when smpirun checks that something made
+/// per rank fits `vm.max_map_count`.
+const MAPPINGS_TO_SPARE: u64 = 8192;
 
-/// Whether `ranks` guard stacks (two mappings each) fit under the
+/// The memory mappings of a guard stack: the stack and its guard zone.
+const MAPPINGS_PER_GUARD_STACK: u64 = 2;
+
+/// Whether `ranks` things of `per_rank` mappings each fit under the
 /// mappings `limit` when the process has `mapped` already, with room for
 /// the rest of the run.
-fn guard_stacks_fit(ranks: usize, mapped: u64, limit: u64) -> bool {
-    (2 * ranks as u64)
+fn per_rank_mappings_fit(ranks: usize, per_rank: u64, mapped: u64, limit: u64) -> bool {
+    (ranks as u64)
+        .saturating_mul(per_rank)
         .saturating_add(mapped)
-        .saturating_add(MAPPINGS_BESIDES_STACKS)
+        .saturating_add(MAPPINGS_TO_SPARE)
         <= limit
 }
 
@@ -323,12 +338,12 @@ fn stack_mode(cfg: &Config, ranks: usize) -> Result<StackMode> {
         "guard" => Ok(StackMode::Guard),
         "copy" => Ok(StackMode::Copy),
         "auto" => {
-            let Mappings { mapped, limit } = Mappings::now();
-            let (mapped, limit) = (mapped.unwrap_or(0), limit.unwrap_or(u64::MAX));
-            let need = 2 * ranks as u64;
-            if guard_stacks_fit(ranks, mapped, limit) {
+            let mappings = Mappings::now();
+            if mappings.fit(ranks, MAPPINGS_PER_GUARD_STACK) {
                 return Ok(StackMode::Guard);
             }
+            let need = ranks as u64 * MAPPINGS_PER_GUARD_STACK;
+            let limit = mappings.limit.unwrap_or(u64::MAX);
             log::simgrid(
                 SimGrid::SmpiConfig,
                 Priority::Info,
@@ -885,28 +900,15 @@ fn privatization_summary(asked: Privatization, loader: &AppLoader) -> String {
 /// (its read-only, code, read-only data and writable segments).
 const MAPPINGS_PER_COPY: u64 = 4;
 
-/// Whether `ranks` copies of the program, one per rank, fit under the
-/// mappings `limit` when the process has `mapped` already.
-fn per_rank_copies_fit(ranks: usize, mapped: u64, limit: u64) -> bool {
-    (ranks as u64)
-        .saturating_mul(MAPPINGS_PER_COPY)
-        .saturating_add(mapped)
-        .saturating_add(MAPPINGS_BESIDES_STACKS)
-        <= limit
-}
-
 /// Stops the run at once, saying why and what to do, when one copy of the
 /// program per rank cannot fit `vm.max_map_count` (it would fail after
 /// loading tens of thousands of copies otherwise).
 fn copies_fit(asked: Privatization, loader: &AppLoader, ranks: usize) -> Result<()> {
-    let Mappings { mapped, limit } = Mappings::now();
-    let Some(limit) = limit else {
-        return Ok(());
-    };
-    let mapped = mapped.unwrap_or(0);
-    if per_rank_copies_fit(ranks, mapped, limit) {
+    let mappings = Mappings::now();
+    if mappings.fit(ranks, MAPPINGS_PER_COPY) {
         return Ok(());
     }
+    let limit = mappings.limit.unwrap_or(u64::MAX);
     let why = match (asked, loader.info().swap_obstacle()) {
         (Privatization::Auto, Some(why)) => format!(
             "smpi/privatization:auto cannot swap its globals between ranks since {why}, so \
@@ -921,7 +923,7 @@ fn copies_fit(asked: Privatization, loader: &AppLoader, ranks: usize) -> Result<
          vm.max_map_count={}`), run fewer ranks, or let the ranks share the program's globals \
          (-no-privatize)",
         loader.info().path.display(),
-        (2 * need + MAPPINGS_BESIDES_STACKS).next_power_of_two()
+        (2 * need + MAPPINGS_TO_SPARE).next_power_of_two()
     )
 }
 
@@ -1719,20 +1721,25 @@ mod tests {
     #[test]
     fn auto_stacks_take_guard_stacks_while_their_mappings_fit() {
         // Linux's default vm.max_map_count, a process with 300 mappings.
-        assert!(guard_stacks_fit(10_000, 300, 65_530));
-        assert!(guard_stacks_fit(28_000, 300, 65_530));
-        assert!(!guard_stacks_fit(29_000, 300, 65_530));
-        assert!(!guard_stacks_fit(1 << 20, 300, 65_530));
+        let fit = |ranks, mapped, limit| {
+            per_rank_mappings_fit(ranks, MAPPINGS_PER_GUARD_STACK, mapped, limit)
+        };
+        assert!(fit(10_000, 300, 65_530));
+        assert!(fit(28_000, 300, 65_530));
+        assert!(!fit(29_000, 300, 65_530));
+        assert!(!fit(1 << 20, 300, 65_530));
         // Raised limits.
-        assert!(guard_stacks_fit(1 << 20, 300, 4 << 20));
-        assert!(guard_stacks_fit(usize::MAX / 4, 0, u64::MAX));
+        assert!(fit(1 << 20, 300, 4 << 20));
+        assert!(fit(usize::MAX / 4, 0, u64::MAX));
     }
 
     #[test]
     fn per_rank_copies_fit_while_four_mappings_each_do() {
-        assert!(per_rank_copies_fit(10_000, 300, 65_530));
-        assert!(!per_rank_copies_fit(40_000, 300, 65_530));
-        assert!(per_rank_copies_fit(40_000, 300, 1 << 20));
+        let fit =
+            |ranks, mapped, limit| per_rank_mappings_fit(ranks, MAPPINGS_PER_COPY, mapped, limit);
+        assert!(fit(10_000, 300, 65_530));
+        assert!(!fit(40_000, 300, 65_530));
+        assert!(fit(40_000, 300, 1 << 20));
     }
 
     #[test]
