@@ -17,11 +17,10 @@ use privatize::fold::{FoldError, Folding, Strategy};
 use privatize::getopt_globals::GetoptGlobals;
 use privatize::tls::ThreadLocals;
 use privatize::DataSegment;
-
-use crate::engine::shared_stack::SharedStack;
 use rustc_hash::FxHashMap;
 
 use crate::config::{Config, ConfigError, Kind, OptionSpec, Options};
+use crate::engine::shared_stack::SharedStack;
 
 /// The options of folded memory.
 #[rustfmt::skip]
@@ -40,8 +39,6 @@ pub struct Memory {
     /// The stack the ranks share (`contexts/stack-mode:copy`): the rank in
     /// place has its frames there.
     pub shared_stack: Option<SharedStack>,
-    /// The rank whose placed memory is in place (last activated).
-    placed: Cell<Option<usize>>,
     /// The allocations of `SMPI_SHARED_MALLOC` (`smpi/shared-malloc`).
     pub folding: Folding,
     /// `smpi/auto-shared-malloc-thresh`: plain allocations of at least
@@ -79,7 +76,6 @@ impl Default for Memory {
         Self {
             segment: None,
             shared_stack: None,
-            placed: Cell::new(None),
             folding: Folding::new(Strategy::Global, 1 << 20),
             auto_fold_threshold: 0,
             getopt: RefCell::new(None),
@@ -129,7 +125,6 @@ impl Memory {
         Ok(Self {
             segment,
             shared_stack: None,
-            placed: Cell::new(None),
             folding,
             auto_fold_threshold,
             getopt: RefCell::new(None),
@@ -141,7 +136,6 @@ impl Memory {
     /// privatization) and its frames (a shared stack); nothing to do
     /// otherwise.
     pub fn activate(&self, rank: usize) {
-        self.placed.set(Some(rank));
         if let Some(s) = &self.segment {
             s.activate(rank);
         }
@@ -157,9 +151,14 @@ impl Memory {
         }
     }
 
-    /// The rank whose placed memory is in place, if any is.
+    /// The rank whose placed memory is in place, if any is: the last one
+    /// activated (a shared stack keeps the frames of an earlier one while
+    /// the last has none, which nothing then needs).
     pub fn placed(&self) -> Option<usize> {
-        self.placed.get()
+        self.segment
+            .as_ref()
+            .and_then(|s| s.owner())
+            .or_else(|| self.shared_stack.as_ref().and_then(SharedStack::resident))
     }
 
     /// Whether some memory is placed (swapped globals, a shared stack).
@@ -174,13 +173,6 @@ impl Memory {
                 .shared_stack
                 .as_ref()
                 .is_some_and(|s| s.contains(addr, len))
-    }
-
-    /// Forgets what rank `rank`'s main actor kept here: it ended.
-    pub fn rank_ended(&self, rank: usize) {
-        if let Some(s) = &self.shared_stack {
-            s.forget(rank);
-        }
     }
 
     /// Notes the thread-local storage of the copy `rank` runs, when it has
@@ -231,8 +223,15 @@ impl Memory {
         swap.resident.set(Some(actor));
     }
 
-    /// Forgets the thread-local contents of `actor` of `rank`, which ended.
+    /// Forgets the thread-local contents of `actor` of `rank`, which ended,
+    /// and its frames if it is the rank's main actor (numbered as the rank)
+    /// on a shared stack.
     pub fn forget_actor(&self, rank: usize, actor: usize) {
+        if actor == rank {
+            if let Some(s) = &self.shared_stack {
+                s.forget(rank);
+            }
+        }
         if let Some(Some(swap)) = self.tls.borrow().get(rank) {
             swap.saved.borrow_mut().remove(&actor);
             if swap.resident.get() == Some(actor) {

@@ -913,9 +913,6 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
             if let Suspend::Exit(code) = why {
                 let ending = with(|s| {
                     s.actor_ended(actor, code);
-                    if actor < n {
-                        s.mem.rank_ended(actor);
-                    }
                     s.ending_with(actor, code)
                 });
                 if let Some((co, _)) = coroutines[actor].take() {
@@ -925,9 +922,6 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
                     with(|s| {
                         s.core.end_actor(other, code);
                         s.thread_ended(other);
-                        if other < n {
-                            s.mem.rank_ended(other);
-                        }
                     });
                     if let Some((co, _)) = coroutines.get_mut(other).and_then(Option::take) {
                         context::discard(co);

@@ -148,7 +148,7 @@ unsafe impl Stack for CoStack {
     }
 }
 
-pub(super) fn page_size() -> usize {
+fn page_size() -> usize {
     nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
         .ok()
         .flatten()
@@ -207,7 +207,7 @@ pub(super) fn set_shared_low(low: usize) {
 
 /// The address of a local of the calling frame.
 #[inline(always)]
-fn here() -> usize {
+pub(super) fn here() -> usize {
     let local = 0u8;
     std::hint::black_box(&local) as *const u8 as usize
 }

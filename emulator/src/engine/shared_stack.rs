@@ -31,6 +31,8 @@
 
 use std::cell::{Cell, RefCell};
 
+use corosensei::stack::Stack;
+
 use super::context::{self, CoStack, RankStack};
 
 /// The room a coroutine made on the shared stack takes before its first
@@ -59,8 +61,7 @@ impl SharedStack {
     /// guard zone, for `ranks` ranks.
     pub fn new(bytes: usize, ranks: usize) -> std::io::Result<Self> {
         let stack = RankStack::new(bytes)?;
-        let (_, limit) = stack.guard();
-        let top = limit + bytes.max(64 * 1024).next_multiple_of(context::page_size());
+        let (top, limit) = (stack.base().get(), stack.limit().get());
         context::set_shared_range(limit, top);
         Ok(Self {
             stack,
@@ -162,7 +163,8 @@ impl SharedStack {
     }
 
     /// The bytes the images hold, all ranks together.
-    pub fn image_bytes(&self) -> usize {
+    #[cfg(test)]
+    fn image_bytes(&self) -> usize {
         self.images
             .borrow()
             .iter()
@@ -180,9 +182,7 @@ impl Drop for SharedStack {
 
 /// Whether the code running now runs on `[lo, hi)`.
 fn on_stack(lo: usize, hi: usize) -> bool {
-    let local = 0u8;
-    let at = std::hint::black_box(&local) as *const u8 as usize;
-    (lo..hi).contains(&at)
+    (lo..hi).contains(&context::here())
 }
 
 #[cfg(test)]

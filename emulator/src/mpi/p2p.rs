@@ -489,10 +489,10 @@ impl Ctx<'_> {
             Payload::InSendBuffer(sid) => {
                 let s = self.mpi.request(*sid);
                 let n = env.bytes.min(capacity);
-                let send_globals = self.may_touch_placed(s.buf, &s.dtype, s.count);
-                let recv_globals = self.may_touch_placed(r.buf, &rty, r.count);
+                let send_placed = self.may_touch_placed(s.buf, &s.dtype, s.count);
+                let recv_placed = self.may_touch_placed(r.buf, &rty, r.count);
                 let contiguous = s.dtype.is_contiguous() && rty.is_contiguous();
-                if !send_globals && !recv_globals {
+                if !send_placed && !recv_placed {
                     // Straight from buffer to buffer, except into folded
                     // memory (SMPI_SHARED_MALLOC), whose content is
                     // meaningless; folded source bytes arrive as zeros.
@@ -543,11 +543,11 @@ impl Ctx<'_> {
                     }
                 } else {
                     let mut data = Vec::with_capacity(env.bytes);
-                    if send_globals {
+                    if send_placed {
                         self.mem.activate(s.owner);
                     }
                     self.pack_private(&s.dtype, s.buf, s.count, &mut data);
-                    if recv_globals {
+                    if recv_placed {
                         self.mem.activate(r.owner);
                     }
                     // SAFETY: as above for the receive buffer.
