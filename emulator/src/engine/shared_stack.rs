@@ -7,7 +7,8 @@
 //! (`vm.max_map_count`), so guard stacks stop at about 32,000 ranks; and
 //! each costs whole pages of memory (two for most programs: the frames of
 //! `MPI_Init` reach past the first). An image costs only the bytes the
-//! rank's frames use when it is suspended (one to three KiB), and the
+//! rank's frames use when it is suspended (one to three KiB), less what it
+//! shares with other ranks' (see [`image`]: a few hundred bytes), and the
 //! shared stack is one mapping above one real guard zone, so an overflow
 //! is caught exactly as with guard stacks.
 //!
@@ -32,6 +33,7 @@
 use std::cell::{Cell, RefCell};
 
 use corosensei::stack::Stack;
+use rustc_hash::FxHashMap;
 
 use super::context::{self, CoStack, RankStack};
 
@@ -41,7 +43,11 @@ pub const CLAIM_RESERVE: usize = 4096;
 
 /// An image keeps at most this much spare capacity (a rank that once
 /// suspended deep in a call keeps no large buffer afterwards).
-const SPARE: usize = 4096;
+const SPARE: usize = 256;
+
+/// The most frame lengths that get a reference image (see [`image`]);
+/// images of other lengths are stored against zeros.
+const MAX_REFERENCES: usize = 256;
 
 /// The stack all ranks share, and the frames of those not in place.
 pub struct SharedStack {
@@ -51,7 +57,15 @@ pub struct SharedStack {
     /// By rank: the frames of a rank made on the stack, from its lowest
     /// live address to the top (stale for the rank in place), or `None`
     /// for ranks not made yet or ended.
+    /// Each image is encoded against the reference of its frames' length
+    /// (see [`image`]).
     images: RefCell<Vec<Option<Vec<u8>>>>,
+    /// By frame length: the first frames of that length copied out, which
+    /// never change once made (images are encoded against them). At most
+    /// [`MAX_REFERENCES`], so a length without one never gets one.
+    references: RefCell<FxHashMap<usize, Box<[u8]>>>,
+    /// Where an image is encoded before it is copied to its rank's.
+    scratch: RefCell<Vec<u8>>,
     /// The rank whose frames are on the stack.
     resident: Cell<Option<usize>>,
 }
@@ -68,6 +82,8 @@ impl SharedStack {
             top,
             limit,
             images: RefCell::new(vec![None; ranks]),
+            references: RefCell::default(),
+            scratch: RefCell::default(),
             resident: Cell::new(None),
         })
     }
@@ -118,13 +134,19 @@ impl SharedStack {
         let Some(Some(image)) = images.get(rank) else {
             return;
         };
-        let low = self.top - image.len();
+        let len = image::frames_len(image);
+        let low = self.top - len;
         debug_assert!(!on_stack(low, self.top), "restoring the stack that runs");
         // SAFETY: [low, top) lies in the shared stack's mapping (an image
         // is at most the stack's size), which no running code uses: every
         // caller runs on the maestro's stack (the only door to the
         // simulation, `sim::with`, moves there) or on an actor's own.
-        unsafe { std::ptr::copy_nonoverlapping(image.as_ptr(), low as *mut u8, image.len()) };
+        let frames = unsafe { std::slice::from_raw_parts_mut(low as *mut u8, len) };
+        image::decode(
+            image,
+            self.references.borrow().get(&len).map(|r| &r[..]),
+            frames,
+        );
         context::set_shared_low(low);
         self.resident.set(Some(rank));
     }
@@ -150,16 +172,28 @@ impl SharedStack {
         let Some(Some(image)) = images.get_mut(rank) else {
             return;
         };
-        image.clear();
         // SAFETY: [low, top) lies in the shared stack's mapping, which is
         // readable and which no running code changes (as in
         // `make_resident`).
-        image.extend_from_slice(unsafe {
-            std::slice::from_raw_parts(low as *const u8, self.top - low)
-        });
-        if image.capacity() > image.len() + SPARE {
-            image.shrink_to_fit();
+        let frames = unsafe { std::slice::from_raw_parts(low as *const u8, self.top - low) };
+        let mut references = self.references.borrow_mut();
+        if references.len() < MAX_REFERENCES {
+            references
+                .entry(frames.len())
+                .or_insert_with(|| frames.into());
         }
+        let mut scratch = self.scratch.borrow_mut();
+        image::encode(
+            frames,
+            references.get(&frames.len()).map(|r| &r[..]),
+            &mut scratch,
+        );
+        if image.capacity() < scratch.len() || image.capacity() > scratch.len() + SPARE {
+            *image = Vec::with_capacity(scratch.len());
+        } else {
+            image.clear();
+        }
+        image.extend_from_slice(&scratch);
     }
 
     /// The bytes the images hold, all ranks together.
@@ -177,6 +211,91 @@ impl SharedStack {
 impl Drop for SharedStack {
     fn drop(&mut self) {
         context::set_shared_range(0, 0);
+    }
+}
+
+/// How an image stores a rank's frames: as their difference from a
+/// reference, the first frames of the same length copied out. Ranks
+/// suspended at the same call have frames of the same length that differ in
+/// a few dozen of their words (pointers to their own data, their own
+/// values): measured at 131,072 ranks in one allreduce, 1,845 B of frames
+/// differ from another rank's in 25 to 43 of 230 words, and 61% of their
+/// bytes are zero (which an image without a reference leaves out).
+///
+/// Layout: the frames' length (u32, little endian); a bitmap of their whole
+/// 8-byte words, bit set where the word differs from the reference's (from
+/// zero without one); those words in order; the last `len % 8` bytes as
+/// they are. An empty image holds no frames.
+mod image {
+    const WORD: usize = 8;
+    const HEADER: usize = 4;
+
+    /// The length of the frames `image` holds.
+    pub(super) fn frames_len(image: &[u8]) -> usize {
+        image
+            .first_chunk::<HEADER>()
+            .map_or(0, |h| u32::from_le_bytes(*h) as usize)
+    }
+
+    /// Writes `frames` to `out` as their difference from `reference`, of
+    /// the same length.
+    pub(super) fn encode(frames: &[u8], reference: Option<&[u8]>, out: &mut Vec<u8>) {
+        let len = u32::try_from(frames.len()).expect("a stack's frames fit 4 GiB");
+        let (whole, tail) = frames.split_at(frames.len() / WORD * WORD);
+        let map_len = (whole.len() / WORD).div_ceil(8);
+        // Room for every word: written by index, cut to length at the end.
+        out.clear();
+        out.resize(HEADER + map_len + frames.len(), 0);
+        out[..HEADER].copy_from_slice(&len.to_le_bytes());
+        let mut next = HEADER + map_len;
+        for (group_index, group) in whole.chunks(8 * WORD).enumerate() {
+            let base = reference.map(|r| &r[group_index * 8 * WORD..]);
+            let mut bits = 0u8;
+            for (i, word) in group.chunks_exact(WORD).enumerate() {
+                let differs = match base {
+                    Some(b) => word != &b[i * WORD..(i + 1) * WORD],
+                    None => load(word) != 0,
+                };
+                if differs {
+                    bits |= 1 << i;
+                    out[next..next + WORD].copy_from_slice(word);
+                    next += WORD;
+                }
+            }
+            out[HEADER + group_index] = bits;
+        }
+        out[next..next + tail.len()].copy_from_slice(tail);
+        out.truncate(next + tail.len());
+    }
+
+    fn load(word: &[u8]) -> u64 {
+        u64::from_ne_bytes(word.try_into().expect("a whole word"))
+    }
+
+    /// Writes the frames `image` holds to `frames`, of their length, with
+    /// the `reference` it was encoded against.
+    pub(super) fn decode(image: &[u8], reference: Option<&[u8]>, frames: &mut [u8]) {
+        debug_assert_eq!(frames.len(), frames_len(image));
+        match reference {
+            Some(r) => frames.copy_from_slice(r),
+            None => frames.fill(0),
+        }
+        let words = frames.len() / WORD;
+        let Some(body) = image.get(HEADER..) else {
+            return;
+        };
+        let (map, mut stored) = body.split_at(words.div_ceil(8));
+        for (byte_index, &byte) in map.iter().enumerate() {
+            let mut bits = byte;
+            while bits != 0 {
+                let i = byte_index * 8 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let (word, rest) = stored.split_at(WORD);
+                frames[i * WORD..(i + 1) * WORD].copy_from_slice(word);
+                stored = rest;
+            }
+        }
+        frames[words * WORD..].copy_from_slice(stored);
     }
 }
 
@@ -236,6 +355,59 @@ mod tests {
         };
         assert_eq!(codes, vec![expected(0), expected(1), expected(2)]);
         assert_eq!(shared.image_bytes(), 0, "ended ranks keep no image");
+    }
+
+    proptest::proptest! {
+        /// An image gives back the frames it was made from, with or without
+        /// a reference, whatever their length.
+        #[test]
+        fn images_give_back_their_frames(
+            frames in proptest::collection::vec(
+                proptest::prop_oneof![3 => proptest::strategy::Just(0u8), 1 => proptest::num::u8::ANY],
+                0..600,
+            ),
+            changes in proptest::collection::vec((0usize..600, proptest::num::u8::ANY), 0..40),
+            with_reference in proptest::bool::ANY,
+        ) {
+            let mut reference: Box<[u8]> = frames.clone().into();
+            for &(at, byte) in &changes {
+                if let Some(b) = reference.get_mut(at) {
+                    *b = byte;
+                }
+            }
+            let reference = with_reference.then_some(&reference[..]);
+            let mut encoded = Vec::new();
+            image::encode(&frames, reference, &mut encoded);
+            proptest::prop_assert_eq!(image::frames_len(&encoded), frames.len());
+            let mut back = vec![0xa5; frames.len()];
+            image::decode(&encoded, reference, &mut back);
+            proptest::prop_assert_eq!(back, frames);
+        }
+    }
+
+    /// Frames that differ from their reference in a few words take a few
+    /// words; without a reference, their zero words take nothing.
+    #[test]
+    fn images_keep_only_what_differs() {
+        let mut reference = vec![0u8; 2000];
+        for (i, b) in reference.iter_mut().enumerate().step_by(3) {
+            *b = i as u8 | 1;
+        }
+        let mut frames = reference.clone();
+        frames[100] ^= 0xff;
+        frames[1999] ^= 0xff;
+        let mut encoded = Vec::new();
+        image::encode(&frames, Some(&reference), &mut encoded);
+        assert_eq!(encoded.len(), 4 + 32 + 8 + 8, "header, bitmap, two words");
+        let mut zeros = vec![0u8; 2003];
+        zeros[8..16].copy_from_slice(&[1; 8]);
+        zeros[2001] = 7;
+        image::encode(&zeros, None, &mut encoded);
+        assert_eq!(
+            encoded.len(),
+            4 + 32 + 8 + 3,
+            "header, bitmap, one word, tail"
+        );
     }
 
     /// The lowest byte of `[lo, hi)` that is not `pattern`.
