@@ -45,9 +45,12 @@ pub const CLAIM_RESERVE: usize = 4096;
 /// suspended deep in a call keeps no large buffer afterwards).
 const SPARE: usize = 256;
 
-/// The most frame lengths that get a reference image (see [`image`]);
+/// The most frame lengths that get reference images (see [`References`]);
 /// images of other lengths are stored against zeros.
-const MAX_REFERENCES: usize = 256;
+const MAX_LENGTHS: usize = 256;
+
+/// The most reference images per frame length.
+const REFERENCES_PER_LENGTH: usize = 4;
 
 /// The stack all ranks share, and the frames of those not in place.
 pub struct SharedStack {
@@ -56,16 +59,13 @@ pub struct SharedStack {
     limit: usize,
     /// By rank: the frames of a rank made on the stack, from its lowest
     /// live address to the top (stale for the rank in place), or `None`
-    /// for ranks not made yet or ended.
-    /// Each image is encoded against the reference of its frames' length
-    /// (see [`image`]).
+    /// for ranks not made yet or ended; each encoded against one of the
+    /// references (see [`image`]).
     images: RefCell<Vec<Option<Vec<u8>>>>,
-    /// By frame length: the first frames of that length copied out, which
-    /// never change once made (images are encoded against them). At most
-    /// [`MAX_REFERENCES`], so a length without one never gets one.
-    references: RefCell<FxHashMap<usize, Box<[u8]>>>,
-    /// Where an image is encoded before it is copied to its rank's.
-    scratch: RefCell<Vec<u8>>,
+    references: RefCell<References>,
+    /// Where an image's map of differing words is made, and the image
+    /// encoded, before it is copied to its rank's.
+    scratch: RefCell<(Vec<u8>, Vec<u8>)>,
     /// The rank whose frames are on the stack.
     resident: Cell<Option<usize>>,
 }
@@ -142,11 +142,8 @@ impl SharedStack {
         // caller runs on the maestro's stack (the only door to the
         // simulation, `sim::with`, moves there) or on an actor's own.
         let frames = unsafe { std::slice::from_raw_parts_mut(low as *mut u8, len) };
-        image::decode(
-            image,
-            self.references.borrow().get(&len).map(|r| &r[..]),
-            frames,
-        );
+        let references = self.references.borrow();
+        image::decode(image, references.get(len, image::reference(image)), frames);
         context::set_shared_low(low);
         self.resident.set(Some(rank));
     }
@@ -176,24 +173,20 @@ impl SharedStack {
         // readable and which no running code changes (as in
         // `make_resident`).
         let frames = unsafe { std::slice::from_raw_parts(low as *const u8, self.top - low) };
-        let mut references = self.references.borrow_mut();
-        if references.len() < MAX_REFERENCES {
-            references
-                .entry(frames.len())
-                .or_insert_with(|| frames.into());
-        }
-        let mut scratch = self.scratch.borrow_mut();
-        image::encode(
-            frames,
-            references.get(&frames.len()).map(|r| &r[..]),
-            &mut scratch,
-        );
-        if image.capacity() < scratch.len() || image.capacity() > scratch.len() + SPARE {
-            *image = Vec::with_capacity(scratch.len());
+        let hint = if image::frames_len(image) == frames.len() {
+            image::reference(image)
+        } else {
+            None
+        };
+        let (map, encoded) = &mut *self.scratch.borrow_mut();
+        let reference = self.references.borrow_mut().choose(frames, hint, map);
+        image::encode(frames, reference, map, encoded);
+        if image.capacity() < encoded.len() || image.capacity() > encoded.len() + SPARE {
+            *image = Vec::with_capacity(encoded.len());
         } else {
             image.clear();
         }
-        image.extend_from_slice(&scratch);
+        image.extend_from_slice(encoded);
     }
 
     /// The bytes the images hold, all ranks together.
@@ -214,58 +207,135 @@ impl Drop for SharedStack {
     }
 }
 
+/// Frames copied out that images are encoded against: by frame length, up
+/// to [`REFERENCES_PER_LENGTH`] frames of that length, which never change
+/// once made. Ranks suspended at the same call have frames of the same
+/// length that differ in a few dozen of their words (pointers to their own
+/// data, their own values): measured at 131,072 ranks in one allreduce,
+/// 1,845 B of frames differ from another rank's in 25 to 54 of 230 words;
+/// but the root's differ from the others' in a third of them, so a length
+/// gets more than one reference when the ones it has are far.
+#[derive(Default)]
+struct References {
+    by_length: FxHashMap<usize, Vec<Box<[u8]>>>,
+}
+
+impl References {
+    /// The reference to encode `frames` against (made from them if none is
+    /// close), or `None` for frames of a length beyond [`MAX_LENGTHS`],
+    /// with the map of the words that differ from it left in `map` (see
+    /// [`image::diff_map`]). `hint`, the reference of the rank's last frames
+    /// of that length, is tried first: a rank suspended again at the same
+    /// call is close to it.
+    fn choose(&mut self, frames: &[u8], hint: Option<u8>, map: &mut Vec<u8>) -> Option<u8> {
+        if !self.by_length.contains_key(&frames.len()) && self.by_length.len() >= MAX_LENGTHS {
+            image::diff_map(frames, None, map);
+            return None;
+        }
+        let references = self.by_length.entry(frames.len()).or_default();
+        // Close: differing in at most a quarter of the words (ranks at the
+        // same call differ in about a fifth, the root in a third).
+        let close = frames.len() / image::WORD / 4;
+        if let Some(reference) = hint.and_then(|h| references.get(usize::from(h))) {
+            if image::diff_map(frames, Some(reference), map) <= close {
+                return hint;
+            }
+        }
+        let mut best: Option<(usize, usize)> = None;
+        // Newest first: the ranks after a far one tend to be like it.
+        for (index, reference) in references.iter().enumerate().rev() {
+            let differing = image::diff_map(frames, Some(reference), map);
+            if differing <= close {
+                return Some(index as u8);
+            }
+            if best.is_none_or(|(d, _)| differing < d) {
+                best = Some((differing, index));
+            }
+        }
+        let chosen = if references.len() < REFERENCES_PER_LENGTH {
+            references.push(frames.into());
+            references.len() - 1
+        } else {
+            best?.1
+        };
+        image::diff_map(frames, Some(&references[chosen]), map);
+        Some(chosen as u8)
+    }
+
+    /// Reference `index` of frames of `len` bytes.
+    fn get(&self, len: usize, index: Option<u8>) -> Option<&[u8]> {
+        Some(&self.by_length.get(&len)?[usize::from(index?)])
+    }
+}
+
 /// How an image stores a rank's frames: as their difference from a
-/// reference, the first frames of the same length copied out. Ranks
-/// suspended at the same call have frames of the same length that differ in
-/// a few dozen of their words (pointers to their own data, their own
-/// values): measured at 131,072 ranks in one allreduce, 1,845 B of frames
-/// differ from another rank's in 25 to 43 of 230 words, and 61% of their
-/// bytes are zero (which an image without a reference leaves out).
+/// reference of the same length (see [`References`]), or from zeros
+/// without one (61% of the bytes of the frames above are zero).
 ///
-/// Layout: the frames' length (u32, little endian); a bitmap of their whole
-/// 8-byte words, bit set where the word differs from the reference's (from
-/// zero without one); those words in order; the last `len % 8` bytes as
-/// they are. An empty image holds no frames.
+/// Layout: the frames' length (u32, little endian); the reference's index
+/// among those of that length ([`NONE`] without one); a bitmap of the
+/// frames' whole 8-byte words, bit set where the word differs from the
+/// reference's (from zero); those words in order; the last `len % 8` bytes
+/// as they are. An empty image holds no frames.
 mod image {
-    const WORD: usize = 8;
-    const HEADER: usize = 4;
+    pub(super) const WORD: usize = 8;
+    const HEADER: usize = 5;
+    /// The reference index of an image encoded against zeros.
+    const NONE: u8 = u8::MAX;
 
     /// The length of the frames `image` holds.
     pub(super) fn frames_len(image: &[u8]) -> usize {
         image
-            .first_chunk::<HEADER>()
+            .first_chunk::<4>()
             .map_or(0, |h| u32::from_le_bytes(*h) as usize)
     }
 
-    /// Writes `frames` to `out` as their difference from `reference`, of
-    /// the same length.
-    pub(super) fn encode(frames: &[u8], reference: Option<&[u8]>, out: &mut Vec<u8>) {
-        let len = u32::try_from(frames.len()).expect("a stack's frames fit 4 GiB");
-        let (whole, tail) = frames.split_at(frames.len() / WORD * WORD);
-        let map_len = (whole.len() / WORD).div_ceil(8);
-        // Room for every word: written by index, cut to length at the end.
-        out.clear();
-        out.resize(HEADER + map_len + frames.len(), 0);
-        out[..HEADER].copy_from_slice(&len.to_le_bytes());
-        let mut next = HEADER + map_len;
-        for (group_index, group) in whole.chunks(8 * WORD).enumerate() {
-            let base = reference.map(|r| &r[group_index * 8 * WORD..]);
-            let mut bits = 0u8;
-            for (i, word) in group.chunks_exact(WORD).enumerate() {
-                let differs = match base {
-                    Some(b) => word != &b[i * WORD..(i + 1) * WORD],
-                    None => load(word) != 0,
-                };
-                if differs {
-                    bits |= 1 << i;
-                    out[next..next + WORD].copy_from_slice(word);
-                    next += WORD;
-                }
-            }
-            out[HEADER + group_index] = bits;
+    /// The index of the reference `image` was encoded against.
+    pub(super) fn reference(image: &[u8]) -> Option<u8> {
+        image.get(4).copied().filter(|&r| r != NONE)
+    }
+
+    /// Fills `map` with the bitmap of the whole words of `frames` that
+    /// differ from `reference`'s (of the same length; zeros without one),
+    /// and says how many do.
+    pub(super) fn diff_map(frames: &[u8], reference: Option<&[u8]>, map: &mut Vec<u8>) -> usize {
+        let whole = frames.len() / WORD * WORD;
+        map.clear();
+        map.resize(whole.div_ceil(8 * WORD), 0);
+        let zeros = [0; 8 * WORD];
+        for (i, group) in frames[..whole].chunks(8 * WORD).enumerate() {
+            let base = reference.map_or(&zeros[..], |r| &r[i * 8 * WORD..]);
+            // Branch-free, in groups of eight words: the compiler
+            // vectorises it.
+            map[i] = group
+                .chunks_exact(WORD)
+                .zip(base.chunks_exact(WORD))
+                .enumerate()
+                .fold(0, |bits, (j, (a, b))| {
+                    bits | (u8::from(load(a) != load(b)) << j)
+                });
         }
-        out[next..next + tail.len()].copy_from_slice(tail);
-        out.truncate(next + tail.len());
+        map.iter().map(|b| b.count_ones() as usize).sum()
+    }
+
+    /// Writes `frames` to `out` as their difference from reference `index`
+    /// (`None`: zeros), `map` being [`diff_map`]'s against it.
+    pub(super) fn encode(frames: &[u8], index: Option<u8>, map: &[u8], out: &mut Vec<u8>) {
+        let len = u32::try_from(frames.len()).expect("a stack's frames fit 4 GiB");
+        let whole = frames.len() / WORD * WORD;
+        out.clear();
+        out.extend_from_slice(&len.to_le_bytes());
+        out.push(index.unwrap_or(NONE));
+        out.extend_from_slice(map);
+        for (byte_index, &byte) in map.iter().enumerate() {
+            let mut bits = byte;
+            while bits != 0 {
+                let i = byte_index * 8 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                out.extend_from_slice(&frames[i * WORD..(i + 1) * WORD]);
+            }
+        }
+        out.extend_from_slice(&frames[whole..]);
     }
 
     fn load(word: &[u8]) -> u64 {
@@ -357,6 +427,17 @@ mod tests {
         assert_eq!(shared.image_bytes(), 0, "ended ranks keep no image");
     }
 
+    /// `frames` encoded against `reference` (its index and frames).
+    fn encode_against(frames: &[u8], reference: Option<(u8, &[u8])>) -> Vec<u8> {
+        let mut map = Vec::new();
+        let differing = image::diff_map(frames, reference.map(|(_, r)| r), &mut map);
+        let counted = map.iter().map(|b| b.count_ones() as usize).sum::<usize>();
+        assert_eq!(differing, counted);
+        let mut encoded = Vec::new();
+        image::encode(frames, reference.map(|(i, _)| i), &map, &mut encoded);
+        encoded
+    }
+
     proptest::proptest! {
         /// An image gives back the frames it was made from, with or without
         /// a reference, whatever their length.
@@ -375,12 +456,12 @@ mod tests {
                     *b = byte;
                 }
             }
-            let reference = with_reference.then_some(&reference[..]);
-            let mut encoded = Vec::new();
-            image::encode(&frames, reference, &mut encoded);
+            let reference = with_reference.then_some((2, &reference[..]));
+            let encoded = encode_against(&frames, reference);
             proptest::prop_assert_eq!(image::frames_len(&encoded), frames.len());
+            proptest::prop_assert_eq!(image::reference(&encoded), reference.map(|(i, _)| i));
             let mut back = vec![0xa5; frames.len()];
-            image::decode(&encoded, reference, &mut back);
+            image::decode(&encoded, reference.map(|(_, r)| r), &mut back);
             proptest::prop_assert_eq!(back, frames);
         }
     }
@@ -396,17 +477,78 @@ mod tests {
         let mut frames = reference.clone();
         frames[100] ^= 0xff;
         frames[1999] ^= 0xff;
-        let mut encoded = Vec::new();
-        image::encode(&frames, Some(&reference), &mut encoded);
-        assert_eq!(encoded.len(), 4 + 32 + 8 + 8, "header, bitmap, two words");
+        let encoded = encode_against(&frames, Some((0, &reference)));
+        assert_eq!(encoded.len(), 5 + 32 + 8 + 8, "header, bitmap, two words");
         let mut zeros = vec![0u8; 2003];
         zeros[8..16].copy_from_slice(&[1; 8]);
         zeros[2001] = 7;
-        image::encode(&zeros, None, &mut encoded);
+        let encoded = encode_against(&zeros, None);
         assert_eq!(
             encoded.len(),
-            4 + 32 + 8 + 3,
+            5 + 32 + 8 + 3,
             "header, bitmap, one word, tail"
+        );
+    }
+
+    /// Frames get the newest close reference of their length; far ones
+    /// become a reference while their length has room for one, and take
+    /// the closest after; a length past the limit gets none.
+    #[test]
+    fn references_are_close_or_new() {
+        let mut references = References::default();
+        let mut map = Vec::new();
+        let frames = |fill: u8, changed: usize| {
+            let mut f = vec![fill; 800];
+            f[..changed * 8].fill(fill.wrapping_add(1));
+            f
+        };
+        assert_eq!(
+            references.choose(&frames(1, 0), None, &mut map),
+            Some(0),
+            "the first is new"
+        );
+        assert_eq!(
+            references.choose(&frames(1, 25), None, &mut map),
+            Some(0),
+            "25 of 100 words: close"
+        );
+        assert_eq!(
+            references.choose(&frames(1, 26), None, &mut map),
+            Some(1),
+            "26 words: far, new"
+        );
+        assert_eq!(
+            references.choose(&frames(1, 27), None, &mut map),
+            Some(1),
+            "the newest close one"
+        );
+        assert_eq!(references.choose(&frames(5, 0), None, &mut map), Some(2));
+        assert_eq!(references.choose(&frames(7, 0), None, &mut map), Some(3));
+        assert_eq!(
+            references.choose(&frames(1, 90), None, &mut map),
+            Some(1),
+            "no room: the closest"
+        );
+        let differing: u32 = map.iter().map(|b| b.count_ones()).sum();
+        assert_eq!(differing, 90 - 26, "the map is the chosen reference's");
+        assert_eq!(references.get(800, Some(1)), Some(&frames(1, 26)[..]));
+        assert_eq!(
+            references.choose(&frames(5, 1), Some(2), &mut map),
+            Some(2),
+            "the hint first"
+        );
+        assert_eq!(
+            references.choose(&frames(1, 0), Some(2), &mut map),
+            Some(0),
+            "a far hint is passed"
+        );
+        for len in 1..MAX_LENGTHS {
+            assert!(references.choose(&vec![0; len], None, &mut map).is_some());
+        }
+        assert_eq!(
+            references.choose(&[0; 900], None, &mut map),
+            None,
+            "too many lengths"
         );
     }
 
