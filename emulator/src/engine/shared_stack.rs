@@ -179,7 +179,9 @@ impl SharedStack {
             None
         };
         let (map, encoded) = &mut *self.scratch.borrow_mut();
-        let reference = self.references.borrow_mut().choose(frames, hint, map);
+        let mut references = self.references.borrow_mut();
+        let index = references.choose(frames, hint, map);
+        let reference = index.zip(references.get(frames.len(), index));
         image::encode(frames, reference, map, encoded);
         if image.capacity() < encoded.len() || image.capacity() > encoded.len() + SPARE {
             *image = Vec::with_capacity(encoded.len());
@@ -275,8 +277,10 @@ impl References {
 /// Layout: the frames' length (u32, little endian); the reference's index
 /// among those of that length ([`NONE`] without one); a bitmap of the
 /// frames' whole 8-byte words, bit set where the word differs from the
-/// reference's (from zero); those words in order; the last `len % 8` bytes
-/// as they are. An empty image holds no frames.
+/// reference's (from zero); for each of those words in order, a bitmap of
+/// its bytes that differ and those bytes (pointers to a rank's own data
+/// differ from another rank's in their low two or three bytes); the last
+/// `len % 8` bytes as they are. An empty image holds no frames.
 mod image {
     pub(super) const WORD: usize = 8;
     const HEADER: usize = 5;
@@ -318,24 +322,51 @@ mod image {
         map.iter().map(|b| b.count_ones() as usize).sum()
     }
 
-    /// Writes `frames` to `out` as their difference from reference `index`
-    /// (`None`: zeros), `map` being [`diff_map`]'s against it.
-    pub(super) fn encode(frames: &[u8], index: Option<u8>, map: &[u8], out: &mut Vec<u8>) {
+    /// Writes `frames` to `out` as their difference from `reference` (its
+    /// index and frames; `None`: zeros), `map` being [`diff_map`]'s
+    /// against it.
+    pub(super) fn encode(
+        frames: &[u8],
+        reference: Option<(u8, &[u8])>,
+        map: &[u8],
+        out: &mut Vec<u8>,
+    ) {
         let len = u32::try_from(frames.len()).expect("a stack's frames fit 4 GiB");
         let whole = frames.len() / WORD * WORD;
         out.clear();
         out.extend_from_slice(&len.to_le_bytes());
-        out.push(index.unwrap_or(NONE));
+        out.push(reference.map_or(NONE, |(index, _)| index));
         out.extend_from_slice(map);
-        for (byte_index, &byte) in map.iter().enumerate() {
-            let mut bits = byte;
-            while bits != 0 {
-                let i = byte_index * 8 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                out.extend_from_slice(&frames[i * WORD..(i + 1) * WORD]);
-            }
+        for i in set_bits(map) {
+            let word = &frames[i * WORD..(i + 1) * WORD];
+            let was = reference.map_or(0, |(_, r)| load(&r[i * WORD..(i + 1) * WORD]));
+            let bytes = nonzero_bytes(load(word) ^ was);
+            out.push(bytes);
+            out.extend(set_bits(&[bytes]).map(|j| word[j]));
         }
         out.extend_from_slice(&frames[whole..]);
+    }
+
+    /// The bitmap of the bytes of `x` that are not zero, bit `j` for byte
+    /// `j` in memory order (little endian: bits `8j..8j + 8`), without a
+    /// loop: the high bit of each byte is set where the byte is not zero,
+    /// then the eight high bits are gathered into the top byte by a
+    /// multiplication.
+    pub(super) fn nonzero_bytes(x: u64) -> u8 {
+        const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let high = (((x & LOW7) + LOW7) | x) & HIGH;
+        ((high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8
+    }
+
+    /// The positions of the bits set in `bitmap`, in order.
+    fn set_bits(bitmap: &[u8]) -> impl Iterator<Item = usize> + '_ {
+        bitmap.iter().enumerate().flat_map(|(index, &byte)| {
+            std::iter::successors(Some(byte).filter(|&b| b != 0), |&b| {
+                Some(b & (b - 1)).filter(|&b| b != 0)
+            })
+            .map(move |b| index * 8 + b.trailing_zeros() as usize)
+        })
     }
 
     fn load(word: &[u8]) -> u64 {
@@ -355,15 +386,13 @@ mod image {
             return;
         };
         let (map, mut stored) = body.split_at(words.div_ceil(8));
-        for (byte_index, &byte) in map.iter().enumerate() {
-            let mut bits = byte;
-            while bits != 0 {
-                let i = byte_index * 8 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let (word, rest) = stored.split_at(WORD);
-                frames[i * WORD..(i + 1) * WORD].copy_from_slice(word);
-                stored = rest;
+        for i in set_bits(map) {
+            let (&bytes, rest) = stored.split_first().expect("a changed word's byte map");
+            let count = bytes.count_ones() as usize;
+            for (j, &byte) in set_bits(&[bytes]).zip(&rest[..count]) {
+                frames[i * WORD + j] = byte;
             }
+            stored = &rest[count..];
         }
         frames[words * WORD..].copy_from_slice(stored);
     }
@@ -434,11 +463,21 @@ mod tests {
         let counted = map.iter().map(|b| b.count_ones() as usize).sum::<usize>();
         assert_eq!(differing, counted);
         let mut encoded = Vec::new();
-        image::encode(frames, reference.map(|(i, _)| i), &map, &mut encoded);
+        image::encode(frames, reference, &map, &mut encoded);
         encoded
     }
 
     proptest::proptest! {
+        /// The bitmap of non-zero bytes is the one a loop over the bytes
+        /// gives.
+        #[test]
+        fn nonzero_bytes_are_found(bytes in proptest::array::uniform8(
+            proptest::prop_oneof![proptest::strategy::Just(0u8), proptest::num::u8::ANY]
+        )) {
+            let expected = (0..8).fold(0u8, |m, j| m | (u8::from(bytes[j] != 0) << j));
+            proptest::prop_assert_eq!(image::nonzero_bytes(u64::from_ne_bytes(bytes)), expected);
+        }
+
         /// An image gives back the frames it was made from, with or without
         /// a reference, whatever their length.
         #[test]
@@ -478,15 +517,19 @@ mod tests {
         frames[100] ^= 0xff;
         frames[1999] ^= 0xff;
         let encoded = encode_against(&frames, Some((0, &reference)));
-        assert_eq!(encoded.len(), 5 + 32 + 8 + 8, "header, bitmap, two words");
+        assert_eq!(
+            encoded.len(),
+            5 + 32 + 2 * (1 + 1),
+            "header, bitmap, two words of one byte each"
+        );
         let mut zeros = vec![0u8; 2003];
         zeros[8..16].copy_from_slice(&[1; 8]);
         zeros[2001] = 7;
         let encoded = encode_against(&zeros, None);
         assert_eq!(
             encoded.len(),
-            5 + 32 + 8 + 3,
-            "header, bitmap, one word, tail"
+            5 + 32 + 1 + 8 + 3,
+            "header, bitmap, one word of eight bytes, tail"
         );
     }
 
