@@ -53,7 +53,10 @@ struct Ends {
 pub(crate) struct MatchQueue<T> {
     next_seq: u64,
     nodes: Vec<Node<T>>,
-    free: Vec<u32>,
+    /// The first free node (`NONE`: none); a free node's `next` is the
+    /// next free one. A list in the nodes themselves rather than a vector
+    /// of its own: every rank has two queues, and a million ranks notice.
+    free: u32,
     buckets: Buckets,
 }
 
@@ -65,21 +68,22 @@ struct Buckets {
     one: Option<((u32, i32), Ends)>,
     /// FxHash: SipHash's resistance to crafted keys buys nothing for these
     /// small integer keys and cost a visible share of a 4,096-rank run.
-    more: FxHashMap<(u32, i32), Ends>,
+    /// Boxed: most queues never have two buckets at once.
+    more: Option<Box<FxHashMap<(u32, i32), Ends>>>,
 }
 
 impl Buckets {
     fn get(&self, key: &(u32, i32)) -> Option<&Ends> {
         match &self.one {
             Some((k, ends)) if k == key => Some(ends),
-            _ => self.more.get(key),
+            _ => self.more.as_ref()?.get(key),
         }
     }
 
     fn get_mut(&mut self, key: &(u32, i32)) -> Option<&mut Ends> {
         match &mut self.one {
             Some((k, ends)) if k == key => Some(ends),
-            _ => self.more.get_mut(key),
+            _ => self.more.as_mut()?.get_mut(key),
         }
     }
 
@@ -88,7 +92,7 @@ impl Buckets {
         if self.one.is_none() {
             self.one = Some((key, ends));
         } else {
-            self.more.insert(key, ends);
+            self.more.get_or_insert_default().insert(key, ends);
         }
     }
 
@@ -96,13 +100,15 @@ impl Buckets {
         match &self.one {
             Some((k, _)) if k == key => self.one = None,
             _ => {
-                self.more.remove(key);
+                if let Some(more) = &mut self.more {
+                    more.remove(key);
+                }
             }
         }
     }
 
     fn is_empty(&self) -> bool {
-        self.one.is_none() && self.more.is_empty()
+        self.one.is_none() && self.more.as_ref().is_none_or(|m| m.is_empty())
     }
 
     /// Every bucket, in no particular order.
@@ -110,7 +116,7 @@ impl Buckets {
         self.one
             .iter()
             .map(|(key, ends)| (key, ends))
-            .chain(self.more.iter())
+            .chain(self.more.iter().flat_map(|m| m.iter()))
     }
 }
 
@@ -119,7 +125,7 @@ impl<T> Default for MatchQueue<T> {
         Self {
             next_seq: 0,
             nodes: Vec::new(),
-            free: Vec::new(),
+            free: NONE,
             buckets: Buckets::default(),
         }
     }
@@ -141,12 +147,8 @@ impl<T> MatchQueue<T> {
             next: NONE,
             item: Some(item),
         };
-        let index = match self.free.pop() {
-            Some(i) => {
-                self.nodes[i as usize] = node;
-                i
-            }
-            None => {
+        let index = match self.free {
+            NONE => {
                 // Most queues never hold more than one item: the first
                 // takes no room for three more (every rank has two queues).
                 if self.nodes.capacity() == 0 {
@@ -154,6 +156,11 @@ impl<T> MatchQueue<T> {
                 }
                 self.nodes.push(node);
                 u32::try_from(self.nodes.len() - 1).expect("fewer than 2^32 queued items")
+            }
+            i => {
+                self.free = self.nodes[i as usize].next;
+                self.nodes[i as usize] = node;
+                i
             }
         };
         match self.buckets.get_mut(&(ctx, source)) {
@@ -293,12 +300,12 @@ impl<T> MatchQueue<T> {
         }
         if self.buckets.is_empty() {
             // The queue is empty: every node is free, and the free list is
-            // not needed (a queue that holds one item at a time, as most
-            // do, never allocates one).
+            // not needed.
             self.nodes.clear();
-            self.free.clear();
+            self.free = NONE;
         } else {
-            self.free.push(slot.node);
+            self.nodes[slot.node as usize].next = self.free;
+            self.free = slot.node;
         }
         Some(item)
     }

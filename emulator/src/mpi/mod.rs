@@ -106,7 +106,7 @@ pub struct RankMpi {
     pub nonblocking: Option<*mut i32>,
     /// Set while this rank's non-blocking intercommunicator collective runs
     /// its blocking twin: the steps recorded instead of run (`nbc`).
-    pub recording: Option<nbc::Recording>,
+    pub recording: Option<Box<nbc::Recording>>,
     /// Collective sequence number per communicator context.
     pub coll_seq: Vec<(u32, u32)>,
     /// Requests of the program's (`Request::call`) not freed yet.

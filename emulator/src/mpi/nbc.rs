@@ -104,12 +104,16 @@ pub fn start_recorded(
 ) -> Result<ReqId, i32> {
     sim::mpi(|w| {
         let me = w.core.current();
-        w.mpi.ranks[me].recording = Some(Recording::default());
+        w.mpi.ranks[me].recording = Some(Box::default());
     });
     let code = blocking();
     let recording = sim::mpi(|w| {
         let me = w.core.current();
-        w.mpi.ranks[me].recording.take().unwrap_or_default()
+        w.mpi.ranks[me]
+            .recording
+            .take()
+            .map(|r| *r)
+            .unwrap_or_default()
     });
     if code != class::SUCCESS {
         return Err(code);
