@@ -77,7 +77,6 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("storage/", "disks are not simulated"),
     ("tracing/actor", NOT_TRACED),
     ("tracing/basic", NOT_TRACED),
-    ("tracing/categorized", NOT_TRACED),
     ("tracing/comment-file", NOT_TRACED),
     ("tracing/disable-destroy", NOT_TRACED),
     ("tracing/disable_link", NOT_TRACED),
@@ -85,17 +84,15 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("tracing/platform", NOT_TRACED),
     ("tracing/platform/topology", NOT_TRACED),
     ("tracing/smpi/format/ti-one-file", NOT_TRACED),
-    ("tracing/smpi/group", NOT_TRACED),
     ("tracing/smpi/internals", NOT_TRACED),
     ("tracing/smpi/sleeping", NOT_TRACED),
-    ("tracing/uncategorized", NOT_TRACED),
     ("tracing/vm", NOT_TRACED),
 ];
 
 /// Why a part of SimGrid's tracing has no effect.
 const NOT_TRACED: &str = "this part of SimGrid's tracing is not available (tracing, tracing/smpi, \
     tracing/smpi/format, tracing/filename, tracing/smpi/computing, tracing/precision, \
-    tracing/comment and tracing/smpi/display-sizes are)";
+    tracing/comment, tracing/smpi/display-sizes, tracing/smpi/group and tracing/uncategorized are)";
 
 /// Why SimGrid's option `name` has no effect here, if it is one of those.
 fn no_effect(name: &str) -> Option<&'static str> {

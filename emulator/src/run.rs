@@ -816,6 +816,53 @@ fn trace_settings(opts: &Options) -> Vec<(&'static str, String, &'static str)> {
     out
 }
 
+/// The machine a grouped or resource Paje trace draws: every host, every
+/// link direction (a split-duplex link's two halves), and each rank's host.
+fn paje_machine(core: &Core, ranks: usize) -> crate::trace::paje::Machine {
+    use crate::trace::paje::{Machine, MachineHost, MachineLink};
+    use platforms::{Direction, LinkId, LinkUse, Sharing};
+    let platform = core.platform();
+    let hosts = platform
+        .hosts()
+        .iter()
+        .map(|h| MachineHost {
+            name: h.name.clone(),
+            speed: h.speed,
+            cores: h.cores,
+        })
+        .collect();
+    let mut links = Vec::new();
+    for (i, link) in platform.links().iter().enumerate() {
+        let id = LinkId(u32::try_from(i).expect("link ids are u32"));
+        if id == platform.global_loopback() {
+            // SimGrid draws no container of its own loopback.
+            continue;
+        }
+        let directions: &[Direction] = if link.sharing == Sharing::SplitDuplex {
+            &[Direction::Up, Direction::Down]
+        } else {
+            &[Direction::None]
+        };
+        for &direction in directions {
+            let u = LinkUse {
+                link: id,
+                direction,
+            };
+            links.push(MachineLink {
+                resource: core.link_resource(&u),
+                name: platform.link_use_name(u),
+                bandwidth: link.bandwidth,
+                latency: link.latency,
+            });
+        }
+    }
+    Machine {
+        hosts,
+        links,
+        rank_hosts: (0..ranks).map(|r| core.host_of(r).0 as usize).collect(),
+    }
+}
+
 /// The command `-wrapper`, `-gdb`, `-lldb` or `-vgdb` asks to run the
 /// simulation under, split as a shell would.
 fn wrapper_command(opts: &Options) -> Result<Option<Vec<String>>> {
@@ -1473,8 +1520,10 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     let network_stats = Some(cfg.text("smpi/network-stats"))
         .filter(|f| !f.is_empty())
         .map(PathBuf::from);
-    // Perfetto traces show the links' loads, which the statistics sample.
-    if network_stats.is_some() || trace.perfetto.is_some() {
+    // Perfetto traces and Paje's resources show the links' loads, which
+    // the statistics sample.
+    let paje_resources = trace.paje.as_ref().is_some_and(|p| p.resources);
+    if network_stats.is_some() || trace.perfetto.is_some() || paje_resources {
         sim.core.count_network();
     }
     if let Some(file) = &trace.perfetto {
@@ -1502,8 +1551,11 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         let command: Vec<String> = std::iter::once("smpirun".to_string())
             .chain(args.iter().map(|a| a.to_string_lossy().into_owned()))
             .collect();
-        let writer = crate::trace::paje::PajeWriter::new(options, np, &command)
+        let mut writer = crate::trace::paje::PajeWriter::new(options, np, &command)
             .with_context(|| format!("cannot write the trace {}", options.file.display()))?;
+        if options.draws_machine() {
+            writer.draw_machine(&paje_machine(&sim.core, np));
+        }
         sim.tracers.add(writer, &mut sim.core);
     }
     sim::install(sim);
@@ -1526,6 +1578,25 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             target: log::CONFIG,
             "the program declared, for tracing (which smpi-rs does not do yet): {summary}"
         );
+    }
+    if let (Some(s), true) = (
+        &finished,
+        trace.paje.is_some() && cfg.bool("tracing/categorized"),
+    ) {
+        if !s.instr.categories.is_empty() {
+            let names: Vec<&str> = s.instr.categories.iter().map(|c| c.name.as_str()).collect();
+            log::simgrid(
+                SimGrid::SmpiConfig,
+                Priority::Warning,
+                Source::Maestro,
+                s.core.now(),
+                &format!(
+                    "tracing/categorized: the Paje trace does not draw the resources' use per \
+                     category (the program declared {})",
+                    names.join(", ")
+                ),
+            );
+        }
     }
     if let (Some(s), Outcome::Finished { simulated, .. }) = (&mut finished, &outcome) {
         report_energy(&mut s.core, *simulated);

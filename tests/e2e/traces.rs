@@ -463,6 +463,105 @@ fn paje_traces_read_back_with_pj_dump_and_are_deterministic() {
     assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
 }
 
+/// `-trace-grouped` puts every rank's container in its host's, and
+/// `-trace-resource` draws the hosts' speed and the links' bandwidth and
+/// use over time; `pj_dump` reads the trace, and the switches say nothing.
+#[test]
+fn grouped_and_resource_paje_traces_draw_the_machine() {
+    let file = scratch().join("paje-machine").join("machine.trace");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    let app = build("tests/c/trace_pattern.c");
+    let o = run(&[
+        "-np",
+        "4",
+        NO_COMPUTE,
+        "-trace",
+        "-trace-grouped",
+        "-trace-resource",
+        "-trace-file",
+        file.to_str().unwrap(),
+        app.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        !stderr(&o).contains("tracing/"),
+        "the switches take effect without a word: {}",
+        stderr(&o)
+    );
+    let dump = Command::new(tool("scripts/pajeng.sh"))
+        .arg(&file)
+        .output()
+        .expect("run pj_dump");
+    let out = String::from_utf8_lossy(&dump.stdout);
+    assert!(
+        dump.status.success(),
+        "pj_dump failed: {}\n{out}",
+        String::from_utf8_lossy(&dump.stderr)
+    );
+    // Container, <parent>, <type>, <start>, <end>, <duration>, <name>
+    let containers: Vec<Vec<&str>> = out
+        .lines()
+        .filter(|l| l.starts_with("Container, "))
+        .map(|l| l.split(", ").collect())
+        .collect();
+    let of_type =
+        |t: &str| -> Vec<&Vec<&str>> { containers.iter().filter(|c| c[2] == t).collect() };
+    let hosts: Vec<&str> = of_type("HOST").iter().map(|c| c[6]).collect();
+    assert!(hosts.len() >= 4, "{out}");
+    let ranks = of_type("MPI");
+    assert_eq!(ranks.len(), 4, "{out}");
+    for rank in ranks {
+        assert!(
+            hosts.contains(&rank[1]),
+            "{} is not in a host: {rank:?}",
+            rank[6]
+        );
+        let states = out
+            .lines()
+            .filter(|l| l.starts_with(&format!("State, {}, MPI_STATE, ", rank[6])))
+            .count();
+        assert!(
+            states >= PATTERN_STATES.len(),
+            "{} has {states} states",
+            rank[6]
+        );
+    }
+    assert!(!of_type("LINK").is_empty(), "{out}");
+    let variable = |name: &str| -> Vec<f64> {
+        out.lines()
+            .filter(|l| l.starts_with("Variable, ") && l.split(", ").nth(2) == Some(name))
+            .filter_map(|l| l.rsplit(", ").next()?.parse().ok())
+            .collect()
+    };
+    assert!(variable("speed").iter().all(|&s| s > 0.0) && !variable("speed").is_empty());
+    assert!(!variable("core_count").is_empty() && !variable("bandwidth").is_empty());
+    let used = variable("bandwidth_used");
+    assert!(
+        used.iter().any(|&u| u > 0.0),
+        "messages use the links: {used:?}"
+    );
+    assert!(used.iter().all(|&u| u >= 0.0), "{used:?}");
+    // Categories are not drawn: said when the program declared one.
+    let app = build("tests/c/trace_category.c");
+    let o = run(&[
+        "-np",
+        "2",
+        NO_COMPUTE,
+        "-trace",
+        "-trace-resource",
+        "-trace-file",
+    ]
+    .into_iter()
+    .chain([file.to_str().unwrap(), app.to_str().unwrap()])
+    .collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("tracing/categorized: the Paje trace does not draw the resources' use per category (the program declared phase1)"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn call_locations_name_each_states_file_and_line_in_paje_and_ti() {
     let app = crate::build_as(

@@ -546,6 +546,8 @@ mod tests {
             display_sizes: false,
             computing: false,
             call_location: false,
+            grouped: false,
+            resources: false,
         };
         let writer = crate::trace::paje::PajeWriter::new(&options, 2, &[]).unwrap();
         let writer = Rc::new(RefCell::new(writer));

@@ -384,6 +384,12 @@ impl Core {
         }
     }
 
+    /// The fluid resource of a link direction, as observers name it
+    /// ([`super::observe::LinkLoad::resource`]).
+    pub fn link_resource(&self, u: &LinkUse) -> u32 {
+        self.resource_of(u).0
+    }
+
     fn resource_of(&self, u: &LinkUse) -> ResourceId {
         let pair = self.link_resources[u.link.0 as usize];
         match u.direction {
@@ -570,6 +576,7 @@ impl Core {
                     } else {
                         0.0
                     },
+                    used: usage,
                 };
                 self.observers.each(|o| o.link_load(now, &load));
             }

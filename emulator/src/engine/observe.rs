@@ -30,6 +30,8 @@ pub struct LinkLoad<'a> {
     pub direction: &'static str,
     /// What its flows use of its bandwidth, from 0 to 1.
     pub utilisation: f64,
+    /// What its flows use, in bytes per second.
+    pub used: f64,
 }
 
 /// Something that watches a simulation. Every method has an empty

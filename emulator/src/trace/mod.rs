@@ -343,6 +343,9 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "tracing/precision", kind: Kind::Int, default: "6", help: "Paje: digits after the decimal point of the dates (at most 100)" },
     OptionSpec { name: "tracing/comment", kind: Kind::Text, default: "", help: "Paje: a comment line (# <comment>) at the top of the trace; smpirun's -trace-comment sets it" },
     OptionSpec { name: "tracing/smpi/display-sizes", kind: Kind::Bool, default: "no", help: "Paje: the size of each call (elements) and message (bytes) in its state and link" },
+    OptionSpec { name: "tracing/smpi/group", kind: Kind::Bool, default: "no", help: "Paje: a container per host and per link, each rank's container in its host's; smpirun's -trace-grouped sets it" },
+    OptionSpec { name: "tracing/uncategorized", kind: Kind::Bool, default: "no", help: "Paje: a container per host and per link, with the hosts' speed and cores and the links' bandwidth, latency and use over time (bandwidth_used); smpirun's -trace-resource sets it" },
+    OptionSpec { name: "tracing/categorized", kind: Kind::Bool, default: "no", help: "Paje: the resources' use per category of the program's (TRACE_category): not drawn, said at the end of a run whose program declared categories; smpirun's -trace-resource sets it" },
 ];
 
 /// The most digits after the decimal point of Paje dates: more would
@@ -398,6 +401,8 @@ impl Settings {
                 display_sizes: cfg.bool("tracing/smpi/display-sizes"),
                 computing,
                 call_location,
+                grouped: cfg.bool("tracing/smpi/group"),
+                resources: cfg.bool("tracing/uncategorized"),
             }),
             computing,
             call_location,

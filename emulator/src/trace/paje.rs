@@ -19,6 +19,19 @@
 //! as valid, only laid out otherwise). Events arrive in time order, the
 //! order SimGrid sorts its buffer in.
 //!
+//! With `tracing/smpi/group` (`-trace-grouped`) or `tracing/uncategorized`
+//! (`-trace-resource`), the trace also holds the machine, as SimGrid's
+//! platform containers: a container per host (type `HOST`) and per link
+//! direction (type `LINK`, `_UP` and `_DOWN` for the halves of a
+//! split-duplex link), all under the root (SimGrid nests them in their
+//! zones' containers), made at date 0 and destroyed at the end. Grouped,
+//! every rank's container is in its host's. With resources, each host
+//! carries its `speed` (of a core, flop/s) and `core_count`, each link
+//! direction its `bandwidth` (B/s), `latency` (s) and `bandwidth_used` (B/s),
+//! set whenever a flow starts or ends on it (SimGrid adds and subtracts
+//! each flow's rate instead: the same values). Not drawn: the platform's
+//! topology links and the hosts' `speed_used`.
+//!
 //! Links are drawn right where SimGrid's are not, so that every link
 //! ends: a send-receive's (SimGrid keys its two sides differently), a
 //! receive from `MPI_ANY_SOURCE` or with `MPI_ANY_TAG` (SimGrid keys them
@@ -56,23 +69,141 @@ pub struct Options {
     /// The source file and line of each state (`smpi/trace-call-location`,
     /// from `smpicc -trace-call-location`).
     pub call_location: bool,
+    /// Ranks in their hosts' containers (`tracing/smpi/group`).
+    pub grouped: bool,
+    /// The machine's resources and their use (`tracing/uncategorized`).
+    pub resources: bool,
+}
+
+impl Options {
+    /// Whether the trace holds the machine's containers.
+    pub fn draws_machine(&self) -> bool {
+        self.grouped || self.resources
+    }
+}
+
+/// The machine a grouped or resource trace draws.
+#[derive(Debug, Clone, Default)]
+pub struct Machine {
+    pub hosts: Vec<MachineHost>,
+    pub links: Vec<MachineLink>,
+    /// Each rank's host, an index into `hosts`.
+    pub rank_hosts: Vec<usize>,
+}
+
+#[derive(Debug, Clone)]
+pub struct MachineHost {
+    pub name: String,
+    /// Of one core, in flop/s.
+    pub speed: f64,
+    pub cores: u32,
+}
+
+/// A link direction: a whole link, or a half of a split-duplex one.
+#[derive(Debug, Clone)]
+pub struct MachineLink {
+    /// Its fluid resource ([`crate::engine::observe::LinkLoad::resource`]).
+    pub resource: u32,
+    pub name: String,
+    /// In bytes per second.
+    pub bandwidth: f64,
+    /// In seconds.
+    pub latency: f64,
 }
 
 /// The version SimGrid's traces name in their first line.
 const GENERATOR: &str = "#This file was generated using SimGrid-3.32.0";
 
-/// The types smpirun defines (instr_platform.cpp): ids 1 to 5.
-const TYPES: &str = "0 1 0 MPI\n2 2 1 MPI_STATE\n4 3 0 1 1 MPI_LINK\n4 4 0 1 1 MIGRATE_LINK\n\
-                     2 5 1 MIGRATE_STATE\n";
+/// The ids of a trace's types.
+#[derive(Debug, Clone, Copy)]
+struct Types {
+    /// `MPI`, of the ranks' containers.
+    rank: usize,
+    /// `MPI_STATE`, of the ranks' states.
+    state: usize,
+    /// `MPI_LINK`, of the messages' links.
+    link: usize,
+    /// `HOST` and `LINK`, of the machine's containers.
+    machine: Option<(usize, usize)>,
+    /// The variables `speed`, `core_count` (of hosts), `bandwidth`,
+    /// `latency` and `bandwidth_used` (of links).
+    variables: Option<[usize; 5]>,
+    /// The first id after the types (entity values share their counter).
+    first_value: usize,
+    /// Ranks' containers are in their hosts'.
+    grouped: bool,
+}
 
-/// Type `MPI_STATE`, of the ranks' states.
-const STATE_TYPE: usize = 2;
-/// Type `MPI_LINK`, of the messages' links.
-const LINK_TYPE: usize = 3;
-/// Type `MPI`, of the ranks' containers.
-const RANK_TYPE: usize = 1;
-/// The first id after the types (entity values share their counter).
-const FIRST_VALUE: usize = 6;
+/// Type definitions, numbered in the order made.
+struct Definitions {
+    text: String,
+    last: usize,
+}
+
+impl Definitions {
+    fn define(&mut self, line: impl FnOnce(usize) -> String) -> usize {
+        self.last += 1;
+        self.text.push_str(&line(self.last));
+        self.text.push('\n');
+        self.last
+    }
+}
+
+/// The types of a trace and their definitions: smpirun's (instr_platform.cpp:
+/// ids 1 to 5 without the machine), the ranks' under `HOST` when grouped,
+/// and the machine's.
+fn types(options: &Options) -> (String, Types) {
+    let mut d = Definitions {
+        text: String::new(),
+        last: 0,
+    };
+    let host = options
+        .grouped
+        .then(|| d.define(|id| format!("0 {id} 0 HOST")));
+    let parent = host.unwrap_or(0);
+    let rank = d.define(|id| format!("0 {id} {parent} MPI"));
+    let state = d.define(|id| format!("2 {id} {rank} MPI_STATE"));
+    let link = d.define(|id| format!("4 {id} 0 {rank} {rank} MPI_LINK"));
+    d.define(|id| format!("4 {id} 0 {rank} {rank} MIGRATE_LINK"));
+    d.define(|id| format!("2 {id} {rank} MIGRATE_STATE"));
+    let mut machine = None;
+    let mut variables = None;
+    if options.draws_machine() {
+        let host = host.unwrap_or_else(|| d.define(|id| format!("0 {id} 0 HOST")));
+        let variable = |d: &mut Definitions, of: usize, name: &str, color: &str| {
+            d.define(|id| format!("1 {id} {of} {name} \"{color}\""))
+        };
+        let (speed, cores) = if options.resources {
+            (
+                variable(&mut d, host, "speed", "1 1 1"),
+                variable(&mut d, host, "core_count", "1 1 1"),
+            )
+        } else {
+            (0, 0)
+        };
+        let link_type = d.define(|id| format!("0 {id} 0 LINK"));
+        if options.resources {
+            variables = Some([
+                speed,
+                cores,
+                variable(&mut d, link_type, "bandwidth", "1 1 1"),
+                variable(&mut d, link_type, "latency", "1 1 1"),
+                variable(&mut d, link_type, "bandwidth_used", "0.5 0.5 0.5"),
+            ]);
+        }
+        machine = Some((host, link_type));
+    }
+    let types = Types {
+        rank,
+        state,
+        link,
+        machine,
+        variables,
+        first_value: d.last + 1,
+        grouped: options.grouped,
+    };
+    (d.text, types)
+}
 
 /// The state of computations.
 const COMPUTING: &str = "computing";
@@ -104,6 +235,14 @@ pub struct PajeWriter {
     call_location: bool,
     /// Each rank's current call location (file, line).
     locations: Vec<Option<(Rc<str>, u32)>>,
+    types: Types,
+    /// With the machine drawn: each rank's parent container (its host's,
+    /// grouped), and the containers of the machine by type, to destroy
+    /// at the end.
+    rank_parents: Vec<usize>,
+    machine_containers: Vec<(usize, usize)>,
+    /// With resources: each link direction's container, by fluid resource.
+    link_containers: Vec<Option<usize>>,
 }
 
 /// An MPI call or computation of a rank, in progress.
@@ -124,7 +263,9 @@ impl PajeWriter {
     /// line, which the second line records.
     pub fn new(options: &Options, ranks: usize, command: &[String]) -> io::Result<Self> {
         let mut out = BufWriter::new(File::create(&options.file)?);
+        let (definitions, types) = types(options);
         out.write_all(prologue(options, command).as_bytes())?;
+        out.write_all(definitions.as_bytes())?;
         Ok(Self {
             out,
             events: String::new(),
@@ -132,7 +273,11 @@ impl PajeWriter {
             display_sizes: options.display_sizes,
             computing: options.computing,
             values: HashMap::new(),
-            next_value: FIRST_VALUE,
+            next_value: types.first_value,
+            types,
+            rank_parents: Vec::new(),
+            machine_containers: Vec::new(),
+            link_containers: Vec::new(),
             containers: vec![None; ranks],
             next_container: 1,
             frames: (0..ranks).map(|_| Vec::new()).collect(),
@@ -142,6 +287,65 @@ impl PajeWriter {
             last_link: 0,
             error: None,
         })
+    }
+
+    /// Draws `machine` (when the options ask for it): its containers at
+    /// date 0 and, with resources, their fixed variables. Called once,
+    /// before any event.
+    pub fn draw_machine(&mut self, machine: &Machine) {
+        let Some((host_type, link_type)) = self.types.machine else {
+            return;
+        };
+        let p = self.precision;
+        let mut lines = String::new();
+        let mut host_containers = Vec::with_capacity(machine.hosts.len());
+        for host in &machine.hosts {
+            let cid = self.new_container();
+            let _ = writeln!(lines, "6 {:.p$} {cid} {host_type} 0 \"{}\"", 0.0, host.name);
+            if let Some([speed, cores, ..]) = self.types.variables {
+                let _ = writeln!(lines, "8 {:.p$} {speed} {cid} {:.6}", 0.0, host.speed);
+                let _ = writeln!(
+                    lines,
+                    "8 {:.p$} {cores} {cid} {:.6}",
+                    0.0,
+                    f64::from(host.cores)
+                );
+            }
+            host_containers.push(cid);
+            self.machine_containers.push((host_type, cid));
+        }
+        for link in &machine.links {
+            let cid = self.new_container();
+            let _ = writeln!(lines, "6 {:.p$} {cid} {link_type} 0 \"{}\"", 0.0, link.name);
+            if let Some([_, _, bandwidth, latency, _]) = self.types.variables {
+                let _ = writeln!(
+                    lines,
+                    "8 {:.p$} {bandwidth} {cid} {:.6}",
+                    0.0, link.bandwidth
+                );
+                let _ = writeln!(lines, "8 {:.p$} {latency} {cid} {:.6}", 0.0, link.latency);
+                let r = link.resource as usize;
+                if self.link_containers.len() <= r {
+                    self.link_containers.resize(r + 1, None);
+                }
+                self.link_containers[r] = Some(cid);
+            }
+            self.machine_containers.push((link_type, cid));
+        }
+        if self.types.grouped {
+            self.rank_parents = machine
+                .rank_hosts
+                .iter()
+                .map(|&h| host_containers.get(h).copied().unwrap_or(0))
+                .collect();
+        }
+        self.define(&lines);
+    }
+
+    fn new_container(&mut self) -> usize {
+        let cid = self.next_container;
+        self.next_container += 1;
+        cid
     }
 
     /// Writes a definition at once.
@@ -176,7 +380,7 @@ impl PajeWriter {
         let id = self.next_value;
         self.next_value += 1;
         self.values.insert(name.to_string(), id);
-        self.define(&value_line(id, name, color(name)));
+        self.define(&value_line(id, self.types.state, name, color(name)));
         id
     }
 
@@ -185,7 +389,8 @@ impl PajeWriter {
     fn push(&mut self, at: f64, (rank, cid): (usize, usize), name: &str, size: &str) {
         let value = self.value(name);
         let p = self.precision;
-        let _ = write!(self.events, "12 {at:.p$} {STATE_TYPE} {cid} {value}");
+        let state = self.types.state;
+        let _ = write!(self.events, "12 {at:.p$} {state} {cid} {value}");
         if self.display_sizes {
             let _ = write!(self.events, " {size}");
         }
@@ -195,7 +400,8 @@ impl PajeWriter {
 
     fn pop(&mut self, at: f64, (rank, cid): (usize, usize)) {
         let p = self.precision;
-        let _ = write!(self.events, "13 {at:.p$} {STATE_TYPE} {cid}");
+        let state = self.types.state;
+        let _ = write!(self.events, "13 {at:.p$} {state} {cid}");
         if self.display_sizes && !self.call_location {
             // SimGrid writes a pop's missing size too (an empty last
             // field; not before a location, which would misplace it).
@@ -229,7 +435,8 @@ impl PajeWriter {
             .push_back(n);
         let p = self.precision;
         let key = key(rank, m.dst, m.tag, n);
-        let _ = write!(self.events, "15 {at:.p$} {LINK_TYPE} 0 PTP {cid} {key}");
+        let link = self.types.link;
+        let _ = write!(self.events, "15 {at:.p$} {link} 0 PTP {cid} {key}");
         if self.display_sizes {
             let _ = write!(self.events, " {}", m.bytes);
         }
@@ -253,7 +460,8 @@ impl PajeWriter {
         }
         let p = self.precision;
         let key = key(src, rank, tag, n);
-        let _ = write!(self.events, "16 {at:.p$} {LINK_TYPE} 0 PTP {cid} {key}");
+        let link = self.types.link;
+        let _ = write!(self.events, "16 {at:.p$} {link} 0 PTP {cid} {key}");
         self.event_done();
     }
 
@@ -264,11 +472,16 @@ impl PajeWriter {
     /// Makes `rank`'s container at its MPI_Init (it has none), as SimGrid
     /// does: the container, then the call's state pushed and popped at once.
     fn init(&mut self, at: f64, rank: usize, name: &str, traced: &Traced) {
-        let cid = self.next_container;
-        self.next_container += 1;
+        let cid = self.new_container();
         self.containers[rank] = Some(cid);
         let p = self.precision;
-        self.define(&format!("6 {at:.p$} {cid} {RANK_TYPE} 0 \"rank-{rank}\"\n"));
+        let (rank_type, parent) = (
+            self.types.rank,
+            self.rank_parents.get(rank).copied().unwrap_or(0),
+        );
+        self.define(&format!(
+            "6 {at:.p$} {cid} {rank_type} {parent} \"rank-{rank}\"\n"
+        ));
         self.push(at, (rank, cid), name, &traced.args.display_size());
         self.pop(at, (rank, cid));
         if self.computing {
@@ -284,7 +497,8 @@ impl PajeWriter {
         self.containers[rank] = None;
         self.flush_events();
         let p = self.precision;
-        self.define(&format!("7 {at:.p$} {RANK_TYPE} {cid}\n"));
+        let rank_type = self.types.rank;
+        self.define(&format!("7 {at:.p$} {rank_type} {cid}\n"));
     }
 
     /// Ends `frame` of `rank` at `at`: its pop and its links' ends.
@@ -307,8 +521,8 @@ impl PajeWriter {
     }
 }
 
-/// The lines before the events: SimGrid's version, the command line,
-/// the comment, the event definitions and the types.
+/// The lines before the types: SimGrid's version, the command line, the
+/// comment and the event definitions.
 pub fn prologue(options: &Options, command: &[String]) -> String {
     let mut s = format!("{GENERATOR}\n#[");
     for word in command {
@@ -320,7 +534,6 @@ pub fn prologue(options: &Options, command: &[String]) -> String {
         let _ = writeln!(s, "# {}", options.comment);
     }
     s.push_str(&header(options.display_sizes, options.call_location));
-    s.push_str(TYPES);
     s
 }
 
@@ -409,9 +622,9 @@ pub fn header(display_sizes: bool, call_location: bool) -> String {
     s
 }
 
-/// The line defining state `name` of id `id`.
-pub fn value_line(id: usize, name: &str, color: &str) -> String {
-    format!("5 {id} {STATE_TYPE} {name} \"{color}\"\n")
+/// The line defining state `name` of id `id`, of state type `state`.
+fn value_line(id: usize, state: usize, name: &str, color: &str) -> String {
+    format!("5 {id} {state} {name} \"{color}\"\n")
 }
 
 /// A link's key: the ranks as SimGrid's process ids (rank + 1).
@@ -494,6 +707,20 @@ impl Observer for PajeWriter {
         });
     }
 
+    fn link_load(&mut self, at: f64, load: &crate::engine::observe::LinkLoad<'_>) {
+        let Some([.., used]) = self.types.variables else {
+            return;
+        };
+        let Some(Some(cid)) = self.link_containers.get(load.resource as usize).copied() else {
+            return;
+        };
+        let p = self.precision;
+        // A sum of rates may end a hair below zero.
+        let value = if load.used > 0.0 { load.used } else { 0.0 };
+        let _ = write!(self.events, "8 {at:.p$} {used} {cid} {value:.6}");
+        self.event_done();
+    }
+
     fn compute_end(&mut self, at: f64, rank: usize) {
         if !self.computing {
             return;
@@ -558,6 +785,12 @@ impl Tracer for PajeWriter {
             self.destroy(end, rank);
         }
         self.flush_events();
+        let p = self.precision;
+        let mut lines = String::new();
+        for (kind, cid) in std::mem::take(&mut self.machine_containers) {
+            let _ = writeln!(lines, "7 {end:.p$} {kind} {cid}");
+        }
+        self.define(&lines);
         if let Err(e) = self.out.flush() {
             self.error.get_or_insert(e);
         }
@@ -621,7 +854,14 @@ mod tests {
             display_sizes,
             computing: false,
             call_location: false,
+            grouped: false,
+            resources: false,
         }
+    }
+
+    /// The prologue and the types of a trace.
+    fn head(options: &Options, command: &[String]) -> String {
+        prologue(options, command) + &types(options).0
     }
 
     /// What SimGrid 3.32's smpirun wrote after its two first lines for
@@ -633,11 +873,11 @@ mod tests {
     #[test]
     fn the_prologue_is_simgrids() {
         let command = ["smpirun".to_string(), "-np".into(), "4".into()];
-        let text = prologue(&options(false, ""), &command);
+        let text = head(&options(false, ""), &command);
         let want =
             format!("#This file was generated using SimGrid-3.32.0\n#[smpirun -np 4 ]\n{SIMGRID}");
         assert_eq!(text, want);
-        let text = prologue(&options(true, "a run"), &command);
+        let text = head(&options(true, "a run"), &command);
         let want = format!(
             "#This file was generated using SimGrid-3.32.0\n#[smpirun -np 4 ]\n# a run\n{SIMGRID_SIZES}"
         );
@@ -647,9 +887,45 @@ mod tests {
     #[test]
     fn definitions_and_keys_are_simgrids() {
         assert_eq!(
-            value_line(6, "PMPI_Init", color("PMPI_Init")),
+            value_line(6, 2, "PMPI_Init", color("PMPI_Init")),
             "5 6 2 PMPI_Init \"0 1 0\"\n"
         );
         assert_eq!(key(0, 1, 12345, 1), "1_2_12345_1");
+    }
+
+    /// Grouped, the ranks' type is in `HOST`; with resources, the
+    /// machine's types carry their variables; SimGrid's five types keep
+    /// their ids without the machine.
+    #[test]
+    fn the_machines_types_nest_the_ranks_and_carry_the_variables() {
+        let plain = types(&options(false, "")).1;
+        assert_eq!(
+            (plain.rank, plain.state, plain.link, plain.first_value),
+            (1, 2, 3, 6)
+        );
+        assert!(plain.machine.is_none() && plain.variables.is_none());
+        let grouped = Options {
+            grouped: true,
+            ..options(false, "")
+        };
+        let (text, t) = types(&grouped);
+        assert!(text.starts_with("0 1 0 HOST\n0 2 1 MPI\n2 3 2 MPI_STATE\n4 4 0 2 2 MPI_LINK\n"));
+        assert_eq!(
+            (t.machine, t.variables, t.first_value),
+            (Some((1, 7)), None, 8)
+        );
+        let resources = Options {
+            resources: true,
+            ..options(false, "")
+        };
+        let (text, t) = types(&resources);
+        assert!(text.contains(
+            "\n0 6 0 HOST\n1 7 6 speed \"1 1 1\"\n1 8 6 core_count \"1 1 1\"\n0 9 0 LINK\n"
+        ));
+        assert!(text.ends_with("1 12 9 bandwidth_used \"0.5 0.5 0.5\"\n"));
+        assert_eq!(
+            (t.rank, t.variables, t.first_value),
+            (1, Some([7, 8, 10, 11, 12]), 13)
+        );
     }
 }
