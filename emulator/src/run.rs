@@ -1526,6 +1526,9 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
     if network_stats.is_some() || trace.perfetto.is_some() || paje_resources {
         sim.core.count_network();
     }
+    if paje_resources {
+        sim.core.sample_hosts();
+    }
     if let Some(file) = &trace.perfetto {
         let writer = crate::trace::perfetto::PerfettoWriter::new(file, &rank_hosts)
             .with_context(|| format!("cannot write the trace {}", file.display()))?;

@@ -464,8 +464,8 @@ fn paje_traces_read_back_with_pj_dump_and_are_deterministic() {
 }
 
 /// `-trace-grouped` puts every rank's container in its host's, and
-/// `-trace-resource` draws the hosts' speed and the links' bandwidth and
-/// use over time; `pj_dump` reads the trace, and the switches say nothing.
+/// `-trace-resource` draws the hosts' speed and the links' bandwidth, and
+/// the use of both over time; `pj_dump` reads the trace, and the switches say nothing.
 #[test]
 fn grouped_and_resource_paje_traces_draw_the_machine() {
     let file = scratch().join("paje-machine").join("machine.trace");
@@ -541,6 +541,11 @@ fn grouped_and_resource_paje_traces_draw_the_machine() {
         "messages use the links: {used:?}"
     );
     assert!(used.iter().all(|&u| u >= 0.0), "{used:?}");
+    let computing = variable("speed_used");
+    assert!(
+        computing.iter().any(|&u| u > 0.0),
+        "smpi_execute_flops uses the hosts: {computing:?}"
+    );
     // Categories are not drawn: said when the program declared one.
     let app = build("tests/c/trace_category.c");
     let o = run(&[

@@ -321,6 +321,9 @@ pub struct Core {
     /// Links whose flows changed at this date, to sample once solved:
     /// (resource, the link's use, the flow that started, if one did).
     load_samples: Vec<(ResourceId, platforms::LinkUse, Option<ActionId>)>,
+    /// Hosts whose computations started or ended at this date, whose use
+    /// the observers are told after the solve (`None`: not sampled).
+    host_samples: Option<Vec<HostId>>,
     /// The transfers whose IB bound an event changed (reused buffer).
     ib_changed: Vec<(TransferId, f64)>,
     /// Set when the simulation cannot go on (for example a missing route).
@@ -434,6 +437,7 @@ impl Core {
             ib,
             net_stats: None,
             load_samples: Vec::new(),
+            host_samples: None,
             ib_changed: Vec::new(),
             failure: None,
             reserved_cores: 0,
@@ -617,6 +621,31 @@ impl Core {
         self.actors[actor].exec = Some(id);
     }
 
+    /// Tells the observers each host's use of its cores
+    /// ([`observe::Observer::host_load`]) whenever a computation starts
+    /// or ends on it, from now on.
+    pub fn sample_hosts(&mut self) {
+        self.host_samples.get_or_insert_default();
+    }
+
+    /// The observers' samples of the hosts whose computations changed at
+    /// this date, after the solve that gave the new rates.
+    fn sample_host_loads(&mut self) {
+        let Some(mut samples) = self.host_samples.take() else {
+            return;
+        };
+        samples.sort_unstable();
+        samples.dedup();
+        let now = self.now;
+        for &host in &samples {
+            let used = self.fluid.usage(self.host_cpus[host.0 as usize]);
+            self.observers
+                .each(|o| o.host_load(now, host.0 as usize, used));
+        }
+        samples.clear();
+        self.host_samples = Some(samples);
+    }
+
     /// Starts counting host energy from now (SimGrid's host_energy
     /// plugin); returns the hosts that have no watts per pstate.
     pub fn count_energy(&mut self) -> Result<Vec<String>, EnergyError> {
@@ -660,6 +689,9 @@ impl Core {
             self.owners.remove(&id);
             if let Some(e) = &mut self.energy {
                 e.compute_ended(self.actors[actor].host, self.now);
+            }
+            if let Some(samples) = &mut self.host_samples {
+                samples.push(self.actors[actor].host);
             }
         }
         let a = &mut self.actors[actor];
@@ -893,6 +925,9 @@ impl Core {
         if let Some(e) = &mut self.energy {
             e.compute_started(host, self.now);
         }
+        if let Some(samples) = &mut self.host_samples {
+            samples.push(host);
+        }
         self.start_exec_action(actor, flops);
         self.block_current(call, Detail::Compute(flops));
         debug!(target: ENGINE, "actor {actor} (rank {rank}) computes {flops:e} flops ({call})");
@@ -933,6 +968,9 @@ impl Core {
         if !self.load_samples.is_empty() {
             // The rates are solved now.
             self.sample_loads();
+        }
+        if self.host_samples.as_ref().is_some_and(|s| !s.is_empty()) {
+            self.sample_host_loads();
         }
         match (timer, flow) {
             (Some(a), Some(b)) => Some(a.min(b)),
@@ -988,6 +1026,9 @@ impl Core {
                     self.actors[actor].exec = None;
                     if let Some(e) = &mut self.energy {
                         e.compute_ended(self.actors[actor].host, self.now);
+                    }
+                    if let Some(samples) = &mut self.host_samples {
+                        samples.push(self.actors[actor].host);
                     }
                     self.wake_actor(actor);
                     if !self.observers.is_empty() {

@@ -43,6 +43,9 @@ pub trait Observer {
     fn compute_start(&mut self, _at: f64, _rank: usize, _flops: f64) {}
     fn compute_end(&mut self, _at: f64, _rank: usize) {}
     fn link_load(&mut self, _at: f64, _load: &LinkLoad<'_>) {}
+    /// What the computations on host `host` (its index in the platform)
+    /// use of its cores, in flop/s, since `at`.
+    fn host_load(&mut self, _at: f64, _host: usize, _used: f64) {}
 }
 
 /// The observers attached to a simulation.

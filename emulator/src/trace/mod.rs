@@ -244,6 +244,9 @@ impl Observer for Forward {
     fn link_load(&mut self, at: f64, load: &crate::engine::observe::LinkLoad<'_>) {
         self.0.borrow_mut().link_load(at, load);
     }
+    fn host_load(&mut self, at: f64, host: usize, used: f64) {
+        self.0.borrow_mut().host_load(at, host, used);
+    }
 }
 
 /// The tracers of a simulation.

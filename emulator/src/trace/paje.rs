@@ -26,11 +26,12 @@
 //! split-duplex link), all under the root (SimGrid nests them in their
 //! zones' containers), made at date 0 and destroyed at the end. Grouped,
 //! every rank's container is in its host's. With resources, each host
-//! carries its `speed` (of a core, flop/s) and `core_count`, each link
+//! carries its `speed` (of a core, flop/s), `core_count` and `speed_used`
+//! (flop/s, set whenever a computation starts or ends on it), each link
 //! direction its `bandwidth` (B/s), `latency` (s) and `bandwidth_used` (B/s),
 //! set whenever a flow starts or ends on it (SimGrid adds and subtracts
-//! each flow's rate instead: the same values). Not drawn: the platform's
-//! topology links and the hosts' `speed_used`.
+//! each action's rate instead: the same values). Not drawn: the platform's
+//! topology links.
 //!
 //! Links are drawn right where SimGrid's are not, so that every link
 //! ends: a send-receive's (SimGrid keys its two sides differently), a
@@ -125,9 +126,9 @@ struct Types {
     link: usize,
     /// `HOST` and `LINK`, of the machine's containers.
     machine: Option<(usize, usize)>,
-    /// The variables `speed`, `core_count` (of hosts), `bandwidth`,
-    /// `latency` and `bandwidth_used` (of links).
-    variables: Option<[usize; 5]>,
+    /// The variables `speed`, `core_count`, `speed_used` (of hosts),
+    /// `bandwidth`, `latency` and `bandwidth_used` (of links).
+    variables: Option<[usize; 6]>,
     /// The first id after the types (entity values share their counter).
     first_value: usize,
     /// Ranks' containers are in their hosts'.
@@ -173,19 +174,19 @@ fn types(options: &Options) -> (String, Types) {
         let variable = |d: &mut Definitions, of: usize, name: &str, color: &str| {
             d.define(|id| format!("1 {id} {of} {name} \"{color}\""))
         };
-        let (speed, cores) = if options.resources {
-            (
+        let host_variables = options.resources.then(|| {
+            [
                 variable(&mut d, host, "speed", "1 1 1"),
                 variable(&mut d, host, "core_count", "1 1 1"),
-            )
-        } else {
-            (0, 0)
-        };
+                variable(&mut d, host, "speed_used", "0.5 0.5 0.5"),
+            ]
+        });
         let link_type = d.define(|id| format!("0 {id} 0 LINK"));
-        if options.resources {
+        if let Some([speed, cores, speed_used]) = host_variables {
             variables = Some([
                 speed,
                 cores,
+                speed_used,
                 variable(&mut d, link_type, "bandwidth", "1 1 1"),
                 variable(&mut d, link_type, "latency", "1 1 1"),
                 variable(&mut d, link_type, "bandwidth_used", "0.5 0.5 0.5"),
@@ -241,6 +242,8 @@ pub struct PajeWriter {
     /// at the end.
     rank_parents: Vec<usize>,
     machine_containers: Vec<(usize, usize)>,
+    /// With the machine drawn: each host's container, by host index.
+    host_containers: Vec<usize>,
     /// With resources: each link direction's container, by fluid resource.
     link_containers: Vec<Option<usize>>,
 }
@@ -277,6 +280,7 @@ impl PajeWriter {
             types,
             rank_parents: Vec::new(),
             machine_containers: Vec::new(),
+            host_containers: Vec::new(),
             link_containers: Vec::new(),
             containers: vec![None; ranks],
             next_container: 1,
@@ -298,7 +302,6 @@ impl PajeWriter {
         };
         let p = self.precision;
         let mut lines = String::new();
-        let mut host_containers = Vec::with_capacity(machine.hosts.len());
         for host in &machine.hosts {
             let cid = self.new_container();
             let _ = writeln!(lines, "6 {:.p$} {cid} {host_type} 0 \"{}\"", 0.0, host.name);
@@ -311,13 +314,13 @@ impl PajeWriter {
                     f64::from(host.cores)
                 );
             }
-            host_containers.push(cid);
+            self.host_containers.push(cid);
             self.machine_containers.push((host_type, cid));
         }
         for link in &machine.links {
             let cid = self.new_container();
             let _ = writeln!(lines, "6 {:.p$} {cid} {link_type} 0 \"{}\"", 0.0, link.name);
-            if let Some([_, _, bandwidth, latency, _]) = self.types.variables {
+            if let Some([_, _, _, bandwidth, latency, _]) = self.types.variables {
                 let _ = writeln!(
                     lines,
                     "8 {:.p$} {bandwidth} {cid} {:.6}",
@@ -336,10 +339,19 @@ impl PajeWriter {
             self.rank_parents = machine
                 .rank_hosts
                 .iter()
-                .map(|&h| host_containers.get(h).copied().unwrap_or(0))
+                .map(|&h| self.host_containers.get(h).copied().unwrap_or(0))
                 .collect();
         }
         self.define(&lines);
+    }
+
+    /// Sets variable `kind` of container `cid` to `value` from `at`.
+    fn set_variable(&mut self, at: f64, kind: usize, cid: usize, value: f64) {
+        let p = self.precision;
+        // A sum of rates may end a hair below zero.
+        let value = if value > 0.0 { value } else { 0.0 };
+        let _ = write!(self.events, "8 {at:.p$} {kind} {cid} {value:.6}");
+        self.event_done();
     }
 
     fn new_container(&mut self) -> usize {
@@ -711,14 +723,18 @@ impl Observer for PajeWriter {
         let Some([.., used]) = self.types.variables else {
             return;
         };
-        let Some(Some(cid)) = self.link_containers.get(load.resource as usize).copied() else {
+        if let Some(Some(cid)) = self.link_containers.get(load.resource as usize).copied() {
+            self.set_variable(at, used, cid, load.used);
+        }
+    }
+
+    fn host_load(&mut self, at: f64, host: usize, used: f64) {
+        let Some([_, _, speed_used, ..]) = self.types.variables else {
             return;
         };
-        let p = self.precision;
-        // A sum of rates may end a hair below zero.
-        let value = if load.used > 0.0 { load.used } else { 0.0 };
-        let _ = write!(self.events, "8 {at:.p$} {used} {cid} {value:.6}");
-        self.event_done();
+        if let Some(&cid) = self.host_containers.get(host) {
+            self.set_variable(at, speed_used, cid, used);
+        }
     }
 
     fn compute_end(&mut self, at: f64, rank: usize) {
@@ -919,13 +935,15 @@ mod tests {
             ..options(false, "")
         };
         let (text, t) = types(&resources);
+        // SimGrid's ids.
         assert!(text.contains(
-            "\n0 6 0 HOST\n1 7 6 speed \"1 1 1\"\n1 8 6 core_count \"1 1 1\"\n0 9 0 LINK\n"
+            "\n0 6 0 HOST\n1 7 6 speed \"1 1 1\"\n1 8 6 core_count \"1 1 1\"\n\
+             1 9 6 speed_used \"0.5 0.5 0.5\"\n0 10 0 LINK\n"
         ));
-        assert!(text.ends_with("1 12 9 bandwidth_used \"0.5 0.5 0.5\"\n"));
+        assert!(text.ends_with("1 13 10 bandwidth_used \"0.5 0.5 0.5\"\n"));
         assert_eq!(
             (t.rank, t.variables, t.first_value),
-            (1, Some([7, 8, 10, 11, 12]), 13)
+            (1, Some([7, 8, 9, 11, 12, 13]), 14)
         );
     }
 }
