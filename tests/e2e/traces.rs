@@ -121,6 +121,61 @@ fn timed(args: &[&str]) -> std::process::Output {
     run(&all)
 }
 
+/// MPI_Testall, MPI_Testany and MPI_Testsome are traced as SimGrid traces
+/// them: a TI line of the name alone per call (which our replay accepts),
+/// a Paje state per call.
+#[test]
+fn array_tests_are_traced_as_simgrid_traces_them() {
+    let dir = scratch().join("ti-polls");
+    std::fs::create_dir_all(&dir).unwrap();
+    let index = dir.join("index.txt");
+    let app = build("tests/c/trace_polls.c");
+    let o = run(&["-np", "2", NO_COMPUTE, "-trace-ti", "-trace-file"]
+        .into_iter()
+        .chain([index.to_str().unwrap(), app.to_str().unwrap()])
+        .collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", stderr(&o));
+    for r in 0..2 {
+        let text =
+            std::fs::read_to_string(dir.join(format!("index.txt_files/rank-{r}.txt"))).unwrap();
+        let mut kinds: Vec<&str> = text.lines().collect();
+        kinds.dedup();
+        let p = 1 - r;
+        let want: Vec<String> = [
+            "init".to_string(),
+            format!("irecv {p} 1 1 1"),
+            format!("isend {p} 1 1 1"),
+            "testall".into(),
+            format!("irecv {p} 2 1 1"),
+            format!("send {p} 2 1 1"),
+            "testany".into(),
+            format!("irecv {p} 3 1 1"),
+            format!("send {p} 3 1 1"),
+            "testsome".into(),
+            "finalize".into(),
+        ]
+        .iter()
+        .map(|l| format!("{r} {l}"))
+        .collect();
+        assert_eq!(kinds, want, "rank {r}'s trace:\n{text}");
+    }
+    let replay = run(&["-np", "2", "-replay", index.to_str().unwrap()]);
+    assert!(replay.status.success(), "{}", stderr(&replay));
+    let file = dir.join("polls.trace");
+    let o = run(&["-np", "2", NO_COMPUTE, "-trace", "-trace-file"]
+        .into_iter()
+        .chain([file.to_str().unwrap(), app.to_str().unwrap()])
+        .collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&file).unwrap();
+    for state in ["PMPI_Testall", "PMPI_Testany", "PMPI_Testsome"] {
+        assert!(
+            text.contains(&format!(" {state} \"0.52 0.52 0\"\n")),
+            "{state}: {text}"
+        );
+    }
+}
+
 #[test]
 fn replay_predicts_the_online_run_and_follows_the_model() {
     let dir = scratch().join("ti-replay");

@@ -658,25 +658,32 @@ pub(crate) unsafe extern "C" fn MPI_Testall(
     flag: *mut c_int,
     statuses: *mut CStatus,
 ) -> c_int {
-    call("MPI_Testall", mpi::COMM_WORLD, || {
-        // SAFETY: the caller's array arguments.
-        let active = unsafe { active_requests(count, requests) }?;
-        let ids: Vec<ReqId> = active.iter().map(|&(_, id)| id).collect();
-        let all = poll::test_each(&ids, "MPI_Testall")
-            .into_iter()
-            .all(|seen| seen);
-        if !all {
-            // SAFETY: the caller's output argument.
-            return unsafe { out(flag, 0, "flag") };
-        }
-        // SAFETY: the caller's arrays and output argument.
-        unsafe {
-            empty_statuses_of_inactive(count, &active, statuses);
-            let done = finish_all(&active, requests, statuses);
-            out(flag, 1, "flag")?;
-            done
-        }
-    })
+    // Traced as SimGrid traces it: the name alone (its TI traces write
+    // `<rank> testall`, which no replay performs).
+    call_traced(
+        "MPI_Testall",
+        mpi::COMM_WORLD,
+        |_| trace::plain("testall"),
+        || {
+            // SAFETY: the caller's array arguments.
+            let active = unsafe { active_requests(count, requests) }?;
+            let ids: Vec<ReqId> = active.iter().map(|&(_, id)| id).collect();
+            let all = poll::test_each(&ids, "MPI_Testall")
+                .into_iter()
+                .all(|seen| seen);
+            if !all {
+                // SAFETY: the caller's output argument.
+                return unsafe { out(flag, 0, "flag") };
+            }
+            // SAFETY: the caller's arrays and output argument.
+            unsafe {
+                empty_statuses_of_inactive(count, &active, statuses);
+                let done = finish_all(&active, requests, statuses);
+                out(flag, 1, "flag")?;
+                done
+            }
+        },
+    )
 }
 
 pub(crate) unsafe extern "C" fn MPI_Waitany(
@@ -728,41 +735,48 @@ pub(crate) unsafe extern "C" fn MPI_Testany(
     flag: *mut c_int,
     status: *mut CStatus,
 ) -> c_int {
-    call("MPI_Testany", mpi::COMM_WORLD, || {
-        // SAFETY: the caller's array arguments.
-        let active = unsafe { active_requests(count, requests) }?;
-        if active.is_empty() {
-            // SAFETY: the caller's arguments.
-            unsafe {
-                write_status(status, &Status::empty(), true);
-                out(index, mpi::UNDEFINED, "index")?;
-                return out(flag, 1, "flag");
-            }
-        }
-        poll::charge(Poll::Testany, "MPI_Testany");
-        let found = sim::mpi(|w| active.iter().find(|&&(_, id)| is_complete(w, id)).copied());
-        poll::looked(Poll::Testany, found.is_some());
-        match found {
-            Some((i, id)) => {
-                // SAFETY: index i within the user's array.
-                let st = unsafe { take_completed(id, requests.add(i)) };
-                // SAFETY: the caller's status and output arguments.
+    // Traced as SimGrid traces it: the name alone (its TI traces write
+    // `<rank> testany`, which no replay performs).
+    call_traced(
+        "MPI_Testany",
+        mpi::COMM_WORLD,
+        |_| trace::plain("testany"),
+        || {
+            // SAFETY: the caller's array arguments.
+            let active = unsafe { active_requests(count, requests) }?;
+            if active.is_empty() {
+                // SAFETY: the caller's arguments.
                 unsafe {
-                    write_status(status, &st, false);
-                    out(index, i as c_int, "index")?;
-                    out(flag, 1, "flag")?;
-                }
-                st.outcome()
-            }
-            None => {
-                // SAFETY: the caller's outputs.
-                unsafe {
+                    write_status(status, &Status::empty(), true);
                     out(index, mpi::UNDEFINED, "index")?;
-                    out(flag, 0, "flag")
+                    return out(flag, 1, "flag");
                 }
             }
-        }
-    })
+            poll::charge(Poll::Testany, "MPI_Testany");
+            let found = sim::mpi(|w| active.iter().find(|&&(_, id)| is_complete(w, id)).copied());
+            poll::looked(Poll::Testany, found.is_some());
+            match found {
+                Some((i, id)) => {
+                    // SAFETY: index i within the user's array.
+                    let st = unsafe { take_completed(id, requests.add(i)) };
+                    // SAFETY: the caller's status and output arguments.
+                    unsafe {
+                        write_status(status, &st, false);
+                        out(index, i as c_int, "index")?;
+                        out(flag, 1, "flag")?;
+                    }
+                    st.outcome()
+                }
+                None => {
+                    // SAFETY: the caller's outputs.
+                    unsafe {
+                        out(index, mpi::UNDEFINED, "index")?;
+                        out(flag, 0, "flag")
+                    }
+                }
+            }
+        },
+    )
 }
 
 /// Shared by Waitsome and Testsome: completes the finished requests
@@ -831,23 +845,30 @@ pub(crate) unsafe extern "C" fn MPI_Testsome(
     indices: *mut c_int,
     statuses: *mut CStatus,
 ) -> c_int {
-    call("MPI_Testsome", mpi::COMM_WORLD, || {
-        // SAFETY: the caller's array arguments.
-        let active = unsafe { active_requests(incount, requests) }?;
-        if active.is_empty() {
-            // SAFETY: the caller's output argument.
-            return unsafe { out(outcount, mpi::UNDEFINED, "outcount") };
-        }
-        let ids: Vec<ReqId> = active.iter().map(|&(_, id)| id).collect();
-        let seen = poll::test_each(&ids, "MPI_Testsome");
-        let done: Vec<(usize, ReqId)> = active
-            .iter()
-            .zip(seen)
-            .filter_map(|(&a, seen)| seen.then_some(a))
-            .collect();
-        // SAFETY: the caller's arrays.
-        unsafe { some_done(&done, requests, outcount, indices, statuses) }
-    })
+    // Traced as SimGrid traces it: the name alone (its TI traces write
+    // `<rank> testsome`, which no replay performs).
+    call_traced(
+        "MPI_Testsome",
+        mpi::COMM_WORLD,
+        |_| trace::plain("testsome"),
+        || {
+            // SAFETY: the caller's array arguments.
+            let active = unsafe { active_requests(incount, requests) }?;
+            if active.is_empty() {
+                // SAFETY: the caller's output argument.
+                return unsafe { out(outcount, mpi::UNDEFINED, "outcount") };
+            }
+            let ids: Vec<ReqId> = active.iter().map(|&(_, id)| id).collect();
+            let seen = poll::test_each(&ids, "MPI_Testsome");
+            let done: Vec<(usize, ReqId)> = active
+                .iter()
+                .zip(seen)
+                .filter_map(|(&a, seen)| seen.then_some(a))
+                .collect();
+            // SAFETY: the caller's arrays.
+            unsafe { some_done(&done, requests, outcount, indices, statuses) }
+        },
+    )
 }
 
 pub(crate) unsafe extern "C" fn MPI_Request_free(request: *mut c_int) -> c_int {
