@@ -468,6 +468,22 @@ const PATTERN_STATES: &[&str] = &[
     "PMPI_Finalize",
 ];
 
+/// What `pj_dump` reads of the Paje trace `file`, which it must read
+/// without error.
+fn pj_dump(file: &Path) -> String {
+    let dump = Command::new(tool("scripts/pajeng.sh"))
+        .arg(file)
+        .output()
+        .expect("run pj_dump");
+    let out = String::from_utf8_lossy(&dump.stdout).into_owned();
+    assert!(
+        dump.status.success(),
+        "pj_dump failed: {}\n{out}",
+        String::from_utf8_lossy(&dump.stderr)
+    );
+    out
+}
+
 #[test]
 fn paje_traces_read_back_with_pj_dump_and_are_deterministic() {
     let file = scratch().join("paje-pattern").join("pattern.trace");
@@ -476,16 +492,7 @@ fn paje_traces_read_back_with_pj_dump_and_are_deterministic() {
     let text = std::fs::read_to_string(&file).unwrap();
     assert!(text.starts_with("#This file was generated using SimGrid-3.32.0\n#[smpirun "));
     assert!(text.contains("\n0 1 0 MPI\n2 2 1 MPI_STATE\n4 3 0 1 1 MPI_LINK\n"));
-    let dump = Command::new(tool("scripts/pajeng.sh"))
-        .arg(&file)
-        .output()
-        .expect("run pj_dump");
-    let out = String::from_utf8_lossy(&dump.stdout);
-    assert!(
-        dump.status.success(),
-        "pj_dump failed: {}\n{out}",
-        String::from_utf8_lossy(&dump.stderr)
-    );
+    let out = pj_dump(&file);
     for r in 0..4 {
         let rank = format!("rank-{r}");
         assert!(
@@ -543,16 +550,7 @@ fn grouped_and_resource_paje_traces_draw_the_machine() {
         "the switches take effect without a word: {}",
         stderr(&o)
     );
-    let dump = Command::new(tool("scripts/pajeng.sh"))
-        .arg(&file)
-        .output()
-        .expect("run pj_dump");
-    let out = String::from_utf8_lossy(&dump.stdout);
-    assert!(
-        dump.status.success(),
-        "pj_dump failed: {}\n{out}",
-        String::from_utf8_lossy(&dump.stderr)
-    );
+    let out = pj_dump(&file);
     // Container, <parent>, <type>, <start>, <end>, <duration>, <name>
     let containers: Vec<Vec<&str>> = out
         .lines()
@@ -658,15 +656,7 @@ fn call_locations_name_each_states_file_and_line_in_paje_and_ti() {
             .any(|l| l.ends_with(&format!(" \"call_location.c\" {send}"))),
         "{pushes:?}"
     );
-    let dump = Command::new(tool("scripts/pajeng.sh"))
-        .arg(&paje)
-        .output()
-        .expect("run pj_dump");
-    assert!(
-        dump.status.success(),
-        "pj_dump: {}",
-        String::from_utf8_lossy(&dump.stderr)
-    );
+    pj_dump(&paje);
     let ti = dir.join("loc-ti.txt");
     let o = run(&[
         "-np",
