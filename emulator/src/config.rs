@@ -85,14 +85,14 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("tracing/platform/topology", NOT_TRACED),
     ("tracing/smpi/format/ti-one-file", NOT_TRACED),
     ("tracing/smpi/internals", NOT_TRACED),
-    ("tracing/smpi/sleeping", NOT_TRACED),
     ("tracing/vm", NOT_TRACED),
 ];
 
 /// Why a part of SimGrid's tracing has no effect.
 const NOT_TRACED: &str = "this part of SimGrid's tracing is not available (tracing, tracing/smpi, \
     tracing/smpi/format, tracing/filename, tracing/smpi/computing, tracing/precision, \
-    tracing/comment, tracing/smpi/display-sizes, tracing/smpi/group and tracing/uncategorized are)";
+    tracing/comment, tracing/smpi/display-sizes, tracing/smpi/sleeping, tracing/smpi/group and \
+    tracing/uncategorized are)";
 
 /// Why SimGrid's option `name` has no effect here, if it is one of those.
 fn no_effect(name: &str) -> Option<&'static str> {

@@ -176,6 +176,61 @@ fn array_tests_are_traced_as_simgrid_traces_them() {
     }
 }
 
+/// With `tracing/smpi/sleeping`, the program's sleeps are `sleeping`
+/// states in Paje (defined at MPI_Init, after `computing`, as SimGrid
+/// does) and `sleep` lines in TI, which the replay sleeps.
+#[test]
+fn sleeps_are_traced_when_asked() {
+    let dir = scratch().join("trace-sleep");
+    std::fs::create_dir_all(&dir).unwrap();
+    let app = build("tests/c/trace_sleep.c");
+    let file = dir.join("sleep.trace");
+    let o = run(&[
+        "-np",
+        "3",
+        NO_COMPUTE,
+        "--cfg=tracing/smpi/sleeping:yes",
+        "-trace",
+        "-trace-file",
+    ]
+    .into_iter()
+    .chain([file.to_str().unwrap(), app.to_str().unwrap()])
+    .collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("tracing/"), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("5 7 2 sleeping \"0 0.5 0.5\"\n"), "{text}");
+    let out = pj_dump(&file);
+    for r in 0..3 {
+        let sleeps: Vec<f64> = out
+            .lines()
+            .filter(|l| {
+                l.starts_with(&format!("State, rank-{r}, MPI_STATE, ")) && l.ends_with(", sleeping")
+            })
+            .filter_map(|l| l.split(", ").nth(5)?.parse().ok())
+            .collect();
+        assert_eq!(sleeps, [f64::from(r), 0.25], "rank {r}'s sleeps:\n{out}");
+    }
+    let index = dir.join("index.txt");
+    let o = run(&[
+        "-np",
+        "3",
+        NO_COMPUTE,
+        "--cfg=tracing/smpi/sleeping:yes",
+        "-trace-ti",
+        "-trace-file",
+    ]
+    .into_iter()
+    .chain([index.to_str().unwrap(), app.to_str().unwrap()])
+    .collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rank2 = std::fs::read_to_string(dir.join("index.txt_files/rank-2.txt")).unwrap();
+    assert!(rank2.contains("2 sleep 2\n2 sleep 0.25\n"), "{rank2}");
+    let replay = run(&["-np", "3", "-replay", index.to_str().unwrap()]);
+    assert!(replay.status.success(), "{}", stderr(&replay));
+    assert!(simulated_time(&replay) >= 2.25, "{}", stderr(&replay));
+}
+
 #[test]
 fn replay_predicts_the_online_run_and_follows_the_model() {
     let dir = scratch().join("ti-replay");

@@ -545,6 +545,7 @@ mod tests {
             comment: String::new(),
             display_sizes: false,
             computing: false,
+            sleeping: false,
             call_location: false,
             grouped: false,
             resources: false,

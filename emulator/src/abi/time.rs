@@ -32,7 +32,22 @@ pub(crate) unsafe extern "C" fn MPI_Wtick() -> f64 {
 
 pub(crate) fn sleep_seconds(seconds: f64, call: &'static str) {
     bench_end();
+    // Traced even when it takes no time, as SimGrid's sleeps are.
+    let traced = |at_end: bool| {
+        sim::with(|s| {
+            if !s.tracers.is_empty() {
+                let (now, rank) = (s.core.now(), s.core.actor(s.core.current()).rank());
+                if at_end {
+                    s.tracers.sleep_end(now, rank);
+                } else {
+                    s.tracers.sleep_start(now, rank, seconds);
+                }
+            }
+        });
+    };
+    traced(false);
     sim::sleep(seconds, call);
+    traced(true);
     bench_begin();
 }
 

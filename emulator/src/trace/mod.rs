@@ -218,6 +218,10 @@ pub trait Tracer: Observer {
     /// Rank `rank`'s next MPI calls are at `line` of `file`
     /// (`smpi_trace_set_call_location`, with `smpi/trace-call-location`).
     fn call_location(&mut self, _rank: usize, _file: &Rc<str>, _line: u32) {}
+    /// Rank `rank` starts a sleep of the program's (sleep, usleep,
+    /// nanosleep) of `seconds`, which ends at the next `sleep_end`.
+    fn sleep_start(&mut self, _at: f64, _rank: usize, _seconds: f64) {}
+    fn sleep_end(&mut self, _at: f64, _rank: usize) {}
     /// The run ended at simulated date `end`: write what is left.
     fn finish(&mut self, end: f64) -> std::io::Result<()>;
 }
@@ -320,6 +324,18 @@ impl Tracers {
         }
     }
 
+    pub fn sleep_start(&self, at: f64, rank: usize, seconds: f64) {
+        for t in &self.0 {
+            t.borrow_mut().sleep_start(at, rank, seconds);
+        }
+    }
+
+    pub fn sleep_end(&self, at: f64, rank: usize) {
+        for t in &self.0 {
+            t.borrow_mut().sleep_end(at, rank);
+        }
+    }
+
     /// Ends every trace; the first error, if any.
     pub fn finish(&self, end: f64) -> std::io::Result<()> {
         let mut result = Ok(());
@@ -346,6 +362,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "tracing/precision", kind: Kind::Int, default: "6", help: "Paje: digits after the decimal point of the dates (at most 100)" },
     OptionSpec { name: "tracing/comment", kind: Kind::Text, default: "", help: "Paje: a comment line (# <comment>) at the top of the trace; smpirun's -trace-comment sets it" },
     OptionSpec { name: "tracing/smpi/display-sizes", kind: Kind::Bool, default: "no", help: "Paje: the size of each call (elements) and message (bytes) in its state and link" },
+    OptionSpec { name: "tracing/smpi/sleeping", kind: Kind::Bool, default: "no", help: "trace the program's sleeps (sleep, usleep, nanosleep; Paje: sleeping states; TI: sleep lines of their seconds)" },
     OptionSpec { name: "tracing/smpi/group", kind: Kind::Bool, default: "no", help: "Paje: a container per host and per link, each rank's container in its host's; smpirun's -trace-grouped sets it" },
     OptionSpec { name: "tracing/uncategorized", kind: Kind::Bool, default: "no", help: "Paje: a container per host and per link, with the hosts' speed and cores and the links' bandwidth, latency and use over time (bandwidth_used); smpirun's -trace-resource sets it" },
     OptionSpec { name: "tracing/categorized", kind: Kind::Bool, default: "no", help: "Paje: the resources' use per category of the program's (TRACE_category): not drawn, said at the end of a run whose program declared categories; smpirun's -trace-resource sets it" },
@@ -375,6 +392,8 @@ pub struct Settings {
     pub paje: Option<paje::Options>,
     /// `compute` lines (`tracing/smpi/computing`).
     pub computing: bool,
+    /// `sleep` lines (`tracing/smpi/sleeping`).
+    pub sleeping: bool,
     /// Each call's source file and line (`smpi/trace-call-location`).
     pub call_location: bool,
 }
@@ -390,6 +409,7 @@ impl Settings {
         let on = cfg.bool("tracing") && cfg.bool("tracing/smpi");
         let file = std::path::PathBuf::from(cfg.text("tracing/filename"));
         let computing = cfg.bool("tracing/smpi/computing");
+        let sleeping = cfg.bool("tracing/smpi/sleeping");
         let call_location = cfg.bool("smpi/trace-call-location");
         let format = cfg.text("tracing/smpi/format");
         let (paje_format, perfetto) = (format == "Paje", format == "perfetto");
@@ -403,11 +423,13 @@ impl Settings {
                 comment: cfg.text("tracing/comment").to_string(),
                 display_sizes: cfg.bool("tracing/smpi/display-sizes"),
                 computing,
+                sleeping,
                 call_location,
                 grouped: cfg.bool("tracing/smpi/group"),
                 resources: cfg.bool("tracing/uncategorized"),
             }),
             computing,
+            sleeping,
             call_location,
         })
     }

@@ -67,6 +67,8 @@ pub struct Options {
     pub display_sizes: bool,
     /// Computations as `computing` states (`tracing/smpi/computing`).
     pub computing: bool,
+    /// The program's sleeps as `sleeping` states (`tracing/smpi/sleeping`).
+    pub sleeping: bool,
     /// The source file and line of each state (`smpi/trace-call-location`,
     /// from `smpicc -trace-call-location`).
     pub call_location: bool,
@@ -208,6 +210,8 @@ fn types(options: &Options) -> (String, Types) {
 
 /// The state of computations.
 const COMPUTING: &str = "computing";
+/// The state of the program's sleeps.
+const SLEEPING: &str = "sleeping";
 
 /// Writes a Paje trace.
 pub struct PajeWriter {
@@ -217,6 +221,7 @@ pub struct PajeWriter {
     precision: usize,
     display_sizes: bool,
     computing: bool,
+    sleeping: bool,
     /// The entity values of `MPI_STATE` defined so far, by name.
     values: HashMap<String, usize>,
     next_value: usize,
@@ -275,6 +280,7 @@ impl PajeWriter {
             precision: options.precision,
             display_sizes: options.display_sizes,
             computing: options.computing,
+            sleeping: options.sleeping,
             values: HashMap::new(),
             next_value: types.first_value,
             types,
@@ -498,6 +504,9 @@ impl PajeWriter {
         self.pop(at, (rank, cid));
         if self.computing {
             self.value(COMPUTING);
+        }
+        if self.sleeping {
+            self.value(SLEEPING);
         }
     }
 
@@ -789,6 +798,34 @@ impl Tracer for PajeWriter {
         self.destroy(at, rank);
     }
 
+    fn sleep_start(&mut self, at: f64, rank: usize, seconds: f64) {
+        if !self.sleeping || rank >= self.frames.len() {
+            return;
+        }
+        let cid = self.container(rank);
+        if let Some(cid) = cid {
+            self.push(
+                at,
+                (rank, cid),
+                SLEEPING,
+                &Args::Amount(seconds).display_size(),
+            );
+        }
+        self.frames[rank].push(Frame {
+            pushed: cid.is_some(),
+            ..Frame::default()
+        });
+    }
+
+    fn sleep_end(&mut self, at: f64, rank: usize) {
+        if !self.sleeping {
+            return;
+        }
+        if let Some(frame) = self.frames.get_mut(rank).and_then(Vec::pop) {
+            self.end_frame(at, rank, frame);
+        }
+    }
+
     fn call_location(&mut self, rank: usize, file: &Rc<str>, line: u32) {
         if let Some(l) = self.locations.get_mut(rank) {
             *l = Some((Rc::clone(file), line));
@@ -869,6 +906,7 @@ mod tests {
             comment: comment.into(),
             display_sizes,
             computing: false,
+            sleeping: false,
             call_location: false,
             grouped: false,
             resources: false,

@@ -28,6 +28,8 @@ pub struct TiWriter {
     dir: PathBuf,
     /// `compute` lines for computations (`tracing/smpi/computing`).
     computing: bool,
+    /// `sleep` lines for the program's sleeps (`tracing/smpi/sleeping`).
+    sleeping: bool,
     /// Each rank's lines not yet written.
     pending: Vec<String>,
     /// Each rank's file exists (it called MPI_Init).
@@ -51,6 +53,7 @@ impl TiWriter {
             index: index.to_path_buf(),
             dir,
             computing: settings.computing,
+            sleeping: settings.sleeping,
             locations: vec![None; if settings.call_location { ranks } else { 0 }],
             pending: vec![String::new(); ranks],
             started: vec![false; ranks],
@@ -125,6 +128,12 @@ impl Tracer for TiWriter {
     }
 
     fn call_exit(&mut self, _at: f64, _rank: usize, _name: &'static str, _code: i32) {}
+
+    fn sleep_start(&mut self, _at: f64, rank: usize, seconds: f64) {
+        if self.sleeping && self.started.get(rank) == Some(&true) {
+            self.line(rank, "sleep", &Args::Amount(seconds));
+        }
+    }
 
     fn call_location(&mut self, rank: usize, file: &Rc<str>, line: u32) {
         if let Some(l) = self.locations.get_mut(rank) {
