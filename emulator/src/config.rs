@@ -77,7 +77,6 @@ const NO_EFFECT: &[(&str, &str)] = &[
     ("storage/", "disks are not simulated"),
     ("tracing/actor", NOT_TRACED),
     ("tracing/basic", NOT_TRACED),
-    ("tracing/comment-file", NOT_TRACED),
     ("tracing/disable-destroy", NOT_TRACED),
     ("tracing/disable_link", NOT_TRACED),
     ("tracing/disable_power", NOT_TRACED),
@@ -91,8 +90,8 @@ const NO_EFFECT: &[(&str, &str)] = &[
 /// Why a part of SimGrid's tracing has no effect.
 const NOT_TRACED: &str = "this part of SimGrid's tracing is not available (tracing, tracing/smpi, \
     tracing/smpi/format, tracing/filename, tracing/smpi/computing, tracing/precision, \
-    tracing/comment, tracing/smpi/display-sizes, tracing/smpi/sleeping, tracing/smpi/group and \
-    tracing/uncategorized are)";
+    tracing/comment, tracing/comment-file, tracing/smpi/display-sizes, tracing/smpi/sleeping, \
+    tracing/smpi/group and tracing/uncategorized are)";
 
 /// Why SimGrid's option `name` has no effect here, if it is one of those.
 fn no_effect(name: &str) -> Option<&'static str> {

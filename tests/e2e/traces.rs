@@ -231,6 +231,71 @@ fn sleeps_are_traced_when_asked() {
     assert!(simulated_time(&replay) >= 2.25, "{}", stderr(&replay));
 }
 
+/// `-trace-comment-file` puts each line of its file as a comment at the
+/// top of the Paje trace, after `-trace-comment`'s; a file that cannot be
+/// read stops the run before it starts, naming the file.
+#[test]
+fn a_comment_file_tops_the_paje_trace() {
+    let dir = scratch().join("trace-comments");
+    std::fs::create_dir_all(&dir).unwrap();
+    let comments = dir.join("comments.txt");
+    std::fs::write(&comments, "run 42\nmachine: a laptop\n").unwrap();
+    let file = dir.join("c.trace");
+    let app = build("tests/c/trace_sleep.c");
+    let args = |comment_file: &str| -> Vec<String> {
+        [
+            "-np",
+            "2",
+            NO_COMPUTE,
+            "-trace",
+            "-trace-comment",
+            "one line",
+        ]
+        .into_iter()
+        .map(String::from)
+        .chain([
+            "-trace-comment-file".into(),
+            comment_file.into(),
+            "-trace-file".into(),
+            file.to_str().unwrap().into(),
+            app.to_str().unwrap().into(),
+        ])
+        .collect()
+    };
+    let o = run(&args(comments.to_str().unwrap())
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("tracing/"), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&file).unwrap();
+    let top: Vec<&str> = text.lines().skip(2).take(4).collect();
+    assert_eq!(
+        top,
+        [
+            "# one line",
+            "# run 42",
+            "# machine: a laptop",
+            "%EventDef PajeDefineContainerType 0"
+        ]
+    );
+    pj_dump(&file);
+    let missing = dir.join("missing.txt");
+    let o = run(&args(missing.to_str().unwrap())
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>());
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains(&format!(
+            "the comment file {} cannot be read",
+            missing.display()
+        )),
+        "{}",
+        stderr(&o)
+    );
+}
+
 #[test]
 fn replay_predicts_the_online_run_and_follows_the_model() {
     let dir = scratch().join("ti-replay");

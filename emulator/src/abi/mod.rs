@@ -543,6 +543,7 @@ mod tests {
             file: file.clone(),
             precision: 6,
             comment: String::new(),
+            comment_file: None,
             display_sizes: false,
             computing: false,
             sleeping: false,

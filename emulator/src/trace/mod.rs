@@ -362,6 +362,7 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "tracing/precision", kind: Kind::Int, default: "6", help: "Paje: digits after the decimal point of the dates (at most 100)" },
     OptionSpec { name: "tracing/comment", kind: Kind::Text, default: "", help: "Paje: a comment line (# <comment>) at the top of the trace; smpirun's -trace-comment sets it" },
     OptionSpec { name: "tracing/smpi/display-sizes", kind: Kind::Bool, default: "no", help: "Paje: the size of each call (elements) and message (bytes) in its state and link" },
+    OptionSpec { name: "tracing/comment-file", kind: Kind::Text, default: "", help: "Paje: the lines of this file as comments (# <line>) at the top of the trace, after tracing/comment; smpirun's -trace-comment-file sets it" },
     OptionSpec { name: "tracing/smpi/sleeping", kind: Kind::Bool, default: "no", help: "trace the program's sleeps (sleep, usleep, nanosleep; Paje: sleeping states; TI: sleep lines of their seconds)" },
     OptionSpec { name: "tracing/smpi/group", kind: Kind::Bool, default: "no", help: "Paje: a container per host and per link, each rank's container in its host's; smpirun's -trace-grouped sets it" },
     OptionSpec { name: "tracing/uncategorized", kind: Kind::Bool, default: "no", help: "Paje: a container per host and per link, with the hosts' speed and cores and the links' bandwidth, latency and use over time (bandwidth_used); smpirun's -trace-resource sets it" },
@@ -421,6 +422,9 @@ impl Settings {
                 // At most MAX_PRECISION.
                 precision: precision as usize,
                 comment: cfg.text("tracing/comment").to_string(),
+                comment_file: Some(cfg.text("tracing/comment-file"))
+                    .filter(|f| !f.is_empty())
+                    .map(std::path::PathBuf::from),
                 display_sizes: cfg.bool("tracing/smpi/display-sizes"),
                 computing,
                 sleeping,

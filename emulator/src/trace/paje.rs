@@ -62,6 +62,9 @@ pub struct Options {
     pub precision: usize,
     /// A comment line at the top, if not empty (`tracing/comment`).
     pub comment: String,
+    /// A file whose lines are comments at the top, after `comment`
+    /// (`tracing/comment-file`).
+    pub comment_file: Option<PathBuf>,
     /// Sizes in pushed states and started links
     /// (`tracing/smpi/display-sizes`).
     pub display_sizes: bool,
@@ -270,9 +273,18 @@ impl PajeWriter {
     /// A writer of `ranks` ranks' trace; `command` is the run's command
     /// line, which the second line records.
     pub fn new(options: &Options, ranks: usize, command: &[String]) -> io::Result<Self> {
+        let comments = match &options.comment_file {
+            Some(f) => std::fs::read_to_string(f).map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("the comment file {} cannot be read: {e}", f.display()),
+                )
+            })?,
+            None => String::new(),
+        };
         let mut out = BufWriter::new(File::create(&options.file)?);
         let (definitions, types) = types(options);
-        out.write_all(prologue(options, command).as_bytes())?;
+        out.write_all(prologue(options, command, &comments).as_bytes())?;
         out.write_all(definitions.as_bytes())?;
         Ok(Self {
             out,
@@ -543,8 +555,9 @@ impl PajeWriter {
 }
 
 /// The lines before the types: SimGrid's version, the command line, the
-/// comment and the event definitions.
-pub fn prologue(options: &Options, command: &[String]) -> String {
+/// comment, the lines of the comment file (`comments`) and the event
+/// definitions.
+pub fn prologue(options: &Options, command: &[String], comments: &str) -> String {
     let mut s = format!("{GENERATOR}\n#[");
     for word in command {
         s.push_str(word);
@@ -553,6 +566,11 @@ pub fn prologue(options: &Options, command: &[String]) -> String {
     s.push_str("]\n");
     if !options.comment.is_empty() {
         let _ = writeln!(s, "# {}", options.comment);
+    }
+    // A line each (SimGrid 3.32 writes them without their line ends, so
+    // that they and the first definition make one comment line).
+    for line in comments.lines() {
+        let _ = writeln!(s, "# {line}");
     }
     s.push_str(&header(options.display_sizes, options.call_location));
     s
@@ -904,6 +922,7 @@ mod tests {
             file: PathBuf::new(),
             precision: 6,
             comment: comment.into(),
+            comment_file: None,
             display_sizes,
             computing: false,
             sleeping: false,
@@ -915,7 +934,7 @@ mod tests {
 
     /// The prologue and the types of a trace.
     fn head(options: &Options, command: &[String]) -> String {
-        prologue(options, command) + &types(options).0
+        prologue(options, command, "") + &types(options).0
     }
 
     /// What SimGrid 3.32's smpirun wrote after its two first lines for
