@@ -534,6 +534,29 @@ impl PajeWriter {
         self.define(&format!("7 {at:.p$} {rank_type} {cid}\n"));
     }
 
+    /// Starts a computation or a sleep of `rank` (an `amount` of flops or
+    /// seconds): its state pushed, a frame that its end pops.
+    fn start_activity(&mut self, at: f64, rank: usize, state: &str, amount: f64) {
+        if rank >= self.frames.len() {
+            return;
+        }
+        let cid = self.container(rank);
+        if let Some(cid) = cid {
+            self.push(at, (rank, cid), state, &Args::Amount(amount).display_size());
+        }
+        self.frames[rank].push(Frame {
+            pushed: cid.is_some(),
+            ..Frame::default()
+        });
+    }
+
+    /// Ends the computation or sleep of `rank` started last.
+    fn end_activity(&mut self, at: f64, rank: usize) {
+        if let Some(frame) = self.frames.get_mut(rank).and_then(Vec::pop) {
+            self.end_frame(at, rank, frame);
+        }
+    }
+
     /// Ends `frame` of `rank` at `at`: its pop and its links' ends.
     fn end_frame(&mut self, at: f64, rank: usize, frame: Frame) {
         let cid = self.container(rank);
@@ -728,22 +751,9 @@ pub fn color(name: &str) -> &'static str {
 
 impl Observer for PajeWriter {
     fn compute_start(&mut self, at: f64, rank: usize, flops: f64) {
-        if !self.computing || rank >= self.frames.len() {
-            return;
+        if self.computing {
+            self.start_activity(at, rank, COMPUTING, flops);
         }
-        let cid = self.container(rank);
-        if let Some(cid) = cid {
-            self.push(
-                at,
-                (rank, cid),
-                COMPUTING,
-                &Args::Amount(flops).display_size(),
-            );
-        }
-        self.frames[rank].push(Frame {
-            pushed: cid.is_some(),
-            ..Frame::default()
-        });
     }
 
     fn link_load(&mut self, at: f64, load: &crate::engine::observe::LinkLoad<'_>) {
@@ -765,11 +775,8 @@ impl Observer for PajeWriter {
     }
 
     fn compute_end(&mut self, at: f64, rank: usize) {
-        if !self.computing {
-            return;
-        }
-        if let Some(frame) = self.frames.get_mut(rank).and_then(Vec::pop) {
-            self.end_frame(at, rank, frame);
+        if self.computing {
+            self.end_activity(at, rank);
         }
     }
 }
@@ -817,30 +824,14 @@ impl Tracer for PajeWriter {
     }
 
     fn sleep_start(&mut self, at: f64, rank: usize, seconds: f64) {
-        if !self.sleeping || rank >= self.frames.len() {
-            return;
+        if self.sleeping {
+            self.start_activity(at, rank, SLEEPING, seconds);
         }
-        let cid = self.container(rank);
-        if let Some(cid) = cid {
-            self.push(
-                at,
-                (rank, cid),
-                SLEEPING,
-                &Args::Amount(seconds).display_size(),
-            );
-        }
-        self.frames[rank].push(Frame {
-            pushed: cid.is_some(),
-            ..Frame::default()
-        });
     }
 
     fn sleep_end(&mut self, at: f64, rank: usize) {
-        if !self.sleeping {
-            return;
-        }
-        if let Some(frame) = self.frames.get_mut(rank).and_then(Vec::pop) {
-            self.end_frame(at, rank, frame);
+        if self.sleeping {
+            self.end_activity(at, rank);
         }
     }
 
