@@ -130,10 +130,15 @@ fn array_tests_are_traced_as_simgrid_traces_them() {
     std::fs::create_dir_all(&dir).unwrap();
     let index = dir.join("index.txt");
     let app = build("tests/c/trace_polls.c");
-    let o = run(&["-np", "2", NO_COMPUTE, "-trace-ti", "-trace-file"]
-        .into_iter()
-        .chain([index.to_str().unwrap(), app.to_str().unwrap()])
-        .collect::<Vec<_>>());
+    let o = run(&[
+        "-np",
+        "2",
+        NO_COMPUTE,
+        "-trace-ti",
+        "-trace-file",
+        index.to_str().unwrap(),
+        app.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     for r in 0..2 {
         let text =
@@ -162,10 +167,15 @@ fn array_tests_are_traced_as_simgrid_traces_them() {
     let replay = run(&["-np", "2", "-replay", index.to_str().unwrap()]);
     assert!(replay.status.success(), "{}", stderr(&replay));
     let file = dir.join("polls.trace");
-    let o = run(&["-np", "2", NO_COMPUTE, "-trace", "-trace-file"]
-        .into_iter()
-        .chain([file.to_str().unwrap(), app.to_str().unwrap()])
-        .collect::<Vec<_>>());
+    let o = run(&[
+        "-np",
+        "2",
+        NO_COMPUTE,
+        "-trace",
+        "-trace-file",
+        file.to_str().unwrap(),
+        app.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let text = std::fs::read_to_string(&file).unwrap();
     for state in ["PMPI_Testall", "PMPI_Testany", "PMPI_Testsome"] {
@@ -192,10 +202,9 @@ fn sleeps_are_traced_when_asked() {
         "--cfg=tracing/smpi/sleeping:yes",
         "-trace",
         "-trace-file",
-    ]
-    .into_iter()
-    .chain([file.to_str().unwrap(), app.to_str().unwrap()])
-    .collect::<Vec<_>>());
+        file.to_str().unwrap(),
+        app.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!stderr(&o).contains("tracing/"), "{}", stderr(&o));
     let text = std::fs::read_to_string(&file).unwrap();
@@ -219,10 +228,9 @@ fn sleeps_are_traced_when_asked() {
         "--cfg=tracing/smpi/sleeping:yes",
         "-trace-ti",
         "-trace-file",
-    ]
-    .into_iter()
-    .chain([index.to_str().unwrap(), app.to_str().unwrap()])
-    .collect::<Vec<_>>());
+        index.to_str().unwrap(),
+        app.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let rank2 = std::fs::read_to_string(dir.join("index.txt_files/rank-2.txt")).unwrap();
     assert!(rank2.contains("2 sleep 2\n2 sleep 0.25\n"), "{rank2}");
@@ -242,30 +250,22 @@ fn a_comment_file_tops_the_paje_trace() {
     std::fs::write(&comments, "run 42\nmachine: a laptop\n").unwrap();
     let file = dir.join("c.trace");
     let app = build("tests/c/trace_sleep.c");
-    let args = |comment_file: &str| -> Vec<String> {
-        [
+    let run_with = |comment_file: &Path| {
+        run(&[
             "-np",
             "2",
             NO_COMPUTE,
             "-trace",
             "-trace-comment",
             "one line",
-        ]
-        .into_iter()
-        .map(String::from)
-        .chain([
-            "-trace-comment-file".into(),
-            comment_file.into(),
-            "-trace-file".into(),
-            file.to_str().unwrap().into(),
-            app.to_str().unwrap().into(),
+            "-trace-comment-file",
+            comment_file.to_str().unwrap(),
+            "-trace-file",
+            file.to_str().unwrap(),
+            app.to_str().unwrap(),
         ])
-        .collect()
     };
-    let o = run(&args(comments.to_str().unwrap())
-        .iter()
-        .map(String::as_str)
-        .collect::<Vec<_>>());
+    let o = run_with(&comments);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(!stderr(&o).contains("tracing/"), "{}", stderr(&o));
     let text = std::fs::read_to_string(&file).unwrap();
@@ -281,10 +281,7 @@ fn a_comment_file_tops_the_paje_trace() {
     );
     pj_dump(&file);
     let missing = dir.join("missing.txt");
-    let o = run(&args(missing.to_str().unwrap())
-        .iter()
-        .map(String::as_str)
-        .collect::<Vec<_>>());
+    let o = run_with(&missing);
     assert!(!o.status.success());
     assert!(
         stderr(&o).contains(&format!(
@@ -728,10 +725,9 @@ fn grouped_and_resource_paje_traces_draw_the_machine() {
         "-trace",
         "-trace-resource",
         "-trace-file",
-    ]
-    .into_iter()
-    .chain([file.to_str().unwrap(), app.to_str().unwrap()])
-    .collect::<Vec<_>>());
+        file.to_str().unwrap(),
+        app.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("tracing/categorized: the Paje trace does not draw the resources' use per category (the program declared phase1)"),
