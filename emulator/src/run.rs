@@ -820,7 +820,6 @@ fn trace_settings(opts: &Options) -> Vec<(&'static str, String, &'static str)> {
 /// link direction (a split-duplex link's two halves), and each rank's host.
 fn paje_machine(core: &Core, ranks: usize) -> crate::trace::paje::Machine {
     use crate::trace::paje::{Machine, MachineHost, MachineLink};
-    use platforms::{Direction, LinkId, LinkUse, Sharing};
     let platform = core.platform();
     let hosts = platform
         .hosts()
@@ -831,31 +830,20 @@ fn paje_machine(core: &Core, ranks: usize) -> crate::trace::paje::Machine {
             cores: h.cores,
         })
         .collect();
-    let mut links = Vec::new();
-    for (i, link) in platform.links().iter().enumerate() {
-        let id = LinkId(u32::try_from(i).expect("link ids are u32"));
-        if id == platform.global_loopback() {
-            // SimGrid draws no container of its own loopback.
-            continue;
-        }
-        let directions: &[Direction] = if link.sharing == Sharing::SplitDuplex {
-            &[Direction::Up, Direction::Down]
-        } else {
-            &[Direction::None]
-        };
-        for &direction in directions {
-            let u = LinkUse {
-                link: id,
-                direction,
-            };
-            links.push(MachineLink {
-                resource: core.link_resource(&u),
-                name: platform.link_use_name(u),
+    let links = core
+        .link_directions()
+        // SimGrid draws no container of its own loopback.
+        .filter(|d| d.link != platform.global_loopback())
+        .map(|d| {
+            let link = platform.link(d.link);
+            MachineLink {
+                resource: d.resource,
+                name: platform.link_use_name(d.link_use()),
                 bandwidth: link.bandwidth,
                 latency: link.latency,
-            });
-        }
-    }
+            }
+        })
+        .collect();
     Machine {
         hosts,
         links,

@@ -46,8 +46,8 @@ use tracing::{debug, trace};
 
 use energy::{Energy, EnergyError};
 use limit::StopSignal;
-pub use net::TransferId;
 use net::{FlowScratch, Transfer};
+pub use net::{LinkDirection, TransferId};
 use netmodel::{NetModel, RoutingChoice};
 use observe::Observers;
 use timer::{TimerEvent, Timers};

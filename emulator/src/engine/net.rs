@@ -12,6 +12,35 @@ use super::timer::TimerEvent;
 use super::{ActionOwner, Core};
 use crate::log::NETWORK;
 
+/// A link direction with a fluid resource of its own: a whole link
+/// (`half` is `None`), or a half of a split-duplex one.
+#[derive(Debug, Clone, Copy)]
+pub struct LinkDirection {
+    pub link: platforms::LinkId,
+    pub half: Direction,
+    /// Its fluid resource ([`super::observe::LinkLoad::resource`]).
+    pub resource: u32,
+}
+
+impl LinkDirection {
+    /// `both`, `up` or `down`, as statistics and traces name it.
+    pub fn label(self) -> &'static str {
+        match self.half {
+            Direction::None => "both",
+            Direction::Up => "up",
+            Direction::Down => "down",
+        }
+    }
+
+    /// The use of the link it is.
+    pub fn link_use(self) -> LinkUse {
+        LinkUse {
+            link: self.link,
+            direction: self.half,
+        }
+    }
+}
+
 /// A transfer, known to its owner by this token; the core reports it in
 /// [`Core::next_finished`] when it ends, and forgets it only when its owner
 /// releases it ([`Core::release_transfer`]).
@@ -384,10 +413,41 @@ impl Core {
         }
     }
 
-    /// The fluid resource of a link direction, as observers name it
-    /// ([`super::observe::LinkLoad::resource`]).
-    pub fn link_resource(&self, u: &LinkUse) -> u32 {
-        self.resource_of(u).0
+    /// Every link direction with a fluid resource of its own, in link
+    /// order: a link, or each half of a split-duplex one.
+    pub fn link_directions(&self) -> impl Iterator<Item = LinkDirection> + '_ {
+        self.link_resources
+            .iter()
+            .enumerate()
+            .flat_map(move |(i, pair)| {
+                let link = platforms::LinkId(i as u32);
+                let halves: &[Direction] = if pair[0] == pair[1] {
+                    &[Direction::None]
+                } else {
+                    &[Direction::Up, Direction::Down]
+                };
+                halves.iter().map(move |&half| {
+                    self.link_direction(&LinkUse {
+                        link,
+                        direction: half,
+                    })
+                })
+            })
+    }
+
+    /// The link direction a use of a link takes.
+    fn link_direction(&self, u: &LinkUse) -> LinkDirection {
+        let pair = self.link_resources[u.link.0 as usize];
+        let half = match (pair[0] == pair[1], u.direction) {
+            (true, _) => Direction::None,
+            (false, Direction::Down) => Direction::Down,
+            (false, _) => Direction::Up,
+        };
+        LinkDirection {
+            link: u.link,
+            half,
+            resource: self.resource_of(u).0,
+        }
     }
 
     fn resource_of(&self, u: &LinkUse) -> ResourceId {
@@ -560,12 +620,7 @@ impl Core {
                 stats.sample_usage(r, usage);
             }
             if !self.observers.is_empty() {
-                let pair = self.link_resources[u.link.0 as usize];
-                let direction = match (pair[0] == pair[1], u.direction) {
-                    (true, _) => "both",
-                    (false, Direction::Down) => "down",
-                    (false, _) => "up",
-                };
+                let direction = self.link_direction(&u).label();
                 let capacity = self.fluid.capacity(r);
                 let load = super::observe::LinkLoad {
                     resource: r.0,
@@ -597,16 +652,14 @@ impl Core {
         end: f64,
     ) -> Option<(Vec<super::netstats::LinkRow>, &super::netstats::NetStats)> {
         let stats = self.net_stats.as_ref()?;
-        let mut rows = Vec::new();
-        for (link, pair) in self.platform.links().iter().zip(&self.link_resources) {
-            let bw = link.bandwidth;
-            if pair[0] == pair[1] {
-                rows.push(stats.row(pair[0], &link.name, "both", bw, end));
-            } else {
-                rows.push(stats.row(pair[0], &link.name, "up", bw, end));
-                rows.push(stats.row(pair[1], &link.name, "down", bw, end));
-            }
-        }
+        let rows = self
+            .link_directions()
+            .map(|d| {
+                let link = self.platform.link(d.link);
+                let r = ResourceId(d.resource);
+                stats.row(r, &link.name, d.label(), link.bandwidth, end)
+            })
+            .collect();
         Some((rows, stats))
     }
 
