@@ -631,19 +631,33 @@ impl Core {
     /// The observers' samples of the hosts whose computations changed at
     /// this date, after the solve that gave the new rates.
     fn sample_host_loads(&mut self) {
-        let Some(mut samples) = self.host_samples.take() else {
+        let Some(samples) = &mut self.host_samples else {
             return;
         };
         samples.sort_unstable();
         samples.dedup();
         let now = self.now;
-        for &host in &samples {
+        for &host in samples.iter() {
             let used = self.fluid.usage(self.host_cpus[host.0 as usize]);
             self.observers
                 .each(|o| o.host_load(now, host.0 as usize, used));
         }
         samples.clear();
-        self.host_samples = Some(samples);
+    }
+
+    /// A computation started or ended on `host`: its energy and its
+    /// load's sample follow.
+    fn computation_changed(&mut self, host: HostId, started: bool) {
+        if let Some(e) = &mut self.energy {
+            if started {
+                e.compute_started(host, self.now);
+            } else {
+                e.compute_ended(host, self.now);
+            }
+        }
+        if let Some(samples) = &mut self.host_samples {
+            samples.push(host);
+        }
     }
 
     /// Starts counting host energy from now (SimGrid's host_energy
@@ -687,12 +701,7 @@ impl Core {
         if let Some(id) = self.actors[actor].exec.take() {
             self.fluid.cancel(id);
             self.owners.remove(&id);
-            if let Some(e) = &mut self.energy {
-                e.compute_ended(self.actors[actor].host, self.now);
-            }
-            if let Some(samples) = &mut self.host_samples {
-                samples.push(self.actors[actor].host);
-            }
+            self.computation_changed(self.actors[actor].host, false);
         }
         let a = &mut self.actors[actor];
         a.sleeping = false;
@@ -922,12 +931,7 @@ impl Core {
         let flops = flops * self.compute_scale;
         let actor = self.current;
         let Actor { rank, host, .. } = self.actors[actor];
-        if let Some(e) = &mut self.energy {
-            e.compute_started(host, self.now);
-        }
-        if let Some(samples) = &mut self.host_samples {
-            samples.push(host);
-        }
+        self.computation_changed(host, true);
         self.start_exec_action(actor, flops);
         self.block_current(call, Detail::Compute(flops));
         debug!(target: ENGINE, "actor {actor} (rank {rank}) computes {flops:e} flops ({call})");
@@ -1024,12 +1028,7 @@ impl Core {
             match self.owners.remove(&action) {
                 Some(ActionOwner::Exec(actor)) => {
                     self.actors[actor].exec = None;
-                    if let Some(e) = &mut self.energy {
-                        e.compute_ended(self.actors[actor].host, self.now);
-                    }
-                    if let Some(samples) = &mut self.host_samples {
-                        samples.push(self.actors[actor].host);
-                    }
+                    self.computation_changed(self.actors[actor].host, false);
                     self.wake_actor(actor);
                     if !self.observers.is_empty() {
                         let (at, rank) = (self.now, self.actors[actor].rank);
