@@ -44,6 +44,7 @@ use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
+use std::ops::Range;
 use std::path::PathBuf;
 use std::rc::Rc;
 
@@ -245,13 +246,12 @@ pub struct PajeWriter {
     /// Each rank's current call location (file, line).
     locations: Vec<Option<(Rc<str>, u32)>>,
     types: Types,
-    /// With the machine drawn: each rank's parent container (its host's,
-    /// grouped), and the containers of the machine by type, to destroy
-    /// at the end.
+    /// Grouped: each rank's parent container, its host's.
     rank_parents: Vec<usize>,
-    machine_containers: Vec<(usize, usize)>,
-    /// With the machine drawn: each host's container, by host index.
-    host_containers: Vec<usize>,
+    /// With the machine drawn: the containers of the hosts (in host order)
+    /// and of the link directions, destroyed at the end.
+    host_containers: Range<usize>,
+    link_directions: Range<usize>,
     /// With resources: each link direction's container, by fluid resource.
     link_containers: Vec<Option<usize>>,
 }
@@ -297,8 +297,8 @@ impl PajeWriter {
             next_value: types.first_value,
             types,
             rank_parents: Vec::new(),
-            machine_containers: Vec::new(),
-            host_containers: Vec::new(),
+            host_containers: 0..0,
+            link_directions: 0..0,
             link_containers: Vec::new(),
             containers: vec![None; ranks],
             next_container: 1,
@@ -320,55 +320,53 @@ impl PajeWriter {
         };
         let p = self.precision;
         let mut lines = String::new();
+        let first = self.next_container;
         for host in &machine.hosts {
             let cid = self.new_container();
             let _ = writeln!(lines, "6 {:.p$} {cid} {host_type} 0 \"{}\"", 0.0, host.name);
             if let Some([speed, cores, ..]) = self.types.variables {
-                let _ = writeln!(lines, "8 {:.p$} {speed} {cid} {:.6}", 0.0, host.speed);
-                let _ = writeln!(
-                    lines,
-                    "8 {:.p$} {cores} {cid} {:.6}",
-                    0.0,
-                    f64::from(host.cores)
-                );
+                for (kind, value) in [(speed, host.speed), (cores, f64::from(host.cores))] {
+                    variable_line(&mut lines, p, 0.0, kind, cid, value);
+                    lines.push('\n');
+                }
             }
-            self.host_containers.push(cid);
-            self.machine_containers.push((host_type, cid));
         }
+        self.host_containers = first..self.next_container;
         for link in &machine.links {
             let cid = self.new_container();
             let _ = writeln!(lines, "6 {:.p$} {cid} {link_type} 0 \"{}\"", 0.0, link.name);
             if let Some([_, _, _, bandwidth, latency, _]) = self.types.variables {
-                let _ = writeln!(
-                    lines,
-                    "8 {:.p$} {bandwidth} {cid} {:.6}",
-                    0.0, link.bandwidth
-                );
-                let _ = writeln!(lines, "8 {:.p$} {latency} {cid} {:.6}", 0.0, link.latency);
+                for (kind, value) in [(bandwidth, link.bandwidth), (latency, link.latency)] {
+                    variable_line(&mut lines, p, 0.0, kind, cid, value);
+                    lines.push('\n');
+                }
                 let r = link.resource as usize;
                 if self.link_containers.len() <= r {
                     self.link_containers.resize(r + 1, None);
                 }
                 self.link_containers[r] = Some(cid);
             }
-            self.machine_containers.push((link_type, cid));
         }
+        self.link_directions = self.host_containers.end..self.next_container;
         if self.types.grouped {
             self.rank_parents = machine
                 .rank_hosts
                 .iter()
-                .map(|&h| self.host_containers.get(h).copied().unwrap_or(0))
+                .map(|&h| self.host_container(h).unwrap_or(0))
                 .collect();
         }
         self.define(&lines);
     }
 
+    /// The container of host `host` (its index), with the machine drawn.
+    fn host_container(&self, host: usize) -> Option<usize> {
+        Some(self.host_containers.start + host).filter(|c| self.host_containers.contains(c))
+    }
+
     /// Sets variable `kind` of container `cid` to `value` from `at`.
     fn set_variable(&mut self, at: f64, kind: usize, cid: usize, value: f64) {
         let p = self.precision;
-        // A sum of rates may end a hair below zero.
-        let value = if value > 0.0 { value } else { 0.0 };
-        let _ = write!(self.events, "8 {at:.p$} {kind} {cid} {value:.6}");
+        variable_line(&mut self.events, p, at, kind, cid, value);
         self.event_done();
     }
 
@@ -684,6 +682,14 @@ pub fn header(display_sizes: bool, call_location: bool) -> String {
     s
 }
 
+/// Appends the event setting variable `kind` of container `cid` to
+/// `value` from `at` (dates with `precision` digits), without its line end.
+fn variable_line(out: &mut String, precision: usize, at: f64, kind: usize, cid: usize, value: f64) {
+    // A sum of rates may end a hair below zero.
+    let value = if value > 0.0 { value } else { 0.0 };
+    let _ = write!(out, "8 {at:.precision$} {kind} {cid} {value:.6}");
+}
+
 /// The line defining state `name` of id `id`, of state type `state`.
 fn value_line(id: usize, state: usize, name: &str, color: &str) -> String {
     format!("5 {id} {state} {name} \"{color}\"\n")
@@ -769,7 +775,7 @@ impl Observer for PajeWriter {
         let Some([_, _, speed_used, ..]) = self.types.variables else {
             return;
         };
-        if let Some(&cid) = self.host_containers.get(host) {
+        if let Some(cid) = self.host_container(host) {
             self.set_variable(at, speed_used, cid, used);
         }
     }
@@ -847,12 +853,16 @@ impl Tracer for PajeWriter {
             self.destroy(end, rank);
         }
         self.flush_events();
-        let p = self.precision;
-        let mut lines = String::new();
-        for (kind, cid) in std::mem::take(&mut self.machine_containers) {
-            let _ = writeln!(lines, "7 {end:.p$} {kind} {cid}");
+        if let Some((host_type, link_type)) = self.types.machine {
+            let p = self.precision;
+            let mut lines = String::new();
+            let hosts = std::mem::take(&mut self.host_containers).map(|cid| (host_type, cid));
+            let links = std::mem::take(&mut self.link_directions).map(|cid| (link_type, cid));
+            for (kind, cid) in hosts.chain(links) {
+                let _ = writeln!(lines, "7 {end:.p$} {kind} {cid}");
+            }
+            self.define(&lines);
         }
-        self.define(&lines);
         if let Err(e) = self.out.flush() {
             self.error.get_or_insert(e);
         }
