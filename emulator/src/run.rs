@@ -1570,24 +1570,23 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
             "the program declared, for tracing (which smpi-rs does not do yet): {summary}"
         );
     }
-    if let (Some(s), true) = (
-        &finished,
-        trace.paje.is_some() && cfg.bool("tracing/categorized"),
-    ) {
-        if !s.instr.categories.is_empty() {
-            let names: Vec<&str> = s.instr.categories.iter().map(|c| c.name.as_str()).collect();
-            log::simgrid(
-                SimGrid::SmpiConfig,
-                Priority::Warning,
-                Source::Maestro,
-                s.core.now(),
-                &format!(
-                    "tracing/categorized: the Paje trace does not draw the resources' use per \
-                     category (the program declared {})",
-                    names.join(", ")
-                ),
-            );
-        }
+    let categorized = trace.paje.is_some() && cfg.bool("tracing/categorized");
+    if let Some(s) = finished
+        .as_ref()
+        .filter(|s| categorized && !s.instr.categories.is_empty())
+    {
+        let names: Vec<&str> = s.instr.categories.iter().map(|c| c.name.as_str()).collect();
+        log::simgrid(
+            SimGrid::SmpiConfig,
+            Priority::Warning,
+            Source::Maestro,
+            s.core.now(),
+            &format!(
+                "tracing/categorized: the Paje trace does not draw the resources' use per \
+                 category (the program declared {})",
+                names.join(", ")
+            ),
+        );
     }
     if let (Some(s), Outcome::Finished { simulated, .. }) = (&mut finished, &outcome) {
         report_energy(&mut s.core, *simulated);
