@@ -1425,6 +1425,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         mpi.progression.compute_scale(),
     )
     .map_err(|e| anyhow!(e))?;
+    core.set_turns(mpi.progression.takes_turns());
     let mut sim = Sim::new(core, mpi, mem, bench);
     sim.quiet = opts.quiet;
     sim.core.set_limits(

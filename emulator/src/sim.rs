@@ -16,7 +16,7 @@ use std::fmt;
 use crate::actors::{self, Actors};
 use crate::engine::context::{self, Suspend};
 use crate::engine::limit::{self, LimitKind, Limits};
-use crate::engine::{Core, Detail, RunState, Sleep};
+use crate::engine::{Core, Detail, RunState, Sleep, Wake};
 use crate::getopt::Optind;
 use crate::instr::Instr;
 use crate::kernels::KernelModels;
@@ -690,6 +690,20 @@ pub fn sleep(seconds: f64, call: &'static str) {
     );
 }
 
+/// [`sleep`] for a wait SimGrid models as `wake` (a computation bounded
+/// to its duration: MPI_Iprobe's charge), which decides the order of the
+/// wakes begun at one date.
+pub fn sleep_as(seconds: f64, call: &'static str, wake: Wake) {
+    if seconds.is_nan() || seconds <= 0.0 {
+        return;
+    }
+    wait_for_timer(
+        |core| core.start_wait(seconds, call, wake),
+        call,
+        Detail::Sleep(seconds),
+    );
+}
+
 /// Lets the other ready actors run before the running one goes on, or,
 /// with none ready, the clock move to the next event (see
 /// [`Core::start_yield`]).
@@ -699,6 +713,23 @@ pub fn yield_now(call: &'static str) {
         call,
         Detail::Text("its next event"),
     );
+}
+
+/// Lets the actors ready at this date run first where SimGrid's actor
+/// would make a simcall answered at once (see [`Core::pass_turn`]): the
+/// order in which ranks polling at one date read SimGrid's shared poll
+/// counters follows from its scheduling rounds.
+pub fn pass_turn() {
+    park_for_turn(with(|s| s.core.pass_turn()));
+}
+
+/// Parks the running actor if `taken`: what [`Core::pass_turn`] said,
+/// asked inside an access that did more (one access per call on the
+/// paths of every message).
+pub fn park_for_turn(taken: bool) {
+    if taken {
+        park();
+    }
 }
 
 /// Starts a sleep (or a yield) with `start`, and parks the running actor

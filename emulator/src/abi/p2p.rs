@@ -516,6 +516,7 @@ pub(crate) unsafe extern "C" fn MPI_Wait(request: *mut c_int, status: *mut CStat
             unsafe { write_status(status, &Status::empty(), true) };
             return Ok(());
         };
+        request::wait_turns(&[id], "MPI_Wait");
         wait_for(&[id], "MPI_Wait", |w| is_complete(w, id));
         // SAFETY: the caller's request argument.
         let st = unsafe { take_completed(id, request) };
@@ -644,6 +645,7 @@ pub(crate) unsafe extern "C" fn MPI_Waitall(
         // SAFETY: as above.
         unsafe { empty_statuses_of_inactive(count, &active, statuses) };
         let ids: Vec<ReqId> = active.iter().map(|&(_, id)| id).collect();
+        request::wait_turns(&ids, "MPI_Waitall");
         wait_for(&ids, "MPI_Waitall", |w| {
             ids.iter().all(|&id| is_complete(w, id))
         });
@@ -752,7 +754,7 @@ pub(crate) unsafe extern "C" fn MPI_Testany(
                     return out(flag, 1, "flag");
                 }
             }
-            poll::charge(Poll::Testany, "MPI_Testany");
+            poll::charge_then_look(Poll::Testany, "MPI_Testany");
             let found = sim::mpi(|w| active.iter().find(|&&(_, id)| is_complete(w, id)).copied());
             poll::looked(Poll::Testany, found.is_some());
             match found {

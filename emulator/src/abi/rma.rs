@@ -293,7 +293,7 @@ pub(crate) unsafe extern "C" fn MPI_Win_test(win: c_int, flag: *mut c_int) -> c_
         // so that a rank polling with it lets time pass and the origins
         // complete.
         use crate::mpi::poll::{self, Poll};
-        poll::charge(Poll::Test, "MPI_Win_test");
+        poll::charge_then_look(Poll::Test, "MPI_Win_test");
         let done = win::wait_exposure(win, false)?;
         poll::looked(Poll::Test, done);
         // SAFETY: the caller's output argument.

@@ -50,6 +50,7 @@ use net::{FlowScratch, Transfer};
 pub use net::{LinkDirection, TransferId};
 use netmodel::{NetModel, RoutingChoice};
 use observe::Observers;
+pub use timer::Wake;
 use timer::{TimerEvent, Timers};
 
 use crate::log::ENGINE;
@@ -278,6 +279,11 @@ pub struct Core {
     fluid: fluidnet::System,
     /// Fluid actions that ended at the last advance, not yet handled.
     ended: VecDeque<ActionId>,
+    /// Transfers that ended at this date, not yet handed out: (when each
+    /// started, its start number, it), the next one to hand out last.
+    arrivals: Vec<(f64, u64, TransferId)>,
+    /// Transfers started so far (their start numbers).
+    transfers_started: u64,
     /// Fluid resources of each platform link: [shared or up half, down half].
     link_resources: Vec<[ResourceId; 2]>,
     host_cpus: Vec<ResourceId>,
@@ -336,6 +342,9 @@ pub struct Core {
     /// Yields in a row with nothing else able to run and no event pending
     /// (see [`LIVELOCK_YIELDS`]).
     idle_yields: u64,
+    /// Whether actors take turns where SimGrid's make simcalls
+    /// ([`Core::pass_turn`]).
+    turns: bool,
     /// Number of started actors not yet done.
     live: usize,
     observers: Observers,
@@ -417,6 +426,8 @@ impl Core {
             timers: Timers::default(),
             fluid,
             ended: VecDeque::new(),
+            arrivals: Vec::new(),
+            transfers_started: 0,
             link_resources,
             host_cpus,
             disk_resources,
@@ -443,6 +454,7 @@ impl Core {
             reserved_cores: 0,
             compute_scale: 1.0,
             idle_yields: 0,
+            turns: true,
             live: n,
             observers: Observers::default(),
             simulated_limit: f64::INFINITY,
@@ -786,6 +798,11 @@ impl Core {
     /// that and resume the actor (a failed MPI_Iprobe in a polling loop,
     /// often). Same simulation, two switches fewer.
     pub fn start_sleep(&mut self, seconds: f64, call: &'static str) -> Sleep {
+        self.start_wait(seconds, call, Wake::Slept)
+    }
+
+    /// [`Core::start_sleep`], for a wait SimGrid models as `wake`.
+    pub fn start_wait(&mut self, seconds: f64, call: &'static str, wake: Wake) -> Sleep {
         let at = self.now + seconds;
         // Not past a time limit: the maestro, which stops the run, must see
         // it (a sleep that would pass the simulated one, or any sleep once
@@ -801,7 +818,7 @@ impl Core {
         let actor = self.current;
         trace!(target: ENGINE, "actor {actor} sleeps until {at:.9} s ({call})");
         self.actors[actor].sleeping = true;
-        self.actors[actor].sleep_timer = Some(self.timers.add(at, TimerEvent::Wake(actor)));
+        self.actors[actor].sleep_timer = Some(self.timers.add_wake(self.now, at, actor, wake));
         self.block_current(call, Detail::Sleep(seconds));
         Sleep::Blocked
     }
@@ -815,7 +832,7 @@ impl Core {
         let actor = self.current;
         let seq = self
             .timers
-            .add(at.max(self.now), TimerEvent::Timeout(actor));
+            .add(self.now, at.max(self.now), TimerEvent::Timeout(actor));
         self.actors[actor].timeout = Some(seq);
     }
 
@@ -868,6 +885,28 @@ impl Core {
         };
         self.actors[actor].polling = true;
         how
+    }
+
+    /// Where SimGrid's actor would hand its maestro a simcall answered at
+    /// once (a send or a receive posted, a test's look, a wait on what is
+    /// complete): SimGrid runs every ready actor up to its next simcall
+    /// before it answers any, so the running actor goes behind the others
+    /// ready at this date (true: it must park; false, with none ready, it
+    /// goes on at no cost).
+    pub fn pass_turn(&mut self) -> bool {
+        if !self.turns || self.ready.is_empty() {
+            return false;
+        }
+        let actor = self.current;
+        self.actors[actor].state = RunState::Ready;
+        self.ready.push_back(actor);
+        true
+    }
+
+    /// Whether actors take turns where SimGrid's make simcalls (see
+    /// [`Core::pass_turn`]; on by default).
+    pub fn set_turns(&mut self, on: bool) {
+        self.turns = on;
     }
 
     /// Sets the progression model's costs, before any actor runs: `cores`
@@ -997,15 +1036,19 @@ impl Core {
         trace!(target: ENGINE, "the clock moves to {t:.9} s");
     }
 
-    /// Handles what ends at the current date, in order (timers by date
-    /// and age, then fluid actions in the solver's order: SimGrid wakes the
-    /// actors whose sleeps end before those whose communications do, which
-    /// decides the order in which polls read its shared counters, see
+    /// Handles what ends at the current date, in SimGrid's order (the
+    /// timers as `engine/timer.rs` orders them, then computations, then
+    /// the transfers that arrive, the earlier started first and, started
+    /// at one date, the last started first), which decides the order in
+    /// which ranks polling at one date read SimGrid's shared counters (see
     /// `mpi::poll`): ends computations and sleeps (their actors become
-    /// ready) and starts the flows of transfers whose latency is over,
-    /// until a transfer arrives, which it returns for its owner to
+    /// ready) and starts the flows of transfers whose latency is over;
+    /// returns the arrived transfers one at a time, for their owners to
     /// complete.
     pub fn next_finished(&mut self) -> Option<TransferId> {
+        if let Some(id) = self.next_arrival() {
+            return Some(id);
+        }
         while let Some(event) = self.timers.pop_due(self.now) {
             match event {
                 TimerEvent::Wake(actor) => {
@@ -1020,8 +1063,7 @@ impl Core {
                     self.wake_actor(actor);
                 }
                 TimerEvent::LatencyDone(id) => self.start_flow(id),
-                TimerEvent::TransferDone(id) if self.arrive(id) => return Some(id),
-                TimerEvent::TransferDone(_) => {}
+                TimerEvent::TransferDone(id) => self.ended_transfer(id),
             }
         }
         while let Some(action) = self.ended.pop_front() {
@@ -1039,8 +1081,33 @@ impl Core {
                     self.actors[actor].io = false;
                     self.wake_actor(actor);
                 }
-                Some(ActionOwner::Transfer(id)) if self.arrive(id) => return Some(id),
-                Some(ActionOwner::Transfer(_)) | None => {}
+                Some(ActionOwner::Transfer(id)) => self.ended_transfer(id),
+                None => {}
+            }
+        }
+        if self.arrivals.len() > 1 {
+            // SimGrid's network hands out the communications ending at
+            // one date as its CPU model does the sleeps (see
+            // `engine/timer.rs`): begun at different dates, the earlier
+            // begun first; begun at one date, the last begun first.
+            self.arrivals
+                .sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        }
+        self.next_arrival()
+    }
+
+    /// Keeps transfer `id`, which ended at this date, to hand out.
+    fn ended_transfer(&mut self, id: TransferId) {
+        if let Some(t) = self.transfers.get(id.0 as usize).and_then(Option::as_ref) {
+            self.arrivals.push((t.started, t.seq, id));
+        }
+    }
+
+    /// The next transfer that ended at this date, marked arrived.
+    fn next_arrival(&mut self) -> Option<TransferId> {
+        while let Some((_, _, id)) = self.arrivals.pop() {
+            if self.arrive(id) {
+                return Some(id);
             }
         }
         None

@@ -61,9 +61,12 @@ pub(super) struct Transfer {
     /// Under the IB model, its bound now, which its flow takes (the IB
     /// model may change it from the transfer's start, latency included).
     ib_bound: Option<f64>,
-    /// When it started, and how long it would take alone on an idle
-    /// network (kept for the network statistics only).
-    started: f64,
+    /// When it started and its start number, which order the arrivals at
+    /// one date (`Core::next_finished`).
+    pub(super) started: f64,
+    pub(super) seq: u64,
+    /// How long it would take alone on an idle network (kept for the
+    /// network statistics only).
     alone: f64,
     /// Its flow and the fluid resources it uses, computed once from the
     /// route when it starts (a buffer of `Core::spare_uses`, given back
@@ -114,6 +117,7 @@ impl Core {
     /// [`Core::next_finished`].
     pub fn start_transfer(&mut self, src: HostId, dst: HostId, bytes: usize) -> TransferId {
         let valiant = self.choose_route(src, dst);
+        self.transfers_started += 1;
         let transfer = Transfer {
             src_host: src,
             dst_host: dst,
@@ -123,6 +127,7 @@ impl Core {
             valiant,
             ib_bound: None,
             started: self.now,
+            seq: self.transfers_started,
             alone: 0.0,
             flow: None,
             uses: Vec::new(),
@@ -155,7 +160,7 @@ impl Core {
             self.scratch.route = route;
             let duration = latency + bytes as f64 / bandwidth;
             self.timers
-                .add(self.now + duration, TimerEvent::TransferDone(id));
+                .add(self.now, self.now + duration, TimerEvent::TransferDone(id));
             self.observe_start(id, src, dst, bytes, latency);
             return id;
         }
@@ -270,7 +275,7 @@ impl Core {
         // as in SimGrid (bug-17132: a barrier's empty messages).
         if delay > 0.0 {
             self.timers
-                .add(self.now + delay, TimerEvent::LatencyDone(id));
+                .add(self.now, self.now + delay, TimerEvent::LatencyDone(id));
         } else {
             self.start_flow(id);
         }

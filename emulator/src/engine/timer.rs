@@ -1,5 +1,16 @@
 //! The timer queue: events at dates, popped earliest first and, at equal
-//! dates, in the order they were added.
+//! dates, in the order SimGrid 3.32 wakes what ends then.
+//!
+//! SimGrid's sleeps are actions of its CPU model, whose lazy heap hands
+//! out the actions ending at one date in an order measured here with
+//! ranks polling at one date (`MPI_Test`'s sleeps): sleeps begun at
+//! different dates end the earlier begun first, sleeps begun at one date
+//! end the last begun first (one solve hands them to the heap in the
+//! reverse of their start). And its actors woken from sleeps run before
+//! those whose communications end at the same date. So an actor's wakes
+//! and timeouts come first, in that order; the network's events (the
+//! ends of latency phases and of transfers without a flow) after them,
+//! in the order they were added.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -22,10 +33,52 @@ pub enum TimerEvent {
     TransferDone(TransferId),
 }
 
+/// How an actor's wait for a date was modelled in SimGrid, which decides
+/// the order of the wakes begun at one date.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wake {
+    /// A sleep: the last begun wakes first.
+    Slept,
+    /// A computation bounded to its duration (MPI_Iprobe's charge): the
+    /// first begun wakes first, before the sleeps begun then.
+    Computed,
+}
+
 struct Timer {
     at: f64,
+    /// The date the timer was added.
+    begun: f64,
+    /// Among wakes begun at one date, this one ends before those begun
+    /// after it (SimGrid's bounded computations, see [`Wake`]).
+    first_begun_first: bool,
     seq: u64,
     event: TimerEvent,
+}
+
+impl Timer {
+    /// Whether the timer ends an actor's sleep or timed wait.
+    fn wakes_actor(&self) -> bool {
+        matches!(self.event, TimerEvent::Wake(_) | TimerEvent::Timeout(_))
+    }
+
+    /// The order of the timers due at one date: wakes first, earlier
+    /// begun first and at one date of beginning newest first; then the
+    /// network's events, oldest first.
+    fn due_order(&self, other: &Self) -> Ordering {
+        match (self.wakes_actor(), other.wakes_actor()) {
+            (true, false) => Ordering::Less,
+            (false, true) => Ordering::Greater,
+            (true, true) => self.begun.total_cmp(&other.begun).then_with(|| {
+                match (self.first_begun_first, other.first_begun_first) {
+                    (true, true) => self.seq.cmp(&other.seq),
+                    (false, false) => other.seq.cmp(&self.seq),
+                    (true, false) => Ordering::Greater,
+                    (false, true) => Ordering::Less,
+                }
+            }),
+            (false, false) => self.seq.cmp(&other.seq),
+        }
+    }
 }
 
 impl PartialEq for Timer {
@@ -40,16 +93,17 @@ impl PartialOrd for Timer {
     }
 }
 impl Ord for Timer {
-    /// Reversed, so that the max-heap pops the earliest (then oldest) timer.
+    /// Reversed, so that the max-heap pops the earliest timer (then the
+    /// first in [`Timer::due_order`]).
     fn cmp(&self, other: &Self) -> Ordering {
         other
             .at
             .total_cmp(&self.at)
-            .then_with(|| other.seq.cmp(&self.seq))
+            .then_with(|| other.due_order(self))
     }
 }
 
-/// Timers in date order, ties broken by insertion order.
+/// Timers in date order, ties broken as SimGrid does (module docs).
 #[derive(Default)]
 pub struct Timers {
     heap: BinaryHeap<Timer>,
@@ -60,11 +114,29 @@ pub struct Timers {
 }
 
 impl Timers {
-    /// Adds a timer; its number, for [`Timers::cancel`].
-    pub fn add(&mut self, at: f64, event: TimerEvent) -> u64 {
+    /// Adds a timer at date `now`, due at `at`; its number, for
+    /// [`Timers::cancel`].
+    pub fn add(&mut self, now: f64, at: f64, event: TimerEvent) -> u64 {
+        self.add_ordered(now, at, event, false)
+    }
+
+    /// [`Timers::add`] a wake of the kind `wake`.
+    pub fn add_wake(&mut self, now: f64, at: f64, actor: usize, wake: Wake) -> u64 {
+        self.add_ordered(now, at, TimerEvent::Wake(actor), wake == Wake::Computed)
+    }
+
+    fn add_ordered(
+        &mut self,
+        now: f64,
+        at: f64,
+        event: TimerEvent,
+        first_begun_first: bool,
+    ) -> u64 {
         self.seq += 1;
         self.heap.push(Timer {
             at,
+            begun: now,
+            first_begun_first,
             seq: self.seq,
             event,
         });
@@ -111,17 +183,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn timers_pop_by_date_then_insertion_order() {
+    fn timers_pop_by_date_then_network_events_in_insertion_order() {
         let mut t = Timers::default();
-        t.add(2.0, TimerEvent::Wake(0));
-        t.add(1.0, TimerEvent::Wake(1));
-        t.add(1.0, TimerEvent::Wake(2));
-        t.add(3.0, TimerEvent::Wake(3));
+        let id = TransferId;
+        t.add(0.0, 2.0, TimerEvent::LatencyDone(id(0)));
+        t.add(0.0, 1.0, TimerEvent::LatencyDone(id(1)));
+        t.add(0.0, 1.0, TimerEvent::TransferDone(id(2)));
+        t.add(0.0, 3.0, TimerEvent::LatencyDone(id(3)));
         assert_eq!(t.next(), Some(1.0));
         assert_eq!(t.pop_due(0.5), None);
-        assert_eq!(t.pop_due(2.0), Some(TimerEvent::Wake(1)));
-        assert_eq!(t.pop_due(2.0), Some(TimerEvent::Wake(2)));
-        assert_eq!(t.pop_due(2.0), Some(TimerEvent::Wake(0)));
+        assert_eq!(t.pop_due(2.0), Some(TimerEvent::LatencyDone(id(1))));
+        assert_eq!(t.pop_due(2.0), Some(TimerEvent::TransferDone(id(2))));
+        assert_eq!(t.pop_due(2.0), Some(TimerEvent::LatencyDone(id(0))));
         assert_eq!(t.pop_due(2.0), None);
         assert_eq!(t.next(), Some(3.0));
     }
@@ -129,11 +202,32 @@ mod tests {
     #[test]
     fn a_cancelled_timer_neither_fires_nor_dates_the_next_event() {
         let mut t = Timers::default();
-        let early = t.add(1.0, TimerEvent::Timeout(0));
-        t.add(2.0, TimerEvent::Wake(1));
+        let early = t.add(0.0, 1.0, TimerEvent::Timeout(0));
+        t.add(0.0, 2.0, TimerEvent::Wake(1));
         t.cancel(early);
         assert_eq!(t.next(), Some(2.0));
         assert_eq!(t.pop_due(5.0), Some(TimerEvent::Wake(1)));
         assert_eq!(t.pop_due(5.0), None);
+    }
+
+    #[test]
+    fn wakes_come_first_earlier_begun_first_then_newest_first() {
+        let mut t = Timers::default();
+        t.add(0.0, 2.0, TimerEvent::LatencyDone(TransferId(9)));
+        t.add(1.0, 2.0, TimerEvent::Wake(1));
+        t.add(1.0, 2.0, TimerEvent::Timeout(2));
+        t.add(0.5, 2.0, TimerEvent::Wake(3));
+        t.add(1.0, 2.0, TimerEvent::Wake(4));
+        let order: Vec<_> = std::iter::from_fn(|| t.pop_due(2.0)).collect();
+        assert_eq!(
+            order,
+            [
+                TimerEvent::Wake(3),
+                TimerEvent::Wake(4),
+                TimerEvent::Timeout(2),
+                TimerEvent::Wake(1),
+                TimerEvent::LatencyDone(TransferId(9)),
+            ]
+        );
     }
 }

@@ -255,6 +255,7 @@ impl Ctx<'_> {
         // A detached standard send completes at once; a buffered send
         // completes locally too but holds its buffer space until delivery.
         let completes_now = detached;
+        self.mpi.request_mut(id).detached = completes_now;
         if completes_now {
             let st = Status {
                 source: PROC_NULL,
@@ -564,7 +565,7 @@ impl Ctx<'_> {
         {
             let rr = self.mpi.request_mut(rid);
             rr.status = status;
-            rr.from_detached = matches!(env.payload, Payload::Buffered(_));
+            rr.detached = matches!(env.payload, Payload::Buffered(_));
         }
         match env.transfer {
             Some(t) => {
@@ -682,7 +683,7 @@ impl Ctx<'_> {
     /// (smpi/or applies to messages from detached senders only).
     pub fn owe_recv_overhead(&mut self, id: ReqId) {
         let r = self.mpi.request(id);
-        if matches!(r.kind, ReqKind::Recv) && r.from_detached {
+        if matches!(r.kind, ReqKind::Recv) && r.detached {
             let cost = self.mpi.protocol.recv_overhead.cost(r.status.bytes as f64);
             let owner = r.owner;
             self.mpi.ranks[owner].pending_overhead += cost;
@@ -1037,21 +1038,28 @@ impl Ctx<'_> {
 /// Starts a send of `m` in `mode` for the current rank: its protocol is
 /// decided once, and its overhead paid before the message is posted.
 fn start_send_call(m: &Message, mode: SendMode, nonblocking: bool) -> MpiResult<ReqId> {
-    // Without an overhead to pay (the default), one access does both.
+    // Without an overhead to pay (the default), one access does both, and
+    // takes the turn SimGrid's actor takes for its isend simcall.
     let posted = sim::mpi(|w| {
         let plan = w.send_plan(m, mode, nonblocking);
         if plan.overhead > 0.0 {
             return Ok(Err(plan));
         }
-        w.post(ReqKind::Send(mode), m, Some(plan)).map(Ok)
+        let id = w.post(ReqKind::Send(mode), m, Some(plan))?;
+        Ok(Ok((id, w.core.pass_turn())))
     })?;
-    match posted {
-        Ok(id) => Ok(id),
+    let (id, turn) = match posted {
+        Ok(posted) => posted,
         Err(plan) => {
             sim::sleep(plan.overhead, "send overhead");
-            sim::mpi(|w| w.post(ReqKind::Send(mode), m, Some(plan)))
+            sim::mpi(|w| {
+                let id = w.post(ReqKind::Send(mode), m, Some(plan))?;
+                Ok((id, w.core.pass_turn()))
+            })?
         }
-    }
+    };
+    sim::park_for_turn(turn);
+    Ok(id)
 }
 
 /// A blocking send (MPI_Send, MPI_Ssend, MPI_Bsend, MPI_Rsend); `call`
@@ -1077,17 +1085,23 @@ pub fn persistent(kind: ReqKind, m: &Message) -> MpiResult<ReqId> {
 
 /// A blocking receive: its status (check it with [`Status::outcome`]).
 pub fn recv(m: &Message, call: &'static str) -> MpiResult<Status> {
-    let id = sim::mpi(|w| w.post(ReqKind::Recv, m, None))?;
+    let (id, turn) = sim::mpi(|w| {
+        let id = w.post(ReqKind::Recv, m, None)?;
+        Ok((id, w.core.pass_turn()))
+    })?;
+    sim::park_for_turn(turn);
     Ok(finish(id, call))
 }
 
 /// A non-blocking receive; its request.
 pub fn irecv(m: &Message) -> MpiResult<ReqId> {
-    sim::mpi(|w| {
+    let (id, turn) = sim::mpi(|w| {
         let id = w.post(ReqKind::Recv, m, None)?;
         w.guard_request(id);
-        Ok(id)
-    })
+        Ok((id, w.core.pass_turn()))
+    })?;
+    sim::park_for_turn(turn);
+    Ok(id)
 }
 
 /// Waits for `id`, frees it (unless persistent), returns its status.
@@ -1104,6 +1118,7 @@ fn finish(id: ReqId, call: &'static str) -> Status {
         }
         st
     };
+    request::wait_turns(&[id], call);
     if sim::fast(|f| f.observed()) {
         // The tracers see the message taken before the request goes.
         wait_for(&[id], call, |w| is_complete(w, id));
@@ -1260,7 +1275,7 @@ pub fn buffer_detach() -> (usize, usize) {
 /// MPI_Iprobe: the status of a matching message, if one arrived.
 pub fn iprobe(source: i32, tag: i32, comm: i32) -> MpiResult<Option<Status>> {
     sim::mpi(|w| w.comm(comm))?;
-    poll::charge(Poll::Iprobe, "MPI_Iprobe");
+    poll::charge_then_look(Poll::Iprobe, "MPI_Iprobe");
     let found = sim::mpi(|w| w.iprobe(source, tag, comm))?;
     poll::looked(Poll::Iprobe, found.is_some());
     Ok(found)
@@ -1269,7 +1284,7 @@ pub fn iprobe(source: i32, tag: i32, comm: i32) -> MpiResult<Option<Status>> {
 /// MPI_Improbe: a matching message taken out as a message handle.
 pub fn improbe(source: i32, tag: i32, comm: i32) -> MpiResult<Option<(i32, Status)>> {
     sim::mpi(|w| w.comm(comm))?;
-    poll::charge(Poll::Iprobe, "MPI_Improbe");
+    poll::charge_then_look(Poll::Iprobe, "MPI_Improbe");
     let found = sim::mpi(|w| w.improbe(source, tag, comm))?;
     poll::looked(Poll::Iprobe, found.is_some());
     Ok(found)

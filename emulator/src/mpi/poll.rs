@@ -10,7 +10,11 @@
 //! resets the counter to 1, one that does not adds 1 (with
 //! `smpi/grow-injected-times`, the default; Testany's always grows). So
 //! busy loops advance time quickly while a poll that succeeds at once
-//! costs one `smpi/test`.
+//! costs one `smpi/test`. Which rank reads a counter first at one date is
+//! SimGrid's order: its iprobe charges are computations, its tests sleeps
+//! (they end in different orders, `engine/timer.rs`), and its look is a
+//! simcall of its own, so the rank takes a turn before it
+//! (`sim::pass_turn`; but a test of a detached send looks at nothing).
 //!
 //! Per call, as SimGrid: `MPI_Test` on a non-null request is one test
 //! (MPI_REQUEST_NULL costs nothing); `MPI_Testall` is one test per
@@ -34,7 +38,7 @@
 //! event; polls with no event left are a livelock, which the engine
 //! reports (`Core::start_yield`).
 
-use crate::engine::LIVELOCK_POLLS;
+use crate::engine::{Wake, LIVELOCK_POLLS};
 use crate::sim;
 
 use super::{is_complete, ReqId};
@@ -115,8 +119,20 @@ pub fn charge(kind: Poll, call: &'static str) {
         // Back to the maestro, which ends the run.
         sim::yield_now(call);
     } else {
-        sim::sleep(cost, call);
+        // SimGrid's iprobe computes for its charge, its tests sleep.
+        let wake = match kind {
+            Poll::Iprobe => Wake::Computed,
+            Poll::Test | Poll::Testany => Wake::Slept,
+        };
+        sim::sleep_as(cost, call, wake);
     }
+}
+
+/// [`charge`], then the turn SimGrid's look takes (a simcall of its own,
+/// see [`sim::pass_turn`]), for the polls that look at communications.
+pub fn charge_then_look(kind: Poll, call: &'static str) {
+    charge(kind, call);
+    sim::pass_turn();
 }
 
 /// Records what a poll of `kind` found: the next one costs one unit again,
@@ -134,9 +150,13 @@ pub fn looked(kind: Poll, found: bool) {
 }
 
 /// One test of request `id` (SimGrid's `Request::test`) in `call`:
-/// charged, then looked at; whether it is complete.
+/// charged, then looked at; whether it is complete. A detached send has
+/// no communication left in SimGrid to look at: no turn taken.
 pub fn test(id: ReqId, call: &'static str) -> bool {
     charge(Poll::Test, call);
+    if !sim::mpi(|w| w.mpi.request_opt(id).is_some_and(|r| r.is_detached_send())) {
+        sim::pass_turn();
+    }
     let done = sim::mpi(|w| is_complete(w, id));
     looked(Poll::Test, done);
     done

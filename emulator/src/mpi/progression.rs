@@ -50,6 +50,15 @@ pub enum Progression {
 }
 
 impl Progression {
+    /// Whether ranks take turns where SimGrid's make simcalls
+    /// (`Core::pass_turn`, which reproduces SimGrid's order of ranks at
+    /// one date): not under `weak`, where a rank's turn inside a call
+    /// that returns at once would count as time inside MPI and progress
+    /// what only its next call may.
+    pub fn takes_turns(self) -> bool {
+        self != Progression::Weak
+    }
+
     /// The model `smpi/progress` names, with `share` for `thread`.
     pub fn parse(text: &str, share: f64) -> Result<Progression, String> {
         match text {

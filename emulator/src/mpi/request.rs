@@ -128,8 +128,11 @@ pub struct Request {
     pub waiting: bool,
     /// MPI_Request_free was called: drop on completion.
     pub freed: bool,
-    /// A receive matched with a detached send (it pays smpi/or).
-    pub from_detached: bool,
+    /// The message is detached: a send that completed when it was
+    /// posted (SimGrid keeps no communication for it, so a test of it is
+    /// no simcall), or a receive matched with such a send (it pays
+    /// smpi/or).
+    pub detached: bool,
     /// The world rank of the sender of the message a receive matched
     /// (for traces: a status holds a communicator rank).
     pub source_world: Option<usize>,
@@ -167,6 +170,12 @@ impl Request {
     /// A compound's parts.
     pub fn children(&self) -> &[ReqId] {
         self.links.as_deref().map_or(&[], |l| &l.children)
+    }
+
+    /// A send that completed when it was posted: SimGrid keeps no
+    /// communication for it, so its tests and waits make no simcall.
+    pub fn is_detached_send(&self) -> bool {
+        self.detached && matches!(self.kind, ReqKind::Send(_))
     }
 
     /// Bytes held in the attached buffer by a buffered send.
@@ -293,6 +302,49 @@ pub fn wait_for_then<R>(
             return r;
         }
         sim::park();
+    }
+}
+
+/// The turns SimGrid's waits take before [`wait_for`] waits for `ids`
+/// all (MPI_Waitall, or `ids` of one: MPI_Wait, a blocking send or
+/// receive), in `call`. SimGrid waits for its requests one at a time (its
+/// waitall is one waitany per request): a detached send, which it keeps
+/// no communication for, is taken without a simcall, first; each other
+/// request costs a wait simcall, answered at once when one of those left
+/// is complete (a turn, see [`sim::pass_turn`]) or when one completes.
+pub fn wait_turns(ids: &[ReqId], call: &'static str) {
+    if let [id] = *ids {
+        // One request (a blocking send or receive, MPI_Wait): a turn if it
+        // is complete, else the wait that follows blocks; one access.
+        let turn = sim::mpi(|w| {
+            let simcall = w.mpi.request_opt(id).is_some_and(|r| !r.is_detached_send());
+            simcall && is_complete(w, id) && w.core.pass_turn()
+        });
+        sim::park_for_turn(turn);
+        return;
+    }
+    // The requests SimGrid would wait for: complete (a turn) or not.
+    let mut left: Vec<ReqId> = sim::mpi(|w| {
+        ids.iter()
+            .copied()
+            .filter(|&id| w.mpi.request_opt(id).is_some_and(|r| !r.is_detached_send()))
+            .collect()
+    });
+    while !left.is_empty() {
+        let done = |w: &Ctx| left.iter().position(|&id| is_complete(w, id));
+        match sim::mpi(|w| done(w)) {
+            Some(_) => sim::pass_turn(),
+            None => {
+                let ids = left.clone();
+                wait_for(&ids, call, |w| ids.iter().any(|&id| is_complete(w, id)));
+            }
+        }
+        match sim::mpi(|w| done(w)) {
+            Some(i) => {
+                left.remove(i);
+            }
+            None => return,
+        }
     }
 }
 
@@ -527,7 +579,7 @@ impl Ctx<'_> {
             status: Status::empty(),
             waiting: false,
             freed: false,
-            from_detached: false,
+            detached: false,
             source_world: None,
             links: None,
             call: None,
@@ -999,7 +1051,7 @@ pub fn peek(handle: i32) -> MpiResult<Option<(bool, Status)>> {
         })?
     };
     if state.is_some() {
-        poll::charge(Poll::Iprobe, "MPI_Request_get_status");
+        poll::charge_then_look(Poll::Iprobe, "MPI_Request_get_status");
         poll::looked(Poll::Iprobe, false);
     }
     // The look after the charge: the request may have completed meanwhile.
