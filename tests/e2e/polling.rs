@@ -75,6 +75,41 @@ fn polls_cost_what_simgrid_charges_call_by_call() {
     }
 }
 
+/// tests/c/waits.c's output under SimGrid 3.32 (`smpirun -np 4 -platform
+/// <cluster> --cfg=smpi/simulate-computation:no`): its MPI_Waitsome tests
+/// the other requests after its waitany (charged as MPI_Test), its
+/// MPI_Waitany takes a detached send before a complete receive.
+const SIMGRID_WAITS: &str = "\
+waitsome 2: 0 1
+after waitsome           0.000900010
+waitsome 1: 2
+after waitsome           0.000908136
+waitany 0
+after waitany            0.001612222
+waitany 1
+after waitany            0.001612232
+waitany 2
+after waitany            0.001820348
+waitany 1
+waitany 0
+after both               0.002324435
+";
+
+#[test]
+fn waits_take_and_cost_what_simgrid_s_do() {
+    let app = build("tests/c/waits.c");
+    let o = run(&[
+        "-np",
+        "4",
+        NO_COMPUTE,
+        "-platform",
+        &cluster(),
+        app.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), SIMGRID_WAITS);
+}
+
 #[test]
 fn free_polls_let_the_others_run_and_the_clock_move() {
     let app = build("tests/c/polling.c");

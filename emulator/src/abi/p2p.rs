@@ -709,16 +709,7 @@ pub(crate) unsafe extern "C" fn MPI_Waitany(
             // SAFETY: the caller's output argument.
             return unsafe { out(index, mpi::UNDEFINED, "index") };
         }
-        let ids: Vec<ReqId> = active.iter().map(|&(_, id)| id).collect();
-        wait_for(&ids, "MPI_Waitany", |w| {
-            ids.iter().any(|&id| is_complete(w, id))
-        });
-        let (i, id) = sim::mpi(|w| {
-            *active
-                .iter()
-                .find(|&&(_, id)| is_complete(w, id))
-                .expect("a completed request")
-        });
+        let (i, id) = request::wait_any(&active, "MPI_Waitany");
         // SAFETY: index i within the user's array.
         let st = unsafe { take_completed(id, requests.add(i)) };
         // SAFETY: the caller's status and output arguments.
@@ -824,17 +815,15 @@ pub(crate) unsafe extern "C" fn MPI_Waitsome(
             // SAFETY: the caller's output argument.
             return unsafe { out(outcount, mpi::UNDEFINED, "outcount") };
         }
-        let ids: Vec<ReqId> = active.iter().map(|&(_, id)| id).collect();
-        wait_for(&ids, "MPI_Waitsome", |w| {
-            ids.iter().any(|&id| is_complete(w, id))
-        });
-        let done: Vec<(usize, ReqId)> = sim::mpi(|w| {
-            active
-                .iter()
-                .filter(|&&(_, id)| is_complete(w, id))
-                .copied()
-                .collect()
-        });
+        // As SimGrid: a waitany, then a test (charged as MPI_Test) of
+        // each other active request, in order.
+        let first = request::wait_any(&active, "MPI_Waitsome");
+        let mut done = vec![first];
+        for &(i, id) in &active {
+            if (i, id) != first && poll::test(id, "MPI_Waitsome") {
+                done.push((i, id));
+            }
+        }
         // SAFETY: the caller's arrays.
         unsafe { some_done(&done, requests, outcount, indices, statuses) }
     })

@@ -23,7 +23,8 @@
 //! request; `MPI_Testany` one testany when one of its requests is active;
 //! `MPI_Iprobe`, `MPI_Improbe` and `MPI_Request_get_status` (an iprobe in
 //! SimGrid, which finds nothing for a posted request) one iprobe.
-//! `MPI_Win_test`, which SimGrid lacks, is one test.
+//! `MPI_Win_test`, which SimGrid lacks, is one test. `MPI_Waitsome` is
+//! SimGrid's waitany then one test per other active request.
 //!
 //! Deliberately not copied: SimGrid's blocking `MPI_Probe` is a loop of
 //! such iprobes, so it returns at the end of the growing charge that sees

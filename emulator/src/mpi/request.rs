@@ -348,6 +348,36 @@ pub fn wait_turns(ids: &[ReqId], call: &'static str) {
     }
 }
 
+/// SimGrid's waitany over `active` (the program's index and the request
+/// of each active one), in `call`: the request it takes. A detached send,
+/// which SimGrid keeps no communication for, is taken at once; otherwise
+/// one wait simcall: a turn when one is complete (the first in order is
+/// taken), else the rank blocks until one completes.
+pub fn wait_any(active: &[(usize, ReqId)], call: &'static str) -> (usize, ReqId) {
+    let first_complete = |w: &Ctx| active.iter().copied().find(|&(_, id)| is_complete(w, id));
+    let (taken, turn) = sim::mpi(|w| {
+        let detached = active
+            .iter()
+            .copied()
+            .find(|&(_, id)| w.mpi.request_opt(id).is_some_and(|r| r.is_detached_send()));
+        match detached.or_else(|| first_complete(w)) {
+            Some(t) => (Some(t), detached.is_none() && w.core.pass_turn()),
+            None => (None, false),
+        }
+    });
+    sim::park_for_turn(turn);
+    if let Some(t) = taken {
+        return t;
+    }
+    let ids: Vec<ReqId> = active.iter().map(|&(_, id)| id).collect();
+    wait_for_then(
+        &ids,
+        call,
+        |w| ids.iter().any(|&id| is_complete(w, id)),
+        |w| first_complete(w).expect("a completed request"),
+    )
+}
+
 /// True if request `id` no longer exists or is complete.
 pub fn is_complete(w: &Ctx, id: ReqId) -> bool {
     w.mpi
