@@ -1049,7 +1049,13 @@ impl Core {
         if let Some(id) = self.next_arrival() {
             return Some(id);
         }
-        while let Some(event) = self.timers.pop_due(self.now) {
+        // Timers due within the timing precision of the date are due now,
+        // as the fluid actions are: SimGrid's heaps give up what is due
+        // within surf/precision of the date (a latency ending 0.5 ns after
+        // a flow's end starts its own flow then; 16 ranks' allreduces of 4
+        // then 16 bytes ended 1 ns late).
+        let due = self.now + self.model.precision.timing;
+        while let Some(event) = self.timers.pop_due(due) {
             match event {
                 TimerEvent::Wake(actor) => {
                     self.actors[actor].sleeping = false;

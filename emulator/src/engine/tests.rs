@@ -163,6 +163,26 @@ fn sleeps_begun_together_wake_their_ranks_last_begun_first() {
 }
 
 #[test]
+fn timers_within_the_timing_precision_of_the_date_are_handled_then() {
+    // As SimGrid, whose heaps give up what is due within surf/precision
+    // (1e-9 s) of the date the clock moves to.
+    let mut core = core_on_three(&[0, 1, 2], &[]);
+    core.pop_ready();
+    core.pop_ready();
+    core.set_current(0);
+    assert_eq!(core.start_sleep(1.0, "sleep"), Sleep::Blocked);
+    core.set_current(1);
+    assert_eq!(core.start_sleep(1.0 + 0.5e-9, "sleep"), Sleep::Blocked);
+    assert_eq!(core.pop_ready(), Some(2));
+    let first = core.next_event().expect("a sleep ends");
+    core.advance(first);
+    assert!(core.next_finished().is_none());
+    assert_eq!(core.now(), 1.0);
+    let woken: Vec<usize> = std::iter::from_fn(|| core.pop_ready()).collect();
+    assert_eq!(woken, [0, 1]);
+}
+
+#[test]
 fn a_computation_takes_its_flops_over_the_host_speed() {
     let mut core = core_on_three(&[0], &[]);
     core.pop_ready();
