@@ -1,8 +1,9 @@
-/* Waits as SimGrid 3.32 does them: rank 0 waits with MPI_Waitsome,
- * MPI_Waitany and MPI_Waitall for messages ranks 1 to 3 send at known
- * dates, and prints what each call returned and the simulated dates. Run
- * with computation timing off, on 4 ranks; the dates are SimGrid's to the
- * nanosecond (tests/e2e/polling.rs). */
+/* Waits as SimGrid 3.32 does them: rank 0 waits with MPI_Waitsome and
+ * MPI_Waitany for messages ranks 1 to 3 send at known dates, and prints
+ * what each call returned and the simulated dates; then a send-receive to
+ * itself, which SimGrid copies without a message. Run with computation
+ * timing off, on 4 ranks; the dates are SimGrid's to the nanosecond
+ * (tests/e2e/polling.rs). */
 #include <mpi.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -58,6 +59,19 @@ int main(int argc, char **argv) {
         MPI_Send(&v, 1, MPI_INT, 0, 5, MPI_COMM_WORLD);
     } else if (rank == 2) {
         MPI_Recv(&w[0], 1, MPI_INT, 0, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+    /* A send-receive to itself: a copy, no message. */
+    if (rank == 0) {
+        int big[1000], got[1000];
+        MPI_Status st;
+        for (i = 0; i < 1000; i++)
+            big[i] = i;
+        MPI_Sendrecv(big, 1000, MPI_INT, 0, 7, got, 1000, MPI_INT, 0, 7, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_INT, &n);
+        printf("self sendrecv %d ints, last %d\n", n, got[999]);
+        MPI_Sendrecv_replace(big, 1000, MPI_INT, 0, 8, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        printf("self sendrecv_replace last %d\n", big[999]);
+        at("after self");
     }
     MPI_Finalize();
     return 0;

@@ -78,7 +78,8 @@ fn polls_cost_what_simgrid_charges_call_by_call() {
 /// tests/c/waits.c's output under SimGrid 3.32 (`smpirun -np 4 -platform
 /// <cluster> --cfg=smpi/simulate-computation:no`): its MPI_Waitsome tests
 /// the other requests after its waitany (charged as MPI_Test), its
-/// MPI_Waitany takes a detached send before a complete receive.
+/// MPI_Waitany takes a detached send before a complete receive, and a
+/// send-receive to itself is a copy that takes no time.
 const SIMGRID_WAITS: &str = "\
 waitsome 2: 0 1
 after waitsome           0.000900010
@@ -93,6 +94,9 @@ after waitany            0.001820348
 waitany 1
 waitany 0
 after both               0.002324435
+self sendrecv 1000 ints, last 999
+self sendrecv_replace last 999
+after self               0.002324445
 ";
 
 #[test]
