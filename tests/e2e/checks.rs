@@ -72,6 +72,18 @@ fn mismatched_collectives_are_reported_with_both_ranks_and_stop_the_run() {
 }
 
 #[test]
+fn a_send_receive_to_itself_is_checked_although_it_sends_no_message() {
+    let o = reported(
+        "self_types",
+        "default",
+        "smpirun: check: DatatypeMatching: rank 2 (with rank 2): MPI_Sendrecv: ",
+        "receives as 2 x MPI_FLOAT the message rank 2 sent with MPI_Sendrecv as 2 x MPI_INT",
+    );
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("[MPI_ERR_TYPE]"), "{}", stderr(&o));
+}
+
+#[test]
 fn a_collective_some_ranks_never_call_is_named_with_its_place() {
     let o = reported(
         "only_some",

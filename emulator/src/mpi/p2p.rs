@@ -630,24 +630,39 @@ impl Ctx<'_> {
         m: &verify::signature::Mismatch,
     ) {
         let r = self.mpi.request(rid);
-        let (owner, count) = (r.owner, r.count);
-        let rname = verify::signature::type_name(&r.dtype);
-        let sname = verify::signature::type_name(&sent.dtype);
-        let message = format!(
-            "receives as {count} x {rname} the message rank {} sent with {} as {} x {sname} \
-             (tag {}): basic element {} is {} in the message and {} in the receive \
-             [MPI_ERR_TYPE]",
+        let receive = (r.owner, Rc::clone(&r.dtype), r.count, recv_call);
+        let send = (
             env.source_world,
             sent.call,
+            &*sent.dtype,
             sent.count,
             env.tag,
+        );
+        self.report_type_mismatch(send, receive, m);
+    }
+
+    /// Reports a message received with another type signature: `send`
+    /// (world rank, call, datatype, count, tag) and `receive` (world rank,
+    /// datatype, count, call).
+    fn report_type_mismatch(
+        &mut self,
+        (source, send_call, sty, scount, tag): (usize, &'static str, &Datatype, usize, i32),
+        (owner, rty, rcount, recv_call): (usize, Rc<Datatype>, usize, &'static str),
+        m: &verify::signature::Mismatch,
+    ) {
+        let rname = verify::signature::type_name(&rty);
+        let sname = verify::signature::type_name(sty);
+        let message = format!(
+            "receives as {rcount} x {rname} the message rank {source} sent with {send_call} as \
+             {scount} x {sname} (tag {tag}): basic element {} is {} in the message and {} in \
+             the receive [MPI_ERR_TYPE]",
             m.element,
             verify::signature::kind_name(m.sent),
             verify::signature::kind_name(m.received),
         );
         self.finding(
             verify::Kind::DatatypeMatching,
-            vec![owner, env.source_world],
+            vec![owner, source],
             recv_call,
             message,
         );
@@ -1150,6 +1165,7 @@ fn finish_pair(sid: ReqId, rid: ReqId, call: &'static str) -> Status {
 fn sendrecv_to_self(
     send: &Message,
     recv: &Message,
+    call: &'static str,
     packed: impl FnOnce() -> MpiResult<Vec<u8>>,
 ) -> MpiResult<Option<Status>> {
     let view = sim::mpi(|w| w.comm(send.comm))?;
@@ -1159,21 +1175,42 @@ fn sendrecv_to_self(
         return Ok(None);
     }
     let data = packed()?;
-    let rty = sim::mpi(|w| w.mpi.datatype(recv.datatype).map(Rc::clone))?;
-    let capacity = check::count(recv.count)? * rty.size;
+    let (sty, rty) = sim::mpi(|w| {
+        let sty = w.mpi.datatype(send.datatype).map(Rc::clone)?;
+        Ok::<_, MpiError>((sty, w.mpi.datatype(recv.datatype).map(Rc::clone)?))
+    })?;
+    let (scount, rcount) = (check::count(send.count)?, check::count(recv.count)?);
+    let capacity = rcount * rty.size;
     let n = data.len().min(capacity);
     // SAFETY: `recv.buf` holds `recv.count` elements of its datatype (MPI's
     // contract for a receive buffer), and at most that many bytes are
     // unpacked into it.
     unsafe { datatype::unpack(&rty, recv.buf as *mut c_void, &data[..n]) };
+    let mut error = if data.len() > capacity {
+        class::TRUNCATE
+    } else {
+        0
+    };
+    if error == 0 {
+        // The check of a message's type signature applies as to any other.
+        error = sim::mpi(|w| {
+            if !w.mpi.verify.on.types {
+                return 0;
+            }
+            let Err(m) = verify::signature::check(&sty, scount, &rty, rcount) else {
+                return 0;
+            };
+            let me_world = w.core.current();
+            let send_side = (me_world, call, &*sty, scount, send.tag);
+            let recv_side = (me_world, Rc::clone(&rty), rcount, call);
+            w.report_type_mismatch(send_side, recv_side, &m);
+            class::TYPE
+        });
+    }
     Ok(Some(Status {
         source: me,
         tag: send.tag,
-        error: if data.len() > capacity {
-            class::TRUNCATE
-        } else {
-            0
-        },
+        error,
         bytes: n,
         cancelled: false,
     }))
@@ -1181,7 +1218,7 @@ fn sendrecv_to_self(
 
 /// MPI_Sendrecv: the receive is posted first, then the send.
 pub fn sendrecv(send: &Message, recv: &Message) -> MpiResult<Status> {
-    if let Some(st) = sendrecv_to_self(send, recv, || {
+    if let Some(st) = sendrecv_to_self(send, recv, "MPI_Sendrecv", || {
         pack_outgoing(send.buf, send.count, send.datatype)
     })? {
         return Ok(st);
@@ -1224,7 +1261,7 @@ pub fn sendrecv_replace(m: &Message, dest: i32, sendtag: i32) -> MpiResult<Statu
         tag: sendtag,
         comm: m.comm,
     };
-    if let Some(st) = sendrecv_to_self(&send, m, || Ok(packed.clone()))? {
+    if let Some(st) = sendrecv_to_self(&send, m, "MPI_Sendrecv_replace", || Ok(packed.clone()))? {
         return Ok(st);
     }
     let sid = sim::mpi(|w| w.post(ReqKind::Send(SendMode::Standard), &send, None))?;
