@@ -980,14 +980,17 @@ impl Categories {
     /// category if it has one, then of each ancestor in turn, up to root
     /// (whose appender is stderr unless set) or to the first category
     /// whose additivity is off (as is that of a category given an
-    /// appender). The caller checked the threshold.
+    /// appender). A category given a layout and no appender writes to
+    /// stderr (SimGrid gives it its default appender then). The caller
+    /// checked the threshold.
     pub fn emit(&mut self, event: &Event<'_>) {
         self.builtins();
         let mut name = event.category.to_string();
         for _ in 0..=self.nodes.len() {
-            let appender = find(&self.settings.appenders, &name)
-                .cloned()
-                .or_else(|| (name == ROOT).then_some(Appender::Stderr));
+            let appender = find(&self.settings.appenders, &name).cloned().or_else(|| {
+                let laid_out = find(&self.settings.layouts, &name).is_some();
+                (name == ROOT || laid_out).then_some(Appender::Stderr)
+            });
             if let Some(appender) = &appender {
                 let text = self.render(&name, event);
                 self.write(appender, &text);

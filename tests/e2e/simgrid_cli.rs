@@ -280,6 +280,40 @@ fn simgrid_error_and_init_options_take_effect() {
 }
 
 #[test]
+fn a_layout_given_to_a_category_writes_its_lines_as_simgrid_does() {
+    // SimGrid gives a category set a layout its default appender (stderr)
+    // and stops its lines there: they are written once, in that layout,
+    // smpirun's own categories as SimGrid's.
+    let app = build("examples/ring.c");
+    let o = run(&[
+        "-np",
+        "2",
+        NO_COMPUTE,
+        app.to_str().unwrap(),
+        "1",
+        "--log=smpi_mpi.thres:verbose",
+        "--log=smpi_mpi.fmt:<%c>%m%n",
+        "--log=network.thres:debug",
+        "--log=network.fmt:(%c)%m%n",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.lines()
+            .any(|l| l == "<smpi_mpi>SMPI - Entering MPI_Init"),
+        "{err}"
+    );
+    assert!(
+        err.lines().any(|l| l.starts_with("(network)transfer 0: ")),
+        "{err}"
+    );
+    assert!(
+        !err.contains("[smpi_mpi/") && !err.contains("[network/"),
+        "{err}"
+    );
+}
+
+#[test]
 fn smpi_mpi_verbose_lines_follow_every_call_in_simgrids_layout() {
     let app = build("examples/ring.c");
     let o = run(&[
