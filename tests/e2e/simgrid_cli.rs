@@ -279,25 +279,28 @@ fn simgrid_error_and_init_options_take_effect() {
     );
 }
 
+/// examples/ring.c on 2 ranks, one round, with the `--log` settings
+/// `logs`: what it wrote on stderr (the run must succeed).
+fn ring_logging(logs: &[&str]) -> String {
+    let app = build("examples/ring.c");
+    let mut args = vec!["-np", "2", NO_COMPUTE, app.to_str().unwrap(), "1"];
+    args.extend_from_slice(logs);
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    stderr(&o)
+}
+
 #[test]
 fn a_layout_given_to_a_category_writes_its_lines_as_simgrid_does() {
     // SimGrid gives a category set a layout its default appender (stderr)
     // and stops its lines there: they are written once, in that layout,
     // smpirun's own categories as SimGrid's.
-    let app = build("examples/ring.c");
-    let o = run(&[
-        "-np",
-        "2",
-        NO_COMPUTE,
-        app.to_str().unwrap(),
-        "1",
+    let err = ring_logging(&[
         "--log=smpi_mpi.thres:verbose",
         "--log=smpi_mpi.fmt:<%c>%m%n",
         "--log=network.thres:debug",
         "--log=network.fmt:(%c)%m%n",
     ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let err = stderr(&o);
     assert!(
         err.lines()
             .any(|l| l == "<smpi_mpi>SMPI - Entering MPI_Init"),
@@ -315,18 +318,7 @@ fn a_layout_given_to_a_category_writes_its_lines_as_simgrid_does() {
 
 #[test]
 fn smpi_mpi_verbose_lines_follow_every_call_in_simgrids_layout() {
-    let app = build("examples/ring.c");
-    let o = run(&[
-        "-np",
-        "2",
-        NO_COMPUTE,
-        app.to_str().unwrap(),
-        "1",
-        "--log=smpi_mpi.thres:verbose",
-        "--log=root.fmt:%a@%h:%m%n",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let err = stderr(&o);
+    let err = ring_logging(&["--log=smpi_mpi.thres:verbose", "--log=root.fmt:%a@%h:%m%n"]);
     for line in [
         "0@node-0:SMPI - Entering MPI_Init",
         "1@node-1:SMPI - Leaving MPI_Init",
