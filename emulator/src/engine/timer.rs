@@ -1,12 +1,16 @@
 //! The timer queue: events at dates, popped earliest first and, at equal
 //! dates, in the order SimGrid 3.32 wakes what ends then.
 //!
-//! SimGrid's sleeps are actions of its CPU model, whose lazy heap hands
-//! out the actions ending at one date in an order measured here with
-//! ranks polling at one date (`MPI_Test`'s sleeps): sleeps begun at
-//! different dates end the earlier begun first, sleeps begun at one date
-//! end the last begun first (one solve hands them to the heap in the
-//! reverse of their start). And its actors woken from sleeps run before
+//! SimGrid's sleeps are actions of its CPU model, whose heap is stable
+//! (equal dates leave in the order entries were put in) and gets an
+//! action's entry at the solve that ends the date the action began: the
+//! solve takes its actions from the model's modified set, to whose front
+//! a sleep is pushed and to whose back a computation goes. So sleeps
+//! begun at different dates end the earlier begun first, sleeps begun at
+//! one date the last begun first, and bounded computations begun at one
+//! date (MPI_Iprobe's charges, [`Wake::Computed`]) the first begun first,
+//! after the sleeps begun then; measured with ranks polling at one date
+//! against SimGrid's smpirun. Its actors woken from sleeps run before
 //! those whose communications end at the same date. So an actor's wakes
 //! and timeouts come first, in that order; the network's events (the
 //! ends of latency phases and of transfers without a flow) after them,
