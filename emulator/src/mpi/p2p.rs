@@ -1216,24 +1216,45 @@ fn sendrecv_to_self(
     }))
 }
 
-/// MPI_Sendrecv: the receive is posted first, then the send.
+/// MPI_Sendrecv, as SimGrid's: both requests made first (so that bad
+/// arguments of either send nothing), then the send started and the
+/// receive, each a simcall of its own (a turn, see [`sim::pass_turn`]),
+/// and both waited for as its waitall waits.
 pub fn sendrecv(send: &Message, recv: &Message) -> MpiResult<Status> {
     if let Some(st) = sendrecv_to_self(send, recv, "MPI_Sendrecv", || {
         pack_outgoing(send.buf, send.count, send.datatype)
     })? {
         return Ok(st);
     }
-    let rid = sim::mpi(|w| w.post(ReqKind::Recv, recv, None))?;
-    let sid = match sim::mpi(|w| w.post(ReqKind::Send(SendMode::Standard), send, None)) {
-        Ok(s) => s,
-        Err(e) => {
-            sim::mpi(|w| {
-                w.cancel(rid);
+    let (sid, rid) = sim::mpi(|w| {
+        let rid = w.new_request(ReqKind::Recv, recv, false)?;
+        match w.new_request(ReqKind::Send(SendMode::Standard), send, false) {
+            Ok(sid) => Ok((sid, rid)),
+            Err(e) => {
                 w.mpi.remove_request(rid);
-            });
-            return Err(e);
+                Err(e)
+            }
         }
-    };
+    })?;
+    let turn = sim::mpi(|w| match w.start_planned(sid, None) {
+        Ok(()) => Ok(w.core.pass_turn()),
+        Err(e) => {
+            w.mpi.remove_request(sid);
+            w.mpi.remove_request(rid);
+            Err(e)
+        }
+    })?;
+    sim::park_for_turn(turn);
+    let turn = sim::mpi(|w| match w.start_planned(rid, None) {
+        Ok(()) => Ok(w.core.pass_turn()),
+        Err(e) => {
+            // The send is out: it completes on its own.
+            w.mpi.remove_request(rid);
+            Err(e)
+        }
+    })?;
+    sim::park_for_turn(turn);
+    request::wait_turns(&[sid, rid], "MPI_Sendrecv");
     Ok(finish_pair(sid, rid, "MPI_Sendrecv"))
 }
 
