@@ -680,14 +680,7 @@ pub fn parks() -> u64 {
 
 /// Sleeps the running actor for `seconds` of simulated time.
 pub fn sleep(seconds: f64, call: &'static str) {
-    if seconds.is_nan() || seconds <= 0.0 {
-        return;
-    }
-    wait_for_timer(
-        |core| core.start_sleep(seconds, call),
-        call,
-        Detail::Sleep(seconds),
-    );
+    sleep_as(seconds, call, Wake::Slept);
 }
 
 /// [`sleep`] for a wait SimGrid models as `wake` (a computation bounded

@@ -1050,6 +1050,18 @@ impl Ctx<'_> {
     }
 }
 
+/// Runs `post` (which posts or starts a request) on the MPI layer, then
+/// takes the turn SimGrid's actor takes for that simcall (see
+/// [`sim::pass_turn`]) in the same access.
+fn with_turn<T>(post: impl FnOnce(&mut Ctx) -> MpiResult<T>) -> MpiResult<T> {
+    let (posted, turn) = sim::mpi(|w| {
+        let posted = post(w)?;
+        Ok::<_, MpiError>((posted, w.core.pass_turn()))
+    })?;
+    sim::park_for_turn(turn);
+    Ok(posted)
+}
+
 /// Starts a send of `m` in `mode` for the current rank: its protocol is
 /// decided once, and its overhead paid before the message is posted.
 fn start_send_call(m: &Message, mode: SendMode, nonblocking: bool) -> MpiResult<ReqId> {
@@ -1063,18 +1075,16 @@ fn start_send_call(m: &Message, mode: SendMode, nonblocking: bool) -> MpiResult<
         let id = w.post(ReqKind::Send(mode), m, Some(plan))?;
         Ok(Ok((id, w.core.pass_turn())))
     })?;
-    let (id, turn) = match posted {
-        Ok(posted) => posted,
+    match posted {
+        Ok((id, turn)) => {
+            sim::park_for_turn(turn);
+            Ok(id)
+        }
         Err(plan) => {
             sim::sleep(plan.overhead, "send overhead");
-            sim::mpi(|w| {
-                let id = w.post(ReqKind::Send(mode), m, Some(plan))?;
-                Ok((id, w.core.pass_turn()))
-            })?
+            with_turn(|w| w.post(ReqKind::Send(mode), m, Some(plan)))
         }
-    };
-    sim::park_for_turn(turn);
-    Ok(id)
+    }
 }
 
 /// A blocking send (MPI_Send, MPI_Ssend, MPI_Bsend, MPI_Rsend); `call`
@@ -1100,23 +1110,17 @@ pub fn persistent(kind: ReqKind, m: &Message) -> MpiResult<ReqId> {
 
 /// A blocking receive: its status (check it with [`Status::outcome`]).
 pub fn recv(m: &Message, call: &'static str) -> MpiResult<Status> {
-    let (id, turn) = sim::mpi(|w| {
-        let id = w.post(ReqKind::Recv, m, None)?;
-        Ok((id, w.core.pass_turn()))
-    })?;
-    sim::park_for_turn(turn);
+    let id = with_turn(|w| w.post(ReqKind::Recv, m, None))?;
     Ok(finish(id, call))
 }
 
 /// A non-blocking receive; its request.
 pub fn irecv(m: &Message) -> MpiResult<ReqId> {
-    let (id, turn) = sim::mpi(|w| {
+    with_turn(|w| {
         let id = w.post(ReqKind::Recv, m, None)?;
         w.guard_request(id);
-        Ok((id, w.core.pass_turn()))
-    })?;
-    sim::park_for_turn(turn);
-    Ok(id)
+        Ok(id)
+    })
 }
 
 /// Waits for `id`, frees it (unless persistent), returns its status.
@@ -1160,13 +1164,11 @@ fn finish_pair(sid: ReqId, rid: ReqId, call: &'static str) -> Status {
 
 /// A send-receive whose send and receive both name the caller (and whose
 /// tags match): as in SimGrid, the data is copied and no message is sent,
-/// which takes no time. Its status, or None when it is not one. `packed`
-/// is the data to send.
+/// which takes no time. Its status, or None when it is not one.
 fn sendrecv_to_self(
     send: &Message,
     recv: &Message,
     call: &'static str,
-    packed: impl FnOnce() -> MpiResult<Vec<u8>>,
 ) -> MpiResult<Option<Status>> {
     let view = sim::mpi(|w| w.comm(send.comm))?;
     let me = view.my_rank as i32;
@@ -1174,7 +1176,7 @@ fn sendrecv_to_self(
     if view.remote.is_some() || send.peer != me || recv.peer != me || !tags_match {
         return Ok(None);
     }
-    let data = packed()?;
+    let data = pack_outgoing(send.buf, send.count, send.datatype)?;
     let (sty, rty) = sim::mpi(|w| {
         let sty = w.mpi.datatype(send.datatype).map(Rc::clone)?;
         Ok::<_, MpiError>((sty, w.mpi.datatype(recv.datatype).map(Rc::clone)?))
@@ -1221,9 +1223,7 @@ fn sendrecv_to_self(
 /// receive, each a simcall of its own (a turn, see [`sim::pass_turn`]),
 /// and both waited for as its waitall waits.
 pub fn sendrecv(send: &Message, recv: &Message) -> MpiResult<Status> {
-    if let Some(st) = sendrecv_to_self(send, recv, "MPI_Sendrecv", || {
-        pack_outgoing(send.buf, send.count, send.datatype)
-    })? {
+    if let Some(st) = sendrecv_to_self(send, recv, "MPI_Sendrecv")? {
         return Ok(st);
     }
     let (sid, rid) = sim::mpi(|w| {
@@ -1236,24 +1236,17 @@ pub fn sendrecv(send: &Message, recv: &Message) -> MpiResult<Status> {
             }
         }
     })?;
-    let turn = sim::mpi(|w| match w.start_planned(sid, None) {
-        Ok(()) => Ok(w.core.pass_turn()),
-        Err(e) => {
+    with_turn(|w| {
+        w.start_planned(sid, None).inspect_err(|_| {
             w.mpi.remove_request(sid);
             w.mpi.remove_request(rid);
-            Err(e)
-        }
+        })
     })?;
-    sim::park_for_turn(turn);
-    let turn = sim::mpi(|w| match w.start_planned(rid, None) {
-        Ok(()) => Ok(w.core.pass_turn()),
-        Err(e) => {
-            // The send is out: it completes on its own.
-            w.mpi.remove_request(rid);
-            Err(e)
-        }
+    // The send is out if the receive fails to start: it completes on its own.
+    with_turn(|w| {
+        w.start_planned(rid, None)
+            .inspect_err(|_| w.mpi.remove_request(rid))
     })?;
-    sim::park_for_turn(turn);
     request::wait_turns(&[sid, rid], "MPI_Sendrecv");
     Ok(finish_pair(sid, rid, "MPI_Sendrecv"))
 }
@@ -1282,7 +1275,7 @@ pub fn sendrecv_replace(m: &Message, dest: i32, sendtag: i32) -> MpiResult<Statu
         tag: sendtag,
         comm: m.comm,
     };
-    if let Some(st) = sendrecv_to_self(&send, m, "MPI_Sendrecv_replace", || Ok(packed.clone()))? {
+    if let Some(st) = sendrecv_to_self(&send, m, "MPI_Sendrecv_replace")? {
         return Ok(st);
     }
     let sid = sim::mpi(|w| w.post(ReqKind::Send(SendMode::Standard), &send, None))?;

@@ -155,9 +155,10 @@ pub fn looked(kind: Poll, found: bool) {
 /// no communication left in SimGrid to look at: no turn taken.
 pub fn test(id: ReqId, call: &'static str) -> bool {
     charge(Poll::Test, call);
-    if !sim::mpi(|w| w.mpi.request_opt(id).is_some_and(|r| r.is_detached_send())) {
-        sim::pass_turn();
-    }
+    let turn = sim::mpi(|w| {
+        !w.mpi.request_opt(id).is_some_and(|r| r.is_detached_send()) && w.core.pass_turn()
+    });
+    sim::park_for_turn(turn);
     let done = sim::mpi(|w| is_complete(w, id));
     looked(Poll::Test, done);
     done
