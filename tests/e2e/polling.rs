@@ -22,6 +22,19 @@ pub(crate) fn cluster() -> String {
     path.display().to_string()
 }
 
+/// What `source` (built) printed on `np` ranks of [`cluster`],
+/// computation timing off, with the options `cfg` (the run must succeed).
+pub(crate) fn stdout_on_cluster(source: &str, np: &str, cfg: &[&str]) -> String {
+    let app = build(source);
+    let platform = cluster();
+    let mut args = vec!["-np", np, NO_COMPUTE, "-platform", &platform];
+    args.extend_from_slice(cfg);
+    args.push(app.to_str().unwrap());
+    let o = run(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    stdout(&o)
+}
+
 /// tests/c/polling.c's output under SimGrid 3.32 (`smpirun -np 2
 /// -platform <cluster> --cfg=smpi/simulate-computation:no`), with
 /// smpi/grow-injected-times yes (the default) and no.
@@ -57,21 +70,10 @@ iprobe loop                  0.007732451
 
 #[test]
 fn polls_cost_what_simgrid_charges_call_by_call() {
-    let app = build("tests/c/polling.c");
-    let platform = cluster();
     for (grow, expected) in [("yes", SIMGRID_GROWING), ("no", SIMGRID_FIXED)] {
         let grow = format!("--cfg=smpi/grow-injected-times:{grow}");
-        let o = run(&[
-            "-np",
-            "2",
-            NO_COMPUTE,
-            "-platform",
-            &platform,
-            &grow,
-            app.to_str().unwrap(),
-        ]);
-        assert!(o.status.success(), "{}", stderr(&o));
-        assert_eq!(stdout(&o), expected, "{grow}");
+        let out = stdout_on_cluster("tests/c/polling.c", "2", &[&grow]);
+        assert_eq!(out, expected, "{grow}");
     }
 }
 
@@ -101,34 +103,19 @@ after self               0.002324445
 
 #[test]
 fn waits_take_and_cost_what_simgrid_s_do() {
-    let app = build("tests/c/waits.c");
-    let o = run(&[
-        "-np",
-        "4",
-        NO_COMPUTE,
-        "-platform",
-        &cluster(),
-        app.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(stdout(&o), SIMGRID_WAITS);
+    assert_eq!(
+        stdout_on_cluster("tests/c/waits.c", "4", &[]),
+        SIMGRID_WAITS
+    );
 }
 
 #[test]
 fn free_polls_let_the_others_run_and_the_clock_move() {
-    let app = build("tests/c/polling.c");
-    let o = run(&[
-        "-np",
+    let out = stdout_on_cluster(
+        "tests/c/polling.c",
         "2",
-        NO_COMPUTE,
-        "-platform",
-        &cluster(),
-        "--cfg=smpi/test:0",
-        "--cfg=smpi/iprobe:0",
-        app.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = stdout(&o);
+        &["--cfg=smpi/test:0", "--cfg=smpi/iprobe:0"],
+    );
     // The test loop ends when rank 1's message, sent 1 ms after the
     // barrier, arrives: the clock moved to it.
     let date = |label: &str| -> f64 {

@@ -3,8 +3,8 @@
 //! SimGrid 3.32's simulated time to the nanosecond; `direct` keeps the
 //! cheaper model (no synchronization messages, no blocking atomics).
 
-use crate::polling::cluster;
-use crate::{build, run, stderr, stdout, NO_COMPUTE};
+use crate::polling::stdout_on_cluster;
+use crate::{build, run, stderr, NO_COMPUTE};
 
 /// tests/c/rma_timing.c under SimGrid 3.32 (`smpirun -np 4 -platform
 /// <cluster> --cfg=smpi/simulate-computation:no`), lines sorted.
@@ -30,19 +30,8 @@ unlock_all         0.000028559
 ";
 
 fn sorted_output(model: &str) -> String {
-    let app = build("tests/c/rma_timing.c");
     let model = format!("--cfg=smpi/rma-model:{model}");
-    let o = run(&[
-        "-np",
-        "4",
-        NO_COMPUTE,
-        "-platform",
-        &cluster(),
-        &model,
-        app.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let out = stdout(&o);
+    let out = stdout_on_cluster("tests/c/rma_timing.c", "4", &[&model]);
     let mut lines: Vec<&str> = out.lines().collect();
     lines.sort_unstable();
     lines.iter().map(|l| format!("{l}\n")).collect()
