@@ -99,6 +99,18 @@ impl Dates {
         self.heap.iter().map(|e| e.index)
     }
 
+    /// Moves every date `by` earlier. Subtracting one number keeps dates
+    /// in order but can make two equal, which start order then breaks:
+    /// the heap is rebuilt.
+    pub fn shift_earlier(&mut self, by: f64) {
+        for e in &mut self.heap {
+            e.date -= by;
+        }
+        for at in (0..self.heap.len() / 2).rev() {
+            self.sift_down(at);
+        }
+    }
+
     fn swap(&mut self, a: usize, b: usize) {
         self.heap.swap(a, b);
         self.position[self.heap[a].index as usize] = a as u32;

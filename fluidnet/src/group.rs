@@ -29,7 +29,12 @@
 //! Dates come out of a different arithmetic (a level and a virtual clock
 //! instead of a rate per action), equal to the full solve's within a few
 //! rounding errors: grouping is for components far bigger than a small
-//! run's, where no result is compared bit for bit.
+//! run's, where no result is compared bit for bit. The clock grows with
+//! the group's age, and its rounding is that of its size: when it would
+//! take more than [`CLOCK_ROUNDING`] of a joining member's work, the
+//! clock restarts at 0 (every member's join and end move with it, once,
+//! in O(members)), so that a short action joining an old group keeps its
+//! duration to the precision of its own work.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -37,6 +42,13 @@ use std::collections::BinaryHeap;
 use crate::dates::Dates;
 use crate::solve::Sum;
 use crate::{Action, System};
+
+/// The largest share of a joining member's work (in clock units) that the
+/// clock's rounding may take: beyond it the clock restarts at 0. A clock
+/// grows with the group's age, so without a restart a short action joining
+/// an old group (or one whose penalty makes its work tiny in clock units)
+/// would get its end rounded to a date far off its own duration.
+const CLOCK_ROUNDING: f64 = 1e-12;
 
 /// "No group", in [`crate::Action::group`] and [`crate::Resource::group`].
 pub(crate) const NONE: u32 = u32::MAX;
@@ -290,11 +302,18 @@ impl System {
         let a = slot.action.as_mut().expect("a joining action is live");
         let group = self.groups[g as usize].as_mut().expect("a live group");
         group.sync(now);
+        let work_on_clock = (a.amount - work) * a.penalty / a.factor;
+        if group.clock * f64::EPSILON > work_on_clock * CLOCK_ROUNDING {
+            self.restart_clock(g);
+        }
+        let slot = &mut self.slots[index as usize];
+        let a = slot.action.as_mut().expect("a joining action is live");
+        let group = self.groups[g as usize].as_mut().expect("a live group");
         group.members += 1;
         a.group = g;
         a.joined = group.clock;
         a.rated = true;
-        let end = a.joined + (a.amount - work) * a.penalty / a.factor;
+        let end = a.joined + work_on_clock;
         group.ends.set(index, a.seq, end);
         if a.bound.is_finite() {
             group.bounds.push(BoundEntry {
@@ -317,6 +336,23 @@ impl System {
             .expect("a joining action is live")
             .uses = uses;
         self.mark_group(g);
+    }
+
+    /// Restarts group `g`'s clock at 0, moving its members' join and end
+    /// values with it: O(members), done when the clock has grown so big
+    /// that its rounding would be felt in a joining member's work.
+    fn restart_clock(&mut self, g: u32) {
+        let group = self.groups[g as usize].as_mut().expect("a live group");
+        let by = group.clock;
+        group.clock = 0.0;
+        group.ends.shift_earlier(by);
+        for index in group.ends.indices() {
+            let a = self.slots[index as usize]
+                .action
+                .as_mut()
+                .expect("a member is live");
+            a.joined -= by;
+        }
     }
 
     /// Takes member `index` of group `g` (removed from the system) out of
