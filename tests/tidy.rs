@@ -272,3 +272,45 @@ fn architecture_names_only_files_that_exist() {
         bad.join("\n")
     );
 }
+
+/// Property tests draw their cases from a fixed seed: a test run is the
+/// same run on every machine, and a case that fails once fails again
+/// (proptest's default seed is random, which made CI fail by chance).
+#[test]
+fn every_property_test_block_fixes_its_seed() {
+    let root = repo();
+    let mut bad = Vec::new();
+    let mut blocks = 0;
+    for dir in [
+        "emulator/src",
+        "fluidnet/src",
+        "platforms",
+        "collectives/src",
+        "privatize/src",
+        "sweep",
+        "bench/src",
+    ] {
+        for f in rust_files(&root.join(dir)) {
+            let ls = lines(&f);
+            for (i, (n, l)) in ls.iter().enumerate() {
+                if !code(l).trim_end().ends_with("proptest! {") {
+                    continue;
+                }
+                blocks += 1;
+                let fixed = ls[i + 1..]
+                    .iter()
+                    .take(4)
+                    .any(|(_, next)| code(next).contains("RngSeed::Fixed("));
+                if !fixed {
+                    bad.push(format!("{}:{n}", rel(&f)));
+                }
+            }
+        }
+    }
+    assert!(blocks >= 4, "found only {blocks} proptest blocks");
+    assert!(
+        bad.is_empty(),
+        "proptest blocks without `rng_seed: RngSeed::Fixed(..)` in their config:\n{}",
+        bad.join("\n")
+    );
+}

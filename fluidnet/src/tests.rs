@@ -3,6 +3,7 @@
 
 use super::*;
 use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
 
 /// Equal within 1e-9 relative (exactly equal for infinities).
 fn close(a: f64, b: f64) -> bool {
@@ -871,7 +872,10 @@ fn run_against_reference(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(3000))]
+    #![proptest_config(ProptestConfig {
+        rng_seed: RngSeed::Fixed(0x5eed),
+        ..ProptestConfig::with_cases(3000)
+    })]
 
     #[test]
     fn rates_match_the_reference((resources, actions) in case()) {
@@ -928,7 +932,10 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(1500))]
+    #![proptest_config(ProptestConfig {
+        rng_seed: RngSeed::Fixed(0x5eed),
+        ..ProptestConfig::with_cases(1500)
+    })]
 
     #[test]
     fn event_sequences_match_the_reference((resources, ops) in ops_case()) {
@@ -1136,5 +1143,37 @@ fn grouping_matches_full_solves_on_ten_thousand_flows() {
 fn grouping_matches_full_solves_on_random_backbones() {
     for seed in 1..=6u64 {
         grouped_against_ungrouped(200 * seed as usize, 400, seed * 0x2545_f491_4f6c_dd1d);
+    }
+}
+
+/// A group's clock grows with its age: an action whose work is tiny in
+/// clock units (here a penalty of 1e-6) joining a group that has run for
+/// 377 s got its end rounded to 2e-8 s off its date (found by
+/// `grouped_event_sequences_match_the_reference`).
+#[test]
+fn tiny_work_joining_an_old_group_ends_on_its_date() {
+    let resources = vec![(1.0, false)];
+    let action = |penalty: f64, uses: Vec<(usize, f64)>| RefAction {
+        penalty,
+        bound: None,
+        uses,
+    };
+    let ops = vec![
+        Op::Start(action(0.5, vec![(0, 0.01)]), 794.1799694003023),
+        Op::Start(
+            action(2.0, vec![(0, 0.8613574325224792), (0, 1.0)]),
+            490.83814123996336,
+        ),
+        Op::Advance(1.0),
+        Op::Start(action(1.060415166182858e-6, vec![(0, 1.0)]), 1.0),
+        Op::Advance(1.0),
+        Op::Advance(1.0),
+    ];
+    let plain = run_against_reference(&resources, &ops, None).expect("plain run");
+    let grouped = run_against_reference(&resources, &ops, Some(2)).expect("grouped run");
+    assert_eq!(plain.len(), grouped.len());
+    for ((a, _), (b, _)) in plain.iter().zip(&grouped) {
+        let (a, b) = (f64::from_bits(*a), f64::from_bits(*b));
+        assert!((a - b).abs() <= 1e-12 * a, "{a} vs {b}");
     }
 }
