@@ -5,17 +5,35 @@
 //! in seconds of this machine: for dgemm `mnk`, `mn`, `mk`, `nk` and a
 //! constant, since a product of thin matrices runs below the peak rate a
 //! product of square ones reaches, and only the cubic term would get one of
-//! them wrong. The seconds are charged as `smpi_execute` charges them:
-//! scaled to the rank's host through `smpi/host-speed`, so that a prediction
-//! with the models matches one that measures the real BLAS. The
-//! coefficients come from a model file written by `smpirun -calibrate-blas`
-//! (which times the machine's real BLAS); kernels the file does not name
-//! cost their flop count at `smpi/host-speed`.
+//! them wrong. The coefficients come from a model file written by
+//! `smpirun -calibrate-blas` (which times the machine's real BLAS).
 //!
-//! The model file is TOML, one table per kernel with its terms'
-//! coefficients and the fit's `r2`:
+//! Those seconds become work on the rank's simulated host in one of two
+//! ways (`smpi/blas-model-scale`, [`Scale`]):
+//!
+//! - `peak` (the default): in the simulated machine's terms. A call's
+//!   efficiency on this machine is its flop rate here over this machine's
+//!   peak (the best dgemm rate the calibration measured, the file's
+//!   `[machine] peak`); on the simulated host it runs at that efficiency
+//!   times the host's speed, so it is charged `seconds * peak` flops, and
+//!   never fewer than its flop count: no kernel runs above the simulated
+//!   host's speed, whatever this machine's vector units do. Kernels the
+//!   file does not name run at the host's full speed (their flop count).
+//! - `host-speed`: as `smpi_execute` charges measured code, scaled through
+//!   `smpi/host-speed` (`seconds * host_speed` flops), so that a prediction
+//!   with the models matches a plain run's, which measures the real BLAS
+//!   the same way; a kernel then runs as many times above the simulated
+//!   host's speed as this machine's BLAS beats `smpi/host-speed` (a
+//!   vectorised dgemm: tens of times). Kernels the file does not name cost
+//!   their flop count at `smpi/host-speed`.
+//!
+//! The model file is TOML, a `[machine]` table with the peak and one table
+//! per kernel with its terms' coefficients and the fit's `r2`:
 //!
 //! ```toml
+//! [machine]
+//! peak = 6.2e10  # flop/s
+//!
 //! [dgemm]  # m, n, k
 //! mnk = 2.1e-11
 //! 1 = 1e-7
@@ -164,10 +182,23 @@ impl Fit {
     }
 }
 
+/// `smpi/blas-model-scale`: how a kernel's seconds of this machine become
+/// work on a simulated host (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scale {
+    Peak,
+    HostSpeed,
+}
+
 /// The models of all kernels.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KernelModels {
     fits: Vec<Fit>,
+    /// Flop/s that a second of a model stands for: this machine's peak, or
+    /// `smpi/host-speed`.
+    speed: f64,
+    /// Whether a call is charged at least its flop count (peak scaling).
+    at_most_peak: bool,
 }
 
 /// A model file that cannot be used.
@@ -198,6 +229,19 @@ pub enum ModelFileError {
         kernel: String,
         terms: String,
     },
+    #[error("line {line}: [machine] has no '{key}' (it gives peak, in flop/s)")]
+    UnknownMachineKey { line: usize, key: String },
+    #[error("line {line}: [machine]'s peak is not a positive finite number of flop/s")]
+    BadPeak { line: usize },
+    /// Peak scaling without a peak: a file written by hand, or by an
+    /// smpi-rs before the peak was recorded.
+    #[error(
+        "it gives no [machine] peak, which smpi/blas-model-scale:peak (the default) needs: \
+         regenerate the file with `smpirun -calibrate-blas FILE`, add the lines [machine] and \
+         peak = FLOPS (this machine's best dgemm rate), or charge the models as measured code \
+         with --cfg=smpi/blas-model-scale:host-speed"
+    )]
+    NoPeak,
     /// Not TOML, or not tables of numbers (toml's message).
     #[error("line {line}: {message}")]
     Syntax { line: usize, message: String },
@@ -244,22 +288,38 @@ fn old_format_line(text: &str) -> Option<(usize, &str)> {
 }
 
 impl KernelModels {
-    /// Every kernel at its flop count, at `host_speed` flop/s.
-    pub fn flop_counts(host_speed: f64) -> KernelModels {
+    /// Every kernel at its flop count: a call is charged its flops, which
+    /// the simulated host runs at its speed.
+    pub fn flop_counts() -> KernelModels {
+        KernelModels::at_speed(1.0, false)
+    }
+
+    /// Every kernel at its flop count, a second of a model standing for
+    /// `speed` flops.
+    fn at_speed(speed: f64, at_most_peak: bool) -> KernelModels {
         let fits = Kernel::ALL
             .iter()
             .map(|k| {
                 let mut coefs = vec![0.0; k.terms().len()];
-                coefs[0] = k.flops_per_unit() / host_speed;
+                coefs[0] = k.flops_per_unit() / speed;
                 Fit { coefs, r2: None }
             })
             .collect();
-        KernelModels { fits }
+        KernelModels {
+            fits,
+            speed,
+            at_most_peak,
+        }
     }
 
-    /// Reads a model file over the flop-count defaults. A kernel's table
-    /// gives the terms it uses; the others are 0.
-    pub fn parse(text: &str, host_speed: f64) -> Result<KernelModels, ModelFileError> {
+    /// Reads a model file over the flop-count defaults, scaled by `scale`
+    /// (`host_speed`: `smpi/host-speed`). A kernel's table gives the terms
+    /// it uses; the others are 0.
+    pub fn parse(
+        text: &str,
+        scale: Scale,
+        host_speed: f64,
+    ) -> Result<KernelModels, ModelFileError> {
         let tables: Tables = toml::from_str(text).map_err(|e| match old_format_line(text) {
             Some((line, old)) => ModelFileError::OldFormat {
                 line,
@@ -273,10 +333,33 @@ impl KernelModels {
         // In the order of the file, so that the first mistake is reported.
         let mut tables: Vec<_> = tables.into_iter().collect();
         tables.sort_by_key(|(name, _)| name.span().start);
-        let mut models = KernelModels::flop_counts(host_speed);
+        let mut peak = None;
+        for (name, entries) in &tables {
+            if name.get_ref() != "machine" {
+                continue;
+            }
+            for (key, value) in entries {
+                let line = line_of(text, key.span().start);
+                if key.get_ref() != "peak" {
+                    return Err(ModelFileError::UnknownMachineKey {
+                        line,
+                        key: key.get_ref().clone(),
+                    });
+                }
+                let value = *value.get_ref();
+                if !(value.is_finite() && value > 0.0) {
+                    return Err(ModelFileError::BadPeak { line });
+                }
+                peak = Some(value);
+            }
+        }
+        let mut fits = Vec::new();
         for (name, entries) in tables {
             let line = line_of(text, name.span().start);
             let name = name.into_inner();
+            if name == "machine" {
+                continue;
+            }
             let kernel = Kernel::by_name(&name).ok_or_else(|| ModelFileError::UnknownKernel {
                 line,
                 kernel: name.clone(),
@@ -323,13 +406,22 @@ impl KernelModels {
                     terms: kernel.terms().join(", "),
                 });
             }
+            fits.push((kernel, fit));
+        }
+        // After the kernels' tables, so that their mistakes come first.
+        let mut models = match scale {
+            Scale::HostSpeed => KernelModels::at_speed(host_speed, false),
+            Scale::Peak => KernelModels::at_speed(peak.ok_or(ModelFileError::NoPeak)?, true),
+        };
+        for (kernel, fit) in fits {
             models.fits[kernel.index()] = fit;
         }
         Ok(models)
     }
 
-    /// The model file for `fits` (kernels without a fit are left out).
-    pub fn format(fits: &[(Kernel, Fit)], provenance: &str) -> String {
+    /// The model file for `fits` (kernels without a fit are left out) on a
+    /// machine of `peak` flop/s.
+    pub fn format(fits: &[(Kernel, Fit)], peak: f64, provenance: &str) -> String {
         // TOML floats: exponent form for the coefficients (Rust's shortest
         // round-trip digits), nan and inf spelled TOML's way.
         let float = |x: f64, exp: bool| match x {
@@ -342,7 +434,10 @@ impl KernelModels {
             s,
             "# smpi-rs kernel models: seconds of the machine calibrated ({provenance})\n\
              # = the sum of each term's coefficient times its value for the call;\n\
-             # r2 is the fit's (relative-error weighted) coefficient of determination."
+             # r2 is the fit's (relative-error weighted) coefficient of determination.\n\n\
+             [machine]\n\
+             peak = {}  # flop/s: the best dgemm rate measured",
+            float(peak, true)
         );
         for (k, f) in fits {
             let _ = writeln!(s, "\n[{}]  # {}", k.name(), k.dims_meaning());
@@ -359,6 +454,17 @@ impl KernelModels {
     /// Seconds of this machine that `kernel` takes on dimensions `d`.
     pub fn seconds(&self, kernel: Kernel, d: [f64; 3]) -> f64 {
         self.fits[kernel.index()].seconds(&kernel.features(d))
+    }
+
+    /// The work a call of `kernel` on dimensions `d` is charged on the
+    /// rank's host, in flops (see [`Scale`]).
+    pub fn work(&self, kernel: Kernel, d: [f64; 3]) -> f64 {
+        let work = self.seconds(kernel, d) * self.speed;
+        if self.at_most_peak {
+            work.max(kernel.flops(d))
+        } else {
+            work
+        }
     }
 
     pub fn fit(&self, kernel: Kernel) -> &Fit {
@@ -471,16 +577,64 @@ mod tests {
 
     #[test]
     fn defaults_are_flop_counts() {
-        let m = KernelModels::flop_counts(1e9);
-        assert_eq!(m.seconds(Kernel::Dgemm, [100.0, 100.0, 100.0]), 2e-3);
-        assert_eq!(m.seconds(Kernel::Dtrsm, [100.0, 100.0, 100.0]), 1e-3);
+        let m = KernelModels::flop_counts();
+        assert_eq!(m.work(Kernel::Dgemm, [100.0, 100.0, 100.0]), 2e6);
+        assert_eq!(m.work(Kernel::Dtrsm, [100.0, 100.0, 100.0]), 1e6);
+        // Kernels a file does not name, under either scaling.
+        let file = "[machine]\npeak = 4e10\n[dscal]\nn = 1e-9\n";
+        for scale in [Scale::Peak, Scale::HostSpeed] {
+            let m = KernelModels::parse(file, scale, 1e9).unwrap();
+            assert_eq!(m.work(Kernel::Dgemm, [100.0, 100.0, 100.0]), 2e6);
+        }
+    }
+
+    #[test]
+    fn peak_scaling_charges_this_machine_s_efficiency_and_never_beats_the_host() {
+        // This machine: 1e10 flop/s at best. A dgemm at 5e9 flop/s here (half
+        // the peak) runs at half the simulated host's speed: twice its flops.
+        let text = "[machine]\npeak = 1e10\n[dgemm]\nmnk = 4e-10\n[dscal]\nn = 1e-11\n";
+        let m = KernelModels::parse(text, Scale::Peak, 1e9).unwrap();
+        let d = [10.0, 20.0, 30.0];
+        assert_eq!(m.work(Kernel::Dgemm, d), 2.0 * Kernel::Dgemm.flops(d));
+        // dscal at 1e11 flop/s here, above the peak: its flop count, the
+        // host's full speed, no more.
+        assert_eq!(m.work(Kernel::Dscal, [1e3, 0.0, 0.0]), 1e3);
+        // Measured-code scaling: seconds times smpi/host-speed, above the
+        // host's speed when this machine's BLAS is faster than that.
+        let m = KernelModels::parse(text, Scale::HostSpeed, 1e9).unwrap();
+        assert_eq!(m.work(Kernel::Dgemm, d), 4e-10 * 6000.0 * 1e9);
+        assert_eq!(m.work(Kernel::Dscal, [1e3, 0.0, 0.0]), 1e-8 * 1e9);
+    }
+
+    #[test]
+    fn peak_scaling_needs_the_machine_s_peak() {
+        let text = "[dgemm]\nmnk = 4e-10\n";
+        let e = KernelModels::parse(text, Scale::Peak, 1e9).unwrap_err();
+        assert_eq!(e, ModelFileError::NoPeak);
+        assert!(
+            e.to_string().contains("smpirun -calibrate-blas FILE"),
+            "{e}"
+        );
+        assert!(
+            e.to_string().contains("smpi/blas-model-scale:host-speed"),
+            "{e}"
+        );
+        assert!(KernelModels::parse(text, Scale::HostSpeed, 1e9).is_ok());
+        let e = KernelModels::parse("[machine]\npeak = 0\n", Scale::Peak, 1e9).unwrap_err();
+        assert_eq!(e, ModelFileError::BadPeak { line: 2 });
+        let e = KernelModels::parse("[machine]\nspeed = 1e9\n", Scale::HostSpeed, 1e9).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("line 2: [machine] has no 'speed'"),
+            "{e}"
+        );
     }
 
     #[test]
     fn a_file_overrides_some_kernels() {
         let text = "# comment\n\n[dgemm]  # m, n, k\nmnk = 1e-11\n1 = 2e-6\nr2 = 0.999\n\n\
                     [dscal]\nn = 1e-9\n1 = -5e-7\n";
-        let m = KernelModels::parse(text, 1e9).unwrap();
+        let m = KernelModels::parse(text, Scale::HostSpeed, 1e9).unwrap();
         let t = m.seconds(Kernel::Dgemm, [100.0, 100.0, 100.0]);
         assert!((t - (1e-5 + 2e-6)).abs() < 1e-18, "{t}");
         assert_eq!(m.fit(Kernel::Dgemm).r2, Some(0.999));
@@ -495,7 +649,7 @@ mod tests {
             "default kept"
         );
         // Integers are numbers of seconds too.
-        let m = KernelModels::parse("[dscal]\nn = 0\n1 = 1\n", 1e9).unwrap();
+        let m = KernelModels::parse("[dscal]\nn = 0\n1 = 1\n", Scale::HostSpeed, 1e9).unwrap();
         assert_eq!(m.fit(Kernel::Dscal).coefs, [0.0, 1.0]);
     }
 
@@ -524,12 +678,16 @@ mod tests {
                 },
             ),
         ];
-        let text = KernelModels::format(&fits, "test");
+        let text = KernelModels::format(&fits, 6.2e10, "test");
         assert!(
             text.contains("\n[dgemm]  # m, n, k\nmnk = 2.0539e-11\n"),
             "{text}"
         );
-        let back = KernelModels::parse(&text, 1e9).unwrap();
+        assert!(
+            text.contains("\n[machine]\npeak = 6.2e10  # flop/s"),
+            "{text}"
+        );
+        let back = KernelModels::parse(&text, Scale::Peak, 1e9).unwrap();
         assert_eq!(back.fit(Kernel::Dgemm), &fits[0].1);
         assert_eq!(back.fit(Kernel::Idamax).coefs, fits[1].1.coefs);
         assert!(back.fit(Kernel::Idamax).r2.unwrap().is_nan());
@@ -538,36 +696,43 @@ mod tests {
 
     #[test]
     fn bad_files_name_the_line() {
-        let e = KernelModels::parse("[dgemm]\nmnk = 1e-11\n\n[zgemm]\nn = 1\n", 1e9).unwrap_err();
+        let e = KernelModels::parse(
+            "[dgemm]\nmnk = 1e-11\n\n[zgemm]\nn = 1\n",
+            Scale::HostSpeed,
+            1e9,
+        )
+        .unwrap_err();
         assert!(e.to_string().starts_with("line 4: 'zgemm'"), "{e}");
-        let e = KernelModels::parse("[dgemm]\nmnk = \"fast\"\n", 1e9).unwrap_err();
+        let e =
+            KernelModels::parse("[dgemm]\nmnk = \"fast\"\n", Scale::HostSpeed, 1e9).unwrap_err();
         assert!(
             matches!(&e, ModelFileError::Syntax { line: 2, message } if message.contains("f64")),
             "{e}"
         );
-        let e = KernelModels::parse("[dscal]\n1 = 0\nmnk = 1\n", 1e9).unwrap_err();
+        let e =
+            KernelModels::parse("[dscal]\n1 = 0\nmnk = 1\n", Scale::HostSpeed, 1e9).unwrap_err();
         assert!(
             e.to_string()
                 .starts_with("line 3: dscal has no term 'mnk' (its terms: n, 1)"),
             "{e}"
         );
-        let e = KernelModels::parse("[dscal]\nn = inf\n", 1e9).unwrap_err();
+        let e = KernelModels::parse("[dscal]\nn = inf\n", Scale::HostSpeed, 1e9).unwrap_err();
         assert!(e.to_string().starts_with("line 2: dscal's n"), "{e}");
-        let e = KernelModels::parse("\n[dscal]\nr2 = 1\n", 1e9).unwrap_err();
+        let e = KernelModels::parse("\n[dscal]\nr2 = 1\n", Scale::HostSpeed, 1e9).unwrap_err();
         assert!(
             e.to_string().starts_with("line 2: [dscal] gives none"),
             "{e}"
         );
-        let e = KernelModels::parse("dgemm = 5\n", 1e9).unwrap_err();
+        let e = KernelModels::parse("dgemm = 5\n", Scale::HostSpeed, 1e9).unwrap_err();
         assert!(matches!(e, ModelFileError::Syntax { line: 1, .. }), "{e}");
-        let e = KernelModels::parse("[dscal\n", 1e9).unwrap_err();
+        let e = KernelModels::parse("[dscal\n", Scale::HostSpeed, 1e9).unwrap_err();
         assert!(matches!(e, ModelFileError::Syntax { line: 1, .. }), "{e}");
     }
 
     #[test]
     fn files_of_the_old_format_say_how_to_regenerate() {
         let old = "# smpi-rs kernel models\ndgemm mnk=1e-11 1=2e-6 r2=0.999   # m, n, k\n";
-        let e = KernelModels::parse(old, 1e9).unwrap_err();
+        let e = KernelModels::parse(old, Scale::HostSpeed, 1e9).unwrap_err();
         assert_eq!(
             e,
             ModelFileError::OldFormat {

@@ -51,7 +51,8 @@ const OPTIONS: config::Options = &[
     OptionSpec { name: "smpi/map", kind: Kind::Text, default: "hostfile", help: "rank placement: hostfile (rank i on slot i mod slots), round-robin (over hosts), block (consecutive ranks per host), random:SEED (the hostfile placement shuffled); yes/1 (SimGrid's meaning) prints the hostfile placement as -map does" },
     OptionSpec { name: "smpi/privatization", kind: Kind::Text, default: "auto", help: "give each rank its own globals: swap (one copy, globals swapped at each switch; alias mmap), dlopen (yes: one copy per rank), no, or auto (swap when the program allows it, else dlopen)" },
     OptionSpec { name: "smpi/blas", kind: Kind::Text, default: "real", help: "real: the program's BLAS runs; model: its BLAS calls (cblas_* and dgemm_-style) do no arithmetic and cost a modelled time instead (see smpi/blas-model-file)" },
-    OptionSpec { name: "smpi/blas-model-file", kind: Kind::Text, default: "", help: "kernel models written by smpirun -calibrate-blas; kernels it does not name (or all, when empty) cost their flop count at smpi/host-speed" },
+    OptionSpec { name: "smpi/blas-model-file", kind: Kind::Text, default: "", help: "kernel models written by smpirun -calibrate-blas; kernels it does not name (or all, when empty) cost their flop count" },
+    OptionSpec { name: "smpi/blas-model-scale", kind: Kind::Text, default: "peak", help: "peak: a kernel runs on the simulated host at the efficiency it has on this machine (its rate over the model file's peak), never above the host's speed; host-speed: its seconds here are charged as measured code is, through smpi/host-speed (what a plain run predicts)" },
     OptionSpec { name: "smpi/function-models", kind: Kind::Text, default: "", help: "shared objects built with smpicc -shared, comma-separated: each function they export replaces the program's function of that name" },
     OptionSpec { name: "smpi/simulate-computation", kind: Kind::Bool, default: "yes", help: "measure CPU time between MPI calls and simulate it" },
 ];
@@ -508,16 +509,21 @@ fn print_platform(opts: &Options) -> Result<i32> {
 }
 
 /// The kernel models of `smpi/blas:model`: the model file's, over flop
-/// counts at `speed`.
-fn kernel_models_from(cfg: &Config, speed: f64) -> Result<crate::kernels::KernelModels> {
+/// counts, scaled by `scale` (`smpi/blas-model-scale`; `speed`: the
+/// `smpi/host-speed` in force).
+fn kernel_models_from(
+    cfg: &Config,
+    scale: crate::kernels::Scale,
+    speed: f64,
+) -> Result<crate::kernels::KernelModels> {
     use crate::kernels::KernelModels;
     let path = cfg.text("smpi/blas-model-file");
     if path.is_empty() {
-        return Ok(KernelModels::flop_counts(speed));
+        return Ok(KernelModels::flop_counts());
     }
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("option smpi/blas-model-file: cannot read '{path}'"))?;
-    KernelModels::parse(&text, speed)
+    KernelModels::parse(&text, scale, speed)
         .with_context(|| format!("option smpi/blas-model-file: '{path}'"))
 }
 
@@ -1220,6 +1226,11 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         "model" => true,
         other => bail!("option smpi/blas: '{other}' is not real or model"),
     };
+    let blas_scale = match cfg.text("smpi/blas-model-scale") {
+        "peak" => crate::kernels::Scale::Peak,
+        "host-speed" => crate::kernels::Scale::HostSpeed,
+        other => bail!("option smpi/blas-model-scale: '{other}' is not peak or host-speed"),
+    };
     let needs_speed =
         simulate || blas_models || platform.is_none() || cfg.text("smpi/host-speed") != "auto";
     let speed = if needs_speed { host_speed(&cfg)? } else { 1e9 };
@@ -1359,7 +1370,7 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         (None, None) => unreachable!("checked above"),
     };
     let kernel_models = if blas_models {
-        Some(kernel_models_from(&cfg, speed)?)
+        Some(kernel_models_from(&cfg, blas_scale, speed)?)
     } else {
         None
     };

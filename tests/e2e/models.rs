@@ -55,14 +55,15 @@ fn kernel_models_charge_their_time_and_compute_nothing() {
     );
     let file = format!("--cfg=smpi/blas-model-file:{}", models.display());
     let fm = format!("--cfg=smpi/function-models:{}", function_models());
-    // Host speed = the default platform's host speed: a second of the
-    // model is a simulated second.
+    // Scaled as measured code, host speed = the default platform's host
+    // speed: a second of the model is a simulated second.
     let o = run(&[
         "-np",
         "2",
         NO_COMPUTE,
         "--cfg=smpi/host-speed:1e9",
         "--cfg=smpi/blas:model",
+        "--cfg=smpi/blas-model-scale:host-speed",
         &file,
         &fm,
         app.to_str().unwrap(),
@@ -87,6 +88,44 @@ fn kernel_models_charge_their_time_and_compute_nothing() {
 }
 
 #[test]
+fn peak_scaling_runs_a_kernel_at_this_machine_s_efficiency_on_the_simulated_host() {
+    let app = build("tests/c/blas_models.c");
+    // dgemm of 64^3 (524,288 flops): 263.144 us here by the model.
+    let dgemm_time = |peak: &str| {
+        let models = write_scratch(
+            &format!("dgemm-model-peak-{peak}.toml"),
+            &format!("[machine]\npeak = {peak}\n[dgemm]\nmnk = 1e-9\n1 = 1e-6\n"),
+        );
+        // The default platform's hosts run at smpi/host-speed: 1 Gflop/s.
+        let o = run(&[
+            "-np",
+            "1",
+            NO_COMPUTE,
+            "--cfg=smpi/host-speed:1e9",
+            "--cfg=smpi/blas:model",
+            &format!("--cfg=smpi/blas-model-file:{}", models.display()),
+            app.to_str().unwrap(),
+        ]);
+        let out = stdout(&o);
+        assert!(o.status.success(), "{out}{}", stderr(&o));
+        // dscal is not in the file: its flop count (1000) at the host's
+        // 1 Gflop/s, whatever the peak.
+        let dscal = seconds(&out, "dscal-time") - WTIME;
+        assert!((dscal - 1e-6).abs() < 1e-12, "{dscal}");
+        seconds(&out, "dgemm") - WTIME
+    };
+    // A peak of 2.5 Gflop/s here: the call ran at 1.99 Gflop/s, 79.7% of
+    // it, so it takes 524,288 flops / (0.797 * 1 Gflop/s) on the simulated
+    // host: 263.144 us * 2.5.
+    let t = dgemm_time("2.5e9");
+    assert!((t - 657.86e-6).abs() < 1e-12, "{t}");
+    // A peak below the call's rate (a model file from another machine):
+    // never faster than the simulated host, 524.288 us.
+    let t = dgemm_time("1e9");
+    assert!((t - 524.288e-6).abs() < 1e-12, "{t}");
+}
+
+#[test]
 fn with_computation_simulated_the_model_joins_the_burst() {
     // The kernel's time is spent at the next MPI call, with the measured
     // burst around it (a few microseconds of the program's own code).
@@ -97,6 +136,7 @@ fn with_computation_simulated_the_model_joins_the_burst() {
         "1",
         "--cfg=smpi/host-speed:1e9",
         "--cfg=smpi/blas:model",
+        "--cfg=smpi/blas-model-scale:host-speed",
         &format!("--cfg=smpi/blas-model-file:{}", models.display()),
         app.to_str().unwrap(),
     ]);
@@ -147,6 +187,35 @@ fn model_mistakes_are_named() {
         app.to_str().unwrap(),
     ]);
     assert!(stderr(&o).contains("smpi/blas"), "{}", stderr(&o));
+    let o = run(&[
+        "-np",
+        "1",
+        "--cfg=smpi/blas-model-scale:fast",
+        app.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("smpi/blas-model-scale: 'fast' is not peak or host-speed"),
+        "{}",
+        stderr(&o)
+    );
+    // Peak scaling (the default) with a file that gives no peak: what to do.
+    let no_peak = write_scratch("no-peak-model.toml", "[dgemm]\nmnk = 1e-9\n");
+    let o = run(&[
+        "-np",
+        "1",
+        "--cfg=smpi/blas:model",
+        &format!("--cfg=smpi/blas-model-file:{}", no_peak.display()),
+        app.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let err = stderr(&o);
+    assert!(
+        err.contains("no-peak-model.toml")
+            && err.contains("no [machine] peak")
+            && err.contains("smpirun -calibrate-blas FILE"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -176,12 +245,14 @@ fn calibration_fits_the_kernels_a_library_has() {
     let text = std::fs::read_to_string(&file).unwrap();
     // TOML: a table per kernel found, of term coefficients and r2.
     let tables: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    assert_eq!(
-        tables.keys().map(String::as_str).collect::<Vec<_>>(),
-        ["dgemm", "dscal"],
-        "{text}"
-    );
-    for (kernel, terms) in &tables {
+    let mut names: Vec<&str> = tables.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["dgemm", "dscal", "machine"], "{text}");
+    // This machine's peak: the best rate measured, a positive flop/s.
+    let peak = tables["machine"]["peak"].as_float();
+    assert!(peak.is_some_and(|p| p > 0.0 && p.is_finite()), "{text}");
+    assert!(report.contains("this machine's peak"), "{report}");
+    for (kernel, terms) in tables.iter().filter(|(k, _)| *k != "machine") {
         let terms = terms.as_table().expect("a table per kernel");
         assert!(
             terms.get("r2").is_some_and(toml::Value::is_float),

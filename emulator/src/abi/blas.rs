@@ -21,11 +21,7 @@ use crate::sim;
 /// kernel call costs no clock reading and no switch, which matters for
 /// HPL's hundreds of thousands of small calls per rank.
 fn charge(kernel: Kernel, d: [f64; 3]) {
-    let flops = sim::with(|s| {
-        s.kernels
-            .as_ref()
-            .map_or(0.0, |m| m.seconds(kernel, d) * s.bench.host_speed)
-    });
+    let flops = sim::with(|s| s.kernels.as_ref().map_or(0.0, |m| m.work(kernel, d)));
     super::add_pending_flops(flops);
 }
 
