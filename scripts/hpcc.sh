@@ -5,7 +5,7 @@
 # into a scratch directory.
 #
 #   scripts/hpcc.sh [-n N] [-nb NB] [-p P] [-q Q] [--all | --models]
-#                   [--prepare DIR] [-- SMPIRUN_OPTIONS...]
+#                   [--phases] [--prepare DIR] [-- SMPIRUN_OPTIONS...]
 #
 # Runs P x Q ranks on HPL's N x N system (default N=2000, NB=80, 2 x 2),
 # prints HPL's result line and its residual check, and fails unless the
@@ -28,6 +28,12 @@
 # after -- to charge them as a plain run measures the real BLAS, for a
 # comparison with one.
 #
+# --phases builds HPL with its detailed timing (HPL_DETAILED_TIMING) and
+# prints, after the result, the time of each phase of the factorization
+# (panel factorization, its pivot search and swaps, the trailing update,
+# its row swaps, the triangular solve) on the simulated clock, the
+# slowest rank's: what to compare between a plain and a modelled run.
+#
 # --prepare DIR runs nothing: it puts in DIR what a run needs, for runs
 # made another way (smpi-sweep, see examples/hpl/hpl-capacity.toml): the
 # program (xhpl), the input file for N, NB, P and Q (hpccinf.txt) and, with
@@ -42,7 +48,7 @@ die() { echo "hpcc: error: $*" >&2; exit 2; }
 note() { echo "hpcc: $*" >&2; }
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-N=2000 NB=80 P=2 Q=2 ALL=0 MODELS=0 PREPARE=""
+N=2000 NB=80 P=2 Q=2 ALL=0 MODELS=0 PHASES=0 PREPARE=""
 RUN_ARGS=()
 while [[ $# -gt 0 ]]; do
     case "$1" in
@@ -52,6 +58,7 @@ while [[ $# -gt 0 ]]; do
         -q) Q="$2"; shift 2 ;;
         --all) ALL=1; shift ;;
         --models) MODELS=1; shift ;;
+        --phases) PHASES=1; shift ;;
         --prepare) PREPARE="$2"; shift 2 ;;
         --) shift; RUN_ARGS=("$@"); break ;;
         -h|--help) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -81,6 +88,9 @@ if [[ -z "$SRC" ]]; then
 fi
 SRC="${SRC%/}"
 
+HPL_OPTS="-DHPL_CALL_CBLAS"
+[[ "$PHASES" == 0 ]] || HPL_OPTS="$HPL_OPTS -DHPL_DETAILED_TIMING"
+
 # HPL's make configuration for our compiler driver: CBLAS from OpenBLAS, no
 # MPI paths (smpicc provides mpi.h and the library). HPCC's main lives in
 # libhpl.a: --undefined=main lets SimGrid's smpicc find it too (ours asks
@@ -103,7 +113,7 @@ LAinc        = -I$CBLAS_DIR
 LAlib        = -lopenblas
 HPL_INCLUDES = -I\$(INCdir) -I\$(INCdir)/\$(ARCH) \$(LAinc)
 HPL_LIBS     = \$(HPLlib) \$(LAlib) -lm
-HPL_OPTS     = -DHPL_CALL_CBLAS
+HPL_OPTS     = $HPL_OPTS
 HPL_DEFS     = \$(HPL_OPTS) \$(HPL_INCLUDES)
 CC           = $SMPICC
 CCNOOPT      = \$(HPL_DEFS)
@@ -115,11 +125,11 @@ ARFLAGS      = r
 RANLIB       = echo
 MAKE
 
-# Built once per compiler: rebuilt when smpicc or this script is newer than
-# the last build (or HPCC_REBUILD=1).
+# Built once per compiler and options: rebuilt when smpicc or this script is
+# newer than the last build, for other options (or HPCC_REBUILD=1).
 BUILT="$SCRATCH/.built-with"
 if [[ "${HPCC_REBUILD:-0}" == 1 || ! -f "$BUILT" || "$SMPICC" -nt "$BUILT" || "$0" -nt "$BUILT" \
-      || "$(cat "$BUILT")" != "$SMPICC" ]]; then
+      || "$(cat "$BUILT")" != "$SMPICC $HPL_OPTS" ]]; then
     note "building HPCC in $SRC (log: $SCRATCH/build.log)"
     rm -f "$BUILT"
     (cd "$SRC" && make arch=smpi clean >/dev/null 2>&1; make arch=smpi) >"$SCRATCH/build.log" 2>&1 \
@@ -143,10 +153,10 @@ int main(int argc, char **argv) {
     return failure;
 }
 DRIVER
-"$SMPICC" -O2 -DHPL_CALL_CBLAS -I"$SRC/include" -I"$SRC/hpl/include" -I"$SRC/hpl/include/smpi" \
+"$SMPICC" -O2 $HPL_OPTS -I"$SRC/include" -I"$SRC/hpl/include" -I"$SRC/hpl/include/smpi" \
     -I"$CBLAS_DIR" "$SCRATCH/xhpl_main.c" "$SRC/hpl/lib/smpi/libhpl.a" -lopenblas -lm \
     -o "$SCRATCH/xhpl" >>"$SCRATCH/build.log" 2>&1 || die "building xhpl failed; see $SCRATCH/build.log"
-[[ "$REBUILT" == 0 ]] || echo "$SMPICC" >"$BUILT"
+[[ "$REBUILT" == 0 ]] || echo "$SMPICC $HPL_OPTS" >"$BUILT"
 if [[ "$ALL" == 1 ]]; then PROGRAM="$SRC/hpcc"; else PROGRAM="$SCRATCH/xhpl"; fi
 
 MODEL_ARGS=()
@@ -157,7 +167,8 @@ if [[ "$MODELS" == 1 ]]; then
     # bookkeeping), each compiled once more under another name and hidden;
     # HPL's other helpers they need come from libhpl.a, hidden too (only the
     # models are exported).
-    HPLINC=(-DHPL_CALL_CBLAS -I"$SRC/hpl/include" -I"$SRC/hpl/include/smpi" -I"$CBLAS_DIR")
+    # shellcheck disable=SC2206 # HPL_OPTS is a list of -D flags
+    HPLINC=($HPL_OPTS -I"$SRC/hpl/include" -I"$SRC/hpl/include/smpi" -I"$CBLAS_DIR")
     ORIGINALS=()
     for source in panel/HPL_pdpanel_init pgesv/HPL_pipid pgesv/HPL_perm; do
         name="${source#*/}" renamed="hpl_original_${source#*/HPL_}"
@@ -231,6 +242,9 @@ RESULT="$(grep -E '^WR' "$RUN/hpccoutf.txt" || true)"
 CHECK="$(grep -E '^\|\|Ax-b\|\|' "$RUN/hpccoutf.txt" || true)"
 [[ -n "$RESULT" ]] || die "no HPL result in $RUN/hpccoutf.txt"
 echo "HPL: $RESULT"
+if [[ "$PHASES" == 1 ]]; then
+    grep -E 'aggregated wall time' "$RUN/hpccoutf.txt" | sed 's/^/HPL phase: /'
+fi
 if [[ "$MODELS" == 1 ]]; then
     echo "HPL: residual check off (the models compute no values)"
     exit 0
