@@ -19,6 +19,10 @@
 //!   never fewer than its flop count: no kernel runs above the simulated
 //!   host's speed, whatever this machine's vector units do. Kernels the
 //!   file does not name run at the host's full speed (their flop count).
+//!   Unless `smpi/host-speed` is set, this machine's speed is then the
+//!   peak too, so that the seconds the program's own code and the
+//!   function models spend here are charged in the same terms (a copy
+//!   keeps its cost next to a dgemm's).
 //! - `host-speed`: as `smpi_execute` charges measured code, scaled through
 //!   `smpi/host-speed` (`seconds * host_speed` flops), so that a prediction
 //!   with the models matches a plain run's, which measures the real BLAS
@@ -312,14 +316,57 @@ impl KernelModels {
         }
     }
 
-    /// Reads a model file over the flop-count defaults, scaled by `scale`
-    /// (`host_speed`: `smpi/host-speed`). A kernel's table gives the terms
-    /// it uses; the others are 0.
-    pub fn parse(
-        text: &str,
-        scale: Scale,
-        host_speed: f64,
-    ) -> Result<KernelModels, ModelFileError> {
+    /// Seconds of this machine that `kernel` takes on dimensions `d`.
+    pub fn seconds(&self, kernel: Kernel, d: [f64; 3]) -> f64 {
+        self.fits[kernel.index()].seconds(&kernel.features(d))
+    }
+
+    /// The work a call of `kernel` on dimensions `d` is charged on the
+    /// rank's host, in flops (see [`Scale`]).
+    pub fn work(&self, kernel: Kernel, d: [f64; 3]) -> f64 {
+        let work = self.seconds(kernel, d) * self.speed;
+        if self.at_most_peak {
+            work.max(kernel.flops(d))
+        } else {
+            work
+        }
+    }
+
+    pub fn fit(&self, kernel: Kernel) -> &Fit {
+        &self.fits[kernel.index()]
+    }
+}
+
+/// A model file as read: this machine's peak, if it gives one, and the
+/// kernels it models.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelFile {
+    peak: Option<f64>,
+    fits: Vec<(Kernel, Fit)>,
+}
+
+impl ModelFile {
+    /// The machine's peak the file gives (flop/s).
+    pub fn peak(&self) -> Option<f64> {
+        self.peak
+    }
+
+    /// The models of the file over the flop-count defaults, scaled by
+    /// `scale` (`host_speed`: `smpi/host-speed`).
+    pub fn models(self, scale: Scale, host_speed: f64) -> Result<KernelModels, ModelFileError> {
+        let mut models = match scale {
+            Scale::HostSpeed => KernelModels::at_speed(host_speed, false),
+            Scale::Peak => KernelModels::at_speed(self.peak.ok_or(ModelFileError::NoPeak)?, true),
+        };
+        for (kernel, fit) in self.fits {
+            models.fits[kernel.index()] = fit;
+        }
+        Ok(models)
+    }
+
+    /// Reads a model file. A kernel's table gives the terms it uses; the
+    /// others are 0.
+    pub fn parse(text: &str) -> Result<ModelFile, ModelFileError> {
         let tables: Tables = toml::from_str(text).map_err(|e| match old_format_line(text) {
             Some((line, old)) => ModelFileError::OldFormat {
                 line,
@@ -408,17 +455,11 @@ impl KernelModels {
             }
             fits.push((kernel, fit));
         }
-        // After the kernels' tables, so that their mistakes come first.
-        let mut models = match scale {
-            Scale::HostSpeed => KernelModels::at_speed(host_speed, false),
-            Scale::Peak => KernelModels::at_speed(peak.ok_or(ModelFileError::NoPeak)?, true),
-        };
-        for (kernel, fit) in fits {
-            models.fits[kernel.index()] = fit;
-        }
-        Ok(models)
+        Ok(ModelFile { peak, fits })
     }
+}
 
+impl KernelModels {
     /// The model file for `fits` (kernels without a fit are left out) on a
     /// machine of `peak` flop/s.
     pub fn format(fits: &[(Kernel, Fit)], peak: f64, provenance: &str) -> String {
@@ -449,26 +490,6 @@ impl KernelModels {
             }
         }
         s
-    }
-
-    /// Seconds of this machine that `kernel` takes on dimensions `d`.
-    pub fn seconds(&self, kernel: Kernel, d: [f64; 3]) -> f64 {
-        self.fits[kernel.index()].seconds(&kernel.features(d))
-    }
-
-    /// The work a call of `kernel` on dimensions `d` is charged on the
-    /// rank's host, in flops (see [`Scale`]).
-    pub fn work(&self, kernel: Kernel, d: [f64; 3]) -> f64 {
-        let work = self.seconds(kernel, d) * self.speed;
-        if self.at_most_peak {
-            work.max(kernel.flops(d))
-        } else {
-            work
-        }
-    }
-
-    pub fn fit(&self, kernel: Kernel) -> &Fit {
-        &self.fits[kernel.index()]
     }
 }
 
@@ -575,6 +596,10 @@ pub fn median_relative_error(fit: &Fit, samples: &[(Vec<f64>, f64)]) -> f64 {
 mod tests {
     use super::*;
 
+    fn parse(text: &str, scale: Scale, host_speed: f64) -> Result<KernelModels, ModelFileError> {
+        ModelFile::parse(text)?.models(scale, host_speed)
+    }
+
     #[test]
     fn defaults_are_flop_counts() {
         let m = KernelModels::flop_counts();
@@ -583,7 +608,7 @@ mod tests {
         // Kernels a file does not name, under either scaling.
         let file = "[machine]\npeak = 4e10\n[dscal]\nn = 1e-9\n";
         for scale in [Scale::Peak, Scale::HostSpeed] {
-            let m = KernelModels::parse(file, scale, 1e9).unwrap();
+            let m = parse(file, scale, 1e9).unwrap();
             assert_eq!(m.work(Kernel::Dgemm, [100.0, 100.0, 100.0]), 2e6);
         }
     }
@@ -593,7 +618,7 @@ mod tests {
         // This machine: 1e10 flop/s at best. A dgemm at 5e9 flop/s here (half
         // the peak) runs at half the simulated host's speed: twice its flops.
         let text = "[machine]\npeak = 1e10\n[dgemm]\nmnk = 4e-10\n[dscal]\nn = 1e-11\n";
-        let m = KernelModels::parse(text, Scale::Peak, 1e9).unwrap();
+        let m = parse(text, Scale::Peak, 1e9).unwrap();
         let d = [10.0, 20.0, 30.0];
         assert_eq!(m.work(Kernel::Dgemm, d), 2.0 * Kernel::Dgemm.flops(d));
         // dscal at 1e11 flop/s here, above the peak: its flop count, the
@@ -601,7 +626,7 @@ mod tests {
         assert_eq!(m.work(Kernel::Dscal, [1e3, 0.0, 0.0]), 1e3);
         // Measured-code scaling: seconds times smpi/host-speed, above the
         // host's speed when this machine's BLAS is faster than that.
-        let m = KernelModels::parse(text, Scale::HostSpeed, 1e9).unwrap();
+        let m = parse(text, Scale::HostSpeed, 1e9).unwrap();
         assert_eq!(m.work(Kernel::Dgemm, d), 4e-10 * 6000.0 * 1e9);
         assert_eq!(m.work(Kernel::Dscal, [1e3, 0.0, 0.0]), 1e-8 * 1e9);
     }
@@ -609,7 +634,7 @@ mod tests {
     #[test]
     fn peak_scaling_needs_the_machine_s_peak() {
         let text = "[dgemm]\nmnk = 4e-10\n";
-        let e = KernelModels::parse(text, Scale::Peak, 1e9).unwrap_err();
+        let e = parse(text, Scale::Peak, 1e9).unwrap_err();
         assert_eq!(e, ModelFileError::NoPeak);
         assert!(
             e.to_string().contains("smpirun -calibrate-blas FILE"),
@@ -619,10 +644,10 @@ mod tests {
             e.to_string().contains("smpi/blas-model-scale:host-speed"),
             "{e}"
         );
-        assert!(KernelModels::parse(text, Scale::HostSpeed, 1e9).is_ok());
-        let e = KernelModels::parse("[machine]\npeak = 0\n", Scale::Peak, 1e9).unwrap_err();
+        assert!(parse(text, Scale::HostSpeed, 1e9).is_ok());
+        let e = parse("[machine]\npeak = 0\n", Scale::Peak, 1e9).unwrap_err();
         assert_eq!(e, ModelFileError::BadPeak { line: 2 });
-        let e = KernelModels::parse("[machine]\nspeed = 1e9\n", Scale::HostSpeed, 1e9).unwrap_err();
+        let e = parse("[machine]\nspeed = 1e9\n", Scale::HostSpeed, 1e9).unwrap_err();
         assert!(
             e.to_string()
                 .starts_with("line 2: [machine] has no 'speed'"),
@@ -634,7 +659,7 @@ mod tests {
     fn a_file_overrides_some_kernels() {
         let text = "# comment\n\n[dgemm]  # m, n, k\nmnk = 1e-11\n1 = 2e-6\nr2 = 0.999\n\n\
                     [dscal]\nn = 1e-9\n1 = -5e-7\n";
-        let m = KernelModels::parse(text, Scale::HostSpeed, 1e9).unwrap();
+        let m = parse(text, Scale::HostSpeed, 1e9).unwrap();
         let t = m.seconds(Kernel::Dgemm, [100.0, 100.0, 100.0]);
         assert!((t - (1e-5 + 2e-6)).abs() < 1e-18, "{t}");
         assert_eq!(m.fit(Kernel::Dgemm).r2, Some(0.999));
@@ -649,7 +674,7 @@ mod tests {
             "default kept"
         );
         // Integers are numbers of seconds too.
-        let m = KernelModels::parse("[dscal]\nn = 0\n1 = 1\n", Scale::HostSpeed, 1e9).unwrap();
+        let m = parse("[dscal]\nn = 0\n1 = 1\n", Scale::HostSpeed, 1e9).unwrap();
         assert_eq!(m.fit(Kernel::Dscal).coefs, [0.0, 1.0]);
     }
 
@@ -687,7 +712,7 @@ mod tests {
             text.contains("\n[machine]\npeak = 6.2e10  # flop/s"),
             "{text}"
         );
-        let back = KernelModels::parse(&text, Scale::Peak, 1e9).unwrap();
+        let back = parse(&text, Scale::Peak, 1e9).unwrap();
         assert_eq!(back.fit(Kernel::Dgemm), &fits[0].1);
         assert_eq!(back.fit(Kernel::Idamax).coefs, fits[1].1.coefs);
         assert!(back.fit(Kernel::Idamax).r2.unwrap().is_nan());
@@ -696,43 +721,41 @@ mod tests {
 
     #[test]
     fn bad_files_name_the_line() {
-        let e = KernelModels::parse(
+        let e = parse(
             "[dgemm]\nmnk = 1e-11\n\n[zgemm]\nn = 1\n",
             Scale::HostSpeed,
             1e9,
         )
         .unwrap_err();
         assert!(e.to_string().starts_with("line 4: 'zgemm'"), "{e}");
-        let e =
-            KernelModels::parse("[dgemm]\nmnk = \"fast\"\n", Scale::HostSpeed, 1e9).unwrap_err();
+        let e = parse("[dgemm]\nmnk = \"fast\"\n", Scale::HostSpeed, 1e9).unwrap_err();
         assert!(
             matches!(&e, ModelFileError::Syntax { line: 2, message } if message.contains("f64")),
             "{e}"
         );
-        let e =
-            KernelModels::parse("[dscal]\n1 = 0\nmnk = 1\n", Scale::HostSpeed, 1e9).unwrap_err();
+        let e = parse("[dscal]\n1 = 0\nmnk = 1\n", Scale::HostSpeed, 1e9).unwrap_err();
         assert!(
             e.to_string()
                 .starts_with("line 3: dscal has no term 'mnk' (its terms: n, 1)"),
             "{e}"
         );
-        let e = KernelModels::parse("[dscal]\nn = inf\n", Scale::HostSpeed, 1e9).unwrap_err();
+        let e = parse("[dscal]\nn = inf\n", Scale::HostSpeed, 1e9).unwrap_err();
         assert!(e.to_string().starts_with("line 2: dscal's n"), "{e}");
-        let e = KernelModels::parse("\n[dscal]\nr2 = 1\n", Scale::HostSpeed, 1e9).unwrap_err();
+        let e = parse("\n[dscal]\nr2 = 1\n", Scale::HostSpeed, 1e9).unwrap_err();
         assert!(
             e.to_string().starts_with("line 2: [dscal] gives none"),
             "{e}"
         );
-        let e = KernelModels::parse("dgemm = 5\n", Scale::HostSpeed, 1e9).unwrap_err();
+        let e = parse("dgemm = 5\n", Scale::HostSpeed, 1e9).unwrap_err();
         assert!(matches!(e, ModelFileError::Syntax { line: 1, .. }), "{e}");
-        let e = KernelModels::parse("[dscal\n", Scale::HostSpeed, 1e9).unwrap_err();
+        let e = parse("[dscal\n", Scale::HostSpeed, 1e9).unwrap_err();
         assert!(matches!(e, ModelFileError::Syntax { line: 1, .. }), "{e}");
     }
 
     #[test]
     fn files_of_the_old_format_say_how_to_regenerate() {
         let old = "# smpi-rs kernel models\ndgemm mnk=1e-11 1=2e-6 r2=0.999   # m, n, k\n";
-        let e = KernelModels::parse(old, Scale::HostSpeed, 1e9).unwrap_err();
+        let e = parse(old, Scale::HostSpeed, 1e9).unwrap_err();
         assert_eq!(
             e,
             ModelFileError::OldFormat {

@@ -52,7 +52,7 @@ const OPTIONS: config::Options = &[
     OptionSpec { name: "smpi/privatization", kind: Kind::Text, default: "auto", help: "give each rank its own globals: swap (one copy, globals swapped at each switch; alias mmap), dlopen (yes: one copy per rank), no, or auto (swap when the program allows it, else dlopen)" },
     OptionSpec { name: "smpi/blas", kind: Kind::Text, default: "real", help: "real: the program's BLAS runs; model: its BLAS calls (cblas_* and dgemm_-style) do no arithmetic and cost a modelled time instead (see smpi/blas-model-file)" },
     OptionSpec { name: "smpi/blas-model-file", kind: Kind::Text, default: "", help: "kernel models written by smpirun -calibrate-blas; kernels it does not name (or all, when empty) cost their flop count" },
-    OptionSpec { name: "smpi/blas-model-scale", kind: Kind::Text, default: "peak", help: "peak: a kernel runs on the simulated host at the efficiency it has on this machine (its rate over the model file's peak), never above the host's speed; host-speed: its seconds here are charged as measured code is, through smpi/host-speed (what a plain run predicts)" },
+    OptionSpec { name: "smpi/blas-model-scale", kind: Kind::Text, default: "peak", help: "peak: a kernel runs on the simulated host at the efficiency it has on this machine (its rate over the model file's peak), never above the host's speed, and smpi/host-speed defaults to that peak; host-speed: its seconds here are charged as measured code is, through smpi/host-speed (what a plain run predicts)" },
     OptionSpec { name: "smpi/function-models", kind: Kind::Text, default: "", help: "shared objects built with smpicc -shared, comma-separated: each function they export replaces the program's function of that name" },
     OptionSpec { name: "smpi/simulate-computation", kind: Kind::Bool, default: "yes", help: "measure CPU time between MPI calls and simulate it" },
 ];
@@ -508,22 +508,16 @@ fn print_platform(opts: &Options) -> Result<i32> {
     Ok(0)
 }
 
-/// The kernel models of `smpi/blas:model`: the model file's, over flop
-/// counts, scaled by `scale` (`smpi/blas-model-scale`; `speed`: the
-/// `smpi/host-speed` in force).
-fn kernel_models_from(
-    cfg: &Config,
-    scale: crate::kernels::Scale,
-    speed: f64,
-) -> Result<crate::kernels::KernelModels> {
-    use crate::kernels::KernelModels;
+/// The model file of `smpi/blas-model-file`, if one is given.
+fn model_file_from(cfg: &Config) -> Result<Option<crate::kernels::ModelFile>> {
     let path = cfg.text("smpi/blas-model-file");
     if path.is_empty() {
-        return Ok(KernelModels::flop_counts());
+        return Ok(None);
     }
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("option smpi/blas-model-file: cannot read '{path}'"))?;
-    KernelModels::parse(&text, scale, speed)
+    crate::kernels::ModelFile::parse(&text)
+        .map(Some)
         .with_context(|| format!("option smpi/blas-model-file: '{path}'"))
 }
 
@@ -1231,14 +1225,38 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         "host-speed" => crate::kernels::Scale::HostSpeed,
         other => bail!("option smpi/blas-model-scale: '{other}' is not peak or host-speed"),
     };
+    let model_file = if blas_models {
+        model_file_from(&cfg)?
+    } else {
+        None
+    };
+    // Under peak scaling this machine's speed is the models' peak unless
+    // smpi/host-speed says otherwise: what the program's own code and the
+    // function models measure (seconds of this machine) is then charged
+    // in the kernels' terms, so that a copy keeps its cost next to a
+    // dgemm's as on this machine.
+    let models_peak = model_file
+        .as_ref()
+        .and_then(crate::kernels::ModelFile::peak)
+        .filter(|_| blas_scale == crate::kernels::Scale::Peak)
+        .filter(|_| cfg.text("smpi/host-speed") == "auto");
     let needs_speed =
         simulate || blas_models || platform.is_none() || cfg.text("smpi/host-speed") != "auto";
-    let speed = if needs_speed { host_speed(&cfg)? } else { 1e9 };
+    let speed = match models_peak {
+        Some(peak) => peak,
+        None if needs_speed => host_speed(&cfg)?,
+        None => 1e9,
+    };
     if needs_speed {
         tracing::debug!(
             target: log::CONFIG,
-            "smpi/host-speed: {} (turns measured computation into flops)",
-            platforms::units::format_speed(speed)
+            "smpi/host-speed: {} (turns measured computation into flops{})",
+            platforms::units::format_speed(speed),
+            if models_peak.is_some() {
+                "; the kernel models' peak"
+            } else {
+                ""
+            }
         );
     }
 
@@ -1369,10 +1387,15 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         }
         (None, None) => unreachable!("checked above"),
     };
-    let kernel_models = if blas_models {
-        Some(kernel_models_from(&cfg, blas_scale, speed)?)
-    } else {
-        None
+    let kernel_models = match model_file {
+        Some(file) => Some(file.models(blas_scale, speed).with_context(|| {
+            format!(
+                "option smpi/blas-model-file: '{}'",
+                cfg.text("smpi/blas-model-file")
+            )
+        })?),
+        None if blas_models => Some(crate::kernels::KernelModels::flop_counts()),
+        None => None,
     };
     let bench = Bench {
         simulate,

@@ -123,6 +123,27 @@ fn peak_scaling_runs_a_kernel_at_this_machine_s_efficiency_on_the_simulated_host
     // never faster than the simulated host, 524.288 us.
     let t = dgemm_time("1e9");
     assert!((t - 524.288e-6).abs() < 1e-12, "{t}");
+    // smpi/host-speed left at auto: this machine's speed is the peak, and
+    // the default platform's hosts run at it, so the call takes its
+    // seconds here and dscal's 1,000 flops 0.4 us.
+    let models = write_scratch(
+        "dgemm-model-peak-auto.toml",
+        "[machine]\npeak = 2.5e9\n[dgemm]\nmnk = 1e-9\n1 = 1e-6\n",
+    );
+    let o = run(&[
+        "-np",
+        "1",
+        NO_COMPUTE,
+        "--cfg=smpi/blas:model",
+        &format!("--cfg=smpi/blas-model-file:{}", models.display()),
+        app.to_str().unwrap(),
+    ]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    let t = seconds(&out, "dgemm") - WTIME;
+    assert!((t - 263.144e-6).abs() < 1e-12, "{t}");
+    let t = seconds(&out, "dscal-time") - WTIME;
+    assert!((t - 0.4e-6).abs() < 1e-12, "{t}");
 }
 
 #[test]
