@@ -247,9 +247,15 @@ fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Sizes) -> Option<Vec<
 /// Gflop), in flop/s: the calibration's random sizes stop at 512, below
 /// which dgemm stays a few percent under the rate HPL's big updates reach,
 /// and a peak set too low would cap those updates below what they run at.
-fn measure_peak(lib: &ForeignLibrary) -> Option<f64> {
+/// Skipped (None) when `fit`, dgemm's model, says a call would take more
+/// than a tenth of a second: a BLAS that slow has no peak to find there.
+fn measure_peak(lib: &ForeignLibrary, fit: &Fit) -> Option<f64> {
     let f: F = lib.function("dgemm_")?;
     let n: c_int = 1024;
+    let d = [f64::from(n); 3];
+    if fit.seconds(&Kernel::Dgemm.features(d)) > 0.1 {
+        return None;
+    }
     let len = 1024 * 1024;
     let a = vec![1e-3f64; len];
     let b = vec![0.5f64; len];
@@ -442,7 +448,11 @@ pub fn calibrate_blas(library: Option<&str>, out: &std::path::Path) -> Result<St
             missing.join(", ")
         );
     }
-    if let Some(rate) = measure_peak(&lib) {
+    let big = fits
+        .iter()
+        .find(|(k, _)| *k == Kernel::Dgemm)
+        .and_then(|(_, fit)| measure_peak(&lib, fit));
+    if let Some(rate) = big {
         peak = peak.max(rate);
     }
     let _ = writeln!(
