@@ -373,7 +373,7 @@ pub fn wait_any(active: &[(usize, ReqId)], call: &'static str) -> (usize, ReqId)
     wait_for_then(
         &ids,
         call,
-        |w| ids.iter().any(|&id| is_complete(w, id)),
+        |w| first_complete(w).is_some(),
         |w| first_complete(w).expect("a completed request"),
     )
 }
