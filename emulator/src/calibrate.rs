@@ -20,7 +20,7 @@ use privatize::ForeignLibrary;
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::kernels::{least_squares, median_relative_error, Fit, Kernel, KernelModels};
+use crate::kernels::{least_squares, median_relative_error, Fit, Kernel, ModelFile};
 
 /// Where to look for a BLAS when none is named.
 const DEFAULT_LIBRARIES: &[&str] = &["libopenblas.so.0", "libblas.so.3", "libopenblas.so"];
@@ -66,6 +66,35 @@ fn time(mut f: impl FnMut()) -> f64 {
 
 type F = *mut std::ffi::c_void;
 
+/// The Fortran BLAS `dgemm_`.
+type Dgemm = unsafe extern "C" fn(
+    *const c_char,
+    *const c_char,
+    *const c_int,
+    *const c_int,
+    *const c_int,
+    *const f64,
+    *const f64,
+    *const c_int,
+    *const f64,
+    *const c_int,
+    *const f64,
+    *mut f64,
+    *const c_int,
+);
+
+/// C += A B for column-major A (m x k), B (k x n) and C (m x n), each with
+/// its row count as leading dimension.
+///
+/// # Safety
+/// `g` is a BLAS's `dgemm_`; `a`, `b` and `c` hold at least m k, k n and
+/// m n elements.
+unsafe fn dgemm(g: Dgemm, [m, n, k]: [c_int; 3], a: *const f64, b: *const f64, c: *mut f64) {
+    let (one, no) = (1.0f64, b"N".as_ptr().cast());
+    // SAFETY: the caller's guarantees, with dgemm_'s arguments by address.
+    unsafe { g(no, no, &m, &n, &k, &one, a, &m, b, &k, &one, c, &m) }
+}
+
 /// Times `kernel` from `lib`, if the library has it: (dimensions, seconds)
 /// points.
 fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Sizes) -> Option<Vec<([f64; 3], f64)>> {
@@ -94,43 +123,11 @@ fn measure(lib: &ForeignLibrary, kernel: Kernel, rng: &mut Sizes) -> Option<Vec<
         let (size, seconds) = match kernel {
             Kernel::Dgemm => {
                 let (m, n, k) = (rng.size(1, big), rng.size(1, big), rng.size(1, big));
-                type G = unsafe extern "C" fn(
-                    *const c_char,
-                    *const c_char,
-                    *const c_int,
-                    *const c_int,
-                    *const c_int,
-                    *const f64,
-                    *const f64,
-                    *const c_int,
-                    *const f64,
-                    *const c_int,
-                    *const f64,
-                    *mut f64,
-                    *const c_int,
-                );
-                // SAFETY: dgemm_ has the Fortran BLAS signature G; the
-                // buffers hold at least 512 x 512 elements, leading
-                // dimensions are the row counts, all at most 512.
-                let g: G = unsafe { std::mem::transmute::<F, G>(f) };
-                // SAFETY: as above: dgemm_'s arguments, within the buffers.
-                let t = time(|| unsafe {
-                    g(
-                        n_.cast(),
-                        n_.cast(),
-                        &m,
-                        &n,
-                        &k,
-                        &one,
-                        pa,
-                        &m,
-                        pb,
-                        &k,
-                        &one,
-                        pc,
-                        &m,
-                    )
-                });
+                // SAFETY: dgemm_ has the Fortran BLAS signature Dgemm.
+                let g: Dgemm = unsafe { std::mem::transmute::<F, Dgemm>(f) };
+                // SAFETY: the buffers hold at least 512 x 512 elements, and
+                // m, n and k are at most 512.
+                let t = time(|| unsafe { dgemm(g, [m, n, k], pa, pb, pc) });
                 ([f64::from(m), f64::from(n), f64::from(k)], t)
             }
             Kernel::Dtrsm => {
@@ -260,48 +257,14 @@ fn measure_peak(lib: &ForeignLibrary, fit: &Fit) -> Option<f64> {
     let a = vec![1e-3f64; len];
     let b = vec![0.5f64; len];
     let mut c = vec![0.25f64; len];
-    let (one, no) = (1.0f64, b"N".as_ptr());
-    type G = unsafe extern "C" fn(
-        *const c_char,
-        *const c_char,
-        *const c_int,
-        *const c_int,
-        *const c_int,
-        *const f64,
-        *const f64,
-        *const c_int,
-        *const f64,
-        *const c_int,
-        *const f64,
-        *mut f64,
-        *const c_int,
-    );
-    // SAFETY: dgemm_ has the Fortran BLAS signature G.
-    let g: G = unsafe { std::mem::transmute::<F, G>(f) };
-    let pc = c.as_mut_ptr();
+    // SAFETY: dgemm_ has the Fortran BLAS signature Dgemm.
+    let g: Dgemm = unsafe { std::mem::transmute::<F, Dgemm>(f) };
     // Best of ten calls (a third of a second): a peak is a best case.
     let mut t = f64::INFINITY;
     for _ in 0..10 {
         let start = Instant::now();
-        // SAFETY: dgemm_'s arguments: three 1024 x 1024 matrices, leading
-        // dimensions 1024.
-        unsafe {
-            g(
-                no.cast(),
-                no.cast(),
-                &n,
-                &n,
-                &n,
-                &one,
-                a.as_ptr(),
-                &n,
-                b.as_ptr(),
-                &n,
-                &one,
-                pc,
-                &n,
-            )
-        };
+        // SAFETY: three 1024 x 1024 matrices.
+        unsafe { dgemm(g, [n; 3], a.as_ptr(), b.as_ptr(), c.as_mut_ptr()) };
         t = t.min(start.elapsed().as_secs_f64());
     }
     let rate = 2.0 * f64::from(n).powi(3) / t;
@@ -460,7 +423,7 @@ pub fn calibrate_blas(library: Option<&str>, out: &std::path::Path) -> Result<St
         "this machine's peak (the best rate measured, a 1024^3 dgemm's): {:.2} Gflop/s",
         peak / 1e9
     );
-    let text = KernelModels::format(
+    let text = ModelFile::format(
         &fits,
         peak,
         &format!("{name}, {SAMPLES} random sizes per kernel"),

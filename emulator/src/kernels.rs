@@ -381,30 +381,25 @@ impl ModelFile {
         let mut tables: Vec<_> = tables.into_iter().collect();
         tables.sort_by_key(|(name, _)| name.span().start);
         let mut peak = None;
-        for (name, entries) in &tables {
-            if name.get_ref() != "machine" {
-                continue;
-            }
-            for (key, value) in entries {
-                let line = line_of(text, key.span().start);
-                if key.get_ref() != "peak" {
-                    return Err(ModelFileError::UnknownMachineKey {
-                        line,
-                        key: key.get_ref().clone(),
-                    });
-                }
-                let value = *value.get_ref();
-                if !(value.is_finite() && value > 0.0) {
-                    return Err(ModelFileError::BadPeak { line });
-                }
-                peak = Some(value);
-            }
-        }
         let mut fits = Vec::new();
         for (name, entries) in tables {
             let line = line_of(text, name.span().start);
             let name = name.into_inner();
             if name == "machine" {
+                for (key, value) in entries {
+                    let line = line_of(text, key.span().start);
+                    if key.get_ref() != "peak" {
+                        return Err(ModelFileError::UnknownMachineKey {
+                            line,
+                            key: key.into_inner(),
+                        });
+                    }
+                    let value = value.into_inner();
+                    if !(value.is_finite() && value > 0.0) {
+                        return Err(ModelFileError::BadPeak { line });
+                    }
+                    peak = Some(value);
+                }
                 continue;
             }
             let kernel = Kernel::by_name(&name).ok_or_else(|| ModelFileError::UnknownKernel {
@@ -457,9 +452,7 @@ impl ModelFile {
         }
         Ok(ModelFile { peak, fits })
     }
-}
 
-impl KernelModels {
     /// The model file for `fits` (kernels without a fit are left out) on a
     /// machine of `peak` flop/s.
     pub fn format(fits: &[(Kernel, Fit)], peak: f64, provenance: &str) -> String {
@@ -703,7 +696,7 @@ mod tests {
                 },
             ),
         ];
-        let text = KernelModels::format(&fits, 6.2e10, "test");
+        let text = ModelFile::format(&fits, 6.2e10, "test");
         assert!(
             text.contains("\n[dgemm]  # m, n, k\nmnk = 2.0539e-11\n"),
             "{text}"
