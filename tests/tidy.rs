@@ -46,6 +46,19 @@ fn rel(p: &Path) -> String {
     p.strip_prefix(repo()).unwrap_or(p).display().to_string()
 }
 
+/// Every directory of the workspace's Rust sources, tests included.
+const RUST_SOURCES: &[&str] = &[
+    "emulator/src",
+    "fluidnet/src",
+    "platforms/src",
+    "platforms/tests",
+    "collectives/src",
+    "privatize/src",
+    "sweep/src",
+    "bench/src",
+    "tests",
+];
+
 /// The code of a line, without its `//` comment (good enough for paths:
 /// no string in the sources holds `//` before a path that matters).
 fn code(line: &str) -> &str {
@@ -204,15 +217,7 @@ fn documented(ls: &[(usize, String)], i: usize) -> bool {
 fn every_unsafe_block_says_why_it_is_sound() {
     let root = repo();
     let mut bad = Vec::new();
-    for dir in [
-        "emulator/src",
-        "fluidnet/src",
-        "platforms/src",
-        "collectives/src",
-        "privatize/src",
-        "bench/src",
-        "tests",
-    ] {
+    for dir in RUST_SOURCES {
         for f in rust_files(&root.join(dir)) {
             let ls = lines(&f);
             for i in 0..ls.len() {
@@ -281,15 +286,7 @@ fn every_property_test_block_fixes_its_seed() {
     let root = repo();
     let mut bad = Vec::new();
     let mut blocks = 0;
-    for dir in [
-        "emulator/src",
-        "fluidnet/src",
-        "platforms",
-        "collectives/src",
-        "privatize/src",
-        "sweep",
-        "bench/src",
-    ] {
+    for dir in RUST_SOURCES {
         for f in rust_files(&root.join(dir)) {
             let ls = lines(&f);
             for (i, (n, l)) in ls.iter().enumerate() {
