@@ -297,16 +297,20 @@ impl System {
     pub(crate) fn join(&mut self, g: u32, index: u32) {
         let now = self.now;
         let work = self.precision.work;
-        let slot = &mut self.slots[index as usize];
-        let generation = slot.generation;
-        let a = slot.action.as_mut().expect("a joining action is live");
-        let group = self.groups[g as usize].as_mut().expect("a live group");
+        let work_on_clock = {
+            let a = self.slots[index as usize]
+                .action
+                .as_ref()
+                .expect("a joining action is live");
+            (a.amount - work) * a.penalty / a.factor
+        };
+        let group = self.group_mut(g);
         group.sync(now);
-        let work_on_clock = (a.amount - work) * a.penalty / a.factor;
         if group.clock * f64::EPSILON > work_on_clock * CLOCK_ROUNDING {
             self.restart_clock(g);
         }
         let slot = &mut self.slots[index as usize];
+        let generation = slot.generation;
         let a = slot.action.as_mut().expect("a joining action is live");
         let group = self.groups[g as usize].as_mut().expect("a live group");
         group.members += 1;
