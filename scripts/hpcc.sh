@@ -24,9 +24,11 @@
 # after -- on a busy machine). No value is computed, so HPL's residual check
 # is switched off. Kernels run at the efficiency they have on this machine
 # (their rate over its peak) times the simulated hosts' speed
-# (smpi/blas-model-scale:peak); pass --cfg=smpi/blas-model-scale:host-speed
-# after -- to charge them as a plain run measures the real BLAS, for a
-# comparison with one.
+# (smpi/blas-model-scale:peak), and HPL's own code and the function models
+# are charged at that peak too (smpi/host-speed defaults to it). To compare
+# with a plain run in the same terms, give the plain run the model file's
+# peak: --cfg=smpi/host-speed:PEAK after -- (the line peak = in
+# $HPCC_SCRATCH/blas-models.toml).
 #
 # --phases builds HPL with its detailed timing (HPL_DETAILED_TIMING) and
 # prints, after the result, the time of each phase of the factorization
