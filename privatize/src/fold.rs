@@ -91,7 +91,8 @@ struct Region {
     /// The call site whose buffer it maps (local strategy).
     site: Option<(String, u32)>,
     /// The folded parts, as offsets from the start: all of it but for
-    /// partial allocations.
+    /// partial allocations. Sorted and disjoint ([`Folding::cover`]'s
+    /// search relies on it; `unfold` keeps the order).
     folded: Vec<(usize, usize)>,
     /// Under huge pages, the huge pages of the allocation that `unfold`
     /// turned into normal pages (offsets).
@@ -318,6 +319,7 @@ impl Folding {
                 folded.push((lo, hi));
             }
         }
+        folded = sorted_disjoint(folded);
         self.regions.insert(
             base as usize,
             Region {
@@ -559,11 +561,13 @@ impl Folding {
             if base + r.len <= addr {
                 break;
             }
-            for &(lo, hi) in &r.folded {
-                let (a, b) = ((base + lo).max(addr), (base + hi).min(end));
-                if a < b {
-                    parts.push((a - addr, b - addr));
+            let first = r.folded.partition_point(|&(_, hi)| base + hi <= addr);
+            for &(lo, hi) in &r.folded[first..] {
+                if base + lo >= end {
+                    break;
                 }
+                let (a, b) = ((base + lo).max(addr), (base + hi).min(end));
+                parts.push((a - addr, b - addr));
             }
         }
         parts.sort_unstable();
@@ -590,10 +594,15 @@ impl Folding {
             return Cover::Mixed;
         }
         let (lo, hi) = (addr - base, end - base);
-        let folded: usize = region
-            .folded
+        // The folded parts are sorted and disjoint: a binary search finds
+        // the first that ends past `lo` (a region unfolded page by page
+        // has thousands of parts).
+        let parts = &region.folded;
+        let first = parts.partition_point(|&(_, b)| b <= lo);
+        let folded: usize = parts[first..]
             .iter()
-            .map(|&(a, b)| b.min(hi).saturating_sub(a.max(lo)))
+            .take_while(|&&(a, _)| a < hi)
+            .map(|&(a, b)| b.min(hi) - a.max(lo))
             .sum();
         if folded == 0 {
             Cover::Private
@@ -644,6 +653,20 @@ impl Folding {
             .filter_map(|(lo, hi, private)| private.then_some((lo, hi)))
             .collect()
     }
+}
+
+/// `parts` sorted, overlapping or touching ones merged: the form of
+/// [`Region::folded`].
+fn sorted_disjoint(mut parts: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    parts.sort_unstable();
+    let mut out: Vec<(usize, usize)> = Vec::with_capacity(parts.len());
+    for (lo, hi) in parts {
+        match out.last_mut() {
+            Some(last) if lo <= last.1 => last.1 = last.1.max(hi),
+            _ => out.push((lo, hi)),
+        }
+    }
+    out
 }
 
 /// Reserves `len` bytes of address space aligned to `align` (a power of
@@ -836,6 +859,55 @@ mod tests {
         assert_eq!(f.unfold(at, 16).unwrap(), 0, "already private");
         let mut plain = [0u8; 64];
         assert_eq!(f.unfold(plain.as_mut_ptr(), 64).unwrap(), 0);
+        f.free(a).unwrap();
+        f.free(b).unwrap();
+    }
+
+    #[test]
+    fn cover_agrees_with_a_page_by_page_look_over_many_parts() {
+        let page = page_size();
+        let mut f = Folding::new(Strategy::Global, 4 * page);
+        let n = 64;
+        let a = f.allocate(n * page, "a.c", 1).unwrap();
+        // Every third page unfolded, and a run of three: many parts.
+        let mut private = vec![false; n];
+        for p in (1..n).step_by(3).chain(40..43) {
+            // SAFETY: a is n pages long.
+            f.unfold(unsafe { a.add(p * page) }, 1).unwrap();
+            private[p] = true;
+        }
+        // Shared ranges out of order and overlapping.
+        let b = f
+            .allocate_partial(
+                16 * page,
+                &[
+                    (8 * page, 12 * page),
+                    (page, 3 * page),
+                    (2 * page, 5 * page),
+                ],
+            )
+            .unwrap();
+        let b_private: Vec<bool> = (0..16)
+            .map(|p| !(1..5).contains(&p) && !(8..12).contains(&p))
+            .collect();
+        for (base, private) in [(a as usize, &private), (b as usize, &b_private)] {
+            let pages = private.len();
+            for first in 0..pages {
+                for last in first..pages.min(first + 9) {
+                    // From the middle of page `first` to the middle of `last`.
+                    let (addr, len) = (base + first * page + page / 2, (last - first) * page + 1);
+                    let all = |want: bool| (first..=last).all(|p| private[p] == want);
+                    let expected = if all(true) {
+                        Cover::Private
+                    } else if all(false) {
+                        Cover::Folded
+                    } else {
+                        Cover::Mixed
+                    };
+                    assert_eq!(f.cover(addr, len), expected, "pages {first}..={last}");
+                }
+            }
+        }
         f.free(a).unwrap();
         f.free(b).unwrap();
     }
