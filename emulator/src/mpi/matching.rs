@@ -57,6 +57,10 @@ pub(crate) struct MatchQueue<T> {
     /// next free one. A list in the nodes themselves rather than a vector
     /// of its own: every rank has two queues, and a million ranks notice.
     free: u32,
+    /// How many items are queued with a wildcard source: none in a queue
+    /// of messages, and a query with a known source then skips the
+    /// wildcard bucket's lookup (a poll's second hash lookup).
+    wildcards: u32,
     buckets: Buckets,
 }
 
@@ -126,6 +130,7 @@ impl<T> Default for MatchQueue<T> {
             next_seq: 0,
             nodes: Vec::new(),
             free: NONE,
+            wildcards: 0,
             buckets: Buckets::default(),
         }
     }
@@ -163,6 +168,9 @@ impl<T> MatchQueue<T> {
                 i
             }
         };
+        if source == ANY_SOURCE {
+            self.wildcards += 1;
+        }
         match self.buckets.get_mut(&(ctx, source)) {
             Some(ends) => {
                 self.nodes[ends.tail as usize].next = index;
@@ -218,6 +226,9 @@ impl<T> MatchQueue<T> {
                 .min_by_key(|slot| slot.seq);
         }
         let exact = self.oldest_in(ctx, source, tag);
+        if self.wildcards == 0 {
+            return exact;
+        }
         let wild = self.oldest_in(ctx, ANY_SOURCE, tag);
         match (exact, wild) {
             (Some(a), Some(b)) => Some(if a.seq < b.seq { a } else { b }),
@@ -281,6 +292,9 @@ impl<T> MatchQueue<T> {
         }
         let item = n.item.take()?;
         let (prev, next) = (n.prev, n.next);
+        if slot.key.1 == ANY_SOURCE {
+            self.wildcards -= 1;
+        }
         if prev != NONE {
             self.nodes[prev as usize].next = next;
         }
