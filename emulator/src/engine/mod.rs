@@ -410,6 +410,7 @@ impl Core {
             .ib
             .map(|factors| ib::Ib::new(factors, model.precision.timing, platform.hosts().len()));
         let n = hosts.len();
+        let known_slots = net::known_flow_slots(n);
         let actors = hosts
             .into_iter()
             .enumerate()
@@ -443,8 +444,8 @@ impl Core {
             scratch: FlowScratch::default(),
             spare_uses: Vec::new(),
             done: Vec::new(),
-            known_flows: (0..net::KNOWN_FLOWS).map(|_| None).collect(),
-            known_seen: vec![None; net::KNOWN_FLOWS],
+            known_flows: (0..known_slots).map(|_| None).collect(),
+            known_seen: vec![None; known_slots],
             ib,
             net_stats: None,
             load_samples: Vec::new(),

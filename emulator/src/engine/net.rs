@@ -75,20 +75,30 @@ pub(super) struct Transfer {
     uses: Vec<(ResourceId, f64)>,
 }
 
-/// How many pairs' flows are remembered ([`KnownFlow`]).
-pub(super) const KNOWN_FLOWS: usize = 64;
+/// How many pairs' flows are remembered ([`KnownFlow`]) on a platform of
+/// `hosts` hosts: a few per host, so that the pairs a rank talks with
+/// (its neighbours in a stencil, its row and column in HPL) stay
+/// remembered at thousands of ranks, within a bounded table. A power of
+/// two.
+pub(super) fn known_flow_slots(hosts: usize) -> usize {
+    (hosts.saturating_mul(8))
+        .next_power_of_two()
+        .clamp(64, 1 << 16)
+}
 
-/// The slot of pair (`src`, `dst`) among the known flows.
-fn known_slot(src: HostId, dst: HostId) -> usize {
-    (src.0 as usize)
-        .wrapping_mul(31)
-        .wrapping_add(dst.0 as usize)
-        % KNOWN_FLOWS
+impl Core {
+    /// The slot of pair (`src`, `dst`) among the known flows.
+    fn known_slot(&self, src: HostId, dst: HostId) -> usize {
+        let key = (u64::from(src.0) << 32) | u64::from(dst.0);
+        // Fibonacci hashing: the high bits of the product mix both hosts.
+        let mixed = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (mixed >> 32) as usize & (self.known_flows.len() - 1)
+    }
 }
 
 /// What a transfer between a pair of hosts needs of its route, kept for
-/// the pair's next messages (a direct-mapped table of [`KNOWN_FLOWS`]
-/// pairs, `Core::known_flows`): the route's latency and length, its
+/// the pair's next messages (a direct-mapped table of
+/// [`known_flow_slots`] pairs, `Core::known_flows`): the route's latency and length, its
 /// links' (bandwidth, latency) and the fluid resources its flow uses.
 #[derive(Default)]
 pub(super) struct KnownFlow {
@@ -186,7 +196,7 @@ impl Core {
         }
         let mut uses = self.spare_uses.pop().unwrap_or_default();
         let flow = self.flow_of(src, dst, valiant, bytes, &route, &mut uses);
-        let k = known_slot(src, dst);
+        let k = self.known_slot(src, dst);
         // A pair is remembered from its second message on: traffic whose
         // pairs never repeat (an all-to-all) would only copy flows into
         // the table.
@@ -226,7 +236,8 @@ impl Core {
     /// pair, if there is one (the same flow a route would give, bit for
     /// bit: same links, same arithmetic); whether there was.
     fn start_known_flow(&mut self, id: TransferId, src: HostId, dst: HostId, bytes: usize) -> bool {
-        let Some(known) = self.known_flows[known_slot(src, dst)]
+        let k = self.known_slot(src, dst);
+        let Some(known) = self.known_flows[k]
             .as_mut()
             .filter(|k| k.pair == Some((src, dst)))
         else {
