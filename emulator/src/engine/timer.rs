@@ -49,45 +49,64 @@ pub enum Wake {
 }
 
 struct Timer {
-    at: f64,
-    /// The date the timer was added.
-    begun: f64,
-    /// Among wakes begun at one date, this one ends before those begun
-    /// after it (SimGrid's bounded computations, see [`Wake`]).
-    first_begun_first: bool,
+    /// The order of the timers: [`order_key`].
+    key: (u64, u64, u64),
     seq: u64,
     event: TimerEvent,
 }
 
-impl Timer {
-    /// Whether the timer ends an actor's sleep or timed wait.
-    fn wakes_actor(&self) -> bool {
-        matches!(self.event, TimerEvent::Wake(_) | TimerEvent::Timeout(_))
+/// A key whose plain order is `f64::total_cmp`'s.
+fn ord_bits(x: f64) -> u64 {
+    let b = x.to_bits();
+    if b >> 63 == 1 {
+        !b
+    } else {
+        b | 1 << 63
     }
+}
 
-    /// The order of the timers due at one date: wakes first, earlier
-    /// begun first and at one date of beginning newest first; then the
-    /// network's events, oldest first.
-    fn due_order(&self, other: &Self) -> Ordering {
-        match (self.wakes_actor(), other.wakes_actor()) {
-            (true, false) => Ordering::Less,
-            (false, true) => Ordering::Greater,
-            (true, true) => self.begun.total_cmp(&other.begun).then_with(|| {
-                match (self.first_begun_first, other.first_begun_first) {
-                    (true, true) => self.seq.cmp(&other.seq),
-                    (false, false) => other.seq.cmp(&self.seq),
-                    (true, false) => Ordering::Greater,
-                    (false, true) => Ordering::Less,
-                }
-            }),
-            (false, false) => self.seq.cmp(&other.seq),
-        }
+/// The date whose [`ord_bits`] is `k`.
+fn from_ord_bits(k: u64) -> f64 {
+    f64::from_bits(if k >> 63 == 1 { k & !(1 << 63) } else { !k })
+}
+
+/// The key that orders timers: by date; at one date the wakes of actors
+/// first, earlier begun first and, among those begun at one date, the
+/// newest first, except for bounded computations (`first_begun_first`),
+/// which come after the others begun then, oldest first; then the
+/// network's events, oldest first. Three integers compared in turn: the
+/// heap compares keys at every step of its sifts.
+fn order_key(
+    at: f64,
+    begun: f64,
+    first_begun_first: bool,
+    seq: u64,
+    event: TimerEvent,
+) -> (u64, u64, u64) {
+    const HIGH: u64 = 1 << 63;
+    let wakes_actor = matches!(event, TimerEvent::Wake(_) | TimerEvent::Timeout(_));
+    if !wakes_actor {
+        // Above every wake's date of beginning (ord_bits of any f64 is
+        // below u64::MAX).
+        return (ord_bits(at), u64::MAX, seq);
+    }
+    let within = if first_begun_first {
+        HIGH | seq
+    } else {
+        HIGH - 1 - seq
+    };
+    (ord_bits(at), ord_bits(begun), within)
+}
+
+impl Timer {
+    fn at(&self) -> f64 {
+        from_ord_bits(self.key.0)
     }
 }
 
 impl PartialEq for Timer {
     fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
+        self.key == other.key
     }
 }
 impl Eq for Timer {}
@@ -97,13 +116,9 @@ impl PartialOrd for Timer {
     }
 }
 impl Ord for Timer {
-    /// Reversed, so that the max-heap pops the earliest timer (then the
-    /// first in [`Timer::due_order`]).
+    /// Reversed, so that the max-heap pops the earliest timer.
     fn cmp(&self, other: &Self) -> Ordering {
-        other
-            .at
-            .total_cmp(&self.at)
-            .then_with(|| other.due_order(self))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -138,9 +153,7 @@ impl Timers {
     ) -> u64 {
         self.seq += 1;
         self.heap.push(Timer {
-            at,
-            begun: now,
-            first_begun_first,
+            key: order_key(at, now, first_begun_first, self.seq, event),
             seq: self.seq,
             event,
         });
@@ -168,13 +181,13 @@ impl Timers {
     /// The date of the earliest timer.
     pub fn next(&mut self) -> Option<f64> {
         self.drop_cancelled();
-        self.heap.peek().map(|t| t.at)
+        self.heap.peek().map(Timer::at)
     }
 
     /// Removes and returns the earliest timer if it is due at `t`.
     pub fn pop_due(&mut self, t: f64) -> Option<TimerEvent> {
         self.drop_cancelled();
-        if self.heap.peek().is_some_and(|top| top.at <= t) {
+        if self.heap.peek().is_some_and(|top| top.at() <= t) {
             self.heap.pop().map(|timer| timer.event)
         } else {
             None
@@ -212,6 +225,63 @@ mod tests {
         assert_eq!(t.next(), Some(2.0));
         assert_eq!(t.pop_due(5.0), Some(TimerEvent::Wake(1)));
         assert_eq!(t.pop_due(5.0), None);
+    }
+
+    /// The order of the module docs, written out as comparisons: what
+    /// the keys must reproduce.
+    fn reference_cmp(
+        a: &(f64, f64, bool, u64, TimerEvent),
+        b: &(f64, f64, bool, u64, TimerEvent),
+    ) -> Ordering {
+        let wakes = |e: &TimerEvent| matches!(e, TimerEvent::Wake(_) | TimerEvent::Timeout(_));
+        a.0.total_cmp(&b.0)
+            .then_with(|| match (wakes(&a.4), wakes(&b.4)) {
+                (true, false) => Ordering::Less,
+                (false, true) => Ordering::Greater,
+                (true, true) => a.1.total_cmp(&b.1).then_with(|| match (a.2, b.2) {
+                    (true, true) => a.3.cmp(&b.3),
+                    (false, false) => b.3.cmp(&a.3),
+                    (true, false) => Ordering::Greater,
+                    (false, true) => Ordering::Less,
+                }),
+                (false, false) => a.3.cmp(&b.3),
+            })
+    }
+
+    #[test]
+    fn timers_pop_in_the_reference_order_with_many_ties() {
+        use rand_core::{Rng, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(0x7173);
+        let mut next = |n: u64| rng.next_u64() % n;
+        let dates = [0.0, 1e-9, 0.5, 1.0, 1.0 + f64::EPSILON, 3.25];
+        let mut t = Timers::default();
+        let mut added = Vec::new();
+        for i in 0..3000 {
+            let begun = dates[next(4) as usize];
+            let at = begun + dates[next(6) as usize];
+            let event = match next(4) {
+                0 => TimerEvent::Wake(i),
+                1 => TimerEvent::Timeout(i),
+                2 => TimerEvent::LatencyDone(TransferId(i as u32)),
+                _ => TimerEvent::TransferDone(TransferId(i as u32)),
+            };
+            let first = next(2) == 0;
+            let seq = match event {
+                TimerEvent::Wake(a) => t.add_wake(
+                    begun,
+                    at,
+                    a,
+                    if first { Wake::Computed } else { Wake::Slept },
+                ),
+                _ => t.add(begun, at, event),
+            };
+            let first = first && matches!(event, TimerEvent::Wake(_));
+            added.push((at, begun, first, seq, event));
+        }
+        added.sort_by(reference_cmp);
+        let popped: Vec<TimerEvent> = std::iter::from_fn(|| t.pop_due(f64::INFINITY)).collect();
+        let expected: Vec<TimerEvent> = added.iter().map(|a| a.4).collect();
+        assert_eq!(popped, expected);
     }
 
     #[test]
