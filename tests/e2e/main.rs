@@ -208,10 +208,18 @@ pub fn assert_self_checks_with(source: &str, nps: &[&str], options: &[&str]) {
 
 pub const NO_COMPUTE: &str = "--cfg=smpi/simulate-computation:no";
 
-/// Writes `text` to a file in the scratch directory.
+/// Writes `text` to a file in the scratch directory, whole or not at all
+/// as its readers see it: tests that run at once may write the same file
+/// (a platform they share) while another's smpirun reads it, which then
+/// found it empty. The text goes to a file of this writer's own first,
+/// renamed over the name (a rename replaces a file atomically).
 pub fn write_scratch(name: &str, text: &str) -> PathBuf {
+    static WRITES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let p = scratch().join(name);
-    std::fs::write(&p, text).expect("write a scratch file");
+    let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let part = scratch().join(format!("{name}.part{n}"));
+    std::fs::write(&part, text).expect("write a scratch file");
+    std::fs::rename(&part, &p).expect("rename a scratch file into place");
     p
 }
 

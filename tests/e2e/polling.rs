@@ -3,22 +3,20 @@
 //! the nanosecond; free polls still let the others run; a rank polling
 //! for what never comes is reported as a livelock.
 
-use crate::{build, run, scratch, stderr, stdout, NO_COMPUTE};
+use crate::{build, run, stderr, stdout, write_scratch, NO_COMPUTE};
 
 /// The platform the expectations were recorded on (SimGrid's cluster tag,
 /// which both simulators read).
 pub(crate) fn cluster() -> String {
-    let path = scratch().join("polling-cluster.xml");
-    std::fs::write(
-        &path,
+    let path = write_scratch(
+        "polling-cluster.xml",
         r#"<?xml version='1.0'?>
 <!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
 <platform version="4.1">
   <cluster id="c" prefix="node-" suffix="" radical="0-7" speed="1Gf" bw="10Gbps" lat="1us"/>
 </platform>
 "#,
-    )
-    .expect("write the platform");
+    );
     path.display().to_string()
 }
 

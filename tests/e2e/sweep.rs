@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use crate::{build, build_as, repo, scratch, stderr, stdout, tool, with_env};
+use crate::{build, build_as, repo, scratch, stderr, stdout, tool, with_env, write_scratch};
 
 fn sweep() -> Command {
     with_env(Command::new(env!("CARGO_BIN_EXE_smpi-sweep")))
@@ -19,12 +19,6 @@ fn allreduce_app() -> PathBuf {
         "allreduce_for_sweeps",
         &["-O2"],
     )
-}
-
-fn write(name: &str, text: &str) -> std::path::PathBuf {
-    let p = scratch().join(name);
-    std::fs::write(&p, text).unwrap();
-    p
 }
 
 /// `smpi-sweep run SPEC --out <scratch>/OUT ARGS...` on a fresh output
@@ -54,7 +48,7 @@ fn csv_rows(dir: &Path) -> Vec<Vec<String>> {
 fn a_sweep_runs_every_point_once_resumes_and_plots() {
     let app = allreduce_app();
     let example = std::fs::read_to_string(repo().join("examples/sweeps/allreduce.toml")).unwrap();
-    let spec = write(
+    let spec = write_scratch(
         "sweep_allreduce.toml",
         &example.replace(
             "program = \"allreduce\"",
@@ -160,7 +154,7 @@ fn a_sweep_runs_every_point_once_resumes_and_plots() {
 #[test]
 fn failures_and_timeouts_are_rows_and_the_sweep_goes_on() {
     let endless = build("tests/c/endless.c");
-    let spec = write(
+    let spec = write_scratch(
         "sweep_failures.toml",
         &format!(
             "program = \"{{prog}}\"\nargs = [\"compute\"]\nnp = \"{{np}}\"\n\
@@ -197,7 +191,7 @@ fn failures_and_timeouts_are_rows_and_the_sweep_goes_on() {
     assert_eq!(status("endless", "many"), "failed");
     assert_eq!(status("no/such", "2"), "failed");
     // An unknown placeholder stops the sweep before anything runs.
-    let bad = write(
+    let bad = write_scratch(
         "sweep_bad.toml",
         "program = \"x\"\nnp = 2\nargs = [\"{size}\"]\n[axes]\nbytes = [1]\n",
     );
@@ -218,7 +212,7 @@ fn failures_and_timeouts_are_rows_and_the_sweep_goes_on() {
 fn the_slurm_backend_gives_the_rows_of_the_local_one() {
     let partition = tool("scripts/slurm.sh");
     let app = allreduce_app();
-    let spec = write(
+    let spec = write_scratch(
         "sweep_slurm.toml",
         &format!(
             "program = \"{}\"\nargs = [\"{{bytes}}\"]\nnp = \"{{np}}\"\n\
