@@ -5,9 +5,7 @@
 //! returns the first element, `ddot`, `dnrm2` and `dasum` return 0. `dcopy`
 //! and `dswap` do move their data (still at the modelled cost): programs
 //! move control data with them (HPL's pivot search copies the winner's row
-//! index and owner with `dcopy`), and moving is cheap next to arithmetic;
-//! but not when they would write only folded memory, whose content means
-//! nothing.
+//! index and owner with `dcopy`), and moving is cheap next to arithmetic.
 //!
 //! Both interfaces are replaced: CBLAS (`cblas_dgemm`, values, row or column
 //! order) and Fortran (`dgemm_`, every argument by address; the hidden
@@ -149,34 +147,6 @@ level1! {
     Daxpy: cblas_daxpy, daxpy_;
 }
 
-/// Whether a copy (or a swap) of `n` strided doubles would write folded
-/// memory only (SMPI_SHARED_MALLOC, HPL's matrix under the models): its
-/// content is meaningless and shared by every rank, so the move is skipped.
-/// HPL's row copies and swaps in its matrix walk one element per column,
-/// a page apart, all onto one folded block.
-fn writes_only_folded(
-    n: c_int,
-    x: *mut f64,
-    incx: c_int,
-    y: *mut f64,
-    incy: c_int,
-    swap: bool,
-) -> bool {
-    if n <= 0 {
-        return false;
-    }
-    // The n elements of a vector lie in [p, p + ((n - 1) |inc| + 1) doubles),
-    // whatever the increment's sign.
-    let span = |p: *mut f64, inc: c_int| {
-        let reach = (n as usize - 1) * inc.unsigned_abs() as usize + 1;
-        (p as usize, reach * std::mem::size_of::<f64>())
-    };
-    sim::with(|s| {
-        let folded = |(addr, len)| s.mem.folding.cover(addr, len) == privatize::fold::Cover::Folded;
-        folded(span(y, incy)) && (!swap || folded(span(x, incx)))
-    })
-}
-
 /// Copies (or swaps) n strided doubles as BLAS does: a negative increment
 /// walks its vector from the end.
 ///
@@ -220,9 +190,6 @@ macro_rules! movers {
             incy: c_int,
         ) {
             charge(Kernel::$kernel, [dim(n), 0.0, 0.0]);
-            if writes_only_folded(n, x, incx, y, incy, $swap) {
-                return;
-            }
             // SAFETY: the BLAS contract of the call.
             unsafe { move_vectors(n, x, incx, y, incy, $swap) };
         }
@@ -237,13 +204,9 @@ macro_rules! movers {
             if n.is_null() || incx.is_null() || incy.is_null() {
                 return;
             }
-            // SAFETY: the integers are passed by address and non-null.
-            let (n, incx, incy) = unsafe { (*n, *incx, *incy) };
-            if writes_only_folded(n, x, incx, y, incy, $swap) {
-                return;
-            }
-            // SAFETY: the BLAS contract of the call.
-            unsafe { move_vectors(n, x, incx, y, incy, $swap) };
+            // SAFETY: the BLAS contract of the call; the integers are
+            // passed by address and non-null.
+            unsafe { move_vectors(*n, x, *incx, y, *incy, $swap) };
         }
     )*};
 }
