@@ -330,3 +330,27 @@ fn the_bench_clock_decides_whether_waiting_counts() {
         stderr(&o)
     );
 }
+
+#[test]
+fn modelled_dcopy_moves_data_like_blas_from_private_and_folded_memory() {
+    let app = build("tests/c/blas_moves.c");
+    let models = write_scratch("dcopy-model.toml", "[dgemm]\nmnk = 1e-9\n");
+    let file = format!("--cfg=smpi/blas-model-file:{}", models.display());
+    let o = run(&[
+        "-np",
+        "1",
+        NO_COMPUTE,
+        "--cfg=smpi/blas:model",
+        "--cfg=smpi/blas-model-scale:host-speed",
+        &file,
+        app.to_str().unwrap(),
+    ]);
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}{}", stderr(&o));
+    assert_eq!(
+        out,
+        "private 1 2 3 4\nfrom-folded 10 11 12 13\nmixed 6 7 8\n",
+        "{}",
+        stderr(&o)
+    );
+}
