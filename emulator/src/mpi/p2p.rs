@@ -1223,7 +1223,12 @@ fn sendrecv_to_self(
 /// receive, each a simcall of its own (a turn, see [`sim::pass_turn`]),
 /// and both waited for as its waitall waits.
 pub fn sendrecv(send: &Message, recv: &Message) -> MpiResult<Status> {
-    if let Some(st) = sendrecv_to_self(send, recv, "MPI_Sendrecv")? {
+    sendrecv_in(send, recv, "MPI_Sendrecv")
+}
+
+/// [`sendrecv`] inside `call`.
+fn sendrecv_in(send: &Message, recv: &Message, call: &'static str) -> MpiResult<Status> {
+    if let Some(st) = sendrecv_to_self(send, recv, call)? {
         return Ok(st);
     }
     let (sid, rid) = sim::mpi(|w| {
@@ -1247,8 +1252,8 @@ pub fn sendrecv(send: &Message, recv: &Message) -> MpiResult<Status> {
         w.start_planned(rid, None)
             .inspect_err(|_| w.mpi.remove_request(rid))
     })?;
-    request::wait_turns(&[sid, rid], "MPI_Sendrecv");
-    Ok(finish_pair(sid, rid, "MPI_Sendrecv"))
+    request::wait_turns(&[sid, rid], call);
+    Ok(finish_pair(sid, rid, call))
 }
 
 /// Packs `count` elements of `datatype` at `buf` (the data a replacing
@@ -1275,14 +1280,11 @@ pub fn sendrecv_replace(m: &Message, dest: i32, sendtag: i32) -> MpiResult<Statu
         tag: sendtag,
         comm: m.comm,
     };
-    if let Some(st) = sendrecv_to_self(&send, m, "MPI_Sendrecv_replace")? {
-        return Ok(st);
-    }
-    let sid = sim::mpi(|w| w.post(ReqKind::Send(SendMode::Standard), &send, None))?;
-    let rid = sim::mpi(|w| w.post(ReqKind::Recv, m, None))?;
-    let st = finish_pair(sid, rid, "MPI_Sendrecv_replace");
+    // SimGrid 3.32's is its MPI_Sendrecv into a scratch buffer, copied
+    // back: the same requests, turns and waits as MPI_Sendrecv.
+    let st = sendrecv_in(&send, m, "MPI_Sendrecv_replace");
     drop(packed);
-    Ok(st)
+    st
 }
 
 /// MPI_Isendrecv: a receive and a send as one compound request, which
