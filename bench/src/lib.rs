@@ -10,6 +10,14 @@ use anyhow::{bail, Context, Result};
 
 /// Builds the C benchmark `source` into `out` with `smpicc -O2` (ours or
 /// SimGrid's), failing with the compiler's messages.
+/// A positive count on the command line (clap's value parser).
+pub fn positive(text: &str) -> std::result::Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("'{text}' is not a positive number")),
+    }
+}
+
 pub fn build_program(smpicc: &Path, source: &Path, out: &Path) -> Result<()> {
     let o = Command::new(smpicc)
         .arg("-O2")

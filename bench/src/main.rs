@@ -43,62 +43,30 @@ struct Emulator {
     smpirun: PathBuf,
 }
 
+/// Our smpirun beside SimGrid 3.32's on the same C programs (see the
+/// module docs).
+#[derive(clap::Parser)]
+#[command(name = "vs-simgrid")]
 struct Options {
+    /// Runs of each case (the median is printed).
+    #[arg(long, default_value_t = 3, value_parser = smpi_bench::positive)]
     runs: usize,
-    simgrid: bool,
-    only: Option<char>,
-    max_ranks: usize,
+    /// Ours only, without SimGrid's.
+    #[arg(long)]
+    no_simgrid: bool,
+    /// Only one group of cases (see the module docs).
+    #[arg(long, value_parser = ["a", "b", "c", "d"])]
+    only: Option<String>,
+    /// Skip the cases with more ranks.
+    #[arg(long)]
+    max_ranks: Option<usize>,
+    /// Another build's directory (with its smpicc and smpirun), run beside ours.
+    #[arg(long, value_name = "DIR")]
     baseline: Option<PathBuf>,
 }
 
-fn parse_options() -> Result<Options> {
-    let mut o = Options {
-        runs: 3,
-        simgrid: true,
-        only: None,
-        max_ranks: usize::MAX,
-        baseline: None,
-    };
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        match a.as_str() {
-            "--runs" => {
-                o.runs = args
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .filter(|&n| n > 0)
-                    .context("--runs takes a positive number")?
-            }
-            "--no-simgrid" => o.simgrid = false,
-            "--only" => {
-                o.only = args
-                    .next()
-                    .and_then(|v| v.chars().next())
-                    .filter(|c| "abcd".contains(*c))
-                    .map(Some)
-                    .context("--only takes a, b, c or d")?
-            }
-            "--baseline" => {
-                o.baseline = Some(
-                    args.next()
-                        .map(PathBuf::from)
-                        .context("--baseline takes a directory with smpicc and smpirun")?,
-                )
-            }
-            "--max-ranks" => {
-                o.max_ranks = args
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .context("--max-ranks takes a number")?
-            }
-            other => bail!("unknown option {other} (see the top of bench/src/main.rs)"),
-        }
-    }
-    Ok(o)
-}
-
 fn main() -> Result<()> {
-    let opts = parse_options()?;
+    let opts = <Options as clap::Parser>::parse();
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .context("repository root")?
@@ -129,7 +97,7 @@ fn main() -> Result<()> {
         }
         emulators.push(b);
     }
-    if opts.simgrid {
+    if !opts.no_simgrid {
         let sg = Emulator {
             name: "SimGrid",
             smpicc: PathBuf::from("/usr/bin/smpicc"),
@@ -147,14 +115,15 @@ fn main() -> Result<()> {
         "median of {} runs; wall time in s, peak resident memory in MB, CPU time in user and kernel mode",
         opts.runs
     );
-    let wants = |c: char| opts.only.is_none_or(|o| o == c);
+    let only = opts.only.as_deref().and_then(|o| o.chars().next());
+    let wants = |c: char| only.is_none_or(|o| o == c);
     if wants('a') || wants('b') {
         let allreduce = compile_all(&emulators, &repo.join("bench/c/allreduce.c"), &scratch)?;
         let alltoall = compile_all(&emulators, &repo.join("bench/c/alltoall.c"), &scratch)?;
         if wants('a') {
             println!("\n(a) ten 8-byte MPI_Allreduce, flat cluster");
             for ranks in [1024, 4096] {
-                if ranks > opts.max_ranks {
+                if opts.max_ranks.is_some_and(|most| ranks > most) {
                     continue;
                 }
                 let (platform, hostfile) = flat_cluster(&scratch, ranks)?;
@@ -191,7 +160,7 @@ fn main() -> Result<()> {
             (1024, "2;32,32;1,8;1,1", 1024, true),
             (4096, "2;64,64;1,16;1,1", 4096, false),
         ] {
-            if ranks > opts.max_ranks {
+            if opts.max_ranks.is_some_and(|most| ranks > most) {
                 continue;
             }
             println!(

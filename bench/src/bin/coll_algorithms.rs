@@ -34,31 +34,19 @@ const LINKS: &str = "bw=10Gbps:lat=2us:speed=1Gf";
 /// The radices tried for the radix-k algorithms.
 const RADICES: &[usize] = &[2, 4, 8];
 
+/// Every collective algorithm's simulated time (see the module docs).
+#[derive(clap::Parser)]
+#[command(name = "coll-algorithms")]
 struct Options {
+    /// The largest rank count.
+    #[arg(long, default_value_t = 4096)]
     max_ranks: usize,
-    mem_bytes: f64,
+    /// The memory budget, in GB: runs whose buffers need more are skipped.
+    #[arg(long, default_value_t = 12.0)]
+    mem_gb: f64,
+    /// Only one collective.
+    #[arg(long, value_parser = ["allreduce", "alltoall"])]
     only: Option<String>,
-}
-
-fn parse_options() -> Result<Options> {
-    let mut o = Options {
-        max_ranks: 4096,
-        mem_bytes: 12e9,
-        only: None,
-    };
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        let mut value = |name: &str| args.next().with_context(|| format!("{name} needs a value"));
-        match a.as_str() {
-            "--max-ranks" => o.max_ranks = value("--max-ranks")?.parse()?,
-            "--mem-gb" => o.mem_bytes = value("--mem-gb")?.parse::<f64>()? * 1e9,
-            "--only" => o.only = Some(value("--only")?),
-            other => bail!(
-                "unknown option {other} (options: --max-ranks N, --mem-gb G, --only allreduce|alltoall)"
-            ),
-        }
-    }
-    Ok(o)
 }
 
 /// One row of a table: the `--cfg` options naming the algorithm.
@@ -105,7 +93,7 @@ fn memory_needed(collective: &str, label: &str, ranks: usize, bytes: usize) -> f
 }
 
 fn main() -> Result<()> {
-    let opts = parse_options()?;
+    let opts = <Options as clap::Parser>::parse();
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .context("repository root")?
@@ -173,7 +161,7 @@ fn main() -> Result<()> {
             print!("{:22}", v.label);
             for (p, tree) in &sizes {
                 let need = memory_needed(collective, &v.label, *p, *bytes);
-                let cell = if need > opts.mem_bytes {
+                let cell = if need > opts.mem_gb * 1e9 {
                     format!("skip (~{:.0} GB)", need / 1e9)
                 } else {
                     run_one(&smpirun, &program, *p, tree, &v.cfg, collective, *bytes)?

@@ -22,43 +22,20 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
+/// The wall cost of one small message, ours and SimGrid 3.32's (see the
+/// module docs).
+#[derive(clap::Parser)]
+#[command(name = "pingpong")]
 struct Options {
+    /// Runs of each case (the median is printed).
+    #[arg(long, default_value_t = 5, value_parser = smpi_bench::positive)]
     runs: usize,
+    /// Round trips per run.
+    #[arg(long, default_value_t = 200_000, value_parser = clap::value_parser!(u64).range(1..))]
     round_trips: u64,
-    simgrid: bool,
-}
-
-fn parse_options() -> Result<Options> {
-    let mut o = Options {
-        runs: 5,
-        round_trips: 200_000,
-        simgrid: true,
-    };
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        let mut value = |name: &str| args.next().with_context(|| format!("{name} needs a value"));
-        match a.as_str() {
-            "--runs" => {
-                o.runs = value("--runs")?
-                    .parse()
-                    .ok()
-                    .filter(|&n| n > 0)
-                    .context("--runs takes a positive number")?
-            }
-            "--round-trips" => {
-                o.round_trips = value("--round-trips")?
-                    .parse()
-                    .ok()
-                    .filter(|&n| n > 0)
-                    .context("--round-trips takes a positive number")?
-            }
-            "--no-simgrid" => o.simgrid = false,
-            other => {
-                bail!("unknown option {other} (options: --runs N, --round-trips N, --no-simgrid)")
-            }
-        }
-    }
-    Ok(o)
+    /// Ours only, without SimGrid's.
+    #[arg(long)]
+    no_simgrid: bool,
 }
 
 /// An emulator under test: its compiler wrapper, launcher, and the
@@ -73,7 +50,7 @@ struct Emulator {
 const PLATFORM: &str = "<?xml version=\"1.0\"?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n<platform version=\"4.1\">\n  <zone id=\"world\" routing=\"Full\">\n    <cluster id=\"c\" prefix=\"node-\" suffix=\"\" radical=\"0-1\" speed=\"1Gf\" bw=\"1.25GBps\" lat=\"10us\" bb_bw=\"2.5GBps\" bb_lat=\"5us\"/>\n  </zone>\n</platform>\n";
 
 fn main() -> Result<()> {
-    let opts = parse_options()?;
+    let opts = <Options as clap::Parser>::parse();
     let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .context("repository root")?
@@ -101,7 +78,7 @@ fn main() -> Result<()> {
         smpirun: ours.join("smpirun"),
         program: scratch.join("pingpong-ours"),
     }];
-    if opts.simgrid {
+    if !opts.no_simgrid {
         let sg = PathBuf::from("/usr/bin/smpirun");
         if sg.is_file() {
             emulators.push(Emulator {

@@ -17,43 +17,37 @@ use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 
+/// How far the rank count goes on this machine (see the module docs).
+#[derive(clap::Parser)]
+#[command(name = "scale")]
 struct Options {
+    /// Runs per rank count (the median is printed).
+    #[arg(long, default_value_t = 1, value_parser = smpi_bench::positive)]
     runs: usize,
+    /// The first rank count, doubled up to --max-ranks.
+    #[arg(long, default_value_t = 1 << 15)]
     min_ranks: usize,
+    /// The last rank count.
+    #[arg(long, default_value_t = 1 << 20)]
     max_ranks: usize,
+    /// An smpirun option for every run (repeatable), e.g.
+    /// contexts/stack-mode:guard.
+    #[arg(long, value_name = "NAME:VALUE")]
     cfg: Vec<String>,
+    /// Also write the table as CSV.
+    #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
+    /// Also plot it (SVG).
+    #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
 }
 
 fn parse_options() -> Result<Options> {
-    let mut o = Options {
-        runs: 1,
-        min_ranks: 1 << 15,
-        max_ranks: 1 << 20,
-        cfg: Vec::new(),
-        csv: None,
-        svg: None,
-    };
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        let mut value = |name: &str| args.next().with_context(|| format!("{name} needs a value"));
-        match a.as_str() {
-            "--runs" => o.runs = value("--runs")?.parse().context("--runs")?,
-            "--min-ranks" => o.min_ranks = value("--min-ranks")?.parse().context("--min-ranks")?,
-            "--max-ranks" => o.max_ranks = value("--max-ranks")?.parse().context("--max-ranks")?,
-            "--cfg" => o.cfg.push(format!("--cfg={}", value("--cfg")?)),
-            "--csv" => o.csv = Some(PathBuf::from(value("--csv")?)),
-            "--svg" => o.svg = Some(PathBuf::from(value("--svg")?)),
-            other => bail!(
-                "unknown option {other} (--runs N, --min-ranks N, --max-ranks N, \
-                 --cfg NAME:VALUE, --csv FILE, --svg FILE)"
-            ),
-        }
+    let mut o = <Options as clap::Parser>::parse();
+    if o.min_ranks < 2 || o.min_ranks > o.max_ranks {
+        bail!("need 2 <= --min-ranks <= --max-ranks");
     }
-    if o.runs == 0 || o.min_ranks < 2 || o.min_ranks > o.max_ranks {
-        bail!("need --runs >= 1 and 2 <= --min-ranks <= --max-ranks");
-    }
+    o.cfg = o.cfg.iter().map(|c| format!("--cfg={c}")).collect();
     Ok(o)
 }
 
