@@ -63,7 +63,7 @@ while [[ $# -gt 0 ]]; do
         --phases) PHASES=1; shift ;;
         --prepare) PREPARE="$2"; shift 2 ;;
         --) shift; RUN_ARGS=("$@"); break ;;
-        -h|--help) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,/^\([^#]\|$\)/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument '$1' (see --help)" ;;
     esac
 done

@@ -25,7 +25,7 @@ while [[ $# -gt 0 ]]; do
     case "$1" in
         --jobs) JOBS="$2"; shift 2 ;;
         -o) OUT="$2"; shift 2 ;;
-        -h|--help) sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,/^\([^#]\|$\)/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument '$1' (see --help)" ;;
     esac
 done

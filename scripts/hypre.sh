@@ -59,7 +59,7 @@ set -euo pipefail
 die() { echo "hypre: error: $*" >&2; exit 2; }
 note() { echo "hypre: $*" >&2; }
 
-usage() { sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^\([^#]\|$\)/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; }
 
 for a in "$@"; do
     case "$a" in

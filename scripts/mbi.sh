@@ -70,7 +70,7 @@ set -euo pipefail
 die() { echo "mbi: error: $*" >&2; exit 2; }
 note() { echo "mbi: $*" >&2; }
 
-usage() { sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^\([^#]\|$\)/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; }
 
 for a in "$@"; do
     case "$a" in

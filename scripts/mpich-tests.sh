@@ -85,7 +85,7 @@ set -euo pipefail
 die() { echo "mpich-tests: error: $*" >&2; exit 2; }
 note() { echo "mpich-tests: $*" >&2; }
 
-usage() { sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^\([^#]\|$\)/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; }
 
 FILTERS=()
 for a in "$@"; do

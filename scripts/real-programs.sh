@@ -48,7 +48,7 @@ set -euo pipefail
 
 die() { echo "real-programs: error: $*" >&2; exit 2; }
 note() { echo "real-programs: $*" >&2; }
-usage() { sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^\([^#]\|$\)/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; }
 
 ALL_PROGRAMS=(netpipe hpcc mrbayes)
 PROGRAMS=()

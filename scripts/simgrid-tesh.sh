@@ -93,7 +93,7 @@ set -euo pipefail
 die() { echo "simgrid-tesh: error: $*" >&2; exit 2; }
 note() { echo "simgrid-tesh: $*" >&2; }
 
-usage() { sed -n '2,/^$/p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^\([^#]\|$\)/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; }
 
 FILTERS=()
 VARIANTS=0 FACTORIES=0 LIST_ONLY=0
