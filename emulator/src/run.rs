@@ -518,7 +518,16 @@ fn model_file_from(cfg: &Config) -> Result<Option<crate::kernels::ModelFile>> {
         .with_context(|| format!("option smpi/blas-model-file: cannot read '{path}'"))?;
     crate::kernels::ModelFile::parse(&text)
         .map(Some)
-        .with_context(|| format!("option smpi/blas-model-file: '{path}'"))
+        .with_context(|| model_file_context(cfg))
+}
+
+/// What an error of the model file is about: the option and the file
+/// (reading it, or scaling its models, which needs its peak).
+fn model_file_context(cfg: &Config) -> String {
+    format!(
+        "option smpi/blas-model-file: '{}'",
+        cfg.text("smpi/blas-model-file")
+    )
 }
 
 /// `-help-coll`: every collective with its algorithms, as
@@ -1388,12 +1397,10 @@ pub fn run(args: Vec<OsString>) -> Result<i32> {
         (None, None) => unreachable!("checked above"),
     };
     let kernel_models = match model_file {
-        Some(file) => Some(file.models(blas_scale, speed).with_context(|| {
-            format!(
-                "option smpi/blas-model-file: '{}'",
-                cfg.text("smpi/blas-model-file")
-            )
-        })?),
+        Some(file) => Some(
+            file.models(blas_scale, speed)
+                .with_context(|| model_file_context(&cfg))?,
+        ),
         None if blas_models => Some(crate::kernels::KernelModels::flop_counts()),
         None => None,
     };
