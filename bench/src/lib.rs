@@ -8,8 +8,6 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-/// Builds the C benchmark `source` into `out` with `smpicc -O2` (ours or
-/// SimGrid's), failing with the compiler's messages.
 /// A positive count on the command line (clap's value parser).
 pub fn positive(text: &str) -> std::result::Result<usize, String> {
     match text.parse::<usize>() {
@@ -18,6 +16,8 @@ pub fn positive(text: &str) -> std::result::Result<usize, String> {
     }
 }
 
+/// Builds the C benchmark `source` into `out` with `smpicc -O2` (ours or
+/// SimGrid's), failing with the compiler's messages.
 pub fn build_program(smpicc: &Path, source: &Path, out: &Path) -> Result<()> {
     let o = Command::new(smpicc)
         .arg("-O2")
