@@ -92,6 +92,18 @@
 //! within [`Precision::timing`] of the target, so near-simultaneous ends
 //! make one event.
 //!
+//! # Update order
+//!
+//! A caller that must break ties between completions of one date as
+//! SimGrid does can ask [`System::keep_update_order`]: the system then
+//! walks, at every start, end, bound change and [`System::touch_in_order`],
+//! the resources SimGrid's lmm would mark changed, and
+//! [`System::take_updated`] lists the actions SimGrid would give new
+//! completion dates after its next solve, in its order (module `order`);
+//! [`System::set_order_key`] orders a batch of completions by the
+//! caller's numbering of those updates. Off by default: the walk costs
+//! O(component) per solve.
+//!
 //! # Determinism
 //!
 //! No hash maps; every tie (equal levels, equal dates) is broken by an
@@ -106,6 +118,7 @@
 
 mod dates;
 mod group;
+mod order;
 mod solve;
 
 use group::NONE;
@@ -269,6 +282,9 @@ struct Action {
     /// the group's clock read `joined`.
     group: u32,
     joined: f64,
+    /// The caller's key ordering the completions of one batch (its start
+    /// number unless [`System::set_order_key`] gives another).
+    key: u64,
 }
 
 impl Action {
@@ -301,7 +317,7 @@ pub struct System {
     seq: u64,
     epoch: u64,
     scratch: solve::Scratch,
-    /// Completed in one batch, sorted by start order: (seq, index).
+    /// Completed in one batch, sorted by order key: (key, index).
     batch: Vec<(u64, u32)>,
     /// Groups by id (None: free), free ids, groups whose members changed.
     groups: Vec<Option<group::Group>>,
@@ -311,6 +327,8 @@ pub struct System {
     grouping: Option<usize>,
     /// Emptied use lists of removed actions, for the next starts.
     spare_uses: Vec<Vec<Use>>,
+    /// SimGrid's order of updates, when kept (see `order`).
+    order: Option<order::UpdateOrder>,
 }
 
 impl System {
@@ -347,6 +365,7 @@ impl System {
             dirty_groups: Vec::new(),
             grouping: Some(DEFAULT_GROUPING),
             spare_uses: Vec::new(),
+            order: None,
         }
     }
 
@@ -528,12 +547,16 @@ impl System {
             local: 0,
             group: NONE,
             joined: 0.0,
+            key: self.seq,
         });
         self.live += 1;
         let id = ActionId {
             index,
             generation: slot.generation,
         };
+        if self.order.is_some() {
+            self.order_enable(index, spec.uses);
+        }
         if let Some(g) = join {
             self.join(g, index);
         } else if rated {
@@ -587,10 +610,22 @@ impl System {
             // Its component is solved again with the new bound.
             Some(u) => {
                 let r = u.resource;
+                self.order_bound(index);
                 self.dissolve(g);
                 self.touch(r);
             }
             None => self.set_rate(index, bound),
+        }
+    }
+
+    /// Orders action `id` among the completions of one date by `key`
+    /// instead of its start number (the smaller first; equal keys in slot
+    /// order). A stale id is ignored.
+    pub fn set_order_key(&mut self, id: ActionId, key: u64) {
+        if self.get(id).is_some() {
+            if let Some(a) = self.slots[id.index as usize].action.as_mut() {
+                a.key = key;
+            }
         }
     }
 
@@ -603,13 +638,14 @@ impl System {
     }
 
     /// Moves the clock to `to` and appends the actions completed by then to
-    /// `done`, in start order.
+    /// `done`, in the order of their keys (their start order unless
+    /// [`Self::set_order_key`] set others).
     ///
     /// `to` should be at most [`Self::next_completion`] (any date when that
     /// is `None`); a date before [`Self::now`] is taken as `now`. Actions
     /// whose date is within [`Precision::timing`] after `to` complete too.
     /// If `to` lies beyond the next completion, the completions on the way
-    /// are processed in date order (each batch in start order) with the
+    /// are processed in date order (each batch in key order) with the
     /// rates re-solved between them, so rates stay right; only their exact
     /// dates are not reported.
     ///
@@ -628,9 +664,13 @@ impl System {
             self.now = date.min(to);
             let limit = self.now + timing;
             self.batch.clear();
-            while let Some((_, seq, index)) = self.dates.first().filter(|e| e.0 <= limit) {
+            while let Some((_, _, index)) = self.dates.first().filter(|e| e.0 <= limit) {
                 self.dates.remove(index);
-                self.batch.push((seq, index));
+                let key = self.slots[index as usize]
+                    .action
+                    .as_ref()
+                    .map_or(0, |a| a.key);
+                self.batch.push((key, index));
                 self.member_ended(index);
             }
             self.batch.sort_unstable();
@@ -719,6 +759,9 @@ impl System {
     }
 
     fn remove(&mut self, index: u32) {
+        if self.order.is_some() {
+            self.order_free(index);
+        }
         let slot = &mut self.slots[index as usize];
         let Some(a) = slot.action.take() else {
             return;

@@ -157,3 +157,22 @@ fn a_rank_polling_for_what_never_comes_is_a_livelock_with_or_without_costs() {
         );
     }
 }
+
+/// With `network/tie-order`, ranks whose messages end at one date wake in
+/// the order of SimGrid's last updates of those messages: the six errors
+/// of neighbors.c at 40 us come in the order SimGrid 3.32 prints them on
+/// the same cluster (run side by side: ranks 2 1 0 5 4 3).
+#[test]
+fn tie_order_wakes_ranks_as_simgrid_does() {
+    let exe = build("tests/c/neighbors.c");
+    let exe = exe.to_str().expect("a UTF-8 path");
+    let o = run(&["-np", "6", NO_COMPUTE, "--cfg=network/tie-order:yes", exe]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    let ranks: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("MPI_Neighbor_allgather - returned"))
+        .filter_map(|l| l.split(':').nth(1))
+        .collect();
+    assert_eq!(ranks, ["2", "1", "0", "5", "4", "3"], "{err}");
+}

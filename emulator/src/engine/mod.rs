@@ -227,6 +227,17 @@ impl Owners {
         }
     }
 
+    /// The owner of live action `id` (the updates of a solve name only
+    /// live actions, which nothing displaced).
+    fn get(&self, id: &ActionId) -> Option<ActionOwner> {
+        self.by_slot
+            .get(id.slot())
+            .copied()
+            .flatten()
+            .filter(|(owned, _)| owned == id)
+            .map(|(_, owner)| owner)
+    }
+
     /// The owner of `id`, forgotten; None for an action nobody owns.
     fn remove(&mut self, id: &ActionId) -> Option<ActionOwner> {
         if let Some(entry) = self.by_slot.get_mut(id.slot()) {
@@ -280,10 +291,14 @@ pub struct Core {
     /// Fluid actions that ended at the last advance, not yet handled.
     ended: VecDeque<ActionId>,
     /// Transfers that ended at this date, not yet handed out: (when each
-    /// started, its start number, it), the next one to hand out last.
+    /// started, its last update, it), the next one to hand out last.
     arrivals: Vec<(f64, u64, TransferId)>,
-    /// Transfers started so far (their start numbers).
-    transfers_started: u64,
+    /// Updates of SimGrid's network heap so far: a transfer's start (its
+    /// latency's entry) and each new completion date SimGrid gives a flow
+    /// after a solve (see `fluidnet::order`); its stability counter.
+    net_updates: u64,
+    /// Fluid actions SimGrid updates after a solve, in its order.
+    updated: Vec<ActionId>,
     /// Fluid resources of each platform link: [shared or up half, down half].
     link_resources: Vec<[ResourceId; 2]>,
     host_cpus: Vec<ResourceId>,
@@ -359,6 +374,9 @@ impl Core {
     /// The core for `hosts.len()` ranks, rank i on `hosts[i]`, all ready.
     pub fn new(platform: Platform, model: NetModel, hosts: Vec<HostId>) -> Self {
         let mut fluid = fluidnet::System::new(model.precision);
+        if model.tie_order {
+            fluid.keep_update_order();
+        }
         let split = platform
             .links()
             .iter()
@@ -428,7 +446,8 @@ impl Core {
             fluid,
             ended: VecDeque::new(),
             arrivals: Vec::new(),
-            transfers_started: 0,
+            net_updates: 0,
+            updated: Vec::new(),
             link_resources,
             host_cpus,
             disk_resources,
@@ -1009,6 +1028,7 @@ impl Core {
     pub fn next_event(&mut self) -> Option<f64> {
         let timer = self.timers.next();
         let flow = self.fluid.next_completion();
+        self.renew_updates();
         if !self.load_samples.is_empty() {
             // The rates are solved now.
             self.sample_loads();
@@ -1040,7 +1060,8 @@ impl Core {
     /// Handles what ends at the current date, in SimGrid's order (the
     /// timers as `engine/timer.rs` orders them, then computations, then
     /// the transfers that arrive, the earlier started first and, started
-    /// at one date, the last started first), which decides the order in
+    /// at one date, the last started first, or with `network/tie-order`
+    /// in the order of SimGrid's last updates of them), which decides the order in
     /// which ranks polling at one date read SimGrid's shared counters (see
     /// `mpi::poll`): ends computations and sleeps (their actors become
     /// ready) and starts the flows of transfers whose latency is over;
@@ -1093,20 +1114,48 @@ impl Core {
             }
         }
         if self.arrivals.len() > 1 {
-            // SimGrid's network hands out the communications ending at
-            // one date as its CPU model does the sleeps (see
-            // `engine/timer.rs`): begun at different dates, the earlier
-            // begun first; begun at one date, the last begun first.
-            self.arrivals
-                .sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            if self.model.tie_order {
+                // SimGrid's network heap is stable: what ends at one date
+                // ends in the order of the last updates (`renew_updates`).
+                self.arrivals
+                    .sort_unstable_by_key(|a| std::cmp::Reverse(a.1));
+            } else {
+                // Begun at different dates, the earlier begun first; begun
+                // at one date, the last begun first: SimGrid's order when
+                // nothing changed their rates (see `engine/timer.rs`).
+                self.arrivals
+                    .sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            }
         }
         self.next_arrival()
+    }
+
+    /// Numbers the updates SimGrid's network model makes after a solve:
+    /// each flow whose constraints changed gets a new completion date, in
+    /// SimGrid's order, and a later place among the ones ending with it
+    /// (with `network/tie-order` only).
+    fn renew_updates(&mut self) {
+        if !self.model.tie_order {
+            return;
+        }
+        let mut updated = std::mem::take(&mut self.updated);
+        self.fluid.take_updated(&mut updated);
+        for action in updated.drain(..) {
+            if let Some(ActionOwner::Transfer(id)) = self.owners.get(&action) {
+                if let Some(t) = self.transfers[id.0 as usize].as_mut() {
+                    self.net_updates += 1;
+                    t.stamp = self.net_updates;
+                    self.fluid.set_order_key(action, t.stamp);
+                }
+            }
+        }
+        self.updated = updated;
     }
 
     /// Keeps transfer `id`, which ended at this date, to hand out.
     fn ended_transfer(&mut self, id: TransferId) {
         if let Some(t) = self.transfers.get(id.0 as usize).and_then(Option::as_ref) {
-            self.arrivals.push((t.started, t.seq, id));
+            self.arrivals.push((t.started, t.stamp, id));
         }
     }
 

@@ -61,10 +61,12 @@ pub(super) struct Transfer {
     /// Under the IB model, its bound now, which its flow takes (the IB
     /// model may change it from the transfer's start, latency included).
     ib_bound: Option<f64>,
-    /// When it started and its start number, which order the arrivals at
-    /// one date (`Core::next_finished`).
+    /// When it started, and its start number or, with
+    /// `network/tie-order`, its last update in SimGrid's network heap
+    /// (`Core::net_updates`), which order the arrivals at one date
+    /// (`Core::next_finished`).
     pub(super) started: f64,
-    pub(super) seq: u64,
+    pub(super) stamp: u64,
     /// How long it would take alone on an idle network (kept for the
     /// network statistics only).
     alone: f64,
@@ -127,7 +129,7 @@ impl Core {
     /// [`Core::next_finished`].
     pub fn start_transfer(&mut self, src: HostId, dst: HostId, bytes: usize) -> TransferId {
         let valiant = self.choose_route(src, dst);
-        self.transfers_started += 1;
+        self.net_updates += 1;
         let transfer = Transfer {
             src_host: src,
             dst_host: dst,
@@ -137,7 +139,7 @@ impl Core {
             valiant,
             ib_bound: None,
             started: self.now,
-            seq: self.transfers_started,
+            stamp: self.net_updates,
             alone: 0.0,
             flow: None,
             uses: Vec::new(),
@@ -281,6 +283,16 @@ impl Core {
         delay: f64,
     ) {
         self.observe_start(id, src, dst, bytes, delay);
+        // SimGrid expands the message's variable over its constraints
+        // now, which marks them changed (see `fluidnet::order`).
+        if let Some(t) = self.transfers[id.0 as usize]
+            .as_ref()
+            .filter(|_| self.model.tie_order)
+        {
+            for &(r, _) in &t.uses {
+                self.fluid.touch_in_order(r);
+            }
+        }
         // An empty message still carries SMPI's 16-byte envelope, which
         // shares the links with every other flow once the latency is paid,
         // as in SimGrid (bug-17132: a barrier's empty messages).
@@ -563,6 +575,9 @@ impl Core {
         self.owners.insert(action, ActionOwner::Transfer(id));
         if let Some(t) = self.transfers[id.0 as usize].as_mut() {
             t.action = Some(action);
+            if self.model.tie_order {
+                self.fluid.set_order_key(action, t.stamp);
+            }
         }
     }
 

@@ -1,0 +1,313 @@
+//! SimGrid's order of updates, for callers that break ties as SimGrid
+//! does (see "Update order" in the crate docs).
+//!
+//! SimGrid's lmm keeps, between two solves, the constraints that changed:
+//! enabling or freeing a variable or changing its bound marks the
+//! variable's first constraint, and the mark spreads depth first through
+//! the enabled variables of each marked constraint, a variable's
+//! constraints in its own order, a constraint's variables the most
+//! recently enabled first (`System::update_modified_cnst_set_rec`, which
+//! stops at a variable visited since the last solve). After the solve,
+//! the variables of the marked constraints, constraint by constraint,
+//! become the modified set, each once, and the model gives each action a
+//! new completion date in that order (`Model::next_occurring_event_lazy`).
+//! Its action heap is stable (boost's stability counter, renewed at every
+//! update), so actions ending at one date end in the order of their last
+//! update.
+//!
+//! Here a resource is a constraint, an action a variable (an action enters
+//! the system when SimGrid enables its variable: at the end of a
+//! message's latency), and its resources, FATPIPE ones included (which the
+//! solver folds into bounds but SimGrid's marks spread through), its
+//! constraints in the order of its spec. The walk keeps its own lists of
+//! who uses what, so that the solver pays nothing when the order is not
+//! kept. [`System::touch_in_order`] marks a resource from outside
+//! (SimGrid marks a message's constraints when it expands its still
+//! disabled variable over them, at the start of the latency).
+
+use crate::{ActionId, ResourceId, Slot, System};
+
+/// What [`System::take_updated`] needs between two calls.
+#[derive(Default)]
+pub(crate) struct UpdateOrder {
+    /// Per resource, the actions using it, in the order they started.
+    users: Vec<Vec<u32>>,
+    /// Per action slot, its resources in its spec's order, each once.
+    uses: Vec<Vec<u32>>,
+    /// Marked resources, in the order SimGrid marks its constraints.
+    marked: Vec<u32>,
+    /// Per resource: whether it is in `marked`.
+    is_marked: Vec<bool>,
+    /// Round of marking (between two takes), and per action slot the
+    /// round that last visited it and the one that last listed it.
+    round: u64,
+    visited: Vec<u64>,
+    listed: Vec<u64>,
+    /// The depth-first walk's frames.
+    frames: Vec<Frame>,
+}
+
+/// One resource being spread from: the position of the next action in its
+/// list (counting down: the most recent first) and that action's next
+/// resource.
+struct Frame {
+    resource: u32,
+    left: usize,
+    next_use: usize,
+}
+
+impl UpdateOrder {
+    /// Marks resource `r` and spreads the mark as SimGrid does (see the
+    /// module docs), with an explicit stack: components can be deep, and
+    /// ranks' stacks are small.
+    fn mark_from(&mut self, r: u32) {
+        if self.is_marked[r as usize] {
+            return;
+        }
+        self.mark(r);
+        let round = self.round;
+        while let Some(frame) = self.frames.last_mut() {
+            if frame.left == 0 {
+                self.frames.pop();
+                continue;
+            }
+            let from = frame.resource;
+            let index = self.users[from as usize][frame.left - 1] as usize;
+            // SimGrid checks the mark before each constraint: a visit
+            // deeper down may have finished this action meanwhile.
+            if self.visited[index] == round || frame.next_use == self.uses[index].len() {
+                self.visited[index] = round;
+                frame.left -= 1;
+                frame.next_use = 0;
+                continue;
+            }
+            let next = self.uses[index][frame.next_use];
+            frame.next_use += 1;
+            if next != from && !self.is_marked[next as usize] {
+                self.mark(next);
+            }
+        }
+    }
+
+    /// Marks resource `r` and opens its frame.
+    fn mark(&mut self, r: u32) {
+        self.is_marked[r as usize] = true;
+        self.marked.push(r);
+        self.frames.push(Frame {
+            resource: r,
+            left: self.users[r as usize].len(),
+            next_use: 0,
+        });
+    }
+
+    fn grow(&mut self, resources: usize, slots: usize) {
+        if self.users.len() < resources {
+            self.users.resize_with(resources, Vec::new);
+            self.is_marked.resize(resources, false);
+        }
+        if self.uses.len() < slots {
+            self.uses.resize_with(slots, Vec::new);
+            self.visited.resize(slots, 0);
+            self.listed.resize(slots, 0);
+        }
+    }
+
+    /// The actions of the marked resources, in SimGrid's order, each once,
+    /// appended to `out`; the marks forgotten.
+    fn take(&mut self, slots: &[Slot], out: &mut Vec<ActionId>) {
+        let round = self.round;
+        for &r in &self.marked {
+            self.is_marked[r as usize] = false;
+            for &index in self.users[r as usize].iter().rev() {
+                if self.listed[index as usize] != round {
+                    self.listed[index as usize] = round;
+                    out.push(ActionId {
+                        index,
+                        generation: slots[index as usize].generation,
+                    });
+                }
+            }
+        }
+        self.marked.clear();
+        self.round += 1;
+    }
+}
+
+impl System {
+    /// Keeps SimGrid's order of updates from now on (see
+    /// [`System::take_updated`]); off by default, as it costs a walk of
+    /// the component at every change.
+    pub fn keep_update_order(&mut self) {
+        if self.order.is_none() {
+            self.order = Some(UpdateOrder {
+                round: 1,
+                ..UpdateOrder::default()
+            });
+        }
+    }
+
+    /// Marks resource `r` changed, as SimGrid marks a constraint that a
+    /// disabled variable is expanded over (a message in its latency
+    /// phase). Does nothing unless the order is kept.
+    pub fn touch_in_order(&mut self, r: ResourceId) {
+        let (resources, slots) = (self.resources.len(), self.slots.len());
+        if let Some(order) = self.order.as_mut() {
+            order.grow(resources, slots);
+            order.mark_from(r.0);
+        }
+    }
+
+    /// Appends to `out` the actions SimGrid updates after a solve, in its
+    /// order (each once: the actions of the resources marked since the
+    /// last call, resource by resource, the most recently started first),
+    /// and forgets the marks. Nothing unless the order is kept.
+    pub fn take_updated(&mut self, out: &mut Vec<ActionId>) {
+        if let Some(order) = self.order.as_mut() {
+            order.take(&self.slots, out);
+        }
+    }
+
+    /// Action `index` starts using `uses` (its spec's): SimGrid enables
+    /// its variable, which marks its first constraint.
+    pub(crate) fn order_enable(&mut self, index: u32, uses: &[(ResourceId, f64)]) {
+        let (resources, slots) = (self.resources.len(), self.slots.len());
+        let Some(order) = self.order.as_mut() else {
+            return;
+        };
+        order.grow(resources, slots);
+        let mut mine = std::mem::take(&mut order.uses[index as usize]);
+        mine.clear();
+        for &(r, coef) in uses {
+            if coef > 0.0 && !mine.contains(&r.0) {
+                mine.push(r.0);
+                order.users[r.0 as usize].push(index);
+            }
+        }
+        let first = mine.first().copied();
+        order.uses[index as usize] = mine;
+        if let Some(r) = first {
+            order.mark_from(r);
+        }
+    }
+
+    /// Action `index` ends or is cancelled: SimGrid marks its first
+    /// constraint while the variable is still there to spread through,
+    /// then frees it.
+    pub(crate) fn order_free(&mut self, index: u32) {
+        let Some(order) = self.order.as_mut() else {
+            return;
+        };
+        let Some(&first) = order.uses.get(index as usize).and_then(|u| u.first()) else {
+            return;
+        };
+        order.mark_from(first);
+        let mine = std::mem::take(&mut order.uses[index as usize]);
+        for &r in &mine {
+            order.users[r as usize].retain(|&a| a != index);
+        }
+        order.uses[index as usize] = mine;
+        order.uses[index as usize].clear();
+    }
+
+    /// Action `index` gets a new bound: SimGrid marks its first
+    /// constraint.
+    pub(crate) fn order_bound(&mut self, index: u32) {
+        if let Some(order) = self.order.as_mut() {
+            if let Some(&first) = order.uses.get(index as usize).and_then(|u| u.first()) {
+                order.mark_from(first);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{ActionSpec, Precision, Sharing, System};
+
+    fn spec(uses: &[(crate::ResourceId, f64)]) -> ActionSpec<'_> {
+        ActionSpec {
+            amount: 1000.0,
+            penalty: 1.0,
+            bound: None,
+            factor: 1.0,
+            uses,
+        }
+    }
+
+    #[test]
+    fn updates_follow_simgrids_walk_most_recent_first() {
+        let mut s = System::new(Precision::default());
+        s.keep_update_order();
+        let r: Vec<_> = (0..3)
+            .map(|_| s.add_resource(100.0, Sharing::Shared))
+            .collect();
+        let a = s.start(&spec(&[(r[0], 1.0), (r[1], 1.0)]));
+        let b = s.start(&spec(&[(r[0], 1.0)]));
+        let c = s.start(&spec(&[(r[2], 1.0)]));
+        let mut out = Vec::new();
+        s.take_updated(&mut out);
+        // r0 (B, then A: the most recent first), r1 (A again: once), r2.
+        assert_eq!(out, vec![b, a, c]);
+        out.clear();
+        s.take_updated(&mut out);
+        assert!(out.is_empty(), "marks are forgotten by a take");
+        s.cancel(b);
+        s.take_updated(&mut out);
+        assert_eq!(
+            out,
+            vec![a],
+            "a freed action marks its neighbours, not itself"
+        );
+        out.clear();
+        // A mark from outside spreads through the actions of the resource.
+        s.touch_in_order(r[1]);
+        s.take_updated(&mut out);
+        assert_eq!(out, vec![a]);
+    }
+
+    #[test]
+    fn nothing_is_kept_unless_asked() {
+        let mut s = System::new(Precision::default());
+        let r = s.add_resource(100.0, Sharing::Shared);
+        s.start(&spec(&[(r, 1.0)]));
+        s.touch_in_order(r);
+        let mut out = Vec::new();
+        s.take_updated(&mut out);
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn fatpipes_join_the_walk() {
+        let mut s = System::new(Precision::default());
+        s.keep_update_order();
+        let pipe = s.add_resource(100.0, Sharing::FatPipe);
+        let r: Vec<_> = (0..2)
+            .map(|_| s.add_resource(100.0, Sharing::Shared))
+            .collect();
+        let a = s.start(&spec(&[(r[0], 1.0), (pipe, 1.0)]));
+        let b = s.start(&spec(&[(r[1], 1.0), (pipe, 1.0)]));
+        let mut out = Vec::new();
+        s.take_updated(&mut out);
+        out.clear();
+        // Freeing A marks r0 and, through the FATPIPE, B's r1.
+        s.cancel(a);
+        s.take_updated(&mut out);
+        assert_eq!(out, vec![b]);
+    }
+
+    #[test]
+    fn completions_of_one_date_follow_the_keys() {
+        let mut s = System::new(Precision::default());
+        let r: Vec<_> = (0..2)
+            .map(|_| s.add_resource(100.0, Sharing::Shared))
+            .collect();
+        let a = s.start(&spec(&[(r[0], 1.0)]));
+        let b = s.start(&spec(&[(r[1], 1.0)]));
+        let mut done = Vec::new();
+        s.set_order_key(a, 9);
+        s.set_order_key(b, 3);
+        let t = s.next_completion().expect("a completion");
+        s.advance(t, &mut done);
+        assert_eq!(done, vec![b, a]);
+    }
+}
