@@ -176,3 +176,21 @@ fn tie_order_wakes_ranks_as_simgrid_does() {
         .collect();
     assert_eq!(ranks, ["2", "1", "0", "5", "4", "3"], "{err}");
 }
+
+/// A blocking collective takes SimGrid's turns: each send or receive it
+/// starts is a simcall, so after a binomial broadcast rank 2 (one child to
+/// forward to) leaves before rank 4 (two), and its message to rank 3 is
+/// posted first: rank 3's probe for any source finds rank 2's, as under
+/// SimGrid 3.32 (run side by side; without the turns it found rank 4's).
+#[test]
+fn collectives_take_simgrids_turns() {
+    let exe = build("tests/c/bcast_exit_order.c");
+    let exe = exe.to_str().expect("a UTF-8 path");
+    let o = run(&["-np", "8", NO_COMPUTE, exe]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("first message from rank 2, then from rank 4"),
+        "{}",
+        stdout(&o)
+    );
+}

@@ -381,9 +381,10 @@ pub fn execute(
     let mut in_flight = Vec::new();
     let mut ids = Vec::new();
     for r in 0..run.sched.round_count() {
-        run.post_into(r, &mut in_flight, &mut ids)?;
+        run.post_turns_into(r, &mut in_flight, &mut ids)?;
         if !ids.is_empty() {
             if sim::mpi(|w| w.mpi.protocol.recv_overhead.is_free()) {
+                super::request::wait_turns(&ids, call);
                 wait_for(&ids, call, |w| ids.iter().all(|&id| is_complete(w, id)));
             } else {
                 wait_each_paying_overhead(&ids, call);
@@ -500,19 +501,33 @@ pub fn start_transfers(
     transfers: impl ExactSizeIterator<Item = Transfer>,
 ) -> MpiResult<Vec<ReqId>> {
     let mut ids = Vec::with_capacity(transfers.len());
-    start_transfers_into(view, tag, transfers, &mut ids)?;
+    start_transfers_into(view, tag, transfers, &mut ids, false)?;
     Ok(ids)
 }
 
 /// [`start_transfers`], appending the requests to `ids` (a buffer a
-/// schedule reuses from round to round).
+/// schedule reuses from round to round); with `turns`, each start takes
+/// the turn SimGrid's actor takes for its isend or irecv simcall (see
+/// [`sim::pass_turn`]), as a blocking collective's do.
 fn start_transfers_into(
     view: &CommView,
     tag: i32,
     transfers: impl ExactSizeIterator<Item = Transfer>,
     ids: &mut Vec<ReqId>,
+    turns: bool,
 ) -> MpiResult<()> {
     if transfers.len() == 0 {
+        return Ok(());
+    }
+    if turns && sim::mpi(|w| w.mpi.protocol.isend_overhead.is_free()) {
+        for t in transfers {
+            let (id, turn) = sim::mpi(|w| {
+                let id = w.start_collective_request(view, tag, t, None)?;
+                Ok::<_, MpiError>((id, w.core.pass_turn()))
+            })?;
+            ids.push(id);
+            sim::park_for_turn(turn);
+        }
         return Ok(());
     }
     if sim::mpi(|w| w.mpi.protocol.isend_overhead.is_free()) {
@@ -533,9 +548,12 @@ fn start_transfers_into(
         } else {
             None
         };
-        ids.push(sim::mpi(|w| {
-            w.start_collective_request(view, tag, t, plan)
-        })?);
+        let (id, turn) = sim::mpi(|w| {
+            let id = w.start_collective_request(view, tag, t, plan)?;
+            Ok::<_, MpiError>((id, turns && w.core.pass_turn()))
+        })?;
+        ids.push(id);
+        sim::park_for_turn(turn);
     }
     Ok(())
 }
@@ -638,18 +656,39 @@ impl Run {
 
     /// [`Self::post`] into `ids` (emptied first), a buffer reused from
     /// round to round.
-    #[inline(never)]
     pub fn post_into(
         &self,
         r: usize,
         in_flight: &mut Vec<(ReqId, usize)>,
         ids: &mut Vec<ReqId>,
     ) -> MpiResult<()> {
+        self.post_round(r, in_flight, ids, false)
+    }
+
+    /// [`Self::post_into`], each start taking the turn of SimGrid's
+    /// simcall (a blocking collective run by its rank).
+    pub fn post_turns_into(
+        &self,
+        r: usize,
+        in_flight: &mut Vec<(ReqId, usize)>,
+        ids: &mut Vec<ReqId>,
+    ) -> MpiResult<()> {
+        self.post_round(r, in_flight, ids, true)
+    }
+
+    #[inline(never)]
+    fn post_round(
+        &self,
+        r: usize,
+        in_flight: &mut Vec<(ReqId, usize)>,
+        ids: &mut Vec<ReqId>,
+        turns: bool,
+    ) -> MpiResult<()> {
         ids.clear();
         let round = self.sched.round(r);
-        self.start(round.comm.iter(), ids)?;
+        self.start(round.comm.iter(), ids, turns)?;
         let first = ids.len();
-        self.start(round.deferred.iter().map(|(c, _)| c), ids)?;
+        self.start(round.deferred.iter().map(|(c, _)| c), ids, turns)?;
         // Empty for most rounds: collected without allocating.
         let deferred: Vec<ReqId> = ids.drain(first..).collect();
         in_flight.retain(|&(id, due)| {
@@ -671,6 +710,7 @@ impl Run {
         &self,
         ops: impl ExactSizeIterator<Item = &'a Comm>,
         ids: &mut Vec<ReqId>,
+        turns: bool,
     ) -> MpiResult<()> {
         let ctx = self.layout();
         let transfers = ops.map(|c| {
@@ -687,7 +727,7 @@ impl Run {
                 dtype: Rc::clone(ty),
             }
         });
-        start_transfers_into(&self.comm, self.tag, transfers, ids)
+        start_transfers_into(&self.comm, self.tag, transfers, ids, turns)
     }
 
     /// The local copies and reductions of round `r` (outside any borrow

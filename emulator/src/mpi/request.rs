@@ -313,23 +313,24 @@ pub fn wait_for_then<R>(
 /// request costs a wait simcall, answered at once when one of those left
 /// is complete (a turn, see [`sim::pass_turn`]) or when one completes.
 pub fn wait_turns(ids: &[ReqId], call: &'static str) {
-    if let [id] = *ids {
-        // One request (a blocking send or receive, MPI_Wait): a turn if it
-        // is complete, else the wait that follows blocks; one access.
-        let turn = sim::mpi(|w| {
-            let simcall = w.mpi.request_opt(id).is_some_and(|r| !r.is_detached_send());
-            simcall && is_complete(w, id) && w.core.pass_turn()
-        });
+    let waited = |w: &Ctx, id: ReqId| w.mpi.request_opt(id).is_some_and(|r| !r.is_detached_send());
+    // Most waits have at most one request SimGrid waits for (a blocking
+    // send or receive, MPI_Wait, a collective's round): a turn if it is
+    // complete, else the wait that follows blocks; one access, no list.
+    let (single, turn) = sim::mpi(|w| {
+        let mut it = ids.iter().copied().filter(|&id| waited(w, id));
+        match (it.next(), it.next()) {
+            (None, _) => (true, false),
+            (Some(id), None) => (true, is_complete(w, id) && w.core.pass_turn()),
+            _ => (false, false),
+        }
+    });
+    if single {
         sim::park_for_turn(turn);
         return;
     }
-    // The requests SimGrid would wait for: complete (a turn) or not.
-    let mut left: Vec<ReqId> = sim::mpi(|w| {
-        ids.iter()
-            .copied()
-            .filter(|&id| w.mpi.request_opt(id).is_some_and(|r| !r.is_detached_send()))
-            .collect()
-    });
+    let mut left: Vec<ReqId> =
+        sim::mpi(|w| ids.iter().copied().filter(|&id| waited(w, id)).collect());
     while !left.is_empty() {
         let done = |w: &Ctx| left.iter().position(|&id| is_complete(w, id));
         match sim::mpi(|w| done(w)) {
