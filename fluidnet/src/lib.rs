@@ -101,7 +101,9 @@
 //! [`System::take_updated`] lists the actions SimGrid would give new
 //! completion dates after its next solve, in its order (module `order`);
 //! [`System::set_order_key`] orders a batch of completions by the
-//! caller's numbering of those updates. Off by default: the walk costs
+//! caller's numbering of those updates (after their dates, as SimGrid's
+//! heap does: completions within [`Precision::timing`] of each other end
+//! together, but the earlier dated first). Off by default: the walk costs
 //! O(component) per solve.
 //!
 //! # Determinism
@@ -317,8 +319,9 @@ pub struct System {
     seq: u64,
     epoch: u64,
     scratch: solve::Scratch,
-    /// Completed in one batch, sorted by order key: (key, index).
-    batch: Vec<(u64, u32)>,
+    /// Completed in one batch, sorted: (date's bits when SimGrid's order
+    /// is kept, else 0; order key; index).
+    batch: Vec<(u64, u64, u32)>,
     /// Groups by id (None: free), free ids, groups whose members changed.
     groups: Vec<Option<group::Group>>,
     free_groups: Vec<u32>,
@@ -664,18 +667,25 @@ impl System {
             self.now = date.min(to);
             let limit = self.now + timing;
             self.batch.clear();
-            while let Some((_, _, index)) = self.dates.first().filter(|e| e.0 <= limit) {
+            // With SimGrid's order kept, its heap's: by date, then key.
+            let by_date = self.order.is_some();
+            while let Some((at, _, index)) = self.dates.first().filter(|e| e.0 <= limit) {
                 self.dates.remove(index);
                 let key = self.slots[index as usize]
                     .action
                     .as_ref()
                     .map_or(0, |a| a.key);
-                self.batch.push((key, index));
+                // Dates are not negative: their bits order as they do.
+                let at = if by_date { at.max(0.0).to_bits() } else { 0 };
+                self.batch.push((at, key, index));
                 self.member_ended(index);
             }
             self.batch.sort_unstable();
+            if by_date {
+                order::equal_dates_by_key(&mut self.batch);
+            }
             for k in 0..self.batch.len() {
-                let index = self.batch[k].1;
+                let index = self.batch[k].2;
                 let generation = self.slots[index as usize].generation;
                 self.remove(index);
                 done.push(ActionId { index, generation });
@@ -759,9 +769,6 @@ impl System {
     }
 
     fn remove(&mut self, index: u32) {
-        if self.order.is_some() {
-            self.order_free(index);
-        }
         let slot = &mut self.slots[index as usize];
         let Some(a) = slot.action.take() else {
             return;
@@ -789,7 +796,11 @@ impl System {
         let mut uses = a.uses;
         uses.clear();
         self.spare_uses.push(uses);
-        self.free.push(index);
+        // With SimGrid's order kept, the slot waits for `flush_frees`.
+        match self.order.as_mut() {
+            Some(order) => order.pending.push(index),
+            None => self.free.push(index),
+        }
         self.live -= 1;
     }
 

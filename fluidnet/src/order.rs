@@ -45,6 +45,12 @@ pub(crate) struct UpdateOrder {
     listed: Vec<u64>,
     /// The depth-first walk's frames.
     frames: Vec<Frame>,
+    /// The resources [`System::start_in_order`] gives the next start.
+    given: Vec<u32>,
+    use_given: bool,
+    /// Actions ended or cancelled, in that order, still in the lists
+    /// (see [`System::flush_frees`]); their slots are reused after.
+    pub(crate) pending: Vec<u32>,
 }
 
 /// One resource being spread from: the position of the next action in its
@@ -162,13 +168,31 @@ impl System {
     /// last call, resource by resource, the most recently started first),
     /// and forgets the marks. Nothing unless the order is kept.
     pub fn take_updated(&mut self, out: &mut Vec<ActionId>) {
+        self.flush_frees();
         if let Some(order) = self.order.as_mut() {
             order.take(&self.slots, out);
         }
     }
 
-    /// Action `index` starts using `uses` (its spec's): SimGrid enables
-    /// its variable, which marks its first constraint.
+    /// Starts an action as [`System::start`] does, its resources in
+    /// `order` for the walk (SimGrid's order of its constraints, which
+    /// the spec's uses, in any order, need not follow).
+    pub fn start_in_order(
+        &mut self,
+        spec: &crate::ActionSpec<'_>,
+        order: &[ResourceId],
+    ) -> ActionId {
+        if let Some(o) = self.order.as_mut() {
+            o.given.clear();
+            o.given.extend(order.iter().map(|r| r.0));
+            o.use_given = true;
+        }
+        self.start(spec)
+    }
+
+    /// Action `index` starts using `uses` (its spec's, or those given to
+    /// [`System::start_in_order`]): SimGrid enables its variable, which
+    /// marks its first constraint.
     pub(crate) fn order_enable(&mut self, index: u32, uses: &[(ResourceId, f64)]) {
         let (resources, slots) = (self.resources.len(), self.slots.len());
         let Some(order) = self.order.as_mut() else {
@@ -177,10 +201,19 @@ impl System {
         order.grow(resources, slots);
         let mut mine = std::mem::take(&mut order.uses[index as usize]);
         mine.clear();
-        for &(r, coef) in uses {
-            if coef > 0.0 && !mine.contains(&r.0) {
-                mine.push(r.0);
-                order.users[r.0 as usize].push(index);
+        if std::mem::take(&mut order.use_given) {
+            for &r in &order.given {
+                if !mine.contains(&r) {
+                    mine.push(r);
+                    order.users[r as usize].push(index);
+                }
+            }
+        } else {
+            for &(r, coef) in uses {
+                if coef > 0.0 && !mine.contains(&r.0) {
+                    mine.push(r.0);
+                    order.users[r.0 as usize].push(index);
+                }
             }
         }
         let first = mine.first().copied();
@@ -190,23 +223,31 @@ impl System {
         }
     }
 
-    /// Action `index` ends or is cancelled: SimGrid marks its first
-    /// constraint while the variable is still there to spread through,
-    /// then frees it.
-    pub(crate) fn order_free(&mut self, index: u32) {
+    /// Frees the actions that ended or were cancelled since the last
+    /// call, in that order, as SimGrid frees their variables: each marks
+    /// its first constraint while it is still there to spread through.
+    /// SimGrid frees after it has taken every event of a date off its
+    /// heap, and so after the messages whose latency ended then were
+    /// enabled: the caller starts those flows first, then calls this.
+    /// Nothing unless the order is kept.
+    pub fn flush_frees(&mut self) {
         let Some(order) = self.order.as_mut() else {
             return;
         };
-        let Some(&first) = order.uses.get(index as usize).and_then(|u| u.first()) else {
-            return;
-        };
-        order.mark_from(first);
-        let mine = std::mem::take(&mut order.uses[index as usize]);
-        for &r in &mine {
-            order.users[r as usize].retain(|&a| a != index);
+        for k in 0..order.pending.len() {
+            let index = order.pending[k];
+            if let Some(&first) = order.uses[index as usize].first() {
+                order.mark_from(first);
+            }
+            let mut mine = std::mem::take(&mut order.uses[index as usize]);
+            for &r in &mine {
+                order.users[r as usize].retain(|&a| a != index);
+            }
+            mine.clear();
+            order.uses[index as usize] = mine;
+            self.free.push(index);
         }
-        order.uses[index as usize] = mine;
-        order.uses[index as usize].clear();
+        order.pending.clear();
     }
 
     /// Action `index` gets a new bound: SimGrid marks its first
@@ -217,6 +258,27 @@ impl System {
                 order.mark_from(first);
             }
         }
+    }
+}
+
+/// Dates this close (relative) are one date to SimGrid: its actions of
+/// identical histories get bit-identical dates, where the solver's sums,
+/// taken in another order, may leave ours some ulps apart.
+const SAME_DATE: f64 = 1e-13;
+
+/// Sorts the runs of `batch` (sorted by date bits, then key) whose dates
+/// are within [`SAME_DATE`] of the run's first by key alone.
+pub(crate) fn equal_dates_by_key(batch: &mut [(u64, u64, u32)]) {
+    let mut start = 0;
+    while start < batch.len() {
+        let first = f64::from_bits(batch[start].0);
+        let end = start
+            + batch[start..]
+                .iter()
+                .take_while(|e| f64::from_bits(e.0) - first <= first * SAME_DATE)
+                .count();
+        batch[start..end].sort_unstable_by_key(|e| (e.1, e.2));
+        start = end;
     }
 }
 
@@ -293,6 +355,39 @@ mod tests {
         s.cancel(a);
         s.take_updated(&mut out);
         assert_eq!(out, vec![b]);
+    }
+
+    #[test]
+    fn frees_mark_after_the_starts_of_their_date() {
+        let mut s = System::new(Precision::default());
+        s.keep_update_order();
+        let r: Vec<_> = (0..3).map(|_| s.add_resource(100.0, Sharing::Shared)).collect();
+        let a = s.start(&spec(&[(r[0], 1.0), (r[1], 1.0)]));
+        let b = s.start(&spec(&[(r[1], 1.0), (r[2], 1.0)]));
+        let mut out = Vec::new();
+        s.take_updated(&mut out);
+        out.clear();
+        // A ends, C starts at the same date: SimGrid enables C (marking
+        // r2, then r1 through B, A still there) before it frees A.
+        s.cancel(a);
+        let c = s.start(&spec(&[(r[2], 1.0)]));
+        s.take_updated(&mut out);
+        assert_eq!(out, vec![c, b], "freed first, r0 would lead: [b, c]");
+    }
+
+    #[test]
+    fn dates_some_ulps_apart_are_one_date() {
+        let d: f64 = 0.030931230202900912;
+        let next = f64::from_bits(d.to_bits() + 3);
+        let later = d * (1.0 + 1e-9);
+        let mut batch = vec![
+            (d.to_bits(), 5, 0),
+            (next.to_bits(), 3, 1),
+            (later.to_bits(), 1, 2),
+        ];
+        super::equal_dates_by_key(&mut batch);
+        let keys: Vec<u64> = batch.iter().map(|e| e.1).collect();
+        assert_eq!(keys, vec![3, 5, 1]);
     }
 
     #[test]

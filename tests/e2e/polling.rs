@@ -158,23 +158,40 @@ fn a_rank_polling_for_what_never_comes_is_a_livelock_with_or_without_costs() {
     }
 }
 
-/// With `network/tie-order`, ranks whose messages end at one date wake in
-/// the order of SimGrid's last updates of those messages: the six errors
-/// of neighbors.c at 40 us come in the order SimGrid 3.32 prints them on
-/// the same cluster (run side by side: ranks 2 1 0 5 4 3).
+/// Messages ending at one date wake their receivers in SimGrid 3.32's
+/// order with `network/tie-order`: two of one size started at one date on
+/// disjoint links arrive in the order they started (SimGrid: rank 2's
+/// report first; the start-date rule alone woke rank 3 first), and when
+/// a third message shares the first one's link for a while, the other
+/// arrives first (SimGrid: rank 3's). Both run side by side with SimGrid.
 #[test]
-fn tie_order_wakes_ranks_as_simgrid_does() {
-    let exe = build("tests/c/neighbors.c");
+fn tie_order_wakes_receivers_as_simgrid_does() {
+    let exe = build("tests/c/arrival_order.c");
     let exe = exe.to_str().expect("a UTF-8 path");
-    let o = run(&["-np", "6", NO_COMPUTE, "--cfg=network/tie-order:yes", exe]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    let err = stderr(&o);
-    let ranks: Vec<&str> = err
-        .lines()
-        .filter(|l| l.contains("MPI_Neighbor_allgather - returned"))
-        .filter_map(|l| l.split(':').nth(1))
-        .collect();
-    assert_eq!(ranks, ["2", "1", "0", "5", "4", "3"], "{err}");
+    let platform = write_scratch(
+        "arrival-order-cluster.xml",
+        "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n\
+         <platform version=\"4.1\">\n  <cluster id=\"c\" prefix=\"node-\" suffix=\"\" \
+         radical=\"0-4\" speed=\"1Gf\" bw=\"10Gbps\" lat=\"1us\"/>\n</platform>\n",
+    );
+    let platform = platform.to_str().expect("a UTF-8 path");
+    for (arg, expected) in [
+        ("plain", "reports from rank 2, then rank 3"),
+        ("shared", "reports from rank 3, then rank 2"),
+    ] {
+        let o = run(&[
+            "-np",
+            "5",
+            "-platform",
+            platform,
+            NO_COMPUTE,
+            "--cfg=network/tie-order:yes",
+            exe,
+            arg,
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stdout(&o).contains(expected), "{arg}: {}", stdout(&o));
+    }
 }
 
 /// A blocking collective takes SimGrid's turns: each send or receive it

@@ -1094,6 +1094,9 @@ impl Core {
                 TimerEvent::TransferDone(id) => self.ended_transfer(id),
             }
         }
+        // SimGrid frees what ended after enabling what begins (see
+        // `fluidnet::System::flush_frees`; nothing without tie-order).
+        self.fluid.flush_frees();
         while let Some(action) = self.ended.pop_front() {
             match self.owners.remove(&action) {
                 Some(ActionOwner::Exec(actor)) => {
@@ -1116,9 +1119,9 @@ impl Core {
         if self.arrivals.len() > 1 {
             if self.model.tie_order {
                 // SimGrid's network heap is stable: what ends at one date
-                // ends in the order of the last updates (`renew_updates`).
-                self.arrivals
-                    .sort_unstable_by_key(|a| std::cmp::Reverse(a.1));
+                // ends by date, then in the order of the last updates
+                // (`renew_updates`), as the fluid system handed them out.
+                self.arrivals.reverse();
             } else {
                 // Begun at different dates, the earlier begun first; begun
                 // at one date, the last begun first: SimGrid's order when

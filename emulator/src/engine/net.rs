@@ -75,6 +75,10 @@ pub(super) struct Transfer {
     /// when the flow starts).
     flow: Option<super::netmodel::Flow>,
     uses: Vec<(ResourceId, f64)>,
+    /// With `network/tie-order`, the resources in the order SimGrid
+    /// expands its variable over them (the route, then the reverse
+    /// route's, each once), which `fluidnet::order` walks.
+    order: Vec<ResourceId>,
 }
 
 /// How many pairs' flows are remembered ([`KnownFlow`]) on a platform of
@@ -143,6 +147,7 @@ impl Core {
             alone: 0.0,
             flow: None,
             uses: Vec::new(),
+            order: Vec::new(),
         };
         let id = match self.free_transfers.pop() {
             Some(i) => {
@@ -198,6 +203,21 @@ impl Core {
         }
         let mut uses = self.spare_uses.pop().unwrap_or_default();
         let flow = self.flow_of(src, dst, valiant, bytes, &route, &mut uses);
+        if self.model.tie_order {
+            let mut order: Vec<ResourceId> = route.iter().map(|u| self.resource_of(u)).collect();
+            if self.model.crosstraffic {
+                order.extend(self.scratch.back.iter().map(|u| self.resource_of(u)));
+            }
+            let mut seen = Vec::with_capacity(order.len());
+            order.retain(|r| {
+                let first = !seen.contains(r);
+                seen.push(*r);
+                first
+            });
+            if let Some(t) = self.transfers[id.0 as usize].as_mut() {
+                t.order = order;
+            }
+        }
         let k = self.known_slot(src, dst);
         // A pair is remembered from its second message on: traffic whose
         // pairs never repeat (an all-to-all) would only copy flows into
@@ -232,6 +252,8 @@ impl Core {
             && self.ib.is_none()
             && self.net_stats.is_none()
             && self.in_flight.is_empty()
+            // A known flow keeps no expand order (`Transfer::order`).
+            && !self.model.tie_order
     }
 
     /// Starts transfer `id`'s latency phase from the known flow of its
@@ -289,7 +311,7 @@ impl Core {
             .as_ref()
             .filter(|_| self.model.tie_order)
         {
-            for &(r, _) in &t.uses {
+            for &r in &t.order {
                 self.fluid.touch_in_order(r);
             }
         }
@@ -528,7 +550,7 @@ impl Core {
 
     /// The flow phase of a transfer: enters the max-min system.
     pub(super) fn start_flow(&mut self, id: TransferId) {
-        let (src, dst, bytes, valiant, ib_bound, flow, uses) = {
+        let (src, dst, bytes, valiant, ib_bound, flow, uses, order) = {
             let t = self.transfers[id.0 as usize]
                 .as_mut()
                 .expect("flow of a live transfer");
@@ -542,6 +564,7 @@ impl Core {
                     .take()
                     .expect("a transfer's flow is computed when it starts"),
                 std::mem::take(&mut t.uses),
+                std::mem::take(&mut t.order),
             )
         };
         let mut flow = flow;
@@ -558,13 +581,18 @@ impl Core {
             flow.bound,
             uses.len()
         );
-        let action = self.fluid.start(&ActionSpec {
+        let spec = ActionSpec {
             amount: flow.amount,
             penalty: flow.penalty,
             bound: flow.bound,
             factor: flow.factor,
             uses: &uses,
-        });
+        };
+        let action = if order.is_empty() {
+            self.fluid.start(&spec)
+        } else {
+            self.fluid.start_in_order(&spec, &order)
+        };
         self.spare_uses.push(uses);
         if self.net_stats.is_some() {
             let mut route = std::mem::take(&mut self.scratch.route);
