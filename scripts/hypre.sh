@@ -36,8 +36,12 @@
 #   HYPRE_TIMEOUT  seconds per run (default: 300; the run's process group
 #                  is killed when it passes)
 #   HYPRE_REBUILD=1  rebuild both libraries and all examples
+#   HYPRE_OURS_ARGS  extra arguments of our smpirun, split on blanks
+#                  (default: --cfg=network/tie-order:yes, which hands out
+#                  messages ending at one date in SimGrid's order; set it
+#                  empty to compare our default mode)
 #
-# Every run is
+# Every run is (ours with HYPRE_OURS_ARGS after the host file)
 #   smpirun -np N -platform $HYPRE_SCRATCH/platform.xml
 #           -hostfile $HYPRE_SCRATCH/hostfile.txt
 #           --cfg=smpi/simulate-computation:no --cfg=smpi/display-timing:yes
@@ -77,6 +81,7 @@ SG_SMPICC="${SG_SMPICC:-/usr/bin/smpicc}"
 SG_SMPIRUN="${SG_SMPIRUN:-/usr/bin/smpirun}"
 HYPRE_SCRATCH="${HYPRE_SCRATCH:-/tmp/hypre-src}"
 RANKS="${HYPRE_RANKS:-2 4 16}"
+read -r -a OURS_ARGS <<< "${HYPRE_OURS_ARGS---cfg=network/tie-order:yes}"
 EXAMPLES="${HYPRE_EXAMPLES:-ex1 ex2 ex3 ex4 ex5 ex6 ex7 ex8 ex9 ex11 ex12 ex13 ex14 ex15 ex16 ex17 ex18}"
 TIMEOUT="${HYPRE_TIMEOUT:-300}"
 REBUILD="${HYPRE_REBUILD:-0}"
@@ -262,9 +267,11 @@ sample_np() { # ex -> the rank count of the header's "Sample run: mpirun -np N"
 run_one() { # tool ex np log
     local tool="$1" ex="$2" np="$3" log="$4" rc=0 t0 t1
     local bin="$HYPRE_SCRATCH/build-$tool/bin"
+    local extra=()
+    [[ "$tool" == ours ]] && extra=("${OURS_ARGS[@]}")
     t0=$(date +%s.%N)
     (cd "$bin" && timeout -k 10 "$TIMEOUT" "${RUN_OF[$tool]}" -np "$np" \
-        -platform "$PLATFORM" -hostfile "$HOSTFILE" \
+        -platform "$PLATFORM" -hostfile "$HOSTFILE" "${extra[@]}" \
         --cfg=smpi/simulate-computation:no --cfg=smpi/display-timing:yes \
         "./$ex" > "$log" 2> "$log.err") || rc=$?
     t1=$(date +%s.%N)
