@@ -361,7 +361,9 @@ mod tests {
     fn frees_mark_after_the_starts_of_their_date() {
         let mut s = System::new(Precision::default());
         s.keep_update_order();
-        let r: Vec<_> = (0..3).map(|_| s.add_resource(100.0, Sharing::Shared)).collect();
+        let r: Vec<_> = (0..3)
+            .map(|_| s.add_resource(100.0, Sharing::Shared))
+            .collect();
         let a = s.start(&spec(&[(r[0], 1.0), (r[1], 1.0)]));
         let b = s.start(&spec(&[(r[1], 1.0), (r[2], 1.0)]));
         let mut out = Vec::new();

@@ -113,6 +113,9 @@ pub(super) struct KnownFlow {
     route_len: usize,
     links: Vec<(f64, f64)>,
     uses: Vec<(ResourceId, f64)>,
+    /// With `network/tie-order`, the resources in SimGrid's expand order
+    /// (`Transfer::order`).
+    order: Vec<ResourceId>,
     /// The size of the pair's last message, its flow and latency phase (a
     /// pair's messages are often all of one size).
     last: Option<(usize, super::netmodel::Flow, f64)>,
@@ -230,6 +233,9 @@ impl Core {
             known.route_len = route.len();
             known.links.clone_from(&self.scratch.links);
             known.uses.clone_from(&uses);
+            if let Some(t) = self.transfers[id.0 as usize].as_ref() {
+                known.order.clone_from(&t.order);
+            }
             known.last = Some((bytes, flow, delay));
             self.known_flows[k] = Some(known);
         }
@@ -252,8 +258,6 @@ impl Core {
             && self.ib.is_none()
             && self.net_stats.is_none()
             && self.in_flight.is_empty()
-            // A known flow keeps no expand order (`Transfer::order`).
-            && !self.model.tie_order
     }
 
     /// Starts transfer `id`'s latency phase from the known flow of its
@@ -286,9 +290,15 @@ impl Core {
             self.platform.host(src).name,
             self.platform.host(dst).name,
         );
+        let order = if self.model.tie_order {
+            known.order.clone()
+        } else {
+            Vec::new()
+        };
         if let Some(t) = self.transfers[id.0 as usize].as_mut() {
             t.flow = Some(flow);
             t.uses = uses;
+            t.order = order;
         }
         self.latency_phase(id, src, dst, bytes, delay);
         true
