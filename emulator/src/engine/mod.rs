@@ -929,6 +929,11 @@ impl Core {
         self.turns = on;
     }
 
+    /// Whether actors take turns (see [`Core::set_turns`]).
+    pub fn takes_turns(&self) -> bool {
+        self.turns
+    }
+
     /// Sets the progression model's costs, before any actor runs: `cores`
     /// of each host set aside (every host must have more), computations
     /// `scale` times as long.

@@ -383,8 +383,14 @@ pub fn execute(
     for r in 0..run.sched.round_count() {
         run.post_turns_into(r, &mut in_flight, &mut ids)?;
         if !ids.is_empty() {
-            if sim::mpi(|w| w.mpi.protocol.recv_overhead.is_free()) {
-                super::request::wait_turns(&ids, call);
+            let (free, turns) =
+                sim::mpi(|w| (w.mpi.protocol.recv_overhead.is_free(), w.core.takes_turns()));
+            if free {
+                // Without turns (weak progression) the waits one at a
+                // time would only wake the rank more often.
+                if turns {
+                    super::request::wait_turns(&ids, call);
+                }
                 wait_for(&ids, call, |w| ids.iter().all(|&id| is_complete(w, id)));
             } else {
                 wait_each_paying_overhead(&ids, call);
