@@ -37,9 +37,10 @@
 #                  is killed when it passes)
 #   HYPRE_REBUILD=1  rebuild both libraries and all examples
 #   HYPRE_OURS_ARGS  extra arguments of our smpirun, split on blanks
-#                  (default: --cfg=network/tie-order:yes, which hands out
-#                  messages ending at one date in SimGrid's order; set it
-#                  empty to compare our default mode)
+#                  (default: --cfg=smpi/simgrid-order:yes, SimGrid's exact
+#                  order of ranks and messages at one date, which decides
+#                  the polls' injected times; set it empty to compare our
+#                  default mode)
 #
 # Every run is (ours with HYPRE_OURS_ARGS after the host file)
 #   smpirun -np N -platform $HYPRE_SCRATCH/platform.xml
@@ -81,7 +82,7 @@ SG_SMPICC="${SG_SMPICC:-/usr/bin/smpicc}"
 SG_SMPIRUN="${SG_SMPIRUN:-/usr/bin/smpirun}"
 HYPRE_SCRATCH="${HYPRE_SCRATCH:-/tmp/hypre-src}"
 RANKS="${HYPRE_RANKS:-2 4 16}"
-read -r -a OURS_ARGS <<< "${HYPRE_OURS_ARGS---cfg=network/tie-order:yes}"
+read -r -a OURS_ARGS <<< "${HYPRE_OURS_ARGS---cfg=smpi/simgrid-order:yes}"
 EXAMPLES="${HYPRE_EXAMPLES:-ex1 ex2 ex3 ex4 ex5 ex6 ex7 ex8 ex9 ex11 ex12 ex13 ex14 ex15 ex16 ex17 ex18}"
 TIMEOUT="${HYPRE_TIMEOUT:-300}"
 REBUILD="${HYPRE_REBUILD:-0}"

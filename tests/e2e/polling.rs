@@ -159,13 +159,13 @@ fn a_rank_polling_for_what_never_comes_is_a_livelock_with_or_without_costs() {
 }
 
 /// Messages ending at one date wake their receivers in SimGrid 3.32's
-/// order with `network/tie-order`: two of one size started at one date on
+/// order with `smpi/simgrid-order`: two of one size started at one date on
 /// disjoint links arrive in the order they started (SimGrid: rank 2's
 /// report first; the start-date rule alone woke rank 3 first), and when
 /// a third message shares the first one's link for a while, the other
 /// arrives first (SimGrid: rank 3's). Both run side by side with SimGrid.
 #[test]
-fn tie_order_wakes_receivers_as_simgrid_does() {
+fn simgrid_order_wakes_receivers_as_simgrid_does() {
     let exe = build("tests/c/arrival_order.c");
     let exe = exe.to_str().expect("a UTF-8 path");
     let platform = write_scratch(
@@ -185,7 +185,7 @@ fn tie_order_wakes_receivers_as_simgrid_does() {
             "-platform",
             platform,
             NO_COMPUTE,
-            "--cfg=network/tie-order:yes",
+            "--cfg=smpi/simgrid-order:yes",
             exe,
             arg,
         ]);
@@ -194,16 +194,17 @@ fn tie_order_wakes_receivers_as_simgrid_does() {
     }
 }
 
-/// A blocking collective takes SimGrid's turns: each send or receive it
-/// starts is a simcall, so after a binomial broadcast rank 2 (one child to
-/// forward to) leaves before rank 4 (two), and its message to rank 3 is
-/// posted first: rank 3's probe for any source finds rank 2's, as under
-/// SimGrid 3.32 (run side by side; without the turns it found rank 4's).
+/// With `smpi/simgrid-order`, a blocking collective takes SimGrid's
+/// turns: each send or receive it starts is a simcall, so after a binomial
+/// broadcast rank 2 (one child to forward to) leaves before rank 4 (two),
+/// and its message to rank 3 is posted first: rank 3's probe for any
+/// source finds rank 2's, as under SimGrid 3.32 (run side by side; without
+/// the turns, rank 4's).
 #[test]
 fn collectives_take_simgrids_turns() {
     let exe = build("tests/c/bcast_exit_order.c");
     let exe = exe.to_str().expect("a UTF-8 path");
-    let o = run(&["-np", "8", NO_COMPUTE, exe]);
+    let o = run(&["-np", "8", NO_COMPUTE, "--cfg=smpi/simgrid-order:yes", exe]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(
         stdout(&o).contains("first message from rank 2, then from rank 4"),

@@ -374,7 +374,7 @@ impl Core {
     /// The core for `hosts.len()` ranks, rank i on `hosts[i]`, all ready.
     pub fn new(platform: Platform, model: NetModel, hosts: Vec<HostId>) -> Self {
         let mut fluid = fluidnet::System::new(model.precision);
-        if model.tie_order {
+        if model.simgrid_order {
             fluid.keep_update_order();
         }
         let split = platform
@@ -1065,7 +1065,7 @@ impl Core {
     /// Handles what ends at the current date, in SimGrid's order (the
     /// timers as `engine/timer.rs` orders them, then computations, then
     /// the transfers that arrive, the earlier started first and, started
-    /// at one date, the last started first, or with `network/tie-order`
+    /// at one date, the last started first, or with `smpi/simgrid-order`
     /// in the order of SimGrid's last updates of them), which decides the order in
     /// which ranks polling at one date read SimGrid's shared counters (see
     /// `mpi::poll`): ends computations and sleeps (their actors become
@@ -1100,7 +1100,7 @@ impl Core {
             }
         }
         // SimGrid frees what ended after enabling what begins (see
-        // `fluidnet::System::flush_frees`; nothing without tie-order).
+        // `fluidnet::System::flush_frees`; nothing without it).
         self.fluid.flush_frees();
         while let Some(action) = self.ended.pop_front() {
             match self.owners.remove(&action) {
@@ -1122,7 +1122,7 @@ impl Core {
             }
         }
         if self.arrivals.len() > 1 {
-            if self.model.tie_order {
+            if self.model.simgrid_order {
                 // SimGrid's network heap is stable: what ends at one date
                 // ends by date, then in the order of the last updates
                 // (`renew_updates`), as the fluid system handed them out.
@@ -1141,9 +1141,9 @@ impl Core {
     /// Numbers the updates SimGrid's network model makes after a solve:
     /// each flow whose constraints changed gets a new completion date, in
     /// SimGrid's order, and a later place among the ones ending with it
-    /// (with `network/tie-order` only).
+    /// (with `smpi/simgrid-order` only).
     fn renew_updates(&mut self) {
-        if !self.model.tie_order {
+        if !self.model.simgrid_order {
             return;
         }
         let mut updated = std::mem::take(&mut self.updated);

@@ -62,7 +62,7 @@ pub(super) struct Transfer {
     /// model may change it from the transfer's start, latency included).
     ib_bound: Option<f64>,
     /// When it started, and its start number or, with
-    /// `network/tie-order`, its last update in SimGrid's network heap
+    /// `smpi/simgrid-order`, its last update in SimGrid's network heap
     /// (`Core::net_updates`), which order the arrivals at one date
     /// (`Core::next_finished`).
     pub(super) started: f64,
@@ -75,7 +75,7 @@ pub(super) struct Transfer {
     /// when the flow starts).
     flow: Option<super::netmodel::Flow>,
     uses: Vec<(ResourceId, f64)>,
-    /// With `network/tie-order`, the resources in the order SimGrid
+    /// With `smpi/simgrid-order`, the resources in the order SimGrid
     /// expands its variable over them (the route, then the reverse
     /// route's, each once), which `fluidnet::order` walks.
     order: Vec<ResourceId>,
@@ -113,7 +113,7 @@ pub(super) struct KnownFlow {
     route_len: usize,
     links: Vec<(f64, f64)>,
     uses: Vec<(ResourceId, f64)>,
-    /// With `network/tie-order`, the resources in SimGrid's expand order
+    /// With `smpi/simgrid-order`, the resources in SimGrid's expand order
     /// (`Transfer::order`).
     order: Vec<ResourceId>,
     /// The size of the pair's last message, its flow and latency phase (a
@@ -206,7 +206,7 @@ impl Core {
         }
         let mut uses = self.spare_uses.pop().unwrap_or_default();
         let flow = self.flow_of(src, dst, valiant, bytes, &route, &mut uses);
-        if self.model.tie_order {
+        if self.model.simgrid_order {
             let mut order: Vec<ResourceId> = route.iter().map(|u| self.resource_of(u)).collect();
             if self.model.crosstraffic {
                 order.extend(self.scratch.back.iter().map(|u| self.resource_of(u)));
@@ -290,7 +290,7 @@ impl Core {
             self.platform.host(src).name,
             self.platform.host(dst).name,
         );
-        let order = if self.model.tie_order {
+        let order = if self.model.simgrid_order {
             known.order.clone()
         } else {
             Vec::new()
@@ -319,7 +319,7 @@ impl Core {
         // now, which marks them changed (see `fluidnet::order`).
         if let Some(t) = self.transfers[id.0 as usize]
             .as_ref()
-            .filter(|_| self.model.tie_order)
+            .filter(|_| self.model.simgrid_order)
         {
             for &r in &t.order {
                 self.fluid.touch_in_order(r);
@@ -613,7 +613,7 @@ impl Core {
         self.owners.insert(action, ActionOwner::Transfer(id));
         if let Some(t) = self.transfers[id.0 as usize].as_mut() {
             t.action = Some(action);
-            if self.model.tie_order {
+            if self.model.simgrid_order {
                 self.fluid.set_order_key(action, t.stamp);
             }
         }

@@ -18,13 +18,13 @@ pub const OPTIONS: Options = &[
     OptionSpec { name: "network/model", kind: Kind::Text, default: "SMPI", help: "SMPI (max-min sharing with SMPI's factors), IB (SMPI's, plus InfiniBand contention penalties: smpi/IB-penalty-factors) or Constant (latency + size / bandwidth of the route, no contention: for teaching and very large runs)" },
     OptionSpec { name: "network/routing", kind: Kind::Text, default: "minimal", help: "routes on dragonfly clusters: minimal (SimGrid's), valiant (through a random third group), ugal (valiant when the minimal route carries more flows in flight)" },
     OptionSpec { name: "network/routing-seed", kind: Kind::Int, default: "0", help: "seed of the random intermediate routers of valiant and ugal routing" },
-    OptionSpec { name: "network/tie-order", kind: Kind::Bool, default: "no", help: "messages ending at one date arrive in the order of SimGrid's last updates of them (its lmm's modified sets, walked at every change: exact ties as SimGrid's, at a cost per message) rather than by start date, the last started first at one date" },
     OptionSpec { name: "network/TCP-gamma", kind: Kind::Float, default: "4194304", help: "TCP window size: a flow's rate is bounded by TCP-gamma / (2 * route latency)" },
     OptionSpec { name: "network/weight-S", kind: Kind::Float, default: "8775", help: "per-link term of a flow's sharing penalty (weight-S / bandwidth)" },
     OptionSpec { name: "precision/maxmin", kind: Kind::Float, default: "1e-5", help: "precision of the max-min solver's rates (alias maxmin/precision)" },
     OptionSpec { name: "precision/timing", kind: Kind::Float, default: "1e-9", help: "precision of simulated dates, in s" },
     OptionSpec { name: "precision/work-amount", kind: Kind::Float, default: "0", help: "remaining work at or below which an action is done (0: as in SimGrid 3.32, an action ends when all its work is done)" },
     OptionSpec { name: "smpi/IB-penalty-factors", kind: Kind::Text, default: IbFactors::DEFAULT, help: "the IB network model's penalty factors Be;Bs;ys: per sender to a busy destination, per message of a busy source, and for a source's messages to a destination receiving more than 2" },
+    OptionSpec { name: "smpi/simgrid-order", kind: Kind::Bool, default: "no", help: "SimGrid 3.32's order of ranks and messages at one date, exactly: blocking collectives take a turn per send, receive and wait as SimGrid's simcalls, and messages ending at one date arrive in the order of SimGrid's last updates of them (its lmm's marks, walked at every change); for runs compared with SimGrid event by event (polling programs), at a cost per message and per collective round" },
 ];
 
 /// Envelope SMPI adds to every message (SimGrid 3.32, measured).
@@ -108,9 +108,10 @@ pub struct NetModel {
     weight_s: f64,
     tcp_gamma: f64,
     pub crosstraffic: bool,
-    /// `network/tie-order`: arrivals at one date in SimGrid's order of
-    /// updates (see `fluidnet::order`).
-    pub tie_order: bool,
+    /// `smpi/simgrid-order`: arrivals at one date in SimGrid's order of
+    /// updates (see `fluidnet::order`), and turns inside blocking
+    /// collectives (`mpi::coll::execute`).
+    pub simgrid_order: bool,
     /// `network/routing`: how routes are chosen where the platform offers
     /// a choice (dragonfly clusters).
     pub routing: RoutingChoice,
@@ -157,7 +158,7 @@ impl NetModel {
             weight_s: cfg.float("network/weight-S"),
             tcp_gamma: cfg.float("network/TCP-gamma"),
             crosstraffic: cfg.bool("network/crosstraffic"),
-            tie_order: cfg.bool("network/tie-order"),
+            simgrid_order: cfg.bool("smpi/simgrid-order"),
             routing: match cfg.text("network/routing").to_ascii_lowercase().as_str() {
                 "minimal" => RoutingChoice::Minimal,
                 "valiant" => RoutingChoice::Valiant,
