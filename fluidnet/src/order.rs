@@ -296,13 +296,19 @@ mod tests {
         }
     }
 
-    #[test]
-    fn updates_follow_simgrids_walk_most_recent_first() {
+    /// A system keeping SimGrid's order, with `n` shared resources.
+    fn ordered_system(n: usize) -> (System, Vec<crate::ResourceId>) {
         let mut s = System::new(Precision::default());
         s.keep_update_order();
-        let r: Vec<_> = (0..3)
+        let r = (0..n)
             .map(|_| s.add_resource(100.0, Sharing::Shared))
             .collect();
+        (s, r)
+    }
+
+    #[test]
+    fn updates_follow_simgrids_walk_most_recent_first() {
+        let (mut s, r) = ordered_system(3);
         let a = s.start(&spec(&[(r[0], 1.0), (r[1], 1.0)]));
         let b = s.start(&spec(&[(r[0], 1.0)]));
         let c = s.start(&spec(&[(r[2], 1.0)]));
@@ -359,11 +365,7 @@ mod tests {
 
     #[test]
     fn frees_mark_after_the_starts_of_their_date() {
-        let mut s = System::new(Precision::default());
-        s.keep_update_order();
-        let r: Vec<_> = (0..3)
-            .map(|_| s.add_resource(100.0, Sharing::Shared))
-            .collect();
+        let (mut s, r) = ordered_system(3);
         let a = s.start(&spec(&[(r[0], 1.0), (r[1], 1.0)]));
         let b = s.start(&spec(&[(r[1], 1.0), (r[2], 1.0)]));
         let mut out = Vec::new();
