@@ -425,6 +425,12 @@ impl System {
     /// If the spec breaks the rules documented on [`ActionSpec`], or names
     /// a resource this system did not create.
     pub fn start(&mut self, spec: &ActionSpec<'_>) -> ActionId {
+        self.start_with(spec, None)
+    }
+
+    /// [`Self::start`], with the resources in SimGrid's order and the
+    /// order key when the caller gives them (see `order`).
+    fn start_with(&mut self, spec: &ActionSpec<'_>, walk: Option<order::Walk<'_>>) -> ActionId {
         assert!(
             spec.amount >= 0.0,
             "fluidnet: an action's amount must not be negative or NaN, got {}",
@@ -550,7 +556,7 @@ impl System {
             local: 0,
             group: NONE,
             joined: 0.0,
-            key: self.seq,
+            key: walk.map_or(self.seq, |w| w.key),
         });
         self.live += 1;
         let id = ActionId {
@@ -558,7 +564,7 @@ impl System {
             generation: slot.generation,
         };
         if self.order.is_some() {
-            self.order_enable(index, spec.uses);
+            self.order_enable(index, walk.map(|w| w.resources), spec.uses);
         }
         if let Some(g) = join {
             self.join(g, index);
@@ -625,10 +631,13 @@ impl System {
     /// instead of its start number (the smaller first; equal keys in slot
     /// order). A stale id is ignored.
     pub fn set_order_key(&mut self, id: ActionId, key: u64) {
-        if self.get(id).is_some() {
-            if let Some(a) = self.slots[id.index as usize].action.as_mut() {
-                a.key = key;
-            }
+        if let Some(a) = self
+            .slots
+            .get_mut(id.index as usize)
+            .filter(|s| s.generation == id.generation)
+            .and_then(|s| s.action.as_mut())
+        {
+            a.key = key;
         }
     }
 

@@ -45,12 +45,17 @@ pub(crate) struct UpdateOrder {
     listed: Vec<u64>,
     /// The depth-first walk's frames.
     frames: Vec<Frame>,
-    /// The resources [`System::start_in_order`] gives the next start.
-    given: Vec<u32>,
-    use_given: bool,
     /// Actions ended or cancelled, in that order, still in the lists
     /// (see [`System::flush_frees`]); their slots are reused after.
     pub(crate) pending: Vec<u32>,
+}
+
+/// What [`System::start_in_order`] gives a start: the action's resources
+/// in SimGrid's order of its constraints, and its order key.
+#[derive(Clone, Copy)]
+pub(crate) struct Walk<'a> {
+    pub(crate) resources: &'a [ResourceId],
+    pub(crate) key: u64,
 }
 
 /// One resource being spread from: the position of the next action in its
@@ -175,25 +180,27 @@ impl System {
     }
 
     /// Starts an action as [`System::start`] does, its resources in
-    /// `order` for the walk (SimGrid's order of its constraints, which
-    /// the spec's uses, in any order, need not follow).
+    /// `resources` for the walk (SimGrid's order of its constraints, which
+    /// the spec's uses, in any order, need not follow; a repeated one
+    /// counts once) and `key` as its order key ([`System::set_order_key`]).
     pub fn start_in_order(
         &mut self,
         spec: &crate::ActionSpec<'_>,
-        order: &[ResourceId],
+        resources: &[ResourceId],
+        key: u64,
     ) -> ActionId {
-        if let Some(o) = self.order.as_mut() {
-            o.given.clear();
-            o.given.extend(order.iter().map(|r| r.0));
-            o.use_given = true;
-        }
-        self.start(spec)
+        self.start_with(spec, Some(Walk { resources, key }))
     }
 
-    /// Action `index` starts using `uses` (its spec's, or those given to
-    /// [`System::start_in_order`]): SimGrid enables its variable, which
-    /// marks its first constraint.
-    pub(crate) fn order_enable(&mut self, index: u32, uses: &[(ResourceId, f64)]) {
+    /// Action `index` starts using `given` (from
+    /// [`System::start_in_order`]) or else its spec's `uses`: SimGrid
+    /// enables its variable, which marks its first constraint.
+    pub(crate) fn order_enable(
+        &mut self,
+        index: u32,
+        given: Option<&[ResourceId]>,
+        uses: &[(ResourceId, f64)],
+    ) {
         let (resources, slots) = (self.resources.len(), self.slots.len());
         let Some(order) = self.order.as_mut() else {
             return;
@@ -201,20 +208,18 @@ impl System {
         order.grow(resources, slots);
         let mut mine = std::mem::take(&mut order.uses[index as usize]);
         mine.clear();
-        if std::mem::take(&mut order.use_given) {
-            for &r in &order.given {
-                if !mine.contains(&r) {
-                    mine.push(r);
-                    order.users[r as usize].push(index);
-                }
+        let mut add = |r: ResourceId| {
+            if !mine.contains(&r.0) {
+                mine.push(r.0);
+                order.users[r.0 as usize].push(index);
             }
-        } else {
-            for &(r, coef) in uses {
-                if coef > 0.0 && !mine.contains(&r.0) {
-                    mine.push(r.0);
-                    order.users[r.0 as usize].push(index);
-                }
-            }
+        };
+        match given {
+            Some(given) => given.iter().copied().for_each(&mut add),
+            None => uses
+                .iter()
+                .filter(|&&(_, coef)| coef > 0.0)
+                .for_each(|&(r, _)| add(r)),
         }
         let first = mine.first().copied();
         order.uses[index as usize] = mine;

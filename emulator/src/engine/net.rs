@@ -77,7 +77,7 @@ pub(super) struct Transfer {
     uses: Vec<(ResourceId, f64)>,
     /// With `smpi/simgrid-order`, the resources in the order SimGrid
     /// expands its variable over them (the route, then the reverse
-    /// route's, each once), which `fluidnet::order` walks.
+    /// route's; a repeated one counts once), which `fluidnet::order` walks.
     order: Vec<ResourceId>,
 }
 
@@ -121,13 +121,16 @@ pub(super) struct KnownFlow {
     last: Option<(usize, super::netmodel::Flow, f64)>,
 }
 
-/// Reused buffers for computing a flow: the route, the reverse route and
-/// the links' (bandwidth, latency).
+/// Reused buffers for computing a flow: the route, the reverse route,
+/// the links' (bandwidth, latency) and the expand order.
 #[derive(Default)]
 pub(super) struct FlowScratch {
     route: Vec<LinkUse>,
     back: Vec<LinkUse>,
     links: Vec<(f64, f64)>,
+    /// With `smpi/simgrid-order`, the last flow's resources in SimGrid's
+    /// expand order, for its transfer to take.
+    order: Vec<ResourceId>,
 }
 
 impl Core {
@@ -206,21 +209,7 @@ impl Core {
         }
         let mut uses = self.spare_uses.pop().unwrap_or_default();
         let flow = self.flow_of(src, dst, valiant, bytes, &route, &mut uses);
-        if self.model.simgrid_order {
-            let mut order: Vec<ResourceId> = route.iter().map(|u| self.resource_of(u)).collect();
-            if self.model.crosstraffic {
-                order.extend(self.scratch.back.iter().map(|u| self.resource_of(u)));
-            }
-            let mut seen = Vec::with_capacity(order.len());
-            order.retain(|r| {
-                let first = !seen.contains(r);
-                seen.push(*r);
-                first
-            });
-            if let Some(t) = self.transfers[id.0 as usize].as_mut() {
-                t.order = order;
-            }
-        }
+        let order = std::mem::take(&mut self.scratch.order);
         let k = self.known_slot(src, dst);
         // A pair is remembered from its second message on: traffic whose
         // pairs never repeat (an all-to-all) would only copy flows into
@@ -233,15 +222,14 @@ impl Core {
             known.route_len = route.len();
             known.links.clone_from(&self.scratch.links);
             known.uses.clone_from(&uses);
-            if let Some(t) = self.transfers[id.0 as usize].as_ref() {
-                known.order.clone_from(&t.order);
-            }
+            known.order.clone_from(&order);
             known.last = Some((bytes, flow, delay));
             self.known_flows[k] = Some(known);
         }
         if let Some(t) = self.transfers[id.0 as usize].as_mut() {
             t.flow = Some(flow);
             t.uses = uses;
+            t.order = order;
         }
         self.scratch.route = route;
         self.latency_phase(id, src, dst, bytes, delay);
@@ -523,7 +511,9 @@ impl Core {
     /// uses, into `uses`: a resource on both the route and the reverse
     /// route (a SHARED link used both ways) carries the sum of both
     /// coefficients; a FATPIPE bounds each flow by its largest use
-    /// (SimGrid's rules).
+    /// (SimGrid's rules). With `smpi/simgrid-order`, the resources in
+    /// SimGrid's expand order go to `FlowScratch::order`
+    /// (`Transfer::order`).
     fn flow_of(
         &mut self,
         src: HostId,
@@ -540,6 +530,10 @@ impl Core {
         if self.model.crosstraffic {
             self.platform_route(dst, src, valiant, &mut sc.back);
             uses.extend(sc.back.iter().map(|u| (self.resource_of(u), 0.05)));
+        }
+        sc.order.clear();
+        if self.model.simgrid_order {
+            sc.order.extend(uses.iter().map(|&(r, _)| r));
         }
         uses.sort_by_key(|(r, _)| r.0);
         uses.dedup_by(|later, kept| {
@@ -598,10 +592,13 @@ impl Core {
             factor: flow.factor,
             uses: &uses,
         };
-        let action = if order.is_empty() {
-            self.fluid.start(&spec)
+        let action = if self.model.simgrid_order {
+            let key = self.transfers[id.0 as usize]
+                .as_ref()
+                .map_or(0, |t| t.stamp);
+            self.fluid.start_in_order(&spec, &order, key)
         } else {
-            self.fluid.start_in_order(&spec, &order)
+            self.fluid.start(&spec)
         };
         self.spare_uses.push(uses);
         if self.net_stats.is_some() {
@@ -613,9 +610,6 @@ impl Core {
         self.owners.insert(action, ActionOwner::Transfer(id));
         if let Some(t) = self.transfers[id.0 as usize].as_mut() {
             t.action = Some(action);
-            if self.model.simgrid_order {
-                self.fluid.set_order_key(action, t.stamp);
-            }
         }
     }
 

@@ -386,11 +386,7 @@ pub fn execute(
     // (not under weak progression).
     let turns = sim::mpi(|w| w.core.model().simgrid_order && w.core.takes_turns());
     for r in 0..run.sched.round_count() {
-        if turns {
-            run.post_turns_into(r, &mut in_flight, &mut ids)?;
-        } else {
-            run.post_into(r, &mut in_flight, &mut ids)?;
-        }
+        run.post_into(r, &mut in_flight, &mut ids, turns)?;
         if !ids.is_empty() {
             if sim::mpi(|w| w.mpi.protocol.recv_overhead.is_free()) {
                 if turns {
@@ -530,18 +526,9 @@ fn start_transfers_into(
     if transfers.len() == 0 {
         return Ok(());
     }
-    if turns && sim::mpi(|w| w.mpi.protocol.isend_overhead.is_free()) {
-        for t in transfers {
-            let (id, turn) = sim::mpi(|w| {
-                let id = w.start_collective_request(view, tag, t, None)?;
-                Ok::<_, MpiError>((id, w.core.pass_turn()))
-            })?;
-            ids.push(id);
-            sim::park_for_turn(turn);
-        }
-        return Ok(());
-    }
-    if sim::mpi(|w| w.mpi.protocol.isend_overhead.is_free()) {
+    let free = sim::mpi(|w| w.mpi.protocol.isend_overhead.is_free());
+    if free && !turns {
+        // Nothing to pay and no turn to take: one access for them all.
         return sim::mpi(|w| {
             for t in transfers {
                 ids.push(w.start_collective_request(view, tag, t, None)?);
@@ -551,7 +538,7 @@ fn start_transfers_into(
     }
     for t in transfers {
         // A send's protocol is decided before its overhead is paid, once.
-        let plan = if t.send {
+        let plan = if t.send && !free {
             let bytes = t.count * t.dtype.size;
             let plan = sim::mpi(|w| w.mpi.protocol.plan(SendMode::Standard, bytes, true));
             sim::sleep(plan.overhead, "send overhead");
@@ -661,34 +648,15 @@ impl Run {
     /// leave the list as the round's own deferred ones join it.
     pub fn post(&self, r: usize, in_flight: &mut Vec<(ReqId, usize)>) -> MpiResult<Vec<ReqId>> {
         let mut ids = Vec::new();
-        self.post_into(r, in_flight, &mut ids)?;
+        self.post_into(r, in_flight, &mut ids, false)?;
         Ok(ids)
     }
 
     /// [`Self::post`] into `ids` (emptied first), a buffer reused from
-    /// round to round.
-    pub fn post_into(
-        &self,
-        r: usize,
-        in_flight: &mut Vec<(ReqId, usize)>,
-        ids: &mut Vec<ReqId>,
-    ) -> MpiResult<()> {
-        self.post_round(r, in_flight, ids, false)
-    }
-
-    /// [`Self::post_into`], each start taking the turn of SimGrid's
-    /// simcall (a blocking collective run by its rank).
-    pub fn post_turns_into(
-        &self,
-        r: usize,
-        in_flight: &mut Vec<(ReqId, usize)>,
-        ids: &mut Vec<ReqId>,
-    ) -> MpiResult<()> {
-        self.post_round(r, in_flight, ids, true)
-    }
-
+    /// round to round; with `turns`, each start takes the turn of
+    /// SimGrid's simcall (a blocking collective run by its rank).
     #[inline(never)]
-    fn post_round(
+    pub fn post_into(
         &self,
         r: usize,
         in_flight: &mut Vec<(ReqId, usize)>,
