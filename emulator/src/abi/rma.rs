@@ -320,9 +320,28 @@ fn issue(
         // until their own transfer ends: they need a request of their own.
         let simgrid = sim::mpi(|w| w.mpi.windows.model == win::RmaModel::SimGrid);
         let own = simgrid && request.is_none() && !matches!(kind, OpKind::Put | OpKind::Get);
-        let id = sim::mpi(|w| w.rma_issue(win, kind, origin, target, request.is_some() || own))?;
-        if simgrid {
-            win::block_like_simgrid(win, &kind, target.rank, id, own, name)?;
+        let issue = || {
+            let id =
+                sim::mpi(|w| w.rma_issue(win, kind, origin, target, request.is_some() || own))?;
+            if simgrid {
+                win::block_like_simgrid(win, &kind, target.rank, id, own, name)?;
+            }
+            Ok(id)
+        };
+        let atomic = matches!(
+            kind,
+            OpKind::CompareAndSwap { .. } | OpKind::GetAccumulate { .. }
+        );
+        // SimGrid copies what a rank puts, gets and swaps on its own
+        // memory: a loop of those spins at one date, a poll.
+        let to_self = simgrid && sim::mpi(|w| w.targets_self(win, target.rank));
+        let id = if simgrid && atomic {
+            win::with_atomic_mutex(win, target.rank, name, issue)?
+        } else {
+            issue()?
+        };
+        if to_self {
+            crate::mpi::poll::free_poll(name);
         }
         if let Some(r) = request {
             // SAFETY: non-null output argument (checked above).

@@ -89,22 +89,7 @@ pub fn charge(kind: Poll, call: &'static str) {
         unit * f64::from(*w.mpi.polls.of(kind) + 1)
     });
     if cost <= 0.0 {
-        // A free poll takes no time, as in SimGrid (a loop that also
-        // sleeps or computes keeps its dates). Only polls that go on at
-        // one date without end let the others run and the clock move to
-        // the next event; the engine tells a livelock of those.
-        let stalled = sim::with(|s| {
-            let now = s.core.now();
-            let free = &mut s.mpi.polls.free;
-            if free.0 != now {
-                *free = (now, 0);
-            }
-            free.1 += 1;
-            free.1 >= FREE_POLLS_PER_DATE
-        });
-        if stalled {
-            sim::yield_now(call);
-        }
+        free_poll(call);
         return;
     }
     let stuck = sim::with(|s| {
@@ -126,6 +111,27 @@ pub fn charge(kind: Poll, call: &'static str) {
             Poll::Test | Poll::Testany => Wake::Slept,
         };
         sim::sleep_as(cost, call, wake);
+    }
+}
+
+/// A poll that takes no time, as in SimGrid (a loop that also sleeps or
+/// computes keeps its dates): free polls (`smpi/test:0`) and the
+/// one-sided operations a rank makes on its own memory, which SimGrid
+/// copies. Only polls that go on at one date without end let the others
+/// run and the clock move to the next event; the engine tells a livelock
+/// of those.
+pub fn free_poll(call: &'static str) {
+    let stalled = sim::with(|s| {
+        let now = s.core.now();
+        let free = &mut s.mpi.polls.free;
+        if free.0 != now {
+            *free = (now, 0);
+        }
+        free.1 += 1;
+        free.1 >= FREE_POLLS_PER_DATE
+    });
+    if stalled {
+        sim::yield_now(call);
     }
 }
 

@@ -42,7 +42,7 @@ mod sync;
 pub use ops::{accumulate_op, get_accumulate_op};
 pub use sync::{
     attach, block_like_simgrid, complete, create, detach, fence, flush, free, lock, lock_all, post,
-    shared_query, start, sync, unlock, unlock_all, wait_exposure,
+    shared_query, start, sync, unlock, unlock_all, wait_exposure, with_atomic_mutex,
 };
 
 use std::rc::Rc;
@@ -146,6 +146,15 @@ struct TargetLock {
     shared: usize,
 }
 
+/// SimGrid's `atomic_mut_` of one member's window (`simgrid` model): the
+/// world rank holding it and those waiting for it, first come first
+/// served.
+#[derive(Debug, Default, Clone)]
+struct AtomicMutex {
+    holder: Option<usize>,
+    queue: std::collections::VecDeque<usize>,
+}
+
 /// A window, shared by its members.
 #[derive(Debug)]
 pub struct WinObj {
@@ -157,6 +166,8 @@ pub struct WinObj {
     locks: Vec<TargetLock>,
     lock_all_holders: usize,
     exclusive_holders: usize,
+    /// The atomic operations' mutex of each member, as target.
+    atomics: Vec<AtomicMutex>,
     /// The actors blocked until something on this window changes, by
     /// member (a thread of a rank may wait too): a transfer's end wakes
     /// its two members' only.
@@ -435,6 +446,7 @@ impl Ctx<'_> {
                     locks: vec![TargetLock::default(); n],
                     lock_all_holders: 0,
                     exclusive_holders: 0,
+                    atomics: vec![AtomicMutex::default(); n],
                     waiters: vec![Vec::new(); n],
                     shared_block: None,
                     refs: n,
@@ -566,6 +578,12 @@ impl Ctx<'_> {
             ));
         }
         Ok(addr)
+    }
+
+    /// Whether window rank `rank` of `win` is the calling rank.
+    pub fn targets_self(&self, win: i32, rank: i32) -> bool {
+        self.window(win)
+            .is_ok_and(|(_, me)| usize::try_from(rank).is_ok_and(|r| r == me))
     }
 
     /// Checks a target rank: Ok(None) for MPI_PROC_NULL.

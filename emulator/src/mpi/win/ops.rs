@@ -235,10 +235,18 @@ impl Ctx<'_> {
             back: true,
         };
         let simgrid = self.mpi.windows.model == RmaModel::SimGrid;
+        // SimGrid's puts and gets to the rank itself are memory copies
+        // (its accumulates are messages, even to itself).
+        let copies = simgrid && target_world == self.core.current();
         // SimGrid's fetching operations get first, then accumulate (or
         // put the new value, if a compare-and-swap swapped); a
         // get-accumulate of MPI_NO_OP only gets.
         let legs: Vec<Leg> = match kind {
+            OpKind::Put | OpKind::Get | OpKind::CompareAndSwap { .. } if copies => vec![],
+            OpKind::GetAccumulate {
+                op: Builtin::NoOp, ..
+            } if copies => vec![],
+            OpKind::GetAccumulate { .. } if copies => vec![out],
             OpKind::GetAccumulate {
                 op: Builtin::NoOp, ..
             } if simgrid => vec![back],
@@ -446,7 +454,7 @@ impl Ctx<'_> {
 
     /// Wakes the actors of `members` waiting on `win` (only they can
     /// wait for what changed: a transfer between them).
-    fn notify_members(&mut self, win: i32, members: [usize; 2]) {
+    pub(super) fn notify_members(&mut self, win: i32, members: [usize; 2]) {
         let Some(obj) = self.mpi.windows.table.get_mut(win) else {
             return;
         };
