@@ -331,10 +331,7 @@ pub struct Core {
     /// The fluid actions that ended at an advance (reused buffer).
     done: Vec<ActionId>,
     /// The flows of the pairs of hosts that exchanged messages lately.
-    known_flows: Vec<Option<net::KnownFlow>>,
-    /// The last pair that missed each slot of `known_flows`: a pair is
-    /// remembered when it misses twice in a row.
-    known_seen: Vec<Option<(HostId, HostId)>>,
+    known_flows: Vec<net::KnownSlot>,
     /// The IB model's nodes, under `network/model:IB`.
     ib: Option<ib::Ib>,
     /// The network's statistics, when asked for (`smpi/network-stats`).
@@ -463,8 +460,9 @@ impl Core {
             scratch: FlowScratch::default(),
             spare_uses: Vec::new(),
             done: Vec::new(),
-            known_flows: (0..known_slots).map(|_| None).collect(),
-            known_seen: vec![None; known_slots],
+            known_flows: (0..known_slots)
+                .map(|_| net::KnownSlot::default())
+                .collect(),
             ib,
             net_stats: None,
             load_samples: Vec::new(),
