@@ -333,7 +333,9 @@ fn issue(
             OpKind::CompareAndSwap { .. } | OpKind::GetAccumulate { .. }
         );
         // SimGrid copies what a rank puts, gets and swaps on its own
-        // memory: a loop of those spins at one date, a poll.
+        // memory: a loop of those spins at one date, counted as free
+        // polls (an accumulate to itself is a message, whose wait moves
+        // the clock and so restarts the count).
         let to_self = simgrid && sim::mpi(|w| w.targets_self(win, target.rank));
         let id = if simgrid && atomic {
             win::with_atomic_mutex(win, target.rank, name, issue)?

@@ -555,7 +555,7 @@ pub fn block_like_simgrid(
 /// `Win::get_accumulate` lock the target window's `atomic_mut_` before
 /// their get and unlock it after their last wait): atomics to one target
 /// run one at a time, in the order they asked. A rank spinning on
-/// atomics to itself (a loopback transfer each) thus waits for the remote
+/// atomics to itself (copies that take no time) thus waits for the remote
 /// ones in flight instead of spinning millions of times meanwhile (MPICH's
 /// mutex_bench). Taking the mutex is a simcall in SimGrid: a turn here.
 pub fn with_atomic_mutex<T>(
