@@ -107,3 +107,17 @@ fn a_loop_of_atomics_on_the_ranks_own_memory_ends() {
         assert_eq!(out, "rank 0 saw the flag\n", "{progress}");
     }
 }
+
+#[test]
+fn threads_of_one_rank_take_the_targets_atomic_mutex_in_turn() {
+    // One round trip each, one after the other (they overlapped when the
+    // mutex was held by a rank rather than by a thread: 8.163 us both).
+    let out = stdout_on_cluster("tests/c/atomic_threads.c", "2", &[]);
+    let mut lines: Vec<&str> = out.lines().collect();
+    lines.sort_unstable();
+    assert_eq!(
+        lines,
+        ["counter 2", "threads took 0.000008116 and 0.000016222"],
+        "{out}"
+    );
+}

@@ -147,8 +147,7 @@ struct TargetLock {
 }
 
 /// SimGrid's `atomic_mut_` of one member's window (`simgrid` model): the
-/// world rank holding it and those waiting for it, first come first
-/// served.
+/// actor holding it and those waiting for it, first come first served.
 #[derive(Debug, Default, Clone)]
 struct AtomicMutex {
     holder: Option<usize>,

@@ -572,8 +572,9 @@ pub fn with_atomic_mutex<T>(
         return op();
     };
     sim::pass_turn();
+    // Held by an actor: two threads of a rank take turns too.
     let queued = sim::mpi(|w| -> MpiResult<bool> {
-        let me = w.core.current();
+        let me = w.core.current_actor();
         let m = &mut w.window_mut(win)?.0.atomics[t];
         Ok(if m.holder.is_none() {
             m.holder = Some(me);
@@ -586,7 +587,7 @@ pub fn with_atomic_mutex<T>(
     if queued {
         let detail = format!("the atomic operations on rank {t} of window {win}");
         wait_on_window(win, call, &detail, |w| {
-            let me = w.core.current();
+            let me = w.core.current_actor();
             w.window(win)
                 .is_ok_and(|(obj, _)| obj.atomics[t].holder == Some(me))
         });
@@ -598,8 +599,16 @@ pub fn with_atomic_mutex<T>(
         };
         let m = &mut obj.atomics[t];
         m.holder = m.queue.pop_front();
-        if let Some(next) = m.holder.and_then(|r| obj.group.rank_of(r)) {
-            w.notify_members(win, [next, next]);
+        let Some(next) = m.holder else {
+            return;
+        };
+        let rank = w.core.actor(next).rank();
+        let member = w
+            .window(win)
+            .ok()
+            .and_then(|(obj, _)| obj.group.rank_of(rank));
+        if let Some(member) = member {
+            w.notify_members(win, [member, member]);
         }
     });
     result
