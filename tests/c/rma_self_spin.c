@@ -1,8 +1,9 @@
 /* A rank spins with MPI_Compare_and_swap on its own memory until another
  * rank's MPI_Put lands there. SimGrid copies what a rank swaps on itself:
  * the loop takes no simulated time, and SimGrid 3.32 spins forever at one
- * date. Ours lets the others run and the clock move after 1,000 such
- * calls at one date, so the loop ends (tests/e2e/rma_timing.rs). */
+ * date. Ours lets the others run and the clock move after 100,000 such
+ * calls by one rank at one date, so the loop ends
+ * (tests/e2e/rma_timing.rs). */
 #include <mpi.h>
 #include <stdio.h>
 int main(int argc, char **argv) {

@@ -343,7 +343,8 @@ fn issue(
             issue()?
         };
         if to_self {
-            crate::mpi::poll::free_poll(name);
+            use crate::mpi::poll;
+            poll::free_poll(name, poll::SELF_COPIES_PER_DATE);
         }
         if let Some(r) = request {
             // SAFETY: non-null output argument (checked above).

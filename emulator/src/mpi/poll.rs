@@ -34,7 +34,7 @@
 //!
 //! A poll that costs nothing (`smpi/test:0`) takes no time, as in SimGrid;
 //! but where SimGrid spins forever on a loop of free polls, here past
-//! 1,000 of them at one date each yields: the other ranks run and, if
+//! 1,000 of them by one actor at one date each yields: the other ranks run and, if
 //! they are all blocked or polling too, the clock moves to the next
 //! event; polls with no event left are a livelock, which the engine
 //! reports (`Core::start_yield`).
@@ -60,13 +60,20 @@ pub struct Streaks {
     iprobe: u32,
     /// Polls in a row made while nothing else could happen.
     alone: u64,
-    /// Free polls made at one date: (date, count).
-    free: (f64, u32),
+    /// Free polls made at one date, per actor: (date, count). Per actor,
+    /// so that ranks each making a few at one date never add up to a
+    /// spin (a yield that moved the clock would change their dates).
+    free: Vec<(f64, u32)>,
 }
 
 /// Free polls at one date after which each one yields: past it a loop of
 /// free polls lets the others run and the clock move.
-const FREE_POLLS_PER_DATE: u32 = 1000;
+pub const FREE_POLLS_PER_DATE: u32 = 1000;
+
+/// The same for one-sided operations on the rank's own memory: far more,
+/// as a program may legitimately make thousands at one date (filling its
+/// own part of a distributed array), where SimGrid's clock stands still.
+pub const SELF_COPIES_PER_DATE: u32 = 100_000;
 
 impl Streaks {
     fn of(&mut self, kind: Poll) -> &mut u32 {
@@ -89,7 +96,7 @@ pub fn charge(kind: Poll, call: &'static str) {
         unit * f64::from(*w.mpi.polls.of(kind) + 1)
     });
     if cost <= 0.0 {
-        free_poll(call);
+        free_poll(call, FREE_POLLS_PER_DATE);
         return;
     }
     let stuck = sim::with(|s| {
@@ -117,18 +124,23 @@ pub fn charge(kind: Poll, call: &'static str) {
 /// A poll that takes no time, as in SimGrid (a loop that also sleeps or
 /// computes keeps its dates): free polls (`smpi/test:0`) and the
 /// one-sided operations a rank makes on its own memory, which SimGrid
-/// copies. Only polls that go on at one date without end let the others
-/// run and the clock move to the next event; the engine tells a livelock
-/// of those.
-pub fn free_poll(call: &'static str) {
+/// copies. Only an actor that goes on past `limit` of them at one date
+/// lets the others run and the clock move to the next event; the engine
+/// tells a livelock of those.
+pub fn free_poll(call: &'static str, limit: u32) {
     let stalled = sim::with(|s| {
         let now = s.core.now();
+        let actor = s.core.current_actor();
         let free = &mut s.mpi.polls.free;
-        if free.0 != now {
-            *free = (now, 0);
+        if free.len() <= actor {
+            free.resize(actor + 1, (f64::NAN, 0));
         }
-        free.1 += 1;
-        free.1 >= FREE_POLLS_PER_DATE
+        let mine = &mut free[actor];
+        if mine.0 != now {
+            *mine = (now, 0);
+        }
+        mine.1 += 1;
+        mine.1 >= limit
     });
     if stalled {
         sim::yield_now(call);
