@@ -34,10 +34,10 @@
 //!
 //! A poll that costs nothing (`smpi/test:0`) takes no time, as in SimGrid;
 //! but where SimGrid spins forever on a loop of free polls, here past
-//! 1,000 of them by one actor at one date each yields: the other ranks run and, if
-//! they are all blocked or polling too, the clock moves to the next
-//! event; polls with no event left are a livelock, which the engine
-//! reports (`Core::start_yield`).
+//! 1,000 of them by one actor at one date each yields: the other ranks
+//! run and, if they are all blocked or polling too, the clock moves to
+//! the next event; polls with no event left are a livelock, which the
+//! engine reports (`Core::start_yield`).
 
 use crate::engine::{Wake, LIVELOCK_POLLS};
 use crate::sim;
@@ -68,7 +68,7 @@ pub struct Streaks {
 
 /// Free polls at one date after which each one yields: past it a loop of
 /// free polls lets the others run and the clock move.
-pub const FREE_POLLS_PER_DATE: u32 = 1000;
+const FREE_POLLS_PER_DATE: u32 = 1000;
 
 /// The same for one-sided operations on the rank's own memory: far more,
 /// as a program may legitimately make thousands at one date (filling its

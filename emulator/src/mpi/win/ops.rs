@@ -242,8 +242,10 @@ impl Ctx<'_> {
         // put the new value, if a compare-and-swap swapped); a
         // get-accumulate of MPI_NO_OP only gets.
         let legs: Vec<Leg> = match kind {
-            OpKind::Put | OpKind::Get | OpKind::CompareAndSwap { .. } if copies => vec![],
-            OpKind::GetAccumulate {
+            OpKind::Put
+            | OpKind::Get
+            | OpKind::CompareAndSwap { .. }
+            | OpKind::GetAccumulate {
                 op: Builtin::NoOp, ..
             } if copies => vec![],
             OpKind::GetAccumulate { .. } if copies => vec![out],

@@ -594,19 +594,13 @@ pub fn with_atomic_mutex<T>(
     }
     let result = op();
     sim::mpi(|w| {
-        let Ok((obj, _)) = w.window_mut(win) else {
+        let Some(obj) = w.mpi.windows.table.get_mut(win) else {
             return;
         };
         let m = &mut obj.atomics[t];
         m.holder = m.queue.pop_front();
-        let Some(next) = m.holder else {
-            return;
-        };
-        let rank = w.core.actor(next).rank();
-        let member = w
-            .window(win)
-            .ok()
-            .and_then(|(obj, _)| obj.group.rank_of(rank));
+        let next = m.holder;
+        let member = next.and_then(|a| obj.group.rank_of(w.core.actor(a).rank()));
         if let Some(member) = member {
             w.notify_members(win, [member, member]);
         }
