@@ -6,7 +6,10 @@
 //!     side by side (same C program, same platform file, computation timing
 //!     off), with the median wall time and peak memory of several runs and
 //!     their ratios; (c) the fluid solver alone: completions per second with
-//!     10^3, 10^4 and 10^5 flows in flight.
+//!     10^3, 10^4 and 10^5 flows in flight, in components of one flow, of
+//!     about 64, one behind one backbone (grouped), one behind leaves'
+//!     links at many levels (partial re-solves) and the same solved in
+//!     full at every event.
 //!
 //! (d) one pair-wise `MPI_Alltoall` of 4 KiB blocks on 256 and 1,024 ranks
 //!     of a two-level fat tree (`2;32,32;1,8;1,1`, 10 Gbps, 1 us) and on
@@ -421,6 +424,13 @@ enum Layout {
     Groups,
     /// Flows between any hosts through one backbone: one component.
     Backbone,
+    /// Hosts in leaves of 32 whose spine links have capacities between a
+    /// tenth and twice what their hosts could send, flows between any
+    /// hosts through a backbone of half what all hosts could send: one
+    /// component that many
+    /// resources fix at many levels (no group forms), solved partially
+    /// or, with `full`, in full at every event.
+    Leaves { full: bool },
 }
 
 fn solver_benchmark() {
@@ -433,6 +443,8 @@ fn solver_benchmark() {
             (Layout::Disjoint, "disjoint"),
             (Layout::Groups, "groups-16"),
             (Layout::Backbone, "backbone"),
+            (Layout::Leaves { full: false }, "leaves-32"),
+            (Layout::Leaves { full: true }, "(full)"),
         ] {
             let (events, rate) = solver_case(flows, layout);
             println!("  {flows:>7} {name:>10} {events:>12} {rate:>14.0}");
@@ -444,9 +456,12 @@ fn solver_benchmark() {
 /// about a second of wall time; returns the completions and their rate.
 fn solver_case(flows: usize, layout: Layout) -> (usize, f64) {
     let mut sys = System::new(Precision::default());
+    if matches!(layout, Layout::Leaves { full: true }) {
+        sys.set_partial(None);
+    }
     let hosts = match layout {
         Layout::Disjoint => 2 * flows,
-        Layout::Groups | Layout::Backbone => (flows / 4).max(32),
+        Layout::Groups | Layout::Backbone | Layout::Leaves { .. } => (flows / 4).max(32),
     };
     // Up and down link of each host, as a SimGrid cluster has.
     let links: Vec<[ResourceId; 2]> = (0..hosts)
@@ -457,8 +472,23 @@ fn solver_case(flows: usize, layout: Layout) -> (usize, f64) {
             ]
         })
         .collect();
-    let backbone = sys.add_resource(2.5e9 * 16.0, Sharing::Shared);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(0x9e37_79b9_7f4a_7c15);
+    let backbone = match layout {
+        // Half of what the hosts could send: oversubscribed 2:1.
+        Layout::Leaves { .. } => sys.add_resource(1.25e9 * hosts as f64 / 2.0, Sharing::Shared),
+        _ => sys.add_resource(2.5e9 * 16.0, Sharing::Shared),
+    };
+    let spine: Vec<[ResourceId; 2]> = match layout {
+        Layout::Leaves { .. } => (0..hosts.div_ceil(32))
+            .map(|_| {
+                [(); 2].map(|()| {
+                    let share = 0.1 + below(&mut rng, 1900) as f64 / 1000.0;
+                    sys.add_resource(1.25e9 * 32.0 * share, Sharing::Shared)
+                })
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
     let mut next_pair = 0usize;
     let mut start = |sys: &mut System, rng: &mut Xoshiro256PlusPlus| -> ActionId {
         let (src, dst) = match layout {
@@ -472,14 +502,20 @@ fn solver_case(flows: usize, layout: Layout) -> (usize, f64) {
                 let a = g + below(rng, 16);
                 (a, g + (a - g + 1 + below(rng, 15)) % 16)
             }
-            Layout::Backbone => {
+            Layout::Backbone | Layout::Leaves { .. } => {
                 let a = below(rng, hosts);
                 (a, (a + 1 + below(rng, hosts - 1)) % hosts)
             }
         };
         let mut uses = vec![(links[src][0], 1.0), (links[dst][1], 1.0)];
-        if matches!(layout, Layout::Backbone) {
-            uses.push((backbone, 1.0));
+        match layout {
+            Layout::Backbone => uses.push((backbone, 1.0)),
+            Layout::Leaves { .. } if src / 32 != dst / 32 => {
+                uses.push((spine[src / 32][0], 1.0));
+                uses.push((spine[dst / 32][1], 1.0));
+                uses.push((backbone, 1.0));
+            }
+            _ => {}
         }
         let amount = 1e4 + (below(rng, 1_000_000) as f64);
         sys.start(&ActionSpec {

@@ -204,6 +204,7 @@ impl System {
             a.updated = now;
             a.rate = level / a.penalty;
             a.rated = true;
+            a.level = f64::NAN;
             a.group = g;
             a.joined = 0.0;
             let end = (a.amount - a.progress - work) * a.penalty / a.factor;
@@ -479,6 +480,9 @@ impl System {
             return;
         };
         self.free_groups.push(g);
+        // Its members' levels are not kept: their component is solved in
+        // full.
+        self.full_needed = true;
         let now = self.now;
         group.sync(now);
         if group.representative != NONE {

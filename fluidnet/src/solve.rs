@@ -7,11 +7,46 @@
 //! unfixed action of the resource with the lowest level. Each resource is
 //! closed once and each fixed action pushes one level per resource it
 //! uses, so a solve costs O(uses * log) rather than O(steps * actions).
+//!
+//! # Partial re-solves
+//!
+//! Progressive filling fixes actions in increasing order of level (a
+//! resource's fair level only grows as actions on it are fixed at lower
+//! levels, and bounds are taken in order), so the fixes below a level
+//! depend only on what is fixed below it. A change moves nothing below:
+//!
+//! - a removed action was fixed at level l by a resource whose level it
+//!   shared, and every resource it used closes at l or above: below l the
+//!   filling runs as before (`Resource::removed_level`);
+//! - a new action adds its weight to its resources, which lowers their
+//!   fair levels: replaying the last filling on one of them (its actions
+//!   fixed in order of their levels, the new weights added) gives the
+//!   first level at which it closes now, and below it nothing changes
+//!   (`first_crossing`; taken a little lower, against rounding).
+//!
+//! So with L the lowest of these levels over every changed resource, the
+//! actions fixed below L keep their rates ("standing"), their share of
+//! each resource is taken off its capacity (level times weight), and the
+//! filling restarts on the others. It restarts only where the changed
+//! resources reach through actions that are not standing: an action
+//! reached by no such path solves a sub-problem that did not change.
+//! A change that gives no such level (a new bound, a dissolved group's
+//! members) solves in full. The result is the same allocation as a full
+//! solve's, in another order of additions: equal within rounding, not bit
+//! for bit, hence [`crate::DEFAULT_PARTIAL`]. Where completions come
+//! from the top (the fastest flows of equal sizes end first, and their
+//! level is the highest), a completion re-solves a few levels instead of
+//! the component.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use crate::System;
+
+/// How much lower than computed the level at which new actions can first
+/// move a resource's solution is taken: far above the rounding of the
+/// sums it comes from, far below what any comparison to SimGrid sees.
+const CROSSING_MARGIN: f64 = 1e-9;
 
 /// A sum kept with its rounding error (Neumaier): remaining capacities and
 /// usages lose many terms, and the naive difference of large sums would
@@ -87,10 +122,14 @@ pub(crate) struct Scratch {
     unfixed: Vec<u32>,
     version: Vec<u32>,
     closed: Vec<bool>,
-    /// The component's actions (global index by local index) and their
-    /// rates, NaN until fixed.
+    /// The component's actions (global index by local index), their
+    /// rates (NaN until fixed) and the levels they were fixed at.
     pub(crate) actions: Vec<u32>,
     rates: Vec<f64>,
+    fixed_levels: Vec<f64>,
+    /// A resource's actions of known level, (level, weight): the crossing
+    /// search of a resource that new actions use.
+    known: Vec<(f64, f64)>,
     /// (bound * penalty, local action), ascending.
     bounds: Vec<(f64, u32)>,
     /// Resources whose level changed during a batch of fixes, and whether
@@ -119,6 +158,7 @@ impl Scratch {
         self.closed.clear();
         self.actions.clear();
         self.rates.clear();
+        self.fixed_levels.clear();
         self.bounds.clear();
         self.touched.clear();
         self.marked.clear();
@@ -162,9 +202,86 @@ impl Scratch {
 }
 
 impl System {
+    /// The level below which the last solution stands after the changes
+    /// since (dirty resources' marks), when `partial`; minus infinity (all
+    /// is solved again) otherwise. Clears the marks either way.
+    pub(crate) fn lowest_changed_level(&mut self, partial: bool) -> f64 {
+        let mut lowest = f64::INFINITY;
+        for k in 0..self.dirty.len() {
+            let r = self.dirty[k];
+            let res = &mut self.resources[r as usize];
+            lowest = lowest.min(res.removed_level);
+            res.removed_level = f64::INFINITY;
+            let fresh = std::mem::take(&mut res.fresh);
+            if partial && fresh {
+                lowest = lowest.min(self.first_crossing(r));
+            }
+        }
+        if partial {
+            lowest
+        } else {
+            f64::NEG_INFINITY
+        }
+    }
+
+    /// The lowest level at which resource `r` can close now that new
+    /// actions use it, below which the last solution stands for it: the
+    /// progressive filling of the last solution replayed on `r` alone
+    /// (its actions fixed in order of their levels), with the new
+    /// actions' weights added to its usage, until its fair level falls to
+    /// the level being reached. Slightly lowered, so that rounding never
+    /// leaves standing an action the new ones can move.
+    fn first_crossing(&mut self, r: u32) -> f64 {
+        let res = &self.resources[r as usize];
+        let mut known = std::mem::take(&mut self.scratch.known);
+        known.clear();
+        let mut usage = Sum::default();
+        let mut new = false;
+        for e in &res.elements {
+            let a = self.slots[e.action as usize]
+                .action
+                .as_ref()
+                .expect("an element's action is live");
+            if a.level.is_nan() {
+                new = true;
+            } else {
+                known.push((a.level, e.weight));
+            }
+            usage.add(e.weight);
+        }
+        let mut crossing = f64::INFINITY;
+        if new {
+            known.sort_unstable_by(|x, y| x.0.total_cmp(&y.0));
+            let floor = res.capacity * self.precision.maxmin;
+            let mut remaining = Sum::new(res.capacity);
+            let fair = |remaining: Sum, usage: Sum| {
+                let left = remaining.value();
+                if left <= floor {
+                    0.0
+                } else {
+                    left / usage.value().max(f64::MIN_POSITIVE)
+                }
+            };
+            crossing = known
+                .iter()
+                .find_map(|&(level, weight)| {
+                    let fair = fair(remaining, usage);
+                    remaining.add(-level * weight);
+                    usage.add(-weight);
+                    (fair <= level).then_some(fair)
+                })
+                .unwrap_or_else(|| fair(remaining, usage));
+            crossing *= 1.0 - CROSSING_MARGIN;
+        }
+        self.scratch.known = known;
+        crossing
+    }
+
     /// Re-solves the component of resource `r0` and reschedules the actions
-    /// whose rate changed.
-    pub(crate) fn solve_component(&mut self, r0: u32) {
+    /// whose rate changed. Actions fixed below `fixed_below` keep their
+    /// rates and are left out (see "Partial re-solves"): the component is
+    /// then what `r0` reaches through the others.
+    pub(crate) fn solve_component(&mut self, r0: u32, fixed_below: f64) {
         if let Some(a) = self.lone_action(r0) {
             self.solve_lone(a);
             return;
@@ -179,6 +296,7 @@ impl System {
         first.epoch = epoch;
         first.local = 0;
         sc.resources.push(r0);
+        let mut standing = 0usize;
         let mut k = 0;
         while k < sc.resources.len() {
             let r = sc.resources[k] as usize;
@@ -191,6 +309,10 @@ impl System {
                     .as_mut()
                     .expect("an element's action is live");
                 if act.epoch == epoch {
+                    continue;
+                }
+                if act.level < fixed_below {
+                    standing += 1;
                     continue;
                 }
                 act.epoch = epoch;
@@ -214,14 +336,34 @@ impl System {
         let maxmin = self.precision.maxmin;
         for l in 0..sc.resources.len() {
             let res = &self.resources[sc.resources[l] as usize];
+            let mut remaining = Sum::new(res.capacity);
             let mut usage = Sum::default();
-            for e in &res.elements {
-                usage.add(e.weight);
+            let mut unfixed = res.elements.len() as u32;
+            if standing == 0 {
+                for e in &res.elements {
+                    usage.add(e.weight);
+                }
+            } else {
+                // What the standing actions take (level times weight is
+                // their rate times coefficient) is no longer there.
+                for e in &res.elements {
+                    let level = self.slots[e.action as usize]
+                        .action
+                        .as_ref()
+                        .expect("an element's action is live")
+                        .level;
+                    if level < fixed_below {
+                        remaining.add(-level * e.weight);
+                        unfixed -= 1;
+                    } else {
+                        usage.add(e.weight);
+                    }
+                }
             }
-            sc.remaining.push(Sum::new(res.capacity));
+            sc.remaining.push(remaining);
             sc.usage.push(usage);
             sc.floor.push(res.capacity * maxmin);
-            sc.unfixed.push(res.elements.len() as u32);
+            sc.unfixed.push(unfixed);
             sc.version.push(0);
             sc.closed.push(false);
             sc.marked.push(false);
@@ -241,6 +383,7 @@ impl System {
                 .as_ref()
                 .expect("a component's action is live");
             sc.rates.push(f64::NAN);
+            sc.fixed_levels.push(f64::NAN);
             if act.bound.is_finite() {
                 sc.bounds.push((act.bound * act.penalty, i as u32));
             }
@@ -280,7 +423,7 @@ impl System {
                         .as_ref()
                         .expect("a component's action is live")
                         .bound;
-                    self.fix(i, bound);
+                    self.fix(i, bound, b);
                 }
                 _ => {
                     let Some(top) = sc.levels.pop() else {
@@ -295,10 +438,11 @@ impl System {
                             .action
                             .as_ref()
                             .expect("an element's action is live");
+                        // Standing actions (of another epoch) stay fixed.
                         let i = act.local as usize;
-                        if self.scratch.rates[i].is_nan() {
+                        if act.epoch == epoch && self.scratch.rates[i].is_nan() {
                             let rate = top.level / act.penalty;
-                            self.fix_quietly(i, rate);
+                            self.fix_quietly(i, rate, top.level);
                         }
                     }
                     if self.scratch.unfixed_actions < unfixed {
@@ -316,6 +460,7 @@ impl System {
         let sc = &self.scratch;
         let (l, level) = sc.last_fixing;
         if self.grouping.is_some_and(|min| sc.actions.len() >= min)
+            && standing == 0
             && sc.bound_fixes == 0
             && sc.fixing_resources == 1
             && level > 0.0
@@ -332,8 +477,9 @@ impl System {
             debug_assert!(!rate.is_nan(), "progressive filling left an action unfixed");
             let act = self.slots[a as usize]
                 .action
-                .as_ref()
+                .as_mut()
                 .expect("a component's action is live");
+            act.level = self.scratch.fixed_levels[i];
             if !act.rated || act.rate != rate {
                 self.set_rate(a, rate);
             }
@@ -363,7 +509,7 @@ impl System {
         let maxmin = self.precision.maxmin;
         let act = self.slots[a as usize]
             .action
-            .as_ref()
+            .as_mut()
             .expect("a lone action is live");
         let mut level = f64::INFINITY;
         for u in &act.uses {
@@ -377,8 +523,10 @@ impl System {
             level = level.min(l);
         }
         let rate = if act.bound.is_finite() && act.bound * act.penalty <= level {
+            act.level = act.bound * act.penalty;
             act.bound
         } else {
+            act.level = level;
             level / act.penalty
         };
         if !act.rated || act.rate != rate {
@@ -389,10 +537,11 @@ impl System {
     /// Fixes local action `i` at `rate` and updates the resources it uses,
     /// recording those whose level changed in `touched` for the caller to
     /// push once.
-    fn fix_quietly(&mut self, i: usize, rate: f64) {
+    fn fix_quietly(&mut self, i: usize, rate: f64, level: f64) {
         let sc = &mut self.scratch;
         debug_assert!(sc.rates[i].is_nan(), "an action fixed twice");
         sc.rates[i] = rate;
+        sc.fixed_levels[i] = level;
         sc.unfixed_actions -= 1;
         let act = self.slots[sc.actions[i] as usize]
             .action
@@ -418,8 +567,8 @@ impl System {
     }
 
     /// Fixes local action `i` at `rate` and updates the resources it uses.
-    fn fix(&mut self, i: usize, rate: f64) {
-        self.fix_quietly(i, rate);
+    fn fix(&mut self, i: usize, rate: f64, level: f64) {
+        self.fix_quietly(i, rate, level);
         self.scratch.push_touched();
     }
 }

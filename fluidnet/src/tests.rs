@@ -787,10 +787,12 @@ fn run_against_reference(
     resources: &[(f64, bool)],
     ops: &[Op],
     grouping: Option<usize>,
+    partial: Option<usize>,
 ) -> Result<Vec<(u64, Vec<ActionId>)>, TestCaseError> {
     let precision = Precision::default();
     let mut s = System::new(precision);
     s.set_grouping(grouping);
+    s.set_partial(partial);
     let res: Vec<ResourceId> = resources
         .iter()
         .map(|&(c, fat)| s.add_resource(c, sharing(fat)))
@@ -939,30 +941,47 @@ proptest! {
 
     #[test]
     fn event_sequences_match_the_reference((resources, ops) in ops_case()) {
-        run_against_reference(&resources, &ops, None)?;
+        run_against_reference(&resources, &ops, None, None)?;
     }
 
     #[test]
     fn same_inputs_same_outputs_bit_for_bit((resources, ops) in ops_case()) {
-        let first = run_against_reference(&resources, &ops, None)?;
-        let second = run_against_reference(&resources, &ops, None)?;
+        let first = run_against_reference(&resources, &ops, None, None)?;
+        let second = run_against_reference(&resources, &ops, None, None)?;
         prop_assert_eq!(first, second);
     }
 
     #[test]
     fn grouped_event_sequences_match_the_reference((resources, ops) in ops_case()) {
-        run_against_reference(&resources, &ops, Some(2))?;
+        run_against_reference(&resources, &ops, Some(2), None)?;
+    }
+
+    #[test]
+    fn partial_event_sequences_match_the_reference((resources, ops) in ops_case()) {
+        run_against_reference(&resources, &ops, None, Some(0))?;
+    }
+
+    #[test]
+    fn partial_and_grouped_sequences_match_the_reference((resources, ops) in backbone_ops_case()) {
+        run_against_reference(&resources, &ops, Some(2), Some(0))?;
+    }
+
+    #[test]
+    fn partial_runs_are_deterministic((resources, ops) in ops_case()) {
+        let first = run_against_reference(&resources, &ops, None, Some(0))?;
+        let second = run_against_reference(&resources, &ops, None, Some(0))?;
+        prop_assert_eq!(first, second);
     }
 
     #[test]
     fn grouped_backbone_sequences_match_the_reference((resources, ops) in backbone_ops_case()) {
-        run_against_reference(&resources, &ops, Some(2))?;
+        run_against_reference(&resources, &ops, Some(2), None)?;
     }
 
     #[test]
     fn grouped_runs_are_deterministic((resources, ops) in backbone_ops_case()) {
-        let first = run_against_reference(&resources, &ops, Some(2))?;
-        let second = run_against_reference(&resources, &ops, Some(2))?;
+        let first = run_against_reference(&resources, &ops, Some(2), None)?;
+        let second = run_against_reference(&resources, &ops, Some(2), None)?;
         prop_assert_eq!(first, second);
     }
 }
@@ -1018,11 +1037,77 @@ fn backbone_ops_case() -> impl Strategy<Value = (Vec<(f64, bool)>, Vec<Op>)> {
     })
 }
 
-/// A backbone system of `flows` flows kept in flight (one starts when one
-/// ends), run `events` completions with and without grouping: the
+/// The network of [`against_full_solves`]: `hosts` hosts, each with an up
+/// and a down link, in leaves of `leaf` hosts whose up and down links to
+/// the spine have capacities drawn between a tenth and twice what their
+/// hosts could send (so that some are bottlenecks and some not), and a
+/// backbone (40 Gb/s with leaves of one host, 1 Tb/s with spine links).
+/// A flow from host a to host b crosses a's up link, b's down
+/// link, and, between leaves, both leaves' spine links and the backbone.
+/// Leaves of one host have no spine links: every flow crosses its hosts'
+/// links and the backbone.
+struct Network {
+    leaf: usize,
+    links: Vec<ResourceId>,
+    /// Resource indices of each leaf's up and down spine links, and of
+    /// the backbone.
+    spine: Vec<(usize, usize)>,
+    backbone: usize,
+}
+
+impl Network {
+    fn build(s: &mut System, hosts: usize, leaf: usize, draws: &[u64]) -> Self {
+        let mut links: Vec<ResourceId> = (0..2 * hosts)
+            .map(|_| s.add_resource(1.25e9, Sharing::Shared))
+            .collect();
+        let leaves = if leaf > 1 { hosts.div_ceil(leaf) } else { 0 };
+        let mut spine = Vec::new();
+        for k in 0..leaves {
+            let mut link = |draw: u64| {
+                let capacity = 1.25e9 * leaf as f64 * (0.1 + draw as f64 / 1000.0);
+                links.push(s.add_resource(capacity, Sharing::Shared));
+                links.len() - 1
+            };
+            spine.push((link(draws[2 * k]), link(draws[2 * k + 1])));
+        }
+        // With leaves, a backbone that is not every flow's bottleneck.
+        let backbone = if spine.is_empty() { 4e10 } else { 1e12 };
+        links.push(s.add_resource(backbone, Sharing::Shared));
+        let backbone = links.len() - 1;
+        Self {
+            leaf,
+            links,
+            spine,
+            backbone,
+        }
+    }
+
+    /// The resources of a flow from host `a` to host `b`.
+    fn route(&self, a: usize, b: usize) -> Vec<(ResourceId, f64)> {
+        let mut uses = vec![(self.links[2 * a], 1.0), (self.links[2 * b + 1], 1.0)];
+        let (la, lb) = (a / self.leaf, b / self.leaf);
+        if self.spine.is_empty() {
+            uses.push((self.links[self.backbone], 1.0));
+        } else if la != lb {
+            uses.push((self.links[self.spine[la].0], 1.0));
+            uses.push((self.links[self.spine[lb].1], 1.0));
+            uses.push((self.links[self.backbone], 1.0));
+        }
+        uses
+    }
+}
+
+/// `flows` flows kept in flight on a [`Network`] of `hosts` hosts in
+/// leaves of `leaf` (one starts when one ends), run `events` completions
+/// on a system solved in full and on one set up by `setup`: the
 /// completions must be the same actions at the same dates within 1e-9,
 /// and sampled rates and remaining work the same within 1e-9.
-fn grouped_against_ungrouped(flows: usize, events: usize, seed: u64) {
+fn against_full_solves(
+    (flows, hosts, leaf): (usize, usize, usize),
+    events: usize,
+    seed: u64,
+    setup: fn(&mut System),
+) {
     let mut state = seed | 1;
     let mut next = move |n: u64| {
         state ^= state << 13;
@@ -1030,47 +1115,33 @@ fn grouped_against_ungrouped(flows: usize, events: usize, seed: u64) {
         state ^= state << 17;
         state % n
     };
-    let hosts = (flows / 4).max(8);
     let mut systems = [
         System::new(Precision::default()),
         System::new(Precision::default()),
     ];
     systems[0].set_grouping(None);
-    systems[1].set_grouping(Some(64));
-    let mut links = Vec::new();
-    for s in &mut systems {
-        let mut ids: Vec<ResourceId> = (0..2 * hosts)
-            .map(|_| s.add_resource(1.25e9, Sharing::Shared))
-            .collect();
-        ids.push(s.add_resource(4e10, Sharing::Shared));
-        links = ids;
-    }
-    let backbone = links[2 * hosts];
+    systems[0].set_partial(None);
+    setup(&mut systems[1]);
+    // One network for both systems.
+    let draws: Vec<u64> = (0..hosts.div_ceil(leaf) * 2).map(|_| next(1900)).collect();
+    let networks: Vec<Network> = systems
+        .iter_mut()
+        .map(|s| Network::build(s, hosts, leaf, &draws))
+        .collect();
     let mut live: [Vec<ActionId>; 2] = [Vec::new(), Vec::new()];
-    let spec = |next: &mut dyn FnMut(u64) -> u64| {
-        let a = next(hosts as u64) as usize;
-        let b = (a + 1 + next(hosts as u64 - 1) as usize) % hosts;
-        let amount = 1e4 + next(1_000_000) as f64;
-        (
-            vec![
-                (links[2 * a], 1.0),
-                (links[2 * b + 1], 1.0),
-                (backbone, 1.0),
-            ],
-            amount,
-        )
-    };
     let start = |systems: &mut [System; 2],
                  live: &mut [Vec<ActionId>; 2],
                  next: &mut dyn FnMut(u64) -> u64| {
-        let (uses, amount) = spec(next);
-        for (s, l) in systems.iter_mut().zip(live.iter_mut()) {
+        let a = next(hosts as u64) as usize;
+        let b = (a + 1 + next(hosts as u64 - 1) as usize) % hosts;
+        let amount = 1e4 + next(1_000_000) as f64;
+        for ((s, l), net) in systems.iter_mut().zip(live.iter_mut()).zip(&networks) {
             l.push(s.start(&ActionSpec {
                 amount,
                 penalty: 2.7e-5,
                 bound: Some(1.25e9),
                 factor: 1.0,
-                uses: &uses,
+                uses: &net.route(a, b),
             }));
         }
     };
@@ -1084,7 +1155,7 @@ fn grouped_against_ungrouped(flows: usize, events: usize, seed: u64) {
             .collect();
         assert!(
             (dates[0] - dates[1]).abs() <= 1e-9 * dates[0],
-            "event {event}: next completion {} grouped vs {} solved",
+            "event {event}: next completion {} vs {} solved in full",
             dates[1],
             dates[0]
         );
@@ -1093,7 +1164,7 @@ fn grouped_against_ungrouped(flows: usize, events: usize, seed: u64) {
             let (r0, r1) = (systems[0].rate(live[0][i]), systems[1].rate(live[1][i]));
             assert!(
                 close(r0, r1),
-                "event {event}: rate {r1} grouped vs {r0} solved"
+                "event {event}: rate {r1} vs {r0} solved in full"
             );
             let (w0, w1) = (
                 systems[0].remaining(live[0][i]),
@@ -1125,7 +1196,7 @@ fn grouped_against_ungrouped(flows: usize, events: usize, seed: u64) {
         for _ in 0..p0.len() {
             start(&mut systems, &mut live, &mut next);
         }
-        // A cancellation now and then, from the middle of the group.
+        // A cancellation now and then.
         if event % 37 == 0 {
             let i = next(live[0].len() as u64) as usize;
             systems[0].cancel(live[0].swap_remove(i));
@@ -1134,15 +1205,53 @@ fn grouped_against_ungrouped(flows: usize, events: usize, seed: u64) {
     }
 }
 
+/// Grouped (with leaves of one host, the backbone is the one bottleneck).
+fn grouped(s: &mut System) {
+    s.set_grouping(Some(64));
+    s.set_partial(None);
+}
+
+/// Partial re-solves from the first action on.
+fn partial(s: &mut System) {
+    s.set_grouping(None);
+    s.set_partial(Some(0));
+}
+
 #[test]
 fn grouping_matches_full_solves_on_ten_thousand_flows() {
-    grouped_against_ungrouped(10_000, 300, 0x9e37_79b9_7f4a_7c15);
+    against_full_solves((10_000, 2_500, 1), 300, 0x9e37_79b9_7f4a_7c15, grouped);
 }
 
 #[test]
 fn grouping_matches_full_solves_on_random_backbones() {
     for seed in 1..=6u64 {
-        grouped_against_ungrouped(200 * seed as usize, 400, seed * 0x2545_f491_4f6c_dd1d);
+        let flows = 200 * seed as usize;
+        against_full_solves(
+            (flows, (flows / 4).max(8), 1),
+            400,
+            seed * 0x2545_f491_4f6c_dd1d,
+            grouped,
+        );
+    }
+}
+
+/// Many bottlenecks at many levels (host links, spine links of varied
+/// capacity, the backbone), where groups do not form.
+#[test]
+fn partial_solves_match_full_solves_on_ten_thousand_flows() {
+    against_full_solves((10_000, 1_024, 32), 300, 0x9e37_79b9_7f4a_7c15, partial);
+}
+
+#[test]
+fn partial_solves_match_full_solves_on_random_fat_trees() {
+    for seed in 1..=6u64 {
+        let flows = 150 * seed as usize;
+        against_full_solves(
+            (flows, 64 * seed as usize, 8),
+            400,
+            seed * 0x2545_f491_4f6c_dd1d,
+            partial,
+        );
     }
 }
 
@@ -1169,8 +1278,8 @@ fn tiny_work_joining_an_old_group_ends_on_its_date() {
         Op::Advance(1.0),
         Op::Advance(1.0),
     ];
-    let plain = run_against_reference(&resources, &ops, None).expect("plain run");
-    let grouped = run_against_reference(&resources, &ops, Some(2)).expect("grouped run");
+    let plain = run_against_reference(&resources, &ops, None, None).expect("plain run");
+    let grouped = run_against_reference(&resources, &ops, Some(2), None).expect("grouped run");
     assert_eq!(plain.len(), grouped.len());
     for ((a, _), (b, _)) in plain.iter().zip(&grouped) {
         let (a, b) = (f64::from_bits(*a), f64::from_bits(*b));
