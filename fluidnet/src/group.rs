@@ -204,7 +204,6 @@ impl System {
             a.updated = now;
             a.rate = level / a.penalty;
             a.rated = true;
-            a.level = f64::NAN;
             a.group = g;
             a.joined = 0.0;
             let end = (a.amount - a.progress - work) * a.penalty / a.factor;
@@ -216,6 +215,7 @@ impl System {
                     generation: slot.generation,
                 });
             }
+            self.set_level(index, f64::NAN);
         }
         for k in 0..self.scratch.resources.len() {
             let r = self.scratch.resources[k];

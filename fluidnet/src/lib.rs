@@ -248,6 +248,12 @@ struct Element {
     /// The use's weight, kept here too: a solve sums each resource's
     /// weights without visiting its actions.
     weight: f64,
+    /// The level (rate times penalty, or bound times penalty) at which
+    /// the last solve of its component fixed the action, the same in each
+    /// of its elements; NaN before its first solve and while it is a
+    /// group's member. Kept here so that partial solves tell the actions
+    /// that stand from the others without visiting them.
+    level: f64,
 }
 
 struct Resource {
@@ -286,10 +292,6 @@ struct Action {
     factor: f64,
     /// Whether `rate` was set by a solve (a new action waits for one).
     rated: bool,
-    /// The level (rate times penalty, or bound times penalty) at which
-    /// the last solve of its component fixed it; NaN before its first
-    /// solve and while it is a group's member.
-    level: f64,
     penalty: f64,
     /// The spec's bound combined with the FATPIPE resources used.
     bound: f64,
@@ -563,6 +565,7 @@ impl System {
                 action: index,
                 use_index: k as u32,
                 weight: u.weight,
+                level: f64::NAN,
             });
             if join.is_none() && !alone {
                 res.fresh = true;
@@ -591,7 +594,6 @@ impl System {
             rate,
             factor: spec.factor,
             rated,
-            level: f64::NAN,
             penalty: spec.penalty,
             bound,
             pipe,
@@ -831,7 +833,7 @@ impl System {
         self.dates.remove(index);
         for u in &a.uses {
             let elements = &mut self.resources[u.resource as usize].elements;
-            elements.swap_remove(u.position as usize);
+            let level = elements.swap_remove(u.position as usize).level;
             if let Some(moved) = elements.get(u.position as usize) {
                 let other = self.slots[moved.action as usize]
                     .action
@@ -842,8 +844,8 @@ impl System {
             // A resource left unused needs no solve.
             if a.group == NONE && !elements.is_empty() {
                 let res = &mut self.resources[u.resource as usize];
-                if a.level < res.removed_level {
-                    res.removed_level = a.level;
+                if level < res.removed_level {
+                    res.removed_level = level;
                 }
                 self.touch(u.resource);
             }
@@ -860,6 +862,27 @@ impl System {
             None => self.free.push(index),
         }
         self.live -= 1;
+    }
+
+    /// Records in action `index`'s elements the level it was fixed at.
+    fn set_level(&mut self, index: u32, level: f64) {
+        let a = self.slots[index as usize]
+            .action
+            .as_ref()
+            .expect("a solved action is live");
+        // Most actions a partial solve fixes again keep their level: one
+        // element tells, the others need not be written.
+        if a.uses.first().is_some_and(|u| {
+            self.resources[u.resource as usize].elements[u.position as usize]
+                .level
+                .to_bits()
+                == level.to_bits()
+        }) {
+            return;
+        }
+        for u in &a.uses {
+            self.resources[u.resource as usize].elements[u.position as usize].level = level;
+        }
     }
 
     /// Gives action `index` rate `rate` from now on and schedules its end.

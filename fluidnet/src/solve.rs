@@ -238,14 +238,10 @@ impl System {
         let mut usage = Sum::default();
         let mut new = false;
         for e in &res.elements {
-            let a = self.slots[e.action as usize]
-                .action
-                .as_ref()
-                .expect("an element's action is live");
-            if a.level.is_nan() {
+            if e.level.is_nan() {
                 new = true;
             } else {
-                known.push((a.level, e.weight));
+                known.push((e.level, e.weight));
             }
             usage.add(e.weight);
         }
@@ -291,28 +287,40 @@ impl System {
         let sc = &mut self.scratch;
         sc.clear();
 
-        // Gather the component.
+        // Gather the component, and each resource's capacity, usage and
+        // actions to fix as it is reached: what standing actions take of
+        // it (level times weight is their rate times coefficient) is no
+        // longer there.
+        let maxmin = self.precision.maxmin;
         let first = &mut self.resources[r0 as usize];
         first.epoch = epoch;
         first.local = 0;
         sc.resources.push(r0);
-        let mut standing = 0usize;
+        let mut standing = false;
         let mut k = 0;
         while k < sc.resources.len() {
             let r = sc.resources[k] as usize;
             k += 1;
+            let capacity = self.resources[r].capacity;
             self.resources[r].dirty = false;
+            let mut remaining = Sum::new(capacity);
+            let mut usage = Sum::default();
+            let mut unfixed = 0;
             for e in 0..self.resources[r].elements.len() {
-                let a = self.resources[r].elements[e].action;
+                let element = self.resources[r].elements[e];
+                if element.level < fixed_below {
+                    remaining.add(-element.level * element.weight);
+                    standing = true;
+                    continue;
+                }
+                usage.add(element.weight);
+                unfixed += 1;
+                let a = element.action;
                 let act = self.slots[a as usize]
                     .action
                     .as_mut()
                     .expect("an element's action is live");
                 if act.epoch == epoch {
-                    continue;
-                }
-                if act.level < fixed_below {
-                    standing += 1;
                     continue;
                 }
                 act.epoch = epoch;
@@ -327,47 +335,19 @@ impl System {
                     }
                 }
             }
+            sc.remaining.push(remaining);
+            sc.usage.push(usage);
+            sc.floor.push(capacity * maxmin);
+            sc.unfixed.push(unfixed);
+            sc.version.push(0);
+            sc.closed.push(false);
+            sc.marked.push(false);
         }
         if sc.actions.is_empty() {
             return;
         }
 
         // Initial levels and bounds.
-        let maxmin = self.precision.maxmin;
-        for l in 0..sc.resources.len() {
-            let res = &self.resources[sc.resources[l] as usize];
-            let mut remaining = Sum::new(res.capacity);
-            let mut usage = Sum::default();
-            let mut unfixed = res.elements.len() as u32;
-            if standing == 0 {
-                for e in &res.elements {
-                    usage.add(e.weight);
-                }
-            } else {
-                // What the standing actions take (level times weight is
-                // their rate times coefficient) is no longer there.
-                for e in &res.elements {
-                    let level = self.slots[e.action as usize]
-                        .action
-                        .as_ref()
-                        .expect("an element's action is live")
-                        .level;
-                    if level < fixed_below {
-                        remaining.add(-level * e.weight);
-                        unfixed -= 1;
-                    } else {
-                        usage.add(e.weight);
-                    }
-                }
-            }
-            sc.remaining.push(remaining);
-            sc.usage.push(usage);
-            sc.floor.push(res.capacity * maxmin);
-            sc.unfixed.push(unfixed);
-            sc.version.push(0);
-            sc.closed.push(false);
-            sc.marked.push(false);
-        }
         // One heap built at once (linear) rather than a push per resource.
         let mut levels = std::mem::take(&mut sc.levels).into_vec();
         levels.extend((0..sc.resources.len()).map(|l| Level {
@@ -434,7 +414,11 @@ impl System {
                     let r = sc.resources[l] as usize;
                     let unfixed = sc.unfixed_actions;
                     for e in 0..self.resources[r].elements.len() {
-                        let act = self.slots[self.resources[r].elements[e].action as usize]
+                        let element = self.resources[r].elements[e];
+                        if element.level < fixed_below {
+                            continue;
+                        }
+                        let act = self.slots[element.action as usize]
                             .action
                             .as_ref()
                             .expect("an element's action is live");
@@ -460,7 +444,7 @@ impl System {
         let sc = &self.scratch;
         let (l, level) = sc.last_fixing;
         if self.grouping.is_some_and(|min| sc.actions.len() >= min)
-            && standing == 0
+            && !standing
             && sc.bound_fixes == 0
             && sc.fixing_resources == 1
             && level > 0.0
@@ -475,11 +459,11 @@ impl System {
             let a = self.scratch.actions[i];
             let rate = self.scratch.rates[i];
             debug_assert!(!rate.is_nan(), "progressive filling left an action unfixed");
+            self.set_level(a, self.scratch.fixed_levels[i]);
             let act = self.slots[a as usize]
                 .action
-                .as_mut()
+                .as_ref()
                 .expect("a component's action is live");
-            act.level = self.scratch.fixed_levels[i];
             if !act.rated || act.rate != rate {
                 self.set_rate(a, rate);
             }
@@ -509,7 +493,7 @@ impl System {
         let maxmin = self.precision.maxmin;
         let act = self.slots[a as usize]
             .action
-            .as_mut()
+            .as_ref()
             .expect("a lone action is live");
         let mut level = f64::INFINITY;
         for u in &act.uses {
@@ -522,14 +506,14 @@ impl System {
             };
             level = level.min(l);
         }
-        let rate = if act.bound.is_finite() && act.bound * act.penalty <= level {
-            act.level = act.bound * act.penalty;
-            act.bound
+        let (rate, level) = if act.bound.is_finite() && act.bound * act.penalty <= level {
+            (act.bound, act.bound * act.penalty)
         } else {
-            act.level = level;
-            level / act.penalty
+            (level / act.penalty, level)
         };
-        if !act.rated || act.rate != rate {
+        let changed = !act.rated || act.rate != rate;
+        self.set_level(a, level);
+        if changed {
             self.set_rate(a, rate);
         }
     }
