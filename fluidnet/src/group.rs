@@ -215,7 +215,7 @@ impl System {
                     generation: slot.generation,
                 });
             }
-            self.set_level(index, f64::NAN);
+            self.set_level(index, f64::NAN, f64::NAN);
         }
         for k in 0..self.scratch.resources.len() {
             let r = self.scratch.resources[k];

@@ -72,14 +72,15 @@
 //! resources fix (an all-to-all spread over a fat tree's links, a
 //! dragonfly's global links) or with actions at their bounds are re-solved
 //! *partially*: progressive filling fixes actions in increasing order of
-//! level, and a change can only move what is fixed at or above the lowest
-//! level it touches (a removed action's own level; for a new action, the
-//! level at which its resources would first close with it), so the
-//! actions fixed below keep their rates, are not visited, and only what
-//! the changed resources reach through the others is filled again (see
+//! level, and a change can only move what was fixed after the point it
+//! touches (a removed action's own fix; for a new action, the point at
+//! which its resources would first be picked with it), so the actions
+//! fixed before keep their rates, are not visited, and only what the
+//! changed resources reach through the others is filled again (see
 //! "Partial re-solves" in module `solve`). The transposition lab on 1,024
 //! ranks of a dragonfly (63,488 flows, all posted at once) went from 9.2
-//! to 0.85 s, and from 714 to 161 s with Valiant routing. Grouped and partial dates differ from a full solve's in
+//! to about 1 s, and from 540 to 134 s with Valiant routing. Grouped and
+//! partial dates differ from a full solve's in
 //! the last bits, so both start at 2,048 actions ([`DEFAULT_GROUPING`],
 //! [`DEFAULT_PARTIAL`]), above what runs compared bit for bit reach
 //! ([`System::set_grouping`], [`System::set_partial`]).
@@ -254,6 +255,12 @@ struct Element {
     /// group's member. Kept here so that partial solves tell the actions
     /// that stand from the others without visiting them.
     level: f64,
+    /// When in that filling it was fixed: the highest level fixed up to
+    /// then (NaN like `level`). Levels are fixed in increasing order only
+    /// up to rounding, and an action a saturated resource fixes at 0 comes
+    /// after others fixed higher: what stands is a prefix of the filling,
+    /// the actions whose key is below the lowest change.
+    key: f64,
 }
 
 struct Resource {
@@ -566,6 +573,7 @@ impl System {
                 use_index: k as u32,
                 weight: u.weight,
                 level: f64::NAN,
+                key: f64::NAN,
             });
             if join.is_none() && !alone {
                 res.fresh = true;
@@ -833,7 +841,7 @@ impl System {
         self.dates.remove(index);
         for u in &a.uses {
             let elements = &mut self.resources[u.resource as usize].elements;
-            let level = elements.swap_remove(u.position as usize).level;
+            let key = elements.swap_remove(u.position as usize).key;
             if let Some(moved) = elements.get(u.position as usize) {
                 let other = self.slots[moved.action as usize]
                     .action
@@ -844,8 +852,8 @@ impl System {
             // A resource left unused needs no solve.
             if a.group == NONE && !elements.is_empty() {
                 let res = &mut self.resources[u.resource as usize];
-                if level < res.removed_level {
-                    res.removed_level = level;
+                if key < res.removed_level {
+                    res.removed_level = key;
                 }
                 self.touch(u.resource);
             }
@@ -864,8 +872,9 @@ impl System {
         self.live -= 1;
     }
 
-    /// Records in action `index`'s elements the level it was fixed at.
-    fn set_level(&mut self, index: u32, level: f64) {
+    /// Records in action `index`'s elements the level it was fixed at and
+    /// its key (see [`Element::key`]).
+    fn set_level(&mut self, index: u32, level: f64, key: f64) {
         let a = self.slots[index as usize]
             .action
             .as_ref()
@@ -873,15 +882,15 @@ impl System {
         // Most actions a partial solve fixes again keep their level: one
         // element tells, the others need not be written.
         if a.uses.first().is_some_and(|u| {
-            self.resources[u.resource as usize].elements[u.position as usize]
-                .level
-                .to_bits()
-                == level.to_bits()
+            let e = &self.resources[u.resource as usize].elements[u.position as usize];
+            e.level.to_bits() == level.to_bits() && e.key.to_bits() == key.to_bits()
         }) {
             return;
         }
         for u in &a.uses {
-            self.resources[u.resource as usize].elements[u.position as usize].level = level;
+            let e = &mut self.resources[u.resource as usize].elements[u.position as usize];
+            e.level = level;
+            e.key = key;
         }
     }
 

@@ -12,28 +12,35 @@
 //!
 //! Progressive filling fixes actions in increasing order of level (a
 //! resource's fair level only grows as actions on it are fixed at lower
-//! levels, and bounds are taken in order), so the fixes below a level
-//! depend only on what is fixed below it. A change moves nothing below:
+//! levels, and bounds are taken in order), so the fixes made before a
+//! level is reached depend only on what was fixed before. Up to rounding:
+//! two resources of nearly one level may fix in either order, and a
+//! resource left below its precision floor fixes its last actions at 0
+//! after others were fixed higher. So each fix records its *key*, the
+//! highest level fixed so far in its filling (`Element::key`): keys follow
+//! the order of the fixes, and the actions whose key is below a level are
+//! a prefix of the filling. A change leaves that prefix as it was:
 //!
-//! - a removed action was fixed at level l by a resource whose level it
-//!   shared, and every resource it used closes at l or above: below l the
-//!   filling runs as before (`Resource::removed_level`);
+//! - a removed action was fixed with key k, and no resource it used was
+//!   picked before it (it would have fixed it): without it their levels
+//!   are higher, the fixes before it stand (`Resource::removed_level`);
 //! - a new action adds its weight to its resources, which lowers their
 //!   fair levels: replaying the last filling on one of them (its actions
-//!   fixed in order of their levels, the new weights added) gives the
-//!   first level at which it closes now, and below it nothing changes
-//!   (`first_crossing`; taken a little lower, against rounding).
+//!   fixed in order of their keys, the new weights added) gives the first
+//!   point at which it would now be picked, and the fixes keyed below its
+//!   level there stand (`first_crossing`; taken a little lower, against
+//!   rounding).
 //!
-//! So with L the lowest of these levels over every changed resource, the
-//! actions fixed below L keep their rates ("standing"), their share of
-//! each resource is taken off its capacity (level times weight), and the
-//! filling restarts on the others. It restarts only where the changed
-//! resources reach through actions that are not standing: an action
-//! reached by no such path solves a sub-problem that did not change.
-//! A change that gives no such level (a new bound, a dissolved group's
-//! members) solves in full. The result is the same allocation as a full
-//! solve's, in another order of additions: equal within rounding, not bit
-//! for bit, hence [`crate::DEFAULT_PARTIAL`]. Where completions come
+//! So with L the lowest of these marks over every changed resource, the
+//! actions keyed below L keep their rates ("standing"), their share of each
+//! resource is taken off its capacity (level times weight), and the
+//! filling restarts on the others, its keys starting from L. It restarts
+//! only where the changed resources reach through actions that do not
+//! stand: an action reached by no such path solves a sub-problem that did
+//! not change. A change that gives no such mark (a new bound, a dissolved
+//! group's members) solves in full. The result is the allocation a full
+//! solve gives, in another order of additions: equal within rounding, not
+//! bit for bit, hence [`crate::DEFAULT_PARTIAL`]. Where completions come
 //! from the top (the fastest flows of equal sizes end first, and their
 //! level is the highest), a completion re-solves a few levels instead of
 //! the component.
@@ -127,9 +134,13 @@ pub(crate) struct Scratch {
     pub(crate) actions: Vec<u32>,
     rates: Vec<f64>,
     fixed_levels: Vec<f64>,
-    /// A resource's actions of known level, (level, weight): the crossing
-    /// search of a resource that new actions use.
-    known: Vec<(f64, f64)>,
+    /// Their keys (see `Element::key`), and the highest level fixed so
+    /// far, which the next fix's key is.
+    keys: Vec<f64>,
+    fill: f64,
+    /// A resource's actions of known level, (key, level, weight): the
+    /// crossing search of a resource that new actions use.
+    known: Vec<(f64, f64, f64)>,
     /// (bound * penalty, local action), ascending.
     bounds: Vec<(f64, u32)>,
     /// Resources whose level changed during a batch of fixes, and whether
@@ -159,6 +170,7 @@ impl Scratch {
         self.actions.clear();
         self.rates.clear();
         self.fixed_levels.clear();
+        self.keys.clear();
         self.bounds.clear();
         self.touched.clear();
         self.marked.clear();
@@ -241,7 +253,7 @@ impl System {
             if e.level.is_nan() {
                 new = true;
             } else {
-                known.push((e.level, e.weight));
+                known.push((e.key, e.level, e.weight));
             }
             usage.add(e.weight);
         }
@@ -260,11 +272,11 @@ impl System {
             };
             crossing = known
                 .iter()
-                .find_map(|&(level, weight)| {
+                .find_map(|&(key, level, weight)| {
                     let fair = fair(remaining, usage);
                     remaining.add(-level * weight);
                     usage.add(-weight);
-                    (fair <= level).then_some(fair)
+                    (fair <= key).then_some(fair)
                 })
                 .unwrap_or_else(|| fair(remaining, usage));
             crossing *= 1.0 - CROSSING_MARGIN;
@@ -308,7 +320,7 @@ impl System {
             let mut unfixed = 0;
             for e in 0..self.resources[r].elements.len() {
                 let element = self.resources[r].elements[e];
-                if element.level < fixed_below {
+                if element.key < fixed_below {
                     remaining.add(-element.level * element.weight);
                     standing = true;
                     continue;
@@ -364,6 +376,7 @@ impl System {
                 .expect("a component's action is live");
             sc.rates.push(f64::NAN);
             sc.fixed_levels.push(f64::NAN);
+            sc.keys.push(f64::NAN);
             if act.bound.is_finite() {
                 sc.bounds.push((act.bound * act.penalty, i as u32));
             }
@@ -371,7 +384,12 @@ impl System {
         sc.bounds
             .sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
 
-        // Progressive filling.
+        // Progressive filling, after the standing prefix of the last one.
+        sc.fill = if fixed_below.is_finite() {
+            fixed_below
+        } else {
+            f64::NEG_INFINITY
+        };
         let mut next_bound = 0;
         loop {
             let sc = &mut self.scratch;
@@ -415,7 +433,7 @@ impl System {
                     let unfixed = sc.unfixed_actions;
                     for e in 0..self.resources[r].elements.len() {
                         let element = self.resources[r].elements[e];
-                        if element.level < fixed_below {
+                        if element.key < fixed_below {
                             continue;
                         }
                         let act = self.slots[element.action as usize]
@@ -459,7 +477,7 @@ impl System {
             let a = self.scratch.actions[i];
             let rate = self.scratch.rates[i];
             debug_assert!(!rate.is_nan(), "progressive filling left an action unfixed");
-            self.set_level(a, self.scratch.fixed_levels[i]);
+            self.set_level(a, self.scratch.fixed_levels[i], self.scratch.keys[i]);
             let act = self.slots[a as usize]
                 .action
                 .as_ref()
@@ -512,7 +530,7 @@ impl System {
             (level / act.penalty, level)
         };
         let changed = !act.rated || act.rate != rate;
-        self.set_level(a, level);
+        self.set_level(a, level, level);
         if changed {
             self.set_rate(a, rate);
         }
@@ -526,6 +544,8 @@ impl System {
         debug_assert!(sc.rates[i].is_nan(), "an action fixed twice");
         sc.rates[i] = rate;
         sc.fixed_levels[i] = level;
+        sc.fill = sc.fill.max(level);
+        sc.keys[i] = sc.fill;
         sc.unfixed_actions -= 1;
         let act = self.slots[sc.actions[i] as usize]
             .action
