@@ -51,8 +51,11 @@ use std::collections::BinaryHeap;
 use crate::System;
 
 /// How much lower than computed the level at which new actions can first
-/// move a resource's solution is taken: far above the rounding of the
-/// sums it comes from, far below what any comparison to SimGrid sees.
+/// move a resource's solution is taken, relative to that level plus the
+/// resource's whole capacity over the usage there (the remaining capacity
+/// it divides is a difference of terms as large as the capacity, so its
+/// rounding is relative to the capacity, not to what remains): far above
+/// that rounding, far below what any comparison to SimGrid sees.
 const CROSSING_MARGIN: f64 = 1e-9;
 
 /// A sum kept with its rounding error (Neumaier): remaining capacities and
@@ -262,12 +265,16 @@ impl System {
             known.sort_unstable_by(|x, y| x.0.total_cmp(&y.0));
             let floor = res.capacity * self.precision.maxmin;
             let mut remaining = Sum::new(res.capacity);
+            let capacity = res.capacity;
+            // The fair level, lowered by the margin.
             let fair = |remaining: Sum, usage: Sum| {
                 let left = remaining.value();
+                let usage = usage.value().max(f64::MIN_POSITIVE);
                 if left <= floor {
                     0.0
                 } else {
-                    left / usage.value().max(f64::MIN_POSITIVE)
+                    let fair = left / usage;
+                    fair - CROSSING_MARGIN * (fair + capacity / usage)
                 }
             };
             crossing = known
@@ -279,7 +286,6 @@ impl System {
                     (fair <= key).then_some(fair)
                 })
                 .unwrap_or_else(|| fair(remaining, usage));
-            crossing *= 1.0 - CROSSING_MARGIN;
         }
         self.scratch.known = known;
         crossing
