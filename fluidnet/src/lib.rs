@@ -278,10 +278,10 @@ struct Resource {
     group: u32,
     /// With a group: the sum of its members' weights here.
     group_usage: solve::Sum,
-    /// The lowest level of an action removed from it since the last
-    /// solve (infinite: none): what the solution fixed below it stands
-    /// (see "Partial re-solves" in `solve`).
-    removed_level: f64,
+    /// The lowest key (see [`Element::key`]) of an action removed from it
+    /// since the last solve (infinite: none): what the solution fixed
+    /// before it stands (see "Partial re-solves" in `solve`).
+    removed_key: f64,
     /// A new action uses it since the last solve.
     fresh: bool,
 }
@@ -446,7 +446,7 @@ impl System {
             local: 0,
             group: NONE,
             group_usage: solve::Sum::default(),
-            removed_level: f64::INFINITY,
+            removed_key: f64::INFINITY,
             fresh: false,
         });
         ResourceId(id)
@@ -852,8 +852,8 @@ impl System {
             // A resource left unused needs no solve.
             if a.group == NONE && !elements.is_empty() {
                 let res = &mut self.resources[u.resource as usize];
-                if key < res.removed_level {
-                    res.removed_level = key;
+                if key < res.removed_key {
+                    res.removed_key = key;
                 }
                 self.touch(u.resource);
             }

@@ -23,7 +23,7 @@
 //!
 //! - a removed action was fixed with key k, and no resource it used was
 //!   picked before it (it would have fixed it): without it their levels
-//!   are higher, the fixes before it stand (`Resource::removed_level`);
+//!   are higher, the fixes before it stand (`Resource::removed_key`);
 //! - a new action adds its weight to its resources, which lowers their
 //!   fair levels: replaying the last filling on one of them (its actions
 //!   fixed in order of their keys, the new weights added) gives the first
@@ -225,8 +225,8 @@ impl System {
         for k in 0..self.dirty.len() {
             let r = self.dirty[k];
             let res = &mut self.resources[r as usize];
-            lowest = lowest.min(res.removed_level);
-            res.removed_level = f64::INFINITY;
+            lowest = lowest.min(res.removed_key);
+            res.removed_key = f64::INFINITY;
             let fresh = std::mem::take(&mut res.fresh);
             if partial && fresh {
                 lowest = lowest.min(self.first_crossing(r));
@@ -439,6 +439,8 @@ impl System {
                     let unfixed = sc.unfixed_actions;
                     for e in 0..self.resources[r].elements.len() {
                         let element = self.resources[r].elements[e];
+                        // Standing actions stay fixed; the gather visited
+                        // every other action of a resource it reached.
                         if element.key < fixed_below {
                             continue;
                         }
@@ -446,9 +448,9 @@ impl System {
                             .action
                             .as_ref()
                             .expect("an element's action is live");
-                        // Standing actions (of another epoch) stay fixed.
+                        debug_assert_eq!(act.epoch, epoch, "an action the gather missed");
                         let i = act.local as usize;
-                        if act.epoch == epoch && self.scratch.rates[i].is_nan() {
+                        if self.scratch.rates[i].is_nan() {
                             let rate = top.level / act.penalty;
                             self.fix_quietly(i, rate, top.level);
                         }
