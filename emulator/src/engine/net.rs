@@ -107,15 +107,25 @@ impl Core {
 /// all-to-all) misses at every message, reading `seen` and the flow's
 /// `pair`: both lie at the start of the slot, which starts a cache line,
 /// so that a miss costs one line from memory (at 4,096 ranks the table
-/// is far larger than the caches).
+/// is far larger than the caches). The flow is not an `Option` for that
+/// reason: an `Option`'s tag would go into a niche of the flow's last
+/// field, on the slot's second line; an empty slot's flow has no `pair`.
 #[derive(Default)]
 #[repr(C, align(64))]
 pub(super) struct KnownSlot {
     /// The last pair that missed this slot: a pair is remembered when it
     /// misses twice in a row.
     seen: Option<(HostId, HostId)>,
-    flow: Option<KnownFlow>,
+    flow: KnownFlow,
 }
+
+// Both pairs a message reads lie in the slot's first cache line.
+const _: () = assert!(
+    std::mem::offset_of!(KnownSlot, flow)
+        + std::mem::offset_of!(KnownFlow, pair)
+        + std::mem::size_of::<Option<(HostId, HostId)>>()
+        <= 64
+);
 
 /// What a transfer between a pair of hosts needs of its route, kept for
 /// the pair's next messages: the route's latency and length, its links'
@@ -231,7 +241,7 @@ impl Core {
         // the table.
         let again = plain && self.known_flows[k].seen.replace((src, dst)) == Some((src, dst));
         if again && self.failure.is_none() {
-            let mut known = self.known_flows[k].flow.take().unwrap_or_default();
+            let mut known = std::mem::take(&mut self.known_flows[k].flow);
             known.pair = Some((src, dst));
             known.latency = latency;
             known.route_len = route.len();
@@ -239,7 +249,7 @@ impl Core {
             known.uses.clone_from(&uses);
             known.order.clone_from(&order);
             known.last = Some((bytes, flow, delay));
-            self.known_flows[k].flow = Some(known);
+            self.known_flows[k].flow = known;
         }
         if let Some(t) = self.transfers[id.0 as usize].as_mut() {
             t.flow = Some(flow);
@@ -268,13 +278,10 @@ impl Core {
     /// bit: same links, same arithmetic); whether there was.
     fn start_known_flow(&mut self, id: TransferId, src: HostId, dst: HostId, bytes: usize) -> bool {
         let k = self.known_slot(src, dst);
-        let Some(known) = self.known_flows[k]
-            .flow
-            .as_mut()
-            .filter(|k| k.pair == Some((src, dst)))
-        else {
+        let known = &mut self.known_flows[k].flow;
+        if known.pair != Some((src, dst)) {
             return false;
-        };
+        }
         let mut uses = self.spare_uses.pop().unwrap_or_default();
         uses.clear();
         uses.extend_from_slice(&known.uses);
