@@ -24,6 +24,7 @@
 pub mod fold;
 pub mod getopt_globals;
 pub mod patch;
+mod swap;
 pub mod tls;
 
 pub use patch::{FunctionSite, PatchError};
@@ -348,10 +349,8 @@ pub enum Privatization {
 pub struct DataSegment {
     /// Absolute `[start, end)` ranges of the loaded copy's globals.
     ranges: Vec<(usize, usize)>,
-    /// Their contents right after loading, which every rank starts from.
-    pristine: Box<[u8]>,
-    images: std::cell::RefCell<Vec<Option<Box<[u8]>>>>,
-    owner: std::cell::Cell<Option<usize>>,
+    /// Each rank's contents of them, and whose are in place.
+    images: std::cell::RefCell<swap::Images>,
     /// Keeps the copy loaded while its globals are swapped.
     _app: Rc<LoadedApp>,
 }
@@ -362,20 +361,20 @@ impl DataSegment {
             .iter()
             .map(|&(a, b)| (base + a as usize, base + b as usize))
             .collect();
-        let mut pristine = vec![0u8; ranges.iter().map(|(a, b)| b - a).sum()];
-        save_ranges(&ranges, &mut pristine);
+        // SAFETY: the ranges are the writable data of `app`'s loaded copy,
+        // kept mapped by `_app` for as long as the images live; the images
+        // are only used between the program's instructions (one thread).
+        let images = unsafe { swap::Images::new(&ranges) };
         Self {
             ranges,
-            pristine: pristine.into_boxed_slice(),
-            images: std::cell::RefCell::new(Vec::new()),
-            owner: std::cell::Cell::new(None),
+            images: std::cell::RefCell::new(images),
             _app: app,
         }
     }
 
     /// The rank whose globals are in place.
     pub fn owner(&self) -> Option<usize> {
-        self.owner.get()
+        self.images.borrow().owner()
     }
 
     /// Whether `[addr, addr + len)` overlaps the globals.
@@ -387,52 +386,7 @@ impl DataSegment {
     /// Puts `rank`'s globals in place, saving those of the rank that had
     /// them.
     pub fn activate(&self, rank: usize) {
-        let owner = self.owner.get();
-        if owner == Some(rank) {
-            return;
-        }
-        let mut images = self.images.borrow_mut();
-        let needed = rank.max(owner.unwrap_or(0)) + 1;
-        if images.len() < needed {
-            images.resize_with(needed, || None);
-        }
-        if let Some(o) = owner {
-            let len = self.pristine.len();
-            let image = images[o].get_or_insert_with(|| vec![0u8; len].into_boxed_slice());
-            save_ranges(&self.ranges, image);
-        }
-        restore_ranges(
-            &self.ranges,
-            images[rank].as_deref().unwrap_or(&self.pristine),
-        );
-        self.owner.set(Some(rank));
-    }
-}
-
-/// Copies the contents of `ranges`, one after the other, into `image`.
-/// `ranges` are writable ranges of a copy kept loaded by a [`DataSegment`]
-/// (from its program headers); `image` holds their total length.
-fn save_ranges(ranges: &[(usize, usize)], image: &mut [u8]) {
-    let mut at = 0;
-    for &(a, b) in ranges {
-        let dst = &mut image[at..at + (b - a)];
-        // SAFETY: [a, b) is mapped and writable while the copy is loaded,
-        // and `dst` has exactly b - a bytes.
-        unsafe { std::ptr::copy_nonoverlapping(a as *const u8, dst.as_mut_ptr(), b - a) };
-        at += b - a;
-    }
-}
-
-/// Copies `image` back into `ranges` (the reverse of [`save_ranges`]).
-fn restore_ranges(ranges: &[(usize, usize)], image: &[u8]) {
-    let mut at = 0;
-    for &(a, b) in ranges {
-        let src = &image[at..at + (b - a)];
-        // SAFETY: as in `save_ranges`; no reference into that memory is
-        // held, and the application is not running code that uses it (one
-        // thread: we are between its instructions).
-        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), a as *mut u8, b - a) };
-        at += b - a;
+        self.images.borrow_mut().activate(rank);
     }
 }
 
