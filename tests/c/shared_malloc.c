@@ -166,6 +166,10 @@ int main(int argc, char **argv) {
             MPI_Send(a, (int)m, MPI_CHAR, 1, 0, MPI_COMM_WORLD);
             MPI_Send(a, (int)m, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
             MPI_Send(part, (int)(3 * page), MPI_CHAR, 1, 2, MPI_COMM_WORLD);
+            /* Eager sends from a wholly folded buffer. */
+            MPI_Send(a, (int)page, MPI_CHAR, 1, 3, MPI_COMM_WORLD);
+            MPI_Send(a, (int)page, MPI_CHAR, 1, 4, MPI_COMM_WORLD);
+            MPI_Send(a, (int)(3 * page), MPI_CHAR, 1, 5, MPI_COMM_WORLD);
         } else if (rank == 1) {
             MPI_Recv(b, (int)m, MPI_CHAR, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             MPI_Recv(plain, (int)m, MPI_CHAR, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -174,6 +178,22 @@ int main(int argc, char **argv) {
             CHECK(plain[m / 2] == 0, "folded bytes were copied into plain memory (%d)", plain[m / 2]);
             CHECK(small[10] == 'p' && small[3 * page - 1] == 'p', "private bytes were lost");
             CHECK(small[page + 10] == 0, "folded bytes were sent eagerly (%d)", small[page + 10]);
+            /* A wholly folded buffer sent eagerly arrives as zeros in plain
+             * memory, leaves a folded buffer alone, and zeroes only the
+             * private pages of a partly folded one. */
+            char *one = malloc(page);
+            memset(one, 'x', page);
+            MPI_Recv(one, (int)page, MPI_CHAR, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            CHECK(one[0] == 0 && one[page - 1] == 0, "folded bytes arrived as %d, not zeros", one[0]);
+            MPI_Recv(b, (int)page, MPI_CHAR, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            CHECK(b[10] == 'b', "an eager copy into a folded buffer happened");
+            memset(part, 'q', page);
+            part[2 * page + 5] = 'q';
+            MPI_Recv(part, (int)(3 * page), MPI_CHAR, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            CHECK(part[10] == 0 && part[2 * page + 5] == 0, "private pages kept %d and %d",
+                  part[10], part[2 * page + 5]);
+            CHECK(part[page + 10] == 'p', "the folded page was written (%d)", part[page + 10]);
+            free(one);
         }
         MPI_Barrier(MPI_COMM_WORLD);
         SMPI_SHARED_FREE(a);

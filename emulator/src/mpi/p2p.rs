@@ -31,6 +31,10 @@ pub const MESSAGE_NO_PROC: i32 = 1;
 pub(super) enum Payload {
     /// Copied at send time (detached and buffered sends).
     Buffered(Vec<u8>),
+    /// Copied at send time from a buffer wholly folded
+    /// (`SMPI_SHARED_MALLOC`), whose content is meaningless: that many
+    /// zeros, never written out unless a private buffer receives them.
+    Zeros(usize),
     /// Still in the sender's buffer (rendezvous): the send request.
     InSendBuffer(ReqId),
 }
@@ -216,9 +220,7 @@ impl Ctx<'_> {
             self.mpi.request_mut(id).links_mut().bsend_bytes = need;
         }
         let payload = if detached {
-            let mut data = Vec::with_capacity(bytes);
-            self.pack_private(&ty, r.buf, r.count, &mut data);
-            Payload::Buffered(data)
+            self.packed(&ty, r.buf, r.count)
         } else {
             Payload::InSendBuffer(id)
         };
@@ -446,8 +448,17 @@ impl Ctx<'_> {
         // written with its owner's in place, through a copy if both do.
         let in_place = self.mem.placed();
         match &env.payload {
-            Payload::Buffered(data) => {
-                let n = data.len().min(capacity);
+            payload @ (Payload::Buffered(_) | Payload::Zeros(_)) => {
+                let zeros;
+                let data: &[u8] = match payload {
+                    Payload::Buffered(data) => data,
+                    _ => &[],
+                };
+                let n = match payload {
+                    Payload::Zeros(len) => *len,
+                    _ => data.len(),
+                }
+                .min(capacity);
                 if self.may_touch_placed(r.buf, &rty, r.count) {
                     self.mem.activate(r.owner);
                 }
@@ -461,17 +472,27 @@ impl Ctx<'_> {
                 } else {
                     Cover::Mixed
                 };
-                if whole == Cover::Private {
-                    if n > 0 {
-                        // SAFETY: the receive buffer holds `count` elements of
-                        // `rty` (MPI's contract), `capacity` bytes from its
-                        // start for a contiguous type, and n <= capacity.
-                        unsafe {
-                            std::ptr::copy_nonoverlapping(data.as_ptr(), r.buf as *mut u8, n)
-                        };
-                    }
+                let zero_payload = matches!(payload, Payload::Zeros(_));
+                if whole == Cover::Private && n > 0 {
+                    // SAFETY: the receive buffer holds `count` elements of
+                    // `rty` (MPI's contract), `capacity` bytes from its
+                    // start for a contiguous type, and n <= capacity; a
+                    // buffered payload holds at least n bytes.
+                    unsafe {
+                        if zero_payload {
+                            std::ptr::write_bytes(r.buf as *mut u8, 0, n);
+                        } else {
+                            std::ptr::copy_nonoverlapping(data.as_ptr(), r.buf as *mut u8, n);
+                        }
+                    };
                 } else if whole == Cover::Mixed {
-                    datatype::unpack_with(&rty, r.buf, &data[..n], |piece, dst| {
+                    let data = if zero_payload {
+                        zeros = vec![0u8; n];
+                        &zeros[..]
+                    } else {
+                        &data[..n]
+                    };
+                    datatype::unpack_with(&rty, r.buf, data, |piece, dst| {
                         for (lo, hi) in folding.private_parts(dst, piece.len()) {
                             // SAFETY: the receive buffer holds `count` elements
                             // of `rty` (MPI's contract); the piece's place lies
@@ -565,7 +586,7 @@ impl Ctx<'_> {
         {
             let rr = self.mpi.request_mut(rid);
             rr.status = status;
-            rr.detached = matches!(env.payload, Payload::Buffered(_));
+            rr.detached = matches!(env.payload, Payload::Buffered(_) | Payload::Zeros(_));
         }
         match env.transfer {
             Some(t) => {
@@ -676,7 +697,7 @@ impl Ctx<'_> {
         let folded = |buf: usize| folding.private_parts(buf, bytes).is_empty();
         let sender = match &env.payload {
             Payload::InSendBuffer(sid) => folded(self.mpi.request(*sid).buf),
-            Payload::Buffered(_) => false,
+            Payload::Buffered(_) | Payload::Zeros(_) => false,
         };
         let note = if sender {
             "Sender is shared. Let's ignore it."
@@ -751,7 +772,8 @@ impl Ctx<'_> {
                         && e.source_world == me
                         && e.tag == r.tag
                         && (e.send == Some(id)
-                            || (r.complete && matches!(e.payload, Payload::Buffered(_))))
+                            || (r.complete
+                                && matches!(e.payload, Payload::Buffered(_) | Payload::Zeros(_))))
                 });
                 if let Some(env) = slot.and_then(|slot| q.take(slot)) {
                     if let Some(shadow) = env.send.filter(|&s| s != id) {
@@ -788,10 +810,9 @@ impl Ctx<'_> {
         ) else {
             return;
         };
-        let mut data = Vec::with_capacity(count * ty.size);
-        self.pack_private(&ty, buf, count, &mut data);
+        let payload = self.packed(&ty, buf, count);
         if let Some(env) = self.mpi.ranks[dest].unexpected.get_mut(slot) {
-            env.payload = Payload::Buffered(data);
+            env.payload = payload;
         }
     }
 
@@ -951,6 +972,20 @@ impl Ctx<'_> {
     pub fn set_probing(&mut self) {
         let me = self.core.current();
         self.mpi.ranks[me].probing = true;
+    }
+
+    /// `count` elements of `ty` at `buf`, copied for a message: zeros not
+    /// written out when the buffer is contiguous and wholly folded (HPL's
+    /// panels: their copies filled a 4,096-rank run's samples with
+    /// `memset`), else packed by [`Self::pack_private`].
+    fn packed(&self, ty: &Datatype, buf: usize, count: usize) -> Payload {
+        let bytes = count * ty.size;
+        if bytes > 0 && ty.is_contiguous() && self.mem.folding.cover(buf, bytes) == Cover::Folded {
+            return Payload::Zeros(bytes);
+        }
+        let mut data = Vec::with_capacity(bytes);
+        self.pack_private(ty, buf, count, &mut data);
+        Payload::Buffered(data)
     }
 
     /// Appends `count` elements of `ty` at `buf` to `out`, reading only
