@@ -184,6 +184,9 @@ impl Images {
             }
             let recent = versions.recent;
             let v = if recent != had && same(now, &versions.all[recent as usize].0) {
+                // A version is only freed when a rank leaves it for another,
+                // which becomes the recent one: the recent one is live.
+                debug_assert!(recent == 0 || versions.ranks[recent as usize] > 0);
                 versions.release(had);
                 versions.take(recent);
                 recent
