@@ -141,13 +141,22 @@ impl Images {
             return;
         }
         let n = self.chunks.len();
-        if self.of_rank.len() < (rank + 1) * n {
-            self.of_rank.resize((rank + 1) * n, 0);
+        let end = rank
+            .checked_add(1)
+            .and_then(|r| r.checked_mul(n))
+            .expect("swapped globals: a rank number beyond the address space");
+        if self.of_rank.len() < end {
+            self.of_rank.resize(end, 0);
         }
         // The arriving rank's versions were last read when it last ran:
-        // ask for them now, so that the misses overlap the saving.
-        for line in self.of_rank[rank * n..(rank + 1) * n].chunks(16) {
-            prefetch(line.as_ptr());
+        // ask for every line of them now, so that the misses overlap the
+        // saving.
+        let row = &self.of_rank[end - n..end];
+        if let (Some(first), Some(last)) = (row.first(), row.last()) {
+            let (first, last) = (first as *const u32 as usize, last as *const u32 as usize);
+            for line in (first & !(CHUNK - 1)..=last).step_by(CHUNK) {
+                prefetch(line as *const u8);
+            }
         }
         match self.owner {
             Some(o) => self.save(o),
@@ -160,7 +169,7 @@ impl Images {
                 }
             }
         }
-        let mine = &self.of_rank[rank * n..(rank + 1) * n];
+        let mine = &self.of_rank[end - n..end];
         for (i, c) in self.chunks.iter().enumerate() {
             let v = mine[i];
             if v != self.placed[i] {
@@ -190,6 +199,10 @@ impl Images {
                 versions.release(had);
                 versions.take(recent);
                 recent
+            } else if had != 0 && same(now, &versions.all[0].0) {
+                // Back to the load-time bytes, which every rank shares.
+                versions.release(had);
+                0
             } else if had != 0 && versions.ranks[had as usize] == 1 {
                 versions.all[had as usize].0[..c.len].copy_from_slice(now);
                 had
@@ -439,7 +452,13 @@ mod tests {
         unsafe { *((ranges[0].0 + 70) as *mut u8) = 7 };
         images.activate(1);
         assert_eq!(images.kept_versions(), 2);
-        for (rank, value) in [(0, 7), (1, 5), (49, 5), (50, 1)] {
+        // Back to the load-time byte: version 0 again, its own one freed.
+        images.activate(0);
+        // SAFETY: as above.
+        unsafe { *((ranges[0].0 + 70) as *mut u8) = 1 };
+        images.activate(1);
+        assert_eq!(images.kept_versions(), 1);
+        for (rank, value) in [(0, 1), (1, 5), (49, 5), (50, 1)] {
             images.activate(rank);
             // SAFETY: as above.
             assert_eq!(unsafe { *((ranges[0].0 + 70) as *const u8) }, value);
