@@ -980,12 +980,20 @@ impl Ctx<'_> {
     /// `memset`), else packed by [`Self::pack_private`].
     fn packed(&self, ty: &Datatype, buf: usize, count: usize) -> Payload {
         let bytes = count * ty.size;
-        if bytes > 0 && ty.is_contiguous() && self.mem.folding.cover(buf, bytes) == Cover::Folded {
+        let whole = self.contiguous_cover(ty, buf, count);
+        if bytes > 0 && whole == Some(Cover::Folded) {
             return Payload::Zeros(bytes);
         }
         let mut data = Vec::with_capacity(bytes);
-        self.pack_private(ty, buf, count, &mut data);
+        self.pack_covered(ty, buf, count, whole, &mut data);
         Payload::Buffered(data)
+    }
+
+    /// How much of a contiguous buffer of `count` elements of `ty` at
+    /// `buf` is folded; None for a type with holes.
+    fn contiguous_cover(&self, ty: &Datatype, buf: usize, count: usize) -> Option<Cover> {
+        ty.is_contiguous()
+            .then(|| self.mem.folding.cover(buf, count * ty.size))
     }
 
     /// Appends `count` elements of `ty` at `buf` to `out`, reading only
@@ -993,9 +1001,23 @@ impl Ctx<'_> {
     /// meaningless, and reading them would fault in every page of their
     /// mappings. They travel as zeros.
     fn pack_private(&self, ty: &Datatype, buf: usize, count: usize, out: &mut Vec<u8>) {
-        if ty.is_contiguous() {
+        let whole = self.contiguous_cover(ty, buf, count);
+        self.pack_covered(ty, buf, count, whole, out);
+    }
+
+    /// [`Self::pack_private`] with the buffer's [`Self::contiguous_cover`]
+    /// already known (one folding lookup per message, not two).
+    fn pack_covered(
+        &self,
+        ty: &Datatype,
+        buf: usize,
+        count: usize,
+        whole: Option<Cover>,
+        out: &mut Vec<u8>,
+    ) {
+        if let Some(whole) = whole {
             let bytes = count * ty.size;
-            match self.mem.folding.cover(buf, bytes) {
+            match whole {
                 Cover::Private => {
                     if bytes > 0 {
                         // SAFETY: the application passed a buffer of `count`
