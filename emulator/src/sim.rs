@@ -896,11 +896,23 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
             context::discard(co);
         }
     };
+    // Where each parked actor left its stack (context::left_at), to fetch
+    // those lines ahead of its resumption (0: none yet).
+    let mut left_at: Vec<usize> = Vec::new();
     loop {
-        while let Some((actor, rank)) = with(|s| {
+        while let Some((actor, rank, next)) = with(|s| {
             s.tick();
-            s.core.pop_ready().map(|a| (a, s.core.actor(a).rank()))
+            s.core
+                .pop_ready()
+                .map(|a| (a, s.core.actor(a).rank(), s.core.next_ready()))
         }) {
+            // This actor's stack lines arrive while its memory is put in
+            // place, the next one's while this one runs.
+            for a in [Some(actor), next].into_iter().flatten() {
+                if let Some(&at) = left_at.get(a).filter(|&&at| at != 0) {
+                    context::prefetch_stack(at);
+                }
+            }
             if coroutines.len() <= actor {
                 coroutines.resize_with(actor + 1, || None);
             }
@@ -934,6 +946,12 @@ pub fn run(factory: &mut dyn RankFactory) -> Outcome {
             };
             let why = context::resume(co, rank, *guard);
             let mark = fast(Fast::mark);
+            if why == Suspend::Park {
+                if left_at.len() <= actor {
+                    left_at.resize(actor + 1, 0);
+                }
+                left_at[actor] = context::left_at();
+            }
             if let Suspend::Exit(code) = why {
                 let ending = with(|s| {
                     s.actor_ended(actor, code);

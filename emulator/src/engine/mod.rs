@@ -785,6 +785,11 @@ impl Core {
         self.ready.pop_front()
     }
 
+    /// The actor [`Self::pop_ready`] would give next, if one is ready.
+    pub fn next_ready(&self) -> Option<usize> {
+        self.ready.front().copied()
+    }
+
     /// Records that `actor` is finished with `code`.
     pub fn finish(&mut self, actor: usize, code: i32) {
         let a = &mut self.actors[actor];
