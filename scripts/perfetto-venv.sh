@@ -6,12 +6,10 @@
 # schema is all the tests need.
 set -eu
 cd "$(dirname "$0")/.."
+. scripts/lib/install.sh
 VENV=target/perfetto-venv
 if ! "$VENV/bin/python" -c "import perfetto.protos.perfetto.trace.perfetto_trace_pb2" 2>/dev/null; then
-    if ! python3 -m venv --help >/dev/null 2>&1; then
-        apt-get update >&2
-        apt-get install -y python3-venv >&2
-    fi
+    install_package python3-venv python3 -m venv --help
     python3 -m venv "$VENV" >&2
     "$VENV/bin/pip" install -q perfetto protobuf >&2
 fi
