@@ -449,16 +449,13 @@ impl Ctx<'_> {
         let in_place = self.mem.placed();
         match &env.payload {
             payload @ (Payload::Buffered(_) | Payload::Zeros(_)) => {
-                let zeros;
-                let data: &[u8] = match payload {
-                    Payload::Buffered(data) => data,
-                    _ => &[],
+                // The bytes, or None for as many zeros.
+                let (data, len) = match payload {
+                    Payload::Buffered(data) => (Some(&data[..]), data.len()),
+                    Payload::Zeros(len) => (None, *len),
+                    Payload::InSendBuffer(_) => unreachable!("matched above"),
                 };
-                let n = match payload {
-                    Payload::Zeros(len) => *len,
-                    _ => data.len(),
-                }
-                .min(capacity);
+                let n = len.min(capacity);
                 if self.may_touch_placed(r.buf, &rty, r.count) {
                     self.mem.activate(r.owner);
                 }
@@ -472,25 +469,27 @@ impl Ctx<'_> {
                 } else {
                     Cover::Mixed
                 };
-                let zero_payload = matches!(payload, Payload::Zeros(_));
                 if whole == Cover::Private && n > 0 {
                     // SAFETY: the receive buffer holds `count` elements of
                     // `rty` (MPI's contract), `capacity` bytes from its
                     // start for a contiguous type, and n <= capacity; a
                     // buffered payload holds at least n bytes.
                     unsafe {
-                        if zero_payload {
-                            std::ptr::write_bytes(r.buf as *mut u8, 0, n);
-                        } else {
-                            std::ptr::copy_nonoverlapping(data.as_ptr(), r.buf as *mut u8, n);
+                        match data {
+                            Some(data) => {
+                                std::ptr::copy_nonoverlapping(data.as_ptr(), r.buf as *mut u8, n)
+                            }
+                            None => std::ptr::write_bytes(r.buf as *mut u8, 0, n),
                         }
                     };
                 } else if whole == Cover::Mixed {
-                    let data = if zero_payload {
-                        zeros = vec![0u8; n];
-                        &zeros[..]
-                    } else {
-                        &data[..n]
+                    let zeros;
+                    let data = match data {
+                        Some(data) => &data[..n],
+                        None => {
+                            zeros = vec![0u8; n];
+                            &zeros[..]
+                        }
                     };
                     datatype::unpack_with(&rty, r.buf, data, |piece, dst| {
                         for (lo, hi) in folding.private_parts(dst, piece.len()) {
@@ -977,7 +976,7 @@ impl Ctx<'_> {
     /// `count` elements of `ty` at `buf`, copied for a message: zeros not
     /// written out when the buffer is contiguous and wholly folded (HPL's
     /// panels: their copies filled a 4,096-rank run's samples with
-    /// `memset`), else packed by [`Self::pack_private`].
+    /// `memset`), else packed as [`Self::pack_private`] packs.
     fn packed(&self, ty: &Datatype, buf: usize, count: usize) -> Payload {
         let bytes = count * ty.size;
         let whole = self.contiguous_cover(ty, buf, count);
